@@ -1,0 +1,1 @@
+"""The studies' tables as validation cases: TOML data, one file per study."""

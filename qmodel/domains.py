@@ -1,0 +1,73 @@
+"""Allowed domains of catalogue symbols, written in interval notation.
+
+``"[0, 1]"``, ``"(0, inf)"``, ``"[1, inf) integer"``. Bounds are in the
+symbol's display unit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+_INTERVAL = re.compile(
+    r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\]\)\s]+)\s*([\])])\s*(integer)?\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """An interval of allowed values, optionally restricted to whole numbers."""
+
+    lower: float
+    upper: float
+    lower_closed: bool
+    upper_closed: bool
+    integer: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> Domain:
+        """Parse interval notation; ValueError with the reason if it does not parse."""
+        match = _INTERVAL.match(text)
+        if match is None:
+            raise ValueError(f"domain {text!r} is not interval notation like '[0, 1]' or '(0, inf)'")
+        opening, low, high, closing, integer = match.groups()
+        lower, upper = float(low), float(high)
+        if not lower < upper:
+            raise ValueError(f"domain {text!r} is empty: lower bound is not below upper bound")
+        if (opening == "[" and math.isinf(lower)) or (closing == "]" and math.isinf(upper)):
+            raise ValueError(f"domain {text!r} closes an infinite end; use ( or )")
+        return cls(lower, upper, opening == "[", closing == "]", integer is not None)
+
+    def contains(self, values: np.ndarray) -> np.ndarray:
+        """Element-wise: True where the value is finite and inside the domain."""
+        values = np.asarray(values, dtype=float)
+        inside = np.isfinite(values)
+        inside &= values >= self.lower if self.lower_closed else values > self.lower
+        inside &= values <= self.upper if self.upper_closed else values < self.upper
+        if self.integer:
+            inside &= np.floor(values) == values
+        return inside
+
+    def describe(self, name: str = "x") -> str:
+        """The domain as an inequality, e.g. ``0 <= read_hit_ratio <= 1``."""
+        parts = []
+        if not math.isinf(self.lower):
+            parts.append(f"{_number(self.lower)} {'<=' if self.lower_closed else '<'} ")
+        parts.append(name)
+        if not math.isinf(self.upper):
+            parts.append(f" {'<=' if self.upper_closed else '<'} {_number(self.upper)}")
+        text = "".join(parts)
+        return f"{text}, a whole number" if self.integer else text
+
+    def sample_bounds(self) -> tuple[float, float]:
+        """A finite range inside the domain, for drawing test values."""
+        lower = self.lower if not math.isinf(self.lower) else -1e6
+        upper = self.upper if not math.isinf(self.upper) else max(lower, 0.0) + 1e6
+        return lower, upper
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"

@@ -1,0 +1,135 @@
+"""The catalogue's expressions as sympy objects: parsing, checking, full definitions.
+
+This module imports sympy and is used by the code generator, ``qmodel formula
+show``, the catalogue check and the tests; never by the quick numeric path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import sympy
+from sympy.parsing.sympy_parser import parse_expr, standard_transformations
+
+from qmodel.catalogue import Formula, load_catalogue
+from qmodel.errors import CatalogueError
+
+# The names an expression may use besides its own symbols, outputs and the
+# catalogue's functions (ErlangC, ...).
+_ALLOWED = {
+    "Sum": sympy.Sum,
+    "factorial": sympy.factorial,
+    "sqrt": sympy.sqrt,
+    "exp": sympy.exp,
+    "log": sympy.log,
+    "Min": sympy.Min,
+    "Max": sympy.Max,
+    "pi": sympy.pi,
+    "Integer": sympy.Integer,
+    "Float": sympy.Float,
+    "Rational": sympy.Rational,
+    "Symbol": sympy.Symbol,
+}
+
+
+@dataclass(frozen=True)
+class ParsedFormula:
+    """A formula's expressions: each output in terms of inputs and earlier outputs."""
+
+    formula: Formula
+    symbols: dict[str, sympy.Symbol]
+    outputs: dict[str, sympy.Expr]
+    constraints: tuple[sympy.Expr, ...]
+
+    def definition(self, output: str, expand_functions: bool = True) -> sympy.Expr:
+        """The output as an expression of the inputs only.
+
+        Earlier outputs are substituted in; with ``expand_functions`` the calls
+        to algorithm entries (ErlangC, ...) are replaced by their textbook
+        definitions, which is what the 50-digit cross-check evaluates.
+        """
+        return _expand(self, self.outputs[output], expand_functions)
+
+    def constraint_definition(self, index: int) -> sympy.Expr:
+        return _expand(self, self.constraints[index], False)
+
+
+def _expand(parsed: ParsedFormula, expr: sympy.Expr, expand_functions: bool) -> sympy.Expr:
+    earlier = {sympy.Symbol(name): value for name, value in parsed.outputs.items()}
+    for _ in range(len(earlier)):
+        expanded = expr.xreplace(earlier)
+        if expanded == expr:
+            break
+        expr = expanded
+    if expand_functions:
+        expr = expr.replace(
+            lambda node: isinstance(node, sympy.core.function.AppliedUndef),
+            lambda node: function_definition(type(node).__name__)(*node.args),
+        )
+    return expr
+
+
+def _parse(text: str, names: dict[str, object], where: str) -> sympy.Expr:
+    try:
+        expr = parse_expr(
+            text, local_dict=dict(names), global_dict=dict(_ALLOWED),
+            transformations=standard_transformations, evaluate=True,
+        )
+    except Exception as error:  # sympy raises SyntaxError, TokenError, TypeError, ...
+        raise CatalogueError(f"{where}: cannot parse {text!r}: {error}") from None
+    if not isinstance(expr, sympy.Expr):
+        raise CatalogueError(f"{where}: {text!r} is not an arithmetic expression")
+    bound = {s for sums in expr.atoms(sympy.Sum) for s in sums.variables}
+    unknown = {s.name for s in expr.free_symbols - bound} - set(names)
+    if unknown:
+        raise CatalogueError(f"{where}: undeclared symbol(s) {', '.join(sorted(unknown))}")
+    return expr
+
+
+def _function_classes() -> dict[str, type]:
+    return {f.function: sympy.Function(f.function) for f in load_catalogue().values() if f.function}
+
+
+def parse_formula(formula: Formula, functions: dict[str, type] | None = None) -> ParsedFormula:
+    """Parse and check every expression of an entry; CatalogueError names file, entry, part."""
+    functions = _function_classes() if functions is None else functions
+    where = f"{formula.file}: formula {formula.id!r}"
+    symbols = {name: sympy.Symbol(name) for name in formula.symbols}
+    names: dict[str, object] = {**functions, **symbols}
+    outputs: dict[str, sympy.Expr] = {}
+    for output in formula.outputs:
+        outputs[output.name] = _parse(output.expr, names, f"{where}, output {output.name!r}")
+        names[output.name] = sympy.Symbol(output.name)
+    constraints = tuple(
+        _parse(c.expr, {**functions, **symbols}, f"{where}, constraint {c.name!r}")
+        for c in formula.constraints
+    )
+    for prop in formula.properties:
+        if prop.kind == "identity":
+            _parse(prop.expr, names, f"{where}, property 'identity'")
+    return ParsedFormula(formula, symbols, outputs, constraints)
+
+
+@cache
+def parsed(formula_id: str) -> ParsedFormula:
+    """The parsed entry of the shipped catalogue."""
+    return parse_formula(load_catalogue()[formula_id])
+
+
+@cache
+def function_definition(function_name: str) -> sympy.Lambda:
+    """An algorithm entry's definition as a Lambda over its symbols, in declared order."""
+    for formula in load_catalogue().values():
+        if formula.function == function_name:
+            entry = parsed(formula.id)
+            return sympy.Lambda(tuple(entry.symbols.values()), entry.outputs[formula.outputs[0].name])
+    raise KeyError(function_name)
+
+
+def check_catalogue() -> int:
+    """Parse every entry of the shipped catalogue; returns the number checked."""
+    catalogue = load_catalogue()
+    for formula_id in catalogue:
+        parsed(formula_id)
+    return len(catalogue)
