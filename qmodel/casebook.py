@@ -1,0 +1,247 @@
+"""Casebooks: the studies' printed numbers as validation cases, and ``qmodel validate``.
+
+A casebook (``casebooks/<study>.toml``) names its study and holds ``[[case]]``
+tables::
+
+    [[case]]
+    id = "env1-tpno-rate"
+    quantity = "throughput_law.throughput"     # catalogue entry.output, or module:function[.field]
+    citation = "Environment 1 Results, TPNO table, row Number, column non-pprc"
+    inputs = { completions = 6882, observation_time = "300s" }
+    paper = 22.94                              # as printed; [low, high] for a printed range
+    unit = "1/s"                               # unit of the printed value (default: the output's)
+    tolerance = { relative = 0.001 }           # or { absolute = 0.05 }
+    slip = "..."; recomputed = 90.56           # optional: the study's arithmetic is wrong
+    calibrated = "..."                         # optional: the row fitted a parameter
+
+Verdicts: ``ok`` the model is within tolerance of the printed value;
+``paper-slip`` it is not, but it matches the recomputed value of a declared
+slip; ``calibrated`` within tolerance on a row used for fitting (not a
+prediction); ``miss`` anything else.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qmodel.catalogue import get_formula, load_catalogue
+from qmodel.errors import CatalogueError, InputError
+from qmodel.evaluate import calc
+from qmodel.output import console as make_console
+from qmodel.output import render
+from qmodel.tomlread import read_toml
+from qmodel.units import UNITS, parse_value
+
+VERDICTS = ("ok", "paper-slip", "calibrated", "miss")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One printed number of a study and how to compute it."""
+
+    casebook: str
+    id: str
+    quantity: str
+    citation: str
+    inputs: dict[str, Any]
+    paper: tuple[float, float]  # (low, high); equal for a single printed value
+    unit: str
+    tolerance: float
+    relative: bool
+    slip: str = ""
+    recomputed: float | None = None
+    calibrated: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """A case with the model's value, the deviation from the paper and the verdict."""
+
+    case: Case
+    model: float
+    deviation: float  # relative (fraction) or absolute, as the tolerance is
+    verdict: str
+    remark: str
+
+
+def _within(model: float, low: float, high: float, tolerance: float, relative: bool) -> float:
+    """Deviation of ``model`` outside [low, high], relative to the nearer end or absolute."""
+    if low <= model <= high:
+        return 0.0
+    end = low if model < low else high
+    difference = model - end
+    return difference / abs(end) if relative and end != 0 else difference
+
+
+def _case(table: dict[str, Any], casebook: str) -> Case:
+    case_id = table.get("id", "?")
+    where = f"{casebook}: case {case_id!r}"
+    for key in ("id", "quantity", "citation", "paper", "tolerance"):
+        if key not in table:
+            raise CatalogueError(f"{where}: missing {key!r}")
+    paper = table["paper"]
+    low, high = (paper, paper) if isinstance(paper, (int, float)) else tuple(paper)
+    tolerance = table["tolerance"]
+    if not isinstance(tolerance, dict) or len(tolerance) != 1 or not (
+        set(tolerance) <= {"relative", "absolute"}
+    ):
+        raise CatalogueError(f"{where}: tolerance must be {{ relative = x }} or {{ absolute = x }}")
+    if ("slip" in table) != ("recomputed" in table):
+        raise CatalogueError(f"{where}: 'slip' and 'recomputed' go together")
+    unit = table.get("unit") or _default_unit(table["quantity"], where)
+    if unit not in UNITS:
+        raise CatalogueError(f"{where}: unknown unit {unit!r}")
+    return Case(
+        casebook=casebook, id=case_id, quantity=table["quantity"], citation=table["citation"],
+        inputs=dict(table.get("inputs", {})), paper=(float(low), float(high)), unit=unit,
+        tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
+        slip=table.get("slip", ""), recomputed=table.get("recomputed"),
+        calibrated=table.get("calibrated", ""), note=table.get("note", ""),
+    )
+
+
+def _default_unit(quantity: str, where: str) -> str:
+    if ":" in quantity:
+        return "1"
+    entry, _, output = quantity.partition(".")
+    if entry not in load_catalogue():
+        raise CatalogueError(f"{where}: unknown formula {entry!r}")
+    try:
+        return get_formula(entry).output(output).unit
+    except KeyError:
+        raise CatalogueError(f"{where}: {entry!r} has no output {output!r}") from None
+
+
+def load_casebook(path: Path, text: str | None = None) -> list[Case]:
+    """The cases of one casebook file; CatalogueError names the file and case."""
+    data = read_toml(path, text)
+    for key in ("study", "title"):
+        if key not in data:
+            raise CatalogueError(f"{path.name}: missing {key!r}")
+    cases = [_case(table, path.stem) for table in data.get("case", [])]
+    ids = [case.id for case in cases]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise CatalogueError(f"{path.name}: duplicate case id(s) {repeated}")
+    if not cases:
+        raise CatalogueError(f"{path.name}: no [[case]] entries")
+    return cases
+
+
+def shipped_casebooks() -> dict[str, Path]:
+    """The shipped casebooks by name (file stem)."""
+    folder = resources.files("qmodel.casebooks")
+    return {Path(p.name).stem: Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml")}
+
+
+def compute(case: Case) -> float:
+    """The model's value for a case, in the case's unit."""
+    if ":" in case.quantity:
+        module_name, _, rest = case.quantity.partition(":")
+        function_name, _, field = rest.partition(".")
+        value = getattr(importlib.import_module(module_name), function_name)(**case.inputs)
+        value = getattr(value, field) if field else value
+        return float(np.asarray(value))
+    entry_id, _, output = case.quantity.partition(".")
+    formula = get_formula(entry_id)
+    inputs = {}
+    for name, value in case.inputs.items():
+        if name not in formula.symbols:
+            raise CatalogueError(f"{case.casebook}: case {case.id!r}: {name!r} is not an input "
+                                 f"of {entry_id}")
+        inputs[name] = parse_value(name, value, formula.symbols[name].unit)
+    result = calc(entry_id, **inputs)
+    model_unit = UNITS[formula.output(output).unit]
+    return float(result.outputs[output]) * model_unit.to_si / UNITS[case.unit].to_si
+
+
+def judge(case: Case) -> CaseResult:
+    """Compute a case and give its verdict."""
+    try:
+        model = compute(case)
+    except InputError as error:
+        return CaseResult(case, float("nan"), float("nan"), "miss", f"model refused: {error}")
+    low, high = case.paper
+    deviation = _within(model, low, high, case.tolerance, case.relative)
+    matches_paper = abs(deviation) <= case.tolerance
+    if case.recomputed is not None:
+        slip_deviation = _within(model, case.recomputed, case.recomputed, case.tolerance,
+                                 case.relative)
+        if abs(slip_deviation) <= case.tolerance and not matches_paper:
+            return CaseResult(case, model, deviation, "paper-slip",
+                              f"{case.slip} (recomputed {case.recomputed:g})")
+        remark = ("model agrees with the printed value the casebook calls a slip"
+                  if matches_paper else "model matches neither the printed nor the recomputed value")
+        return CaseResult(case, model, deviation, "miss", remark)
+    if not matches_paper:
+        return CaseResult(case, model, deviation, "miss", case.note or "outside tolerance")
+    if case.calibrated:
+        return CaseResult(case, model, deviation, "calibrated", case.calibrated)
+    return CaseResult(case, model, deviation, "ok", case.note)
+
+
+def run_casebooks(names: list[str]) -> list[CaseResult]:
+    """Judge every case of the named casebooks (names or paths; all shipped ones if none)."""
+    shipped = shipped_casebooks()
+    paths = []
+    for name in names or sorted(shipped):
+        if name in shipped:
+            paths.append(shipped[name])
+        elif Path(name).is_file():
+            paths.append(Path(name))
+        else:
+            raise InputError("casebook", name, "a file or one of " + ", ".join(sorted(shipped)),
+                             reason="no such casebook")
+    return [judge(case) for path in paths for case in load_casebook(path)]
+
+
+def _paper_text(case: Case) -> str:
+    low, high = case.paper
+    return f"{low:g}" if low == high else f"{low:g} – {high:g}"
+
+
+def _deviation_text(result: CaseResult) -> str:
+    if np.isnan(result.deviation):
+        return "n/a"
+    if result.case.relative:
+        return f"{result.deviation * 100:+.2f}%"
+    return f"{result.deviation:+.4g} {result.case.unit}"
+
+
+def report(results: list[CaseResult], fmt: str) -> None:
+    """Print the paper-vs-model table with totals by verdict."""
+    totals = {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
+    summary = ", ".join(f"{count} {verdict}" for verdict, count in totals.items())
+    columns = ["case", "quantity", "paper", "model", "unit", "deviation", "verdict"]
+    rows = [[f"{r.case.casebook}/{r.case.id}", r.case.quantity, _paper_text(r.case),
+             f"{r.model:.6g}", r.case.unit, _deviation_text(r), r.verdict] for r in results]
+    payload = {
+        "cases": [
+            {"casebook": r.case.casebook, "id": r.case.id, "quantity": r.case.quantity,
+             "citation": r.case.citation, "paper": list(r.case.paper), "unit": r.case.unit,
+             "model": r.model, "deviation": r.deviation, "tolerance": r.case.tolerance,
+             "tolerance_kind": "relative" if r.case.relative else "absolute",
+             "verdict": r.verdict, "remark": r.remark}
+            for r in results
+        ],
+        "totals": totals,
+    }
+    if fmt == "csv":
+        render([*columns, "citation", "remark"],
+               [[*row, r.case.citation, r.remark] for row, r in zip(rows, results)], fmt)
+        return
+    render(columns, rows, fmt, title="qmodel validate: paper vs model",
+           caption=f"{len(results)} cases: {summary}", json_payload=payload)
+    if fmt == "table":
+                console = make_console()
+        for r in results:
+            if r.verdict != "ok" and r.remark:
+                console.print(f"[bold]{r.case.casebook}/{r.case.id}[/bold] ({r.verdict}): "
+                              f"{r.remark}", highlight=False)

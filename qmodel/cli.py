@@ -1,0 +1,170 @@
+"""The ``qmodel`` command line: formula list/show, calc, batch, validate.
+
+The quick path (``qmodel calc``) imports click, numpy and rich only; sympy is
+imported by ``formula show`` alone, when it pretty-prints.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from qmodel.errors import CatalogueError, InputError
+from qmodel.output import FORMATS, render
+
+FORMAT_OPTION = click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+    help="Output as a rich table, JSON or CSV.",
+)
+
+
+class Failure(click.ClickException):
+    """A bad input or a broken data file: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
+class QmodelGroup(click.Group):
+    """Turns qmodel's own errors into one-line messages without a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (InputError, CatalogueError) as error:
+            raise Failure(str(error)) from None
+
+
+@click.group(cls=QmodelGroup, epilog="""\b
+Worked example: an M/M/1 device with 800 I/Os per second, 1 ms service:
+  $ qmodel calc mm1 arrival_rate=800 service_time=1ms
+  -> utilization 0.8, response_time 5 ms, number_in_system 4
+\b
+More: qmodel formula list | qmodel formula show mmc | qmodel validate""")
+@click.version_option(package_name="qmodel")
+def cli() -> None:
+    """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""
+
+
+@cli.group(cls=QmodelGroup)
+def formula() -> None:
+    """The formula catalogue: list entries, show one with its symbols, units and source."""
+
+
+@formula.command("list", epilog="\b\nExample:\n  $ qmodel formula list --format csv")
+@FORMAT_OPTION
+def formula_list(fmt: str) -> None:
+    """List every catalogue entry: id, title and source."""
+    from qmodel.catalogue import load_catalogue
+
+    rows = [[f.id, f.title, f.source] for f in load_catalogue().values()]
+    render(["id", "title", "source"], rows, fmt, title="qmodel formula catalogue")
+
+
+@formula.command("show", epilog="\b\nExample:\n  $ qmodel formula show mmc")
+@click.argument("formula_id")
+@FORMAT_OPTION
+def formula_show(formula_id: str, fmt: str) -> None:
+    """Show a formula pretty-printed, its symbols with units and domains, and its source."""
+    from qmodel.catalogue import get_formula
+    from qmodel.describe import describe_formula
+
+    describe_formula(get_formula(formula_id), fmt)
+
+
+@cli.command(epilog="""\b
+Examples:
+  $ qmodel calc mm1 arrival_rate=800 service_time=1ms
+  $ qmodel calc mmc arrival_rate=35K service_time=150us servers=8
+  $ qmodel calc transaction_elongation cf_requests=12 sync_writes=4 distance=70km
+  $ qmodel calc erlang_c servers=4 offered_load=3 --format json
+\b
+Values: ratios as 0.95 or 95%; counts and rates as 35K or 1.4M; times and
+distances in the symbol's unit or with their own (400us, 0.4ms, 70km).""")
+@click.argument("formula_id")
+@click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
+@FORMAT_OPTION
+def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
+    """Evaluate catalogue entry FORMULA_ID for the given inputs."""
+    from qmodel.catalogue import get_formula
+    from qmodel.evaluate import calc as evaluate_formula
+    from qmodel.units import parse_value
+
+    entry = get_formula(formula_id)
+    inputs: dict[str, float] = {}
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
+                             reason="not a NAME=VALUE pair")
+        if name not in entry.symbols:
+            raise InputError(name, text, "the inputs " + ", ".join(entry.symbols),
+                             reason=f"not an input of {entry.id}")
+        if name in inputs:
+            raise InputError(name, text, "one value per input", reason="given twice")
+        inputs[name] = parse_value(name, text, entry.symbols[name].unit)
+    result = evaluate_formula(entry.id, **inputs)
+    used = {name: inputs.get(name, symbol.default) for name, symbol in entry.symbols.items()}
+    rows = [["input", name, float(used[name]), entry.symbols[name].unit] for name in entry.symbols]
+    rows += [["output", o.name, float(result.outputs[o.name]), o.unit] for o in entry.outputs]
+    payload = {
+        "formula": entry.id,
+        "inputs": {name: {"value": float(used[name]), "unit": s.unit}
+                   for name, s in entry.symbols.items()},
+        "outputs": {o.name: {"value": float(result.outputs[o.name]), "unit": o.unit}
+                    for o in entry.outputs},
+    }
+    render(["kind", "name", "value", "unit"], rows, fmt, title=entry.title, json_payload=payload)
+
+
+@cli.command(epilog="""\b
+Example:
+  $ qmodel batch mm1 devices.csv -o devices-out.csv
+  $ cat devices.csv | qmodel batch mm1 - > out.csv
+\b
+Headers are symbol names, optionally with a unit: service_time or
+service_time[us]. Other columns pass through. Result columns name[unit] and
+an `error` column are appended. Exit 1 if any row failed, 2 if the file
+cannot be used.""")
+@click.argument("formula_id")
+@click.argument("input_csv", metavar="INPUT.csv")
+@click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",
+              help="Where to write the result; - (default) is standard output.")
+@click.pass_context
+def batch(ctx: click.Context, formula_id: str, input_csv: str, output_csv: str) -> None:
+    """Evaluate FORMULA_ID for every row of a CSV file, vectorized over all rows."""
+    from qmodel.batch import run_batch_files
+
+    status = run_batch_files(formula_id, input_csv, output_csv)
+    ctx.exit(status)
+
+
+@cli.command(epilog="""\b
+Examples:
+  $ qmodel validate
+  $ qmodel validate gdps-pprc-100km-2006 --format json""")
+@click.argument("casebooks", nargs=-1, metavar="[CASEBOOK]...")
+@FORMAT_OPTION
+@click.pass_context
+def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str) -> None:
+    """Check the models against the studies' printed numbers (all casebooks by default).
+
+    Verdicts: ok (within tolerance), miss, paper-slip (the study's own
+    arithmetic is wrong and the model agrees with the recomputed value),
+    calibrated (the row was used to fit a parameter: not a prediction).
+    Exits 1 when any case is a miss.
+    """
+    from qmodel.casebook import report, run_casebooks
+
+    results = run_casebooks(list(casebooks))
+    report(results, fmt)
+    ctx.exit(1 if any(r.verdict == "miss" for r in results) else 0)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(cli.main(prog_name="qmodel"))

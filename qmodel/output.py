@@ -1,0 +1,63 @@
+"""Render a result as a rich table, JSON or CSV (the ``--format`` option of every command)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+FORMATS = ("table", "json", "csv")
+
+
+def format_number(value: Any) -> str:
+    """Six significant digits for floats; other values as they are."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return "" if value is None else str(value)
+
+
+def console():
+    """A rich Console; 140 columns wide when the output is not a terminal (files, pipes)."""
+    import os
+
+    from rich.console import Console
+
+    terminal = Console()
+    if terminal.is_terminal or "COLUMNS" in os.environ:
+        return terminal
+    return Console(width=140)
+
+
+def render(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    fmt: str,
+    *,
+    title: str = "",
+    caption: str = "",
+    json_payload: Any = None,
+) -> None:
+    """Print ``rows`` under ``columns`` in the chosen format to standard output.
+
+    ``json_payload`` replaces the default JSON (a list of row objects) where a
+    command has a richer structure to give.
+    """
+    if fmt == "json":
+        payload = json_payload if json_payload is not None else [dict(zip(columns, r)) for r in rows]
+        json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    elif fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[format_number(v) if v is None else v for v in row] for row in rows])
+    else:
+        from rich.table import Table
+
+        table = Table(title=title or None, caption=caption or None)
+        for column in columns:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*(format_number(value) for value in row))
+        console().print(table)
