@@ -155,7 +155,7 @@ def _write(formula, header, rows, records, evaluation, errors, delimiter, out) -
     writer.writerow([*records[0], *result_titles, "error"])
     writer.writerows(
         [*fields, *results, error]
-        for fields, *results, error in zip(rows, *result_columns, error_cells)
+        for fields, *results, error in zip(rows, *result_columns, error_cells, strict=True)
     )
 
 

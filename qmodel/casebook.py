@@ -235,12 +235,12 @@ def report(results: list[CaseResult], fmt: str) -> None:
     }
     if fmt == "csv":
         render([*columns, "citation", "remark"],
-               [[*row, r.case.citation, r.remark] for row, r in zip(rows, results)], fmt)
+               [[*row, r.case.citation, r.remark] for row, r in zip(rows, results, strict=True)], fmt)
         return
     render(columns, rows, fmt, title="qmodel validate: paper vs model",
            caption=f"{len(results)} cases: {summary}", json_payload=payload)
     if fmt == "table":
-                console = make_console()
+        console = make_console(markup=True)
         for r in results:
             if r.verdict != "ok" and r.remark:
                 console.print(f"[bold]{r.case.casebook}/{r.case.id}[/bold] ({r.verdict}): "

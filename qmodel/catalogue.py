@@ -17,25 +17,19 @@ which needs sympy and so is kept off the quick path.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from qmodel.domains import Domain
 from qmodel.errors import CatalogueError, InputError
-from qmodel.tomlread import read_toml
 from qmodel.units import UNITS
 
 PROPERTY_KINDS = ("increasing", "decreasing", "bounded", "equals", "identity")
 BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(NamedTuple):
     """An input of a formula: meaning, display unit, allowed domain, optional default."""
 
     name: str
@@ -45,8 +39,7 @@ class Symbol:
     default: float | None = None
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(NamedTuple):
     """A result of a formula: its expression (sympy syntax), unit and meaning."""
 
     name: str
@@ -55,8 +48,7 @@ class Output:
     meaning: str
 
 
-@dataclass(frozen=True)
-class Constraint:
+class Constraint(NamedTuple):
     """A condition on the inputs, e.g. utilization = λ·S below 1 (stability)."""
 
     name: str
@@ -66,22 +58,20 @@ class Constraint:
     reason: str
 
 
-@dataclass(frozen=True)
-class Property:
+class Property(NamedTuple):
     """A property the formula must satisfy, checked by the generated property tests."""
 
     kind: str
     output: str
-    symbol: str = ""
-    lower: float | None = None
-    upper: float | None = None
-    other: str = ""
-    substitute: dict[str, float] = field(default_factory=dict)
-    expr: str = ""
+    symbol: str
+    lower: float | None
+    upper: float | None
+    other: str
+    substitute: dict[str, float | str]
+    expr: str
 
 
-@dataclass(frozen=True)
-class Formula:
+class Formula(NamedTuple):
     """One catalogue entry."""
 
     id: str
@@ -92,7 +82,6 @@ class Formula:
     outputs: tuple[Output, ...]
     constraints: tuple[Constraint, ...]
     properties: tuple[Property, ...]
-    fingerprint: str
     function: str = ""
     algorithm: str = ""
     notes: str = ""
@@ -178,11 +167,6 @@ def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Pro
     return prop
 
 
-def _fingerprint(entry: dict[str, Any]) -> str:
-    canonical = json.dumps(entry, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
-
-
 def parse_entry(entry: dict[str, Any], file: str) -> Formula:
     """Check one ``[[formula]]`` table and build its Formula."""
     entry_id = _require(entry, "id", _where(file, ""))
@@ -213,27 +197,34 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
         outputs=outputs,
         constraints=tuple(_constraint(t, where) for t in entry.get("constraints", [])),
         properties=properties,
-        fingerprint=_fingerprint(entry),
         function=function,
         algorithm=algorithm,
         notes=entry.get("notes", ""),
     )
 
 
+def raw_entries(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
+    """The ``[[formula]]`` tables of (file name, TOML text) pairs, as (file name, table)."""
+    from qmodel.tomlread import read_toml
+
+    entries = []
+    for file, text in files:
+        tables = read_toml(Path(file), text).get("formula")
+        if not isinstance(tables, list) or not tables:
+            raise CatalogueError(f"{file}: no [[formula]] entries")
+        entries += [(file, table) for table in tables]
+    return entries
+
+
 def load_files(files: list[tuple[str, str]]) -> dict[str, Formula]:
     """Build the catalogue from (file name, TOML text) pairs, checking ids are unique."""
     catalogue: dict[str, Formula] = {}
-    for file, text in files:
-        data = read_toml(Path(file), text)
-        entries = data.get("formula")
-        if not isinstance(entries, list) or not entries:
-            raise CatalogueError(f"{file}: no [[formula]] entries")
-        for entry in entries:
-            formula = parse_entry(entry, file)
-            if formula.id in catalogue:
-                first = catalogue[formula.id].file
-                raise CatalogueError(f"{file}: formula {formula.id!r}: duplicate id (also in {first})")
-            catalogue[formula.id] = formula
+    for file, entry in raw_entries(files):
+        formula = parse_entry(entry, file)
+        if formula.id in catalogue:
+            first = catalogue[formula.id].file
+            raise CatalogueError(f"{file}: formula {formula.id!r}: duplicate id (also in {first})")
+        catalogue[formula.id] = formula
     for formula in catalogue.values():
         for prop in formula.properties:
             other = prop.other.split(".")[0]
@@ -246,6 +237,8 @@ def load_files(files: list[tuple[str, str]]) -> dict[str, Formula]:
 
 def catalogue_files() -> list[tuple[str, str]]:
     """The shipped ``formulas/*.toml`` files as (name, text), in name order."""
+    from importlib import resources
+
     folder = resources.files("qmodel.formulas")
     paths = sorted((p for p in folder.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
     return [(path.name, path.read_text(encoding="utf-8")) for path in paths]
@@ -253,14 +246,31 @@ def catalogue_files() -> list[tuple[str, str]]:
 
 @cache
 def load_catalogue() -> dict[str, Formula]:
-    """The shipped catalogue, loaded once per process."""
-    return load_files(catalogue_files())
+    """The shipped catalogue, loaded from ``formulas/*.toml`` and checked, once per process.
+
+    Also checks that the generated module was made from these files, so a
+    catalogue edited without ``python -m qmodel.codegen`` is reported, not used.
+    """
+    from qmodel import _compiled
+
+    files = catalogue_files()
+    catalogue = load_files(files)
+    if {e["id"]: (f, e) for f, e in raw_entries(files)} != _compiled.ENTRIES:
+        raise CatalogueError("formulas/*.toml changed since qmodel/_compiled.py was generated; "
+                             "run `python -m qmodel.codegen`")
+    return catalogue
 
 
+@cache
 def get_formula(formula_id: str) -> Formula:
-    """One catalogue entry by id; an InputError lists the known ids if it is unknown."""
-    catalogue = load_catalogue()
-    if formula_id not in catalogue:
-        raise InputError("formula", formula_id, "one of " + ", ".join(sorted(catalogue)),
+    """One catalogue entry by id, from the generated copy of the catalogue (no TOML parsing).
+
+    An unknown id is an InputError listing the known ids.
+    """
+    from qmodel._compiled import ENTRIES
+
+    if formula_id not in ENTRIES:
+        raise InputError("formula", formula_id, "one of " + ", ".join(sorted(ENTRIES)),
                          reason="unknown formula id")
-    return catalogue[formula_id]
+    file, entry = ENTRIES[formula_id]
+    return parse_entry(entry, file)

@@ -6,7 +6,9 @@ quick path refuses an entry whose fingerprint does not match.
 
 For each entry the generated module has ``<id>(**inputs) -> dict`` computing
 every output in SI units (earlier outputs are locals used by later ones) and
-``<id>__constraints(**inputs) -> tuple`` computing each constrained quantity.
+``<id>__constraints(**inputs) -> tuple`` computing each constrained quantity,
+and ``ENTRIES``, the catalogue tables themselves, so that a quick answer need
+not parse TOML.
 Calls to algorithm entries (ErlangC, ...) go to :mod:`qmodel.queueing`.
 """
 
@@ -16,8 +18,8 @@ from pathlib import Path
 
 from sympy.printing.numpy import NumPyPrinter
 
-from qmodel.catalogue import load_catalogue
-from qmodel.symbolic import parsed
+from qmodel.catalogue import catalogue_files, load_files, raw_entries
+from qmodel.symbolic import parse_formula
 
 TARGET = Path(__file__).with_name("_compiled.py")
 
@@ -33,20 +35,19 @@ from qmodel import queueing as _queueing
 '''
 
 
-def _printer() -> NumPyPrinter:
-    functions = {
-        f.function: f"_queueing.{f.algorithm}" for f in load_catalogue().values() if f.function
-    }
+def _printer(catalogue) -> NumPyPrinter:
+    functions = {f.function: f"_queueing.{f.algorithm}" for f in catalogue.values() if f.function}
     return NumPyPrinter({"user_functions": functions, "fully_qualified_modules": True})
 
 
 def generate() -> str:
     """The text of the generated module for the shipped catalogue."""
-    printer = _printer()
+    files = catalogue_files()
+    catalogue = load_files(files)
+    printer = _printer(catalogue)
     parts = [_HEADER]
-    fingerprints = []
-    for formula in load_catalogue().values():
-        entry = parsed(formula.id)
+    for formula in catalogue.values():
+        entry = parse_formula(formula, catalogue)
         arguments = ", ".join(formula.symbols)
         lines = [f"def {formula.id}({arguments}):"]
         for name, expr in entry.outputs.items():
@@ -64,8 +65,9 @@ def generate() -> str:
         quantities = "".join(f"{printer.doprint(c)}, " for c in entry.constraints)
         lines.append(f"    return ({quantities})")
         parts.append("\n".join(lines) + "\n\n\n")
-        fingerprints.append(f'    "{formula.id}": "{formula.fingerprint}",\n')
-    parts.append("FINGERPRINTS = {\n" + "".join(fingerprints) + "}\n")
+    entries = "".join(f"    {e['id']!r}: ({f!r}, {e!r}),\n" for f, e in raw_entries(files))
+    parts.append("# The catalogue entries as read from formulas/*.toml, for the quick path.\n")
+    parts.append("ENTRIES = {\n" + entries + "}\n")
     return "".join(parts)
 
 

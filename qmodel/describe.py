@@ -38,9 +38,9 @@ def describe_formula(formula: Formula, fmt: str) -> None:
         payload = {
             "id": formula.id, "title": formula.title, "source": formula.source,
             "file": formula.file, "notes": formula.notes, "algorithm": formula.algorithm,
-            "symbols": [dict(zip(["name", "meaning", "unit", "domain", "default"], s))
+            "symbols": [dict(zip(["name", "meaning", "unit", "domain", "default"], s, strict=True))
                         for s in symbols],
-            "outputs": [dict(zip(["name", "meaning", "unit", "expr"], o)) for o in outputs],
+            "outputs": [dict(zip(["name", "meaning", "unit", "expr"], o, strict=True)) for o in outputs],
             "constraints": constraints, "properties": properties,
         }
         if fmt == "json":
@@ -49,7 +49,7 @@ def describe_formula(formula: Formula, fmt: str) -> None:
         else:
             render(["name", "meaning", "unit", "domain", "default"], symbols, "csv")
         return
-        console = make_console()
+    console = make_console(markup=True)
     console.print(f"[bold]{formula.id}[/bold]: {formula.title}\n")
     for name, expr in entry.outputs.items():
         console.print(sympy.pretty(sympy.Eq(sympy.Symbol(name), expr), use_unicode=True), "\n",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,8 +17,7 @@ _INTERVAL = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Domain:
+class Domain(NamedTuple):
     """An interval of allowed values, optionally restricted to whole numbers."""
 
     lower: float

@@ -11,26 +11,29 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qmodel import _compiled
 from qmodel.catalogue import Formula, get_formula
-from qmodel.errors import CatalogueError, InputError
+from qmodel.errors import InputError
 from qmodel.units import UNITS
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
-@dataclass
 class FormulaResult:
     """The outputs of one entry, by name, in their display units (``result.response_time``)."""
 
-    formula_id: str
-    outputs: dict[str, np.ndarray]
-    units: dict[str, str]
+    def __init__(self, formula_id: str, outputs: dict[str, np.ndarray], units: dict[str, str]):
+        self.formula_id = formula_id
+        self.outputs = outputs
+        self.units = units
+
+    def __repr__(self) -> str:
+        return f"FormulaResult({self.formula_id!r}, {self.outputs!r})"
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -39,8 +42,7 @@ class FormulaResult:
             raise AttributeError(name) from None
 
 
-@dataclass
-class Evaluation:
+class Evaluation(NamedTuple):
     """Outputs for every row plus the rows that failed, with their errors.
 
     A failed row's outputs are NaN in ``outputs``; its InputError is in
@@ -49,21 +51,11 @@ class Evaluation:
 
     formula: Formula
     outputs: dict[str, np.ndarray]
-    errors: dict[int, InputError] = field(default_factory=dict)
+    errors: dict[int, InputError]
 
 
 def _fmt(value: float) -> str:
     return f"{value:.6g}"
-
-
-def _compiled_functions(formula: Formula):
-    generated = _compiled.FINGERPRINTS.get(formula.id)
-    if generated != formula.fingerprint:
-        raise CatalogueError(
-            f"{formula.file}: formula {formula.id!r}: the generated numpy code is stale; "
-            "run `python -m qmodel.codegen`"
-        )
-    return getattr(_compiled, formula.id), getattr(_compiled, f"{formula.id}__constraints")
 
 
 def _complete_inputs(formula: Formula, inputs: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
@@ -81,7 +73,7 @@ def _complete_inputs(formula: Formula, inputs: Mapping[str, ArrayLike]) -> dict[
             raise InputError(name, "missing", f"{symbol.domain.describe(name)} ({symbol.unit})",
                              reason=symbol.meaning)
     arrays = np.broadcast_arrays(*values.values())
-    return dict(zip(values, arrays))
+    return dict(zip(values, arrays, strict=True))
 
 
 def _domain_error(formula: Formula, name: str, value: float) -> InputError:
@@ -106,7 +98,8 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     A missing input without a default, or an unknown input name, raises.
     """
     formula = get_formula(formula) if isinstance(formula, str) else formula
-    compute, constrained = _compiled_functions(formula)
+    compute = getattr(_compiled, formula.id)
+    constrained = getattr(_compiled, f"{formula.id}__constraints")
     values = _complete_inputs(formula, inputs)
     shape = next(iter(values.values())).shape if values else ()
     bad = np.zeros(shape, dtype=bool)
@@ -124,7 +117,7 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
                lambda i, name=name, flat=flat: _domain_error(formula, name, flat[i]))
     si = {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in values.items()}
     with np.errstate(all="ignore"):
-        for constraint, quantity in zip(formula.constraints, constrained(**si)):
+        for constraint, quantity in zip(formula.constraints, constrained(**si), strict=True):
             quantity = np.broadcast_to(quantity, shape)
             flat = quantity.reshape(-1)
             reject(~_COMPARE[constraint.relation](quantity, constraint.bound),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -18,16 +16,18 @@ def format_number(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def console():
-    """A rich Console; 140 columns wide when the output is not a terminal (files, pipes)."""
+def console(markup: bool = False):
+    """A rich Console; 140 columns wide when the output is not a terminal (files, pipes).
+
+    Markup, emoji codes and highlighting are off unless asked for: values are
+    printed as they are, and the quick path does not pay for parsing them.
+    """
     import os
 
     from rich.console import Console
 
-    terminal = Console()
-    if terminal.is_terminal or "COLUMNS" in os.environ:
-        return terminal
-    return Console(width=140)
+    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(width=140 if wide else None, markup=markup, emoji=False, highlight=False)
 
 
 def render(
@@ -45,10 +45,16 @@ def render(
     command has a richer structure to give.
     """
     if fmt == "json":
-        payload = json_payload if json_payload is not None else [dict(zip(columns, r)) for r in rows]
+        import json
+
+        payload = json_payload
+        if payload is None:
+            payload = [dict(zip(columns, row, strict=True)) for row in rows]
         json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     elif fmt == "csv":
+        import csv
+
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
         writer.writerows([[format_number(v) if v is None else v for v in row] for row in rows])

@@ -87,13 +87,14 @@ def _parse(text: str, names: dict[str, object], where: str) -> sympy.Expr:
     return expr
 
 
-def _function_classes() -> dict[str, type]:
-    return {f.function: sympy.Function(f.function) for f in load_catalogue().values() if f.function}
+def parse_formula(formula: Formula, catalogue: dict[str, Formula] | None = None) -> ParsedFormula:
+    """Parse and check every expression of an entry; CatalogueError names file, entry, part.
 
-
-def parse_formula(formula: Formula, functions: dict[str, type] | None = None) -> ParsedFormula:
-    """Parse and check every expression of an entry; CatalogueError names file, entry, part."""
-    functions = _function_classes() if functions is None else functions
+    ``catalogue`` (default: the shipped one) supplies the functions (ErlangC, ...)
+    that expressions may call.
+    """
+    catalogue = load_catalogue() if catalogue is None else catalogue
+    functions = {f.function: sympy.Function(f.function) for f in catalogue.values() if f.function}
     where = f"{formula.file}: formula {formula.id!r}"
     symbols = {name: sympy.Symbol(name) for name in formula.symbols}
     names: dict[str, object] = {**functions, **symbols}

@@ -8,13 +8,12 @@ formula reads as in the textbook (U = X S) whatever unit the planner types.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from qmodel.errors import InputError
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     """A unit: its dimension and the factor that takes a value in it to SI."""
 
     name: str

@@ -1,0 +1,57 @@
+"""Benchmark: wall time of a quick CLI answer against `python -c "import numpy, click, rich"`.
+
+Runs both commands interleaved (so machine noise hits both alike) and prints
+the medians and their ratio. Target (issue 2): ratio at most 1.5. Also checks
+that the quick path imports neither sympy nor scipy.
+
+    python bench/quick_answer.py [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]
+
+
+def wall_time(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    runs = parser.parse_args().runs
+    qmodel = shutil.which("qmodel") or sys.exit("qmodel is not on PATH: pip install . first")
+    baseline_cmd = [sys.executable, "-c", "import numpy, click, rich"]
+    quick_cmd = [qmodel, *QUICK]
+    for command in (baseline_cmd, quick_cmd):  # warm the file cache
+        wall_time(command)
+    baseline, quick = [], []
+    for _ in range(runs):
+        baseline.append(wall_time(baseline_cmd))
+        quick.append(wall_time(quick_cmd))
+    probe = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c",
+         f"import sys; from qmodel.cli import main; sys.argv=['qmodel', *{QUICK!r}]; main()"],
+        capture_output=True, text=True,
+    )
+    heavy = sorted({line.split("|")[-1].strip().split(".")[0] for line in probe.stderr.splitlines()
+                    if line.split("|")[-1].strip().split(".")[0] in ("sympy", "scipy")})
+    base_ms, quick_ms = statistics.median(baseline) * 1e3, statistics.median(quick) * 1e3
+    print(f"runs: {runs} each, interleaved; medians")
+    print(f"baseline  python -c 'import numpy, click, rich': {base_ms:7.1f} ms")
+    print(f"quick     qmodel {' '.join(QUICK)}: {quick_ms:7.1f} ms")
+    print(f"ratio     {quick_ms / base_ms:.2f}  (target <= 1.5)")
+    print(f"heavy imports on the quick path: {', '.join(heavy) or 'none'}")
+
+
+if __name__ == "__main__":
+    main()
