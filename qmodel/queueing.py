@@ -42,11 +42,13 @@ def erlang_c(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
 
 
 def _mmck_moments(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLike):
-    """(p_K, L) of the M/M/c/K birth-death chain by a scaled forward recursion.
+    """(p_K, L, Lq) of the M/M/c/K birth-death chain by a scaled forward recursion.
 
     Unnormalised state weights w_0 = 1, w_n = w_{n−1}·a / min(n, c) for n ≤ K.
-    The running sums are rescaled whenever they grow past 1e250, so the ratio
-    p_K = w_K / Σw and L = Σ n·w_n / Σw never overflow.
+    The running sums are rescaled whenever they grow past 1e250, so the ratios
+    p_K = w_K / Σw, L = Σ n·w_n / Σw and Lq = Σ (n − c)⁺·w_n / Σw never
+    overflow; Lq is summed directly, not as a difference, so it keeps its
+    relative accuracy at light load.
     """
     servers, capacity, load = np.broadcast_arrays(
         np.asarray(servers, float), np.asarray(capacity, float), np.asarray(offered_load, float)
@@ -54,14 +56,16 @@ def _mmck_moments(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLi
     weight = np.ones(servers.shape)
     total = np.ones(servers.shape)
     weighted = np.zeros(servers.shape)
+    queued = np.zeros(servers.shape)
     for n in range(1, int(capacity.max(initial=0)) + 1):
         active = n <= capacity
         weight = np.where(active, weight * load / np.minimum(n, servers), weight)
         total = np.where(active, total + weight, total)
         weighted = np.where(active, weighted + n * weight, weighted)
+        queued = np.where(active, queued + np.maximum(n - servers, 0.0) * weight, queued)
         scale = np.where(total > _RESCALE_ABOVE, total, 1.0)
-        weight, total, weighted = weight / scale, total / scale, weighted / scale
-    return weight / total, weighted / total
+        weight, total, weighted, queued = weight / scale, total / scale, weighted / scale, queued / scale
+    return weight / total, weighted / total, queued / total
 
 
 def mmck_blocking(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
@@ -72,3 +76,8 @@ def mmck_blocking(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLi
 def mmck_mean_number(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
     """M/M/c/K mean number in the system L = Σ n·p_n (c ≤ K)."""
     return _mmck_moments(servers, capacity, offered_load)[1]
+
+
+def mmck_mean_queue(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
+    """M/M/c/K mean number waiting Lq = Σ (n − c)·p_n over n > c (c ≤ K)."""
+    return _mmck_moments(servers, capacity, offered_load)[2]

@@ -1,0 +1,64 @@
+"""Hypothesis strategies for catalogue inputs, drawn from each symbol's declared domain.
+
+The domain says what is allowed; the ranges below say which part of it a
+planner's numbers live in, per unit, so that random draws exercise realistic
+magnitudes (log-uniform) and the domain's own edges (its closed ends).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from qmodel.catalogue import Formula, Symbol
+from qmodel.evaluate import evaluate
+from qmodel.units import UNITS
+
+# Where realistic values of each unit lie (display units).
+REALISTIC = {
+    "ms": (1e-3, 1e3), "us": (1e-1, 1e6), "s": (1e-3, 1e3), "min": (1e-2, 1e2),
+    "1/s": (1e-2, 1e5), "km": (1e-1, 1e3), "m": (1.0, 1e6),
+    "us/km": (1.0, 20.0), "ms/km": (1e-3, 2e-2), "s/m": (1e-9, 2e-8),
+    "ratio": (1e-4, 1.0), "1": (1e-3, 100.0),
+}
+INTEGER_RANGE = (1, 40)
+
+
+def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
+    """Values inside the symbol's domain, log-uniform over its realistic range, plus its edges."""
+    domain = symbol.domain
+    if domain.integer:
+        low = max(INTEGER_RANGE[0], math.ceil(domain.lower))
+        return st.integers(low, max(low, INTEGER_RANGE[1])).map(float)
+    low, high = REALISTIC[symbol.unit]
+    low, high = max(low, domain.lower), min(high, domain.upper)
+    inner = st.floats(math.log10(low), math.log10(high)).map(lambda e: 10.0**e)
+    inner = inner.filter(lambda v: bool(domain.contains(v)))
+    edges = [v for v in (domain.lower, domain.upper) if math.isfinite(v) and domain.contains(v)]
+    return st.one_of(inner, st.sampled_from(edges)) if edges else inner
+
+
+def formula_inputs(formula: Formula) -> st.SearchStrategy[dict[str, float]]:
+    """One draw of every input of an entry (domains only; constraints are checked later)."""
+    return st.fixed_dictionaries({name: symbol_values(s) for name, s in formula.symbols.items()})
+
+
+def evaluate_valid(formula: Formula, rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
+    """Evaluate rows of inputs; a draw that breaks a constraint is discarded (assume)."""
+    columns = {name: np.array([row[name] for row in rows]) for name in formula.symbols}
+    evaluation = evaluate(formula, columns)
+    assume(not evaluation.errors)
+    return evaluation.outputs
+
+
+def to_si(values: dict[str, float | np.ndarray], units: dict[str, str]) -> dict[str, object]:
+    """Convert display-unit values to SI by each name's unit."""
+    return {name: np.asarray(value) * UNITS[units[name]].to_si for name, value in values.items()}
+
+
+def close(actual, expected, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    return bool(np.all(np.abs(actual - expected) <= rel * np.abs(expected) + abs_))
