@@ -1,0 +1,137 @@
+"""CSV batch: spreadsheet quirks, pass-through columns, per-row errors, exit statuses."""
+
+import csv
+import io
+
+import pytest
+from click.testing import CliRunner
+
+from qmodel.batch import run_batch
+from qmodel.cli import cli
+from qmodel.errors import InputError
+
+
+def batch(formula_id: str, text: str):
+    out, err = io.StringIO(), io.StringIO()
+    summary = run_batch(formula_id, text, out, err)
+    delimiter = ";" if ";" in out.getvalue().splitlines()[0] else ","
+    rows = list(csv.DictReader(io.StringIO(out.getvalue()), delimiter=delimiter))
+    return summary, rows, err.getvalue()
+
+
+def test_rows_come_back_in_order_with_results_appended() -> None:
+    summary, rows, _ = batch("mm1", "arrival_rate,service_time\n800,1\n100,1\n500,1\n")
+    assert summary.status == 0
+    assert [row["arrival_rate"] for row in rows] == ["800", "100", "500"]
+    assert float(rows[0]["response_time[ms]"]) == pytest.approx(5.0)
+    assert rows[0]["error"] == ""
+
+
+def test_unknown_columns_pass_through_unchanged() -> None:
+    _, rows, _ = batch("mm1", "volume,arrival_rate,service_time,note\nDBX232, 800 ,1,\"a, b\"\n")
+    assert rows[0]["volume"] == "DBX232"
+    assert rows[0]["note"] == "a, b"
+    assert rows[0]["arrival_rate"] == " 800 "
+
+
+def test_utf8_bom_crlf_semicolons_and_trailing_blank_lines_are_handled() -> None:
+    text = "\ufeffarrival_rate;service_time\r\n800;1\r\n400;2\r\n\r\n\r\n"
+    summary, rows, _ = batch("mm1", text)
+    assert summary.rows == 2 and summary.status == 0
+    assert float(rows[1]["utilization[ratio]"]) == pytest.approx(0.8)
+
+
+def test_quoted_fields_with_delimiters_inside() -> None:
+    _, rows, _ = batch("mm1", 'name;arrival_rate;service_time\n"A;B";800;1\n')
+    assert rows[0]["name"] == "A;B"
+
+
+def test_header_unit_converts_the_column() -> None:
+    _, rows, _ = batch("mm1", "arrival_rate,service_time[us]\n800,1000\n")
+    assert float(rows[0]["response_time[ms]"]) == pytest.approx(5.0)
+
+
+def test_cells_may_use_the_cli_value_forms() -> None:
+    _, rows, _ = batch("capacity_at_utilization",
+                       "throughput,utilization,target_utilization\n163K,73%,0.85\n")
+    assert float(rows[0]["projected_throughput[1/s]"]) == pytest.approx(163_000 * 0.85 / 0.73)
+
+
+def test_defaults_apply_when_a_column_is_absent() -> None:
+    _, rows, _ = batch("transaction_elongation", "cf_requests,sync_writes,distance\n12,4,70\n")
+    assert float(rows[0]["elongation[ms]"]) == pytest.approx(14.0)
+
+
+def test_bad_rows_are_reported_and_good_rows_still_computed() -> None:
+    text = "arrival_rate,service_time\n800,1\nabc,1\n-5,1\n1200,1\n,1\n100,1\n"
+    summary, rows, err = batch("mm1", text)
+    assert summary.status == 1
+    assert sorted(summary.errors) == [1, 2, 3, 4]
+    assert rows[0]["error"] == "" and rows[5]["error"] == ""
+    assert float(rows[5]["response_time[ms]"]) == pytest.approx(1 / 0.9)
+    assert "not a number" in rows[1]["error"]
+    assert "arrival_rate = -5" in rows[2]["error"]
+    assert "unstable" in rows[3]["error"]
+    assert "missing cell" in rows[4]["error"]
+    assert rows[3]["response_time[ms]"] == ""
+    for row_number in (2, 3, 4, 5):
+        assert f"row {row_number}:" in err
+
+
+def test_row_of_the_wrong_width_is_an_error_row() -> None:
+    summary, rows, _ = batch("mm1", "arrival_rate,service_time\n800,1,9\n100,1\n")
+    assert list(summary.errors) == [0]
+    assert "wrong width" in rows[0]["error"]
+    assert rows[1]["error"] == ""
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "no header"),
+    ("\ufeff\r\n\r\n", "no header"),
+    ("volume,arrival_rate\nA,800\n", "missing required column"),
+    ("arrival_rate,service_time[km]\n800,1\n", "unit does not fit"),
+    ("arrival_rate,service_time,service_time\n800,1,1\n", "input given twice"),
+])
+def test_unusable_file_is_a_file_level_error(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        batch("mm1", text)
+
+
+def test_header_only_file_gives_header_only_output() -> None:
+    summary, rows, _ = batch("mm1", "arrival_rate,service_time\n")
+    assert summary.rows == 0 and rows == []
+
+
+def test_cli_batch_exit_status_is_1_when_a_row_failed(tmp_path) -> None:
+    source = tmp_path / "in.csv"
+    source.write_text("arrival_rate,service_time\n800,1\n2000,1\n", encoding="utf-8")
+    target = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["batch", "mm1", str(source), "-o", str(target)])
+    assert result.exit_code == 1
+    assert "row 2:" in result.output
+    assert len(target.read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_cli_batch_reads_stdin_and_writes_stdout() -> None:
+    result = CliRunner().invoke(cli, ["batch", "mm1", "-"],
+                                input="arrival_rate,service_time\n800,1\n")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0].endswith("number_in_system[1],error")
+
+
+@pytest.mark.parametrize(("args", "stdin"), [
+    (["batch", "mm9", "-"], "a\n1\n"),
+    (["batch", "mm1", "-"], ""),
+    (["batch", "mm1", "-"], "volume\nA\n"),
+    (["batch", "mm1", "/no/such/file.csv"], ""),
+])
+def test_cli_batch_exit_status_is_2_for_an_unusable_file(args, stdin) -> None:
+    result = CliRunner().invoke(cli, args, input=stdin)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ")
+
+
+def test_non_utf8_file_is_refused_with_exit_2() -> None:
+    result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input=b"arrival_rate\xff\n")
+    assert result.exit_code == 2
+    assert "UTF-8" in result.output

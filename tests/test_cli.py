@@ -1,0 +1,102 @@
+"""The qmodel command line: every command, every output format, one-line errors."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from qmodel.cli import cli
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_top_level_help_shows_a_worked_example() -> None:
+    result = run("--help")
+    assert result.exit_code == 0
+    assert "qmodel calc mm1 arrival_rate=800 service_time=1ms" in result.output
+
+
+@pytest.mark.parametrize("command", [["calc"], ["batch"], ["validate"], ["formula", "list"],
+                                     ["formula", "show"]])
+def test_each_command_help_shows_an_example(command: list[str]) -> None:
+    result = run(*command, "--help")
+    assert result.exit_code == 0
+    assert "$ qmodel" in result.output
+
+
+def test_formula_list_names_every_entry_with_its_source() -> None:
+    rows = json.loads(run("formula", "list", "--format", "json").output)
+    assert {"utilization_law", "littles_law", "response_time_law", "mm1", "mmc", "mg1",
+            "mmck", "erlang_c"} <= {row["id"] for row in rows}
+    assert all(row["source"] for row in rows)
+
+
+def test_formula_show_prints_symbols_units_domains_and_source() -> None:
+    result = run("formula", "show", "mmc")
+    assert result.exit_code == 0
+    for text in ("servers", "1 <= servers", "ms", "Source", "Kleinrock"):
+        assert text in result.output
+
+
+def test_formula_show_json_has_the_symbols() -> None:
+    payload = json.loads(run("formula", "show", "mm1", "--format", "json").output)
+    assert {s["name"] for s in payload["symbols"]} == {"arrival_rate", "service_time"}
+
+
+def test_calc_table_shows_outputs_with_units() -> None:
+    result = run("calc", "mm1", "arrival_rate=800", "service_time=1ms")
+    assert result.exit_code == 0
+    assert "response_time" in result.output and "ms" in result.output
+
+
+def test_calc_json_gives_values_and_units() -> None:
+    result = run("calc", "mmc", "arrival_rate=35K", "service_time=150us", "servers=8",
+                 "--format", "json")
+    payload = json.loads(result.output)
+    assert payload["inputs"]["service_time"] == {"value": pytest.approx(0.15), "unit": "ms"}
+    assert payload["outputs"]["offered_load"]["value"] == pytest.approx(5.25)
+
+
+def test_calc_csv_has_one_row_per_quantity() -> None:
+    lines = run("calc", "littles_law", "throughput=1000", "response_time=5s",
+                "--format", "csv").output.splitlines()
+    assert lines[0] == "kind,name,value,unit"
+    assert "output,number_in_system,5000.0,1" in lines
+
+
+def test_calc_accepts_percent_ratios() -> None:
+    payload = json.loads(run("calc", "capacity_at_utilization", "throughput=163K",
+                             "utilization=73%", "target_utilization=85%", "--format", "json").output)
+    assert payload["outputs"]["projected_throughput"]["value"] == pytest.approx(163_000 * 85 / 73)
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["calc", "mm1", "arrival_rate=1200", "service_time=1ms"], "utilization"),
+    (["calc", "mm1", "arrival_rate=-3", "service_time=1ms"], "arrival_rate"),
+    (["calc", "mm1", "arrival_rate=1.2m", "service_time=1ms"], "arrival_rate"),
+    (["calc", "mm1", "arrival_rate=800", "service_time=1km"], "service_time"),
+    (["calc", "mm1", "arrival_rate=800"], "service_time"),
+    (["calc", "mm1", "arrival_rate=800", "service_time=1ms", "servers=2"], "servers"),
+    (["calc", "mm1", "arrival_rate", "service_time=1ms"], "arrival_rate"),
+    (["calc", "mm9", "x=1"], "formula"),
+    (["formula", "show", "nope"], "formula"),
+    (["validate", "no-such-casebook"], "casebook"),
+])
+def test_bad_input_is_one_line_naming_the_parameter_with_exit_2(args, named) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    message = result.output.strip()
+    assert message.startswith(f"error: {named}")
+    assert len(message.splitlines()) == 1
+    assert "Traceback" not in message
+
+
+def test_validate_json_reports_every_case_with_a_verdict() -> None:
+    result = run("validate", "--format", "json")
+    assert result.exit_code == 0
+    payload = json.loads(result.output)
+    assert payload["cases"]
+    assert all(case["verdict"] in ("ok", "paper-slip", "calibrated") for case in payload["cases"])
