@@ -15,7 +15,7 @@ import io
 import re
 import sys
 from dataclasses import dataclass
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 import numpy as np
 
@@ -100,6 +100,71 @@ def _parse_column(name: str, unit: str, cells: list[str], factor: float,
     return values * factor if factor != 1.0 else values
 
 
+class _Table(NamedTuple):
+    """A parsed CSV: header cells, each data row's text to write back, cells by column."""
+
+    header: list[str]
+    header_text: str
+    row_texts: list[str]
+    columns: list[list[str]]
+    errors: dict[int, InputError]
+
+
+def _quote(cell: str, delimiter: str) -> str:
+    """One CSV cell (an error message), quoted only where it must be."""
+    if any(mark in cell for mark in (delimiter, '"', "\n", "\r")):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+def _split_plain(lines: list[str], delimiter: str) -> _Table | None:
+    """The fast path: no quoting and every row as wide as the header.
+
+    Returns None when the file needs the full CSV parser.
+    """
+    if any('"' in line for line in lines):
+        return None
+    header_text, rows = lines[0], lines[1:]
+    separators = header_text.count(delimiter)
+    if any(row.count(delimiter) != separators for row in rows):
+        return None
+    cells = delimiter.join(rows).split(delimiter) if rows else []
+    width = separators + 1
+    columns = [cells[index::width] for index in range(width)]
+    return _Table(header_text.split(delimiter), header_text, rows, columns, {})
+
+
+def _split_csv(lines: list[str], delimiter: str) -> _Table:
+    """The general path: quoted fields (delimiters or line ends inside), rows of any width.
+
+    Each record keeps the text of the line(s) it was read from, so that it is
+    written back as it came.
+    """
+    records = list(csv.reader(lines, delimiter=delimiter))
+    texts = lines
+    if len(records) != len(lines):  # some quoted field spans lines: find each record's lines
+        reader = csv.reader(lines, delimiter=delimiter)
+        texts, consumed = [], 0
+        for _ in reader:
+            texts.append("\n".join(lines[consumed:reader.line_num]))
+            consumed = reader.line_num
+    header, rows = records[0], records[1:]
+    header_text, texts = texts[0], texts[1:]
+    width = len(header)
+    errors = {}
+    for row, fields in enumerate(rows):
+        if len(fields) != width:
+            extra = f"; extra cells: {delimiter.join(fields[width:])}" if len(fields) > width else ""
+            errors[row] = InputError("row", f"{len(fields)} fields",
+                                     f"{width} fields, as in the header",
+                                     reason=f"wrong width{extra}")
+            # written back at the header's width so that the result columns line up
+            rows[row] = (fields + [""] * width)[:width]
+            texts[row] = delimiter.join(_quote(cell, delimiter) for cell in rows[row])
+    columns = [[fields[index] for fields in rows] for index in range(width)]
+    return _Table(header, header_text, texts, columns, errors)
+
+
 def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO) -> BatchSummary:
     """Evaluate ``formula_id`` for every data row of CSV ``text``; write the rows to ``out``.
 
@@ -109,54 +174,43 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO) -> BatchSumm
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise _file_error("empty", "a CSV file with a header row", "no header")
-    first_line = text.lstrip("\r\n").split("\n", 1)[0]
-    delimiter = sniff_delimiter(first_line)
-    records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
-    while records and not any(cell.strip() for cell in records[-1]):
-        records.pop()  # blank trailing lines
-    header = [title.strip() for title in records[0]]
-    rows = records[1:]
-    columns = _input_columns(formula, header)
-    errors: dict[int, InputError] = {}
-    width = len(header)
-    for row, fields in enumerate(rows):
-        if len(fields) != width:
-            errors[row] = InputError("row", f"{len(fields)} fields",
-                                     f"{width} fields, as in the header", reason="wrong width")
-            rows[row] = (fields + [""] * width)[:width]
+    lines = text.replace("\r\n", "\n").lstrip("\n").split("\n")
+    while not lines[-1].strip():
+        lines.pop()  # blank trailing lines
+    delimiter = sniff_delimiter(lines[0])
+    table = _split_plain(lines, delimiter) or _split_csv(lines, delimiter)
+    header = [title.strip() for title in table.header]
+    errors = table.errors
     inputs = {}
-    for name, (index, factor) in columns.items():
-        cells = [fields[index] for fields in rows]
-        inputs[name] = _parse_column(name, formula.symbols[name].unit, cells, factor, errors)
-    evaluation = evaluate(formula, inputs) if rows else None
-    if evaluation is not None:
+    for name, (index, factor) in _input_columns(formula, header).items():
+        unit = formula.symbols[name].unit
+        inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors)
+    outputs: dict[str, np.ndarray] = {}
+    if table.row_texts:
+        evaluation = evaluate(formula, inputs)
         for row, error in evaluation.errors.items():
             errors.setdefault(row, error)
-    _write(formula, header, rows, records, evaluation, errors, delimiter, out)
+        outputs = evaluation.outputs
+    _write(formula, table, outputs, errors, delimiter, out)
     for row in sorted(errors):
         err.write(f"{formula.id}: {errors[row].at_row(row + 1)}\n")
-    return BatchSummary(len(rows), errors)
+    return BatchSummary(len(table.row_texts), errors)
 
 
-def _write(formula, header, rows, records, evaluation, errors, delimiter, out) -> None:
-    result_titles = [f"{o.name}[{o.unit}]" for o in formula.outputs]
-    failed = np.zeros(len(rows), dtype=bool)
-    failed[list(errors)] = True
-    result_columns = []
-    for output in formula.outputs:
-        cells = [f"{v:.12g}" for v in evaluation.outputs[output.name].tolist()] if rows else []
-        for row in np.flatnonzero(failed):
-            cells[row] = ""
-        result_columns.append(cells)
-    error_cells = [""] * len(rows)
+def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
+           errors: dict[int, InputError], delimiter: str, out: TextIO) -> None:
+    """Each row's text, then its results (12 significant digits) and its error, if any."""
+    titles = [f"{o.name}[{o.unit}]" for o in formula.outputs] + ["error"]
+    out.write(delimiter.join([table.header_text, *titles]) + "\n")
+    if not table.row_texts:
+        return
+    row_format = "%s" + f"{delimiter}%.12g" * len(formula.outputs) + delimiter
+    values = [outputs[o.name].tolist() for o in formula.outputs]
+    lines = [row_format % row for row in zip(table.row_texts, *values, strict=True)]
+    blanks = delimiter * len(formula.outputs)
     for row, error in errors.items():
-        error_cells[row] = error.message()
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
-    writer.writerow([*records[0], *result_titles, "error"])
-    writer.writerows(
-        [*fields, *results, error]
-        for fields, *results, error in zip(rows, *result_columns, error_cells, strict=True)
-    )
+        lines[row] = f"{table.row_texts[row]}{blanks}{delimiter}{_quote(error.message(), delimiter)}"
+    out.write("\n".join(lines) + "\n")
 
 
 def run_batch_files(formula_id: str, input_path: str, output_path: str) -> int:

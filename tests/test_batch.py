@@ -5,6 +5,8 @@ import io
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from qmodel.batch import run_batch
 from qmodel.cli import cli
@@ -135,3 +137,31 @@ def test_non_utf8_file_is_refused_with_exit_2() -> None:
     result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input=b"arrival_rate\xff\n")
     assert result.exit_code == 2
     assert "UTF-8" in result.output
+
+
+def test_extra_cells_of_a_wide_row_are_named_in_its_error() -> None:
+    _, rows, _ = batch("mm1", "arrival_rate,service_time\n800,1,9\n")
+    assert "extra cells: 9" in rows[0]["error"]
+
+
+def test_quoted_field_spanning_lines_passes_through_verbatim() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    run_batch("mm1", 'note,arrival_rate,service_time\n"two\nlines",800,1\n', out, err)
+    assert out.getvalue().splitlines()[1:3] == ['"two', 'lines",800,1,0.8,4,5,3.2,4,']
+
+
+def test_blank_line_inside_the_data_is_an_error_row() -> None:
+    summary, rows, _ = batch("mm1", "arrival_rate,service_time\n800,1\n\n100,1\n")
+    assert list(summary.errors) == [1]
+    assert rows[2]["error"] == ""
+
+
+@given(st.lists(st.tuples(st.floats(0, 900), st.floats(0.01, 1.0)), min_size=1, max_size=30))
+def test_plain_and_quoted_files_give_the_same_results(cells) -> None:
+    body = "".join(f"{rate!r},{service!r}\n" for rate, service in cells)
+    _, plain, _ = batch("mm1", "arrival_rate,service_time\n" + body)
+    quoted_body = "".join(f'"x, {i}",{line}\n' for i, line in enumerate(body.splitlines()))
+    _, quoted, _ = batch("mm1", "label,arrival_rate,service_time\n" + quoted_body)
+    assert len(plain) == len(quoted) == len(cells)
+    for mine, theirs in zip(plain, quoted, strict=True):
+        assert mine == {k: v for k, v in theirs.items() if k != "label"}
