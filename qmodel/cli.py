@@ -108,12 +108,15 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
             raise InputError(name, text, "one value per input", reason="given twice")
         inputs[name] = parse_value(name, text, entry.symbols[name].unit)
     result = evaluate_formula(entry.id, **inputs)
-    used = {name: inputs.get(name, symbol.default) for name, symbol in entry.symbols.items()}
-    rows = [["input", name, float(used[name]), entry.symbols[name].unit] for name in entry.symbols]
+    used: dict[str, float | int] = {}
+    for name, symbol in entry.symbols.items():
+        value = float(inputs.get(name, symbol.default))
+        used[name] = int(value) if symbol.domain.integer else value
+    rows = [["input", name, used[name], entry.symbols[name].unit] for name in entry.symbols]
     rows += [["output", o.name, float(result.outputs[o.name]), o.unit] for o in entry.outputs]
     payload = {
         "formula": entry.id,
-        "inputs": {name: {"value": float(used[name]), "unit": s.unit}
+        "inputs": {name: {"value": used[name], "unit": s.unit}
                    for name, s in entry.symbols.items()},
         "outputs": {o.name: {"value": float(result.outputs[o.name]), "unit": o.unit}
                     for o in entry.outputs},

@@ -6,11 +6,25 @@ import json
 import sys
 
 import sympy
+from sympy.printing.pretty.pretty import PrettyPrinter
+from sympy.printing.pretty.stringpict import prettyForm
 
 from qmodel.catalogue import Formula
 from qmodel.output import console as make_console
 from qmodel.output import render
 from qmodel.symbolic import parsed
+
+
+class _FieldNamesPrinter(PrettyPrinter):
+    """sympy's pretty printer, keeping ``arrival_rate`` whole (not arrival with subscript rate)."""
+
+    def _print_Symbol(self, symbol, bold_name=False):  # noqa: N802 - the name sympy dispatches on
+        return prettyForm(symbol.name)
+
+
+def pretty(expr: sympy.Basic) -> str:
+    """A 2-D unicode rendering of an expression, never wrapped."""
+    return _FieldNamesPrinter({"use_unicode": True, "wrap_line": False}).doprint(expr)
 
 
 def _property_text(prop) -> str:
@@ -52,8 +66,8 @@ def describe_formula(formula: Formula, fmt: str) -> None:
     console = make_console(markup=True)
     console.print(f"[bold]{formula.id}[/bold]: {formula.title}\n")
     for name, expr in entry.outputs.items():
-        console.print(sympy.pretty(sympy.Eq(sympy.Symbol(name), expr), use_unicode=True), "\n",
-                      highlight=False, markup=False)
+        console.print(pretty(sympy.Eq(sympy.Symbol(name), expr)) + "\n",
+                      highlight=False, markup=False, soft_wrap=True)
     if formula.algorithm:
         console.print(f"Computed by the stable recursion qmodel.queueing.{formula.algorithm}; "
                       "the expression above is its definition.\n")
