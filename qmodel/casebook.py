@@ -46,6 +46,7 @@ class Case:
     """One printed number of a study and how to compute it."""
 
     casebook: str
+    study: str
     id: str
     quantity: str
     citation: str
@@ -80,7 +81,7 @@ def _within(model: float, low: float, high: float, tolerance: float, relative: b
     return difference / abs(end) if relative and end != 0 else difference
 
 
-def _case(table: dict[str, Any], casebook: str) -> Case:
+def _case(table: dict[str, Any], casebook: str, study: str) -> Case:
     case_id = table.get("id", "?")
     where = f"{casebook}: case {case_id!r}"
     for key in ("id", "quantity", "citation", "paper", "tolerance"):
@@ -99,7 +100,7 @@ def _case(table: dict[str, Any], casebook: str) -> Case:
     if unit not in UNITS:
         raise CatalogueError(f"{where}: unknown unit {unit!r}")
     return Case(
-        casebook=casebook, id=case_id, quantity=table["quantity"], citation=table["citation"],
+        casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
         inputs=dict(table.get("inputs", {})), paper=(float(low), float(high)), unit=unit,
         tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
         slip=table.get("slip", ""), recomputed=table.get("recomputed"),
@@ -125,7 +126,8 @@ def load_casebook(path: Path, text: str | None = None) -> list[Case]:
     for key in ("study", "title"):
         if key not in data:
             raise CatalogueError(f"{path.name}: missing {key!r}")
-    cases = [_case(table, path.stem) for table in data.get("case", [])]
+    study = f"{data['title']} ({data['study']})"
+    cases = [_case(table, path.stem, study) for table in data.get("case", [])]
     ids = [case.id for case in cases]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -216,32 +218,37 @@ def _deviation_text(result: CaseResult) -> str:
 
 
 def report(results: list[CaseResult], fmt: str) -> None:
-    """Print the paper-vs-model table with totals by verdict."""
+    """Print the paper-vs-model comparison with totals by verdict.
+
+    As a table: one table per study, then the totals and the remarks on every
+    case that is not plainly ``ok``. As JSON or CSV: one record per case with
+    its citation.
+    """
     totals = {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
-    summary = ", ".join(f"{count} {verdict}" for verdict, count in totals.items())
+    summary = f"{len(results)} cases: " + ", ".join(f"{n} {v}" for v, n in totals.items())
     columns = ["case", "quantity", "paper", "model", "unit", "deviation", "verdict"]
-    rows = [[f"{r.case.casebook}/{r.case.id}", r.case.quantity, _paper_text(r.case),
-             f"{r.model:.6g}", r.case.unit, _deviation_text(r), r.verdict] for r in results]
-    payload = {
-        "cases": [
-            {"casebook": r.case.casebook, "id": r.case.id, "quantity": r.case.quantity,
-             "citation": r.case.citation, "paper": list(r.case.paper), "unit": r.case.unit,
-             "model": r.model, "deviation": r.deviation, "tolerance": r.case.tolerance,
-             "tolerance_kind": "relative" if r.case.relative else "absolute",
-             "verdict": r.verdict, "remark": r.remark}
-            for r in results
-        ],
-        "totals": totals,
-    }
+
+    def row(r: CaseResult) -> list[str]:
+        return [r.case.id, r.case.quantity, _paper_text(r.case), f"{r.model:.6g}", r.case.unit,
+                _deviation_text(r), r.verdict]
+
     if fmt == "csv":
-        render([*columns, "citation", "remark"],
-               [[*row, r.case.citation, r.remark] for row, r in zip(rows, results, strict=True)], fmt)
+        render(["casebook", *columns, "citation", "remark"],
+               [[r.case.casebook, *row(r), r.case.citation, r.remark] for r in results], fmt)
         return
-    render(columns, rows, fmt, title="qmodel validate: paper vs model",
-           caption=f"{len(results)} cases: {summary}", json_payload=payload)
-    if fmt == "table":
-        console = make_console(markup=True)
-        for r in results:
-            if r.verdict != "ok" and r.remark:
-                console.print(f"[bold]{r.case.casebook}/{r.case.id}[/bold] ({r.verdict}): "
-                              f"{r.remark}", highlight=False)
+    if fmt == "json":
+        cases = [{"casebook": r.case.casebook, "id": r.case.id, "quantity": r.case.quantity,
+                  "citation": r.case.citation, "paper": list(r.case.paper), "unit": r.case.unit,
+                  "model": r.model, "deviation": r.deviation, "tolerance": r.case.tolerance,
+                  "tolerance_kind": "relative" if r.case.relative else "absolute",
+                  "verdict": r.verdict, "remark": r.remark} for r in results]
+        render(columns, [], fmt, json_payload={"cases": cases, "totals": totals})
+        return
+    for study in dict.fromkeys(r.case.study for r in results):
+        render(columns, [row(r) for r in results if r.case.study == study], fmt, title=study)
+    console = make_console(markup=True)
+    console.print(f"[bold]{summary}[/bold]")
+    for r in results:
+        if r.verdict != "ok" and r.remark:
+            console.print(f"{r.case.casebook}/{r.case.id} ({r.verdict}): {r.remark}",
+                          markup=False)

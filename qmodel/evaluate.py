@@ -17,9 +17,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qmodel import _compiled
-from qmodel.catalogue import Formula, get_formula
+from qmodel.catalogue import Formula, Symbol, get_formula
 from qmodel.errors import InputError
-from qmodel.units import UNITS
+from qmodel.units import UNITS, with_unit
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
@@ -70,10 +70,15 @@ def _complete_inputs(formula: Formula, inputs: Mapping[str, ArrayLike]) -> dict[
         elif symbol.default is not None:
             values[name] = np.asarray(symbol.default, dtype=float)
         else:
-            raise InputError(name, "missing", f"{symbol.domain.describe(name)} ({symbol.unit})",
-                             reason=symbol.meaning)
+            raise InputError(name, "missing", _allowed(name, symbol), reason=symbol.meaning)
     arrays = np.broadcast_arrays(*values.values())
     return dict(zip(values, arrays, strict=True))
+
+
+def _allowed(name: str, symbol: Symbol) -> str:
+    """The symbol's domain as an inequality, with its unit: ``0 < service_time (ms)``."""
+    domain = symbol.domain.describe(name)
+    return domain if symbol.unit == "1" else f"{domain} ({symbol.unit})"
 
 
 def _domain_error(formula: Formula, name: str, value: float) -> InputError:
@@ -85,8 +90,8 @@ def _domain_error(formula: Formula, name: str, value: float) -> InputError:
         reason = "not a finite number"
     elif symbol.domain.integer and value != np.floor(value):
         reason = "must be a whole number"
-    return InputError(name, f"{_fmt(value)} {symbol.unit}",
-                      f"{symbol.domain.describe(name)} ({symbol.unit})", reason=reason)
+    return InputError(name, with_unit(_fmt(value), symbol.unit), _allowed(name, symbol),
+                      reason=reason)
 
 
 def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluation:

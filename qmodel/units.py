@@ -46,9 +46,9 @@ _COUNTING_DIMENSIONS = ("count", "rate")
 _NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S*)\s*$")
 
 
-def unit(name: str) -> Unit:
-    """The Unit called ``name``; KeyError if qmodel does not know it."""
-    return UNITS[name]
+def with_unit(value: str, unit_name: str) -> str:
+    """``value`` followed by its unit, or alone for plain numbers (unit "1")."""
+    return value if unit_name == "1" else f"{value} {unit_name}"
 
 
 def _example(target: Unit) -> str:

@@ -139,5 +139,6 @@ def test_validate_exits_1_when_a_case_misses(tmp_path) -> None:
 
 def test_validate_csv_carries_the_citations() -> None:
     result = CliRunner().invoke(cli, ["validate", "gdps-pprc-100km-2006", "--format", "csv"])
-    assert result.output.splitlines()[0].startswith("case,quantity,paper,model,unit,deviation,verdict")
+    header = result.output.splitlines()[0]
+    assert header.startswith("casebook,case,quantity,paper,model,unit,deviation,verdict")
     assert "6882 / 300 = 22.94" in result.output
