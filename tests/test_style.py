@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_source_tree_is_ruff_clean() -> None:
-    ruff = shutil.which("ruff")
+    beside_python = Path(sys.executable).with_name("ruff")
+    ruff = str(beside_python) if beside_python.exists() else shutil.which("ruff")
     if ruff is None:
         pytest.skip("ruff is not installed: pip install '.[test]'")
     result = subprocess.run([ruff, "check", "qmodel", "tests", "bench"], cwd=ROOT,
