@@ -61,12 +61,6 @@ class Domain(NamedTuple):
         text = "".join(parts)
         return f"{text}, a whole number" if self.integer else text
 
-    def sample_bounds(self) -> tuple[float, float]:
-        """A finite range inside the domain, for drawing test values."""
-        lower = self.lower if not math.isinf(self.lower) else -1e6
-        upper = self.upper if not math.isinf(self.upper) else max(lower, 0.0) + 1e6
-        return lower, upper
-
 
 def _number(value: float) -> str:
     return f"{value:g}"

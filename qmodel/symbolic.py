@@ -51,9 +51,6 @@ class ParsedFormula:
         """
         return _expand(self, self.outputs[output], expand_functions)
 
-    def constraint_definition(self, index: int) -> sympy.Expr:
-        return _expand(self, self.constraints[index], False)
-
 
 def _expand(parsed: ParsedFormula, expr: sympy.Expr, expand_functions: bool) -> sympy.Expr:
     earlier = {sympy.Symbol(name): value for name, value in parsed.outputs.items()}
@@ -126,11 +123,3 @@ def function_definition(function_name: str) -> sympy.Lambda:
             entry = parsed(formula.id)
             return sympy.Lambda(tuple(entry.symbols.values()), entry.outputs[formula.outputs[0].name])
     raise KeyError(function_name)
-
-
-def check_catalogue() -> int:
-    """Parse every entry of the shipped catalogue; returns the number checked."""
-    catalogue = load_catalogue()
-    for formula_id in catalogue:
-        parsed(formula_id)
-    return len(catalogue)
