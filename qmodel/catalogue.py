@@ -10,6 +10,11 @@ An entry with ``algorithm = "name"`` is computed by that function of
 definition, against which the algorithm is cross-checked at 50 digits. Such an
 entry also gives a ``function`` name that other entries call in expressions.
 
+An entry with ``model = "module:function"`` (a module of the qmodel package)
+is computed by that model function, for what has no closed form (an inverse
+solve, a search). Its outputs carry no expression; it gets property tests but
+no 50-digit cross-check, so its module has tests of its own.
+
 This module checks structure (keys, units, domains, duplicate ids, references).
 The expressions themselves are parsed and checked by :mod:`qmodel.symbolic`,
 which needs sympy and so is kept off the quick path.
@@ -84,6 +89,7 @@ class Formula(NamedTuple):
     properties: tuple[Property, ...]
     function: str = ""
     algorithm: str = ""
+    model: str = ""
     notes: str = ""
 
     def output(self, name: str) -> Output:
@@ -125,11 +131,16 @@ def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
     return Symbol(name, _require(table, "meaning", where), _unit(table, where), domain, default)
 
 
-def _output(table: dict[str, Any], where: str) -> Output:
+def _output(table: dict[str, Any], where: str, computed_by_model: bool) -> Output:
     name = _require(table, "name", where)
     where = f"{where}, output {name!r}"
-    return Output(name, _require(table, "expr", where), _unit(table, where),
-                  _require(table, "meaning", where))
+    if computed_by_model:
+        if "expr" in table:
+            raise CatalogueError(f"{where}: a model entry's outputs have no 'expr'")
+        expr = ""
+    else:
+        expr = _require(table, "expr", where)
+    return Output(name, expr, _unit(table, where), _require(table, "meaning", where))
 
 
 def _constraint(table: dict[str, Any], where: str) -> Constraint:
@@ -173,7 +184,11 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
     where = _where(file, entry_id)
     symbols_table = _require(entry, "symbols", where, dict)
     symbols = {name: _symbol(name, table, where) for name, table in symbols_table.items()}
-    outputs = tuple(_output(table, where) for table in _require(entry, "outputs", where, list))
+    model = entry.get("model", "")
+    if model and ":" not in model:
+        raise CatalogueError(f"{where}: model {model!r} must be 'module:function'")
+    outputs = tuple(_output(table, where, bool(model))
+                    for table in _require(entry, "outputs", where, list))
     names = [output.name for output in outputs]
     clashes = set(names) & set(symbols) | {n for n in names if names.count(n) > 1}
     if clashes:
@@ -188,6 +203,8 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
         raise CatalogueError(f"{where}: 'algorithm' and 'function' go together")
     if algorithm and len(outputs) != 1:
         raise CatalogueError(f"{where}: an algorithm entry has exactly one output")
+    if algorithm and model:
+        raise CatalogueError(f"{where}: an entry has an 'algorithm' or a 'model', not both")
     return Formula(
         id=entry_id,
         title=_require(entry, "title", where),
@@ -199,6 +216,7 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
         properties=properties,
         function=function,
         algorithm=algorithm,
+        model=model,
         notes=entry.get("notes", ""),
     )
 

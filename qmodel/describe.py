@@ -52,6 +52,7 @@ def describe_formula(formula: Formula, fmt: str) -> None:
         payload = {
             "id": formula.id, "title": formula.title, "source": formula.source,
             "file": formula.file, "notes": formula.notes, "algorithm": formula.algorithm,
+            "model": formula.model,
             "symbols": [dict(zip(["name", "meaning", "unit", "domain", "default"], s, strict=True))
                         for s in symbols],
             "outputs": [dict(zip(["name", "meaning", "unit", "expr"], o, strict=True)) for o in outputs],
@@ -71,6 +72,10 @@ def describe_formula(formula: Formula, fmt: str) -> None:
     if formula.algorithm:
         console.print(f"Computed by the stable recursion qmodel.queueing.{formula.algorithm}; "
                       "the expression above is its definition.\n")
+    if formula.model:
+        module, function = formula.model.split(":")
+        console.print(f"Computed by the model function qmodel.{module}.{function} "
+                      "(no closed form); its docstring gives the method.\n")
     render(["symbol", "meaning", "unit", "domain", "default"], symbols, "table", title="Inputs")
     render(["output", "meaning", "unit", "expression"], outputs, "table", title="Outputs")
     for heading, lines in (("Constraints", constraints), ("Properties (tested)", properties)):

@@ -25,6 +25,7 @@ _ALLOWED = {
     "log": sympy.log,
     "Min": sympy.Min,
     "Max": sympy.Max,
+    "ceiling": sympy.ceiling,
     "pi": sympy.pi,
     "Integer": sympy.Integer,
     "Float": sympy.Float,
@@ -97,7 +98,8 @@ def parse_formula(formula: Formula, catalogue: dict[str, Formula] | None = None)
     names: dict[str, object] = {**functions, **symbols}
     outputs: dict[str, sympy.Expr] = {}
     for output in formula.outputs:
-        outputs[output.name] = _parse(output.expr, names, f"{where}, output {output.name!r}")
+        if not formula.model:  # a model entry's outputs have no expression
+            outputs[output.name] = _parse(output.expr, names, f"{where}, output {output.name!r}")
         names[output.name] = sympy.Symbol(output.name)
     constraints = tuple(
         _parse(c.expr, {**functions, **symbols}, f"{where}, constraint {c.name!r}")

@@ -25,6 +25,10 @@ REALISTIC = {
     "ratio": (1e-4, 1.0), "1": (1e-3, 100.0),
 }
 INTEGER_RANGE = (1, 40)
+# Draws stay this far (relative) from an open end of a domain: approaching it
+# is ill-conditioned territory (a delayed fraction of 1 − 1e-15 asks for 1e16
+# subchannels), where no float code keeps 1e-9.
+OPEN_END_MARGIN = 1e-6
 
 
 def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
@@ -34,6 +38,10 @@ def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
         low = max(INTEGER_RANGE[0], math.ceil(domain.lower))
         return st.integers(low, max(low, INTEGER_RANGE[1])).map(float)
     low, high = REALISTIC[symbol.unit]
+    if not domain.lower_closed and math.isfinite(domain.lower):
+        low = max(low, domain.lower + OPEN_END_MARGIN * max(1.0, abs(domain.lower)))
+    if not domain.upper_closed and math.isfinite(domain.upper):
+        high = min(high, domain.upper - OPEN_END_MARGIN * max(1.0, abs(domain.upper)))
     low, high = max(low, domain.lower), min(high, domain.upper)
     inner = st.floats(math.log10(low), math.log10(high)).map(lambda e: 10.0**e)
     inner = inner.filter(lambda v: bool(domain.contains(v)))
