@@ -26,6 +26,7 @@ _ALLOWED = {
     "Min": sympy.Min,
     "Max": sympy.Max,
     "ceiling": sympy.ceiling,
+    "Piecewise": sympy.Piecewise,
     "pi": sympy.pi,
     "Integer": sympy.Integer,
     "Float": sympy.Float,

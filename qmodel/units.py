@@ -34,6 +34,8 @@ _UNIT_TABLE = [
     Unit("us/km", "time per length", 1e-9),
     Unit("ms/km", "time per length", 1e-6),
     Unit("s/m", "time per length", 1.0),
+    Unit("km/s", "speed", 1e3),
+    Unit("m/s", "speed", 1.0),
 ]
 UNITS: dict[str, Unit] = {unit.name: unit for unit in _UNIT_TABLE}
 UNITS["µs"] = UNITS["us"]
@@ -59,6 +61,7 @@ def _example(target: Unit) -> str:
         "time": f"0.4 (in {target.name}), 0.4ms or 400us",
         "length": f"70 (in {target.name}) or 70km",
         "time per length": f"10 (in {target.name}) or 10us/km",
+        "speed": f"200000 (in {target.name}) or 200000km/s",
     }
     return examples[target.dimension]
 
