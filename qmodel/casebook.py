@@ -36,7 +36,7 @@ from qmodel.evaluate import calc
 from qmodel.output import console as make_console
 from qmodel.output import render
 from qmodel.tomlread import read_toml
-from qmodel.units import UNITS, parse_value
+from qmodel.units import UNITS, parse_value, with_unit
 
 VERDICTS = ("ok", "paper-slip", "calibrated", "miss")
 
@@ -214,7 +214,7 @@ def _deviation_text(result: CaseResult) -> str:
         return "n/a"
     if result.case.relative:
         return f"{result.deviation * 100:+.2f}%"
-    return f"{result.deviation:+.4g} {result.case.unit}"
+    return with_unit(f"{result.deviation:+.4g}", result.case.unit)
 
 
 def report(results: list[CaseResult], fmt: str) -> None:

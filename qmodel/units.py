@@ -24,6 +24,7 @@ class Unit(NamedTuple):
 _UNIT_TABLE = [
     Unit("1", "count", 1.0),
     Unit("ratio", "ratio", 1.0),
+    Unit("%", "ratio", 0.01),
     Unit("s", "time", 1.0),
     Unit("ms", "time", 1e-3),
     Unit("us", "time", 1e-6),

@@ -23,7 +23,7 @@ REALISTIC = {
     "1/s": (1e-2, 1e5), "km": (1e-1, 1e3), "m": (1.0, 1e6),
     "us/km": (1.0, 20.0), "ms/km": (1e-3, 2e-2), "s/m": (1e-9, 2e-8),
     "km/s": (1e5, 3e5), "m/s": (1e8, 3e8),
-    "ratio": (1e-4, 1.0), "1": (1e-3, 100.0),
+    "ratio": (1e-4, 1.0), "%": (1e-2, 100.0), "1": (1e-3, 100.0),
 }
 INTEGER_RANGE = (1, 40)
 # Draws stay this far (relative) from an open end of a domain: approaching it
