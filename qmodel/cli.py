@@ -125,6 +125,55 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
 
 
 @cli.command(epilog="""\b
+Examples:
+  $ qmodel subchannels --delayed 31.1%
+  $ qmodel subchannels --delayed 12% --measured 7 --target 5% --format json
+\b
+The rule (the GDPS study's Appendix B) assumes each subchannel busy
+independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats the
+subchannels as one M/M/c queue whose offered load gives the measured delay.""")
+@click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
+              help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
+@click.option("--measured", "measured_text", default="2", show_default=True, metavar="K",
+              help="Subchannels in use when it was measured.")
+@click.option("--target", "target_text", default="10%", show_default=True, metavar="RATIO",
+              help="Delayed fraction to stay under.")
+@click.option("--per-link", "per_link_text", default="7", show_default=True, metavar="N",
+              help="Subchannels per CF link (7 peer, 2 older).")
+@FORMAT_OPTION
+def subchannels(delayed_text: str, measured_text: str, target_text: str, per_link_text: str,
+                fmt: str) -> None:
+    """CF subchannels needed for a target delayed fraction: the study's rule and Erlang C."""
+    from qmodel.catalogue import get_formula
+    from qmodel.evaluate import calc as evaluate_formula
+    from qmodel.units import parse_value
+
+    rule_entry = get_formula("subchannel_rule")
+    values = {
+        name: parse_value(name, text, rule_entry.symbols[name].unit)
+        for name, text in (("delayed_fraction", delayed_text), ("measured_subchannels", measured_text),
+                           ("target_delayed", target_text), ("subchannels_per_link", per_link_text))
+    }
+    rule = evaluate_formula("subchannel_rule", **values)
+    queue = evaluate_formula("erlang_c_subchannels", **{
+        name: values[name] for name in ("delayed_fraction", "measured_subchannels", "target_delayed")})
+    per_link = values["subchannels_per_link"]
+    queue_needed = float(queue.subchannels)
+    rows = [
+        ["rule (Appendix B)", "subchannels busy independently", float(rule.subchannels),
+         int(rule.subchannels_needed), int(rule.links_needed), int(rule.more_needed)],
+        ["Erlang C (M/M/c)", "one queue, Poisson arrivals, exponential service",
+         queue_needed, int(queue_needed), int(-(-queue_needed // per_link)), int(queue.more_needed)],
+    ]
+    columns = ["method", "assumes", "subchannels", "whole", "links", "more needed"]
+    caption = ""
+    if max(row[-1] for row in rows) == 0:
+        caption = "The target is already met on the measured subchannels: no more are needed."
+    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction",
+           caption=caption)
+
+
+@cli.command(epilog="""\b
 Example:
   $ qmodel batch mm1 devices.csv -o devices-out.csv
   $ cat devices.csv | qmodel batch mm1 - > out.csv

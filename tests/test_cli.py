@@ -19,7 +19,7 @@ def test_top_level_help_shows_a_worked_example() -> None:
 
 
 @pytest.mark.parametrize("command", [["calc"], ["batch"], ["validate"], ["formula", "list"],
-                                     ["formula", "show"]])
+                                     ["formula", "show"], ["subchannels"]])
 def test_each_command_help_shows_an_example(command: list[str]) -> None:
     result = run(*command, "--help")
     assert result.exit_code == 0
@@ -100,3 +100,22 @@ def test_validate_json_reports_every_case_with_a_verdict() -> None:
     assert all(case["verdict"] in ("ok", "paper-slip", "calibrated", "miss")
                for case in payload["cases"])
     assert sum(payload["totals"].values()) == len(payload["cases"])
+
+
+def test_subchannels_shows_the_rule_and_erlang_c_side_by_side() -> None:
+    rows = json.loads(run("subchannels", "--delayed", "31.1%", "--format", "json").output)
+    by_method = {row["method"]: row for row in rows}
+    assert by_method["rule (Appendix B)"]["subchannels"] == pytest.approx(3.943, abs=1e-3)
+    assert by_method["Erlang C (M/M/c)"]["whole"] == 3
+
+
+def test_subchannels_says_when_no_more_are_needed() -> None:
+    result = run("subchannels", "--delayed", "5%")
+    assert result.exit_code == 0
+    assert "no more are needed" in result.output
+
+
+def test_subchannels_refuses_a_delayed_fraction_outside_0_1() -> None:
+    result = run("subchannels", "--delayed", "131%")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: delayed_fraction")
