@@ -248,7 +248,10 @@ def report(results: list[CaseResult], fmt: str) -> None:
         render(columns, [row(r) for r in results if r.case.study == study], fmt, title=study)
     console = make_console(markup=True)
     console.print(f"[bold]{summary}[/bold]")
+    remarks: dict[tuple[str, str], list[str]] = {}
     for r in results:
         if r.verdict != "ok" and r.remark:
-            console.print(f"{r.case.casebook}/{r.case.id} ({r.verdict}): {r.remark}",
-                          markup=False)
+            remarks.setdefault((r.verdict, r.remark), []).append(r.case.id)
+    for (verdict, remark), case_ids in remarks.items():
+        console.print(f"\n[bold]{verdict}[/bold]: {', '.join(case_ids)}", highlight=False)
+        console.print(f"  {remark}", markup=False)
