@@ -5,10 +5,12 @@ declared input symbols (meaning, unit, domain, optional default), one or more
 outputs (a sympy expression each; an output may use earlier outputs), optional
 stability constraints and the properties the formula must satisfy.
 
-An entry with ``algorithm = "name"`` is computed by that function of
-:mod:`qmodel.queueing` (a stable recursion); its expression is the textbook
-definition, against which the algorithm is cross-checked at 50 digits. Such an
-entry also gives a ``function`` name that other entries call in expressions.
+An entry with a ``function`` name and one output can be called by other
+entries' expressions (``RoundTripTime(distance, fibre_speed)``, arguments in
+the order its symbols are declared). With ``algorithm = "name"`` as well, it is
+computed by that function of :mod:`qmodel.queueing` (a stable recursion), and
+its expression is the textbook definition against which the algorithm is
+cross-checked at 50 digits.
 
 An entry with ``model = "module:function"`` (a module of the qmodel package)
 is computed by that model function, for what has no closed form (an inverse
@@ -199,10 +201,10 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
             raise CatalogueError(f"{where}: property refers to unknown output {prop.output!r}")
     algorithm = entry.get("algorithm", "")
     function = entry.get("function", "")
-    if bool(algorithm) != bool(function):
-        raise CatalogueError(f"{where}: 'algorithm' and 'function' go together")
-    if algorithm and len(outputs) != 1:
-        raise CatalogueError(f"{where}: an algorithm entry has exactly one output")
+    if algorithm and not function:
+        raise CatalogueError(f"{where}: an 'algorithm' entry needs the 'function' name it is called by")
+    if function and len(outputs) != 1:
+        raise CatalogueError(f"{where}: a 'function' entry has exactly one output")
     if algorithm and model:
         raise CatalogueError(f"{where}: an entry has an 'algorithm' or a 'model', not both")
     return Formula(

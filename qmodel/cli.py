@@ -157,13 +157,14 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
     rule = evaluate_formula("subchannel_rule", **values)
     queue = evaluate_formula("erlang_c_subchannels", **{
         name: values[name] for name in ("delayed_fraction", "measured_subchannels", "target_delayed")})
-    per_link = values["subchannels_per_link"]
-    queue_needed = float(queue.subchannels)
+    queue_links = evaluate_formula("cf_links_needed", subchannels=queue.subchannels,
+                                   subchannels_per_link=values["subchannels_per_link"])
     rows = [
         ["rule (Appendix B)", "subchannels busy independently", float(rule.subchannels),
          int(rule.subchannels_needed), int(rule.links_needed), int(rule.more_needed)],
         ["Erlang C (M/M/c)", "one queue, Poisson arrivals, exponential service",
-         queue_needed, int(queue_needed), int(-(-queue_needed // per_link)), int(queue.more_needed)],
+         float(queue.subchannels), int(queue.subchannels), int(queue_links.links_needed),
+         int(queue.more_needed)],
     ]
     columns = ["method", "assumes", "subchannels", "whole", "links", "more needed"]
     caption = ""

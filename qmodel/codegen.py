@@ -32,8 +32,16 @@ Every function takes and returns values in SI units (s, 1/s, m).
 '''
 
 
+def _value_function(formula) -> str:
+    """The generated name of a closed-form function entry's single value."""
+    return f"_{formula.id}_value"
+
+
 def _printer(catalogue) -> NumPyPrinter:
-    functions = {f.function: f"_queueing.{f.algorithm}" for f in catalogue.values() if f.function}
+    functions = {
+        f.function: f"_queueing.{f.algorithm}" if f.algorithm else _value_function(f)
+        for f in catalogue.values() if f.function
+    }
     return NumPyPrinter({"user_functions": functions, "fully_qualified_modules": True})
 
 
@@ -61,8 +69,10 @@ def generate() -> str:
         if not formula.model:
             returned = ", ".join(f'"{name}": {name}' for name in entry.outputs)
             lines.append(f"    return {{{returned}}}")
-        lines.append("")
-        lines.append("")
+        lines += ["", ""]
+        if formula.function and not formula.algorithm:
+            lines += [f"def {_value_function(formula)}({arguments}):",
+                      f"    return {printer.doprint(next(iter(entry.outputs.values())))}", "", ""]
         lines.append(f"def {formula.id}__constraints({arguments}):")
         quantities = "".join(f"{printer.doprint(c)}, " for c in entry.constraints)
         lines.append(f"    return ({quantities})")

@@ -13,7 +13,7 @@ from catalogue_strategies import close, evaluate_valid, formula_inputs, symbol_v
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from qmodel import queueing
+from qmodel import _compiled, queueing
 from qmodel.catalogue import load_catalogue
 from qmodel.evaluate import evaluate
 from qmodel.symbolic import parsed
@@ -21,7 +21,8 @@ from qmodel.symbolic import parsed
 CATALOGUE = load_catalogue()
 PROPERTIES = [(f.id, index) for f in CATALOGUE.values() for index in range(len(f.properties))]
 NUMERIC_FUNCTIONS = {
-    f.function: getattr(queueing, f.algorithm) for f in CATALOGUE.values() if f.function
+    f.function: getattr(queueing, f.algorithm) if f.algorithm else getattr(_compiled, f"_{f.id}_value")
+    for f in CATALOGUE.values() if f.function
 }
 
 
