@@ -61,8 +61,9 @@ class Constraint(NamedTuple):
     name: str
     expr: str
     relation: str  # one of "<", "<=", ">", ">="
-    bound: float
+    bound: float  # in the constraint's unit
     reason: str
+    unit: str = "1"  # the unit the quantity is shown and bounded in
 
 
 class Property(NamedTuple):
@@ -151,8 +152,9 @@ def _constraint(table: dict[str, Any], where: str) -> Constraint:
     bounds = [key for key in BOUND_KINDS if key in table]
     if len(bounds) != 1:
         raise CatalogueError(f"{where}: give exactly one of {', '.join(BOUND_KINDS)}")
+    unit = _unit(table, where) if "unit" in table else "1"
     return Constraint(name, _require(table, "expr", where), BOUND_KINDS[bounds[0]],
-                      float(table[bounds[0]]), _require(table, "reason", where))
+                      float(table[bounds[0]]), _require(table, "reason", where), unit)
 
 
 def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Property:

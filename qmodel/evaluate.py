@@ -123,11 +123,12 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     si = {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in values.items()}
     with np.errstate(all="ignore"):
         for constraint, quantity in zip(formula.constraints, constrained(**si), strict=True):
-            quantity = np.broadcast_to(quantity, shape)
+            quantity = np.broadcast_to(quantity, shape) / UNITS[constraint.unit].to_si
             flat = quantity.reshape(-1)
             reject(~_COMPARE[constraint.relation](quantity, constraint.bound),
                    lambda i, c=constraint, flat=flat: InputError(
-                       c.name, _fmt(flat[i]), f"{c.relation} {c.bound:g}", reason=c.reason))
+                       c.name, with_unit(_fmt(flat[i]), c.unit),
+                       with_unit(f"{c.relation} {c.bound:g}", c.unit), reason=c.reason))
         good = ~bad
         subset = si if good.all() else {name: value[good] for name, value in si.items()}
         computed = compute(**subset)

@@ -27,6 +27,7 @@ _ALLOWED = {
     "Max": sympy.Max,
     "ceiling": sympy.ceiling,
     "Piecewise": sympy.Piecewise,
+    "Abs": sympy.Abs,
     "pi": sympy.pi,
     "Integer": sympy.Integer,
     "Float": sympy.Float,

@@ -37,6 +37,15 @@ _UNIT_TABLE = [
     Unit("s/m", "time per length", 1.0),
     Unit("km/s", "speed", 1e3),
     Unit("m/s", "speed", 1.0),
+    # Data: decimal prefixes for sizes and rates as the studies print them
+    # (60 GB at 1 GB/sec, 250 MB/sec); KiB for z/OS block sizes (8K = 8192 bytes).
+    Unit("B", "data size", 1.0),
+    Unit("KB", "data size", 1e3),
+    Unit("KiB", "data size", 1024.0),
+    Unit("MB", "data size", 1e6),
+    Unit("GB", "data size", 1e9),
+    Unit("MB/s", "data rate", 1e6),
+    Unit("GB/s", "data rate", 1e9),
 ]
 UNITS: dict[str, Unit] = {unit.name: unit for unit in _UNIT_TABLE}
 UNITS["µs"] = UNITS["us"]
@@ -63,6 +72,8 @@ def _example(target: Unit) -> str:
         "length": f"70 (in {target.name}) or 70km",
         "time per length": f"10 (in {target.name}) or 10us/km",
         "speed": f"200000 (in {target.name}) or 200000km/s",
+        "data size": f"60 (in {target.name}), 60GB, 8KiB or 35KB",
+        "data rate": f"250 (in {target.name}), 250MB/s or 1GB/s",
     }
     return examples[target.dimension]
 
