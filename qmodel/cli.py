@@ -174,6 +174,68 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
            caption=caption)
 
 
+@cli.command("mirror-timeline", epilog="""\b
+Examples (the Global Mirror study's experiments):
+  $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
+        --burst 60GB --burst-rate 1GB/s --burst-at 9min
+  $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
+        --outage 50% --outage-from 9min --outage-to 14min
+\b
+Fluid model: the backlog grows at write rate - bandwidth and drains at
+bandwidth - write rate; consistency groups are taken to form only while
+there is no backlog.""")
+@click.option("--write-rate", required=True, help="Steady write data rate, e.g. 250MB/s.")
+@click.option("--bandwidth", required=True, help="Link bandwidth with every link up, e.g. 361MB/s.")
+@click.option("--burst", default="0GB", show_default=True, help="Data written by a burst, e.g. 60GB.")
+@click.option("--burst-rate", default="1GB/s", show_default=True, help="Rate of the burst, on top.")
+@click.option("--burst-at", default="0min", show_default=True, help="When the burst starts.")
+@click.option("--outage", default="100%", show_default=True,
+              help="Bandwidth left during an outage, e.g. 50%.")
+@click.option("--outage-from", default="0min", show_default=True, help="When the outage starts.")
+@click.option("--outage-to", default="0min", show_default=True, help="When the links come back.")
+@click.option("--until", default="30min", show_default=True, help="Length of the time-line.")
+@click.option("--step", default="1min", show_default=True, help="Row spacing of the table.")
+@FORMAT_OPTION
+def mirror_timeline(write_rate: str, bandwidth: str, burst: str, burst_rate: str, burst_at: str,
+                    outage: str, outage_from: str, outage_to: str, until: str, step: str,
+                    fmt: str) -> None:
+    """Asynchronous replication backlog over time, with a write burst and/or a link outage."""
+    import numpy as np
+
+    from qmodel.replication import Burst, Outage, fluid_timeline
+    from qmodel.units import parse_value
+
+    def seconds(name: str, text: str) -> float:
+        return parse_value(name, text, "s")
+
+    timeline = fluid_timeline(
+        parse_value("write_rate", write_rate, "MB/s"), parse_value("bandwidth", bandwidth, "MB/s"),
+        seconds("until", until),
+        bursts=[Burst(seconds("burst_at", burst_at), parse_value("burst", burst, "MB"),
+                      parse_value("burst_rate", burst_rate, "MB/s"))],
+        outages=[Outage(seconds("outage_from", outage_from), seconds("outage_to", outage_to),
+                        parse_value("outage", outage, "ratio"))],
+    )
+    step_s = seconds("step", step)
+    if step_s <= 0:
+        raise InputError("step", step, "> 0")
+    samples = np.arange(0.0, timeline.times[-1] + step_s / 2, step_s)
+    written, sent, backlog = timeline.at(samples)
+    segment = np.searchsorted(timeline.times, samples, side="right") - 1
+    rows = [[float(t / 60), float(timeline.write_rate[i]), float(timeline.bandwidth[i]),
+             float(w / 1000), float(s / 1000), float(b / 1000),
+             "forming" if b <= 1e-9 else "suspended"]
+            for t, i, w, s, b in zip(samples, segment, written, sent, backlog, strict=True)]
+    spells = "; ".join(
+        f"stop at minute {stop / 60:.4g}, "
+        + (f"resume at minute {resume / 60:.4g}" if resume is not None else "no resume before the end")
+        for stop, resume in timeline.suspensions) or "consistency groups never stop"
+    caption = f"peak backlog {timeline.peak_backlog / 1000:.4g} GB; {spells}"
+    columns = ["minute", "write MB/s", "link MB/s", "written GB", "sent GB", "backlog GB",
+               "consistency groups"]
+    render(columns, rows, fmt, title="Global Mirror fluid time-line", caption=caption)
+
+
 @cli.command(epilog="""\b
 Example:
   $ qmodel batch mm1 devices.csv -o devices-out.csv
