@@ -195,10 +195,12 @@ there is no backlog.""")
 @click.option("--outage-to", default="0min", show_default=True, help="When the links come back.")
 @click.option("--until", default="30min", show_default=True, help="Length of the time-line.")
 @click.option("--step", default="1min", show_default=True, help="Row spacing of the table.")
+@click.option("--plot", "plot_path", default=None, metavar="FILE",
+              help="Also draw the time-line to FILE (.png, .svg, .pdf); needs the extra 'plot'.")
 @FORMAT_OPTION
 def mirror_timeline(write_rate: str, bandwidth: str, burst: str, burst_rate: str, burst_at: str,
                     outage: str, outage_from: str, outage_to: str, until: str, step: str,
-                    fmt: str) -> None:
+                    plot_path: str | None, fmt: str) -> None:
     """Asynchronous replication backlog over time, with a write burst and/or a link outage."""
     import numpy as np
 
@@ -207,6 +209,11 @@ def mirror_timeline(write_rate: str, bandwidth: str, burst: str, burst_rate: str
 
     def seconds(name: str, text: str) -> float:
         return parse_value(name, text, "s")
+
+    if plot_path:
+        from qmodel.plotting import check_plot_path
+
+        check_plot_path(plot_path)
 
     timeline = fluid_timeline(
         parse_value("write_rate", write_rate, "MB/s"), parse_value("bandwidth", bandwidth, "MB/s"),
@@ -234,6 +241,10 @@ def mirror_timeline(write_rate: str, bandwidth: str, burst: str, burst_rate: str
     columns = ["minute", "write MB/s", "link MB/s", "written GB", "sent GB", "backlog GB",
                "consistency groups"]
     render(columns, rows, fmt, title="Global Mirror fluid time-line", caption=caption)
+    if plot_path:
+        from qmodel.plotting import plot_timeline
+
+        plot_timeline(timeline, plot_path)
 
 
 @cli.command(epilog="""\b

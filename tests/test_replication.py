@@ -173,3 +173,19 @@ def test_mirror_timeline_refuses_a_link_that_cannot_keep_up() -> None:
                                       "--bandwidth", "361MB/s"])
     assert result.exit_code == 2
     assert "grows without bound at 39 MB/s" in result.output
+
+
+def test_mirror_timeline_draws_a_png_plot(tmp_path) -> None:
+    target = tmp_path / "timeline.png"
+    result = CliRunner().invoke(cli, [
+        "mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361MB/s", "--burst", "60GB",
+        "--burst-at", "9min", "--plot", str(target), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_mirror_timeline_refuses_an_unknown_plot_format(tmp_path) -> None:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "250MB/s",
+                                      "--bandwidth", "361MB/s", "--plot", str(tmp_path / "x.gif")])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --plot")

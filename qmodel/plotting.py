@@ -1,0 +1,48 @@
+"""Optional plots (extra ``plot``: ``pip install '.[plot]'``); matplotlib is imported only here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qmodel.errors import InputError
+from qmodel.replication import Timeline
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError("--plot", "requested", "matplotlib installed: pip install 'qmodel[plot]'",
+                         reason="matplotlib is not installed") from None
+    return plt
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse, before any work is done, a plot file whose format matplotlib is not asked for."""
+    if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise InputError("--plot", path, "a file name ending in .png, .svg or .pdf")
+
+
+def plot_timeline(timeline: Timeline, path: str) -> None:
+    """Write the replication time-line (write rate, link, backlog) as PNG, SVG or PDF by suffix."""
+    check_plot_path(path)
+    plt = _pyplot()
+    minutes = timeline.times / 60
+    figure, (rates, backlog) = plt.subplots(2, 1, sharex=True, figsize=(8, 5.5))
+    rates.step(minutes, timeline.write_rate, where="post", label="write rate")
+    rates.step(minutes, timeline.bandwidth, where="post", label="link bandwidth")
+    rates.set_ylabel("MB/s")
+    rates.legend(loc="upper right")
+    backlog.plot(minutes, timeline.backlog / 1000, color="tab:red")
+    for stop, resume in timeline.suspensions:
+        end = resume if resume is not None else timeline.times[-1]
+        backlog.axvspan(stop / 60, end / 60, color="tab:red", alpha=0.1)
+    backlog.set_ylabel("backlog, GB")
+    backlog.set_xlabel("minute (shaded: consistency groups suspended)")
+    figure.suptitle("Global Mirror fluid time-line")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
