@@ -49,6 +49,26 @@ def cli() -> None:
     """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""
 
 
+def _parse_assignments(assignments: tuple[str, ...], units: dict[str, str],
+                       what: str) -> dict[str, float]:
+    """NAME=VALUE pairs, each value parsed in the unit of its name."""
+    from qmodel.units import parse_value
+
+    values: dict[str, float] = {}
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
+                             reason="not a NAME=VALUE pair")
+        if name not in units:
+            raise InputError(name, text, ", ".join(units), reason=f"not {what}")
+        if name in values:
+            raise InputError(name, text, "one value per name", reason="given twice")
+        values[name] = parse_value(name, text, units[name])
+    return values
+
+
 @cli.group(cls=QmodelGroup)
 def formula() -> None:
     """The formula catalogue: list entries, show one with its symbols, units and source."""
@@ -91,22 +111,10 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
     """Evaluate catalogue entry FORMULA_ID for the given inputs."""
     from qmodel.catalogue import get_formula
     from qmodel.evaluate import calc as evaluate_formula
-    from qmodel.units import parse_value
 
     entry = get_formula(formula_id)
-    inputs: dict[str, float] = {}
-    for assignment in assignments:
-        name, sep, text = assignment.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
-                             reason="not a NAME=VALUE pair")
-        if name not in entry.symbols:
-            raise InputError(name, text, "the inputs " + ", ".join(entry.symbols),
-                             reason=f"not an input of {entry.id}")
-        if name in inputs:
-            raise InputError(name, text, "one value per input", reason="given twice")
-        inputs[name] = parse_value(name, text, entry.symbols[name].unit)
+    inputs = _parse_assignments(assignments, {n: s.unit for n, s in entry.symbols.items()},
+                                f"an input of {entry.id}")
     result = evaluate_formula(entry.id, **inputs)
     used: dict[str, float | int] = {}
     for name, symbol in entry.symbols.items():
@@ -122,6 +130,43 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
                     for o in entry.outputs},
     }
     render(["kind", "name", "value", "unit"], rows, fmt, title=entry.title, json_payload=payload)
+
+
+@cli.command(epilog="""\b
+Examples:
+  $ qmodel solve backend_load drive_utilization=50% --for io_rate \\
+        read_fraction=56.5% read_hit_ratio=95% destage_rate=10% drives=360
+  $ qmodel solve backend_load drive_utilization=40% --for read_hit_ratio \\
+        io_rate=163K read_fraction=56.5% destage_rate=10% drives=360
+  $ qmodel solve mm1 response_time=5ms --for arrival_rate service_time=1ms
+\b
+The output must be declared increasing or decreasing in the input solved for
+(see `qmodel formula show`). For a whole-number input the answer is the whole
+number that keeps the output at or below the target.""")
+@click.argument("formula_id")
+@click.argument("target", metavar="OUTPUT=TARGET")
+@click.option("--for", "unknown", required=True, metavar="INPUT", help="The input to solve for.")
+@click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
+@FORMAT_OPTION
+def solve(formula_id: str, target: str, unknown: str, assignments: tuple[str, ...],
+          fmt: str) -> None:
+    """Inverse solve: the value of one input at which an output reaches a target."""
+    from qmodel.catalogue import get_formula
+    from qmodel.inverse import solve as solve_for
+
+    entry = get_formula(formula_id)
+    outputs = {o.name: o.unit for o in entry.outputs}
+    (output, goal), = _parse_assignments((target,), outputs, f"an output of {entry.id}").items()
+    inputs = _parse_assignments(assignments, {n: s.unit for n, s in entry.symbols.items()},
+                                f"an input of {entry.id}")
+    solution = solve_for(entry, output, goal, unknown, inputs)
+    symbol = entry.symbols[unknown]
+    value = float(solution.value)
+    rows = [["solved", unknown, int(value) if symbol.domain.integer else value, symbol.unit]]
+    rows += [["given", name, float(v), entry.symbols[name].unit] for name, v in inputs.items()]
+    rows += [["output", o.name, float(solution.outputs[o.name]), o.unit] for o in entry.outputs]
+    render(["kind", "name", "value", "unit"], rows, fmt,
+           title=f"{entry.id}: {unknown} for {output} = {goal:g} {outputs[output]}")
 
 
 @cli.command(epilog="""\b

@@ -1,7 +1,8 @@
-"""Allowed domains of catalogue symbols, written in interval notation.
+"""Allowed domains of catalogue symbols, in interval or set notation.
 
-``"[0, 1]"``, ``"(0, inf)"``, ``"[1, inf) integer"``. Bounds are in the
-symbol's display unit.
+``"[0, 1]"``, ``"(0, inf)"``, ``"[1, inf) integer"``, or a set of allowed
+values such as ``"{5, 6, 10}"`` (RAID levels). Bounds are in the symbol's
+display unit.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+_SET = re.compile(r"^\s*\{\s*([^{}]+?)\s*\}\s*$")
 _INTERVAL = re.compile(
     r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\]\)\s]+)\s*([\])])\s*(integer)?\s*$"
 )
@@ -25,10 +27,19 @@ class Domain(NamedTuple):
     lower_closed: bool
     upper_closed: bool
     integer: bool = False
+    values: tuple[float, ...] = ()  # a finite set of allowed values, when given as {a, b, c}
 
     @classmethod
     def parse(cls, text: str) -> Domain:
-        """Parse interval notation; ValueError with the reason if it does not parse."""
+        """Parse interval or set notation; ValueError with the reason if it does not parse."""
+        listed = _SET.match(text)
+        if listed is not None:
+            try:
+                values = tuple(sorted(float(v) for v in listed.group(1).split(",")))
+            except ValueError:
+                raise ValueError(f"domain {text!r} is not a set of numbers like '{{5, 6, 10}}'") from None
+            integer = all(v.is_integer() for v in values)
+            return cls(values[0], values[-1], True, True, integer, values)
         match = _INTERVAL.match(text)
         if match is None:
             raise ValueError(f"domain {text!r} is not interval notation like '[0, 1]' or '(0, inf)'")
@@ -43,6 +54,8 @@ class Domain(NamedTuple):
     def contains(self, values: np.ndarray) -> np.ndarray:
         """Element-wise: True where the value is finite and inside the domain."""
         values = np.asarray(values, dtype=float)
+        if self.values:
+            return np.isin(values, self.values)
         inside = np.isfinite(values)
         inside &= values >= self.lower if self.lower_closed else values > self.lower
         inside &= values <= self.upper if self.upper_closed else values < self.upper
@@ -51,7 +64,9 @@ class Domain(NamedTuple):
         return inside
 
     def describe(self, name: str = "x") -> str:
-        """The domain as an inequality, e.g. ``0 <= read_hit_ratio <= 1``."""
+        """The domain as an inequality, e.g. ``0 <= read_hit_ratio <= 1``, or a set."""
+        if self.values:
+            return f"{name} one of {', '.join(_number(v) for v in self.values)}"
         parts = []
         if not math.isinf(self.lower):
             parts.append(f"{_number(self.lower)} {'<=' if self.lower_closed else '<'} ")

@@ -28,6 +28,7 @@ _ALLOWED = {
     "ceiling": sympy.ceiling,
     "Piecewise": sympy.Piecewise,
     "Abs": sympy.Abs,
+    "Eq": sympy.Eq,
     "pi": sympy.pi,
     "Integer": sympy.Integer,
     "Float": sympy.Float,

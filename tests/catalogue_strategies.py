@@ -37,6 +37,8 @@ OPEN_END_MARGIN = 1e-6
 def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
     """Values inside the symbol's domain, log-uniform over its realistic range, plus its edges."""
     domain = symbol.domain
+    if domain.values:
+        return st.sampled_from(domain.values)
     if domain.integer:
         low = max(INTEGER_RANGE[0], math.ceil(domain.lower))
         return st.integers(low, max(low, INTEGER_RANGE[1])).map(float)

@@ -52,3 +52,10 @@ def test_membership_agrees_with_the_inequality(value: float, other: float) -> No
     domain = Domain.parse(f"[{low!r}, {high!r})")
     for probe in (low, high, (low + high) / 2):
         assert bool(domain.contains(probe)) == (low <= probe < high)
+
+
+def test_set_domain_allows_only_its_values() -> None:
+    domain = Domain.parse("{5, 6, 10}")
+    assert domain.contains(np.array([5.0, 6.0, 10.0])).all()
+    assert not domain.contains(np.array([3.0, 5.5, 7.0, np.nan])).any()
+    assert domain.describe("raid_level") == "raid_level one of 5, 6, 10"
