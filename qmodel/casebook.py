@@ -34,7 +34,7 @@ from qmodel.catalogue import get_formula, load_catalogue
 from qmodel.errors import CatalogueError, InputError
 from qmodel.evaluate import calc
 from qmodel.output import console as make_console
-from qmodel.output import render
+from qmodel.output import format_number, render
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, parse_value, with_unit
 
@@ -205,8 +205,8 @@ def run_casebooks(names: list[str]) -> list[CaseResult]:
 
 
 def _paper_text(case: Case) -> str:
-    low, high = case.paper
-    return f"{low:g}" if low == high else f"{low:g} – {high:g}"
+    low, high = (format_number(end) for end in case.paper)
+    return low if low == high else f"{low} – {high}"
 
 
 def _deviation_text(result: CaseResult) -> str:
@@ -229,7 +229,7 @@ def report(results: list[CaseResult], fmt: str) -> None:
     columns = ["case", "quantity", "paper", "model", "unit", "deviation", "verdict"]
 
     def row(r: CaseResult) -> list[str]:
-        return [r.case.id, r.case.quantity, _paper_text(r.case), f"{r.model:.6g}", r.case.unit,
+        return [r.case.id, r.case.quantity, _paper_text(r.case), format_number(r.model), r.case.unit,
                 _deviation_text(r), r.verdict]
 
     if fmt == "csv":

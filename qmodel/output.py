@@ -10,8 +10,10 @@ FORMATS = ("table", "json", "csv")
 
 
 def format_number(value: Any) -> str:
-    """Six significant digits for floats; other values as they are."""
+    """Six significant digits for floats, whole numbers in full; other values as they are."""
     if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
         return f"{value:.6g}"
     return "" if value is None else str(value)
 

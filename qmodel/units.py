@@ -44,6 +44,7 @@ _UNIT_TABLE = [
     Unit("KiB", "data size", 1024.0),
     Unit("MB", "data size", 1e6),
     Unit("GB", "data size", 1e9),
+    Unit("TB", "data size", 1e12),
     Unit("MB/s", "data rate", 1e6),
     Unit("GB/s", "data rate", 1e9),
 ]
