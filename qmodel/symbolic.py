@@ -29,6 +29,7 @@ _ALLOWED = {
     "Piecewise": sympy.Piecewise,
     "Abs": sympy.Abs,
     "Eq": sympy.Eq,
+    "And": sympy.And,
     "pi": sympy.pi,
     "Integer": sympy.Integer,
     "Float": sympy.Float,
