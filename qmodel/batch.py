@@ -51,14 +51,19 @@ def sniff_delimiter(header_line: str) -> str:
     return best if counts[best] else ","
 
 
-def _input_columns(formula: Formula, header: list[str]) -> dict[str, tuple[int, float]]:
-    """Map each symbol to (column index, factor from the column's unit to the symbol's unit)."""
+def _input_columns(formula: Formula, header: list[str],
+                   given: set[str] = frozenset()) -> dict[str, tuple[int, float]]:
+    """Map each symbol to (column index, factor from the column's unit to the symbol's unit).
+
+    Header names match symbols without regard to case (DISC is disc); ``given``
+    are inputs supplied otherwise, which need no column.
+    """
     columns: dict[str, tuple[int, float]] = {}
     for index, title in enumerate(header):
         match = _HEADER.match(title)
-        if match is None or match.group(1) not in formula.symbols:
+        if match is None or match.group(1).lower() not in formula.symbols:
             continue  # not an input: passes through unchanged
-        name, unit_name = match.groups()
+        name, unit_name = match.group(1).lower(), match.group(2)
         symbol_unit = UNITS[formula.symbols[name].unit]
         factor = 1.0
         if unit_name is not None:
@@ -72,7 +77,8 @@ def _input_columns(formula: Formula, header: list[str]) -> dict[str, tuple[int, 
             raise InputError(f"column {title!r}", name, "each input in one column",
                              reason="input given twice")
         columns[name] = (index, factor)
-    missing = [n for n, s in formula.symbols.items() if n not in columns and s.default is None]
+    missing = [n for n, s in formula.symbols.items()
+               if n not in columns and n not in given and s.default is None]
     if missing:
         raise InputError("columns", ", ".join(header), "a header naming " +
                          ", ".join(missing), reason=f"missing required column(s) for {formula.id}")
@@ -165,10 +171,14 @@ def _split_csv(lines: list[str], delimiter: str) -> _Table:
     return _Table(header, header_text, texts, columns, errors)
 
 
-def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO) -> BatchSummary:
+def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
+              settings: dict[str, float] | None = None, select=None) -> BatchSummary:
     """Evaluate ``formula_id`` for every data row of CSV ``text``; write the rows to ``out``.
 
-    Raises InputError when the file as a whole cannot be used (status 2).
+    ``settings`` give inputs that no column gives (a command's options);
+    ``select(outputs, errors)`` returns the rows to write, in order (default:
+    all rows as they came). Raises InputError when the file as a whole cannot
+    be used (status 2).
     """
     formula = get_formula(formula_id)
     text = text.removeprefix("\ufeff")
@@ -181,8 +191,8 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO) -> BatchSumm
     table = _split_plain(lines, delimiter) or _split_csv(lines, delimiter)
     header = [title.strip() for title in table.header]
     errors = table.errors
-    inputs = {}
-    for name, (index, factor) in _input_columns(formula, header).items():
+    inputs = dict(settings or {})
+    for name, (index, factor) in _input_columns(formula, header, set(inputs)).items():
         unit = formula.symbols[name].unit
         inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors)
     outputs: dict[str, np.ndarray] = {}
@@ -191,29 +201,37 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO) -> BatchSumm
         for row, error in evaluation.errors.items():
             errors.setdefault(row, error)
         outputs = evaluation.outputs
-    _write(formula, table, outputs, errors, delimiter, out)
+    rows = range(len(table.row_texts)) if select is None else select(outputs, errors)
+    _write(formula, table, outputs, errors, delimiter, out, list(rows))
     for row in sorted(errors):
         err.write(f"{formula.id}: {errors[row].at_row(row + 1)}\n")
     return BatchSummary(len(table.row_texts), errors)
 
 
 def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
-           errors: dict[int, InputError], delimiter: str, out: TextIO) -> None:
-    """Each row's text, then its results (12 significant digits) and its error, if any."""
+           errors: dict[int, InputError], delimiter: str, out: TextIO, rows: list[int]) -> None:
+    """Each selected row's text, then its results (12 significant digits) and its error, if any."""
     titles = [f"{o.name}[{o.unit}]" for o in formula.outputs] + ["error"]
     out.write(delimiter.join([table.header_text, *titles]) + "\n")
-    if not table.row_texts:
+    if not rows:
         return
     row_format = "%s" + f"{delimiter}%.12g" * len(formula.outputs) + delimiter
-    values = [outputs[o.name].tolist() for o in formula.outputs]
-    lines = [row_format % row for row in zip(table.row_texts, *values, strict=True)]
+    every_row = len(rows) == len(table.row_texts)
+    texts = table.row_texts if every_row else [table.row_texts[row] for row in rows]
+    values = [outputs[o.name].tolist() if every_row else outputs[o.name][rows].tolist()
+              for o in formula.outputs]
+    lines = [row_format % row for row in zip(texts, *values, strict=True)]
     blanks = delimiter * len(formula.outputs)
+    position = {row: place for place, row in enumerate(rows)} if not every_row else None
     for row, error in errors.items():
-        lines[row] = f"{table.row_texts[row]}{blanks}{delimiter}{_quote(error.message(), delimiter)}"
+        place = row if position is None else position.get(row)
+        if place is not None:
+            lines[place] = f"{table.row_texts[row]}{blanks}{delimiter}{_quote(error.message(), delimiter)}"
     out.write("\n".join(lines) + "\n")
 
 
-def run_batch_files(formula_id: str, input_path: str, output_path: str) -> int:
+def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
+                    settings: dict[str, float] | None = None, select=None) -> int:
     """The ``qmodel batch`` command: paths (``-`` for stdin/stdout) in, exit status out."""
     raw = sys.stdin.buffer.read() if input_path == "-" else _read_bytes(input_path)
     try:
@@ -221,10 +239,11 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str) -> int:
     except UnicodeDecodeError as error:
         raise _file_error(input_path, "UTF-8 text", f"not UTF-8 ({error.reason})") from None
     if output_path == "-":
-        summary = run_batch(formula_id, text, sys.stdout, sys.stderr)
+        summary = run_batch(formula_id, text, sys.stdout, sys.stderr, settings=settings,
+                            select=select)
     else:
         buffer = io.StringIO()
-        summary = run_batch(formula_id, text, buffer, sys.stderr)
+        summary = run_batch(formula_id, text, buffer, sys.stderr, settings=settings, select=select)
         with open(output_path, "w", encoding="utf-8", newline="") as handle:
             handle.write(buffer.getvalue())
     failed = len(summary.errors)
@@ -238,3 +257,12 @@ def _read_bytes(path: str) -> bytes:
             return handle.read()
     except OSError as error:
         raise _file_error(path, "a readable file", error.strerror or "cannot read") from None
+
+
+def ranked_candidates(outputs: dict[str, np.ndarray], errors: dict[int, InputError]) -> list[int]:
+    """Rows of ``ssd_candidate`` that pass the filter, most read disconnect time first."""
+    if not outputs:
+        return []
+    passing = np.flatnonzero(outputs["candidate"] == 1)
+    passing = [row for row in passing.tolist() if row not in errors]
+    return sorted(passing, key=lambda row: -outputs["read_disc_rate"][row])

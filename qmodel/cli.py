@@ -132,6 +132,38 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
     render(["kind", "name", "value", "unit"], rows, fmt, title=entry.title, json_payload=payload)
 
 
+@cli.command("ssd-candidates", epilog="""\b
+Examples:
+  $ qmodel ssd-candidates type42-export.csv -o candidates.csv
+  $ qmodel ssd-candidates type42-export.csv --disc 3ms --rh 40%
+\b
+Columns disc (ms), iort (1/s), rh, rp and rr (ratios; a header rh[%] takes
+percentages) are matched without regard to case. Other columns pass through.""")
+@click.argument("input_csv", metavar="INPUT.csv")
+@click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",
+              help="Where to write the candidates; - (default) is standard output.")
+@click.option("--disc", default="4ms", show_default=True, help="Keep DISC above this.")
+@click.option("--iort", default="10", show_default=True, help="Keep IORT (I/O rate) above this.")
+@click.option("--rh", default="50%", show_default=True, help="Keep read hit (RH) below this.")
+@click.option("--rp", default="80%", show_default=True, help="Keep read percentage above this.")
+@click.option("--rr", default="70%", show_default=True, help="Keep random ratio above this.")
+@click.pass_context
+def ssd_candidates(ctx: click.Context, input_csv: str, output_csv: str, disc: str, iort: str,
+                   rh: str, rp: str, rr: str) -> None:
+    """SSD candidates from a per-dataset SMF 42 export: the study's filter, ranked by read DISC time."""
+    from qmodel.batch import ranked_candidates, run_batch_files
+    from qmodel.catalogue import get_formula
+
+    entry = get_formula("ssd_candidate")
+    thresholds = _parse_assignments(
+        tuple(f"{name}={text}" for name, text in (("disc_above", disc), ("iort_above", iort),
+                                                  ("rh_below", rh), ("rp_above", rp),
+                                                  ("rr_above", rr))),
+        {n: s.unit for n, s in entry.symbols.items()}, "a threshold")
+    ctx.exit(run_batch_files("ssd_candidate", input_csv, output_csv, settings=thresholds,
+                             select=ranked_candidates))
+
+
 @cli.command(epilog="""\b
 Examples:
   $ qmodel solve backend_load drive_utilization=50% --for io_rate \\

@@ -3,6 +3,7 @@
 import csv
 import io
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -165,3 +166,36 @@ def test_plain_and_quoted_files_give_the_same_results(cells) -> None:
     assert len(plain) == len(quoted) == len(cells)
     for mine, theirs in zip(plain, quoted, strict=True):
         assert mine == {k: v for k, v in theirs.items() if k != "label"}
+
+
+def _candidate_names(output: str) -> list[str]:
+    lines = [line for line in output.splitlines()[1:] if line and not line.startswith("ssd_candidate:")]
+    return [line.split(",")[0] for line in lines]
+
+
+STUDY_ROWS = "dsn,DISC,IORT,RH[%],RP[%],RR[%]\nA,5.10,35,26,96,77\nB,5.42,25,19,98,90\nC,5.75,12,13,98,95\n"
+
+
+def test_ssd_candidates_keeps_the_studys_rows_ranked_by_read_disconnect_time() -> None:
+    text = STUDY_ROWS + "D,3,50,10,99,99\nE,9,500,10,99,99\n"
+    result = CliRunner().invoke(cli, ["ssd-candidates", "-"], input=text)
+    assert result.exit_code == 0
+    assert _candidate_names(result.output) == ["E", "A", "B", "C"]  # D fails DISC > 4
+
+
+def test_ssd_candidates_thresholds_are_adjustable() -> None:
+    result = CliRunner().invoke(cli, ["ssd-candidates", "-", "--disc", "5.5ms"], input=STUDY_ROWS)
+    assert _candidate_names(result.output) == ["C"]
+
+
+def test_ssd_candidates_handles_thousands_of_rows() -> None:
+    rng = np.random.default_rng(7)
+    rows = [f"DS{i},{rng.uniform(0, 10):.2f},{rng.uniform(0, 50):.1f},{rng.uniform(0, 100):.0f},"
+            f"{rng.uniform(0, 100):.0f},{rng.uniform(0, 100):.0f}" for i in range(5000)]
+    text = "dsn,disc,iort,rh[%],rp[%],rr[%]\n" + "\n".join(rows) + "\n"
+    result = CliRunner().invoke(cli, ["ssd-candidates", "-"], input=text)
+    assert result.exit_code == 0
+    kept = list(csv.DictReader(io.StringIO(result.output.split("ssd_candidate:")[0])))
+    rates = [float(row["read_disc_rate[1]"]) for row in kept]
+    assert rates == sorted(rates, reverse=True)
+    assert all(float(row["disc"]) > 4 and float(row["rh[%]"]) < 50 for row in kept)
