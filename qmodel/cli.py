@@ -132,6 +132,71 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
     render(["kind", "name", "value", "unit"], rows, fmt, title=entry.title, json_payload=payload)
 
 
+@cli.command(epilog="""\b
+Examples:
+  $ qmodel sweep mm1 arrival_rate=100..950 --steps 10 service_time=1ms
+  $ qmodel sweep backend_load io_rate=50K..250K --steps 9 read_fraction=56.5% \\
+        read_hit_ratio=95% destage_rate=10% drives=360 --plot knee.png --y drive_utilization
+\b
+Rows where the model refuses the inputs (past a stability limit) show why
+instead of numbers.""")
+@click.argument("formula_id")
+@click.argument("vary", metavar="INPUT=START..STOP")
+@click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
+@click.option("--steps", default=11, show_default=True, help="Points from START to STOP.")
+@click.option("--plot", "plot_path", default=None, metavar="FILE",
+              help="Also draw the curve to FILE (.png, .svg, .pdf); needs the extra 'plot'.")
+@click.option("--y", "y_output", default=None, metavar="OUTPUT",
+              help="Output to plot (default: the entry's last output).")
+@FORMAT_OPTION
+def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps: int,
+          plot_path: str | None, y_output: str | None, fmt: str) -> None:
+    """Evaluate an entry over a range of one input: the table of every output (and a curve)."""
+    import numpy as np
+
+    from qmodel.catalogue import get_formula
+    from qmodel.evaluate import evaluate
+    from qmodel.units import parse_value
+
+    entry = get_formula(formula_id)
+    name, sep, span = vary.partition("=")
+    start_text, dots, stop_text = span.partition("..")
+    if not sep or not dots or name not in entry.symbols:
+        raise InputError(vary, "", "INPUT=START..STOP with INPUT one of " + ", ".join(entry.symbols),
+                         reason="not a range of an input")
+    if steps < 2:
+        raise InputError("--steps", steps, ">= 2")
+    unit = entry.symbols[name].unit
+    values = np.linspace(parse_value(name, start_text, unit), parse_value(name, stop_text, unit),
+                         steps)
+    if entry.symbols[name].domain.integer:
+        values = np.unique(np.round(values))
+    y_name = y_output or entry.outputs[-1].name
+    if y_name not in {o.name for o in entry.outputs}:
+        raise InputError("--y", y_name, ", ".join(o.name for o in entry.outputs))
+    if plot_path:
+        from qmodel.plotting import check_plot_path
+
+        check_plot_path(plot_path)
+    inputs = _parse_assignments(assignments, {n: s.unit for n, s in entry.symbols.items()},
+                                f"an input of {entry.id}")
+    inputs.pop(name, None)
+    evaluation = evaluate(entry, {**inputs, name: values})
+    columns = [f"{name} [{unit}]", *(f"{o.name} [{o.unit}]" for o in entry.outputs), "error"]
+    rows = []
+    for row, value in enumerate(values):
+        error = evaluation.errors.get(row)
+        results = [None if error else float(evaluation.outputs[o.name][row]) for o in entry.outputs]
+        rows.append([float(value), *results, error.message() if error else ""])
+    render(columns, rows, fmt, title=f"{entry.id}: sweep of {name}")
+    if plot_path:
+        from qmodel.plotting import plot_sweep
+
+        good = np.array([row not in evaluation.errors for row in range(len(values))], dtype=bool)
+        plot_sweep(values[good], evaluation.outputs[y_name][good], f"{name} [{unit}]",
+                   f"{y_name} [{entry.output(y_name).unit}]", entry.title, plot_path)
+
+
 @cli.command("ssd-candidates", epilog="""\b
 Examples:
   $ qmodel ssd-candidates type42-export.csv -o candidates.csv

@@ -22,6 +22,10 @@ from qmodel.errors import InputError
 from qmodel.units import UNITS, with_unit
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+# A strict bound is a stability limit: a value within this (relative) of it is
+# taken as at the limit, so float rounding (ρ = 0.9999999999999999 for an
+# exact 1) cannot turn an unstable queue into an enormous number.
+_AT_LIMIT = 1e-12
 
 
 class FormulaResult:
@@ -125,7 +129,11 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
         for constraint, quantity in zip(formula.constraints, constrained(**si), strict=True):
             quantity = np.broadcast_to(quantity, shape) / UNITS[constraint.unit].to_si
             flat = quantity.reshape(-1)
-            reject(~_COMPARE[constraint.relation](quantity, constraint.bound),
+            bound = constraint.bound
+            if constraint.relation in ("<", ">"):
+                slack = _AT_LIMIT * max(1.0, abs(bound))
+                bound = bound - slack if constraint.relation == "<" else bound + slack
+            reject(~_COMPARE[constraint.relation](quantity, bound),
                    lambda i, c=constraint, flat=flat: InputError(
                        c.name, with_unit(_fmt(flat[i]), c.unit),
                        with_unit(f"{c.relation} {c.bound:g}", c.unit), reason=c.reason))

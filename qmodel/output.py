@@ -59,7 +59,7 @@ def render(
 
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([[format_number(v) if v is None else v for v in row] for row in rows])
+        writer.writerows([["" if v is None else v for v in row] for row in rows])
     else:
         from rich.table import Table
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from qmodel.errors import InputError
@@ -43,6 +44,21 @@ def plot_timeline(timeline: Timeline, path: str) -> None:
     backlog.set_ylabel("backlog, GB")
     backlog.set_xlabel("minute (shaded: consistency groups suspended)")
     figure.suptitle("Global Mirror fluid time-line")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def plot_sweep(x, y, x_label: str, y_label: str, title: str, path: str) -> None:
+    """Write one output against one input (a response-time knee, say) to PNG, SVG or PDF."""
+    check_plot_path(path)
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    axes.plot(x, y, marker="o")
+    axes.set_xlabel(x_label)
+    axes.set_ylabel(y_label)
+    axes.set_title(textwrap.fill(title, 80), fontsize=9)
+    axes.grid(alpha=0.3)
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)

@@ -20,7 +20,7 @@ def test_top_level_help_shows_a_worked_example() -> None:
 
 @pytest.mark.parametrize("command", [["calc"], ["batch"], ["validate"], ["formula", "list"],
                                      ["formula", "show"], ["subchannels"], ["mirror-timeline"],
-                                     ["solve"], ["ssd-candidates"]])
+                                     ["solve"], ["ssd-candidates"], ["sweep"]])
 def test_each_command_help_shows_an_example(command: list[str]) -> None:
     result = run(*command, "--help")
     assert result.exit_code == 0
@@ -120,3 +120,28 @@ def test_subchannels_refuses_a_delayed_fraction_outside_0_1() -> None:
     result = run("subchannels", "--delayed", "131%")
     assert result.exit_code == 2
     assert result.output.startswith("error: delayed_fraction")
+
+
+def test_sweep_evaluates_every_point_and_explains_unstable_ones() -> None:
+    result = run("sweep", "mm1", "arrival_rate=100..1100", "--steps", "6", "service_time=1ms",
+                 "--format", "json")
+    assert result.exit_code == 0
+    rows = json.loads(result.output)
+    assert [row["arrival_rate [1/s]"] for row in rows] == [100, 300, 500, 700, 900, 1100]
+    assert rows[2]["response_time [ms]"] == pytest.approx(2.0)
+    assert rows[-1]["response_time [ms]"] is None
+    assert "unstable" in rows[-1]["error"]
+
+
+def test_sweep_draws_the_curve(tmp_path) -> None:
+    target = tmp_path / "knee.svg"
+    result = run("sweep", "mm1", "arrival_rate=100..900", "--steps", "5", "service_time=1ms",
+                 "--plot", str(target), "--y", "response_time", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert target.read_text(encoding="utf-8").lstrip().startswith("<?xml")
+
+
+def test_sweep_refuses_a_range_of_something_that_is_not_an_input() -> None:
+    result = run("sweep", "mm1", "servers=1..4", "service_time=1ms")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: servers=1..4")
