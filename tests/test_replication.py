@@ -189,3 +189,15 @@ def test_mirror_timeline_refuses_an_unknown_plot_format(tmp_path) -> None:
                                       "--bandwidth", "361MB/s", "--plot", str(tmp_path / "x.gif")])
     assert result.exit_code == 2
     assert result.output.startswith("error: --plot")
+
+
+def test_dbx232_type74_ssch_split_by_the_type74ca_mix() -> None:
+    # §7.4.1: 37,458 SSCH (TYPE74); TYPE74CA 18,354 random reads, 7,866 random writes,
+    # 4,765 sequential reads, 6,743 sequential writes (37,728 in all)
+    split = calc("type74_split", ssch=37458, random_reads=18354, random_writes=7866,
+                 sequential_reads=4765, sequential_writes=6743)
+    assert float(split.cache_total) == 37728
+    parts = [float(getattr(split, f"ssch_{k}")) for k in
+             ("random_reads", "random_writes", "sequential_reads", "sequential_writes")]
+    assert sum(parts) == pytest.approx(37458)
+    assert parts[0] == pytest.approx(37458 * 18354 / 37728)
