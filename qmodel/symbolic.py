@@ -64,7 +64,8 @@ def _expand(parsed: ParsedFormula, expr: sympy.Expr, expand_functions: bool) -> 
         if expanded == expr:
             break
         expr = expanded
-    if expand_functions:
+    while expand_functions and expr.atoms(sympy.core.function.AppliedUndef):
+        # a function's definition may call another (MMCWait calls ErlangC)
         expr = expr.replace(
             lambda node: isinstance(node, sympy.core.function.AppliedUndef),
             lambda node: function_definition(type(node).__name__)(*node.args),
