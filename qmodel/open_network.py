@@ -1,0 +1,68 @@
+"""Open product-form networks, single and multi-class (Jackson / BCMP with Poisson arrivals).
+
+Per station k, with arrival rate λ_c and demand D_ck of class c:
+
+    U_k    = Σ_c λ_c D_ck / c_k                                   utilization per server
+    R_ck   = D_ck / (1 − U_k)                                      queueing station
+    R_ck   = D_ck (1 + C(c_k, c_k U_k) / (c_k (1 − U_k)))          c_k servers (Erlang C)
+    R_ck   = D_ck                                                  delay station
+    Q_ck   = λ_c R_ck                                              Little's law
+
+(Lazowska et al., QSP ch. 6.2 and 8.3; Erlang C by the stable recursion in
+qmodel.queueing.) The multi-server form is exact for one class, and for
+several classes when they share one service time per visit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from qmodel.errors import InputError
+from qmodel.network import Network
+from qmodel.queueing import erlang_c
+
+
+@dataclass(frozen=True)
+class OpenResult:
+    """Open-network results; arrays are (classes, stations) unless noted. Times in the model's unit."""
+
+    stations: tuple[str, ...]
+    classes: tuple[str, ...]
+    throughput: np.ndarray       # (C,) = arrival rates
+    response_time: np.ndarray    # (C,) time in the stations per job
+    queue_length: np.ndarray     # (C, K)
+    residence_time: np.ndarray   # (C, K)
+    utilization: np.ndarray      # (C, K) per server
+    time_unit: str = "s"
+
+
+def solve_open(model: Network) -> OpenResult:
+    """Mean values of an open network whose classes all have arrival rates (formulas above)."""
+    if model.closed_classes.any():
+        names = [c for c, closed in zip(model.classes, model.closed_classes, strict=False) if closed]
+        raise InputError(f"arrival_rate of class(es) {names}", "missing",
+                         "an arrival rate for every class of an open network (closed classes: MVA)")
+    rates = model.arrival_rates
+    servers = np.array([s.servers if s.kind == "multi" else 1 for s in model.stations], float)
+    delay = np.array([s.kind == "delay" for s in model.stations])
+    for station in model.stations:
+        if station.kind == "ld":
+            raise InputError(f"station {station.name!r}: type", "ld",
+                             "queue, multi or delay in an open model (ld: closed single-class models)")
+    class_utilization = rates[:, None] * model.demands / servers
+    utilization = class_utilization.sum(axis=0)
+    for k, station in enumerate(model.stations):
+        if not delay[k] and utilization[k] >= 1:
+            raise InputError(f"utilization of station {station.name!r}", f"{utilization[k]:.4g}", "below 1",
+                             reason="the open network is unstable: arrivals exceed what the station serves")
+    # mean wait in units of the demand: C(c, cU) / (c (1 − U)); U / (1 − U) for one server
+    queueing = ~delay
+    stretch = np.ones(len(model.stations))
+    stretch[queueing] += erlang_c(servers[queueing], servers[queueing] * utilization[queueing]) / (
+        servers[queueing] * (1 - utilization[queueing]))
+    residence = model.demands * stretch
+    return OpenResult(stations=model.station_names, classes=model.classes, throughput=rates.copy(),
+                      response_time=residence.sum(axis=1), queue_length=rates[:, None] * residence,
+                      residence_time=residence, utilization=class_utilization, time_unit=model.time_unit)
