@@ -43,7 +43,7 @@ class Bounds:
 def closed_bounds(model: Network, populations: np.ndarray | int) -> Bounds:
     """Asymptotic and (where applicable) balanced job bounds of a single-class closed network."""
     if model.demands.shape[0] != 1:
-        raise InputError("classes", len(model.classes), "one class for bounds (a multi-class model has none here)")
+        raise InputError("classes", len(model.classes), "one class: bounds are for single-class models")
     n = np.atleast_1d(np.asarray(populations, float))
     demand = model.demands[0]
     delay = np.array([s.kind == "delay" for s in model.stations])

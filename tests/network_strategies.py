@@ -70,7 +70,7 @@ def _station_terms(demand: Fraction, station: Station, population: int) -> list[
 
 def ld_equivalent(model: Network) -> Network:
     """The same network with every multi-server station given as an ld station with rates min(j, c)."""
-    stations = tuple(Station(s.name, "ld", 1, tuple(float(min(j, s.servers)) for j in range(1, s.servers + 1)))
+    stations = tuple(Station(s.name, "ld", 1, tuple(float(j) for j in range(1, s.servers + 1)))
                      if s.kind == "multi" else s for s in model.stations)
     return Network(stations, model.classes, model.demands, model.think_times, model.populations,
                    model.arrival_rates, model.visits, model.time_unit)

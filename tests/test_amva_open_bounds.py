@@ -10,7 +10,7 @@ from qmodel.amva import approximation_error, linearizer, schweitzer
 from qmodel.bounds import closed_bounds
 from qmodel.errors import InputError
 from qmodel.evaluate import calc
-from qmodel.mva import multi_class, solve_closed
+from qmodel.mva import solve_closed
 from qmodel.network import network
 from qmodel.open_network import solve_open
 
@@ -59,7 +59,7 @@ def test_open_multi_server_station_agrees_with_the_mmc_entry() -> None:
 
 
 def test_open_network_names_the_saturated_station_and_its_utilization() -> None:
-    with pytest.raises(InputError, match="utilization of station 'disk' = 1.2"):
+    with pytest.raises(InputError, match=r"utilization of station 'disk' = 1\.2"):
         solve_open(network([0.01, 0.03], names=["cpu", "disk"], arrival_rate=40))
 
 
