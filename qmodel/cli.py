@@ -436,3 +436,12 @@ def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str) -> None:
 def main() -> None:
     """Console-script entry point."""
     sys.exit(cli.main(prog_name="qmodel"))
+
+
+def _register_mva() -> None:
+    from qmodel.mva_command import mva
+
+    cli.add_command(mva)
+
+
+_register_mva()

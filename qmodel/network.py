@@ -153,7 +153,7 @@ def load_model(path: str | Path) -> Network:
     if unknown:
         raise InputError(f"{where}: key", ", ".join(sorted(unknown)), "time_unit, title, station, class")
     time_unit = data.get("time_unit", "s")
-    if time_unit not in UNITS or UNITS[time_unit].quantity != "time":
+    if time_unit not in UNITS or UNITS[time_unit].dimension != "time":
         raise InputError(f"{where}: time_unit", repr(time_unit), "a time unit: s, ms, us, min")
     class_tables = data.get("class") or [{"name": "class1"}]
     station_tables = data.get("station") or []

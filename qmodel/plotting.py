@@ -62,3 +62,27 @@ def plot_sweep(x, y, x_label: str, y_label: str, title: str, path: str) -> None:
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
+
+
+def plot_mva(populations, throughput, response_time, bounds, time_unit: str, path: str) -> None:
+    """Write X(N) and R(N) from MVA with their optimistic and pessimistic bounds (PNG, SVG or PDF)."""
+    check_plot_path(path)
+    plt = _pyplot()
+    figure, (x_axes, r_axes) = plt.subplots(2, 1, sharex=True, figsize=(7, 6))
+    x_axes.plot(populations, throughput, label="exact MVA")
+    x_axes.plot(populations, bounds.throughput_upper, "--", label="upper bound")
+    x_axes.plot(populations, bounds.throughput_lower, ":", label="lower bound")
+    x_axes.set_ylabel(f"throughput X [1/{time_unit}]")
+    x_axes.legend(loc="lower right")
+    r_axes.plot(populations, response_time, label="exact MVA")
+    r_axes.plot(populations, bounds.response_lower, "--", label="lower bound")
+    r_axes.plot(populations, bounds.response_upper, ":", label="upper bound")
+    r_axes.set_ylabel(f"response time R [{time_unit}]")
+    r_axes.set_xlabel("population N")
+    r_axes.legend(loc="upper left")
+    for axes in (x_axes, r_axes):
+        axes.grid(alpha=0.3)
+    figure.suptitle(f"Closed network: bottleneck {bounds.bottleneck}, N* = {bounds.knee:.3g}")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)

@@ -20,7 +20,7 @@ def test_top_level_help_shows_a_worked_example() -> None:
 
 @pytest.mark.parametrize("command", [["calc"], ["batch"], ["validate"], ["formula", "list"],
                                      ["formula", "show"], ["subchannels"], ["mirror-timeline"],
-                                     ["solve"], ["ssd-candidates"], ["sweep"]])
+                                     ["solve"], ["ssd-candidates"], ["sweep"], ["mva"]])
 def test_each_command_help_shows_an_example(command: list[str]) -> None:
     result = run(*command, "--help")
     assert result.exit_code == 0
