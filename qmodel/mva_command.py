@@ -35,7 +35,8 @@ the README. Times are in the model's time_unit (flags: --time-unit).""")
 @click.option("--demand", default=None, metavar="D1,D2,...", help="Service demand per station.")
 @click.option("--service-time", default=None, metavar="S1,S2,...", help="Service time per visit.")
 @click.option("--visits", default=None, metavar="V1,V2,...", help="Visits per job (with --service-time).")
-@click.option("--servers", default=None, metavar="C1,C2,...", help="Servers per station; 'delay' for infinite.")
+@click.option("--servers", default=None, metavar="C1,C2,...",
+              help="Servers per station; 'delay' for infinite.")
 @click.option("--names", default=None, metavar="A,B,...", help="Station names.")
 @click.option("--think-time", default="0", show_default=True, help="Think time Z.")
 @click.option("--arrival-rate", default=None, help="Arrival rate: solve as an open network instead.")
@@ -121,7 +122,8 @@ def _population(text: str | None, model) -> int | None:
     if value < 1 or value != int(value):
         raise InputError("--population", text, "N or 1..N with N a whole number ≥ 1")
     if len(model.classes) > 1:
-        raise InputError("--population", text, "a single-class model (set each class's population in the file)")
+        raise InputError("--population", text,
+                         "a single-class model (set each class's population in the file)")
     return int(value)
 
 
@@ -161,7 +163,8 @@ def _show_sweep(model, population: int | None, fmt: str, plot_path: str | None) 
              float(bounds.throughput_upper[i]), float(bounds.throughput_lower[i]), bounds.binding[i]]
             for i in shown]
     caption = (f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}"
-               + ("" if bounds.balanced else "; balanced job bounds need single-server stations (asymptotic only)")
+               + ("" if bounds.balanced
+                  else "; balanced job bounds need single-server stations (asymptotic only)")
                + (f"; {len(shown)} of {n} populations shown, --format csv for all" if len(shown) < n else ""))
     if fmt == "json":
         render([], [], fmt, json_payload=_sweep_json(model, result, bounds))
@@ -207,7 +210,8 @@ def _show_multi_class(model, method: str, compare: bool, fmt: str) -> None:
     from qmodel.mva import multi_class
 
     if compare and method == "exact":
-        raise InputError("--compare", "with --method exact", "an approximate --method (schweitzer, linearizer)")
+        raise InputError("--compare", "with --method exact",
+                         "an approximate --method (schweitzer, linearizer)")
     if method == "exact":
         lattice = int(np.prod(model.populations + 1))
         point = _solve_with_progress(lambda progress: multi_class(model, progress), lattice, "exact MVA")
@@ -237,7 +241,8 @@ def _show_multi_class(model, method: str, compare: bool, fmt: str) -> None:
 
 def _station_rows(model, point) -> list[dict]:
     return [{"class": c_name, "station": station.name, "demand": float(model.demands[c, k]),
-             "utilization": float(point.utilization[0, c, k]), "queue_length": float(point.queue_length[0, c, k]),
+             "utilization": float(point.utilization[0, c, k]),
+             "queue_length": float(point.queue_length[0, c, k]),
              "residence_time": float(point.residence_time[0, c, k])}
             for c, c_name in enumerate(point.classes) for k, station in enumerate(model.stations)]
 
