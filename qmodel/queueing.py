@@ -22,11 +22,25 @@ def erlang_b(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
     Cost: max(c) vectorized steps.
     """
     servers, load = np.broadcast_arrays(np.asarray(servers, float), np.asarray(offered_load, float))
-    blocking = np.ones(servers.shape)
-    for k in range(1, int(servers.max(initial=0)) + 1):
-        step = load * blocking / (k + load * blocking)
-        blocking = np.where(k <= servers, step, blocking)
-    return blocking
+    # largest server counts first, so that step k works on the prefix still recursing
+    order = np.argsort(-servers, axis=None, kind="stable")
+    counts = servers.ravel()[order]
+    loads = load.ravel()[order]
+    blocking = np.ones(counts.size)
+    carried, denominator = np.empty(counts.size), np.empty(counts.size)
+    active = counts.size
+    b, a, t, d = blocking, loads, carried, denominator
+    for k in range(1, int(counts.max(initial=0)) + 1):
+        if counts[active - 1] < k:
+            while counts[active - 1] < k:
+                active -= 1
+            b, a, t, d = blocking[:active], loads[:active], carried[:active], denominator[:active]
+        np.multiply(a, b, out=t)               # a·B(k−1)
+        np.add(t, k, out=d)                    # k + a·B(k−1)
+        np.divide(t, d, out=b)
+    result = np.empty(counts.size)
+    result[order] = blocking
+    return result.reshape(servers.shape)
 
 
 def erlang_c(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
