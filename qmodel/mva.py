@@ -102,57 +102,68 @@ def single_class(model: Network, population: int, progress: Progress | None = No
     demand = model.demands[0]
     stations = model.stations
     think = float(model.think_times[0])
-    throughput, queue, residence, empty = _single_class_core(demand, stations, think, population, progress)
+    throughput, queue, residence, utilization, empty = _single_class_core(demand, stations, think, population,
+                                                                          progress)
     n = np.arange(1, population + 1)
-    capacity = np.array([1.0 if s.kind == "delay" else s.capacity for s in stations])
-    utilization = throughput[1:, None] * demand / capacity
     for k, probability in empty.items():
         if stations[k].kind == "ld":          # busy = not empty; a rate table has no "servers"
             utilization[:, k] = 1 - probability[1:]
     return ClosedResult(
         stations=model.station_names, classes=model.classes[:1],
         populations=n[:, None], throughput=throughput[1:, None],
-        response_time=(n / throughput[1:] - think)[:, None],       # Σ_k R_k = n/X − Z
-        queue_length=queue[1:, None, :], residence_time=residence[1:, None, :],
+        response_time=residence.sum(axis=1)[:, None],
+        queue_length=queue[:, None, :], residence_time=residence[:, None, :],
         utilization=utilization[:, None, :], time_unit=model.time_unit)
 
 
 def _single_class_core(demand: np.ndarray, stations: tuple, think: float, population: int,
                        progress: Progress | None = None
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
-    """X(0..N), Q(0..N, K), R(0..N, K) and p_k(0 | 0..N) per load-dependent station k."""
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    """X(0..N), Q, R and U (rows n = 1..N, K columns), and p_k(0 | 0..N) per load-dependent station k.
+
+    U is X·D/c per server (X·D, the mean jobs in service, at a delay station).
+    """
+    per_server = demand / np.array([1.0 if s.kind == "delay" else s.capacity for s in stations])
     if not any(s.load_dependent for s in stations):
         delay = np.array([s.kind == "delay" for s in stations])
-        return (*_load_independent(demand, delay, think, population, progress), {})
-    return _load_dependent(demand, stations, think, population, progress)
+        return (*_load_independent(demand, per_server, delay, think, population, progress), {})
+    throughput, queue, residence, empty = _load_dependent(demand, stations, think, population, progress)
+    return throughput, queue[1:], residence[1:], throughput[1:, None] * per_server, empty
 
 
-def _load_independent(demand: np.ndarray, delay: np.ndarray, think: float, population: int,
-                      progress: Progress | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _load_independent(demand: np.ndarray, per_server: np.ndarray, delay: np.ndarray, think: float,
+                      population: int, progress: Progress | None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The plain recursion, O(K·N), compiled (numba): a few milliseconds for K = 100, N = 10,000."""
-    queue = np.zeros((population + 1, demand.size))
-    residence = np.zeros((population + 1, demand.size))
+    shape = (population, demand.size)
+    queue, residence, utilization = np.empty(shape), np.empty(shape), np.empty(shape)
     throughput = np.zeros(population + 1)
     queued = np.where(delay, 0.0, demand)    # a delay station's residence is its demand alone
-    _recursion(np.ascontiguousarray(demand, dtype=float), queued, float(think), population,
-               throughput, queue, residence)
+    _recursion(np.ascontiguousarray(demand, dtype=float), queued, per_server, float(think), population,
+               throughput, queue, residence, utilization)
     if progress is not None:
         progress(population, population)
-    return throughput, queue, residence
+    return throughput, queue, residence, utilization
 
 
 @njit(cache=True)
-def _recursion(demand, queued, think, population, throughput, queue, residence):  # pragma: no cover
-    """R_k = D_k + D_k·Q_k(n − 1) (queued = 0 at delay stations), X = n / (Z + ΣR), Q = X·R."""
-    for n in range(1, population + 1):
+def _recursion(demand, queued, per_server, think, population, throughput, queue, residence,
+               utilization):  # pragma: no cover - compiled
+    """R_k = D_k + D_k·Q_k(n − 1) (queued = 0 at delay stations), X = n / (Z + ΣR), Q = X·R, U = X·D/c.
+
+    Row i of queue, residence and utilization holds population n = i + 1.
+    """
+    for i in range(population):
         total = think
         for k in range(demand.size):
-            residence[n, k] = demand[k] + queued[k] * queue[n - 1, k]
-            total += residence[n, k]
-        x = n / total
-        throughput[n] = x
+            previous = queue[i - 1, k] if i > 0 else 0.0
+            residence[i, k] = demand[k] + queued[k] * previous
+            total += residence[i, k]
+        x = (i + 1) / total
+        throughput[i + 1] = x
         for k in range(demand.size):
-            queue[n, k] = x * residence[n, k]
+            queue[i, k] = x * residence[i, k]
+            utilization[i, k] = x * per_server[k]
 
 
 def _load_dependent(demand: np.ndarray, stations: tuple, think: float, population: int,
@@ -196,7 +207,7 @@ def _complement_throughput(demand: np.ndarray, stations: tuple, think: float, po
     keep = [k for k in range(demand.size) if k != removed]
     if not keep:
         return np.arange(population + 1) / think if think > 0 else np.zeros(population + 1)
-    throughput, _, _, _ = _single_class_core(demand[keep], tuple(stations[k] for k in keep), think, population)
+    throughput, *_ = _single_class_core(demand[keep], tuple(stations[k] for k in keep), think, population)
     return throughput
 
 

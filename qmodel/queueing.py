@@ -22,24 +22,28 @@ def erlang_b(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
     Cost: max(c) vectorized steps.
     """
     servers, load = np.broadcast_arrays(np.asarray(servers, float), np.asarray(offered_load, float))
-    # largest server counts first, so that step k works on the prefix still recursing
+    # largest server counts first: the elements still recursing at step k are a prefix
     order = np.argsort(-servers, axis=None, kind="stable")
     counts = servers.ravel()[order]
     loads = load.ravel()[order]
     blocking = np.ones(counts.size)
     carried, denominator = np.empty(counts.size), np.empty(counts.size)
-    active = counts.size
+    final = np.ones(counts.size)                 # B(0) = 1 for zero servers
+    last = counts.size - 1                       # last element not yet finished
+    while last >= 0 and counts[last] < 1:
+        last -= 1
     b, a, t, d = blocking, loads, carried, denominator
     for k in range(1, int(counts.max(initial=0)) + 1):
-        if counts[active - 1] < k:
-            while counts[active - 1] < k:
-                active -= 1
-            b, a, t, d = blocking[:active], loads[:active], carried[:active], denominator[:active]
-        np.multiply(a, b, out=t)               # a·B(k−1)
-        np.add(t, k, out=d)                    # k + a·B(k−1)
+        np.multiply(a, b, out=t)                 # a·B(k−1)
+        np.add(t, k, out=d)                      # k + a·B(k−1)
         np.divide(t, d, out=b)
+        while last >= 0 and counts[last] < k + 1:  # these have their B(c): keep it
+            final[last] = blocking[last]
+            last -= 1
+        if 4 * (last + 1) < 3 * b.size:          # drop the finished quarter from the work
+            b, a, t, d = blocking[:last + 1], loads[:last + 1], carried[:last + 1], denominator[:last + 1]
     result = np.empty(counts.size)
-    result[order] = blocking
+    result[order] = final
     return result.reshape(servers.shape)
 
 
