@@ -67,7 +67,8 @@ def octave_times(repeats: int) -> dict[str, float] | None:
 pkg load queueing;
 S = [{single}]; V = ones(1, {SINGLE_DEMANDS.size});
 t = zeros(1, {repeats});
-for i = 1:{repeats}; tic; [U, R, Q, X] = qncsmva({SINGLE_N}, S, V, ones(1, {SINGLE_DEMANDS.size}), {SINGLE_THINK}); t(i) = toc; end
+m = ones(1, {SINGLE_DEMANDS.size});
+for i = 1:{repeats}; tic; [U, R, Q, X] = qncsmva({SINGLE_N}, S, V, m, {SINGLE_THINK}); t(i) = toc; end
 printf("single %.9g %.12g\\n", median(t), X(1));
 S3 = [{multi}]; V3 = ones(size(S3));
 for i = 1:{repeats}; tic; [U, R, Q, X] = qncmmva([{' '.join(map(str, MULTI_N))}], S3, V3); t(i) = toc; end
