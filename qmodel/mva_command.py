@@ -69,6 +69,9 @@ def mva(model_file: str | None, population_text: str | None, demand: str | None,
     if model.open_classes.all():
         _show_open(model, fmt)
         return
+    if model.open_classes.any():
+        _show_mixed(model, fmt)
+        return
     sweep = _population(population_text, model)
     if len(model.classes) == 1 and method == "exact":
         _show_sweep(model, sweep, fmt, plot_path)
@@ -191,11 +194,12 @@ def _station_table(model, point, fmt: str) -> None:
                f"residence [{unit}]", f"per visit [{unit}]"]
     rows = []
     for c, class_name in enumerate(point.classes):
+        m = model.classes.index(class_name)      # the model's row (a mixed network's closed classes)
         for k, station in enumerate(model.stations):
-            visits = model.visits[c, k] if model.visits is not None else 0.0
+            visits = model.visits[m, k] if model.visits is not None else 0.0
             per_visit = float(point.residence_time[0, c, k] / visits) if visits > 0 else None
             kind = f"multi ({station.servers})" if station.kind == "multi" else station.kind
-            rows.append([class_name, station.name, kind, float(model.demands[c, k]),
+            rows.append([class_name, station.name, kind, float(model.demands[m, k]),
                          float(point.utilization[0, c, k]), float(point.queue_length[0, c, k]),
                          float(point.residence_time[0, c, k]), per_visit])
     populations = ", ".join(f"{name} {int(p)}" for name, p in zip(point.classes, point.populations[0],
@@ -217,10 +221,7 @@ def _show_multi_class(model, method: str, compare: bool, fmt: str) -> None:
         point = _solve_with_progress(lambda progress: multi_class(model, progress), lattice, "exact MVA")
     else:
         point = getattr(amva, method)(model)
-    unit = model.time_unit
-    columns = ["class", "population", f"think time [{unit}]", f"X [1/{unit}]", f"R [{unit}]"]
-    rows = [[name, int(point.populations[0, c]), float(model.think_times[c]), float(point.throughput[0, c]),
-             float(point.response_time[0, c])] for c, name in enumerate(point.classes)]
+    columns, rows = _class_rows(model, point)
     caption = ""
     deviation = None
     if compare:
@@ -239,8 +240,19 @@ def _show_multi_class(model, method: str, compare: bool, fmt: str) -> None:
         _station_table(model, point, fmt)
 
 
+def _class_rows(model, point) -> tuple[list[str], list[list]]:
+    """Columns and rows of the per-class table: population, think time, X, R (closed classes)."""
+    unit = model.time_unit
+    think = dict(zip(model.classes, model.think_times, strict=True))
+    columns = ["class", "population", f"think time [{unit}]", f"X [1/{unit}]", f"R [{unit}]"]
+    rows = [[name, int(point.populations[0, c]), float(think[name]), float(point.throughput[0, c]),
+             float(point.response_time[0, c])] for c, name in enumerate(point.classes)]
+    return columns, rows
+
+
 def _station_rows(model, point) -> list[dict]:
-    return [{"class": c_name, "station": station.name, "demand": float(model.demands[c, k]),
+    return [{"class": c_name, "station": station.name,
+             "demand": float(model.demands[model.classes.index(c_name), k]),
              "utilization": float(point.utilization[0, c, k]),
              "queue_length": float(point.queue_length[0, c, k]),
              "residence_time": float(point.residence_time[0, c, k])}
@@ -266,7 +278,10 @@ def _sweep_json(model, result, bounds) -> dict:
 def _show_open(model, fmt: str) -> None:
     from qmodel.open_network import solve_open
 
-    result = solve_open(model)
+    _show_open_classes(model, solve_open(model), fmt, "Open network")
+
+
+def _show_open_classes(model, result, fmt: str, title: str) -> None:
     unit = model.time_unit
     columns = ["class", "station", "utilization", "queue length", f"residence [{unit}]"]
     rows = [[c_name, station.name, float(result.utilization[c, k]), float(result.queue_length[c, k]),
@@ -275,4 +290,25 @@ def _show_open(model, fmt: str) -> None:
     caption = "; ".join(f"{name}: X {float(x):g}/{unit}, R {float(r):.6g} {unit}"
                         for name, x, r in zip(result.classes, result.throughput, result.response_time,
                                               strict=True))
-    render(columns, rows, fmt, title="Open network", caption=caption)
+    render(columns, rows, fmt, title=title, caption=caption)
+
+
+def _show_mixed(model, fmt: str) -> None:
+    from qmodel.open_network import solve_mixed
+
+    closed, opened = solve_mixed(model)
+    if fmt == "json":
+        render([], [], fmt, json_payload={
+            "closed": _station_rows(model, closed),
+            "closed_classes": {name: {"throughput": float(closed.throughput[0, c]),
+                                      "response_time": float(closed.response_time[0, c])}
+                               for c, name in enumerate(closed.classes)},
+            "open": [{"class": name, "station": station.name, "utilization": float(opened.utilization[c, k]),
+                      "queue_length": float(opened.queue_length[c, k]),
+                      "residence_time": float(opened.residence_time[c, k])}
+                     for c, name in enumerate(opened.classes) for k, station in enumerate(model.stations)],
+        })
+        return
+    render(*_class_rows(model, closed), fmt, title="Mixed network: closed classes")
+    _station_table(model, closed, fmt)
+    _show_open_classes(model, opened, fmt, "Mixed network: open classes (they see the closed jobs)")

@@ -11,15 +11,21 @@ Per station k, with arrival rate λ_c and demand D_ck of class c:
 (Lazowska et al., QSP ch. 6.2 and 8.3; Erlang C by the stable recursion in
 qmodel.queueing.) The multi-server form is exact for one class, and for
 several classes when they share one service time per visit.
+
+Mixed networks (open and closed classes, queueing and delay stations; QSP
+§7.4.3): the open classes take U_k^open of each station, the closed classes
+are solved by exact MVA with demands D_ck / (1 − U_k^open), and an open
+class then sees the closed jobs: R_ck = D_ck (1 + Q_k^closed) / (1 − U_k^open).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from qmodel.errors import InputError
+from qmodel.mva import ClosedResult, solve_closed
 from qmodel.network import Network
 from qmodel.queueing import erlang_c
 
@@ -52,11 +58,7 @@ def solve_open(model: Network) -> OpenResult:
             raise InputError(f"station {station.name!r}: type", "ld",
                              "queue, multi or delay in an open model (ld: closed single-class models)")
     class_utilization = rates[:, None] * model.demands / servers
-    utilization = class_utilization.sum(axis=0)
-    for k, station in enumerate(model.stations):
-        if not delay[k] and utilization[k] >= 1:
-            raise InputError(f"utilization of station {station.name!r}", f"{utilization[k]:.4g}", "below 1",
-                             reason="the open network is unstable: arrivals exceed what the station serves")
+    utilization = _stable_utilization(model, class_utilization, delay)
     # mean wait in units of the demand: C(c, cU) / (c (1 − U)); U / (1 − U) for one server
     queueing = ~delay
     stretch = np.ones(len(model.stations))
@@ -66,3 +68,45 @@ def solve_open(model: Network) -> OpenResult:
     return OpenResult(stations=model.station_names, classes=model.classes, throughput=rates.copy(),
                       response_time=residence.sum(axis=1), queue_length=rates[:, None] * residence,
                       residence_time=residence, utilization=class_utilization, time_unit=model.time_unit)
+
+
+def solve_mixed(model: Network) -> tuple[ClosedResult, OpenResult]:
+    """A network with open and closed classes: (closed-class results, open-class results), formulas above."""
+    delay = np.array([s.kind == "delay" for s in model.stations])
+    for station in model.stations:
+        if station.load_dependent:
+            raise InputError(f"station {station.name!r}: type", station.kind,
+                             "queue or delay in a mixed network")
+    is_open = model.open_classes
+    if model.populations[~is_open].sum() == 0:
+        raise InputError("population of the closed classes", 0, "at least one job in a mixed network "
+                         "(with none, give arrival rates only: an open network)")
+    open_utilization = model.arrival_rates[is_open, None] * model.demands[is_open]
+    utilization = _stable_utilization(model, open_utilization, delay)
+    inflation = np.where(delay, 1.0, 1.0 / (1.0 - utilization))
+    names = np.array(model.classes, dtype=object)
+    closed = ~is_open
+    closed_model = replace(model, classes=tuple(names[closed]), demands=model.demands[closed] * inflation,
+                           think_times=model.think_times[closed], populations=model.populations[closed],
+                           arrival_rates=np.zeros(closed.sum()),
+                           visits=None if model.visits is None else model.visits[closed])
+    result = solve_closed(closed_model).at(-1)
+    result = replace(result, utilization=result.throughput[:, :, None] * model.demands[closed][None])
+    closed_queue = result.queue_length[0].sum(axis=0)
+    residence = model.demands[is_open] * np.where(delay, 1.0, (1.0 + closed_queue) * inflation)
+    rates = model.arrival_rates[is_open]
+    opened = OpenResult(stations=model.station_names, classes=tuple(names[is_open]),
+                        throughput=rates, response_time=residence.sum(axis=1),
+                        queue_length=rates[:, None] * residence, residence_time=residence,
+                        utilization=open_utilization, time_unit=model.time_unit)
+    return result, opened
+
+
+def _stable_utilization(model: Network, class_utilization: np.ndarray, delay: np.ndarray) -> np.ndarray:
+    """Σ over classes of the open classes' utilization per station, refusing any station at or above 1."""
+    utilization = class_utilization.sum(axis=0)
+    for k, station in enumerate(model.stations):
+        if not delay[k] and utilization[k] >= 1:
+            raise InputError(f"utilization of station {station.name!r}", f"{utilization[k]:.4g}", "below 1",
+                             reason="the open classes alone saturate it: arrivals exceed what it serves")
+    return utilization

@@ -12,7 +12,7 @@ from qmodel.errors import InputError
 from qmodel.evaluate import calc
 from qmodel.mva import solve_closed
 from qmodel.network import network
-from qmodel.open_network import solve_open
+from qmodel.open_network import solve_mixed, solve_open
 
 LAZOWSKA = network([[1 / 10, 1 / 3], [2 / 5, 1]], visits=[[10, 9], [5, 4]], population=[1, 1])
 
@@ -91,3 +91,24 @@ def test_bounds_name_the_bottleneck_past_the_knee() -> None:
     assert bounds.bottleneck == "disk_a"
     assert bounds.knee == pytest.approx((2 + 3 + 1 + 4) / 3)
     assert bounds.binding[1].startswith("bottleneck disk_a")
+
+
+MIXED_DEMANDS = [[0.1, 0.2, 0.5], [0.05, 0.3, 1.0]]
+
+
+def test_mixed_network_with_a_vanishing_open_class_is_the_closed_network() -> None:
+    mixed = network(MIXED_DEMANDS, servers=[1, 1, "delay"], population=[5, 0], arrival_rate=[0, 1e-12])
+    closed = network(MIXED_DEMANDS[:1], servers=[1, 1, "delay"], population=5)
+    batch, _ = solve_mixed(mixed)
+    assert batch.throughput[0, 0] == pytest.approx(solve_closed(closed).throughput[-1, 0], rel=1e-9)
+
+
+def test_mixed_network_open_class_sees_the_closed_jobs() -> None:
+    model = network(MIXED_DEMANDS, servers=[1, 1, "delay"], population=[5, 0], arrival_rate=[0, 1.5])
+    batch, web = solve_mixed(model)
+    open_utilization = 1.5 * np.array([0.05, 0.3])
+    expected = np.array([0.05, 0.3]) * (1 + batch.queue_length[0, 0, :2]) / (1 - open_utilization)
+    assert web.residence_time[0, :2] == pytest.approx(expected, rel=1e-12)
+    assert batch.utilization[0, 0, :2] == pytest.approx(batch.throughput[0, 0] * np.array([0.1, 0.2]))
+    jobs = batch.queue_length[0, 0].sum()
+    assert jobs == pytest.approx(5.0, rel=1e-12)

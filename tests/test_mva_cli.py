@@ -130,3 +130,13 @@ def test_plot_draws_throughput_and_response_with_bounds(tmp_path: Path) -> None:
                  "--format", "csv")
     assert result.exit_code == 0, result.output
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_mixed_model_file_reports_closed_and_open_classes(tmp_path: Path) -> None:
+    text = OPEN.replace('type = "multi"\nservers = 4\n', "") + '\n[[class]]\nname = "batch"\npopulation = 3\n'
+    text = text.replace("demand = 2.0", "demand = [2.0, 1.0]").replace("demand = 3.5", "demand = [3.5, 2.0]")
+    result = run("mva", model_file(tmp_path, text), "--format", "json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert set(payload["closed_classes"]) == {"batch"}
+    assert {row["class"] for row in payload["open"]} == {"tx"}
