@@ -258,11 +258,3 @@ def _read_bytes(path: str) -> bytes:
     except OSError as error:
         raise _file_error(path, "a readable file", error.strerror or "cannot read") from None
 
-
-def ranked_candidates(outputs: dict[str, np.ndarray], errors: dict[int, InputError]) -> list[int]:
-    """Rows of ``ssd_candidate`` that pass the filter, most read disconnect time first."""
-    if not outputs:
-        return []
-    passing = np.flatnonzero(outputs["candidate"] == 1)
-    passing = [row for row in passing.tolist() if row not in errors]
-    return sorted(passing, key=lambda row: -outputs["read_disc_rate"][row])

@@ -216,8 +216,9 @@ percentages) are matched without regard to case. Other columns pass through.""")
 def ssd_candidates(ctx: click.Context, input_csv: str, output_csv: str, disc: str, iort: str,
                    rh: str, rp: str, rr: str) -> None:
     """SSD candidates from a per-dataset SMF 42 export: the study's filter, ranked by read DISC time."""
-    from qmodel.batch import ranked_candidates, run_batch_files
+    from qmodel.batch import run_batch_files
     from qmodel.catalogue import get_formula
+    from qmodel.ssd import ranked_candidates
 
     entry = get_formula("ssd_candidate")
     thresholds = _parse_assignments(
