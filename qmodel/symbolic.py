@@ -106,13 +106,15 @@ def parse_formula(formula: Formula, catalogue: dict[str, Formula] | None = None)
         if not formula.model:  # a model entry's outputs have no expression
             outputs[output.name] = _parse(output.expr, names, f"{where}, output {output.name!r}")
         names[output.name] = sympy.Symbol(output.name)
-    constraints = tuple(
-        _parse(c.expr, {**functions, **symbols}, f"{where}, constraint {c.name!r}")
-        for c in formula.constraints
-    )
     for prop in formula.properties:
         if prop.kind == "identity":
             _parse(prop.expr, names, f"{where}, property 'identity'")
+    entry = ParsedFormula(formula, symbols, outputs, ())
+    # a constraint may name an output: it is checked on the inputs, so outputs are substituted in
+    constraints = tuple(
+        _expand(entry, _parse(c.expr, names, f"{where}, constraint {c.name!r}"), expand_functions=False)
+        for c in formula.constraints
+    )
     return ParsedFormula(formula, symbols, outputs, constraints)
 
 

@@ -39,6 +39,13 @@ def test_a_good_entry_loads() -> None:
     assert set(load_and_parse(GOOD)) == {"demo"}
 
 
+def test_a_constraint_may_name_an_output_and_is_checked_on_the_inputs() -> None:
+    constraint = 'constraints = [{ name = "d", expr = "doubled", below = 10, reason = "too many" }]\n'
+    text = GOOD.replace('source = "test"\n', 'source = "test"\n' + constraint)
+    parsed = load_and_parse(text)["demo"]
+    assert str(parsed.constraints[0]) == "2*arrival_rate"
+
+
 def test_undeclared_symbol_is_named_with_file_and_entry() -> None:
     with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', output 'doubled'.*"
                                              r"undeclared symbol\(s\) service_time"):
