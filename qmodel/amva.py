@@ -17,7 +17,7 @@ import numpy as np
 
 from qmodel.errors import InputError
 from qmodel.mva import ClosedResult, _refuse_open, _result, multi_class
-from qmodel.network import Network
+from qmodel.network import Network, delay_stations, refuse_load_dependent
 
 TOLERANCE = 1e-10
 MAX_ITERATIONS = 100_000
@@ -84,7 +84,7 @@ def _core(model: Network, populations: np.ndarray, delta: np.ndarray
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fixed point of the approximate recursion at ``populations``: (Q (C, K), X (C,), R (C, K))."""
     demand = model.demands
-    queueing = np.array([s.kind != "delay" for s in model.stations], float)
+    queueing = (~delay_stations(model.stations)).astype(float)
     n_classes, n_stations = demand.shape
     active = populations > 0
     queue = np.zeros((n_classes, n_stations))
@@ -112,7 +112,4 @@ def _core(model: Network, populations: np.ndarray, delta: np.ndarray
 
 def _check(model: Network) -> None:
     _refuse_open(model)
-    for station in model.stations:
-        if station.load_dependent:
-            raise InputError(f"station {station.name!r}: type", station.kind,
-                             "queue or delay for approximate MVA (multi and ld: exact single-class MVA)")
+    refuse_load_dependent(model.stations, "for approximate MVA (multi and ld: exact single-class MVA)")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.network import Network
+from qmodel.network import Network, capacities, delay_stations
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ def closed_bounds(model: Network, populations: np.ndarray | int) -> Bounds:
         raise InputError("classes", len(model.classes), "one class: bounds are for single-class models")
     n = np.atleast_1d(np.asarray(populations, float))
     demand = model.demands[0]
-    delay = np.array([s.kind == "delay" for s in model.stations])
-    capacity = np.array([s.capacity for s in model.stations])
+    delay = delay_stations(model.stations)
+    capacity = capacities(model.stations)
     total = float(demand[~delay].sum())
     think = float(model.think_times[0] + demand[delay].sum())
     per_server = np.where(delay, 0.0, demand / capacity)

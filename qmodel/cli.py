@@ -11,6 +11,7 @@ import sys
 import click
 
 from qmodel.errors import CatalogueError, InputError
+from qmodel.mva_command import mva
 from qmodel.output import FORMATS, render
 
 FORMAT_OPTION = click.option(
@@ -439,10 +440,4 @@ def main() -> None:
     sys.exit(cli.main(prog_name="qmodel"))
 
 
-def _register_mva() -> None:
-    from qmodel.mva_command import mva
-
-    cli.add_command(mva)
-
-
-_register_mva()
+cli.add_command(mva)    # its own module: it imports only click until it runs

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from qmodel.errors import InputError
-from qmodel.network import Network
+from qmodel.network import Network, capacities, delay_stations, refuse_load_dependent
 
 Progress = Callable[[int, int], None]
 
@@ -65,14 +65,9 @@ class ClosedResult:
     method: str = "exact"
     time_unit: str = "s"
 
-    @property
-    def system_throughput(self) -> np.ndarray:
-        """Throughput summed over classes, (P,)."""
-        return self.throughput.sum(axis=1)
-
     def at(self, index: int = -1) -> ClosedResult:
         """The results at one population point (default: the last)."""
-        pick = slice(index, index + 1 if index != -1 else None)
+        pick = [index]
         return ClosedResult(self.stations, self.classes, self.populations[pick], self.throughput[pick],
                             self.response_time[pick], self.queue_length[pick], self.residence_time[pick],
                             self.utilization[pick], self.method, self.time_unit)
@@ -123,9 +118,9 @@ def _single_class_core(demand: np.ndarray, stations: tuple, think: float, popula
 
     U is X·D/c per server (X·D, the mean jobs in service, at a delay station).
     """
-    per_server = demand / np.array([1.0 if s.kind == "delay" else s.capacity for s in stations])
+    per_server = demand / capacities(stations)
     if not any(s.load_dependent for s in stations):
-        delay = np.array([s.kind == "delay" for s in stations])
+        delay = delay_stations(stations)
         return (*_load_independent(demand, per_server, delay, think, population, progress), {})
     throughput, queue, residence, empty = _load_dependent(demand, stations, think, population, progress)
     return throughput, queue[1:], residence[1:], throughput[1:, None] * per_server, empty
@@ -169,9 +164,9 @@ def _recursion(demand, queued, per_server, think, population, throughput, queue,
 def _load_dependent(demand: np.ndarray, stations: tuple, think: float, population: int,
                     progress: Progress | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """Recursion with marginal probabilities at load-dependent stations (module docstring)."""
-    delay = np.array([s.kind == "delay" for s in stations])
+    delay = delay_stations(stations)
     ld = [k for k, s in enumerate(stations) if s.load_dependent]
-    li = np.array([not (s.load_dependent or s.kind == "delay") for s in stations])
+    li = ~delay & np.array([not s.load_dependent for s in stations])
     weights = {k: np.arange(1, population + 1) / stations[k].rate_multipliers(population) for k in ld}
     inverse_rates = {k: 1.0 / stations[k].rate_multipliers(population) for k in ld}
     marginal = {k: np.concatenate([[1.0], np.zeros(population)]) for k in ld}
@@ -218,13 +213,10 @@ def multi_class(model: Network, progress: Progress | None = None) -> ClosedResul
     independent); a multi-server station in a multi-class model is refused.
     Cost: (Π_c (N_c + 1)) · C · K operations and Π_c (N_c + 1) · K memory.
     """
-    for station in model.stations:
-        if station.load_dependent:
-            raise InputError(f"station {station.name!r}: type", station.kind,
-                             "queue or delay in a multi-class model (multi and ld: single-class models)")
+    refuse_load_dependent(model.stations, "in a multi-class model (multi and ld: single-class models)")
     populations = model.populations.astype(int)
     demand = model.demands                        # (C, K)
-    delay = np.array([s.kind == "delay" for s in model.stations])
+    delay = delay_stations(model.stations)
     n_classes = populations.size
     shape = populations + 1
     strides = np.array([int(np.prod(shape[c + 1:])) for c in range(n_classes)])
@@ -262,8 +254,7 @@ def _result(model: Network, populations: np.ndarray, throughput: np.ndarray, res
     """A one-point ClosedResult from per-class throughput (C,) and residence times (C, K)."""
     residence = np.where(throughput[:, None] > 0, residence, 0.0)
     queue = throughput[:, None] * residence
-    capacity = np.array([1.0 if s.kind == "delay" else s.capacity for s in model.stations])
-    utilization = throughput[:, None] * model.demands / capacity
+    utilization = throughput[:, None] * model.demands / capacities(model.stations)
     return ClosedResult(
         stations=model.station_names, classes=model.classes, populations=populations[None, :],
         throughput=throughput[None, :], response_time=residence.sum(axis=1)[None, :],

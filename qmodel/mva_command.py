@@ -189,22 +189,41 @@ def _spread(n: int):
 
 
 def _station_table(model, point, fmt: str) -> None:
+    populations = ", ".join(f"{name} {int(p)}" for name, p in zip(point.classes, point.populations[0],
+                                                                 strict=True))
+    _render_stations(model, _closed_records(model, point), fmt,
+                     title=f"Stations at N = {populations} ({point.method})")
+
+
+def _closed_records(model, point) -> list[dict]:
+    return _station_records(model, point.classes, point.utilization[0], point.queue_length[0],
+                            point.residence_time[0])
+
+
+def _station_records(model, classes, utilization, queue, residence) -> list[dict]:
+    """Per class and station: type, demand, utilization, queue length, residence and per-visit time.
+
+    The arrays are (classes, stations) for ``classes``, which may be a subset of the model's.
+    """
+    records = []
+    for c, name in enumerate(classes):
+        m = model.classes.index(name)
+        for k, station in enumerate(model.stations):
+            visits = model.visits[m, k] if model.visits is not None else 0.0
+            records.append({
+                "class": name, "station": station.name,
+                "type": f"multi ({station.servers})" if station.kind == "multi" else station.kind,
+                "demand": float(model.demands[m, k]), "utilization": float(utilization[c, k]),
+                "queue_length": float(queue[c, k]), "residence_time": float(residence[c, k]),
+                "per_visit": float(residence[c, k] / visits) if visits > 0 else None})
+    return records
+
+
+def _render_stations(model, records: list[dict], fmt: str, title: str, caption: str = "") -> None:
     unit = model.time_unit
     columns = ["class", "station", "type", "demand", "utilization", "queue length",
                f"residence [{unit}]", f"per visit [{unit}]"]
-    rows = []
-    for c, class_name in enumerate(point.classes):
-        m = model.classes.index(class_name)      # the model's row (a mixed network's closed classes)
-        for k, station in enumerate(model.stations):
-            visits = model.visits[m, k] if model.visits is not None else 0.0
-            per_visit = float(point.residence_time[0, c, k] / visits) if visits > 0 else None
-            kind = f"multi ({station.servers})" if station.kind == "multi" else station.kind
-            rows.append([class_name, station.name, kind, float(model.demands[m, k]),
-                         float(point.utilization[0, c, k]), float(point.queue_length[0, c, k]),
-                         float(point.residence_time[0, c, k]), per_visit])
-    populations = ", ".join(f"{name} {int(p)}" for name, p in zip(point.classes, point.populations[0],
-                                                                 strict=True))
-    render(columns, rows, fmt, title=f"Stations at N = {populations} ({point.method})")
+    render(columns, [list(record.values()) for record in records], fmt, title=title, caption=caption)
 
 
 def _show_multi_class(model, method: str, compare: bool, fmt: str) -> None:
@@ -230,7 +249,7 @@ def _show_multi_class(model, method: str, compare: bool, fmt: str) -> None:
                    f"queue lengths within {deviation['queue_length']:.3%} of the class population")
     if fmt == "json":
         payload = {"method": method, "classes": [dict(zip(columns, row, strict=True)) for row in rows],
-                   "stations": _station_rows(model, point)}
+                   "stations": _closed_records(model, point)}
         if deviation is not None:
             payload["deviation_from_exact"] = deviation
         render([], [], fmt, json_payload=payload)
@@ -248,15 +267,6 @@ def _class_rows(model, point) -> tuple[list[str], list[list]]:
     rows = [[name, int(point.populations[0, c]), float(think[name]), float(point.throughput[0, c]),
              float(point.response_time[0, c])] for c, name in enumerate(point.classes)]
     return columns, rows
-
-
-def _station_rows(model, point) -> list[dict]:
-    return [{"class": c_name, "station": station.name,
-             "demand": float(model.demands[model.classes.index(c_name), k]),
-             "utilization": float(point.utilization[0, c, k]),
-             "queue_length": float(point.queue_length[0, c, k]),
-             "residence_time": float(point.residence_time[0, c, k])}
-            for c, c_name in enumerate(point.classes) for k, station in enumerate(model.stations)]
 
 
 def _sweep_json(model, result, bounds) -> dict:
@@ -283,14 +293,15 @@ def _show_open(model, fmt: str) -> None:
 
 def _show_open_classes(model, result, fmt: str, title: str) -> None:
     unit = model.time_unit
-    columns = ["class", "station", "utilization", "queue length", f"residence [{unit}]"]
-    rows = [[c_name, station.name, float(result.utilization[c, k]), float(result.queue_length[c, k]),
-             float(result.residence_time[c, k])]
-            for c, c_name in enumerate(result.classes) for k, station in enumerate(model.stations)]
     caption = "; ".join(f"{name}: X {float(x):g}/{unit}, R {float(r):.6g} {unit}"
                         for name, x, r in zip(result.classes, result.throughput, result.response_time,
                                               strict=True))
-    render(columns, rows, fmt, title=title, caption=caption)
+    _render_stations(model, _open_records(model, result), fmt, title=title, caption=caption)
+
+
+def _open_records(model, result) -> list[dict]:
+    return _station_records(model, result.classes, result.utilization, result.queue_length,
+                            result.residence_time)
 
 
 def _show_mixed(model, fmt: str) -> None:
@@ -299,14 +310,11 @@ def _show_mixed(model, fmt: str) -> None:
     closed, opened = solve_mixed(model)
     if fmt == "json":
         render([], [], fmt, json_payload={
-            "closed": _station_rows(model, closed),
+            "closed": _closed_records(model, closed),
             "closed_classes": {name: {"throughput": float(closed.throughput[0, c]),
                                       "response_time": float(closed.response_time[0, c])}
                                for c, name in enumerate(closed.classes)},
-            "open": [{"class": name, "station": station.name, "utilization": float(opened.utilization[c, k]),
-                      "queue_length": float(opened.queue_length[c, k]),
-                      "residence_time": float(opened.residence_time[c, k])}
-                     for c, name in enumerate(opened.classes) for k, station in enumerate(model.stations)],
+            "open": _open_records(model, opened),
         })
         return
     render(*_class_rows(model, closed), fmt, title="Mixed network: closed classes")

@@ -82,6 +82,23 @@ class Station:
         return 1.0
 
 
+def delay_stations(stations: tuple[Station, ...]) -> np.ndarray:
+    """Boolean mask of the delay (infinite-server) stations."""
+    return np.array([s.kind == "delay" for s in stations], dtype=bool)
+
+
+def capacities(stations: tuple[Station, ...]) -> np.ndarray:
+    """Each station's capacity (servers, or largest rate multiplier; 1 for queue and delay)."""
+    return np.array([s.capacity for s in stations], dtype=float)
+
+
+def refuse_load_dependent(stations: tuple[Station, ...], where: str) -> None:
+    """An InputError naming the first multi-server or load-dependent station, for solvers without them."""
+    for station in stations:
+        if station.load_dependent:
+            raise InputError(f"station {station.name!r}: type", station.kind, f"queue or delay {where}")
+
+
 @dataclass(frozen=True)
 class Network:
     """A product-form queueing network: stations, classes, demands (classes × stations)."""

@@ -26,7 +26,7 @@ import numpy as np
 
 from qmodel.errors import InputError
 from qmodel.mva import ClosedResult, solve_closed
-from qmodel.network import Network
+from qmodel.network import Network, capacities, delay_stations, refuse_load_dependent
 from qmodel.queueing import erlang_c
 
 
@@ -50,13 +50,13 @@ def solve_open(model: Network) -> OpenResult:
         names = [c for c, closed in zip(model.classes, model.closed_classes, strict=False) if closed]
         raise InputError(f"arrival_rate of class(es) {names}", "missing",
                          "an arrival rate for every class of an open network (closed classes: MVA)")
-    rates = model.arrival_rates
-    servers = np.array([s.servers if s.kind == "multi" else 1 for s in model.stations], float)
-    delay = np.array([s.kind == "delay" for s in model.stations])
     for station in model.stations:
         if station.kind == "ld":
             raise InputError(f"station {station.name!r}: type", "ld",
                              "queue, multi or delay in an open model (ld: closed single-class models)")
+    rates = model.arrival_rates
+    servers = capacities(model.stations)
+    delay = delay_stations(model.stations)
     class_utilization = rates[:, None] * model.demands / servers
     utilization = _stable_utilization(model, class_utilization, delay)
     # mean wait in units of the demand: C(c, cU) / (c (1 − U)); U / (1 − U) for one server
@@ -72,11 +72,8 @@ def solve_open(model: Network) -> OpenResult:
 
 def solve_mixed(model: Network) -> tuple[ClosedResult, OpenResult]:
     """A network with open and closed classes: (closed-class results, open-class results), formulas above."""
-    delay = np.array([s.kind == "delay" for s in model.stations])
-    for station in model.stations:
-        if station.load_dependent:
-            raise InputError(f"station {station.name!r}: type", station.kind,
-                             "queue or delay in a mixed network")
+    refuse_load_dependent(model.stations, "in a mixed network")
+    delay = delay_stations(model.stations)
     is_open = model.open_classes
     if model.populations[~is_open].sum() == 0:
         raise InputError("population of the closed classes", 0, "at least one job in a mixed network "
