@@ -19,8 +19,9 @@ def casebook(tmp_path, body: str):
     return path
 
 
-def verdict_of(tmp_path, case: str):
-    path = casebook(tmp_path, f'[[case]]\nid = "c"\ncitation = "§1"\n{LITTLE}{case}')
+def verdict_of(tmp_path, case: str, quantity: str = LITTLE):
+    """The one result of a casebook holding one case: ``quantity`` (and inputs), then ``case``."""
+    path = casebook(tmp_path, f'[[case]]\nid = "c"\ncitation = "§1"\n{quantity}{case}')
     (result,) = run_casebooks([str(path)])
     return result
 
@@ -75,28 +76,23 @@ def test_calibration_row_is_marked_calibrated(tmp_path) -> None:
 
 
 def test_paper_value_in_another_unit_is_compared_in_that_unit(tmp_path) -> None:
-    path = casebook(tmp_path, '[[case]]\nid = "c"\ncitation = "§1"\n'
-                              'quantity = "transaction_elongation.round_trip_time"\n'
-                              'inputs = { cf_requests = 0, sync_writes = 0, distance = "70km" }\n'
-                              'paper = 0.0007\nunit = "s"\ntolerance = { relative = 0.001 }\n')
-    (result,) = run_casebooks([str(path)])
+    result = verdict_of(tmp_path, 'paper = 0.0007\nunit = "s"\ntolerance = { relative = 0.001 }\n',
+                        'quantity = "transaction_elongation.round_trip_time"\n'
+                        'inputs = { cf_requests = 0, sync_writes = 0, distance = "70km" }\n')
     assert result.verdict == "ok"
 
 
 def test_model_function_quantity_is_supported(tmp_path) -> None:
-    path = casebook(tmp_path, '[[case]]\nid = "c"\ncitation = "§1"\n'
-                              'quantity = "qmodel.queueing:erlang_c"\n'
-                              'inputs = { servers = 2, offered_load = 1.0 }\n'
-                              'paper = 0.3333\nunit = "ratio"\ntolerance = { absolute = 0.0001 }\n')
-    (result,) = run_casebooks([str(path)])
+    result = verdict_of(tmp_path, 'paper = 0.3333\nunit = "ratio"\ntolerance = { absolute = 0.0001 }\n',
+                        'quantity = "qmodel.queueing:erlang_c"\n'
+                        'inputs = { servers = 2, offered_load = 1.0 }\n')
     assert result.verdict == "ok"
 
 
 def test_model_refusing_the_inputs_is_a_miss_that_says_why(tmp_path) -> None:
-    path = casebook(tmp_path, '[[case]]\nid = "c"\ncitation = "§1"\nquantity = "mm1.response_time"\n'
-                              "inputs = { arrival_rate = 2000, service_time = 1 }\n"
-                              "paper = 5\ntolerance = { relative = 0.01 }\n")
-    (result,) = run_casebooks([str(path)])
+    result = verdict_of(tmp_path, "paper = 5\ntolerance = { relative = 0.01 }\n",
+                        'quantity = "mm1.response_time"\n'
+                        'inputs = { arrival_rate = 2000, service_time = 1 }\n')
     assert result.verdict == "miss"
     assert "unstable" in result.remark
 
