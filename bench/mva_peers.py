@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from qmodel.mva import multi_class, single_class
-from qmodel.network import network
-from qmodel.queueing import erlang_c
+from qmodel.algorithms.queueing import erlang_c
+from qmodel.networks.exact import multi_class, single_class
+from qmodel.networks.model import network
 
 RNG = np.random.default_rng(2026)
 SINGLE_DEMANDS = RNG.uniform(0.1, 1.0, 100)

@@ -19,9 +19,9 @@ from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel.catalogue import Formula, get_formula
+from qmodel.catalogue.evaluate import evaluate
+from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
-from qmodel.evaluate import evaluate
 from qmodel.units import UNITS, parse_value
 
 _HEADER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([^\]]+?)\s*\])?\s*$")

@@ -1,9 +1,26 @@
-"""The one exception type for bad input, carried from the parser to the CLI."""
+"""qmodel's errors: one base class, one line of message each, and the exit status the CLI gives it.
+
+| error               | what went wrong                                           | exit status |
+| ------------------- | --------------------------------------------------------- | ----------- |
+| InputError          | a value, flag, cell or file the user gave is not allowed  | 2           |
+| CatalogueError      | a formula, casebook, model or scenario file is malformed   | 2           |
+| ConvergenceError    | an iterative method did not reach its answer              | 3           |
+| MissingPackageError | an optional package (matplotlib for --plot) is missing    | 4           |
+
+Exit status 1 is kept for "the command ran and found a failure": rows of a CSV
+batch that failed, an unexplained miss in ``qmodel validate``.
+"""
 
 from __future__ import annotations
 
 
-class InputError(ValueError):
+class QmodelError(Exception):
+    """Base of qmodel's own errors; ``str(error)`` is the one-line message the CLI prints."""
+
+    exit_status = 2
+
+
+class InputError(QmodelError, ValueError):
     """Bad input: names the parameter, the value given, what is allowed and, in a batch, the row.
 
     ``row`` is the 1-based data row of a CSV batch (the header is row 0), or None.
@@ -36,5 +53,21 @@ class InputError(ValueError):
         return InputError(self.parameter, self.value, self.allowed, reason=self.reason, row=row)
 
 
-class CatalogueError(Exception):
-    """A formula catalogue or casebook file is malformed; the message names the file and entry."""
+class CatalogueError(QmodelError):
+    """A formula catalogue, casebook, model or scenario file is malformed; the message names the
+    file and entry."""
+
+
+class ConvergenceError(QmodelError):
+    """An iterative method (approximate MVA, a fixed point, a search) did not reach its answer.
+
+    The message says which method, how far it got and what to try instead.
+    """
+
+    exit_status = 3
+
+
+class MissingPackageError(QmodelError):
+    """An optional package a command needs is not installed; the message says how to install it."""
+
+    exit_status = 4

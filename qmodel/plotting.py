@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from qmodel.errors import InputError
-from qmodel.replication import Timeline
+from qmodel.errors import InputError, MissingPackageError
+from qmodel.studies.replication import Timeline
 
 
 def _pyplot():
@@ -16,8 +16,8 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise InputError("--plot", "requested", "matplotlib installed: pip install 'qmodel[plot]'",
-                         reason="matplotlib is not installed") from None
+        raise MissingPackageError("--plot needs matplotlib, which is not installed: "
+                                  "pip install 'qmodel[plot]'") from None
     return plt
 
 

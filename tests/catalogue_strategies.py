@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from qmodel.catalogue import Formula, Symbol
-from qmodel.evaluate import evaluate
+from qmodel.catalogue.evaluate import evaluate
+from qmodel.catalogue.loader import Formula, Symbol
 from qmodel.units import UNITS
 
 # Where realistic values of each unit lie (display units).

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from qmodel.network import Network, Station, network
+from qmodel.networks.model import Network, Station, network
 
 DEMANDS = st.floats(min_value=0.01, max_value=10.0, allow_nan=False).map(lambda d: round(d, 3))
 

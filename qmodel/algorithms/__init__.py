@@ -1,0 +1,1 @@
+"""Algorithms that are not closed forms: stable queueing recursions and fixed points (layer 2)."""

@@ -1,0 +1,88 @@
+"""``qmodel formula show``: a catalogue entry pretty-printed with sympy, with its symbols."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import sympy
+from sympy.printing.pretty.pretty import PrettyPrinter
+from sympy.printing.pretty.stringpict import prettyForm
+
+from qmodel.catalogue.loader import Formula
+from qmodel.catalogue.symbolic import parsed
+from qmodel.output import console as make_console
+from qmodel.output import render
+
+
+class _FieldNamesPrinter(PrettyPrinter):
+    """sympy's pretty printer, keeping ``arrival_rate`` whole (not arrival with subscript rate)."""
+
+    def _print_Symbol(self, symbol, bold_name=False):  # noqa: N802 - the name sympy dispatches on
+        return prettyForm(symbol.name)
+
+
+def pretty(expr: sympy.Basic) -> str:
+    """A 2-D unicode rendering of an expression, never wrapped."""
+    return _FieldNamesPrinter({"use_unicode": True, "wrap_line": False}).doprint(expr)
+
+
+def _property_text(prop) -> str:
+    if prop.kind in ("increasing", "decreasing"):
+        return f"{prop.output} is {prop.kind} in {prop.symbol}"
+    if prop.kind == "bounded":
+        low = "" if prop.lower is None else f"{prop.lower:g} <= "
+        high = "" if prop.upper is None else f" <= {prop.upper:g}"
+        return f"{low}{prop.output}{high}"
+    if prop.kind == "equals":
+        where = ", ".join(f"{k} = {v}" for k, v in prop.substitute.items())
+        return f"{prop.output} equals {prop.other} when {where}"
+    return f"{prop.output} = {prop.expr}"
+
+
+def describe_formula(formula: Formula, fmt: str) -> None:
+    """Print the entry: equations, symbols, outputs, constraints, properties and source."""
+    entry = parsed(formula.id)
+    symbols = [[name, s.meaning, s.unit, s.domain.describe(name),
+                "" if s.default is None else f"{s.default:g}"] for name, s in formula.symbols.items()]
+    outputs = [[o.name, o.meaning, o.unit, o.expr] for o in formula.outputs]
+    constraints = [f"{c.name} {c.relation} {c.bound:g}: {c.reason}" for c in formula.constraints]
+    properties = [_property_text(p) for p in formula.properties]
+    if fmt != "table":
+        payload = {
+            "id": formula.id, "title": formula.title, "source": formula.source,
+            "file": formula.file, "notes": formula.notes, "algorithm": formula.algorithm,
+            "model": formula.model,
+            "symbols": [dict(zip(["name", "meaning", "unit", "domain", "default"], s, strict=True))
+                        for s in symbols],
+            "outputs": [dict(zip(["name", "meaning", "unit", "expr"], o, strict=True)) for o in outputs],
+            "constraints": constraints, "properties": properties,
+        }
+        if fmt == "json":
+            json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
+            sys.stdout.write("\n")
+        else:
+            render(["name", "meaning", "unit", "domain", "default"], symbols, "csv")
+        return
+    console = make_console(markup=True)
+    console.print(f"[bold]{formula.id}[/bold]: {formula.title}\n")
+    for name, expr in entry.outputs.items():
+        console.print(pretty(sympy.Eq(sympy.Symbol(name), expr)) + "\n",
+                      highlight=False, markup=False, soft_wrap=True)
+    if formula.algorithm:
+        console.print(f"Computed by the stable recursion {formula.algorithm} (qmodel.registry); "
+                      "the expression above is its definition.\n")
+    if formula.model:
+        console.print(f"Computed by the model function {formula.model} (qmodel.registry) "
+                      "(no closed form); its docstring gives the method.\n")
+    render(["symbol", "meaning", "unit", "domain", "default"], symbols, "table", title="Inputs")
+    render(["output", "meaning", "unit", "expression"], outputs, "table", title="Outputs")
+    for heading, lines in (("Constraints", constraints), ("Properties (tested)", properties)):
+        if lines:
+            console.print(f"[bold]{heading}[/bold]")
+            for line in lines:
+                console.print(f"  • {line}", markup=False, highlight=False)
+    console.print(f"[bold]Source[/bold]: {formula.source}", highlight=False)
+    if formula.notes:
+        console.print(f"[bold]Notes[/bold]: {formula.notes}", highlight=False)
+    console.print(f"[dim]Catalogue file: formulas/{formula.file}[/dim]")

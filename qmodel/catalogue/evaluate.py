@@ -1,0 +1,178 @@
+"""Evaluate catalogue entries on numpy arrays, with domain and stability checks.
+
+This is the quick path: it uses the generated numpy code in
+:mod:`qmodel.catalogue._compiled` and never imports sympy or scipy.
+
+Inputs and outputs are in each symbol's display unit (ms, 1/s, km, ratio);
+the generated code works in SI units, and the conversion happens here only.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from qmodel.catalogue import _compiled
+from qmodel.catalogue.loader import Formula, Symbol, get_formula
+from qmodel.errors import InputError
+from qmodel.units import UNITS, with_unit
+
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+# A strict bound is a stability limit: a value within this (relative) of it is
+# taken as at the limit, so float rounding (ρ = 0.9999999999999999 for an
+# exact 1) cannot turn an unstable queue into an enormous number.
+_AT_LIMIT = 1e-12
+
+
+class FormulaResult:
+    """The outputs of one entry, by name, in their display units (``result.response_time``).
+
+    ``inputs`` holds every input as used, defaults included, in its display unit.
+    """
+
+    def __init__(self, formula_id: str, outputs: dict[str, np.ndarray], units: dict[str, str],
+                 inputs: dict[str, np.ndarray] | None = None):
+        self.formula_id = formula_id
+        self.outputs = outputs
+        self.units = units
+        self.inputs = inputs or {}
+
+    def __repr__(self) -> str:
+        return f"FormulaResult({self.formula_id!r}, {self.outputs!r})"
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self.__dict__["outputs"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class Evaluation(NamedTuple):
+    """Outputs for every row plus the rows that failed, with their errors.
+
+    A failed row's outputs are NaN in ``outputs``; its InputError is in
+    ``errors`` under its 0-based index, so nothing fails silently. ``inputs``
+    are the inputs as used (defaults filled in, broadcast), in display units.
+    """
+
+    formula: Formula
+    outputs: dict[str, np.ndarray]
+    errors: dict[int, InputError]
+    inputs: dict[str, np.ndarray]
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _complete_inputs(formula: Formula, inputs: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
+    unknown = sorted(set(inputs) - set(formula.symbols))
+    if unknown:
+        raise InputError(unknown[0], inputs[unknown[0]], "the symbols " + ", ".join(formula.symbols),
+                         reason=f"not an input of {formula.id}")
+    values = {}
+    for name, symbol in formula.symbols.items():
+        if name in inputs:
+            values[name] = np.asarray(inputs[name], dtype=float)
+        elif symbol.default is not None:
+            values[name] = np.asarray(symbol.default, dtype=float)
+        else:
+            raise InputError(name, "missing", _allowed(name, symbol), reason=symbol.meaning)
+    arrays = np.broadcast_arrays(*values.values())
+    return dict(zip(values, arrays, strict=True))
+
+
+def _allowed(name: str, symbol: Symbol) -> str:
+    """The symbol's domain as an inequality, with its unit: ``0 < service_time (ms)``."""
+    domain = symbol.domain.describe(name)
+    return domain if symbol.unit == "1" else f"{domain} ({symbol.unit})"
+
+
+def _domain_error(formula: Formula, name: str, value: float) -> InputError:
+    symbol = formula.symbols[name]
+    reason = "outside its domain"
+    if symbol.unit == "ratio" and value > 1:
+        reason = "a ratio is a fraction: write 95% or 0.95"
+    elif not np.isfinite(value):
+        reason = "not a finite number"
+    elif symbol.domain.integer and value != np.floor(value):
+        reason = "must be a whole number"
+    return InputError(name, with_unit(_fmt(value), symbol.unit), _allowed(name, symbol),
+                      reason=reason)
+
+
+def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluation:
+    """Evaluate an entry element-wise over broadcast input arrays.
+
+    Each element is checked against its symbol's domain and the entry's
+    constraints (e.g. utilization < 1), then computed by the generated code;
+    an output that is not finite is an error too. Errors are per element.
+    A missing input without a default, or an unknown input name, raises.
+    """
+    formula = get_formula(formula) if isinstance(formula, str) else formula
+    compute = getattr(_compiled, formula.id)
+    constrained = getattr(_compiled, f"{formula.id}__constraints")
+    values = _complete_inputs(formula, inputs)
+    shape = next(iter(values.values())).shape if values else ()
+    bad = np.zeros(shape, dtype=bool)
+    errors: dict[int, InputError] = {}
+
+    def reject(newly_bad: np.ndarray, make_error) -> None:
+        newly_bad = newly_bad & ~bad
+        for index in np.flatnonzero(newly_bad):
+            errors[int(index)] = make_error(int(index))
+        bad[...] |= newly_bad
+
+    for name, value in values.items():
+        flat = value.reshape(-1)
+        reject(~formula.symbols[name].domain.contains(value),
+               lambda i, name=name, flat=flat: _domain_error(formula, name, flat[i]))
+    si = {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in values.items()}
+    with np.errstate(all="ignore"):
+        for constraint, quantity in zip(formula.constraints, constrained(**si), strict=True):
+            quantity = np.broadcast_to(quantity, shape) / UNITS[constraint.unit].to_si
+            flat = quantity.reshape(-1)
+            bound = constraint.bound
+            if constraint.relation in ("<", ">"):
+                slack = _AT_LIMIT * max(1.0, abs(bound))
+                bound = bound - slack if constraint.relation == "<" else bound + slack
+            reject(~_COMPARE[constraint.relation](quantity, bound),
+                   lambda i, c=constraint, flat=flat: InputError(
+                       c.name, with_unit(_fmt(flat[i]), c.unit),
+                       with_unit(f"{c.relation} {c.bound:g}", c.unit), reason=c.reason))
+        good = ~bad
+        subset = si if good.all() else {name: value[good] for name, value in si.items()}
+        computed = compute(**subset)
+    outputs = {}
+    for output in formula.outputs:
+        full = np.full(shape, np.nan)
+        full[good] = np.broadcast_to(computed[output.name], full[good].shape)
+        full /= UNITS[output.unit].to_si
+        outputs[output.name] = full
+    for output in formula.outputs:
+        flat = outputs[output.name].reshape(-1)
+        reject(~np.isfinite(outputs[output.name]) & good,
+               lambda i, o=output, flat=flat: InputError(
+                   o.name, _fmt(flat[i]), "a finite number",
+                   reason="the inputs make this output diverge"))
+    for output in outputs.values():
+        output[bad] = np.nan
+    return Evaluation(formula, outputs, errors, values)
+
+
+def calc(formula_id: str, **inputs: ArrayLike) -> FormulaResult:
+    """Evaluate an entry and return its outputs by name; raises the first InputError.
+
+    Values are numbers or arrays in each symbol's display unit, e.g.
+    ``calc("mm1", arrival_rate=800, service_time=1.0).response_time`` (ms).
+    """
+    evaluation = evaluate(formula_id, inputs)
+    if evaluation.errors:
+        raise evaluation.errors[min(evaluation.errors)]
+    formula = evaluation.formula
+    return FormulaResult(formula.id, evaluation.outputs, {o.name: o.unit for o in formula.outputs},
+                         evaluation.inputs)

@@ -1,0 +1,309 @@
+"""The formula catalogue: loading and checking ``formulas/*.toml`` without sympy.
+
+Each file holds ``[[formula]]`` entries. An entry has an id, a title, a source,
+declared input symbols (meaning, unit, domain, optional default), one or more
+outputs (a sympy expression each; an output may use earlier outputs), optional
+stability constraints and the properties the formula must satisfy.
+
+An entry with a ``function`` name and one output can be called by other
+entries' expressions (``RoundTripTime(distance, fibre_speed)``, arguments in
+the order its symbols are declared). With ``algorithm = "name"`` as well, it is
+computed by that algorithm of :mod:`qmodel.registry` (a stable recursion), and
+its expression is the textbook definition against which the algorithm is
+cross-checked at 50 digits.
+
+An entry with ``model = "name"`` is computed by that model function of
+:mod:`qmodel.registry`, for what has no closed form (an inverse solve, a
+search). Its outputs carry no expression; it gets property tests but no
+50-digit cross-check, so its module has tests of its own. Names outside the
+registry are refused: a catalogue file names no other code.
+
+This module checks structure (keys, units, domains, duplicate ids, references).
+The expressions themselves are parsed and checked by :mod:`qmodel.catalogue.symbolic`,
+which needs sympy and so is kept off the quick path.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from qmodel.domains import Domain
+from qmodel.errors import CatalogueError, InputError
+from qmodel.units import UNITS
+
+PROPERTY_KINDS = ("increasing", "decreasing", "bounded", "equals", "identity")
+BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
+
+
+class Symbol(NamedTuple):
+    """An input of a formula: meaning, display unit, allowed domain, optional default."""
+
+    name: str
+    meaning: str
+    unit: str
+    domain: Domain
+    default: float | None = None
+
+
+class Output(NamedTuple):
+    """A result of a formula: its expression (sympy syntax), unit and meaning."""
+
+    name: str
+    expr: str
+    unit: str
+    meaning: str
+
+
+class Constraint(NamedTuple):
+    """A condition on the inputs, e.g. utilization = λ·S below 1 (stability)."""
+
+    name: str
+    expr: str
+    relation: str  # one of "<", "<=", ">", ">="
+    bound: float  # in the constraint's unit
+    reason: str
+    unit: str = "1"  # the unit the quantity is shown and bounded in
+
+
+class Property(NamedTuple):
+    """A property the formula must satisfy, checked by the generated property tests."""
+
+    kind: str
+    output: str
+    symbol: str
+    lower: float | None
+    upper: float | None
+    other: str
+    substitute: dict[str, float | str]
+    expr: str
+
+
+class Formula(NamedTuple):
+    """One catalogue entry."""
+
+    id: str
+    title: str
+    source: str
+    file: str
+    symbols: dict[str, Symbol]
+    outputs: tuple[Output, ...]
+    constraints: tuple[Constraint, ...]
+    properties: tuple[Property, ...]
+    function: str = ""
+    algorithm: str = ""
+    model: str = ""
+    notes: str = ""
+
+    def output(self, name: str) -> Output:
+        for candidate in self.outputs:
+            if candidate.name == name:
+                return candidate
+        raise KeyError(name)
+
+
+def _where(file: str, entry: str) -> str:
+    return f"{file}: formula {entry!r}" if entry else file
+
+
+def _require(table: dict[str, Any], key: str, where: str, kind: type = str) -> Any:
+    if key not in table:
+        raise CatalogueError(f"{where}: missing {key!r}")
+    value = table[key]
+    if not isinstance(value, kind) or (kind is str and not value.strip()):
+        raise CatalogueError(f"{where}: {key!r} must be a non-empty {kind.__name__}")
+    return value
+
+
+def _unit(table: dict[str, Any], where: str) -> str:
+    name = _require(table, "unit", where)
+    if name not in UNITS:
+        raise CatalogueError(f"{where}: unknown unit {name!r}; known: {', '.join(sorted(UNITS))}")
+    return name
+
+
+def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
+    where = f"{where}, symbol {name!r}"
+    try:
+        domain = Domain.parse(_require(table, "domain", where))
+    except ValueError as error:
+        raise CatalogueError(f"{where}: {error}") from None
+    default = table.get("default")
+    if default is not None and not (isinstance(default, (int, float)) and domain.contains(default)):
+        raise CatalogueError(f"{where}: default {default!r} is outside its domain")
+    return Symbol(name, _require(table, "meaning", where), _unit(table, where), domain, default)
+
+
+def _output(table: dict[str, Any], where: str, computed_by_model: bool) -> Output:
+    name = _require(table, "name", where)
+    where = f"{where}, output {name!r}"
+    if computed_by_model:
+        if "expr" in table:
+            raise CatalogueError(f"{where}: a model entry's outputs have no 'expr'")
+        expr = ""
+    else:
+        expr = _require(table, "expr", where)
+    return Output(name, expr, _unit(table, where), _require(table, "meaning", where))
+
+
+def _constraint(table: dict[str, Any], where: str) -> Constraint:
+    name = _require(table, "name", where)
+    where = f"{where}, constraint {name!r}"
+    bounds = [key for key in BOUND_KINDS if key in table]
+    if len(bounds) != 1:
+        raise CatalogueError(f"{where}: give exactly one of {', '.join(BOUND_KINDS)}")
+    unit = _unit(table, where) if "unit" in table else "1"
+    return Constraint(name, _require(table, "expr", where), BOUND_KINDS[bounds[0]],
+                      float(table[bounds[0]]), _require(table, "reason", where), unit)
+
+
+def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Property:
+    kind = _require(table, "kind", where)
+    if kind not in PROPERTY_KINDS:
+        raise CatalogueError(f"{where}: property kind {kind!r} is not one of {PROPERTY_KINDS}")
+    where = f"{where}, property {kind!r}"
+    prop = Property(
+        kind=kind,
+        output=_require(table, "output", where),
+        symbol=table.get("symbol", ""),
+        lower=table.get("lower"),
+        upper=table.get("upper"),
+        other=table.get("other", ""),
+        substitute=dict(table.get("substitute", {})),
+        expr=table.get("expr", ""),
+    )
+    needs = {"increasing": "symbol", "decreasing": "symbol", "equals": "other", "identity": "expr"}
+    if kind in needs and not getattr(prop, needs[kind]):
+        raise CatalogueError(f"{where}: needs {needs[kind]!r}")
+    if kind == "bounded" and prop.lower is None and prop.upper is None:
+        raise CatalogueError(f"{where}: needs 'lower' or 'upper'")
+    if prop.symbol and prop.symbol not in formula.get("symbols", {}):
+        raise CatalogueError(f"{where}: symbol {prop.symbol!r} is not declared")
+    return prop
+
+
+def _registered(name: object, kind: str, where: str) -> None:
+    from qmodel.registry import model_function
+
+    try:
+        model_function(str(name), kind)
+    except InputError as error:
+        raise CatalogueError(f"{where}: {error}") from None
+
+
+def parse_entry(entry: dict[str, Any], file: str) -> Formula:
+    """Check one ``[[formula]]`` table and build its Formula."""
+    entry_id = _require(entry, "id", _where(file, ""))
+    where = _where(file, entry_id)
+    symbols_table = _require(entry, "symbols", where, dict)
+    symbols = {name: _symbol(name, table, where) for name, table in symbols_table.items()}
+    model = entry.get("model", "")
+    algorithm = entry.get("algorithm", "")
+    for kind, name in (("model", model), ("algorithm", algorithm)):
+        if name:
+            _registered(name, kind, where)
+    outputs = tuple(_output(table, where, bool(model))
+                    for table in _require(entry, "outputs", where, list))
+    names = [output.name for output in outputs]
+    clashes = set(names) & set(symbols) | {n for n in names if names.count(n) > 1}
+    if clashes:
+        raise CatalogueError(f"{where}: output names repeated or also symbols: {sorted(clashes)}")
+    properties = tuple(_property(table, where, entry) for table in entry.get("properties", []))
+    for prop in properties:
+        if prop.output not in names:
+            raise CatalogueError(f"{where}: property refers to unknown output {prop.output!r}")
+    function = entry.get("function", "")
+    if algorithm and not function:
+        raise CatalogueError(f"{where}: an 'algorithm' entry needs the 'function' name it is called by")
+    if function and len(outputs) != 1:
+        raise CatalogueError(f"{where}: a 'function' entry has exactly one output")
+    if algorithm and model:
+        raise CatalogueError(f"{where}: an entry has an 'algorithm' or a 'model', not both")
+    return Formula(
+        id=entry_id,
+        title=_require(entry, "title", where),
+        source=_require(entry, "source", where),
+        file=file,
+        symbols=symbols,
+        outputs=outputs,
+        constraints=tuple(_constraint(t, where) for t in entry.get("constraints", [])),
+        properties=properties,
+        function=function,
+        algorithm=algorithm,
+        model=model,
+        notes=entry.get("notes", ""),
+    )
+
+
+def raw_entries(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
+    """The ``[[formula]]`` tables of (file name, TOML text) pairs, as (file name, table)."""
+    from qmodel.tomlread import read_toml
+
+    entries = []
+    for file, text in files:
+        tables = read_toml(Path(file), text).get("formula")
+        if not isinstance(tables, list) or not tables:
+            raise CatalogueError(f"{file}: no [[formula]] entries")
+        entries += [(file, table) for table in tables]
+    return entries
+
+
+def load_files(files: list[tuple[str, str]]) -> dict[str, Formula]:
+    """Build the catalogue from (file name, TOML text) pairs, checking ids are unique."""
+    catalogue: dict[str, Formula] = {}
+    for file, entry in raw_entries(files):
+        formula = parse_entry(entry, file)
+        if formula.id in catalogue:
+            first = catalogue[formula.id].file
+            raise CatalogueError(f"{file}: formula {formula.id!r}: duplicate id (also in {first})")
+        catalogue[formula.id] = formula
+    for formula in catalogue.values():
+        for prop in formula.properties:
+            other = prop.other.split(".")[0]
+            if prop.kind == "equals" and other not in catalogue:
+                raise CatalogueError(
+                    f"{_where(formula.file, formula.id)}: property refers to unknown entry {other!r}"
+                )
+    return catalogue
+
+
+def catalogue_files() -> list[tuple[str, str]]:
+    """The shipped ``formulas/*.toml`` files as (name, text), in name order."""
+    from importlib import resources
+
+    folder = resources.files("qmodel.formulas")
+    paths = sorted((p for p in folder.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+    return [(path.name, path.read_text(encoding="utf-8")) for path in paths]
+
+
+@cache
+def load_catalogue() -> dict[str, Formula]:
+    """The shipped catalogue, loaded from ``formulas/*.toml`` and checked, once per process.
+
+    Also checks that the generated module was made from these files, so a
+    catalogue edited without ``python -m qmodel.catalogue.codegen`` is reported, not used.
+    """
+    from qmodel.catalogue import _compiled
+
+    files = catalogue_files()
+    catalogue = load_files(files)
+    if {e["id"]: (f, e) for f, e in raw_entries(files)} != _compiled.ENTRIES:
+        raise CatalogueError("formulas/*.toml changed since qmodel/catalogue/_compiled.py was generated; "
+                             "run `python -m qmodel.catalogue.codegen`")
+    return catalogue
+
+
+@cache
+def get_formula(formula_id: str) -> Formula:
+    """One catalogue entry by id, from the generated copy of the catalogue (no TOML parsing).
+
+    An unknown id is an InputError listing the known ids.
+    """
+    from qmodel.catalogue._compiled import ENTRIES
+
+    if formula_id not in ENTRIES:
+        raise InputError("formula", formula_id, "one of " + ", ".join(sorted(ENTRIES)),
+                         reason="unknown formula id")
+    file, entry = ENTRIES[formula_id]
+    return parse_entry(entry, file)

@@ -1,0 +1,68 @@
+"""The ``qmodel`` command line: one module per command family, loaded when its command runs.
+
+| module      | commands                                     |
+| ----------- | -------------------------------------------- |
+| formula     | formula list, formula show                   |
+| calc        | calc, sweep, solve, batch                    |
+| mva         | mva                                          |
+| studies     | subchannels, mirror-timeline, ssd-candidates |
+| validate    | validate                                     |
+
+A command module parses its arguments, calls the layer below (catalogue,
+networks, studies, validation) and renders the result; shared options and the
+one-line error handling are in :mod:`qmodel.cli.common`. Only the module of the
+command being run is imported, so the quick path (``qmodel calc``) loads
+click, numpy and rich, never sympy, scipy or numba.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from qmodel.cli.common import QmodelGroup
+
+# command name → (module of qmodel.cli, attribute); the only place a command is registered
+COMMANDS = {
+    "formula": ("formula", "formula"),
+    "calc": ("calc", "calc"),
+    "sweep": ("calc", "sweep"),
+    "solve": ("calc", "solve"),
+    "batch": ("calc", "batch"),
+    "mva": ("mva", "mva"),
+    "subchannels": ("studies", "subchannels"),
+    "mirror-timeline": ("studies", "mirror_timeline"),
+    "ssd-candidates": ("studies", "ssd_candidates"),
+    "validate": ("validate", "validate"),
+}
+
+
+class LazyGroup(QmodelGroup):
+    """The top-level group: commands are imported from their modules only when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(f"qmodel.cli.{module}"), attribute)
+
+
+@click.group(cls=LazyGroup, epilog="""\b
+Worked example: an M/M/1 device with 800 I/Os per second, 1 ms service:
+  $ qmodel calc mm1 arrival_rate=800 service_time=1ms
+  -> utilization 0.8, response_time 5 ms, number_in_system 4
+\b
+More: qmodel formula list | qmodel formula show mmc | qmodel validate""")
+@click.version_option(package_name="qmodel")
+def cli() -> None:
+    """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(cli.main(prog_name="qmodel"))

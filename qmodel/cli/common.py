@@ -1,0 +1,66 @@
+"""What every command shares: one-line errors with their exit status, --format, NAME=VALUE, ranges.
+
+Only click is imported here: the quick path pays for nothing else.
+"""
+
+from __future__ import annotations
+
+import click
+
+from qmodel.errors import InputError, QmodelError
+from qmodel.output import FORMATS
+
+FORMAT_OPTION = click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+    help="Output as a rich table, JSON or CSV.",
+)
+
+
+class Failure(click.ClickException):
+    """A qmodel error: one line on stderr, the error's exit status (2 for bad input)."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
+class QmodelGroup(click.Group):
+    """Turns qmodel's own errors into one-line messages without a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except QmodelError as error:
+            raise Failure(str(error), error.exit_status) from None
+
+
+def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str) -> dict[str, float]:
+    """NAME=VALUE pairs, each value parsed in the unit of its name (``service_time=1ms``)."""
+    from qmodel.units import parse_value
+
+    values: dict[str, float] = {}
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
+                             reason="not a NAME=VALUE pair")
+        if name not in units:
+            raise InputError(name, text, ", ".join(units), reason=f"not {what}")
+        if name in values:
+            raise InputError(name, text, "one value per name", reason="given twice")
+        values[name] = parse_value(name, text, units[name])
+    return values
+
+
+def split_range(option: str, text: str) -> tuple[str, str] | None:
+    """``START..STOP`` as its two texts, or None when ``text`` is a single value."""
+    start, dots, stop = text.partition("..")
+    if not dots:
+        return None
+    if not start.strip() or not stop.strip():
+        raise InputError(option, text, "START..STOP, e.g. 1..100 or 20km..100km", reason="half a range")
+    return start, stop

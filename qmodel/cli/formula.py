@@ -1,0 +1,34 @@
+"""``qmodel formula list`` and ``qmodel formula show``: the catalogue."""
+
+from __future__ import annotations
+
+import click
+
+from qmodel.cli.common import FORMAT_OPTION, QmodelGroup
+from qmodel.output import render
+
+
+@click.group(cls=QmodelGroup)
+def formula() -> None:
+    """The formula catalogue: list entries, show one with its symbols, units and source."""
+
+
+@formula.command("list", epilog="\b\nExample:\n  $ qmodel formula list --format csv")
+@FORMAT_OPTION
+def formula_list(fmt: str) -> None:
+    """List every catalogue entry: id, title and source."""
+    from qmodel.catalogue.loader import load_catalogue
+
+    rows = [[f.id, f.title, f.source] for f in load_catalogue().values()]
+    render(["id", "title", "source"], rows, fmt, title="qmodel formula catalogue")
+
+
+@formula.command("show", epilog="\b\nExample:\n  $ qmodel formula show mmc")
+@click.argument("formula_id")
+@FORMAT_OPTION
+def formula_show(formula_id: str, fmt: str) -> None:
+    """Show a formula pretty-printed, its symbols with units and domains, and its source."""
+    from qmodel.catalogue.describe import describe_formula
+    from qmodel.catalogue.loader import get_formula
+
+    describe_formula(get_formula(formula_id), fmt)

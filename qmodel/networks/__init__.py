@@ -1,0 +1,2 @@
+"""Queueing networks: the model (stations, classes), exact and approximate MVA, open and mixed
+networks, bounds (layer 2)."""

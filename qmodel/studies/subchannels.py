@@ -1,0 +1,124 @@
+"""Coupling-facility subchannels sized by Erlang C (the queueing answer to Appendix B's question).
+
+A subchannel is held for the whole life of a CF request, so the subchannels of
+a z/OS image to a CF form an M/M/c queue: c servers, offered load a = request
+rate × service time, and the delayed fraction RMF reports is Erlang C's
+probability of waiting. Compare the study's rule of thumb (catalogue entry
+``subchannel_rule``), which assumes each subchannel busy independently.
+
+Functions return their outputs by name in SI units, as catalogue model entries do.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from qmodel.algorithms.queueing import erlang_c
+
+_BISECTION_STEPS = 80  # halvings of (0, k): far below float resolution
+_AGREEMENT = 1e-9  # C(c, a) <= target within this relative slack counts as meeting it
+
+
+def load_for_delayed_fraction(subchannels: ArrayLike, delayed_fraction: ArrayLike) -> np.ndarray:
+    """The offered load a (erlangs) at which Erlang C on k subchannels equals the delayed fraction.
+
+    Solves C(k, a) = del for 0 < a < k by bisection: C rises monotonically from
+    0 at a = 0 to 1 as a → k.
+    """
+    servers, delayed = np.broadcast_arrays(np.asarray(subchannels, float),
+                                           np.asarray(delayed_fraction, float))
+    low, high = np.zeros(servers.shape), servers.copy()
+    for _ in range(_BISECTION_STEPS):
+        middle = (low + high) / 2
+        above = erlang_c(servers, middle) > delayed
+        high = np.where(above, middle, high)
+        low = np.where(above, low, middle)
+    return (low + high) / 2
+
+
+def smallest_subchannels(offered_load: ArrayLike, target_delayed: ArrayLike) -> np.ndarray:
+    """The smallest whole c > a with Erlang C(c, a) <= target (to a relative 1e-9).
+
+    Starts at the smallest stable c = floor(a) + 1 and adds one until the
+    target is met; C(c, a) falls towards 0 as c grows, so the search ends.
+    """
+    load, target = np.broadcast_arrays(np.asarray(offered_load, float),
+                                       np.asarray(target_delayed, float))
+    servers = np.floor(load) + 1
+    while True:
+        met = erlang_c(servers, load) <= target * (1 + _AGREEMENT)
+        if met.all():
+            return servers
+        servers = np.where(met, servers, servers + 1)
+
+
+def erlang_c_subchannels(measured_subchannels: ArrayLike, delayed_fraction: ArrayLike,
+                         target_delayed: ArrayLike) -> dict[str, np.ndarray]:
+    """Subchannels for a target delayed fraction, from the fraction measured on k subchannels.
+
+    The offered load is inferred from the measurement (C(k, a) = del), then the
+    smallest c with C(c, a) <= target is found. Outputs: offered_load
+    (erlangs), subchannels (whole), wait_probability at that c, more_needed
+    (subchannels beyond the k measured; 0 when the target is already met).
+    """
+    load = load_for_delayed_fraction(measured_subchannels, delayed_fraction)
+    servers = smallest_subchannels(load, target_delayed)
+    return {
+        "offered_load": load,
+        "subchannels": servers,
+        "wait_probability": erlang_c(servers, load),
+        "more_needed": np.maximum(servers - np.asarray(measured_subchannels, float), 0.0),
+    }
+
+
+def erlang_c_subchannels_from_rate(request_rate: ArrayLike, service_time: ArrayLike,
+                                   target_delayed: ArrayLike) -> dict[str, np.ndarray]:
+    """Subchannels for a target delayed fraction, from request rate (1/s) × service time (s).
+
+    Outputs: offered_load (erlangs), subchannels (whole), wait_probability at that c.
+    """
+    load = np.asarray(request_rate, float) * np.asarray(service_time, float)
+    servers = smallest_subchannels(load, target_delayed)
+    return {"offered_load": load, "subchannels": servers,
+            "wait_probability": erlang_c(servers, load)}
+
+
+class SubchannelAnswer(NamedTuple):
+    """One method's answer to "how many subchannels for the target delayed fraction"."""
+
+    method: str
+    assumes: str
+    subchannels: float      # as computed (the rule gives a fraction)
+    whole: int              # whole subchannels to configure
+    links: int              # CF links at the given subchannels per link
+    more_needed: int        # subchannels beyond those measured (0: the target is met)
+
+
+def compare_methods(delayed_fraction: float, measured_subchannels: float = 2, target_delayed: float = 0.1,
+                    subchannels_per_link: float = 7) -> list[SubchannelAnswer]:
+    """The study's Appendix B rule and Erlang C side by side, for one measured delayed fraction.
+
+    Rule (catalogue ``subchannel_rule``): each subchannel busy independently,
+    subchannels = log(target) / log(del^(1/k)). Erlang C (``erlang_c_subchannels``):
+    one M/M/c queue whose offered load gives the measured fraction. Links from
+    ``cf_links_needed``. Ratios as fractions.
+    """
+    from qmodel.catalogue.evaluate import calc
+
+    rule = calc("subchannel_rule", delayed_fraction=delayed_fraction,
+                measured_subchannels=measured_subchannels, target_delayed=target_delayed,
+                subchannels_per_link=subchannels_per_link)
+    queue = calc("erlang_c_subchannels", delayed_fraction=delayed_fraction,
+                 measured_subchannels=measured_subchannels, target_delayed=target_delayed)
+    queue_links = calc("cf_links_needed", subchannels=queue.subchannels,
+                       subchannels_per_link=subchannels_per_link)
+    return [
+        SubchannelAnswer("rule (Appendix B)", "subchannels busy independently", float(rule.subchannels),
+                         int(rule.subchannels_needed), int(rule.links_needed), int(rule.more_needed)),
+        SubchannelAnswer("Erlang C (M/M/c)", "one queue, Poisson arrivals, exponential service",
+                         float(queue.subchannels), int(queue.subchannels), int(queue_links.links_needed),
+                         int(queue.more_needed)),
+    ]

@@ -1,0 +1,1 @@
+"""Validation against the studies' printed numbers: casebooks and ``qmodel validate``."""

@@ -1,0 +1,65 @@
+"""The stable recursions against values worked by hand and against each other."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from qmodel.algorithms.queueing import erlang_b, erlang_c, mmck_blocking, mmck_mean_number, mmck_mean_queue
+
+
+def test_erlang_b_one_server_one_erlang_is_one_half() -> None:
+    assert float(erlang_b(1, 1.0)) == pytest.approx(0.5)
+
+
+def test_erlang_c_two_servers_one_erlang_is_one_third() -> None:
+    # C(2, 1): B(2, 1) = 1/5, C = 2·(1/5) / (2 − 1·(4/5)) = 1/3
+    assert float(erlang_c(2, 1.0)) == pytest.approx(1 / 3)
+
+
+def test_erlang_c_one_server_is_the_utilization() -> None:
+    loads = np.linspace(0.0, 0.99, 12)
+    assert np.allclose(erlang_c(1, loads), loads)
+
+
+def test_erlang_b_does_not_overflow_for_many_servers() -> None:
+    value = float(erlang_b(100_000, 99_000.0))
+    assert 0.0 < value < 1.0
+
+
+def test_erlang_b_is_zero_for_zero_load() -> None:
+    assert float(erlang_b(5, 0.0)) == 0.0
+
+
+def test_recursions_broadcast_over_mixed_server_counts() -> None:
+    servers = np.array([1, 2, 8])
+    together = erlang_c(servers, 0.5)
+    one_by_one = [float(erlang_c(c, 0.5)) for c in servers]
+    assert np.allclose(together, one_by_one, rtol=1e-15)
+
+
+def test_mmck_with_no_waiting_room_is_erlang_b() -> None:
+    assert float(mmck_blocking(4, 4, 3.0)) == pytest.approx(float(erlang_b(4, 3.0)), rel=1e-14)
+
+
+def test_mmck_with_huge_room_approaches_mmc() -> None:
+    # M/M/2, a = 1: Lq = C·a/(c − a) = 1/3
+    assert float(mmck_mean_queue(2, 2_000, 1.0)) == pytest.approx(1 / 3, rel=1e-12)
+    assert float(mmck_mean_number(2, 2_000, 1.0)) == pytest.approx(4 / 3, rel=1e-12)
+
+
+def test_mmck_survives_loads_far_above_capacity() -> None:
+    blocking = float(mmck_blocking(2, 5_000, 50.0))
+    assert blocking == pytest.approx(1 - 2 / 50, rel=1e-12)
+
+
+@given(st.integers(1, 30), st.integers(0, 30), st.floats(0.0, 60.0))
+def test_mmck_state_probabilities_are_consistent(servers, room, load) -> None:
+    capacity = servers + room
+    blocking = float(mmck_blocking(servers, capacity, load))
+    number = float(mmck_mean_number(servers, capacity, load))
+    queue = float(mmck_mean_queue(servers, capacity, load))
+    assert 0.0 <= blocking <= 1.0
+    assert 0.0 <= queue <= number <= capacity
+    # L = Lq + carried load (Little's law at the servers)
+    assert number == pytest.approx(queue + load * (1 - blocking), rel=1e-9, abs=1e-12)

@@ -1,0 +1,103 @@
+"""The catalogue loader names the file and the entry on every kind of error."""
+
+import pytest
+
+from qmodel.catalogue.loader import get_formula, load_catalogue, load_files
+from qmodel.catalogue.symbolic import parse_formula
+from qmodel.errors import CatalogueError, InputError
+
+GOOD = '''
+[[formula]]
+id = "demo"
+title = "Demo"
+source = "test"
+
+[formula.symbols.arrival_rate]
+meaning = "arrivals"
+unit = "1/s"
+domain = "[0, inf)"
+
+[[formula.outputs]]
+name = "doubled"
+expr = "2*arrival_rate"
+unit = "1/s"
+meaning = "twice"
+
+[[formula.properties]]
+kind = "increasing"
+output = "doubled"
+symbol = "arrival_rate"
+'''
+
+
+def load_and_parse(text: str, file: str = "demo.toml"):
+    catalogue = load_files([(file, text)])
+    return {fid: parse_formula(formula, catalogue) for fid, formula in catalogue.items()}
+
+
+def test_a_good_entry_loads() -> None:
+    assert set(load_and_parse(GOOD)) == {"demo"}
+
+
+def test_a_constraint_may_name_an_output_and_is_checked_on_the_inputs() -> None:
+    constraint = 'constraints = [{ name = "d", expr = "doubled", below = 10, reason = "too many" }]\n'
+    text = GOOD.replace('source = "test"\n', 'source = "test"\n' + constraint)
+    parsed = load_and_parse(text)["demo"]
+    assert str(parsed.constraints[0]) == "2*arrival_rate"
+
+
+def test_undeclared_symbol_is_named_with_file_and_entry() -> None:
+    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', output 'doubled'.*"
+                                             r"undeclared symbol\(s\) service_time"):
+        load_and_parse(GOOD.replace('"2*arrival_rate"', '"arrival_rate*service_time"'))
+
+
+def test_missing_unit_is_named_with_file_entry_and_symbol() -> None:
+    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', symbol 'arrival_rate'"
+                                             r": missing 'unit'"):
+        load_and_parse(GOOD.replace('unit = "1/s"\ndomain', 'domain', 1))
+
+
+def test_unknown_unit_is_refused() -> None:
+    with pytest.raises(CatalogueError, match="unknown unit 'furlongs'"):
+        load_and_parse(GOOD.replace('unit = "1/s"', 'unit = "furlongs"', 1))
+
+
+def test_expression_parse_error_is_named() -> None:
+    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', output 'doubled': "
+                                             r"cannot parse '2\*\(arrival_rate'"):
+        load_and_parse(GOOD.replace('"2*arrival_rate"', '"2*(arrival_rate"'))
+
+
+def test_toml_syntax_error_names_the_file() -> None:
+    with pytest.raises(CatalogueError, match=r"demo\.toml: TOML syntax error"):
+        load_and_parse(GOOD + "\nthis is not toml")
+
+
+def test_duplicate_id_names_both_files() -> None:
+    with pytest.raises(CatalogueError, match=r"b.toml: formula 'demo': duplicate id \(also in a.toml\)"):
+        load_files([("a.toml", GOOD), ("b.toml", GOOD)])
+
+
+def test_malformed_domain_is_named() -> None:
+    with pytest.raises(CatalogueError, match="symbol 'arrival_rate': domain"):
+        load_and_parse(GOOD.replace('domain = "[0, inf)"', 'domain = "0 <= x"'))
+
+
+def test_property_on_an_undeclared_symbol_is_refused() -> None:
+    with pytest.raises(CatalogueError, match="symbol 'distance' is not declared"):
+        load_and_parse(GOOD.replace('symbol = "arrival_rate"', 'symbol = "distance"'))
+
+
+def test_unknown_function_call_is_a_parse_error() -> None:
+    with pytest.raises(CatalogueError, match="cannot parse"):
+        load_and_parse(GOOD.replace('"2*arrival_rate"', '"ErlangZ(arrival_rate)"'))
+
+
+def test_shipped_catalogue_loads_and_matches_its_generated_copy() -> None:
+    assert "mm1" in load_catalogue()
+
+
+def test_unknown_formula_id_lists_the_known_ones() -> None:
+    with pytest.raises(InputError, match=r"allowed: one of .*mm1"):
+        get_formula("mm9")

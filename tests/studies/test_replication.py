@@ -1,0 +1,203 @@
+"""Global Mirror: write mix, burst and outage models, and the fluid time-line."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from qmodel.catalogue.evaluate import calc
+from qmodel.cli import cli
+from qmodel.errors import InputError
+from qmodel.studies.replication import Burst, Outage, burst_timeline, fluid_timeline
+
+rates = st.floats(0.0, 2000.0)
+bandwidths = st.floats(10.0, 5000.0)
+schedules = st.tuples(
+    st.lists(st.tuples(st.floats(0, 3000), st.floats(0, 1e5), st.floats(1, 5000)), max_size=3),
+    st.lists(st.tuples(st.floats(0, 3000), st.floats(0, 3000), st.floats(0, 1)), max_size=3),
+)
+
+
+def timeline_from(write_rate, bandwidth, schedule):
+    bursts, outages = schedule
+    outages = [(min(a, b), max(a, b), f) for a, b, f in outages]
+    return fluid_timeline(min(write_rate, bandwidth), bandwidth, 3600.0,
+                          bursts=[Burst(*b) for b in bursts], outages=[Outage(*o) for o in outages])
+
+
+@given(rates, bandwidths, schedules)
+def test_fluid_timeline_conserves_bytes(write_rate, bandwidth, schedule) -> None:
+    timeline = timeline_from(write_rate, bandwidth, schedule)
+    assert np.allclose(timeline.written, timeline.sent + timeline.backlog, rtol=1e-12, atol=1e-6)
+    samples = np.linspace(0, 3600, 97)
+    written, sent, backlog = timeline.at(samples)
+    assert np.allclose(written, sent + backlog, rtol=1e-12, atol=1e-6)
+
+
+@given(rates, bandwidths, schedules)
+def test_backlog_is_never_negative_and_sending_never_outruns_the_link(write_rate, bandwidth,
+                                                                      schedule) -> None:
+    timeline = timeline_from(write_rate, bandwidth, schedule)
+    assert (timeline.backlog >= 0).all()
+    sent_per_segment = np.diff(timeline.sent)
+    capacity = timeline.bandwidth[:-1] * np.diff(timeline.times)
+    assert (sent_per_segment <= capacity * (1 + 1e-9) + 1e-6).all()
+
+
+@given(st.floats(0, 500), st.floats(1e3, 1e5), st.floats(600, 2000), st.floats(1.01, 3.0))
+def test_drain_time_falls_as_bandwidth_rises(base, burst, bandwidth, factor) -> None:
+    slow = burst_timeline(base, bandwidth, burst, 1000.0, 60.0, 36_000.0)
+    fast = burst_timeline(base, bandwidth * factor, burst, 1000.0, 60.0, 36_000.0)
+    assert fast.peak_backlog <= slow.peak_backlog + 1e-9
+    if slow.suspensions and fast.suspensions:
+        assert fast.suspensions[0][1] <= slow.suspensions[0][1] + 1e-9
+
+
+@given(st.floats(0, 500), st.floats(1e3, 1e5), st.floats(200, 1100))
+def test_timeline_agrees_with_the_closed_form_burst_model(base, burst_mb, bandwidth) -> None:
+    if bandwidth <= base + 1:
+        return
+    closed = calc("burst_drain", base_write_rate=base, burst_size=burst_mb / 1000,
+                  burst_rate=1.0, bandwidth=bandwidth)
+    timeline = burst_timeline(base, bandwidth, burst_mb, 1000.0, 0.0, 100_000.0)
+    assert timeline.peak_backlog / 1000 == pytest.approx(float(closed.peak_backlog), rel=1e-9,
+                                                         abs=1e-9)
+    if float(closed.time_to_empty) > 0:
+        assert timeline.suspensions[0][1] / 60 == pytest.approx(float(closed.time_to_empty), rel=1e-6)
+
+
+def test_outage_timeline_agrees_with_the_closed_form_outage_model() -> None:
+    closed = calc("link_outage", write_rate=250, bandwidth=361.1, available_fraction=0.5,
+                  outage=5)
+    timeline = fluid_timeline(250, 361.1, 3600, outages=[Outage(540, 840, 0.5)])
+    assert timeline.peak_backlog / 1000 == pytest.approx(float(closed.peak_backlog))
+    assert timeline.suspensions[0][1] / 60 == pytest.approx(14 + float(closed.catch_up))
+
+
+@given(st.floats(0, 500), st.floats(1, 200), st.floats(0.1, 10), st.floats(0.5, 60))
+def test_inverse_bandwidth_then_forward_model_returns_the_target(base, burst_gb, rate_gbs,
+                                                                  within_min) -> None:
+    burst_minutes = burst_gb / rate_gbs / 60
+    if within_min <= burst_minutes * 1.001:
+        return  # shorter than the burst itself: answered by base + burst rate, no backlog
+    bandwidth = calc("bandwidth_for_burst", base_write_rate=base, burst_size=burst_gb,
+                     burst_rate=rate_gbs, drain_within=within_min).bandwidth
+    forward = calc("burst_drain", base_write_rate=base, burst_size=burst_gb, burst_rate=rate_gbs,
+                   bandwidth=bandwidth)
+    assert float(forward.time_to_empty) == pytest.approx(within_min, rel=1e-9)
+
+
+def test_study_burst_implies_361_mb_s_of_link() -> None:
+    # §4.2: 250 MB/s, 60 GB at 1 GB/s from minute 9, groups again at minute 18
+    bandwidth = calc("bandwidth_for_burst", base_write_rate=250, burst_size=60, burst_rate=1,
+                     drain_within=9).bandwidth
+    assert float(bandwidth) == pytest.approx(250 + 60_000 / 540)
+
+
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
+def test_write_mix_is_the_weighted_sum_when_the_mix_adds_up(random, random_write, seq_write) -> None:
+    result = calc("write_mix", random_fraction=random, random_write=random_write,
+                  sequential_fraction=1 - random, sequential_write=seq_write)
+    expected = random * random_write + (1 - random) * seq_write
+    assert float(result.write_fraction) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(("workload", "mix", "write_fraction"), [
+    # Table 1 as printed: random %, random write %, sequential %, sequential write %
+    ("Brokerage Market Open", (0.57, 0.22, 0.43, 0.52), 0.3490),
+    ("Brokerage Batch", (0.40, 0.12, 0.60, 0.29), 0.2220),
+    ("Credit Card", (0.61, 0.15, 0.39, 0.37), 0.2358),
+    ("Auto Ins. Online", (0.72, 0.05, 0.28, 0.29), 0.1172),
+    ("Auto Ins. Batch", (0.62, 0.09, 0.38, 0.51), 0.2496),
+])
+def test_table_1_write_fractions(workload, mix, write_fraction) -> None:
+    names = ("random_fraction", "random_write", "sequential_fraction", "sequential_write")
+    result = calc("write_mix", **dict(zip(names, mix, strict=True)))
+    assert float(result.write_fraction) == pytest.approx(write_fraction, abs=5e-5), workload
+
+
+def test_mix_that_does_not_add_up_to_100_percent_is_refused() -> None:
+    with pytest.raises(InputError, match="must add up to 100%"):
+        calc("write_mix", random_fraction=0.57, random_write=0.22, sequential_fraction=0.53,
+             sequential_write=0.52)
+
+
+def test_prod_index_chain_length_and_transfer_size() -> None:
+    # §7.4.1: 232 random reads + 421 random writes, 3,265 blocks of 8K
+    result = calc("transfer_size", blocks=3265, ssch=232 + 421, blocksize=8)
+    assert float(result.chain_length) == pytest.approx(5.0)
+    assert float(result.transfer_size) == pytest.approx(40.0)
+
+
+def test_dbx232_ssch_rate_over_the_rmf_interval() -> None:
+    # §7.4.1: 37,458 SSCH over the 900 second RMF interval
+    assert float(calc("throughput_law", completions=37458, observation_time=900).throughput) == \
+        pytest.approx(41.62, abs=0.005)
+
+
+@pytest.mark.parametrize(("entry", "inputs", "parameter"), [
+    ("link_sizing", {"write_rate": 100, "link_bandwidth": -5, "links": 2}, "link_bandwidth"),
+    ("burst_drain", {"base_write_rate": 250, "burst_size": -1, "burst_rate": 1, "bandwidth": 400},
+     "burst_size"),
+])
+def test_negative_bandwidth_or_burst_is_refused(entry, inputs, parameter) -> None:
+    with pytest.raises(InputError) as error:
+        calc(entry, **inputs)
+    assert error.value.parameter == parameter
+
+
+def test_write_rate_above_bandwidth_reports_the_growth_not_a_number() -> None:
+    with pytest.raises(InputError, match="grows without bound") as error:
+        calc("cgft", cycle_cost=4, write_rate=400, bandwidth=361)
+    assert error.value.value == "39 MB/s"
+    with pytest.raises(InputError, match="grows without bound at 39 MB/s"):
+        fluid_timeline(400, 361, 600)
+
+
+def test_mirror_timeline_command_reports_stop_and_resume() -> None:
+    result = CliRunner().invoke(cli, [
+        "mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361.111MB/s",
+        "--burst", "60GB", "--burst-rate", "1GB/s", "--burst-at", "9min", "--format", "json"])
+    assert result.exit_code == 0
+    rows = json.loads(result.output)
+    states = {row["minute"]: row["consistency groups"] for row in rows}
+    assert states[8.0] == "forming" and states[10.0] == "suspended" and states[19.0] == "forming"
+    assert max(row["backlog GB"] for row in rows) == pytest.approx(53.33, abs=0.01)
+
+
+def test_mirror_timeline_refuses_a_link_that_cannot_keep_up() -> None:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "400MB/s",
+                                      "--bandwidth", "361MB/s"])
+    assert result.exit_code == 2
+    assert "grows without bound at 39 MB/s" in result.output
+
+
+def test_mirror_timeline_draws_a_png_plot(tmp_path) -> None:
+    target = tmp_path / "timeline.png"
+    result = CliRunner().invoke(cli, [
+        "mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361MB/s", "--burst", "60GB",
+        "--burst-at", "9min", "--plot", str(target), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_mirror_timeline_refuses_an_unknown_plot_format(tmp_path) -> None:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "250MB/s",
+                                      "--bandwidth", "361MB/s", "--plot", str(tmp_path / "x.gif")])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --plot")
+
+
+def test_dbx232_type74_ssch_split_by_the_type74ca_mix() -> None:
+    # §7.4.1: 37,458 SSCH (TYPE74); TYPE74CA 18,354 random reads, 7,866 random writes,
+    # 4,765 sequential reads, 6,743 sequential writes (37,728 in all)
+    split = calc("type74_split", ssch=37458, random_reads=18354, random_writes=7866,
+                 sequential_reads=4765, sequential_writes=6743)
+    assert float(split.cache_total) == 37728
+    parts = [float(getattr(split, f"ssch_{k}")) for k in
+             ("random_reads", "random_writes", "sequential_reads", "sequential_writes")]
+    assert sum(parts) == pytest.approx(37458)
+    assert parts[0] == pytest.approx(37458 * 18354 / 37728)

@@ -1,0 +1,161 @@
+"""Casebooks: loading, verdicts, and `qmodel validate` over the shipped studies."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from qmodel.cli import cli
+from qmodel.errors import CatalogueError
+from qmodel.validation.casebook import load_casebook, run_casebooks, shipped_casebooks
+
+HEADER = 'study = "demo.txt"\ntitle = "Demo"\n'
+LITTLE = 'quantity = "littles_law.number_in_system"\ninputs = { throughput = 1000, response_time = "5s" }\n'
+
+
+def casebook(tmp_path, body: str):
+    path = tmp_path / "demo.toml"
+    path.write_text(HEADER + body, encoding="utf-8")
+    return path
+
+
+def verdict_of(tmp_path, case: str, quantity: str = LITTLE):
+    """The one result of a casebook holding one case: ``quantity`` (and inputs), then ``case``."""
+    path = casebook(tmp_path, f'[[case]]\nid = "c"\ncitation = "§1"\n{quantity}{case}')
+    (result,) = run_casebooks([str(path)])
+    return result
+
+
+def test_within_tolerance_is_ok(tmp_path) -> None:
+    result = verdict_of(tmp_path, "paper = 5000\ntolerance = { relative = 0.001 }\n")
+    assert result.verdict == "ok"
+    assert result.computed == pytest.approx(5000)
+
+
+def test_outside_tolerance_is_a_miss_with_its_deviation(tmp_path) -> None:
+    result = verdict_of(tmp_path, "paper = 5100\ntolerance = { relative = 0.01 }\n")
+    assert result.verdict == "miss"
+    assert result.deviation == pytest.approx(-100 / 5100)
+
+
+def test_absolute_tolerance_reports_an_absolute_deviation(tmp_path) -> None:
+    result = verdict_of(tmp_path, "paper = 5003\ntolerance = { absolute = 5 }\n")
+    assert result.verdict == "ok"
+    assert result.deviation == pytest.approx(-3)
+
+
+def test_printed_range_is_ok_when_the_model_falls_inside(tmp_path) -> None:
+    result = verdict_of(tmp_path, "paper = [4000, 6000]\ntolerance = { relative = 0.0 }\n")
+    assert result.verdict == "ok" and result.deviation == 0
+
+
+def test_declared_slip_matching_the_recomputed_value_is_a_paper_slip(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'paper = 5500\nslip = "5 × 1000 misprinted"\nrecomputed = 5000\n'
+                                  "tolerance = { relative = 0.001 }\n")
+    assert result.verdict == "paper-slip"
+    assert "recomputed 5000" in result.remark
+
+
+def test_declared_slip_the_model_does_not_reproduce_is_a_miss(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'paper = 5500\nslip = "?"\nrecomputed = 5200\n'
+                                  "tolerance = { relative = 0.001 }\n")
+    assert result.verdict == "miss"
+
+
+def test_slip_declared_where_the_model_agrees_with_the_paper_is_a_miss(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'paper = 5000\nslip = "?"\nrecomputed = 5200\n'
+                                  "tolerance = { relative = 0.001 }\n")
+    assert result.verdict == "miss"
+    assert "calls a slip" in result.remark
+
+
+def test_calibration_row_is_marked_calibrated(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'paper = 5000\ncalibrated = "fitted the lag"\n'
+                                  "tolerance = { relative = 0.001 }\n")
+    assert result.verdict == "calibrated"
+
+
+def test_paper_value_in_another_unit_is_compared_in_that_unit(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'paper = 0.0007\nunit = "s"\ntolerance = { relative = 0.001 }\n',
+                        'quantity = "transaction_elongation.round_trip_time"\n'
+                        'inputs = { cf_requests = 0, sync_writes = 0, distance = "70km" }\n')
+    assert result.verdict == "ok"
+
+
+def test_model_function_quantity_is_supported(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'paper = 10\nunit = "us/km"\ntolerance = { absolute = 0.0001 }\n',
+                        'quantity = "distance_slope.slope_per_round_trip"\n'
+                        'inputs = { distance = ["0km", "100km"], values = ["300us", "1.3ms"], '
+                        'round_trips = 1 }\n')
+    assert result.verdict == "ok"
+
+
+@pytest.mark.parametrize("quantity", ["os:system", "os.system", "qmodel.studies.distance:fit_distance_table",
+                                      "__import__.system", "eval.x"])
+def test_casebook_naming_code_outside_the_registry_is_refused_before_it_runs(tmp_path, quantity) -> None:
+    marker = tmp_path / "ran"
+    path = casebook(tmp_path, f'[[case]]\nid = "c"\ncitation = "§1"\nquantity = "{quantity}"\n'
+                              f'inputs = {{ command = "touch {marker}" }}\npaper = 0\n'
+                              'tolerance = { absolute = 1 }\n')
+    with pytest.raises(CatalogueError, match="neither a catalogue entry nor a registered"):
+        run_casebooks([str(path)])
+    assert not marker.exists()
+
+
+def test_model_refusing_the_inputs_is_a_miss_that_says_why(tmp_path) -> None:
+    result = verdict_of(tmp_path, "paper = 5\ntolerance = { relative = 0.01 }\n",
+                        'quantity = "mm1.response_time"\n'
+                        'inputs = { arrival_rate = 2000, service_time = 1 }\n')
+    assert result.verdict == "miss"
+    assert "unstable" in result.remark
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ('[[case]]\nid = "c"\n' + LITTLE + "paper = 1\ntolerance = { relative = 0.1 }\n", "missing 'citation'"),
+    ('[[case]]\nid = "c"\ncitation = "x"\n' + LITTLE + "paper = 1\ntolerance = 0.1\n", "tolerance must be"),
+    ('[[case]]\nid = "c"\ncitation = "x"\nquantity = "mm9.x"\npaper = 1\ntolerance = { relative = 0.1 }\n',
+     "unknown formula 'mm9'"),
+    ('[[case]]\nid = "c"\ncitation = "x"\n' + LITTLE
+     + 'paper = 1\nslip = "s"\ntolerance = { relative = 0.1 }\n',
+     "'slip' and 'recomputed' go together"),
+    ("", "no \\[\\[case\\]\\] entries"),
+])
+def test_malformed_casebook_names_file_and_case(tmp_path, body: str, message: str) -> None:
+    with pytest.raises(CatalogueError, match=message):
+        load_casebook(casebook(tmp_path, body))
+
+
+def test_every_shipped_casebook_names_its_study_file() -> None:
+    assert set(shipped_casebooks()) >= {"gdps-pprc-100km-2006", "ztpf-io-performance-2008",
+                                        "global-mirror-ds8000-2009"}
+
+
+def test_every_miss_in_the_shipped_casebooks_is_explained() -> None:
+    result = CliRunner().invoke(cli, ["validate", "--format", "json"])
+    payload = json.loads(result.output)
+    misses = [case for case in payload["cases"] if case["verdict"] == "miss"]
+    unexplained = [case["id"] for case in misses if case["remark"] in ("", "outside tolerance")]
+    assert unexplained == []
+    assert result.exit_code == (1 if misses else 0)
+
+
+def test_shipped_casebooks_record_the_gdps_paper_slips() -> None:
+    results = {r.case.id: r for r in run_casebooks(["gdps-pprc-100km-2006"])}
+    assert results["appendix-b-subchannels-required"].verdict == "paper-slip"
+    assert results["appendix-b-subchannels-required"].computed == pytest.approx(3.943, abs=1e-3)
+    assert results["appendix-b-links-required"].verdict == "paper-slip"
+
+
+def test_validate_exits_1_when_a_case_misses(tmp_path) -> None:
+    path = casebook(tmp_path, f'[[case]]\nid = "c"\ncitation = "§1"\n{LITTLE}'
+                              "paper = 9000\ntolerance = { relative = 0.001 }\n")
+    result = CliRunner().invoke(cli, ["validate", str(path)])
+    assert result.exit_code == 1
+    assert "miss" in result.output
+
+
+def test_validate_csv_carries_the_citations() -> None:
+    result = CliRunner().invoke(cli, ["validate", "gdps-pprc-100km-2006", "--format", "csv"])
+    header = result.output.splitlines()[0]
+    assert header.startswith("casebook,case,quantity,paper,model,unit,deviation,verdict")
+    assert "6882 / 300 = 22.94" in result.output
