@@ -56,6 +56,8 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"number_in_system": "1"}, "M/M/c/K mean number in the system, scaled recursion"),
     ModelFunction("mmck_mean_queue", "algorithm", queueing.mmck_mean_queue, _MMCK,
                   {"number_waiting": "1"}, "M/M/c/K mean number waiting, scaled recursion"),
+    ModelFunction("erlang_cdf", "algorithm", queueing.erlang_cdf, {"shape": "1", "x": "1"},
+                  {"probability": "ratio"}, "Erlang-k distribution function, term by term"),
     ModelFunction("erlang_c_subchannels", "model", subchannels.erlang_c_subchannels,
                   {"measured_subchannels": "1", "delayed_fraction": "ratio", "target_delayed": "ratio"},
                   {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio", "more_needed": "1"},
