@@ -1,0 +1,125 @@
+"""Calibration of a scenario on declared rows: what a scenario file's fitted values come from.
+
+Each function fits one kind of parameter on rows the caller names, so that a
+scenario file can say "fitted on the 0 km column" and a test can fit again
+and get the file's values back:
+
+- :func:`fit_other`: each member's unexplained time ("other") so that the
+  model's response time equals the measured one at one distance;
+- :func:`fit_think_time`: each member's think time from its measured
+  transactions over an interval, by the response-time law Z = N·T/C − R;
+- :func:`fit_lockable_items`: the lock model's effective hot set L from one
+  member's response time at one distance, refitting "other" at the base
+  distance each time (the two are fitted jointly).
+
+All values in SI units (s, m).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from qmodel.errors import ConvergenceError, InputError
+from qmodel.scenario.compose import _solve
+from qmodel.scenario.spec import Scenario
+
+_STEPS = 200
+_BISECTIONS = 60
+
+
+def _response(scenario: Scenario, distance: float) -> np.ndarray:
+    result = _solve(scenario, np.array([distance]), 1.0, with_thrashing_load=False)
+    if result.thrashing[0]:
+        raise InputError(
+            "calibration",
+            f"{distance / 1e3:g} km",
+            "a distance with a fixed point",
+            reason="the scenario thrashes there",
+        )
+    return result.response_time[:, 0]
+
+
+def fit_other(scenario: Scenario, distance: float, responses: dict[str, float]) -> Scenario:
+    """The scenario with each named member's ``other`` set so that its response time at ``distance`` (m)
+    equals ``responses[member]`` (s). Fixed-point steps other += measured − model (the response
+    time rises with other at a rate of at least 1)."""
+    names = [m.name for m in scenario.members]
+    unknown = sorted(set(responses) - set(names))
+    if unknown:
+        raise InputError("member", unknown[0], ", ".join(names))
+    for _ in range(_STEPS):
+        model = dict(zip(names, _response(scenario, distance), strict=True))
+        gaps = {name: responses[name] - model[name] for name in responses}
+        members = tuple(
+            replace(m, other=m.other + gaps[m.name]) if m.name in gaps else m for m in scenario.members
+        )
+        if any(m.other < 0 for m in members):
+            bad = next(m for m in members if m.other < 0)
+            raise InputError(
+                f"measured response of {bad.name}",
+                f"{responses[bad.name] * 1e3:g} ms",
+                "at least what the model explains",
+                reason="other would be negative",
+            )
+        scenario = replace(scenario, members=members)
+        if max(abs(g) for g in gaps.values()) < 1e-12:
+            return scenario
+    raise ConvergenceError(f"fit of other did not converge in {_STEPS} steps")
+
+
+def fit_think_time(
+    scenario: Scenario, distance: float, transactions: dict[str, float], interval: float
+) -> Scenario:
+    """The scenario with each named member's think time Z = terminals × interval / transactions − R,
+    R the model's response time at ``distance`` (response-time law, Lazowska et al., QSP §3.3)."""
+    model = dict(zip((m.name for m in scenario.members), _response(scenario, distance), strict=True))
+    members = []
+    for member in scenario.members:
+        if member.name in transactions:
+            think = member.terminals * interval / transactions[member.name] - model[member.name]
+            if not think > 0:
+                raise InputError(
+                    f"transactions of {member.name}",
+                    transactions[member.name],
+                    "fewer than terminals × interval / response time",
+                )
+            member = replace(member, think_time=think)
+        members.append(member)
+    return replace(scenario, members=tuple(members))
+
+
+def fit_lockable_items(
+    scenario: Scenario,
+    base_distance: float,
+    base_responses: dict[str, float],
+    distance: float,
+    member: str,
+    response: float,
+) -> Scenario:
+    """The scenario with ``lockable_items`` L such that ``member``'s response time at ``distance`` is
+    ``response`` (s), ``other`` refitted at ``base_distance`` for every L tried (bisection on log L:
+    fewer lockable items, more contention)."""
+    index = [m.name for m in scenario.members].index(member)
+
+    def excess(items: float) -> tuple[float, Scenario]:
+        try:
+            trial = fit_other(replace(scenario, lockable_items=items), base_distance, base_responses)
+        except InputError:  # so much contention that even the base rows cannot be met
+            return np.inf, scenario
+        result = _solve(trial, np.array([distance]), 1.0, with_thrashing_load=False)
+        value = np.inf if result.thrashing[0] else result.response_time[index, 0]
+        return value - response, trial
+
+    low, high = np.log(1.0), np.log(1e9)
+    if excess(np.exp(high))[0] > 0:
+        raise InputError(
+            f"response of {member} at {distance / 1e3:g} km",
+            f"{response * 1e3:g} ms",
+            "more than the model gives without lock contention",
+        )
+    for _ in range(_BISECTIONS):
+        middle = (low + high) / 2
+        low, high = (middle, high) if excess(np.exp(middle))[0] > 0 else (low, middle)
+    return excess(np.exp(high))[1]
