@@ -123,3 +123,26 @@ def fit_lockable_items(
         middle = (low + high) / 2
         low, high = (middle, high) if excess(np.exp(middle))[0] > 0 else (low, middle)
     return excess(np.exp(high))[1]
+
+
+def fit_redispatch(scenario: Scenario, base_distance: float, base_responses: dict[str, float],
+                   distance: float, member: str, response: float) -> Scenario:
+    """The scenario with the conversion's ``redispatch`` wait such that ``member``'s response time at
+    ``distance`` is ``response`` (s), ``other`` refitted at ``base_distance`` for every value tried
+    (bisection between 0 and 10 ms: a longer wait, a longer response where requests are converted)."""
+    index = [m.name for m in scenario.members].index(member)
+
+    def excess(wait: float) -> tuple[float, Scenario]:
+        trial = fit_other(replace(scenario, redispatch=wait), base_distance, base_responses)
+        result = _solve(trial, np.array([distance]), 1.0, with_thrashing_load=False)
+        value = np.inf if result.thrashing[0] else result.response_time[index, 0]
+        return value - response, trial
+
+    low, high = 0.0, 10e-3
+    if excess(low)[0] > 0:
+        raise InputError(f"response of {member} at {distance / 1e3:g} km", f"{response * 1e3:g} ms",
+                         "more than the model gives with no redispatch wait")
+    for _ in range(_BISECTIONS):
+        middle = (low + high) / 2
+        low, high = (middle, high) if excess(middle)[0] < 0 else (low, middle)
+    return excess(low)[1]
