@@ -73,8 +73,8 @@ from qmodel.units import UNITS
 _CASE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "note", "slip",
               "recomputed", "inconsistent", "calibrated"}
 _TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note"}
-_RULE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "columns", "note", "slip",
-              "recomputed", "inconsistent", "calibrated"}
+_RULE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "columns", "once", "note",
+              "slip", "recomputed", "inconsistent", "calibrated"}
 _PER_KEY = ("note", "slip", "recomputed", "inconsistent", "calibrated")
 
 
@@ -131,6 +131,9 @@ def _default_unit(quantity: str, where: str) -> str:
     return units[output]
 
 
+FITTED = (float("nan"), float("nan"))  # the paper value of a calibration that fits a parameter
+
+
 def _paper(value: Any, where: str) -> tuple[float, float]:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value), float(value)
@@ -146,9 +149,11 @@ def _references(inputs: dict[str, Any]) -> tuple[str, ...]:
 def _case(table: dict[str, Any], casebook: str, study: str, depends_on: tuple[str, ...] = ()) -> Case:
     case_id = table.get("id", "?")
     where = f"{casebook}: case {case_id!r}"
-    for key in ("id", "quantity", "citation", "paper", "tolerance"):
+    for key in ("id", "quantity", "citation", "tolerance"):
         if key not in table:
             raise CatalogueError(f"{where}: missing {key!r}")
+    if "paper" not in table and not table.get("calibrated"):
+        raise CatalogueError(f"{where}: missing 'paper' (only a calibration, a fitted parameter, has none)")
     unknown = sorted(set(table) - _CASE_KEYS)
     if unknown:
         raise CatalogueError(f"{where}: unknown key(s) {unknown}; a case has {', '.join(sorted(_CASE_KEYS))}")
@@ -169,7 +174,7 @@ def _case(table: dict[str, Any], casebook: str, study: str, depends_on: tuple[st
     inputs = dict(table.get("inputs", {}))
     return Case(
         casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
-        inputs=inputs, paper=_paper(table["paper"], where), unit=unit,
+        inputs=inputs, paper=_paper(table["paper"], where) if "paper" in table else FITTED, unit=unit,
         tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
         slip=table.get("slip", ""), recomputed=table.get("recomputed"),
         calibrated=table.get("calibrated", ""), inconsistent=table.get("inconsistent", ""),
@@ -198,70 +203,96 @@ def _cell(table: dict[str, Any], row: str, key: str, where: str) -> Any:
     return value
 
 
-def _column_of(table: dict[str, Any], reference: dict[str, Any], key: str, where: str) -> str:
+def _column_of(table: dict[str, Any], reference: dict[str, Any], key: str | None, where: str) -> str:
     column = reference.get("column", key)
+    if column is None:
+        raise CatalogueError(f"{where}: a rule with once = true names the column of every row it uses")
     if column not in table["keys"]:
         raise CatalogueError(f"{where}: no column {column!r}; columns: {', '.join(table['keys'])}")
     return column
 
 
-def _resolve(table: dict[str, Any], value: Any, key: str, where: str) -> Any:
+def _resolve(table: dict[str, Any], value: Any, key: str | None, where: str) -> Any:
     """A rule's input or paper for column ``key``: row references replaced by the printed cells."""
     if isinstance(value, dict) and "row" in value:
-        if set(value) - {"row", "column"}:
-            raise CatalogueError(f"{where}: a row reference is {{ row = R }} or {{ row = R, column = K }}")
+        if set(value) - {"row", "column"} and set(value) != {"row", "columns"}:
+            raise CatalogueError(f"{where}: a row reference is {{ row = R }}, {{ row = R, column = K }} "
+                                 "or {{ row = R, columns = [K, ...] }}")
+        if "columns" in value:
+            return [_cell(table, value["row"], _column_of(table, {"column": k}, key, where), where)
+                    for k in value["columns"]]
         return _cell(table, value["row"], _column_of(table, value, key, where), where)
     return value
 
 
+def _per_key(rule: dict[str, Any], name: str, key: str | None, keys: list[str | None], where: str) -> Any:
+    """A rule's note, slip, recomputed, inconsistent or calibrated for column ``key``.
+
+    Written once for every case of the rule, or as ``{ key = value }`` for some columns.
+    """
+    value = rule.get(name)
+    if not isinstance(value, dict):
+        return value
+    if set(value) - set(keys):
+        raise CatalogueError(f"{where}: {name} names columns {sorted(set(value) - set(keys))} the rule does "
+                             f"not cover ({keys})")
+    return value.get(key)
+
+
 def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
-    """The case tables one rule of a printed table expands into, with their dependencies."""
+    """The case tables one rule of a printed table expands into, with their dependencies.
+
+    A rule with ``once = true`` is one case over the columns its references name (a
+    least-squares slope over a row, a fit between two columns); its id is <table>-<rule>.
+    """
     where = f"{casebook}: table {table.get('id', '?')!r}, rule {rule.get('id', '?')!r}"
     unknown = sorted(set(rule) - _RULE_KEYS)
     if unknown:
         raise CatalogueError(f"{where}: unknown key(s) {unknown}; a rule has {', '.join(sorted(_RULE_KEYS))}")
-    for key in ("id", "quantity", "paper", "tolerance"):
+    for key in ("id", "quantity", "tolerance"):
         if key not in rule:
             raise CatalogueError(f"{where}: missing {key!r}")
-    keys = rule.get("columns", table["keys"])
-    for name in _PER_KEY:
-        per_key = rule.get(name, {})
-        if not isinstance(per_key, dict) or set(per_key) - set(keys):
-            raise CatalogueError(f"{where}: {name} is a table {{ key = ... }} over the rule's columns {keys}")
-    calibrated = list(rule.get("calibrated", {}))
-    if len(calibrated) > 1:
-        raise CatalogueError(f"{where}: a rule is calibrated at one column at most, not {calibrated}")
-    base_id = f"{table['id']}-{rule['id']}-{calibrated[0]}" if calibrated else None
-    if calibrated and not any(isinstance(v, dict) and v.get("column") == calibrated[0]
-                              for v in rule.get("inputs", {}).values()):
-        raise CatalogueError(f"{where}: calibrated at {calibrated[0]!r}, but no input uses that column")
+    keys: list[str | None] = [None] if rule.get("once") else list(rule.get("columns", table["keys"]))
+    for key in keys:
+        if key is not None and key not in table["keys"]:
+            raise CatalogueError(f"{where}: no column {key!r}; columns: {', '.join(table['keys'])}")
+    calibrated = {key: _per_key(rule, "calibrated", key, keys, where) for key in keys}
+    paper_ref = rule.get("paper")
+    paper_row = paper_ref["row"] if isinstance(paper_ref, dict) else ""
     expanded = []
     for key in keys:
-        if key not in table["keys"]:
-            raise CatalogueError(f"{where}: no column {key!r}; columns: {', '.join(table['keys'])}")
         inputs = {name: _resolve(table, value, key, where) for name, value in rule.get("inputs", {}).items()}
-        paper_row = rule["paper"]["row"] if isinstance(rule["paper"], dict) else ""
-        paper = _raw(table, paper_row, _column_of(table, rule["paper"], key, where), where) if paper_row \
-            else rule["paper"]
-        if "" in inputs.values() or paper == "":
+        case_id = f"{table['id']}-{rule['id']}" + (f"-{key}" if key else "")
+        case: dict[str, Any] = {"id": case_id, "quantity": rule["quantity"], "inputs": inputs,
+                                "tolerance": rule["tolerance"]}
+        if paper_row:
+            case["paper"] = _raw(table, paper_row, _column_of(table, paper_ref, key, where), where)
+        elif paper_ref is not None:
+            case["paper"] = paper_ref
+        if "" in inputs.values() or case.get("paper") == "" or any(
+                "" in value for value in inputs.values() if isinstance(value, list)):
             continue
-        label = table["columns"][table["keys"].index(key)]
-        citation = f"{table['citation']}, row {paper_row}, column {label}" if paper_row else table["citation"]
+        if key is None:
+            case["citation"] = table["citation"]
+        else:
+            label = table["columns"][table["keys"].index(key)]
+            case["citation"] = f"{table['citation']}, " + (f"row {paper_row}, " if paper_row else "") \
+                + f"column {label}"
         if "citation" in rule:
-            citation += f"; {rule['citation']}"
-        case = {"id": f"{table['id']}-{rule['id']}-{key}", "quantity": rule["quantity"], "citation": citation,
-                "inputs": inputs, "paper": paper, "tolerance": rule["tolerance"]}
+            case["citation"] += f"; {rule['citation']}"
         if "unit" in rule:
             case["unit"] = rule["unit"]
         elif paper_row:
             case["unit"] = _row_unit(table, paper_row)
         for name in _PER_KEY:
-            if key in rule.get(name, {}):
-                case[name] = rule[name][key]
-        if "note" not in case and isinstance(rule.get("note"), str):
-            case["note"] = rule["note"]
-        depends_on = (base_id,) if base_id and case["id"] != base_id else ()
-        expanded.append({"table": case, "depends_on": depends_on})
+            value = _per_key(rule, name, key, keys, where)
+            if value is not None:
+                case[name] = value
+        uses_base = [f"{table['id']}-{rule['id']}-{value['column']}"
+                     for value in rule.get("inputs", {}).values()
+                     if isinstance(value, dict) and calibrated.get(value.get("column"))
+                     and value["column"] != key]
+        expanded.append({"table": case, "depends_on": tuple(uses_base)})
     return expanded
 
 
@@ -269,7 +300,8 @@ def _table_cases(table: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
     where = f"{casebook}: table {table.get('id', '?')!r}"
     unknown = sorted(set(table) - _TABLE_KEYS)
     if unknown:
-        raise CatalogueError(f"{where}: unknown key(s) {unknown}; a table has {', '.join(sorted(_TABLE_KEYS))}")
+        raise CatalogueError(f"{where}: unknown key(s) {unknown}; "
+                             f"a table has {', '.join(sorted(_TABLE_KEYS))}")
     for key in ("id", "citation", "columns", "rule"):
         if key not in table:
             raise CatalogueError(f"{where}: missing {key!r}")
@@ -278,7 +310,8 @@ def _table_cases(table: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
         raise CatalogueError(f"{where}: {len(table['keys'])} keys for {len(table['columns'])} columns")
     for name, values in table.get("rows", {}).items():
         if not isinstance(values, list) or len(values) != len(table["columns"]):
-            raise CatalogueError(f"{where}: row {name!r} needs one value per column ({len(table['columns'])})")
+            raise CatalogueError(f"{where}: row {name!r} needs one value per column "
+                                 f"({len(table['columns'])})")
     return [case for rule in table["rule"] for case in _rule_cases(table, rule, casebook)]
 
 

@@ -16,6 +16,7 @@ Verdicts (the report prints this legend):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,8 @@ def compute(case: Case, inputs: dict[str, Any] | None = None) -> float:
 
 def _verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
     low, high = case.paper
+    if math.isnan(low):  # a calibration that fits a parameter: nothing printed to compare
+        return "calibrated", float("nan"), case.calibrated, True
     deviation = _within(computed, low, high, case.relative)
     matches_paper = abs(deviation) <= case.tolerance
     if case.recomputed is not None:
@@ -95,7 +98,8 @@ def _verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
         return "miss", deviation, remark, False
     if case.inconsistent:
         if matches_paper:
-            return "miss", deviation, "model agrees with the printed value the casebook calls inconsistent", False
+            remark = "model agrees with the printed value the casebook calls inconsistent"
+            return "miss", deviation, remark, False
         return "inconsistent", deviation, case.inconsistent, True
     if not matches_paper:
         return "miss", deviation, case.note or UNEXPLAINED, bool(case.note)

@@ -70,6 +70,8 @@ def tolerance_text(result: CaseResult) -> str:
 
 
 def paper_text(result: CaseResult) -> str:
+    if math.isnan(result.case.paper[0]):
+        return "fitted"
     low, high = (format_number(end) for end in result.case.paper)
     return low if low == high else f"{low}–{high}"
 
@@ -81,8 +83,9 @@ def model_text(result: CaseResult) -> str:
 def record(result: CaseResult) -> dict[str, Any]:
     """One case as the JSON and CSV outputs carry it (the fields of :data:`FIELDS`)."""
     case = result.case
-    return {"casebook": case.casebook, "case": case.id, "quantity": case.quantity, "paper": paper_text(result),
-            "model": model_text(result), "unit": case.unit, "deviation": deviation_text(result),
+    return {"casebook": case.casebook, "case": case.id, "quantity": case.quantity,
+            "paper": paper_text(result), "model": model_text(result), "unit": case.unit,
+            "deviation": deviation_text(result),
             "verdict": result.verdict, "tolerance": tolerance_text(result), "explained": result.explained,
             "citation": case.citation, "remark": result.remark, "predicts": " ".join(result.predicts),
             "uses": " ".join(case.depends_on)}
