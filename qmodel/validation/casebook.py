@@ -97,7 +97,13 @@ class Case:
     calibrated: str = ""
     inconsistent: str = ""
     note: str = ""
-    depends_on: tuple[str, ...] = field(default=())  # cases whose model values this case uses
+    uses_values: tuple[str, ...] = field(default=())  # cases whose model values are inputs of this one
+    uses_rows: tuple[str, ...] = field(default=())  # calibrated cases whose printed values are inputs
+
+    @property
+    def depends_on(self) -> tuple[str, ...]:
+        """The cases this one depends on: their model values or their calibrated printed values."""
+        return tuple(dict.fromkeys(self.uses_values + self.uses_rows))
 
     @property
     def label(self) -> str:
@@ -146,7 +152,7 @@ def _references(inputs: dict[str, Any]) -> tuple[str, ...]:
     return tuple(value["case"] for value in inputs.values() if isinstance(value, dict) and "case" in value)
 
 
-def _case(table: dict[str, Any], casebook: str, study: str, depends_on: tuple[str, ...] = ()) -> Case:
+def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str, ...] = ()) -> Case:
     case_id = table.get("id", "?")
     where = f"{casebook}: case {case_id!r}"
     for key in ("id", "quantity", "citation", "tolerance"):
@@ -178,7 +184,7 @@ def _case(table: dict[str, Any], casebook: str, study: str, depends_on: tuple[st
         tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
         slip=table.get("slip", ""), recomputed=table.get("recomputed"),
         calibrated=table.get("calibrated", ""), inconsistent=table.get("inconsistent", ""),
-        note=table.get("note", ""), depends_on=tuple(dict.fromkeys(depends_on + _references(inputs))),
+        note=table.get("note", ""), uses_values=_references(inputs), uses_rows=uses_rows,
     )
 
 
@@ -199,7 +205,7 @@ def _cell(table: dict[str, Any], row: str, key: str, where: str) -> Any:
     value = _raw(table, row, key, where)
     unit = _row_unit(table, row)
     if isinstance(value, (int, float)) and unit != "1":
-        return f"{value!r}{unit}"
+        return f"{value!r} {unit}"
     return value
 
 
@@ -256,7 +262,6 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
     for key in keys:
         if key is not None and key not in table["keys"]:
             raise CatalogueError(f"{where}: no column {key!r}; columns: {', '.join(table['keys'])}")
-    calibrated = {key: _per_key(rule, "calibrated", key, keys, where) for key in keys}
     paper_ref = rule.get("paper")
     paper_row = paper_ref["row"] if isinstance(paper_ref, dict) else ""
     expanded = []
@@ -288,11 +293,13 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
             value = _per_key(rule, name, key, keys, where)
             if value is not None:
                 case[name] = value
-        uses_base = [f"{table['id']}-{rule['id']}-{value['column']}"
-                     for value in rule.get("inputs", {}).values()
-                     if isinstance(value, dict) and calibrated.get(value.get("column"))
-                     and value["column"] != key]
-        expanded.append({"table": case, "depends_on": tuple(uses_base)})
+        # cells of other columns (a base row, the rows a parameter is fitted on): a calibrated
+        # case's printed value used this way makes this case one of its predictions
+        cells = [(value["row"], column) for value in rule.get("inputs", {}).values()
+                 if isinstance(value, dict) and "row" in value
+                 for column in value.get("columns", [value.get("column")]) if column is not None]
+        paper_cell = (paper_row, key) if paper_row and not isinstance(paper_ref.get("column"), str) else None
+        expanded.append({"table": case, "cells": cells, "paper_cell": paper_cell})
     return expanded
 
 
@@ -312,7 +319,16 @@ def _table_cases(table: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
         if not isinstance(values, list) or len(values) != len(table["columns"]):
             raise CatalogueError(f"{where}: row {name!r} needs one value per column "
                                  f"({len(table['columns'])})")
-    return [case for rule in table["rule"] for case in _rule_cases(table, rule, casebook)]
+    expanded = [case for rule in table["rule"] for case in _rule_cases(table, rule, casebook)]
+    # A calibrated case's printed cell, used as an input of another case, makes that case depend on it.
+    calibrated = {item["paper_cell"]: item["table"]["id"] for item in expanded
+                  if item["table"].get("calibrated") and item["paper_cell"]}
+    for item in expanded:
+        own = item["table"]["id"]
+        item["uses_rows"] = tuple(dict.fromkeys(
+            calibrated[cell] for cell in item["cells"] if cell in calibrated and calibrated[cell] != own))
+    return expanded
+
 
 
 def load_casebook(path: Path, text: str | None = None) -> list[Case]:
@@ -324,7 +340,7 @@ def load_casebook(path: Path, text: str | None = None) -> list[Case]:
     study = f"{data['title']} ({data['study']})"
     cases = [_case(table, path.stem, study) for table in data.get("case", [])]
     for table in data.get("table", []):
-        cases += [_case(item["table"], path.stem, study, item["depends_on"])
+        cases += [_case(item["table"], path.stem, study, item["uses_rows"])
                   for item in _table_cases(table, path.stem)]
     ids = [case.id for case in cases]
     repeated = sorted({i for i in ids if ids.count(i) > 1})

@@ -60,7 +60,7 @@ def _typed(value: Any, computed: dict[str, float], cases: dict[str, Case]) -> An
     """An input as typed text: a ``{ case = id }`` reference becomes that case's model value."""
     if isinstance(value, dict) and "case" in value:
         source = cases[value["case"]]
-        return f"{computed[source.id]!r}{'' if source.unit == '1' else source.unit}"
+        return f"{computed[source.id]!r} {'' if source.unit == '1' else source.unit}".rstrip()
     return value
 
 
@@ -121,10 +121,10 @@ def judge_all(cases: list[Case]) -> list[CaseResult]:
         if case.id in visiting:
             raise CatalogueError(f"{case.casebook}: case {case.id!r} uses its own value (a cycle of cases)")
         visiting.add(case.id)
-        for other in case.depends_on:
+        for other in case.uses_values:
             evaluate(by_id[other])
         visiting.discard(case.id)
-        failed = [other for other in case.depends_on if other in refused]
+        failed = [other for other in case.uses_values if other in refused]
         if failed:
             computed[case.id] = float("nan")
             refused[case.id] = f"uses case {failed[0]!r}, which the model refused"

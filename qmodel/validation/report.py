@@ -41,6 +41,12 @@ def _with_unit(text: str, unit: str) -> str:
     return f"{text}%" if unit == "%" else with_unit(text, unit)
 
 
+def _decimals(value: float) -> int:
+    """Decimals needed to write ``value`` as the casebook does (0.15 → 2, 5e-06 → 6, 2 → 0)."""
+    text = f"{value:.10f}".rstrip("0")
+    return len(text.partition(".")[2])
+
+
 def _signed(value: float, decimals: int) -> str:
     text = f"{value:+.{decimals}f}"
     return "0" if float(text) == 0 else text
@@ -54,7 +60,7 @@ def deviation_text(result: CaseResult) -> str:
     if case.relative:
         return f"{_signed(result.deviation * 100, 2)}%"
     if case.tolerance > 0:
-        decimals = max(0, math.ceil(-math.log10(case.tolerance)) + 1)
+        decimals = _decimals(case.tolerance) + 1
         return _with_unit(_signed(result.deviation, decimals), case.unit)
     return _with_unit("0" if result.deviation == 0 else f"{result.deviation:+.4g}", case.unit)
 
