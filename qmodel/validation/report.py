@@ -60,7 +60,7 @@ def deviation_text(result: CaseResult) -> str:
     if case.relative:
         return f"{_signed(result.deviation * 100, 2)}%"
     if case.tolerance > 0:
-        decimals = _decimals(case.tolerance) + 1
+        decimals = _decimals(case.tolerance)
         return _with_unit(_signed(result.deviation, decimals), case.unit)
     return _with_unit("0" if result.deviation == 0 else f"{result.deviation:+.4g}", case.unit)
 
