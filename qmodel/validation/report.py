@@ -68,6 +68,8 @@ def deviation_text(result: CaseResult) -> str:
 def tolerance_text(result: CaseResult) -> str:
     """The tolerance beside the deviation: ±x% or ±x unit; "in range" or "exact" when it is zero."""
     case = result.case
+    if math.isnan(case.paper[0]):
+        return "n/a"
     if case.tolerance == 0:
         return "in range" if case.paper[0] != case.paper[1] else "exact"
     if case.relative:
@@ -188,9 +190,15 @@ def _explanations(page: _Page, results: list[CaseResult]) -> None:
     if calibrations:
         page.blank()
         page.lines.append("Calibrations (fitted on the row named; predicting the cases listed)")
+        fits = {r.case.id for r in calibrations}
         for r in calibrations:
-            predicts = (f"predicts {len(r.predicts)}: {', '.join(r.predicts)}" if r.predicts
-                        else "UNTESTED: no other case uses this fitted value")
+            fitted_by = [i for i in r.case.uses_values if i in fits]
+            if r.predicts:
+                predicts = f"predicts {len(r.predicts)}: {', '.join(r.predicts)}"
+            elif fitted_by:
+                predicts = f"the row {', '.join(fitted_by)} is fitted on"
+            else:
+                predicts = "UNTESTED: no other case uses this fitted value"
             page.text(f"{r.case.id}: {r.remark} — {predicts}", indent=2, hanging=2)
     remarks: dict[tuple[str, str], list[str]] = {}
     for r in results:
