@@ -75,12 +75,11 @@ recomputed = 53.05
 
 [[case]]
 id = "misses"
-quantity = "backend_load.read_misses"
+quantity = "lpar_busy.lpar_busy"
 citation = "§2"
-inputs = { io_rate = "163K", read_fraction = { case = "share" }, read_hit_ratio = "95%", destage_rate = "10%",
-           drives = 360 }
-paper = 4324
-unit = "1/s"
+inputs = { cp_fraction = { case = "share" }, logical_cps = 2 }
+paper = 26.53
+unit = "%"
 tolerance = { relative = 0.001 }
 ''')
     assert results["share"].verdict == "paper-slip"
