@@ -154,12 +154,6 @@ def judge_all(cases: list[Case]) -> list[CaseResult]:
     return results
 
 
-def judge(case: Case) -> CaseResult:
-    """Compute one case that uses no other case's value, and give its verdict."""
-    (result,) = judge_all([case])
-    return result
-
-
 def run_casebooks(names: list[str]) -> list[CaseResult]:
     """Judge every case of the named casebooks (names or paths; all shipped ones if none)."""
     shipped = shipped_casebooks()
