@@ -117,6 +117,11 @@ def _lookup(parameter: str, text: str, suffix: str, target: Unit) -> Unit:
     raise InputError(parameter, text, _example(target), reason=f"unknown unit {suffix!r}")
 
 
+def unit_named(text: str) -> Unit | None:
+    """The unit a header or option names (``ms``, ``MB/sec``, ``%``), or None if there is none such."""
+    return UNITS.get(_ALIASES.get(text.strip(), text.strip()))
+
+
 def _kind(unit_name: str) -> str:
     unit = UNITS[unit_name]
     if unit.dimension in ("data size", "data rate"):
