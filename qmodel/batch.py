@@ -34,6 +34,7 @@ import numpy as np
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
+from qmodel.output import check_output_path
 from qmodel.units import UNITS, parse_value, unit_named, with_unit
 
 # a header: a name of words (letters, digits, _ - . and spaces), then optionally a unit in [] or ()
@@ -441,17 +442,6 @@ def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
         if place is not None:
             lines[place] = table.row_texts[row] + (blanks + delimiter if table.row_texts[row] else "")
     out.write(dialect.line_end.join(lines) + dialect.line_end)
-
-
-def check_output_path(option: str, path: str) -> None:
-    """Refuse, before any work, an output file that cannot be written: a directory, or in a missing one."""
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(option, path, "a file name", reason="it is a directory")
-    folder = target.parent
-    if not folder.is_dir():
-        raise InputError(option, path, "a file in an existing directory",
-                         reason=f"directory {str(folder)!r} does not exist")
 
 
 def decode(raw: bytes, source: str) -> tuple[str, str]:

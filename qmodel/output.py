@@ -79,6 +79,21 @@ def console(markup: bool = False, width: int | None = None):
     return Console(width=width or terminal_width(), markup=markup, emoji=False, highlight=False)
 
 
+def check_output_path(option: str, path: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: a directory, or in a missing one."""
+    from pathlib import Path
+
+    from qmodel.errors import InputError
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(option, path, "a file name", reason="it is a directory")
+    folder = target.parent
+    if not folder.is_dir():
+        raise InputError(option, path, "a file in an existing directory",
+                         reason=f"directory {str(folder)!r} does not exist")
+
+
 def render(
     columns: Sequence[str],
     rows: Sequence[Sequence[Any]],
