@@ -39,11 +39,9 @@ class QmodelGroup(click.Group):
             raise Failure(str(error), error.exit_status) from None
 
 
-def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str) -> dict[str, float]:
-    """NAME=VALUE pairs, each value parsed in the unit of its name (``service_time=1ms``)."""
-    from qmodel.units import parse_value
-
-    values: dict[str, float] = {}
+def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> list[tuple[str, str]]:
+    """NAME=VALUE pairs as (name, text), each name known and given once."""
+    pairs: dict[str, str] = {}
     for assignment in assignments:
         name, sep, text = assignment.partition("=")
         name = name.strip()
@@ -52,10 +50,17 @@ def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what:
                              reason="not a NAME=VALUE pair")
         if name not in units:
             raise InputError(name, text, ", ".join(units), reason=f"not {what}")
-        if name in values:
+        if name in pairs:
             raise InputError(name, text, "one value per name", reason="given twice")
-        values[name] = parse_value(name, text, units[name])
-    return values
+        pairs[name] = text
+    return list(pairs.items())
+
+
+def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str) -> dict[str, float]:
+    """NAME=VALUE pairs, each value parsed in the unit of its name (``service_time=1ms``)."""
+    from qmodel.units import parse_value
+
+    return {name: parse_value(name, text, units[name]) for name, text in _pairs(assignments, units, what)}
 
 
 def split_range(option: str, text: str) -> tuple[str, str] | None:
@@ -94,16 +99,4 @@ def parse_list(name: str, text: str, unit: str) -> list[float]:
 def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str],
                            what: str) -> dict[str, list[float]]:
     """NAME=VALUE pairs where a value may be a list (``distance=20,40,70km``), each item in its unit."""
-    values: dict[str, list[float]] = {}
-    for assignment in assignments:
-        name, sep, text = assignment.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
-                             reason="not a NAME=VALUE pair")
-        if name not in units:
-            raise InputError(name, text, ", ".join(units), reason=f"not {what}")
-        if name in values:
-            raise InputError(name, text, "one value (or list) per name", reason="given twice")
-        values[name] = parse_list(name, text, units[name])
-    return values
+    return {name: parse_list(name, text, units[name]) for name, text in _pairs(assignments, units, what)}
