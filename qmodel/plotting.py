@@ -107,3 +107,31 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
+
+
+def plot_scenario(result, path: str) -> None:
+    """Response time against distance per member, its breakdown stacked, and the goal line (PNG/SVG/PDF)."""
+    from qmodel.scenario.result import BREAKDOWN
+
+    check_plot_path(path)
+    plt = _pyplot()
+    km = result.distances / 1e3
+    figure, panels = plt.subplots(1, len(result.members), sharey=True, figsize=(5 * len(result.members), 4.5),
+                                  squeeze=False)
+    for m, (axes, member) in enumerate(zip(panels[0], result.members, strict=True)):
+        layers = [result.breakdown[name][m] * 1e3 for name in BREAKDOWN]
+        axes.stackplot(km, layers, labels=BREAKDOWN, alpha=0.8)
+        axes.plot(km, result.response_time[m] * 1e3, color="black", label="response time")
+        axes.axhline(result.goal_time * 1e3, color="tab:red", linestyle="--",
+                     label=f"goal: {result.goal_share:.0%} within {result.goal_time * 1e3:g} ms")
+        for distance in km[result.thrashing]:
+            axes.axvline(distance, color="tab:red", alpha=0.3)
+        axes.set_title(member)
+        axes.set_xlabel("distance between sites [km]")
+        axes.grid(alpha=0.3)
+    panels[0][0].set_ylabel("response time per transaction [ms]")
+    panels[0][-1].legend(fontsize=7, loc="upper left")
+    figure.suptitle(textwrap.fill(result.title, 100), fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)

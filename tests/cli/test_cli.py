@@ -98,7 +98,7 @@ def test_bad_input_is_one_line_naming_the_parameter_with_exit_2(args, named) -> 
 def test_validate_json_reports_every_case_with_a_verdict() -> None:
     payload = json.loads(run("validate", "--format", "json").output)
     assert payload["cases"]
-    assert all(case["verdict"] in ("ok", "paper-slip", "calibrated", "miss")
+    assert all(case["verdict"] in ("ok", "paper-slip", "inconsistent", "calibrated", "miss")
                for case in payload["cases"])
     assert sum(payload["totals"].values()) == len(payload["cases"])
 
