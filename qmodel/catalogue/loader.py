@@ -18,6 +18,16 @@ search). Its outputs carry no expression; it gets property tests but no
 50-digit cross-check, so its module has tests of its own. Names outside the
 registry are refused: a catalogue file names no other code.
 
+Facts several entries share have one home: a top-level ``[symbols.NAME]``
+table (meaning, unit, domain, default) or ``[constraints.NAME]`` table (a
+constraint) in any catalogue file, the shipped ones in ``formulas/symbols.toml``.
+An entry references one with ``shared = "NAME"`` in place of the symbol's keys
+(``[formula.symbols.servers]`` / ``shared = "servers"``), and may override its
+meaning, domain or default there; a constraint is referenced as
+``{ shared = "NAME" }`` in the entry's ``constraints`` list. The loader resolves
+every reference before anything else reads the entry, so the generated code
+and the quick path see each entry whole.
+
 This module checks structure (keys, units, domains, duplicate ids, references).
 The expressions themselves are parsed and checked by :mod:`qmodel.catalogue.symbolic`,
 which needs sympy and so is kept off the quick path.
@@ -236,16 +246,104 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
     )
 
 
-def raw_entries(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
-    """The ``[[formula]]`` tables of (file name, TOML text) pairs, as (file name, table)."""
+# the keys of a shared symbol an entry may override; its unit is the fact it shares
+_OVERRIDABLE = ("meaning", "domain", "default")
+_SHARED_KINDS = ("symbols", "constraints")
+
+
+class SharedTables(NamedTuple):
+    """The shared symbol and constraint tables, by name, with the file each comes from."""
+
+    symbols: dict[str, tuple[str, dict[str, Any]]]
+    constraints: dict[str, tuple[str, dict[str, Any]]]
+
+
+def shared_tables(documents: list[tuple[str, dict[str, Any]]],
+                  known: SharedTables | None = None) -> SharedTables:
+    """The top-level ``[symbols]`` and ``[constraints]`` tables of parsed files; a name defined twice
+    (in these files or in ``known``) is a CatalogueError naming both files."""
+    shared = SharedTables({}, {}) if known is None else SharedTables(dict(known.symbols),
+                                                                      dict(known.constraints))
+    for file, document in documents:
+        for kind in _SHARED_KINDS:
+            tables = document.get(kind, {})
+            if not isinstance(tables, dict):
+                raise CatalogueError(f"{file}: [{kind}] must be a table of named tables")
+            home = getattr(shared, kind)
+            for name, table in tables.items():
+                if not isinstance(table, dict):
+                    raise CatalogueError(f"{file}: {kind}.{name} must be a table")
+                if name in home:
+                    raise CatalogueError(f"{file}: shared {kind[:-1]} {name!r} defined twice "
+                                         f"(also in {home[name][0]})")
+                home[name] = (file, table)
+    return shared
+
+
+def _shared(home: dict[str, tuple[str, dict[str, Any]]], name: object, what: str,
+            where: str) -> dict[str, Any]:
+    if not isinstance(name, str) or name not in home:
+        known = ", ".join(sorted(home)) or "none"
+        raise CatalogueError(f"{where}: unknown shared {what} {name!r}; shared {what}s: {known}")
+    return home[name][1]
+
+
+def resolve_entry(entry: dict[str, Any], file: str, shared: SharedTables) -> dict[str, Any]:
+    """The entry with every ``shared = "NAME"`` reference replaced by the shared table, overrides applied.
+
+    Errors name the file, the entry and the symbol or constraint.
+    """
+    where = _where(file, str(entry.get("id", "")))
+    resolved = dict(entry)
+    symbols = entry.get("symbols")
+    if isinstance(symbols, dict):
+        resolved["symbols"] = {}
+        for name, table in symbols.items():
+            if isinstance(table, dict) and "shared" in table:
+                at = f"{where}, symbol {name!r}"
+                extra = sorted(set(table) - {"shared", *_OVERRIDABLE})
+                if extra:
+                    raise CatalogueError(f"{at}: a shared symbol may override only "
+                                         f"{', '.join(_OVERRIDABLE)}, not {', '.join(extra)}")
+                table = {**_shared(shared.symbols, table["shared"], "symbol", at),
+                         **{key: value for key, value in table.items() if key != "shared"}}
+            resolved["symbols"][name] = table
+    constraints = entry.get("constraints")
+    if isinstance(constraints, list):
+        resolved["constraints"] = [
+            {**_shared(shared.constraints, table["shared"], "constraint", f"{where}, constraint {index + 1}"),
+             **{key: value for key, value in table.items() if key != "shared"}}
+            if isinstance(table, dict) and "shared" in table else table
+            for index, table in enumerate(constraints)
+        ]
+    return resolved
+
+
+def read_documents(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
+    """Each (file name, TOML text) parsed; a TOML syntax error names the file."""
     from qmodel.tomlread import read_toml
 
+    return [(file, read_toml(Path(file), text)) for file, text in files]
+
+
+def raw_entries(files: list[tuple[str, str]], known: SharedTables | None = None
+                ) -> list[tuple[str, dict[str, Any]]]:
+    """The ``[[formula]]`` tables of (file name, TOML text) pairs, shared references resolved.
+
+    A file may hold entries, shared tables or both; ``known`` are shared tables
+    defined elsewhere (the shipped ones, for a user's file).
+    """
+    documents = read_documents(files)
+    shared = shared_tables(documents, known)
     entries = []
-    for file, text in files:
-        tables = read_toml(Path(file), text).get("formula")
+    for file, document in documents:
+        tables = document.get("formula")
+        if tables is None and any(kind in document for kind in _SHARED_KINDS):
+            continue  # a file of shared tables only
         if not isinstance(tables, list) or not tables:
             raise CatalogueError(f"{file}: no [[formula]] entries")
-        entries += [(file, table) for table in tables]
+        entries += [(file, resolve_entry(table, file, shared) if isinstance(table, dict) else table)
+                    for table in tables]
     return entries
 
 
