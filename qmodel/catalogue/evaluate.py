@@ -3,7 +3,8 @@
 This is the quick path: it uses the generated numpy code in
 :mod:`qmodel.catalogue._compiled` and never imports sympy or scipy.
 
-Inputs and outputs are in each symbol's display unit (ms, 1/s, km, ratio);
+Inputs and outputs are in each symbol's display unit (ms, 1/s, km, ratio)
+unless SI units are asked for (``calc(..., units="si")``, ``result.si()``);
 the generated code works in SI units, and the conversion happens here only.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qmodel.catalogue import _compiled
+from qmodel.catalogue.dimensions import si_unit
 from qmodel.catalogue.loader import Formula, Symbol, get_formula
 from qmodel.errors import InputError
 from qmodel.units import UNITS, with_unit
@@ -28,18 +30,36 @@ _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operato
 _AT_LIMIT = 1e-12
 
 
-class FormulaResult:
-    """The outputs of one entry, by name, in their display units (``result.response_time``).
+UNIT_SYSTEMS = ("display", "si")
 
-    ``inputs`` holds every input as used, defaults included, in its display unit.
+
+class FormulaResult:
+    """The outputs of one entry, by name (``result.response_time``), in the units ``units`` names.
+
+    Those are the display units (ms, 1/s, km, ratio), or SI units (s, 1/s, m, B)
+    when ``calc(..., units="si")`` asked for them. ``inputs`` holds every input as
+    used, defaults included, in the same unit system. ``si()`` gives the outputs
+    in SI whichever system they are held in, so that a caller chaining formulas
+    need not look units up.
     """
 
     def __init__(self, formula_id: str, outputs: dict[str, np.ndarray], units: dict[str, str],
-                 inputs: dict[str, np.ndarray] | None = None):
+                 inputs: dict[str, np.ndarray] | None = None, to_si: dict[str, float] | None = None):
         self.formula_id = formula_id
         self.outputs = outputs
         self.units = units
         self.inputs = inputs or {}
+        self.to_si = to_si if to_si is not None else {name: UNITS[unit].to_si for name, unit in units.items()}
+
+    def si(self, name: str | None = None) -> np.ndarray | dict[str, np.ndarray]:
+        """Output ``name`` in its SI unit (s, 1/s, m, B, B/s; ratios and counts as they are),
+        or every output by name when no name is given."""
+        if name is None:
+            return {output: self.si(output) for output in self.outputs}
+        if name not in self.outputs:
+            raise InputError("output", name, ", ".join(self.outputs),
+                             reason=f"not an output of {self.formula_id}")
+        return self.outputs[name] * self.to_si[name]
 
     def __repr__(self) -> str:
         return f"FormulaResult({self.formula_id!r}, {self.outputs!r})"
@@ -164,15 +184,31 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     return Evaluation(formula, outputs, errors, values)
 
 
-def calc(formula_id: str, **inputs: ArrayLike) -> FormulaResult:
+def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> FormulaResult:
     """Evaluate an entry and return its outputs by name; raises the first InputError.
 
     Values are numbers or arrays in each symbol's display unit, e.g.
-    ``calc("mm1", arrival_rate=800, service_time=1.0).response_time`` (ms).
+    ``calc("mm1", arrival_rate=800, service_time=1.0).response_time`` (ms); with
+    ``units="si"`` inputs and outputs are in SI units (s, 1/s, m, B, B/s):
+    ``calc("mm1", units="si", arrival_rate=800, service_time=0.001).response_time``
+    (0.005 s), so one entry's output can be passed on to another as it is.
     """
-    evaluation = evaluate(formula_id, inputs)
+    if units not in UNIT_SYSTEMS:
+        raise InputError("units", units, " or ".join(UNIT_SYSTEMS))
+    formula = get_formula(formula_id)
+    if units == "si":
+        inputs = {name: np.asarray(value, dtype=float) / UNITS[formula.symbols[name].unit].to_si
+                  if name in formula.symbols else value for name, value in inputs.items()}
+    evaluation = evaluate(formula, inputs)
     if evaluation.errors:
         raise evaluation.errors[min(evaluation.errors)]
-    formula = evaluation.formula
-    return FormulaResult(formula.id, evaluation.outputs, {o.name: o.unit for o in formula.outputs},
-                         evaluation.inputs)
+    display = {o.name: o.unit for o in formula.outputs}
+    if units == "display":
+        return FormulaResult(formula.id, evaluation.outputs, display, evaluation.inputs)
+    factors = {name: UNITS[unit].to_si for name, unit in display.items()}
+    return FormulaResult(
+        formula.id, {name: value * factors[name] for name, value in evaluation.outputs.items()},
+        {name: si_unit(unit) for name, unit in display.items()},
+        {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in evaluation.inputs.items()},
+        dict.fromkeys(display, 1.0),
+    )
