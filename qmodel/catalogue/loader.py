@@ -35,6 +35,8 @@ which needs sympy and so is kept off the quick path.
 
 from __future__ import annotations
 
+import keyword
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -44,6 +46,12 @@ from qmodel.errors import CatalogueError, InputError
 from qmodel.units import UNITS
 
 PROPERTY_KINDS = ("increasing", "decreasing", "bounded", "equals", "identity")
+# Ids, symbol and output names become Python names in the generated code: lower-case words joined by
+# single underscores; function names are CamelCase. Reserved: the generated module's imports, the
+# constant pi, and the keyword arguments of calc().
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*\Z")
+_FUNCTION_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
+RESERVED_NAMES = frozenset({"numpy", "functools", "math", "pi", "units", "formula_id"})
 BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
 
 
@@ -133,8 +141,22 @@ def _unit(table: dict[str, Any], where: str) -> str:
     return name
 
 
+def _name(value: object, kind: str, where: str) -> str:
+    """``value`` if it may name an entry, symbol or output; a CatalogueError saying why not otherwise."""
+    if not isinstance(value, str) or not _NAME.match(value) or keyword.iskeyword(value):
+        raise CatalogueError(f"{where}: {kind} {value!r} is not a name: lower-case letters and digits, "
+                             "words joined by single underscores, starting with a letter")
+    if value in RESERVED_NAMES:
+        raise CatalogueError(f"{where}: {kind} {value!r} is reserved "
+                             f"({', '.join(sorted(RESERVED_NAMES))} are)")
+    return value
+
+
 def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
+    _name(name, "symbol", where)
     where = f"{where}, symbol {name!r}"
+    if not isinstance(table, dict):
+        raise CatalogueError(f"{where}: must be a table (meaning, unit, domain) or shared = \"NAME\"")
     try:
         domain = Domain.parse(_require(table, "domain", where))
     except ValueError as error:
@@ -146,7 +168,9 @@ def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
 
 
 def _output(table: dict[str, Any], where: str, computed_by_model: bool) -> Output:
-    name = _require(table, "name", where)
+    if not isinstance(table, dict):
+        raise CatalogueError(f"{where}: each [[formula.outputs]] must be a table")
+    name = _name(_require(table, "name", where), "output", where)
     where = f"{where}, output {name!r}"
     if computed_by_model:
         if "expr" in table:
@@ -165,7 +189,13 @@ def _constraint(table: dict[str, Any], where: str) -> Constraint:
         raise CatalogueError(f"{where}: give exactly one of {', '.join(BOUND_KINDS)}")
     unit = _unit(table, where) if "unit" in table else "1"
     return Constraint(name, _require(table, "expr", where), BOUND_KINDS[bounds[0]],
-                      float(table[bounds[0]]), _require(table, "reason", where), unit)
+                      _number(table[bounds[0]], bounds[0], where), _require(table, "reason", where), unit)
+
+
+def _number(value: object, key: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CatalogueError(f"{where}: {key!r} must be a number, not {value!r}")
+    return float(value)
 
 
 def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Property:
@@ -177,8 +207,8 @@ def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Pro
         kind=kind,
         output=_require(table, "output", where),
         symbol=table.get("symbol", ""),
-        lower=table.get("lower"),
-        upper=table.get("upper"),
+        lower=None if table.get("lower") is None else _number(table["lower"], "lower", where),
+        upper=None if table.get("upper") is None else _number(table["upper"], "upper", where),
         other=table.get("other", ""),
         substitute=dict(table.get("substitute", {})),
         expr=table.get("expr", ""),
@@ -204,7 +234,9 @@ def _registered(name: object, kind: str, where: str) -> None:
 
 def parse_entry(entry: dict[str, Any], file: str) -> Formula:
     """Check one ``[[formula]]`` table and build its Formula."""
-    entry_id = _require(entry, "id", _where(file, ""))
+    if not isinstance(entry, dict):
+        raise CatalogueError(f"{file}: each [[formula]] must be a table")
+    entry_id = _name(_require(entry, "id", _where(file, "")), "id", _where(file, ""))
     where = _where(file, entry_id)
     symbols_table = _require(entry, "symbols", where, dict)
     symbols = {name: _symbol(name, table, where) for name, table in symbols_table.items()}
@@ -224,6 +256,8 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
         if prop.output not in names:
             raise CatalogueError(f"{where}: property refers to unknown output {prop.output!r}")
     function = entry.get("function", "")
+    if function and not (isinstance(function, str) and _FUNCTION_NAME.match(function)):
+        raise CatalogueError(f"{where}: function {function!r} is not a name: CamelCase letters and digits")
     if algorithm and not function:
         raise CatalogueError(f"{where}: an 'algorithm' entry needs the 'function' name it is called by")
     if function and len(outputs) != 1:

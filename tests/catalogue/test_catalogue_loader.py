@@ -40,7 +40,8 @@ def test_a_good_entry_loads() -> None:
 
 
 def test_a_constraint_may_name_an_output_and_is_checked_on_the_inputs() -> None:
-    constraint = 'constraints = [{ name = "d", expr = "doubled", below = 10, reason = "too many" }]\n'
+    constraint = ('constraints = [{ name = "d", expr = "doubled", below = 10, unit = "1/s", '
+                  'reason = "too many" }]\n')
     text = GOOD.replace('source = "test"\n', 'source = "test"\n' + constraint)
     parsed = load_and_parse(text)["demo"]
     assert str(parsed.constraints[0]) == "2*arrival_rate"

@@ -75,8 +75,8 @@ def check_identity(formula, prop, data) -> None:
     inputs = data.draw(formula_inputs(formula))
     outputs = evaluate_valid(formula, [inputs])
     values = to_si({**inputs, **{n: v[0] for n, v in outputs.items()}}, _units(formula))
-    expr = sympy.sympify(prop.expr, locals={**{n: sympy.Symbol(n) for n in values},
-                                            **{f: sympy.Function(f) for f in NUMERIC_FUNCTIONS}})
+    identities = [p for p in formula.properties if p.kind == "identity"]
+    expr = parsed(formula.id).identities[identities.index(prop)]
     names = sorted(values)
     if expr.atoms(sympy.core.function.AppliedUndef):
         function = sympy.lambdify([sympy.Symbol(n) for n in names], expr,
