@@ -28,6 +28,7 @@ _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operato
 # taken as at the limit, so float rounding (ρ = 0.9999999999999999 for an
 # exact 1) cannot turn an unstable queue into an enormous number.
 _AT_LIMIT = 1e-12
+DIVERGES = "the inputs make this output diverge"  # the reason given for an output that is not finite
 
 
 UNIT_SYSTEMS = ("display", "si")
@@ -85,6 +86,12 @@ class Evaluation(NamedTuple):
     inputs: dict[str, np.ndarray]
 
 
+def _user_module(formula: Formula):
+    from qmodel.catalogue.user import compiled_module
+
+    return compiled_module(formula)
+
+
 def _fmt(value: float) -> str:
     return f"{value:.6g}"
 
@@ -134,8 +141,9 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     A missing input without a default, or an unknown input name, raises.
     """
     formula = get_formula(formula) if isinstance(formula, str) else formula
-    compute = getattr(_compiled, formula.id)
-    constrained = getattr(_compiled, f"{formula.id}__constraints")
+    module = _compiled if formula.builtin else _user_module(formula)
+    compute = getattr(module, formula.id)
+    constrained = getattr(module, f"{formula.id}__constraints")
     values = _complete_inputs(formula, inputs)
     shape = next(iter(values.values())).shape if values else ()
     bad = np.zeros(shape, dtype=bool)
@@ -178,7 +186,7 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
         reject(~np.isfinite(outputs[output.name]) & good,
                lambda i, o=output, flat=flat: InputError(
                    o.name, _fmt(flat[i]), "a finite number",
-                   reason="the inputs make this output diverge"))
+                   reason=DIVERGES))
     for output in outputs.values():
         output[bad] = np.nan
     return Evaluation(formula, outputs, errors, values)

@@ -97,6 +97,19 @@ class Property(NamedTuple):
     substitute: dict[str, float | str]
     expr: str
 
+    def text(self) -> str:
+        """The property in words: ``response_time is increasing in arrival_rate``, ``0 <= utilization``."""
+        if self.kind in ("increasing", "decreasing"):
+            return f"{self.output} is {self.kind} in {self.symbol}"
+        if self.kind == "bounded":
+            low = "" if self.lower is None else f"{self.lower:g} <= "
+            high = "" if self.upper is None else f" <= {self.upper:g}"
+            return f"{low}{self.output}{high}"
+        if self.kind == "equals":
+            where = ", ".join(f"{k} = {v}" for k, v in self.substitute.items())
+            return f"{self.output} equals {self.other} when {where}"
+        return f"{self.output} = {self.expr}"
+
 
 class Formula(NamedTuple):
     """One catalogue entry."""
@@ -113,6 +126,7 @@ class Formula(NamedTuple):
     algorithm: str = ""
     model: str = ""
     notes: str = ""
+    builtin: bool = True  # False for an entry of a user's catalogue file
 
     def output(self, name: str) -> Output:
         for candidate in self.outputs:
@@ -232,8 +246,8 @@ def _registered(name: object, kind: str, where: str) -> None:
         raise CatalogueError(f"{where}: {error}") from None
 
 
-def parse_entry(entry: dict[str, Any], file: str) -> Formula:
-    """Check one ``[[formula]]`` table and build its Formula."""
+def parse_entry(entry: dict[str, Any], file: str, builtin: bool = True) -> Formula:
+    """Check one ``[[formula]]`` table and build its Formula (``builtin``: from formulas/, not a user's)."""
     if not isinstance(entry, dict):
         raise CatalogueError(f"{file}: each [[formula]] must be a table")
     entry_id = _name(_require(entry, "id", _where(file, "")), "id", _where(file, ""))
@@ -277,6 +291,7 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
         algorithm=algorithm,
         model=model,
         notes=entry.get("notes", ""),
+        builtin=builtin,
     )
 
 
@@ -426,16 +441,43 @@ def load_catalogue() -> dict[str, Formula]:
     return catalogue
 
 
-@cache
+# The entries of the user catalogue files in use (qmodel.catalogue.user), by id; they override
+# shipped entries of the same id that they declare to override.
+_USER_ENTRIES: dict[str, Formula] = {}
+
+
+def use_user_entries(formulas: dict[str, Formula]) -> None:
+    """Make user entries (already checked by qmodel.catalogue.user) answer to their ids."""
+    _USER_ENTRIES.update(formulas)
+
+
+def forget_user_entries() -> None:
+    """Stop using every user entry: ids answer with the shipped entries again."""
+    _USER_ENTRIES.clear()
+
+
+def user_entries() -> dict[str, Formula]:
+    """The user entries in use, by id."""
+    return dict(_USER_ENTRIES)
+
+
 def get_formula(formula_id: str) -> Formula:
-    """One catalogue entry by id, from the generated copy of the catalogue (no TOML parsing).
+    """One catalogue entry by id: a user entry in use, else the shipped entry from the generated copy
+    of the catalogue (no TOML parsing).
 
     An unknown id is an InputError listing the known ids.
     """
+    if formula_id in _USER_ENTRIES:
+        return _USER_ENTRIES[formula_id]
+    return _shipped_formula(formula_id)
+
+
+@cache
+def _shipped_formula(formula_id: str) -> Formula:
     from qmodel.catalogue._compiled import ENTRIES
 
     if formula_id not in ENTRIES:
-        raise InputError("formula", formula_id, "one of " + ", ".join(sorted(ENTRIES)),
-                         reason="unknown formula id")
+        known = sorted({*ENTRIES, *_USER_ENTRIES})
+        raise InputError("formula", formula_id, "one of " + ", ".join(known), reason="unknown formula id")
     file, entry = ENTRIES[formula_id]
     return parse_entry(entry, file)

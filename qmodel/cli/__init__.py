@@ -7,6 +7,7 @@
 | mva         | mva                                          |
 | studies     | subchannels, mirror-timeline, ssd-candidates |
 | validate    | validate                                     |
+| check       | check                                        |
 
 A command module parses its arguments, calls the layer below (catalogue,
 networks, studies, validation) and renders the result; shared options and the
@@ -36,6 +37,7 @@ COMMANDS = {
     "mirror-timeline": ("studies", "mirror_timeline"),
     "ssd-candidates": ("studies", "ssd_candidates"),
     "validate": ("validate", "validate"),
+    "check": ("check", "check"),
 }
 
 

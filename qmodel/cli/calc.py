@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from qmodel.cli.common import FORMAT_OPTION, parse_assignments, split_range
+from qmodel.cli.common import CATALOGUE_OPTION, FORMAT_OPTION, parse_assignments, split_range
 from qmodel.errors import InputError
 from qmodel.output import render
 
@@ -28,6 +28,7 @@ distances in the symbol's unit or with their own (400us, 0.4ms, 70km).""")
 @click.argument("formula_id")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
     """Evaluate catalogue entry FORMULA_ID for the given inputs."""
     from qmodel.catalogue.evaluate import calc as evaluate_formula
@@ -66,6 +67,7 @@ instead of numbers.""")
 @click.option("--y", "y_output", default=None, metavar="OUTPUT",
               help="Output to plot (default: the entry's last output).")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps: int,
           plot_path: str | None, y_output: str | None, fmt: str) -> None:
     """Evaluate an entry over a range of one input: the table of every output (and a curve)."""
@@ -128,6 +130,7 @@ number that keeps the output at or below the target.""")
 @click.option("--for", "unknown", required=True, metavar="INPUT", help="The input to solve for.")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def solve(formula_id: str, target: str, unknown: str, assignments: tuple[str, ...], fmt: str) -> None:
     """Inverse solve: the value of one input at which an output reaches a target."""
     from qmodel.catalogue.inverse import solve as solve_for
@@ -160,6 +163,7 @@ cannot be used.""")
 @click.argument("input_csv", metavar="INPUT.csv")
 @click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",
               help="Where to write the result; - (default) is standard output.")
+@CATALOGUE_OPTION
 @click.pass_context
 def batch(ctx: click.Context, formula_id: str, input_csv: str, output_csv: str) -> None:
     """Evaluate FORMULA_ID for every row of a CSV file, vectorized over all rows."""
