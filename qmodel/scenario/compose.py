@@ -73,6 +73,24 @@ class _Fixed:
     path_holding: list[np.ndarray]  # per path: mean subchannel holding time per request, (D,)
     round_trip: np.ndarray  # (M, M, D) round-trip time between members' sites, s
 
+    def at(self, columns: np.ndarray | slice) -> _Fixed:
+        """The same parts at some distances only (the last axis)."""
+        width = self.cpu.shape[-1]
+
+        def pick(value: np.ndarray) -> np.ndarray:
+            return value[..., columns] if np.ndim(value) and np.shape(value)[-1] == width else value
+
+        return _Fixed(
+            **{
+                name: [pick(v) for v in value]
+                if isinstance(value, list)
+                else value
+                if name == "lock_requests"
+                else pick(value)
+                for name, value in self.__dict__.items()
+            }
+        )
+
 
 def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
     return distances if site_a != site_b else np.zeros_like(distances)
@@ -246,7 +264,11 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
 
 
 def _solve(
-    scenario: Scenario, distances: np.ndarray, load: np.ndarray | float, with_thrashing_load: bool
+    scenario: Scenario,
+    distances: np.ndarray,
+    load: np.ndarray | float,
+    with_thrashing_load: bool,
+    max_iterations: int = 2000,
 ) -> ScenarioResult:
     """The scenario with every member's terminal population scaled by ``load`` (per distance)."""
     members = scenario.members
@@ -259,17 +281,19 @@ def _solve(
     lockable = scenario.lockable_items
     state: dict[str, object] = {}
 
-    def response(current: np.ndarray) -> np.ndarray:
-        throughput = terminals / (think + current)
-        cpu, saturated = _cpu_residence(scenario, fixed.cpu, throughput)
-        subchannel_wait, delayed = _subchannels(scenario, fixed, throughput)
+    def response(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """R = F(R) at the distances ``columns`` (all by default): every part, and the lock wait."""
+        part = fixed.at(columns)
+        throughput = terminals[:, columns] / (think + current)
+        cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
+        subchannel_wait, delayed = _subchannels(scenario, part, throughput)
         locks = lock_wait(
-            fixed.lock_requests,
+            part.lock_requests,
             throughput,
             current,
             lockable,
             scenario.resolution_round_trips,
-            fixed.round_trip,
+            part.round_trip,
         )
         state.update(
             throughput=throughput,
@@ -281,17 +305,19 @@ def _solve(
         )
         return (
             cpu
-            + fixed.cf_sync
-            + fixed.cf_async
+            + part.cf_sync
+            + part.cf_async
             + subchannel_wait
-            + fixed.sync_io
-            + fixed.commit
-            + other
+            + part.sync_io
+            + part.commit
+            + other[:, columns]
             + locks
         )
 
     start = fixed.cpu + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
-    solution = iterate(response, start, ceiling=1e3 * think.max())
+    solution = iterate(
+        response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
+    )
     if with_thrashing_load:  # the answer itself: every element must be decided
         solution = solution.settled()
     thrashing = ~solution.converged.all(axis=0)  # while bisecting the load, undecided counts as none
@@ -350,7 +376,8 @@ def _solve(
     )
 
 
-_LOAD_STEPS = 24
+_LOAD_STEPS = 10  # the load to 1/1,024 of the terminals: under one terminal of 200
+_LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts as no fixed point
 
 
 def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
@@ -358,7 +385,7 @@ def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
     low, high = np.zeros(distances.shape), np.ones(distances.shape)
     for _ in range(_LOAD_STEPS):
         middle = (low + high) / 2
-        exists = ~_solve(scenario, distances, middle, False).thrashing
+        exists = ~_solve(scenario, distances, middle, False, _LOAD_ITERATIONS).thrashing
         low = np.where(exists, middle, low)
         high = np.where(exists, high, middle)
     return high
