@@ -8,6 +8,7 @@
 | studies     | subchannels, mirror-timeline, ssd-candidates |
 | scenario    | scenario                                     |
 | validate    | validate                                     |
+| check       | check                                        |
 
 A command module parses its arguments, calls the layer below (catalogue,
 networks, studies, validation) and renders the result; shared options and the
@@ -38,6 +39,7 @@ COMMANDS = {
     "ssd-candidates": ("studies", "ssd_candidates"),
     "scenario": ("scenario", "scenario"),
     "validate": ("validate", "validate"),
+    "check": ("check", "check"),
 }
 
 

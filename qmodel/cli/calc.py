@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from qmodel.cli.common import (
+    CATALOGUE_OPTION,
     FORMAT_OPTION,
     parse_assignments,
     parse_list,
@@ -104,6 +105,7 @@ last item applies to all) gives one row per combination of the listed values."""
 @click.argument("formula_id")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
     """Evaluate catalogue entry FORMULA_ID for the given inputs (or lists of them)."""
     from qmodel.catalogue.evaluate import calc as evaluate_formula
@@ -175,6 +177,7 @@ the inputs (past a stability limit) show why instead of numbers.""")
               help="Output to show and plot; repeatable (default: every output in the table, "
                    "the entry's last on the plot).")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: str,
           plot_path: str | None, y_outputs: tuple[str, ...], fmt: str) -> None:
     """Evaluate an entry over a range or list of one input: the table of outputs (and curves)."""
@@ -276,6 +279,7 @@ number that keeps the output at or below the target.""")
 @click.option("--for", "unknown", required=True, metavar="INPUT", help="The input to solve for.")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def solve(formula_id: str, target: str, unknown: str, assignments: tuple[str, ...], fmt: str) -> None:
     """Inverse solve: the value of one input at which an output reaches a target."""
     from qmodel.catalogue.inverse import solve as solve_for
@@ -313,6 +317,7 @@ if the file cannot be used (.xlsx: save it as CSV first).""")
               help="Where to write the result; - (default) is standard output.")
 @click.option("--map", "mappings", multiple=True, metavar="COLUMN=SYMBOL",
               help="Read COLUMN as the input SYMBOL (optionally SYMBOL[unit]); repeatable.")
+@CATALOGUE_OPTION
 @click.pass_context
 def batch(ctx: click.Context, formula_id: str, input_csv: str, output_csv: str,
           mappings: tuple[str, ...]) -> None:

@@ -18,6 +18,26 @@ FORMAT_OPTION = click.option(
 )
 
 
+def _use_catalogues(ctx: click.Context, param: click.Parameter, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """Put the user catalogue files to use before the command runs (qmodel.catalogue.user)."""
+    if paths:
+        from qmodel.catalogue.user import use_catalogues
+
+        try:
+            use_catalogues(paths)
+        except QmodelError as error:
+            raise Failure(str(error), error.exit_status) from None
+    return paths
+
+
+CATALOGUE_OPTION = click.option(
+    "--catalogue", "catalogues", multiple=True, metavar="FILE", type=click.Path(), envvar="QMODEL_CATALOGUE",
+    expose_value=False, callback=_use_catalogues,
+    help="A catalogue file of your own formulas (TOML, as formulas/*.toml); repeatable. "
+         "Also QMODEL_CATALOGUE, paths separated by ':'.",
+)
+
+
 class Failure(click.ClickException):
     """A qmodel error: one line on stderr, the error's exit status (2 for bad input)."""
 

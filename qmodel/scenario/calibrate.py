@@ -163,11 +163,11 @@ def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: flo
 # The rows each GDPS scenario is calibrated on (gdps-pprc-100km-2006.txt), as printed: response times
 # in ms, transactions over the 5-minute interval, CPU in % of one CP.
 GDPS_ROWS = {
-    # Environment 3, adjusted TPNO tables (G1P1: .043 at pprc 0 km, .177 at 100 km; G1P2: .045), Number
+    # Environment 3, adjusted TPNO tables (G1P1: .043 at pprc 0 km, .100 at 70 km; G1P2: .045), Number
     # rows (3388, 3394), and G1P2's RMF CICSERV APPL% at 0 km (12.3: the CICS region, where the
     # transaction runs; TOTAL 23.3 adds DB2, system and other work the model does not carry)
     "gdps-env3": {"base": {"G1P1": 43, "G1P2": 45}, "transactions": {"G1P1": 3388, "G1P2": 3394},
-                  "locks": ("G1P1", 100, 177), "cpu": ("G1P2", 12.3)},
+                  "locks": ("G1P1", 70, 100), "cpu": ("G1P2", 12.3)},
     # Environment 2, TPNO P1 table at pprc 0 km (30 ms, 3401) and the both-members table (34 ms average,
     # 6820): G1P2 = 2 × 34 − 30 = 38 ms over 6820 − 3401 = 3419 transactions
     "gdps-env2": {"base": {"G1P1": 30, "G1P2": 38}, "transactions": {"G1P1": 3401, "G1P2": 3419}},

@@ -61,8 +61,8 @@ def test_thrashing_is_reported_with_its_load_never_as_a_number() -> None:
 def test_subchannel_delay_stays_finite_where_an_open_queue_would_be_unstable() -> None:
     # 2 subchannels and castout load enough to saturate them: Erlang C has no answer, the finite
     # population of requesters does
-    busy = replace(ENV3, lockable_items=np.inf,
-                   paths=tuple(replace(p, subchannels=1, background_rate=p.background_rate * 5) for p in ENV3.paths))
+    crowded = tuple(replace(p, subchannels=1, background_rate=p.background_rate * 5) for p in ENV3.paths)
+    busy = replace(ENV3, lockable_items=np.inf, paths=crowded)
     result = solve_scenario(busy, np.array([100e3]))
     for fraction in result.delayed_fraction.values():
         assert 0 <= fraction[0] <= 1
@@ -88,7 +88,8 @@ def test_a_goal_met_everywhere_says_so() -> None:
 def test_cpu_busy_is_throughput_times_cpu_over_the_cps(distance) -> None:
     result = solve_scenario(ENV2, np.array([distance]))
     cps = np.array([m.logical_cps for m in ENV2.members])
-    assert np.allclose(result.cpu_busy[:, 0], result.throughput[:, 0] * result.cpu_per_transaction[:, 0] / cps)
+    expected = result.throughput[:, 0] * result.cpu_per_transaction[:, 0] / cps
+    assert np.allclose(result.cpu_busy[:, 0], expected)
 
 
 def test_the_registry_gives_casebooks_one_members_value_at_one_distance() -> None:

@@ -38,7 +38,8 @@ def test_values_are_read_in_si_units() -> None:
     ('share = "90%"', 'share = "130%"', "goal.share"),
     ("logical_cps = 8", "logical_cps = 0", "logical_cps"),
     ('lockable_items = ', 'lockable_item = ', "lockable_item"),                       # a misspelt key
-    ('sync = { lock = "6.8us", cache = "9.4us" }', 'sync = { lock = "-6.8us", cache = "9.4us" }', "sync.lock"),
+    ('sync = { lock = "6.8us", cache = "9.4us" }', 'sync = { lock = "-6.8us", cache = "9.4us" }',
+     "sync.lock"),
 ])
 def test_a_bad_scenario_file_is_one_error_naming_the_key(tmp_path, old, new, key) -> None:
     with pytest.raises(InputError) as error:
