@@ -25,8 +25,8 @@ from fractions import Fraction
 import numpy as np
 
 from qmodel.algorithms.queueing import erlang_c
-from qmodel.networks.exact import multi_class, single_class
 from qmodel.networks.model import network
+from qmodel.networks.solver import solve
 
 RNG = np.random.default_rng(2026)
 SINGLE_DEMANDS = RNG.uniform(0.1, 1.0, 100)
@@ -119,14 +119,14 @@ def main() -> None:
     single_model = network(SINGLE_DEMANDS, think_time=SINGLE_THINK, population=SINGLE_N)
     multi_model = network(MULTI_DEMANDS, population=list(MULTI_N))
     ours = {
-        "single": median_time(lambda: single_class(single_model, SINGLE_N), repeats),
-        "multi": median_time(lambda: multi_class(multi_model), repeats),
+        "single": median_time(lambda: solve(single_model), repeats),
+        "multi": median_time(lambda: solve(multi_model), repeats),
         "erlang": median_time(lambda: erlang_c(SERVERS, ERLANG_LOAD * SERVERS), repeats),
     }
     print(f"qmodel: single-class K=100 N=1..10000 {ours['single'][0] * 1e3:8.2f} ms  "
-          f"X(N) = {ours['single'][1].throughput[-1, 0]:.12g}")
+          f"X(N) = {ours['single'][1].throughput[0]:.12g}")
     print(f"qmodel: 3-class (30,30,30) K=10       {ours['multi'][0] * 1e3:8.2f} ms  "
-          f"X = {np.array2string(ours['multi'][1].throughput[0], precision=10)}")
+          f"X = {np.array2string(ours['multi'][1].throughput, precision=10)}")
     print(f"qmodel: Erlang C c=1..1000 at 0.9     {ours['erlang'][0] * 1e3:8.2f} ms  "
           f"C(1000) = {ours['erlang'][1][-1]:.12g} (finite: {bool(np.all(np.isfinite(ours['erlang'][1])))})")
     floor = SINGLE_DEMANDS.size * SINGLE_N
@@ -162,10 +162,10 @@ def main() -> None:
               f"qmodel is {octave['multi'] / ours['multi'][0]:.1f}x faster")
 
     saturated = network([8.0, 0.5, 2.0], servers=[8, 1, "delay"], population=200)
-    result = single_class(saturated, 200)
-    deviation = max(abs(result.throughput[n - 1, 0] / exact_throughput(n) - 1) for n in (60, 80, 100, 200))
+    curve = solve(saturated).curve
+    deviation = max(abs(curve.throughput[n - 1] / exact_throughput(n) - 1) for n in (60, 80, 100, 200))
     print("8-server station past saturation: qmodel X at N = 60, 80, 100, 200: "
-          + ", ".join(f"{result.throughput[n - 1, 0]:.6g}" for n in (60, 80, 100, 200))
+          + ", ".join(f"{curve.throughput[n - 1]:.6g}" for n in (60, 80, 100, 200))
           + f" (largest relative deviation from exact rationals {deviation:.1e})")
     print(octave_saturation())
 

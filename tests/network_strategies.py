@@ -38,6 +38,8 @@ def multi_class_networks(draw, max_classes: int = 3, max_population: int = 6) ->
     if all(s == "delay" for s in servers):
         servers[0] = 1
     populations = draw(st.lists(st.integers(0, max_population), min_size=classes, max_size=classes))
+    if sum(populations) == 0:           # a network without jobs is refused (tests/networks/test_solve.py)
+        populations[0] = 1
     think = draw(st.lists(st.sampled_from([0.0, 1.0, 5.0]), min_size=classes, max_size=classes))
     return network(demands, servers=servers, think_time=think, population=populations)
 

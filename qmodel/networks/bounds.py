@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.networks.model import Network, capacities, delay_stations
+from qmodel.networks.model import Network
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ def closed_bounds(model: Network, populations: np.ndarray | int) -> Bounds:
         raise InputError("classes", len(model.classes), "one class: bounds are for single-class models")
     n = np.atleast_1d(np.asarray(populations, float))
     demand = model.demands[0]
-    delay = delay_stations(model.stations)
-    capacity = capacities(model.stations)
+    delay = model.infinite
+    capacity = np.where(delay, 1.0, model.capacities)
     total = float(demand[~delay].sum())
     think = float(model.think_times[0] + demand[delay].sum())
     per_server = np.where(delay, 0.0, demand / capacity)
@@ -61,7 +61,7 @@ def closed_bounds(model: Network, populations: np.ndarray | int) -> Bounds:
     heavy = np.full(n.shape, 1 / d_max)
     upper = np.minimum(light, heavy)
     # pessimistic: every job queues behind all others, served at the slowest rate
-    slowest = np.array([min(s.rates) if s.kind == "ld" else 1.0 for s in model.stations])
+    slowest = np.array([1.0 if s.infinite else min(s.rate_table) for s in model.stations])
     lower = n / (n * float((demand / slowest)[~delay].sum()) + think)
     names = model.station_names
     binding = [f"bottleneck {names[bottleneck]}: 1/D_max" if h <= t else "no queueing: N/(D + Z)"
