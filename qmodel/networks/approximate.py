@@ -1,26 +1,31 @@
 """Approximate MVA of closed networks with every station type: Bard–Schweitzer, Linearizer, Seidmann.
 
 All replace the exact recursion's values at population N − e_c by estimates
-from those at N, and solve the resulting fixed point:
+from those at N, and solve the resulting fixed point (successive
+substitution, compiled):
 
     Q_k^j(N − e_c) ≈ (N − e_c)_j · (F_k^j(N) + Δ_k^{jc})          F_k^j = Q_k^j / N_j
-    p_k(i | N − e_c) ≈ p_k(i | N) + Δp_k^c(i)                      load-dependent stations
 
 Bard–Schweitzer (Schweitzer 1979; Lazowska et al., QSP §6.4.2) takes Δ = 0.
 Linearizer (Chandy & Neuse 1982, Comm. ACM 25(2)) estimates Δ from the
-solutions at N − e_c and iterates: three rounds, as in the original; here Δ
-covers the marginal probabilities too. The residence time at a station with
-rate table α(1..L) is exact MVA's (exact.py) with the estimates put in. The
-marginals follow from the throughputs: the recursion
-p(i) = Σ_c D_c X_c p(i − 1 | N − e_c) / α(i) makes p(1..L−1) linear in p(0),
-and the balance Σ_i α(i) p(i) = ρ = Σ_c X_c D_c (served work = offered work)
-fixes p(0); a station saturated in an iterate gets p(0) = 0. This is Bolch
-et al.'s (2006, §8.2.4) multi-server recursion with Schweitzer's estimate.
+solutions at N − e_c and iterates: three rounds, as in the original.
+
+A station with rate table α(1..L) (multi-server, ld) keeps exact MVA's
+residence time (exact.py, the Reiser–Lavenberg form with the tail summed
+through Q) with the estimated queue and an estimated arrival-instant
+marginal: the birth–death distribution at the station's load
+ρ_k = Σ_c X_c D_ck, p(j) ∝ ρ^j / Π_{i≤j} α(i), truncated at |N| − 1 jobs and
+normalised by summation (positive terms: no 1 − Σ, valid past saturation;
+exact at |N| = 1). This is variant (b) of /work/notes/engine.md §3.3, chosen
+over the M/M/c-shaped marginals of Akyildiz–Bolch/LINE (+10% on X at light
+load there, 1.5% here); a Linearizer correction of the marginals themselves
+(Krzesinski & Greyling 1984) was tried and made light-load errors worse, so
+Linearizer corrects the queue lengths only.
 
 Seidmann's decomposition (Seidmann, Schweitzer & Shalev-Oren 1987) replaces
 c servers with demand D by one server with D / c and a delay of
-D (c − 1) / c, then runs Bard–Schweitzer: cheaper, and exact neither at
-light nor at heavy load (docs-networks.md has the errors measured).
+D (c − 1) / c, then runs Bard–Schweitzer on the network so transformed.
+Errors measured on generated networks: docs-networks.md.
 """
 
 from __future__ import annotations
@@ -47,46 +52,49 @@ class Estimate:
     throughput: np.ndarray
     residence_time: np.ndarray
     queue: np.ndarray
-    marginals: np.ndarray        # flat over the load-dependent stations, p(0..L−1) each
+    marginals: np.ndarray        # flat over the load-dependent stations, arrival-instant p(0..L−1) each
     table: Tables
+    network: Network
+    populations: np.ndarray
 
     @property
     def empty(self) -> np.ndarray:
         """(K,) p_k(0 | N) at the load-dependent stations, 0 elsewhere."""
         empty = np.zeros(self.residence_time.shape[1])
-        empty[self.table.ld] = self.marginals[_starts(self.table)]
+        for k in self.table.ld:
+            empty[k] = self.marginals_of(int(k))[0]
         return empty
 
     def marginals_of(self, station: int) -> np.ndarray:
-        """p_k(0..L−2 | N) of one load-dependent station (the part exact MVA keeps too)."""
-        m = int(np.flatnonzero(self.table.ld == station)[0])
-        start = _starts(self.table)[m]
-        return self.marginals[start:start + self.table.offsets[m + 1] - self.table.offsets[m]]
+        """p_k(0..L−2 | N), the birth-death estimate at the solution's load with |N| jobs."""
+        rates = np.asarray(self.network.stations[station].rate_table, float)
+        load = float(self.network.demands[:, station] @ self.throughput)
+        out = np.zeros(rates.size)
+        birth_death(load, float(self.populations.sum()), rates, out)
+        return out[:-1]
 
 
 def schweitzer(net: Network, populations: np.ndarray) -> Estimate:
     """Bard–Schweitzer approximate MVA at ``populations`` (Δ = 0 above)."""
-    return _core(net, populations.astype(float), *_no_delta(net))
+    return _core(net, populations.astype(float), _no_delta(net))
 
 
 def linearizer(net: Network, populations: np.ndarray) -> Estimate:
-    """Linearizer approximate MVA (Chandy & Neuse 1982) at ``populations``, Δ over queues and marginals."""
+    """Linearizer approximate MVA (Chandy & Neuse 1982) at ``populations``: Δ on the queue lengths."""
     populations = populations.astype(float)
-    delta, delta_p = _no_delta(net)
+    delta = _no_delta(net)
     for _ in range(LINEARIZER_ROUNDS):
-        solution = _core(net, populations, delta, delta_p)
+        solution = _core(net, populations, delta)
         fraction = _fraction(solution.queue, populations)
-        updated, updated_p = np.zeros_like(delta), np.zeros_like(delta_p)
+        updated = np.zeros_like(delta)
         for c in range(populations.size):
             if populations[c] == 0:
                 continue
             reduced = populations.copy()
             reduced[c] -= 1
-            smaller = _core(net, reduced, delta, delta_p)
-            updated[:, :, c] = _fraction(smaller.queue, reduced) - fraction
-            updated_p[c] = smaller.marginals - solution.marginals
-        delta, delta_p = updated, updated_p
-    return _core(net, populations, delta, delta_p)
+            updated[:, :, c] = _fraction(_core(net, reduced, delta).queue, reduced) - fraction
+        delta = updated
+    return _core(net, populations, delta)
 
 
 def seidmann(net: Network, populations: np.ndarray) -> Estimate:
@@ -96,11 +104,12 @@ def seidmann(net: Network, populations: np.ndarray) -> Estimate:
                     + tuple(Station(f"{s.name} (delay part)", "delay") for s in net.stations),
                     demands=np.concatenate([net.demands / capacities, net.demands * (1 - 1 / capacities)],
                                            axis=1), visits=None)
-    estimate = _core(split, populations.astype(float), *_no_delta(split))
+    estimate = _core(split, populations.astype(float), _no_delta(split))
     stations = len(net.stations)
     fold = lambda values: values[:, :stations] + values[:, stations:]  # noqa: E731
+    plain = replace(net, stations=tuple(Station(s.name) for s in net.stations))
     return Estimate(estimate.throughput, fold(estimate.residence_time), fold(estimate.queue),
-                    np.zeros(0), tables(replace(net, stations=tuple(Station(s.name) for s in net.stations))))
+                    np.zeros(0), tables(plain), plain, populations)
 
 
 def _starts(table: Tables) -> np.ndarray:
@@ -109,11 +118,9 @@ def _starts(table: Tables) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes)])[:-1].astype(int)
 
 
-def _no_delta(net: Network) -> tuple[np.ndarray, np.ndarray]:
+def _no_delta(net: Network) -> np.ndarray:
     n_classes, stations = net.demands.shape
-    table = tables(net)
-    size = int((np.diff(table.offsets) + 1).sum())
-    return np.zeros((n_classes, stations, n_classes)), np.zeros((n_classes, size))
+    return np.zeros((n_classes, stations, n_classes))
 
 
 def _fraction(queue: np.ndarray, populations: np.ndarray) -> np.ndarray:
@@ -121,8 +128,8 @@ def _fraction(queue: np.ndarray, populations: np.ndarray) -> np.ndarray:
     return np.divide(queue, populations[:, None], out=np.zeros_like(queue), where=populations[:, None] > 0)
 
 
-def _core(net: Network, populations: np.ndarray, delta: np.ndarray, delta_p: np.ndarray) -> Estimate:
-    """Fixed point of the approximate recursion at ``populations`` with corrections Δ, Δp."""
+def _core(net: Network, populations: np.ndarray, delta: np.ndarray) -> Estimate:
+    """Fixed point of the approximate recursion at ``populations`` with corrections Δ."""
     table = tables(net)
     demand = np.ascontiguousarray(net.demands, float)
     n_classes, n_stations = demand.shape
@@ -132,26 +139,26 @@ def _core(net: Network, populations: np.ndarray, delta: np.ndarray, delta_p: np.
         if table.ld.size else np.zeros(0)
     throughput, residence, queue = np.zeros(n_classes), np.zeros((n_classes, n_stations)), np.zeros(
         (n_classes, n_stations))
-    marginals = np.zeros(delta_p.shape[1])
+    marginals = np.zeros(int(sizes.sum()))
     iterations, change = _fixed_point(
         demand, np.asarray(net.think_times, float), populations, table.infinite, table.inverse_last, table.ld,
         starts.astype(np.int64), sizes.astype(np.int64), rates, table.coefficient, table.offsets,
-        np.ascontiguousarray(delta), np.ascontiguousarray(delta_p), TOLERANCE, MAX_ITERATIONS,
+        np.ascontiguousarray(delta), TOLERANCE, MAX_ITERATIONS,
         throughput, residence, queue, marginals)
     if iterations < 0:
         raise ConvergenceError(f"approximate MVA did not converge in {MAX_ITERATIONS} iterations (last "
                                f"change {change:.3g} jobs); use method exact for this network")
-    return Estimate(throughput, residence, queue, marginals, table)
+    return Estimate(throughput, residence, queue, marginals, table, net, populations)
 
 
 @njit(cache=True)
 def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts, sizes, rates, coefficient,
-                 offsets, delta, delta_p, tolerance, max_iterations, throughput, residence, queue,
+                 offsets, delta, tolerance, max_iterations, throughput, residence, queue,
                  marginals):  # pragma: no cover - compiled
     """Successive substitution of the approximate recursion (module docstring); returns (iterations, change).
 
-    Marginals per load-dependent station: p(i) = a_i p(0) + b_i from the recursion, p(0) from the
-    balance Σ α(i) p(i) = ρ, clipped to [0, 1] (a station saturated in an iterate).
+    ``marginals`` holds each load-dependent station's arrival-instant estimate p(0..L−1 | N − e_c),
+    the birth-death distribution at load ρ truncated at |N| − 1 jobs (birth_death).
     """
     n_classes, n_stations = demand.shape
     for c in range(n_classes):
@@ -165,8 +172,7 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
         marginals[starts[m]] = 1.0
     limit = tolerance * max(populations.max(), 1.0)
     seen = np.zeros(n_stations)
-    slope = np.zeros(sizes.max() if sizes.size else 1)
-    offset = np.zeros_like(slope)
+    jobs = populations.sum()
     change = np.inf
     for iteration in range(max_iterations):
         for c in range(n_classes):
@@ -192,8 +198,7 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
                 k = ld[m]
                 extra = 0.0
                 for i in range(sizes[m] - 1):
-                    estimate = marginals[starts[m] + i] + delta_p[c, starts[m] + i]
-                    extra += coefficient[offsets[m] + i] * estimate
+                    extra += coefficient[offsets[m] + i] * marginals[starts[m] + i]
                 residence[c, k] += demand[c, k] * extra
             for k in range(n_stations):
                 cycle += residence[c, k]
@@ -207,27 +212,53 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
         base = 0
         for m in range(ld.size):
             k = ld[m]
-            size = sizes[m]
             work = 0.0
             for c in range(n_classes):
                 work += demand[c, k] * throughput[c]
-            slope[0], offset[0] = 1.0, 0.0
-            for i in range(1, size):
-                correction = 0.0
-                for c in range(n_classes):
-                    correction += demand[c, k] * throughput[c] * delta_p[c, starts[m] + i - 1]
-                slope[i] = work * slope[i - 1] / rates[base + i - 1]
-                offset[i] = (work * offset[i - 1] + correction) / rates[base + i - 1]
-            last = rates[base + size - 1]
-            numerator, denominator = last - work, last
-            for i in range(1, size):
-                gap = last - rates[base + i - 1]
-                numerator -= gap * offset[i]
-                denominator += gap * slope[i]
-            empty = min(max(numerator / denominator, 0.0), 1.0)
-            for i in range(size):
-                marginals[starts[m] + i] = max(slope[i] * empty + offset[i], 0.0)
-            base += size
+            segment = marginals[starts[m]:starts[m] + sizes[m]]
+            birth_death(work, jobs - 1.0, rates[base:base + sizes[m]], segment)
+            base += sizes[m]
         if change <= limit:
             return iteration + 1, change
     return -1, change
+
+
+@njit(cache=True)
+def birth_death(load, jobs, rates, out):  # pragma: no cover - compiled
+    """p(0..L−1) of j = 0..jobs jobs with weights ρ^j / Π_{i≤j} α(i), α(L) holding past the table.
+
+    Summed in logarithms, the tail past L as a geometric series in r = ρ / α(L) (any r: the
+    distribution is truncated at ``jobs``), so nothing overflows and nothing cancels.
+    """
+    size = rates.size
+    if load <= 0.0 or jobs < 1.0:
+        out[:] = 0.0
+        out[0] = 1.0
+        return
+    logs = np.full(size + 1, -np.inf)
+    log_load = np.log(load)
+    log_product = 0.0
+    head = int(min(jobs, size - 1))
+    for j in range(head + 1):
+        if j > 0:
+            log_product += np.log(rates[j - 1])
+        logs[j] = j * log_load - log_product
+    if jobs >= size:
+        log_product_l = log_product
+        for j in range(head + 1, size + 1):
+            log_product_l += np.log(rates[j - 1])
+        ratio = load / rates[size - 1]
+        terms = jobs - size + 1.0                       # j = L..jobs
+        if ratio == 1.0:
+            geometric = np.log(terms)
+        elif ratio < 1.0:
+            geometric = np.log1p(-ratio ** terms) - np.log1p(-ratio)
+        else:
+            geometric = (terms - 1.0) * np.log(ratio) + np.log1p(-ratio ** (-terms)) - np.log1p(-1.0 / ratio)
+        logs[size] = size * log_load - log_product_l + geometric
+    top = logs.max()
+    total = 0.0
+    for j in range(size + 1):
+        total += np.exp(logs[j] - top)
+    for j in range(size):
+        out[j] = np.exp(logs[j] - top) / total
