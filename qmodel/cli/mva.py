@@ -218,18 +218,18 @@ def _show_sweep(net, population, at: list[int], fmt: str, plot_path: str | None,
     shown = np.union1d(shown, np.asarray(at, dtype=int) - 1) if fmt == "table" else shown
     columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
     rows = [[int(curve.population[i]), float(curve.throughput[i]), float(curve.response_time[i] / scale),
-             float(bounds.throughput_upper[i]), float(bounds.throughput_lower[i]), bounds.binding[i]]
+             float(bounds.throughput_upper[i]), float(bounds.throughput_lower[i]), bounds.binding_at(i)]
             for i in shown]
     caption = (f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}"
                + ("" if bounds.balanced
-                  else "; balanced job bounds need single-server stations (asymptotic only)")
+                  else "; balanced job and geometric bounds need single-server stations (asymptotic only)")
                + (f"; {len(shown)} of {n} populations shown, --format csv for all" if len(shown) < n else ""))
     if fmt == "json":
         payload = result.to_json()
         payload["bounds"] = {"throughput_upper": bounds.throughput_upper.tolist(),
                              "throughput_lower": bounds.throughput_lower.tolist(),
-                             "binding": list(bounds.binding), "bottleneck": bounds.bottleneck,
-                             "knee": bounds.knee}
+                             "binding": [bounds.binding_at(i) for i in range(n)],
+                             "bottleneck": bounds.bottleneck, "knee": bounds.knee}
         render([], [], fmt, json_payload=payload)
     elif all_stations:
         records = [dict(N=int(p.populations[0]), **record) for p in (*result.points, result)[:-1]
@@ -256,7 +256,7 @@ def _station_table(result, fmt: str, title: str = "", caption: str = "") -> None
     closed = ~result.open_classes
     populations = ", ".join(f"{name} {int(p)}" for name, p, is_closed in
                             zip(result.classes, result.populations, closed, strict=True) if is_closed)
-    records = result.records()
+    records = _without_empty_columns(result.records())
     title = title or (f"Stations at N = {populations} ({result.method})" if closed.any()
                       else "Open network: stations")
     render(list(records[0]), [list(r.values()) for r in records], fmt, title=title, caption=caption)
@@ -276,6 +276,13 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         caption = (f"{method} against exact MVA: throughput within {deviation['throughput']:.3%}, "
                    f"queue lengths within {deviation['queue_length']:.3%} of the class population")
     classes = result.class_records()
+    if net.closed_classes.all():
+        from qmodel.networks.bounds import class_bounds
+
+        bounds = class_bounds(net, result.populations)
+        pairs = zip(bounds.throughput_upper, bounds.throughput_lower, strict=True)
+        for record, (upper, lower) in zip(classes, pairs, strict=True):
+            record.update({"X upper bound [1/s]": float(upper), "X lower bound [1/s]": float(lower)})
     if fmt == "json":
         payload = result.to_json()
         if deviation is not None:
@@ -289,8 +296,15 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
     if fmt == "csv" and (all_stations or net.open_classes.all()):
         _station_table(result, fmt)
         return
+    classes = _without_empty_columns(classes)
     kind = "Open network" if net.open_classes.all() else "Mixed network" if net.open_classes.any() else "MVA"
     render(list(classes[0]), [list(r.values()) for r in classes], fmt, title=f"{kind} ({method}): classes",
            caption=caption)
     if fmt == "table":
         _station_table(result, fmt)
+
+
+def _without_empty_columns(records: list[dict]) -> list[dict]:
+    """The records without the columns that are empty in every row (arrival rate of closed classes...)."""
+    empty = [key for key in records[0] if all(record[key] is None for record in records)]
+    return [{key: value for key, value in record.items() if key not in empty} for record in records]
