@@ -227,6 +227,8 @@ def estimate_lattice(net: Network, populations: np.ndarray) -> tuple[float, floa
     points = float(np.prod(populations.astype(float) + 1))
     if points > 1e9:
         return points * 8 * (n_classes + 1), points * n_classes * stations / LATTICE_RATE
+    if table.ld.size == 0:                           # compiled, Q kept at every point
+        return points * 8 * stations, points * n_classes * stations / SWEEP_RATE
     width = float(level_sizes(populations).max())
     state = stations + table.coefficient.size + n_classes
     memory = (points * 8 * (n_classes + 1) + 16 * table.subsets * width * state
@@ -269,6 +271,8 @@ def lattice(net: Network, populations: np.ndarray, progress: Progress | None = N
     demand = net.demands
     shape = counts + 1
     strides = np.array([int(np.prod(shape[c + 1:])) for c in range(n_classes)], dtype=np.int64)
+    if table.ld.size == 0:
+        return _load_independent_lattice(net, table, counts, strides, progress)
     points = np.indices(shape).reshape(n_classes, -1).T
     level = points.sum(axis=1)
     order = np.argsort(level, kind="stable")
@@ -302,6 +306,54 @@ def lattice(net: Network, populations: np.ndarray, progress: Progress | None = N
     return Point(top.throughput[0], top.residence[0], empty, marginals)
 
 
+def _load_independent_lattice(net: Network, table: Tables, counts: np.ndarray, strides: np.ndarray,
+                              progress: Progress | None) -> Point:
+    """Queues and delays only: the recursion over the lattice in index order, compiled, Q kept per point."""
+    scaled = np.ascontiguousarray(net.demands * table.inverse_last)
+    base = np.ascontiguousarray(scaled + net.demands * net.infinite)
+    throughput = np.zeros(counts.size)
+    residence = np.zeros(net.demands.shape)
+    _load_independent_kernel(scaled, base, np.asarray(net.think_times, float), counts, strides,
+                             throughput, residence)
+    if progress is not None:
+        progress(1, 1)
+    return Point(throughput, residence, np.zeros(len(net.stations)), {})
+
+
+@njit(cache=True)
+def _load_independent_kernel(scaled, base, think, counts, strides, throughput,
+                             residence):  # pragma: no cover - compiled
+    """R_ck(n) = D_ck (1 + Q_k(n − e_c)) (D_ck at a delay), X_c = n_c / (Z_c + Σ_k R_ck), Q = Σ_c X_c R_c.
+
+    Points in index order (n − e_c has the smaller index); the last point's X and R are returned.
+    """
+    n_classes, stations = scaled.shape
+    points = 1
+    for c in range(n_classes):
+        points *= counts[c] + 1
+    queue = np.zeros((points, stations))
+    jobs = np.zeros(n_classes, dtype=np.int64)
+    for flat in range(1, points):
+        rest = flat
+        for c in range(n_classes):
+            jobs[c] = rest // strides[c]
+            rest -= jobs[c] * strides[c]
+        for k in range(stations):
+            queue[flat, k] = 0.0
+        for c in range(n_classes):
+            if jobs[c] == 0:
+                throughput[c] = 0.0
+                continue
+            before = flat - strides[c]
+            cycle = think[c]
+            for k in range(stations):
+                residence[c, k] = scaled[c, k] * queue[before, k] + base[c, k]
+                cycle += residence[c, k]
+            throughput[c] = jobs[c] / cycle
+            for k in range(stations):
+                queue[flat, k] += throughput[c] * residence[c, k]
+
+
 class _Subnetwork:
     """One subnetwork's state at the previous and current level of the lattice."""
 
@@ -323,7 +375,9 @@ class _Subnetwork:
             coefficient[table.offsets[m]:table.offsets[m + 1], k] = table.coefficient[
                 table.offsets[m]:table.offsets[m + 1]]
         self.coefficient = coefficient
-        self.infinite = net.infinite
+        self.scaled = self.demand * table.inverse_last                   # D/α(L): 0 at a delay station
+        self.base = self.scaled + self.demand * net.infinite            # R with an empty queue
+        self.homeless_any = bool(self.homeless.any())
 
     def start(self) -> None:
         stations = self.demand.shape[1]
@@ -337,18 +391,20 @@ class _Subnetwork:
         table = self.table
         n_points, n_classes = jobs.shape
         stations = self.demand.shape[1]
-        residence = np.zeros((n_points, n_classes, stations))
-        for c in range(n_classes):
-            queue = self.queue[before[c]]
-            extra = self.state[before[c]] @ self.coefficient
-            finite = table.inverse_last * (1.0 + queue) + extra
-            residence[:, c, :] = self.demand[c] * np.where(self.infinite, 1.0, finite)
-            residence[jobs[:, c] == 0, c, :] = 0.0
-        void = (jobs[:, self.homeless] > 0).any(axis=1)
+        residence = np.empty((n_points, n_classes, stations))
+        for c in range(n_classes):            # (points where class c has no job: unused, X_c = 0 there)
+            rows = before[c]
+            np.multiply(self.queue[rows], self.scaled[c], out=residence[:, c, :])
+            residence[:, c, :] += self.base[c]
+            if self.kept:
+                residence[:, c, :] += (self.state[rows] @ self.coefficient) * self.demand[c]
+        void = (jobs[:, self.homeless] > 0).any(axis=1) if self.homeless_any else np.zeros(n_points, bool)
         cycle = self.think + residence.sum(axis=2)
-        live = (jobs > 0) & ~void[:, None]
+        live = jobs > 0
+        if self.homeless_any:
+            live &= ~void[:, None]
         throughput = np.divide(jobs, cycle, out=np.zeros(cycle.shape), where=live)
-        self.next_queue = np.einsum("pc,pck->pk", throughput, residence)
+        self.next_queue = np.matmul(throughput[:, None, :], residence)[:, 0, :]
         state = np.zeros((n_points, table.coefficient.size))
         for m in self.kept:
             k = table.ld[m]
@@ -366,7 +422,7 @@ class _Subnetwork:
         state[void] = 0.0
         self.next_state = state
         self.next_throughput = throughput
-        self.next_residence = residence
+        self.next_residence = residence if n_points == 1 else None
         self.next_void = void
 
     def advance(self) -> None:
