@@ -22,7 +22,8 @@ PROGRESS_FROM = 2000      # show a progress bar from this much work (populations
 
 @click.command("mva", epilog="""\b
 Examples (Jain, Example 34.2; Bolch et al., Example 8.4):
-  $ qmodel mva --service-time 125ms,300ms,200ms --visits 16,10,5 --think-time 4s --population 1..20
+  $ qmodel mva --service-time 125ms,300ms,200ms --visits 16,10,5 \\
+        --think-time 4s --population 1..20
   $ qmodel mva --demand 0.5,0.3,0.4,1 --servers 2,1,1,delay --population 3
   $ qmodel mva model.toml --population 1..200 --at 10,100 --plot curve.png
   $ qmodel mva two-class.toml --method schweitzer --compare
@@ -65,6 +66,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
+        _check_output_path("--plot", plot_path)
     if model_file is not None:
         if any(flag is not None for flag in (demand, service_time, visits, servers, names, arrival_rate)):
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
@@ -80,6 +82,17 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
         _show_sweep(net, population, at, fmt, plot_path, all_stations)
     else:
         _show_point(net, method, population, compare, fmt, all_stations)
+
+
+def _check_output_path(option: str, path: str) -> None:
+    """Refuse, before any work, an output file that is a directory or whose directory does not exist."""
+    from pathlib import Path
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(option, path, "a file name", reason="a directory")
+    if not target.resolve().parent.is_dir():
+        raise InputError(option, path, "a file in an existing directory", reason="no such directory")
 
 
 def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path: str | None, fmt: str,
@@ -201,6 +214,9 @@ def _show_sweep(net, population, at: list[int], fmt: str, plot_path: str | None,
     from qmodel.units import UNITS
 
     n = int(net.populations[0]) if population is None else int(population)
+    beyond = [a for a in at if a > n]
+    if beyond:
+        raise InputError("--at", ",".join(map(str, beyond)), f"populations of the sweep, 1..{n}")
     if fmt != "table":
         rows = n * len(net.stations) if all_stations else n
         if rows > ROW_LIMIT:

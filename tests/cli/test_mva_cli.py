@@ -286,3 +286,15 @@ def test_multi_class_model_with_a_multi_server_station_is_solved_exactly(tmp_pat
     result = run("mva", model_file(tmp_path, text), "--format", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["method"] == "exact"
+
+
+@pytest.mark.parametrize(("name", "message"), [("missing/curve.png", "no such directory"),
+                                               ("", "a directory")])
+def test_plot_into_a_missing_directory_or_a_directory_is_refused_before_work(tmp_path: Path, name: str,
+                                                                          message: str) -> None:
+    target = tmp_path / name if name else tmp_path / "plots.png"
+    if not name:
+        target.mkdir()
+    result = run("mva", "--demand", "1,2", "--population", "1..5", "--plot", str(target))
+    assert result.exit_code == 2
+    assert message in result.output
