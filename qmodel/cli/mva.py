@@ -292,13 +292,17 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         caption = (f"{method} against exact MVA: throughput within {deviation['throughput']:.3%}, "
                    f"queue lengths within {deviation['queue_length']:.3%} of the class population")
     classes = result.class_records()
-    if net.closed_classes.all():
+    if net.closed_classes.any():
         from qmodel.networks.bounds import class_bounds
+        from qmodel.networks.solver import closed_part
 
-        bounds = class_bounds(net, result.populations)
-        pairs = zip(bounds.throughput_upper, bounds.throughput_lower, strict=True)
-        for record, (upper, lower) in zip(classes, pairs, strict=True):
-            record.update({"X upper bound [1/s]": float(upper), "X lower bound [1/s]": float(lower)})
+        closed = net if net.closed_classes.all() else closed_part(net, result.populations)[0]
+        bounds = class_bounds(closed, result.populations[net.closed_classes])
+        pairs = iter(zip(bounds.throughput_upper, bounds.throughput_lower, strict=True))
+        for record in classes:
+            upper, lower = next(pairs) if record["population"] is not None else (None, None)
+            record.update({"X upper bound [1/s]": None if upper is None else float(upper),
+                           "X lower bound [1/s]": None if lower is None else float(lower)})
     if fmt == "json":
         payload = result.to_json()
         if deviation is not None:

@@ -155,8 +155,13 @@ def _open(network: Network) -> NetworkResult:
     return _result(network, "exact", np.zeros(len(network.classes)), rates, network.demands * stretch, empty)
 
 
-def _mixed(network: Network, counts: np.ndarray, method: str, progress: Progress | None) -> NetworkResult:
-    """Closed classes on the stations as the open load leaves them; open classes see the closed jobs."""
+def closed_part(network: Network, counts: np.ndarray | None = None
+                ) -> tuple[Network, np.ndarray, dict[int, OpenStation]]:
+    """A mixed network's closed classes on the stations as the open load leaves them (open.py).
+
+    Returns (the closed network, the open load ρ_k per station, each loaded finite station's view).
+    """
+    counts = network.populations if counts is None else counts
     load = open_load(network)
     views: dict[int, OpenStation] = {k: open_station(station, load[k])
                                      for k, station in enumerate(network.stations)
@@ -168,6 +173,13 @@ def _mixed(network: Network, counts: np.ndarray, method: str, progress: Progress
                     demands=network.demands[closed], think_times=network.think_times[closed],
                     populations=counts[closed], arrival_rates=np.zeros(int(closed.sum())),
                     visits=None if network.visits is None else network.visits[closed])
+    return inner, load, views
+
+
+def _mixed(network: Network, counts: np.ndarray, method: str, progress: Progress | None) -> NetworkResult:
+    """Closed classes on the stations as the open load leaves them; open classes see the closed jobs."""
+    inner, load, views = closed_part(network, counts)
+    closed = network.closed_classes
     if method == "exact":
         point = exact.lattice(inner, counts[closed], progress)
         x, residence, marginals = point.throughput, point.residence_time, point.marginals

@@ -9,6 +9,7 @@ from network_strategies import convolution_multi_class, multi_class_networks, si
 
 from qmodel.networks import approximation_error, network, solve
 from qmodel.networks.bounds import class_bounds, closed_bounds, geometric_bounds
+from qmodel.networks.solver import closed_part
 
 NOTES = "/work/notes/engine.md"   # research notes: sources, transcriptions and cross-checks
 
@@ -194,3 +195,13 @@ def test_sweep_keeps_stations_only_at_the_populations_asked_for() -> None:
     assert result.curve.throughput.shape == (100_000,)
     assert [int(p.populations[0]) for p in result.points] == [10, 1000]
     assert result.curve.throughput[-1] == pytest.approx(1 / 0.2, rel=1e-12)
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.5, 0.8])
+def test_mixed_network_closed_classes_lie_within_their_bounds(rate) -> None:
+    # engine.md §6.4 network, open rate varied: bounds on the stations as the open load leaves them
+    net = network([[1.0, 0.4], [1.2, 0.5]], servers=[2, 1], think_time=[3, 0], population=[4, 0],
+                  arrival_rate=[0, rate])
+    x = solve(net).throughput[0]
+    bounds = class_bounds(closed_part(net)[0], np.array([4]))
+    assert bounds.throughput_lower[0] <= x <= bounds.throughput_upper[0]
