@@ -106,8 +106,7 @@ def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: A
     """M/M/c//K (machine-repairman) queue: c servers, K sources each requesting at rate 1/T.
 
     ``service_ratio`` is r = S / T, the mean service time over a source's mean time
-    between requests. Unnormalised state weights (Kleinrock 1975, §3.9; Bolch
-    et al., §6.6):
+    between requests. State weights (Kleinrock 1975, §3.9; Bolch et al., §6.6):
 
         w_0 = 1,   w_j = w_{j−1} · (K − j + 1) · r / min(j, c)     j = 1..K
 
@@ -117,29 +116,32 @@ def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: A
     Σ_{j≥c} p_j^{(K−1)}; the mean number waiting is Σ (j − c)⁺ p_j; the
     utilization is Σ min(j, c) p_j / c. The delay stays finite for any load,
     where an open Erlang C queue goes unstable: a finite population cannot
-    queue without bound. Sums are rescaled past 1e250 and the waiting sums
-    accumulate directly (no 1 − Σ), as in :func:`_mmck_moments`.
+    queue without bound.
+
+    The weights are summed in log space, all states at once (log w_j is a
+    cumulative sum; each sum is taken relative to its largest term, so
+    nothing overflows and no probability is formed as 1 − Σ). Cost: K + 1
+    states per element, one array operation each.
     """
     servers, sources, ratio = np.broadcast_arrays(
         np.asarray(servers, float), np.asarray(sources, float), np.asarray(service_ratio, float))
+    states = np.arange(int(sources.max(initial=0)) + 1, dtype=float).reshape((-1,) + (1,) * servers.ndim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(ratio)
     results = []
     for population in (sources - 1, sources):
-        weight = np.ones(servers.shape)
-        total = np.ones(servers.shape)
-        waiting = np.zeros(servers.shape)        # Σ_{j≥c} w_j
-        queued = np.zeros(servers.shape)         # Σ (j − c)⁺ w_j
-        busy = np.zeros(servers.shape)           # Σ min(j, c) w_j
-        for j in range(1, int(population.max(initial=0)) + 1):
-            active = j <= population
-            weight = np.where(active, weight * (population - j + 1) * ratio / np.minimum(j, servers), weight)
-            total = np.where(active, total + weight, total)
-            waiting = np.where(active & (j >= servers), waiting + weight, waiting)
-            queued = np.where(active, queued + np.maximum(j - servers, 0.0) * weight, queued)
-            busy = np.where(active, busy + np.minimum(j, servers) * weight, busy)
-            scale = np.where(total > _RESCALE_ABOVE, total, 1.0)
-            weight, total, waiting, queued, busy = (weight / scale, total / scale, waiting / scale,
-                                                    queued / scale, busy / scale)
-        results.append((waiting / total, queued / total, busy / total / servers))
+        present = states <= population                                   # (K + 1, ...) states that exist
+        steps = np.where(present[1:], np.log(np.maximum(population - states[1:] + 1, 1.0))
+                         - np.log(np.minimum(states[1:], servers)) + log_ratio, 0.0)
+        log_weight = np.concatenate([np.zeros((1, *servers.shape)), np.cumsum(steps, axis=0)])
+        log_weight = np.where(present, log_weight, -np.inf)
+        log_weight = np.where(ratio > 0, log_weight, np.where(states == 0, 0.0, -np.inf))
+        weight = np.exp(log_weight - log_weight.max(axis=0))
+        total = weight.sum(axis=0)
+        waiting = np.where(states >= servers, weight, 0.0).sum(axis=0) / total
+        queued = (np.maximum(states - servers, 0.0) * weight).sum(axis=0) / total
+        busy = (np.minimum(states, servers) * weight).sum(axis=0) / total / servers
+        results.append((waiting, queued, busy))
     (wait_probability, _, _), (_, mean_waiting, utilization) = results
     return wait_probability, mean_waiting, utilization
 

@@ -1,27 +1,41 @@
-"""Generate ``qmodel/catalogue/_compiled.py``: numpy code printed from the catalogue's sympy expressions.
+"""Generate numpy code from the catalogue's sympy expressions: ``_compiled.py`` and user catalogue modules.
 
 Run ``python -m qmodel.catalogue.codegen`` after editing ``formulas/``. The tests fail
 when the committed file differs from what this module generates, and the
-quick path refuses an entry whose fingerprint does not match.
+quick path refuses an entry whose fingerprint does not match. A user's
+catalogue file is compiled the same way into a module of its own
+(:mod:`qmodel.catalogue.user` caches it).
 
 For each entry the generated module has ``<id>(**inputs) -> dict`` computing
 every output in SI units (earlier outputs are locals used by later ones) and
 ``<id>__constraints(**inputs) -> tuple`` computing each constrained quantity,
-and ``ENTRIES``, the catalogue tables themselves, so that a quick answer need
-not parse TOML.
+and ``ENTRIES``, the catalogue tables themselves (shared references resolved),
+so that a quick answer need not parse TOML; the shipped module also holds the
+shared symbol and constraint tables a user's file may reference.
 Calls to algorithm entries (ErlangC, ...) go to the registered recursion; a
 model entry calls its registered model function, which returns its outputs by
 name (:mod:`qmodel.registry`; the generated module imports each by its home).
+A user's entry calling a shipped closed-form function imports its value
+function from ``qmodel.catalogue._compiled``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import sympy
 from sympy.printing.numpy import NumPyPrinter
 
-from qmodel.catalogue.loader import catalogue_files, load_files, raw_entries
-from qmodel.catalogue.symbolic import parse_formula
+from qmodel.catalogue.loader import (
+    Formula,
+    catalogue_files,
+    load_files,
+    raw_entries,
+    read_documents,
+    shared_tables,
+)
+from qmodel.catalogue.symbolic import SymbolicCatalogue
 from qmodel.registry import model_function
 
 TARGET = Path(__file__).with_name("_compiled.py")
@@ -34,7 +48,7 @@ Every function takes and returns values in SI units (s, 1/s, m).
 '''
 
 
-def _value_function(formula) -> str:
+def _value_function(formula: Formula) -> str:
     """The generated name of a closed-form function entry's single value."""
     return f"_{formula.id}_value"
 
@@ -44,7 +58,7 @@ def _registered(name: str) -> str:
     return f"_{name}"
 
 
-def _printer(catalogue) -> NumPyPrinter:
+def _printer(catalogue: dict[str, Formula]) -> NumPyPrinter:
     functions = {
         f.function: _registered(f.algorithm) if f.algorithm else _value_function(f)
         for f in catalogue.values() if f.function
@@ -52,47 +66,94 @@ def _printer(catalogue) -> NumPyPrinter:
     return NumPyPrinter({"user_functions": functions, "fully_qualified_modules": True})
 
 
+def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrinter) -> str:
+    """The generated functions of one entry: its outputs, its function value, its constraints."""
+    entry = context.parsed(formula.id)
+    arguments = ", ".join(formula.symbols)
+    lines = [f"def {formula.id}({arguments}):"]
+    if formula.model:
+        keywords = ", ".join(f"{name}={name}" for name in formula.symbols)
+        lines.append(f"    return {_registered(formula.model)}({keywords})")
+    for name, expr in entry.outputs.items():
+        code = (
+            f"{_registered(formula.algorithm)}({arguments})"
+            if formula.algorithm
+            else printer.doprint(expr)
+        )
+        lines.append(f"    {name} = {code}")
+    if not formula.model:
+        returned = ", ".join(f'"{name}": {name}' for name in entry.outputs)
+        lines.append(f"    return {{{returned}}}")
+    lines += ["", ""]
+    if formula.function and not formula.algorithm:
+        lines += [f"def {_value_function(formula)}({arguments}):",
+                  f"    return {printer.doprint(next(iter(entry.outputs.values())))}", "", ""]
+    lines.append(f"def {formula.id}__constraints({arguments}):")
+    quantities = "".join(f"{printer.doprint(c)}, " for c in entry.constraints)
+    lines.append(f"    return ({quantities})")
+    return "\n".join(lines) + "\n\n\n"
+
+
+def _imports(printer: NumPyPrinter, registered: set[str], shipped_values: list[str]) -> list[str]:
+    imports = [f"import {module}\n" for module in sorted(printer.module_imports)]
+    imports.append("\n")
+    for name in sorted(registered):
+        function = model_function(name).function
+        imports.append(f"from {function.__module__} import {function.__name__} as {_registered(name)}\n")
+    imports += [f"from qmodel.catalogue._compiled import {name}\n" for name in shipped_values]
+    return imports
+
+
+def _entries_text(name: str, entries: list[tuple[str, dict[str, Any]]], keyed: bool) -> str:
+    rows = "".join(f"    {e['id']!r}: ({f!r}, {e!r}),\n" if keyed else f"    {e['id']!r}: {e!r},\n"
+                   for f, e in entries)
+    return f"{name} = {{\n{rows}}}\n"
+
+
 def generate() -> str:
     """The text of the generated module for the shipped catalogue."""
     files = catalogue_files()
     catalogue = load_files(files)
+    context = SymbolicCatalogue(catalogue)
     printer = _printer(catalogue)
-    parts = []
-    for formula in catalogue.values():
-        entry = parse_formula(formula, catalogue)
-        arguments = ", ".join(formula.symbols)
-        lines = [f"def {formula.id}({arguments}):"]
-        if formula.model:
-            keywords = ", ".join(f"{name}={name}" for name in formula.symbols)
-            lines.append(f"    return {_registered(formula.model)}({keywords})")
-        for name, expr in entry.outputs.items():
-            code = (
-                f"{_registered(formula.algorithm)}({arguments})"
-                if formula.algorithm
-                else printer.doprint(expr)
-            )
-            lines.append(f"    {name} = {code}")
-        if not formula.model:
-            returned = ", ".join(f'"{name}": {name}' for name in entry.outputs)
-            lines.append(f"    return {{{returned}}}")
-        lines += ["", ""]
-        if formula.function and not formula.algorithm:
-            lines += [f"def {_value_function(formula)}({arguments}):",
-                      f"    return {printer.doprint(next(iter(entry.outputs.values())))}", "", ""]
-        lines.append(f"def {formula.id}__constraints({arguments}):")
-        quantities = "".join(f"{printer.doprint(c)}, " for c in entry.constraints)
-        lines.append(f"    return ({quantities})")
-        parts.append("\n".join(lines) + "\n\n\n")
-    named = sorted({f.model or f.algorithm for f in catalogue.values() if f.model or f.algorithm})
-    imports = [f"import {module}\n" for module in sorted(printer.module_imports)]
-    imports.append("\n")
-    for name in named:
-        function = model_function(name).function
-        imports.append(f"from {function.__module__} import {function.__name__} as {_registered(name)}\n")
-    parts = [_HEADER, *imports, "\n\n", *parts]
-    entries = "".join(f"    {e['id']!r}: ({f!r}, {e!r}),\n" for f, e in raw_entries(files))
+    parts = [_entry_code(formula, context, printer) for formula in catalogue.values()]
+    named = {f.model or f.algorithm for f in catalogue.values() if f.model or f.algorithm}
+    parts = [_HEADER, *_imports(printer, named, []), "\n\n", *parts]
     parts.append("# The catalogue entries as read from formulas/*.toml, for the quick path.\n")
-    parts.append("ENTRIES = {\n" + entries + "}\n")
+    parts.append(_entries_text("ENTRIES", raw_entries(files), keyed=True))
+    shared = shared_tables(read_documents(files))
+    parts.append("# The shared symbols and constraints, which a user's catalogue file may reference.\n")
+    for name, tables in (("SHARED_SYMBOLS", shared.symbols), ("SHARED_CONSTRAINTS", shared.constraints)):
+        rows = "".join(f"    {key!r}: {value!r},\n" for key, value in tables.items())
+        parts.append(f"{name} = {{\n{rows}}}\n")
+    return "".join(parts)
+
+
+def generate_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str, Any]]],
+                  shipped: dict[str, Formula], key: str) -> str:
+    """The text of the module for a user's entries, which may call the shipped functions.
+
+    ``entries`` are the user's resolved tables (kept in the module's ENTRIES,
+    checked when it is loaded again); ``key`` identifies the files it was made from.
+    """
+    combined = {**shipped, **formulas}
+    context = SymbolicCatalogue(combined)
+    printer = _printer(combined)
+    parts = [_entry_code(formula, context, printer) for formula in formulas.values()]
+    expressions = [expr for formula in formulas.values() for expr in
+                   (*context.parsed(formula.id).outputs.values(), *context.parsed(formula.id).constraints)]
+    called = {type(call).__name__ for expr in expressions
+              for call in expr.atoms(sympy.core.function.AppliedUndef)}
+    by_function = {f.function: f for f in combined.values() if f.function}
+    registered = {f.model or f.algorithm for f in formulas.values() if f.model or f.algorithm}
+    registered |= {by_function[name].algorithm for name in called if by_function[name].algorithm}
+    shipped_values = sorted(_value_function(by_function[name]) for name in called
+                            if by_function[name].builtin and not by_function[name].algorithm)
+    header = (f'"""Generated by qmodel from a user catalogue ({", ".join(sorted({f for f, _ in entries}))}). '
+              'Do not edit.\n\nEvery function takes and returns values in SI units.\n"""\n\n')
+    parts = [header, *_imports(printer, registered, shipped_values), "\n\n", *parts]
+    parts.append(f"KEY = {key!r}\n")
+    parts.append(_entries_text("ENTRIES", entries, keyed=False))
     return "".join(parts)
 
 

@@ -9,8 +9,9 @@ import sympy
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.stringpict import prettyForm
 
-from qmodel.catalogue.loader import Formula
+from qmodel.catalogue.loader import Formula, user_entries
 from qmodel.catalogue.symbolic import parsed
+from qmodel.catalogue.user import symbolic_catalogue
 from qmodel.output import console as make_console
 from qmodel.output import render
 
@@ -27,27 +28,14 @@ def pretty(expr: sympy.Basic) -> str:
     return _FieldNamesPrinter({"use_unicode": True, "wrap_line": False}).doprint(expr)
 
 
-def _property_text(prop) -> str:
-    if prop.kind in ("increasing", "decreasing"):
-        return f"{prop.output} is {prop.kind} in {prop.symbol}"
-    if prop.kind == "bounded":
-        low = "" if prop.lower is None else f"{prop.lower:g} <= "
-        high = "" if prop.upper is None else f" <= {prop.upper:g}"
-        return f"{low}{prop.output}{high}"
-    if prop.kind == "equals":
-        where = ", ".join(f"{k} = {v}" for k, v in prop.substitute.items())
-        return f"{prop.output} equals {prop.other} when {where}"
-    return f"{prop.output} = {prop.expr}"
-
-
 def describe_formula(formula: Formula, fmt: str) -> None:
     """Print the entry: equations, symbols, outputs, constraints, properties and source."""
-    entry = parsed(formula.id)
+    entry = parsed(formula.id) if formula.builtin else symbolic_catalogue(user_entries()).parsed(formula.id)
     symbols = [[name, s.meaning, s.unit, s.domain.describe(name),
                 "" if s.default is None else f"{s.default:g}"] for name, s in formula.symbols.items()]
     outputs = [[o.name, o.meaning, o.unit, o.expr] for o in formula.outputs]
     constraints = [f"{c.name} {c.relation} {c.bound:g}: {c.reason}" for c in formula.constraints]
-    properties = [_property_text(p) for p in formula.properties]
+    properties = [p.text() for p in formula.properties]
     if fmt != "table":
         payload = {
             "id": formula.id, "title": formula.title, "source": formula.source,
@@ -85,4 +73,4 @@ def describe_formula(formula: Formula, fmt: str) -> None:
     console.print(f"[bold]Source[/bold]: {formula.source}", highlight=False)
     if formula.notes:
         console.print(f"[bold]Notes[/bold]: {formula.notes}", highlight=False)
-    console.print(f"[dim]Catalogue file: formulas/{formula.file}[/dim]")
+    console.print(f"[dim]Catalogue file: {'formulas/' if formula.builtin else ''}{formula.file}[/dim]")

@@ -3,7 +3,8 @@
 This is the quick path: it uses the generated numpy code in
 :mod:`qmodel.catalogue._compiled` and never imports sympy or scipy.
 
-Inputs and outputs are in each symbol's display unit (ms, 1/s, km, ratio);
+Inputs and outputs are in each symbol's display unit (ms, 1/s, km, ratio)
+unless SI units are asked for (``calc(..., units="si")``, ``result.si()``);
 the generated code works in SI units, and the conversion happens here only.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qmodel.catalogue import _compiled
+from qmodel.catalogue.dimensions import si_unit
 from qmodel.catalogue.loader import Formula, Symbol, get_formula
 from qmodel.errors import InputError
 from qmodel.units import UNITS, with_unit
@@ -26,20 +28,39 @@ _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operato
 # taken as at the limit, so float rounding (ρ = 0.9999999999999999 for an
 # exact 1) cannot turn an unstable queue into an enormous number.
 _AT_LIMIT = 1e-12
+DIVERGES = "the inputs make this output diverge"  # the reason given for an output that is not finite
+
+
+UNIT_SYSTEMS = ("display", "si")
 
 
 class FormulaResult:
-    """The outputs of one entry, by name, in their display units (``result.response_time``).
+    """The outputs of one entry, by name (``result.response_time``), in the units ``units`` names.
 
-    ``inputs`` holds every input as used, defaults included, in its display unit.
+    Those are the display units (ms, 1/s, km, ratio), or SI units (s, 1/s, m, B)
+    when ``calc(..., units="si")`` asked for them. ``inputs`` holds every input as
+    used, defaults included, in the same unit system. ``si()`` gives the outputs
+    in SI whichever system they are held in, so that a caller chaining formulas
+    need not look units up.
     """
 
     def __init__(self, formula_id: str, outputs: dict[str, np.ndarray], units: dict[str, str],
-                 inputs: dict[str, np.ndarray] | None = None):
+                 inputs: dict[str, np.ndarray] | None = None, to_si: dict[str, float] | None = None):
         self.formula_id = formula_id
         self.outputs = outputs
         self.units = units
         self.inputs = inputs or {}
+        self.to_si = to_si if to_si is not None else {name: UNITS[unit].to_si for name, unit in units.items()}
+
+    def si(self, name: str | None = None) -> np.ndarray | dict[str, np.ndarray]:
+        """Output ``name`` in its SI unit (s, 1/s, m, B, B/s; ratios and counts as they are),
+        or every output by name when no name is given."""
+        if name is None:
+            return {output: self.si(output) for output in self.outputs}
+        if name not in self.outputs:
+            raise InputError("output", name, ", ".join(self.outputs),
+                             reason=f"not an output of {self.formula_id}")
+        return self.outputs[name] * self.to_si[name]
 
     def __repr__(self) -> str:
         return f"FormulaResult({self.formula_id!r}, {self.outputs!r})"
@@ -63,6 +84,12 @@ class Evaluation(NamedTuple):
     outputs: dict[str, np.ndarray]
     errors: dict[int, InputError]
     inputs: dict[str, np.ndarray]
+
+
+def _user_module(formula: Formula):
+    from qmodel.catalogue.user import compiled_module
+
+    return compiled_module(formula)
 
 
 def _fmt(value: float) -> str:
@@ -114,8 +141,9 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     A missing input without a default, or an unknown input name, raises.
     """
     formula = get_formula(formula) if isinstance(formula, str) else formula
-    compute = getattr(_compiled, formula.id)
-    constrained = getattr(_compiled, f"{formula.id}__constraints")
+    module = _compiled if formula.builtin else _user_module(formula)
+    compute = getattr(module, formula.id)
+    constrained = getattr(module, f"{formula.id}__constraints")
     values = _complete_inputs(formula, inputs)
     shape = next(iter(values.values())).shape if values else ()
     bad = np.zeros(shape, dtype=bool)
@@ -150,7 +178,10 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     outputs = {}
     for output in formula.outputs:
         full = np.full(shape, np.nan)
-        full[good] = np.broadcast_to(computed[output.name], full[good].shape)
+        if good.all():     # the whole (possibly many-dimensional) array was computed
+            full[...] = np.broadcast_to(computed[output.name], shape)
+        else:
+            full[good] = np.broadcast_to(computed[output.name], full[good].shape)
         full /= UNITS[output.unit].to_si
         outputs[output.name] = full
     for output in formula.outputs:
@@ -158,21 +189,37 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
         reject(~np.isfinite(outputs[output.name]) & good,
                lambda i, o=output, flat=flat: InputError(
                    o.name, _fmt(flat[i]), "a finite number",
-                   reason="the inputs make this output diverge"))
+                   reason=DIVERGES))
     for output in outputs.values():
         output[bad] = np.nan
     return Evaluation(formula, outputs, errors, values)
 
 
-def calc(formula_id: str, **inputs: ArrayLike) -> FormulaResult:
+def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> FormulaResult:
     """Evaluate an entry and return its outputs by name; raises the first InputError.
 
     Values are numbers or arrays in each symbol's display unit, e.g.
-    ``calc("mm1", arrival_rate=800, service_time=1.0).response_time`` (ms).
+    ``calc("mm1", arrival_rate=800, service_time=1.0).response_time`` (ms); with
+    ``units="si"`` inputs and outputs are in SI units (s, 1/s, m, B, B/s):
+    ``calc("mm1", units="si", arrival_rate=800, service_time=0.001).response_time``
+    (0.005 s), so one entry's output can be passed on to another as it is.
     """
-    evaluation = evaluate(formula_id, inputs)
+    if units not in UNIT_SYSTEMS:
+        raise InputError("units", units, " or ".join(UNIT_SYSTEMS))
+    formula = get_formula(formula_id)
+    if units == "si":
+        inputs = {name: np.asarray(value, dtype=float) / UNITS[formula.symbols[name].unit].to_si
+                  if name in formula.symbols else value for name, value in inputs.items()}
+    evaluation = evaluate(formula, inputs)
     if evaluation.errors:
         raise evaluation.errors[min(evaluation.errors)]
-    formula = evaluation.formula
-    return FormulaResult(formula.id, evaluation.outputs, {o.name: o.unit for o in formula.outputs},
-                         evaluation.inputs)
+    display = {o.name: o.unit for o in formula.outputs}
+    if units == "display":
+        return FormulaResult(formula.id, evaluation.outputs, display, evaluation.inputs)
+    factors = {name: UNITS[unit].to_si for name, unit in display.items()}
+    return FormulaResult(
+        formula.id, {name: value * factors[name] for name, value in evaluation.outputs.items()},
+        {name: si_unit(unit) for name, unit in display.items()},
+        {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in evaluation.inputs.items()},
+        dict.fromkeys(display, 1.0),
+    )

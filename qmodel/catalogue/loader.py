@@ -18,6 +18,16 @@ search). Its outputs carry no expression; it gets property tests but no
 50-digit cross-check, so its module has tests of its own. Names outside the
 registry are refused: a catalogue file names no other code.
 
+Facts several entries share have one home: a top-level ``[symbols.NAME]``
+table (meaning, unit, domain, default) or ``[constraints.NAME]`` table (a
+constraint) in any catalogue file, the shipped ones in ``formulas/symbols.toml``.
+An entry references one with ``shared = "NAME"`` in place of the symbol's keys
+(``[formula.symbols.servers]`` / ``shared = "servers"``), and may override its
+meaning, domain or default there; a constraint is referenced as
+``{ shared = "NAME" }`` in the entry's ``constraints`` list. The loader resolves
+every reference before anything else reads the entry, so the generated code
+and the quick path see each entry whole.
+
 This module checks structure (keys, units, domains, duplicate ids, references).
 The expressions themselves are parsed and checked by :mod:`qmodel.catalogue.symbolic`,
 which needs sympy and so is kept off the quick path.
@@ -25,6 +35,8 @@ which needs sympy and so is kept off the quick path.
 
 from __future__ import annotations
 
+import keyword
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -34,6 +46,12 @@ from qmodel.errors import CatalogueError, InputError
 from qmodel.units import UNITS
 
 PROPERTY_KINDS = ("increasing", "decreasing", "bounded", "equals", "identity")
+# Ids, symbol and output names become Python names in the generated code: lower-case words joined by
+# single underscores; function names are CamelCase. Reserved: the generated module's imports, the
+# constant pi, and the keyword arguments of calc().
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*\Z")
+_FUNCTION_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
+RESERVED_NAMES = frozenset({"numpy", "functools", "math", "pi", "units", "formula_id"})
 BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
 
 
@@ -79,6 +97,19 @@ class Property(NamedTuple):
     substitute: dict[str, float | str]
     expr: str
 
+    def text(self) -> str:
+        """The property in words: ``response_time is increasing in arrival_rate``, ``0 <= utilization``."""
+        if self.kind in ("increasing", "decreasing"):
+            return f"{self.output} is {self.kind} in {self.symbol}"
+        if self.kind == "bounded":
+            low = "" if self.lower is None else f"{self.lower:g} <= "
+            high = "" if self.upper is None else f" <= {self.upper:g}"
+            return f"{low}{self.output}{high}"
+        if self.kind == "equals":
+            where = ", ".join(f"{k} = {v}" for k, v in self.substitute.items())
+            return f"{self.output} equals {self.other} when {where}"
+        return f"{self.output} = {self.expr}"
+
 
 class Formula(NamedTuple):
     """One catalogue entry."""
@@ -95,6 +126,7 @@ class Formula(NamedTuple):
     algorithm: str = ""
     model: str = ""
     notes: str = ""
+    builtin: bool = True  # False for an entry of a user's catalogue file
 
     def output(self, name: str) -> Output:
         for candidate in self.outputs:
@@ -123,8 +155,22 @@ def _unit(table: dict[str, Any], where: str) -> str:
     return name
 
 
+def _name(value: object, kind: str, where: str) -> str:
+    """``value`` if it may name an entry, symbol or output; a CatalogueError saying why not otherwise."""
+    if not isinstance(value, str) or not _NAME.match(value) or keyword.iskeyword(value):
+        raise CatalogueError(f"{where}: {kind} {value!r} is not a name: lower-case letters and digits, "
+                             "words joined by single underscores, starting with a letter")
+    if value in RESERVED_NAMES:
+        raise CatalogueError(f"{where}: {kind} {value!r} is reserved "
+                             f"({', '.join(sorted(RESERVED_NAMES))} are)")
+    return value
+
+
 def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
+    _name(name, "symbol", where)
     where = f"{where}, symbol {name!r}"
+    if not isinstance(table, dict):
+        raise CatalogueError(f"{where}: must be a table (meaning, unit, domain) or shared = \"NAME\"")
     try:
         domain = Domain.parse(_require(table, "domain", where))
     except ValueError as error:
@@ -136,7 +182,9 @@ def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
 
 
 def _output(table: dict[str, Any], where: str, computed_by_model: bool) -> Output:
-    name = _require(table, "name", where)
+    if not isinstance(table, dict):
+        raise CatalogueError(f"{where}: each [[formula.outputs]] must be a table")
+    name = _name(_require(table, "name", where), "output", where)
     where = f"{where}, output {name!r}"
     if computed_by_model:
         if "expr" in table:
@@ -155,7 +203,13 @@ def _constraint(table: dict[str, Any], where: str) -> Constraint:
         raise CatalogueError(f"{where}: give exactly one of {', '.join(BOUND_KINDS)}")
     unit = _unit(table, where) if "unit" in table else "1"
     return Constraint(name, _require(table, "expr", where), BOUND_KINDS[bounds[0]],
-                      float(table[bounds[0]]), _require(table, "reason", where), unit)
+                      _number(table[bounds[0]], bounds[0], where), _require(table, "reason", where), unit)
+
+
+def _number(value: object, key: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CatalogueError(f"{where}: {key!r} must be a number, not {value!r}")
+    return float(value)
 
 
 def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Property:
@@ -167,8 +221,8 @@ def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Pro
         kind=kind,
         output=_require(table, "output", where),
         symbol=table.get("symbol", ""),
-        lower=table.get("lower"),
-        upper=table.get("upper"),
+        lower=None if table.get("lower") is None else _number(table["lower"], "lower", where),
+        upper=None if table.get("upper") is None else _number(table["upper"], "upper", where),
         other=table.get("other", ""),
         substitute=dict(table.get("substitute", {})),
         expr=table.get("expr", ""),
@@ -192,9 +246,11 @@ def _registered(name: object, kind: str, where: str) -> None:
         raise CatalogueError(f"{where}: {error}") from None
 
 
-def parse_entry(entry: dict[str, Any], file: str) -> Formula:
-    """Check one ``[[formula]]`` table and build its Formula."""
-    entry_id = _require(entry, "id", _where(file, ""))
+def parse_entry(entry: dict[str, Any], file: str, builtin: bool = True) -> Formula:
+    """Check one ``[[formula]]`` table and build its Formula (``builtin``: from formulas/, not a user's)."""
+    if not isinstance(entry, dict):
+        raise CatalogueError(f"{file}: each [[formula]] must be a table")
+    entry_id = _name(_require(entry, "id", _where(file, "")), "id", _where(file, ""))
     where = _where(file, entry_id)
     symbols_table = _require(entry, "symbols", where, dict)
     symbols = {name: _symbol(name, table, where) for name, table in symbols_table.items()}
@@ -214,6 +270,8 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
         if prop.output not in names:
             raise CatalogueError(f"{where}: property refers to unknown output {prop.output!r}")
     function = entry.get("function", "")
+    if function and not (isinstance(function, str) and _FUNCTION_NAME.match(function)):
+        raise CatalogueError(f"{where}: function {function!r} is not a name: CamelCase letters and digits")
     if algorithm and not function:
         raise CatalogueError(f"{where}: an 'algorithm' entry needs the 'function' name it is called by")
     if function and len(outputs) != 1:
@@ -233,19 +291,108 @@ def parse_entry(entry: dict[str, Any], file: str) -> Formula:
         algorithm=algorithm,
         model=model,
         notes=entry.get("notes", ""),
+        builtin=builtin,
     )
 
 
-def raw_entries(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
-    """The ``[[formula]]`` tables of (file name, TOML text) pairs, as (file name, table)."""
+# the keys of a shared symbol an entry may override; its unit is the fact it shares
+_OVERRIDABLE = ("meaning", "domain", "default")
+_SHARED_KINDS = ("symbols", "constraints")
+
+
+class SharedTables(NamedTuple):
+    """The shared symbol and constraint tables, by name, with the file each comes from."""
+
+    symbols: dict[str, tuple[str, dict[str, Any]]]
+    constraints: dict[str, tuple[str, dict[str, Any]]]
+
+
+def shared_tables(documents: list[tuple[str, dict[str, Any]]],
+                  known: SharedTables | None = None) -> SharedTables:
+    """The top-level ``[symbols]`` and ``[constraints]`` tables of parsed files; a name defined twice
+    (in these files or in ``known``) is a CatalogueError naming both files."""
+    shared = SharedTables({}, {}) if known is None else SharedTables(dict(known.symbols),
+                                                                      dict(known.constraints))
+    for file, document in documents:
+        for kind in _SHARED_KINDS:
+            tables = document.get(kind, {})
+            if not isinstance(tables, dict):
+                raise CatalogueError(f"{file}: [{kind}] must be a table of named tables")
+            home = getattr(shared, kind)
+            for name, table in tables.items():
+                if not isinstance(table, dict):
+                    raise CatalogueError(f"{file}: {kind}.{name} must be a table")
+                if name in home:
+                    raise CatalogueError(f"{file}: shared {kind[:-1]} {name!r} defined twice "
+                                         f"(also in {home[name][0]})")
+                home[name] = (file, table)
+    return shared
+
+
+def _shared(home: dict[str, tuple[str, dict[str, Any]]], name: object, what: str,
+            where: str) -> dict[str, Any]:
+    if not isinstance(name, str) or name not in home:
+        known = ", ".join(sorted(home)) or "none"
+        raise CatalogueError(f"{where}: unknown shared {what} {name!r}; shared {what}s: {known}")
+    return home[name][1]
+
+
+def resolve_entry(entry: dict[str, Any], file: str, shared: SharedTables) -> dict[str, Any]:
+    """The entry with every ``shared = "NAME"`` reference replaced by the shared table, overrides applied.
+
+    Errors name the file, the entry and the symbol or constraint.
+    """
+    where = _where(file, str(entry.get("id", "")))
+    resolved = dict(entry)
+    symbols = entry.get("symbols")
+    if isinstance(symbols, dict):
+        resolved["symbols"] = {}
+        for name, table in symbols.items():
+            if isinstance(table, dict) and "shared" in table:
+                at = f"{where}, symbol {name!r}"
+                extra = sorted(set(table) - {"shared", *_OVERRIDABLE})
+                if extra:
+                    raise CatalogueError(f"{at}: a shared symbol may override only "
+                                         f"{', '.join(_OVERRIDABLE)}, not {', '.join(extra)}")
+                table = {**_shared(shared.symbols, table["shared"], "symbol", at),
+                         **{key: value for key, value in table.items() if key != "shared"}}
+            resolved["symbols"][name] = table
+    constraints = entry.get("constraints")
+    if isinstance(constraints, list):
+        resolved["constraints"] = [
+            {**_shared(shared.constraints, table["shared"], "constraint", f"{where}, constraint {index + 1}"),
+             **{key: value for key, value in table.items() if key != "shared"}}
+            if isinstance(table, dict) and "shared" in table else table
+            for index, table in enumerate(constraints)
+        ]
+    return resolved
+
+
+def read_documents(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
+    """Each (file name, TOML text) parsed; a TOML syntax error names the file."""
     from qmodel.tomlread import read_toml
 
+    return [(file, read_toml(Path(file), text)) for file, text in files]
+
+
+def raw_entries(files: list[tuple[str, str]], known: SharedTables | None = None
+                ) -> list[tuple[str, dict[str, Any]]]:
+    """The ``[[formula]]`` tables of (file name, TOML text) pairs, shared references resolved.
+
+    A file may hold entries, shared tables or both; ``known`` are shared tables
+    defined elsewhere (the shipped ones, for a user's file).
+    """
+    documents = read_documents(files)
+    shared = shared_tables(documents, known)
     entries = []
-    for file, text in files:
-        tables = read_toml(Path(file), text).get("formula")
+    for file, document in documents:
+        tables = document.get("formula")
+        if tables is None and any(kind in document for kind in _SHARED_KINDS):
+            continue  # a file of shared tables only
         if not isinstance(tables, list) or not tables:
             raise CatalogueError(f"{file}: no [[formula]] entries")
-        entries += [(file, table) for table in tables]
+        entries += [(file, resolve_entry(table, file, shared) if isinstance(table, dict) else table)
+                    for table in tables]
     return entries
 
 
@@ -294,16 +441,43 @@ def load_catalogue() -> dict[str, Formula]:
     return catalogue
 
 
-@cache
+# The entries of the user catalogue files in use (qmodel.catalogue.user), by id; they override
+# shipped entries of the same id that they declare to override.
+_USER_ENTRIES: dict[str, Formula] = {}
+
+
+def use_user_entries(formulas: dict[str, Formula]) -> None:
+    """Make user entries (already checked by qmodel.catalogue.user) answer to their ids."""
+    _USER_ENTRIES.update(formulas)
+
+
+def forget_user_entries() -> None:
+    """Stop using every user entry: ids answer with the shipped entries again."""
+    _USER_ENTRIES.clear()
+
+
+def user_entries() -> dict[str, Formula]:
+    """The user entries in use, by id."""
+    return dict(_USER_ENTRIES)
+
+
 def get_formula(formula_id: str) -> Formula:
-    """One catalogue entry by id, from the generated copy of the catalogue (no TOML parsing).
+    """One catalogue entry by id: a user entry in use, else the shipped entry from the generated copy
+    of the catalogue (no TOML parsing).
 
     An unknown id is an InputError listing the known ids.
     """
+    if formula_id in _USER_ENTRIES:
+        return _USER_ENTRIES[formula_id]
+    return _shipped_formula(formula_id)
+
+
+@cache
+def _shipped_formula(formula_id: str) -> Formula:
     from qmodel.catalogue._compiled import ENTRIES
 
     if formula_id not in ENTRIES:
-        raise InputError("formula", formula_id, "one of " + ", ".join(sorted(ENTRIES)),
-                         reason="unknown formula id")
+        known = sorted({*ENTRIES, *_USER_ENTRIES})
+        raise InputError("formula", formula_id, "one of " + ", ".join(known), reason="unknown formula id")
     file, entry = ENTRIES[formula_id]
     return parse_entry(entry, file)

@@ -1,41 +1,22 @@
 """The catalogue's expressions as sympy objects: parsing, checking, full definitions.
 
-This module imports sympy and is used by the code generator, ``qmodel formula
-show``, the catalogue check and the tests; never by the quick numeric path.
+Expressions are read by the safe parser of :mod:`qmodel.catalogue.expressions`
+(never ``sympify`` or ``parse_expr``) and their units checked by
+:mod:`qmodel.catalogue.dimensions`. This module imports sympy and is used by
+the code generator, ``qmodel formula show``, ``qmodel check`` and the tests;
+never by the quick numeric path.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import sympy
-from sympy.parsing.sympy_parser import parse_expr, standard_transformations
 
+from qmodel.catalogue.dimensions import check_units
+from qmodel.catalogue.expressions import parse_expression
 from qmodel.catalogue.loader import Formula, load_catalogue
-from qmodel.errors import CatalogueError
-
-# The names an expression may use besides its own symbols, outputs and the
-# catalogue's functions (ErlangC, ...).
-_ALLOWED = {
-    "Sum": sympy.Sum,
-    "factorial": sympy.factorial,
-    "sqrt": sympy.sqrt,
-    "exp": sympy.exp,
-    "log": sympy.log,
-    "Min": sympy.Min,
-    "Max": sympy.Max,
-    "ceiling": sympy.ceiling,
-    "Piecewise": sympy.Piecewise,
-    "Abs": sympy.Abs,
-    "Eq": sympy.Eq,
-    "And": sympy.And,
-    "pi": sympy.pi,
-    "Integer": sympy.Integer,
-    "Float": sympy.Float,
-    "Rational": sympy.Rational,
-    "Symbol": sympy.Symbol,
-}
 
 
 @dataclass(frozen=True)
@@ -46,89 +27,100 @@ class ParsedFormula:
     symbols: dict[str, sympy.Symbol]
     outputs: dict[str, sympy.Expr]
     constraints: tuple[sympy.Expr, ...]
+    identities: tuple[sympy.Expr, ...] = ()  # the ``identity`` properties' expressions, in order
+    context: SymbolicCatalogue | None = field(default=None, compare=False, repr=False)
 
     def definition(self, output: str, expand_functions: bool = True) -> sympy.Expr:
         """The output as an expression of the inputs only.
 
         Earlier outputs are substituted in; with ``expand_functions`` the calls
-        to algorithm entries (ErlangC, ...) are replaced by their textbook
-        definitions, which is what the 50-digit cross-check evaluates.
+        to function entries (ErlangC, WritePenalty, ...) are replaced by their
+        textbook definitions, which is what the 50-digit cross-check evaluates.
         """
-        return _expand(self, self.outputs[output], expand_functions)
+        return self.expand(self.outputs[output], expand_functions)
+
+    def expand(self, expr: sympy.Expr, expand_functions: bool) -> sympy.Expr:
+        """``expr`` with earlier outputs substituted in (and function calls expanded, if asked)."""
+        earlier = {sympy.Symbol(name): value for name, value in self.outputs.items()}
+        for _ in range(len(earlier)):
+            expanded = expr.xreplace(earlier)
+            if expanded == expr:
+                break
+            expr = expanded
+        context = self.context or shipped()
+        while expand_functions and expr.atoms(sympy.core.function.AppliedUndef):
+            # a function's definition may call another (MMCWait calls ErlangC)
+            expr = expr.replace(
+                lambda node: isinstance(node, sympy.core.function.AppliedUndef),
+                lambda node: context.function_definition(type(node).__name__)(*node.args),
+            )
+        return expr
 
 
-def _expand(parsed: ParsedFormula, expr: sympy.Expr, expand_functions: bool) -> sympy.Expr:
-    earlier = {sympy.Symbol(name): value for name, value in parsed.outputs.items()}
-    for _ in range(len(earlier)):
-        expanded = expr.xreplace(earlier)
-        if expanded == expr:
-            break
-        expr = expanded
-    while expand_functions and expr.atoms(sympy.core.function.AppliedUndef):
-        # a function's definition may call another (MMCWait calls ErlangC)
-        expr = expr.replace(
-            lambda node: isinstance(node, sympy.core.function.AppliedUndef),
-            lambda node: function_definition(type(node).__name__)(*node.args),
-        )
-    return expr
+class SymbolicCatalogue:
+    """A catalogue (the shipped one, or it with a user's entries) whose entries are parsed on demand."""
+
+    def __init__(self, catalogue: dict[str, Formula]) -> None:
+        self.catalogue = catalogue
+        self.by_function = {f.function: f for f in catalogue.values() if f.function}
+        self.functions = {name: (sympy.Function(name), len(f.symbols))
+                          for name, f in self.by_function.items()}
+        self._parsed: dict[str, ParsedFormula] = {}
+
+    def parsed(self, formula_id: str) -> ParsedFormula:
+        """The entry's expressions, parsed and unit-checked once."""
+        if formula_id not in self._parsed:
+            self._parsed[formula_id] = parse_formula(self.catalogue[formula_id], self)
+        return self._parsed[formula_id]
+
+    def function_definition(self, function_name: str) -> sympy.Lambda:
+        """A function entry's definition as a Lambda over its symbols, in declared order."""
+        formula = self.by_function[function_name]
+        entry = self.parsed(formula.id)
+        return sympy.Lambda(tuple(entry.symbols.values()), entry.outputs[formula.outputs[0].name])
 
 
-def _parse(text: str, names: dict[str, object], where: str) -> sympy.Expr:
-    try:
-        expr = parse_expr(
-            text, local_dict=dict(names), global_dict=dict(_ALLOWED),
-            transformations=standard_transformations, evaluate=True,
-        )
-    except Exception as error:  # sympy raises SyntaxError, TokenError, TypeError, ...
-        raise CatalogueError(f"{where}: cannot parse {text!r}: {error}") from None
-    if not isinstance(expr, sympy.Expr):
-        raise CatalogueError(f"{where}: {text!r} is not an arithmetic expression")
-    bound = {s for sums in expr.atoms(sympy.Sum) for s in sums.variables}
-    unknown = {s.name for s in expr.free_symbols - bound} - set(names)
-    if unknown:
-        raise CatalogueError(f"{where}: undeclared symbol(s) {', '.join(sorted(unknown))}")
-    return expr
-
-
-def parse_formula(formula: Formula, catalogue: dict[str, Formula] | None = None) -> ParsedFormula:
+def parse_formula(formula: Formula, catalogue: dict[str, Formula] | SymbolicCatalogue | None = None
+                  ) -> ParsedFormula:
     """Parse and check every expression of an entry; CatalogueError names file, entry, part.
 
     ``catalogue`` (default: the shipped one) supplies the functions (ErlangC, ...)
-    that expressions may call.
+    that expressions may call. Besides the syntax, the units are checked: each
+    output's expression must have the dimension of its declared unit.
     """
-    catalogue = load_catalogue() if catalogue is None else catalogue
-    functions = {f.function: sympy.Function(f.function) for f in catalogue.values() if f.function}
+    if catalogue is None:
+        context = shipped()
+    elif isinstance(catalogue, SymbolicCatalogue):
+        context = catalogue
+    else:
+        context = SymbolicCatalogue(catalogue)
     where = f"{formula.file}: formula {formula.id!r}"
     symbols = {name: sympy.Symbol(name) for name in formula.symbols}
-    names: dict[str, object] = {**functions, **symbols}
+    names: dict[str, sympy.Basic] = dict(symbols)
     outputs: dict[str, sympy.Expr] = {}
     for output in formula.outputs:
         if not formula.model:  # a model entry's outputs have no expression
-            outputs[output.name] = _parse(output.expr, names, f"{where}, output {output.name!r}")
+            outputs[output.name] = parse_expression(output.expr, names, context.functions,
+                                                    f"{where}, output {output.name!r}")
         names[output.name] = sympy.Symbol(output.name)
-    for prop in formula.properties:
-        if prop.kind == "identity":
-            _parse(prop.expr, names, f"{where}, property 'identity'")
-    entry = ParsedFormula(formula, symbols, outputs, ())
+    identities = tuple(parse_expression(prop.expr, names, context.functions, f"{where}, property 'identity'")
+                       for prop in formula.properties if prop.kind == "identity")
+    entry = ParsedFormula(formula, symbols, outputs, (), identities, context)
     # a constraint may name an output: it is checked on the inputs, so outputs are substituted in
-    constraints = tuple(
-        _expand(entry, _parse(c.expr, names, f"{where}, constraint {c.name!r}"), expand_functions=False)
-        for c in formula.constraints
-    )
-    return ParsedFormula(formula, symbols, outputs, constraints)
+    raw_constraints = tuple(parse_expression(c.expr, names, context.functions,
+                                             f"{where}, constraint {c.name!r}")
+                            for c in formula.constraints)
+    check_units(formula, outputs, raw_constraints, identities, context.by_function)
+    constraints = tuple(entry.expand(c, expand_functions=False) for c in raw_constraints)
+    return ParsedFormula(formula, symbols, outputs, constraints, identities, context)
 
 
 @cache
+def shipped() -> SymbolicCatalogue:
+    """The shipped catalogue, parsed on demand."""
+    return SymbolicCatalogue(load_catalogue())
+
+
 def parsed(formula_id: str) -> ParsedFormula:
     """The parsed entry of the shipped catalogue."""
-    return parse_formula(load_catalogue()[formula_id])
-
-
-@cache
-def function_definition(function_name: str) -> sympy.Lambda:
-    """An algorithm entry's definition as a Lambda over its symbols, in declared order."""
-    for formula in load_catalogue().values():
-        if formula.function == function_name:
-            entry = parsed(formula.id)
-            return sympy.Lambda(tuple(entry.symbols.values()), entry.outputs[formula.outputs[0].name])
-    raise KeyError(function_name)
+    return shipped().parsed(formula_id)

@@ -6,7 +6,9 @@
 | calc        | calc, sweep, solve, batch                    |
 | mva         | mva                                          |
 | studies     | subchannels, mirror-timeline, ssd-candidates |
+| scenario    | scenario                                     |
 | validate    | validate                                     |
+| check       | check                                        |
 
 A command module parses its arguments, calls the layer below (catalogue,
 networks, studies, validation) and renders the result; shared options and the
@@ -35,7 +37,9 @@ COMMANDS = {
     "subchannels": ("studies", "subchannels"),
     "mirror-timeline": ("studies", "mirror_timeline"),
     "ssd-candidates": ("studies", "ssd_candidates"),
+    "scenario": ("scenario", "scenario"),
     "validate": ("validate", "validate"),
+    "check": ("check", "check"),
 }
 
 

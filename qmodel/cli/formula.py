@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from qmodel.cli.common import FORMAT_OPTION, QmodelGroup
+from qmodel.cli.common import CATALOGUE_OPTION, FORMAT_OPTION, QmodelGroup
 from qmodel.output import render
 
 
@@ -15,17 +15,20 @@ def formula() -> None:
 
 @formula.command("list", epilog="\b\nExample:\n  $ qmodel formula list --format csv")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def formula_list(fmt: str) -> None:
-    """List every catalogue entry: id, title and source."""
-    from qmodel.catalogue.loader import load_catalogue
+    """List every catalogue entry: id, title and source (a user's entries marked with their file)."""
+    from qmodel.catalogue.loader import load_catalogue, user_entries
 
-    rows = [[f.id, f.title, f.source] for f in load_catalogue().values()]
+    entries = {**load_catalogue(), **user_entries()}
+    rows = [[f.id, f.title if f.builtin else f"{f.title} [{f.file}]", f.source] for f in entries.values()]
     render(["id", "title", "source"], rows, fmt, title="qmodel formula catalogue")
 
 
 @formula.command("show", epilog="\b\nExample:\n  $ qmodel formula show mmc")
 @click.argument("formula_id")
 @FORMAT_OPTION
+@CATALOGUE_OPTION
 def formula_show(formula_id: str, fmt: str) -> None:
     """Show a formula pretty-printed, its symbols with units and domains, and its source."""
     from qmodel.catalogue.describe import describe_formula

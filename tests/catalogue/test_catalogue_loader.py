@@ -40,7 +40,8 @@ def test_a_good_entry_loads() -> None:
 
 
 def test_a_constraint_may_name_an_output_and_is_checked_on_the_inputs() -> None:
-    constraint = 'constraints = [{ name = "d", expr = "doubled", below = 10, reason = "too many" }]\n'
+    constraint = ('constraints = [{ name = "d", expr = "doubled", below = 10, unit = "1/s", '
+                  'reason = "too many" }]\n')
     text = GOOD.replace('source = "test"\n', 'source = "test"\n' + constraint)
     parsed = load_and_parse(text)["demo"]
     assert str(parsed.constraints[0]) == "2*arrival_rate"
@@ -101,3 +102,72 @@ def test_shipped_catalogue_loads_and_matches_its_generated_copy() -> None:
 def test_unknown_formula_id_lists_the_known_ones() -> None:
     with pytest.raises(InputError, match=r"allowed: one of .*mm1"):
         get_formula("mm9")
+
+
+SHARED = '''
+[symbols.arrival_rate]
+meaning = "arrivals"
+unit = "1/s"
+domain = "[0, inf)"
+default = 5
+
+[constraints.busy]
+name = "doubled"
+expr = "doubled"
+below = 100
+unit = "1/s"
+reason = "too busy"
+'''
+
+
+def _with_reference(reference: str) -> str:
+    return GOOD.replace('meaning = "arrivals"\nunit = "1/s"\ndomain = "[0, inf)"', reference)
+
+
+def test_an_entry_takes_a_shared_symbol_whole() -> None:
+    text = _with_reference('shared = "arrival_rate"')
+    symbol = load_files([("shared.toml", SHARED), ("demo.toml", text)])["demo"].symbols["arrival_rate"]
+    assert (symbol.meaning, symbol.unit, symbol.default) == ("arrivals", "1/s", 5)
+
+
+def test_an_entry_may_override_a_shared_symbols_meaning_domain_and_default() -> None:
+    reference = 'shared = "arrival_rate"\nmeaning = "SSCH rate"\ndomain = "(0, inf)"\ndefault = 7'
+    symbol = load_files([("shared.toml", SHARED), ("demo.toml", _with_reference(reference))])[
+        "demo"].symbols["arrival_rate"]
+    assert (symbol.meaning, symbol.domain.lower_closed, symbol.default) == ("SSCH rate", False, 7)
+
+
+def test_a_shared_symbols_unit_is_not_overridden() -> None:
+    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', symbol 'arrival_rate': "
+                                             r"a shared symbol may override only .*not unit"):
+        load_files([("shared.toml", SHARED),
+                    ("demo.toml", _with_reference('shared = "arrival_rate"\nunit = "1"'))])
+
+
+def test_an_unknown_shared_symbol_is_named_with_file_entry_and_symbol() -> None:
+    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', symbol 'arrival_rate': unknown "
+                                             r"shared symbol 'arival_rate'; shared symbols: arrival_rate"):
+        load_files([("shared.toml", SHARED), ("demo.toml", _with_reference('shared = "arival_rate"'))])
+
+
+def test_a_shared_constraint_is_used_as_written_in_its_home() -> None:
+    text = GOOD.replace('source = "test"\n', 'source = "test"\nconstraints = [{ shared = "busy" }]\n')
+    constraint = load_files([("shared.toml", SHARED), ("demo.toml", text)])["demo"].constraints[0]
+    assert constraint[:4] == ("doubled", "doubled", "<", 100)
+    assert constraint.unit == "1/s"
+
+
+def test_a_shared_name_defined_twice_names_both_files() -> None:
+    with pytest.raises(CatalogueError,
+                       match=r"b.toml: shared symbol 'arrival_rate' defined twice \(also in a.toml\)"):
+        load_files([("a.toml", SHARED), ("b.toml", SHARED)])
+
+
+def test_the_shipped_catalogue_has_one_home_for_the_fibre_speed() -> None:
+    from qmodel.catalogue.loader import catalogue_files
+
+    texts = dict(catalogue_files())
+    assert sum(text.count("default = 200000") for text in texts.values()) == 1
+    speeds = {f.symbols["fibre_speed"].default for f in load_catalogue().values()
+              if "fibre_speed" in f.symbols}
+    assert speeds == {200000}

@@ -94,3 +94,34 @@ def test_utilization_one_reached_through_rounding_is_still_unstable() -> None:
         calc("storage_knee", io_rate=200_000, cpu_threads=16, cpu_service=80, adapters=16,
              adapter_service=60, cache_hit_time=0.5, read_miss_fraction=0.03,
              backend_ops_per_io=0.23, ranks=48, drives_per_rank=8, drive_service=4.2)
+
+
+def test_results_can_be_had_in_si_units() -> None:
+    result = calc("mm1", arrival_rate=800, service_time=1.0)
+    assert float(result.si("response_time")) == pytest.approx(0.005)  # 5 ms
+    assert float(result.si()["utilization"]) == pytest.approx(0.8)
+
+
+def test_a_call_in_si_units_takes_and_gives_si() -> None:
+    result = calc("mm1", units="si", arrival_rate=800, service_time=0.001)
+    assert float(result.response_time) == pytest.approx(0.005)
+    assert result.units["response_time"] == "s"
+    assert float(result.si("response_time")) == pytest.approx(0.005)
+
+
+def test_an_si_output_chains_into_the_next_entry_without_unit_lookups() -> None:
+    # the round-trip time over 100 km (1 ms) as the service time of an M/M/1 queue
+    trip = calc("round_trip_time", units="si", distance=100e3).round_trip_time
+    queue = calc("mm1", units="si", arrival_rate=500, service_time=trip)
+    assert float(queue.response_time) == pytest.approx(0.002)
+
+
+def test_data_rates_in_si_are_bytes_per_second() -> None:
+    result = calc("link_sizing", units="si", write_rate=120e6, link_bandwidth=100e6, links=2)
+    assert result.units["headroom"] == "B/s"
+    assert float(result.headroom) == pytest.approx(80e6)
+
+
+def test_an_unknown_unit_system_is_refused() -> None:
+    with pytest.raises(InputError, match="units = imperial"):
+        calc("mm1", units="imperial", arrival_rate=800, service_time=1.0)

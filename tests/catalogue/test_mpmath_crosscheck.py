@@ -16,81 +16,28 @@ the same margin from open ends of domains. With a condition number ≤ 1e6,
 1e-9 is within reach of float code. A difference of nearly equal terms
 (headroom = capability − load near zero) is held to 1e-9 of the size of its
 terms, the running error bound of float arithmetic, not of its tiny result.
+The check is the one ``qmodel check`` runs (qmodel.catalogue.checks).
 """
 
 from __future__ import annotations
 
-from functools import cache
-
-import mpmath
 import pytest
-import sympy
-from catalogue_strategies import evaluate_valid, formula_inputs
-from hypothesis import assume, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from qmodel.algorithms import queueing
-from qmodel.catalogue import _compiled
+from qmodel.catalogue.checks import FiftyDigits, check_crosscheck, within
 from qmodel.catalogue.loader import load_catalogue
-from qmodel.catalogue.symbolic import parsed
-from qmodel.units import UNITS
+from qmodel.catalogue.symbolic import shipped
 
 CATALOGUE = load_catalogue()
-RELATIVE = 1e-9
-MARGIN = 1e-6
-
-
-def _magnitude(expr: sympy.Expr) -> sympy.Expr:
-    """The expression with every sum replaced by the sum of its terms' absolute values.
-
-    Float evaluation errs by about machine epsilon times the size of the terms
-    it adds, not of their result: b − c near zero is exact to ε·(|b| + |c|).
-    """
-    return expr.replace(lambda node: isinstance(node, sympy.Add),
-                        lambda node: sympy.Add(*(sympy.Abs(term) for term in node.args)))
-
-
-@cache
-def reference(formula_id: str, output: str, magnitude: bool = False):
-    entry = parsed(formula_id)
-    definition = entry.definition(output)
-    return sympy.lambdify(list(entry.symbols.values()),
-                          _magnitude(definition) if magnitude else definition, modules="mpmath")
-
-
-def fifty_digit(formula_id: str, output: str, si_inputs: dict[str, float],
-                magnitude: bool = False) -> mpmath.mpf:
-    formula = CATALOGUE[formula_id]
-    arguments = [int(si_inputs[name]) if s.domain.integer else mpmath.mpf(si_inputs[name])
-                 for name, s in formula.symbols.items()]
-    with mpmath.workdps(50):
-        return reference(formula_id, output, magnitude)(*arguments)
-
-
-def assert_relative(actual: float, exact: mpmath.mpf, scale: mpmath.mpf | None = None) -> None:
-    """|actual − exact| within 1e-9 of the result, or of the size of the terms it is made of."""
-    error = abs(mpmath.mpf(actual) - exact)
-    size = max(abs(exact), abs(scale)) if scale is not None else abs(exact)
-    assert error <= RELATIVE * size + mpmath.mpf("1e-300"), (actual, exact)
+fifty_digit = FiftyDigits(shipped())
 
 
 @pytest.mark.parametrize("formula_id", [f.id for f in CATALOGUE.values() if not f.model])
 @given(data=st.data())
 def test_compiled_code_agrees_with_50_digit_evaluation(formula_id: str, data) -> None:
-    formula = CATALOGUE[formula_id]
-    inputs = data.draw(formula_inputs(formula))
-    outputs = evaluate_valid(formula, [inputs])
-    si_inputs = {n: v * UNITS[formula.symbols[n].unit].to_si for n, v in inputs.items()}
-    quantities = getattr(_compiled, f"{formula_id}__constraints")(**si_inputs)
-    for constraint, expr, quantity in zip(formula.constraints, parsed(formula_id).constraints,
-                                          quantities, strict=True):
-        if not all(formula.symbols[s.name].domain.integer for s in expr.free_symbols):
-            value = float(quantity) / UNITS[constraint.unit].to_si
-            assume(abs(value - constraint.bound) > MARGIN * max(1.0, abs(constraint.bound)))
-    for output in formula.outputs:
-        computed = float(outputs[output.name][0]) * UNITS[output.unit].to_si
-        assert_relative(computed, fifty_digit(formula_id, output.name, si_inputs),
-                        fifty_digit(formula_id, output.name, si_inputs, magnitude=True))
+    check_crosscheck(CATALOGUE[formula_id], data, fifty_digit)
 
 
 @settings(max_examples=25)
@@ -101,9 +48,8 @@ def test_compiled_code_agrees_with_50_digit_evaluation(formula_id: str, data) ->
 def test_erlang_c_recursion_is_accurate_up_to_10000_servers_near_saturation(servers, gap) -> None:
     load = servers * (1.0 - gap)  # within 0.1% of the number of servers
     computed = float(queueing.erlang_c(servers, load))
-    exact = fifty_digit("erlang_c", "wait_probability",
-                        {"servers": servers, "offered_load": load})
-    assert_relative(computed, exact)
+    exact = fifty_digit("erlang_c", "wait_probability", {"servers": servers, "offered_load": load})
+    assert within(computed, exact), (computed, exact)
 
 
 @settings(max_examples=25)
@@ -113,6 +59,5 @@ def test_erlang_c_recursion_is_accurate_up_to_10000_servers_near_saturation(serv
 def test_erlang_b_recursion_is_accurate_up_to_10000_servers(servers, load_fraction) -> None:
     load = servers * load_fraction
     computed = float(queueing.erlang_b(servers, load))
-    exact = fifty_digit("erlang_b", "blocking_probability",
-                        {"servers": servers, "offered_load": load})
-    assert_relative(computed, exact)
+    exact = fifty_digit("erlang_b", "blocking_probability", {"servers": servers, "offered_load": load})
+    assert within(computed, exact), (computed, exact)

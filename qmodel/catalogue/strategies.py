@@ -3,6 +3,7 @@
 The domain says what is allowed; the ranges below say which part of it a
 planner's numbers live in, per unit, so that random draws exercise realistic
 magnitudes (log-uniform) and the domain's own edges (its closed ends).
+Used by ``qmodel check`` and the test suite alike (:mod:`qmodel.catalogue.checks`).
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def formula_inputs(formula: Formula) -> st.SearchStrategy[dict[str, float]]:
 
 
 def evaluate_valid(formula: Formula, rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
-    """Evaluate rows of inputs; a draw that breaks a constraint is discarded (assume)."""
+    """Evaluate rows of inputs; a draw that breaks a constraint (or makes an output diverge) is
+    discarded (assume)."""
     columns = {name: np.array([row[name] for row in rows]) for name in formula.symbols}
     evaluation = evaluate(formula, columns)
     assume(not evaluation.errors)

@@ -1,0 +1,212 @@
+"""A planner's own catalogue files: entries beside the shipped ones, compiled once and cached.
+
+A user catalogue file has the format of ``formulas/*.toml``: ``[[formula]]``
+entries, and optionally ``[symbols]`` and ``[constraints]`` tables of its own;
+its entries may reference the shipped shared symbols and constraints and call
+the shipped function entries (``WritePenalty(raid_level)``,
+``MMCWait(servers, offered_load, service_time)``). An id the shipped catalogue
+already has is refused unless the entry says ``override = true`` (and a
+shipped function entry, which other entries call, is never overridden).
+
+The file is untrusted data: its expressions go through the safe parser of
+:mod:`qmodel.catalogue.expressions` and the unit check, and nothing in it is
+imported or run. The numpy code generated from it is cached under
+``$XDG_CACHE_HOME/qmodel`` (``~/.cache/qmodel``), keyed by the content of the
+files, qmodel's version and the shipped generated module; once a file has
+been compiled (by ``qmodel check`` or a first use), a quick answer from it
+reads the cached module and imports no sympy, as a shipped entry does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from qmodel.catalogue.loader import (
+    Formula,
+    SharedTables,
+    forget_user_entries,
+    parse_entry,
+    raw_entries,
+    use_user_entries,
+    user_entries,
+)
+from qmodel.errors import CatalogueError, InputError
+
+CACHE_FORMAT = "1"  # bump when the generated module's shape changes
+_MODULES: dict[str, ModuleType] = {}  # user entry id → its compiled module
+
+
+def cache_dir() -> Path:
+    """Where compiled user catalogues are kept: ``$XDG_CACHE_HOME/qmodel`` or ``~/.cache/qmodel``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "qmodel"
+
+
+def read_catalogue_file(path: str) -> tuple[str, str]:
+    """(path, text) of a user catalogue file; an InputError naming the path if it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as error:
+        raise InputError("catalogue", path, "a readable TOML file",
+                         reason=error.strerror or "cannot read") from None
+    try:
+        return path, raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        raise InputError("catalogue", path, "UTF-8 text", reason=f"not UTF-8 ({error.reason})") from None
+
+
+def shipped_shared() -> SharedTables:
+    """The shipped shared symbols and constraints, from the generated module (no TOML read)."""
+    from qmodel.catalogue import _compiled
+
+    return SharedTables(dict(_compiled.SHARED_SYMBOLS), dict(_compiled.SHARED_CONSTRAINTS))
+
+
+def load_user_files(files: list[tuple[str, str]]
+                    ) -> tuple[dict[str, Formula], list[tuple[str, dict[str, Any]]]]:
+    """The user entries of (path, text) pairs, checked for structure and clashes (no sympy).
+
+    Returns the entries by id and their resolved tables. A duplicate id, an id
+    the shipped catalogue has without ``override = true``, an override of a
+    shipped function entry, or a function name the shipped catalogue uses is a
+    CatalogueError naming the file and entry.
+    """
+    from qmodel.catalogue import _compiled
+
+    entries = raw_entries(files, known=shipped_shared())
+    shipped_functions = {e["function"]: i for i, (_, e) in _compiled.ENTRIES.items() if e.get("function")}
+    formulas: dict[str, Formula] = {}
+    for file, table in entries:
+        formula = parse_entry({k: v for k, v in table.items() if k != "override"}, file, builtin=False)
+        where = f"{file}: formula {formula.id!r}"
+        override = table.get("override", False)
+        if not isinstance(override, bool):
+            raise CatalogueError(f"{where}: 'override' must be true or false")
+        if formula.id in formulas:
+            raise CatalogueError(f"{where}: duplicate id (also in {formulas[formula.id].file})")
+        if formula.id in _compiled.ENTRIES:
+            if not override:
+                raise CatalogueError(f"{where}: the shipped catalogue has this id; write override = true "
+                                     "in the entry to replace it, or choose another id")
+            function = _compiled.ENTRIES[formula.id][1].get("function")
+            if function:
+                raise CatalogueError(f"{where}: the shipped entry is the function {function}, which other "
+                                     "entries call; it cannot be overridden: choose another id and function")
+        elif override:
+            raise CatalogueError(f"{where}: override = true, but the shipped catalogue has no entry "
+                                 f"{formula.id!r}")
+        if formula.function in shipped_functions:
+            raise CatalogueError(f"{where}: function {formula.function!r} is the shipped entry "
+                                 f"{shipped_functions[formula.function]!r}'s; choose another name")
+        formulas[formula.id] = formula
+    known = {*_compiled.ENTRIES, *formulas}
+    for formula in formulas.values():
+        for prop in formula.properties:
+            other = prop.other.split(".")[0]
+            if prop.kind == "equals" and other not in known:
+                raise CatalogueError(f"{formula.file}: formula {formula.id!r}: property refers to unknown "
+                                     f"entry {other!r}")
+    return formulas, entries
+
+
+def _key(files: list[tuple[str, str]]) -> str:
+    """What a compiled module depends on: the files' text, qmodel's version and the shipped module."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from qmodel.catalogue import _compiled
+
+    try:
+        qmodel_version = version("qmodel")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        qmodel_version = "source"
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{qmodel_version}\0".encode())
+    digest.update(Path(_compiled.__file__).read_bytes())
+    for _, text in files:
+        digest.update(b"\0" + text.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def symbolic_catalogue(formulas: dict[str, Formula]):
+    """The shipped catalogue with the user's entries, for sympy work (checks, ``formula show``)."""
+    from qmodel.catalogue.loader import load_catalogue
+    from qmodel.catalogue.symbolic import SymbolicCatalogue
+
+    return SymbolicCatalogue({**load_catalogue(), **formulas})
+
+
+def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str, Any]]],
+                 files: list[tuple[str, str]]) -> ModuleType:
+    """The compiled module of the user's entries: from the cache when the files are unchanged,
+    else parsed (safe parser, unit check), generated and cached. Only the second imports sympy."""
+    key = _key(files)
+    tables = {table["id"]: table for _, table in entries}
+    path = cache_dir() / f"catalogue-{key[:40]}.py"
+    if path.is_file():
+        try:
+            module = _load_module(path, key)
+        except Exception:  # a damaged cache file (disk full, killed mid-write): compile again
+            module = None
+        if getattr(module, "KEY", None) == key and getattr(module, "ENTRIES", None) == tables:
+            return module
+    from qmodel.catalogue.codegen import generate_user
+    from qmodel.catalogue.loader import load_catalogue
+
+    text = generate_user(formulas, entries, load_catalogue(), key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_suffix(f".{os.getpid()}.tmp")
+        scratch.write_text(text, encoding="utf-8")
+        os.replace(scratch, path)
+    except OSError:  # no writable cache: compile into a scratch folder, every run
+        with tempfile.TemporaryDirectory() as scratch_folder:
+            scratch = Path(scratch_folder) / path.name
+            scratch.write_text(text, encoding="utf-8")
+            return _load_module(scratch, key)
+    return _load_module(path, key)
+
+
+def _load_module(path: Path, key: str) -> ModuleType:
+    name = f"qmodel_user_catalogue_{key[:16]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module
+
+
+def use_catalogues(paths: list[str] | tuple[str, ...]) -> dict[str, Formula]:
+    """Load, check, compile (or take from the cache) and put to use the user catalogue files at
+    ``paths``: their entries answer to their ids in every command and in :func:`qmodel.calc`."""
+    files = [read_catalogue_file(str(path)) for path in paths]
+    formulas, entries = load_user_files(files)
+    module = compile_user(formulas, entries, files)
+    for formula_id in formulas:
+        _MODULES[formula_id] = module
+    use_user_entries(formulas)
+    return formulas
+
+
+def forget_catalogues() -> None:
+    """Stop using the user catalogue files put to use so far (the shipped entries answer again)."""
+    _MODULES.clear()
+    forget_user_entries()
+
+
+def compiled_module(formula: Formula) -> ModuleType:
+    """The generated module that computes ``formula``: the shipped one, or its user catalogue's."""
+    if formula.builtin:
+        from qmodel.catalogue import _compiled
+
+        return _compiled
+    if formula.id not in _MODULES or user_entries().get(formula.id) != formula:
+        raise CatalogueError(f"{formula.file}: formula {formula.id!r} is not in use: load its file with "
+                             "use_catalogues() or --catalogue")
+    return _MODULES[formula.id]
