@@ -66,7 +66,6 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
-        _check_output_path("--plot", plot_path)
     if model_file is not None:
         if any(flag is not None for flag in (demand, service_time, visits, servers, names, arrival_rate)):
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
@@ -82,17 +81,6 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
         _show_sweep(net, population, at, fmt, plot_path, all_stations)
     else:
         _show_point(net, method, population, compare, fmt, all_stations)
-
-
-def _check_output_path(option: str, path: str) -> None:
-    """Refuse, before any work, an output file that is a directory or whose directory does not exist."""
-    from pathlib import Path
-
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(option, path, "a file name", reason="a directory")
-    if not target.resolve().parent.is_dir():
-        raise InputError(option, path, "a file in an existing directory", reason="no such directory")
 
 
 def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path: str | None, fmt: str,

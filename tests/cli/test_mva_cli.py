@@ -288,7 +288,7 @@ def test_multi_class_model_with_a_multi_server_station_is_solved_exactly(tmp_pat
     assert json.loads(result.output)["method"] == "exact"
 
 
-@pytest.mark.parametrize(("name", "message"), [("missing/curve.png", "no such directory"),
+@pytest.mark.parametrize(("name", "message"), [("missing/curve.png", "does not exist"),
                                                ("", "a directory")])
 def test_plot_into_a_missing_directory_or_a_directory_is_refused_before_work(tmp_path: Path, name: str,
                                                                           message: str) -> None:
