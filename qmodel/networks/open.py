@@ -86,6 +86,9 @@ def open_station(station: Station, load: float) -> OpenStation:
     ratio = load / last
     if load == 0:
         return OpenStation(tuple(table), np.zeros(size + 1), 1.0, 0.0)
+    if size == 1:                       # a constant rate: α' = α(1 − r), E[M | j] = (j + 1) r / (1 − r)
+        jobs = np.arange(1, 3) * ratio / (1 - ratio)
+        return OpenStation((float(last * (1 - ratio)),), jobs, 1 - ratio, ratio)
     log_rates = np.concatenate([[0.0], np.cumsum(np.log(table))])        # log Π α(1..i), i = 0..L
     j = np.arange(size + 1)[:, None]                                      # rows: closed jobs j = 0..L
     m = np.arange(size)[None, :]                                          # columns: open jobs m < L − j
