@@ -30,11 +30,10 @@ def test_values_are_read_in_si_units() -> None:
 
 
 @pytest.mark.parametrize(("old", "new", "key"), [
-    ('think_time = "8.6s"', "think_time = 8.6", "think_time"),                       # units missing
+    ('think_time = "8.7909s"', "think_time = 8.7909", "think_time"),                 # units missing
     ('distance = ["0km", "20km", "40km", "70km", "100km"]', 'distance = "-20km"', "distance"),
     ('member = "G1P2"\ncf = "CF1"', 'member = "G1P3"\ncf = "CF1"', "member"),         # missing member
     ("requests = { LOCK1 = 54.40,", "requests = { LOCK9 = 54.40,", "LOCK9"),          # unknown structure
-    ('[[cf]]\nname = "CF1"', '[cf]\nname = "CF1"', "cf"),                           # [cf] for [[cf]]
     ('share = "90%"', 'share = "130%"', "goal.share"),
     ("logical_cps = 8", "logical_cps = 0", "logical_cps"),
     ('lockable_items = ', 'lockable_item = ', "lockable_item"),                       # a misspelt key
@@ -63,3 +62,13 @@ def test_distances_typed_at_the_terminal_take_lists_ranges_and_units() -> None:
 def test_bad_distances_are_refused(text) -> None:
     with pytest.raises(InputError):
         parse_distances(text)
+
+
+def test_a_table_written_where_tables_are_needed_says_double_brackets() -> None:
+    from qmodel.scenario.spec import scenario_from_dict
+    from qmodel.tomlread import read_toml
+
+    data = read_toml(GDPS)
+    data["cf"] = data["cf"][0]                      # [cf] written for [[cf]]
+    with pytest.raises(InputError, match=r"cf = .*\[\[cf\]\] tables \(double brackets\)"):
+        scenario_from_dict(data, "broken.toml")
