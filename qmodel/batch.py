@@ -1,11 +1,22 @@
 """CSV batch: every row of a spreadsheet export in, the same rows out with results appended.
 
-Headers are symbol names, optionally with a unit (``service_time[us]``);
-other columns pass through unchanged. Evaluation is vectorized over all rows.
-A bad row keeps its place, gets its message in the ``error`` column and on
-stderr with its row number (row 1 is the first row after the header), and
-every good row is still computed. Exit status: 0 all rows computed, 1 some rows
-failed, 2 the file cannot be used (no header, unknown formula, missing column).
+Headers name symbols as people write them: ``service_time``, ``Service Time``,
+``Service Time (ms)``, ``service time [us]`` (case, spaces and a unit in
+brackets or parentheses are understood); ``--map COLUMN=SYMBOL`` names any
+other column. Other columns pass through unchanged. Evaluation is vectorized
+over all rows. A bad row keeps its place, gets its message in the ``error``
+column and on stderr with its row number (row 1 is the first line after the
+header; blank lines count, as in the spreadsheet), and every good row is still
+computed. A blank line is written back as it came, neither computed nor failed.
+
+Spreadsheets of every locale: the file's dialect is read from the file and the
+output is written in it (see :class:`Dialect`): separator ``,`` ``;`` or TAB,
+decimal point or comma (``0,4`` in a ``;`` export), thousands separators where
+they cannot be mistaken (``1.234,5``; ``35,000`` in a ``,`` file), a UTF-8 or
+UTF-16 byte-order mark, and CRLF, LF or Mac CR-only line ends.
+
+Exit status: 0 all rows computed, 1 some rows failed, 2 the file cannot be used
+(no header, unknown formula, missing column, a workbook instead of CSV).
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ import io
 import re
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple, TextIO
 
 import numpy as np
@@ -22,10 +34,63 @@ import numpy as np
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
-from qmodel.units import UNITS, parse_value
+from qmodel.output import check_output_path
+from qmodel.units import UNITS, parse_value, unit_named, with_unit
 
-_HEADER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([^\]]+?)\s*\])?\s*$")
+# a header: a name of words (letters, digits, _ - . and spaces), then optionally a unit in [] or ()
+_HEADER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ .\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
 _DELIMITERS = (",", ";", "\t")
+_WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")  # .xlsx/.ods (zip), .xls (OLE)
+_RESULT_PRECISION = "%.12g"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How a spreadsheet wrote its CSV, so the output is written the same way.
+
+    ``decimal`` is the decimal mark of its numbers ("," in a German or French
+    export); ``known`` says whether the file shows it (a cell such as 0,4 or
+    0.4, or a "," separator) rather than qmodel assuming it from the separator.
+    """
+
+    delimiter: str = ","
+    decimal: str = "."
+    known: bool = True
+    line_end: str = "\n"
+    bom: bool = False
+
+
+def sniff_line_end(text: str) -> str:
+    """The line end the file uses: CRLF (Windows), CR alone (classic Mac) or LF."""
+    at = next((i for i, c in enumerate(text[:65536]) if c in "\r\n"), -1)
+    if at < 0 or text[at] == "\n":
+        return "\n"
+    return "\r\n" if text[at + 1:at + 2] == "\n" else "\r"
+
+
+# evidence of a decimal mark: the mark between digits with other than 3 digits after it (0,4; 12.75)
+_DECIMAL_EVIDENCE = {mark: re.compile(rf"\d{re.escape(mark)}(?:\d{{1,2}}|\d{{4,}})(?!\d)") for mark in ",."}
+
+
+def sniff_decimal(delimiter: str, cells: list[str]) -> tuple[str, bool]:
+    """(decimal mark, shown by the file) from the cells of the input columns.
+
+    A "," separator means a decimal point. Otherwise the mark the cells show
+    decides (0,4 or 12,75 against 0.4 or 12.75; the more common where both
+    appear, and then the other is an error in its cells). Where they show none (whole
+    numbers only) results are written with a point, and a cell that would read
+    differently under the two marks (1,234 or 1.234) is refused as ambiguous.
+    """
+    if delimiter == ",":
+        return ".", True
+    joined = "\n".join(cells)
+    comma = len(_DECIMAL_EVIDENCE[","].findall(joined))
+    point = len(_DECIMAL_EVIDENCE["."].findall(joined))
+    if comma == point == 0:
+        return ".", False
+    if comma == point:  # as many of each: a ";" export is a decimal-comma locale's
+        return ("," if delimiter == ";" else "."), True
+    return ("," if comma > point else "."), True
 
 
 @dataclass
@@ -34,6 +99,7 @@ class BatchSummary:
 
     rows: int
     errors: dict[int, InputError]
+    blank_lines: int = 0
 
     @property
     def status(self) -> int:
@@ -51,23 +117,51 @@ def sniff_delimiter(header_line: str) -> str:
     return best if counts[best] else ","
 
 
-def _input_columns(formula: Formula, header: list[str],
-                   given: set[str] = frozenset()) -> dict[str, tuple[int, float]]:
+def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[str, str | None] | None:
+    """(symbol, unit text) a header names, or None for a pass-through column.
+
+    ``Service Time (ms)``, ``service time [ms]`` and ``SERVICE_TIME`` all name
+    service_time: case is ignored and spaces, hyphens and dots read as ``_``.
+    ``mapping`` (from --map) names a symbol for a header as written.
+    """
+    match = _HEADER.match(title)
+    unit_text = match.group(2) if match else None
+    for key in (title.strip(), match.group(1).strip() if match else None):
+        if key is not None and key in mapping:
+            target = _HEADER.match(mapping[key])
+            return target.group(1), target.group(2) or unit_text
+    if match is None:
+        return None
+    name = re.sub(r"[\s.\-]+", "_", match.group(1).strip()).lower()
+    return (name, unit_text) if name in formula.symbols else None
+
+
+def _input_columns(formula: Formula, header: list[str], given: set[str] = frozenset(),
+                   mapping: dict[str, str] | None = None) -> dict[str, tuple[int, float]]:
     """Map each symbol to (column index, factor from the column's unit to the symbol's unit).
 
-    Header names match symbols without regard to case (DISC is disc); ``given``
+    Header names match symbols as :func:`_symbol_of` reads them; ``given``
     are inputs supplied otherwise, which need no column.
     """
+    mapping = mapping or {}
+    unused = [key for key in mapping if key not in header
+              and key not in {(_HEADER.match(t) or [None, None])[1] for t in header}]
+    if unused:
+        raise InputError("--map", unused[0], "a column of the header: " + ", ".join(header),
+                         reason="no such column")
     columns: dict[str, tuple[int, float]] = {}
     for index, title in enumerate(header):
-        match = _HEADER.match(title)
-        if match is None or match.group(1).lower() not in formula.symbols:
+        named = _symbol_of(title, formula, mapping)
+        if named is None:
             continue  # not an input: passes through unchanged
-        name, unit_name = match.group(1).lower(), match.group(2)
+        name, unit_name = named
+        if name not in formula.symbols:
+            raise InputError("--map", f"{title}={name}", "a symbol of " + formula.id + ": "
+                             + ", ".join(formula.symbols), reason="not an input")
         symbol_unit = UNITS[formula.symbols[name].unit]
         factor = 1.0
         if unit_name is not None:
-            given = UNITS.get(unit_name)
+            given = unit_named(unit_name)
             if given is None or given.dimension != symbol_unit.dimension:
                 raise InputError(f"column {title!r}", unit_name,
                                  f"a {symbol_unit.dimension} unit such as {symbol_unit.name}",
@@ -85,35 +179,100 @@ def _input_columns(formula: Formula, header: list[str],
     return columns
 
 
+_GROUP_SPACE = re.compile(r"(?<=\d)[ \u00a0\u202f'](?=\d{3}(?!\d))")  # 1 234,5 and 1'234.5
+_NUMERIC_PART = re.compile(r"[+-]?[\d.,]+")
+
+
+def locale_number(name: str, cell: str, dialect: Dialect) -> str:
+    """A cell's text with its number written with a decimal point and no thousands separators.
+
+    In a decimal-comma file 1.234,5 is 1234.5 and 0,4 is 0.4; in a decimal-point
+    file 1,234.5 is 1234.5. A thousands separator is accepted only between
+    groups of three digits; 1,234 where the file does not show its decimal mark
+    is refused as ambiguous, as is a decimal mark the file does not use.
+    """
+    text = _GROUP_SPACE.sub("", cell.strip())
+    match = _NUMERIC_PART.match(text)
+    if match is None or ("," not in match.group() and "." not in match.group()):
+        return text
+    number, rest = match.group(), text[match.end():]
+    if not dialect.known and re.fullmatch(r"[+-]?\d{1,3}[.,]\d{3}", number):
+        return _ambiguous(name, cell, number)
+    decimal = dialect.decimal
+    thousands = "." if decimal == "," else ","
+    whole, mark, fraction = number.partition(decimal)
+    if decimal in fraction or thousands in fraction:
+        raise InputError(name, cell, f"a number with {decimal!r} as decimal mark, as the file uses",
+                         reason="more than one decimal mark, or a separator after it")
+    if thousands in whole:
+        grouped = re.fullmatch(rf"[+-]?\d{{1,3}}(?:{re.escape(thousands)}\d{{3}})+", whole)
+        if grouped is None:
+            other = "comma" if thousands == "," else "point"
+            raise InputError(name, cell, f"a number with {decimal!r} as decimal mark, as the file uses",
+                             reason=f"a decimal {other}, but the file's decimal mark is {decimal!r}")
+        whole = whole.replace(thousands, "")
+    return f"{whole}.{fraction}{rest}" if mark else f"{whole}{rest}"
+
+
+def _ambiguous(name: str, cell: str, number: str) -> str:
+    digits = re.sub(r"[.,]", "", number)
+    raise InputError(name, cell, f"a number the file makes clear, e.g. {digits} or "
+                     f"{number.replace(',', '.')}", reason=f"ambiguous: the {number[-4]!r} could be a "
+                     "thousands separator or a decimal mark, and no other cell shows which")
+
+
 def _parse_column(name: str, unit: str, cells: list[str], factor: float,
-                  errors: dict[int, InputError]) -> np.ndarray:
-    """Numbers of one input column; cells that do not parse become errors of their rows."""
+                  errors: dict[int, InputError], dialect: Dialect = Dialect()) -> np.ndarray:
+    """Numbers of one input column; cells that do not parse become errors of their rows.
+
+    Fast paths: plain numbers in one numpy call; in a decimal-comma file whose
+    column has no point and no 1,234-shaped cell, every comma becomes a point.
+    """
+    if dialect.decimal == ",":
+        joined = "\n".join(cells)
+        if "." in joined or re.search(r"\d,\d{3}(?!\d)", joined):
+            values = _parse_cells(name, unit, cells, errors, dialect)
+            return values * factor if factor != 1.0 else values
+        cells, dialect = joined.replace(",", ".").split("\n"), Dialect(dialect.delimiter)
     try:
         values = np.array(cells, dtype=float)
     except ValueError:
-        values = np.empty(len(cells))
-        for row, cell in enumerate(cells):
-            try:
-                values[row] = float(cell)
-            except ValueError:
-                try:
-                    if not cell.strip():
-                        raise InputError(name, "empty", "a number", reason="missing cell") from None
-                    values[row] = parse_value(name, cell, unit)
-                except InputError as error:
-                    errors.setdefault(row, error)
-                    values[row] = np.nan
+        values = _parse_cells(name, unit, cells, errors, dialect)
     return values * factor if factor != 1.0 else values
 
 
+def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, InputError],
+                 dialect: Dialect) -> np.ndarray:
+    """One cell at a time: the locale's marks, then the CLI's value forms (35K, 0.4ms, 95%)."""
+    values = np.empty(len(cells))
+    point = dialect.decimal == "."
+    for row, cell in enumerate(cells):
+        try:
+            if not cell.strip():
+                raise InputError(name, "empty", "a number", reason="missing cell")
+            try:
+                values[row] = float(cell if point else locale_number(name, cell, dialect))
+            except ValueError:
+                values[row] = parse_value(name, locale_number(name, cell, dialect), unit)
+        except InputError as error:
+            errors.setdefault(row, error)
+            values[row] = np.nan
+    return values
+
+
 class _Table(NamedTuple):
-    """A parsed CSV: header cells, each data row's text to write back, cells by column."""
+    """A parsed CSV: header cells, each data row's text to write back, cells by column.
+
+    ``blank`` holds the rows with no cell filled in (an empty line, or ;;; from
+    a spreadsheet): written back as they came, neither computed nor failed.
+    """
 
     header: list[str]
     header_text: str
     row_texts: list[str]
     columns: list[list[str]]
     errors: dict[int, InputError]
+    blank: frozenset[int] = frozenset()
 
 
 def _quote(cell: str, delimiter: str) -> str:
@@ -128,7 +287,7 @@ def _split_plain(lines: list[str], delimiter: str) -> _Table | None:
 
     Returns None when the file needs the full CSV parser.
     """
-    if any('"' in line for line in lines):
+    if any('"' in line for line in lines) or not all(lines[1:]):
         return None
     header_text, rows = lines[0], lines[1:]
     separators = header_text.count(delimiter)
@@ -158,6 +317,10 @@ def _split_csv(lines: list[str], delimiter: str) -> _Table:
     header_text, texts = texts[0], texts[1:]
     width = len(header)
     errors = {}
+    empty = delimiter + " \t"
+    blank = {row for row, text in enumerate(texts) if not text.strip(empty)}
+    for row in blank:
+        rows[row] = [""] * width
     for row, fields in enumerate(rows):
         if len(fields) != width:
             extra = f"; extra cells: {delimiter.join(fields[width:])}" if len(fields) > width else ""
@@ -168,23 +331,53 @@ def _split_csv(lines: list[str], delimiter: str) -> _Table:
             rows[row] = (fields + [""] * width)[:width]
             texts[row] = delimiter.join(_quote(cell, delimiter) for cell in rows[row])
     columns = [[fields[index] for fields in rows] for index in range(width)]
-    return _Table(header, header_text, texts, columns, errors)
+    return _Table(header, header_text, texts, columns, errors, frozenset(blank))
+
+
+def _check_settings(formula: Formula, settings: dict[str, float]) -> None:
+    """A command option outside its symbol's domain is one usage error, not an error on every row."""
+    for name, value in settings.items():
+        domain = formula.symbols[name].domain
+        if not domain.contains(np.asarray(value)).all():
+            unit = formula.symbols[name].unit
+            raise InputError(name, with_unit(f"{value:g}", unit), domain.describe(name)
+                             + ("" if unit == "1" else f" ({unit})"),
+                             reason="a ratio is a fraction: write 95% or 0.95"
+                             if unit == "ratio" and value > 1 else "outside its domain")
+
+
+def _result_titles(formula: Formula, header: list[str]) -> list[str]:
+    """Titles of the appended columns; one a column of the file already has gets a ``qmodel_`` prefix."""
+    taken = {title.strip().lower() for title in header}
+    titles = []
+    for title in [f"{o.name}[{o.unit}]" for o in formula.outputs] + ["error"]:
+        while title.lower() in taken:
+            title = f"qmodel_{title}"
+        taken.add(title.lower())
+        titles.append(title)
+    return titles
 
 
 def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
-              settings: dict[str, float] | None = None, select=None) -> BatchSummary:
+              settings: dict[str, float] | None = None, select=None,
+              mapping: dict[str, str] | None = None) -> BatchSummary:
     """Evaluate ``formula_id`` for every data row of CSV ``text``; write the rows to ``out``.
 
     ``settings`` give inputs that no column gives (a command's options);
     ``select(outputs, errors)`` returns the rows to write, in order (default:
-    all rows as they came). Raises InputError when the file as a whole cannot
-    be used (status 2).
+    all rows as they came); ``mapping`` names the symbol of a column whose
+    header does not. The output is written in the input's dialect (separator,
+    decimal mark, byte-order mark, line ends). Raises InputError when the file
+    as a whole cannot be used (status 2).
     """
     formula = get_formula(formula_id)
+    _check_settings(formula, settings or {})
+    bom = text.startswith("\ufeff")
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise _file_error("empty", "a CSV file with a header row", "no header")
-    lines = text.replace("\r\n", "\n").lstrip("\n").split("\n")
+    line_end = sniff_line_end(text)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\n").split("\n")
     while not lines[-1].strip():
         lines.pop()  # blank trailing lines
     delimiter = sniff_delimiter(lines[0])
@@ -192,9 +385,12 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     header = [title.strip() for title in table.header]
     errors = table.errors
     inputs = dict(settings or {})
-    for name, (index, factor) in _input_columns(formula, header, set(inputs)).items():
+    columns = _input_columns(formula, header, set(inputs), mapping)
+    cells = [] if delimiter == "," else [c for index, _ in columns.values() for c in table.columns[index]]
+    dialect = Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
+    for name, (index, factor) in columns.items():
         unit = formula.symbols[name].unit
-        inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors)
+        inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors, dialect)
     outputs: dict[str, np.ndarray] = {}
     warned: dict[int, list[str]] = {}
     if table.row_texts:
@@ -203,55 +399,106 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
         for row, error in evaluation.errors.items():
             errors.setdefault(row, error)
         outputs = evaluation.outputs
+    for row in table.blank:
+        errors.pop(row, None)
     rows = range(len(table.row_texts)) if select is None else select(outputs, errors)
-    _write(formula, table, outputs, errors, delimiter, out, list(rows))
+    if select is not None:
+        rows = [row for row in rows if row not in table.blank]
+    _write(formula, table, outputs, errors, dialect, out, list(rows))
     for row in sorted(errors):
         err.write(f"{formula.id}: {errors[row].at_row(row + 1)}\n")
     for row, warnings in sorted(warned.items()):
         err.writelines(f"{formula.id}: row {row + 1}: warning: {warning}\n" for warning in warnings)
-    return BatchSummary(len(table.row_texts), errors)
+    return BatchSummary(len(table.row_texts) - len(table.blank), errors, len(table.blank))
 
 
 def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
-           errors: dict[int, InputError], delimiter: str, out: TextIO, rows: list[int]) -> None:
-    """Each selected row's text, then its results (12 significant digits) and its error, if any."""
-    titles = [f"{o.name}[{o.unit}]" for o in formula.outputs] + ["error"]
-    out.write(delimiter.join([table.header_text, *titles]) + "\n")
+           errors: dict[int, InputError], dialect: Dialect, out: TextIO, rows: list[int]) -> None:
+    """Each selected row's text, then its results (12 significant digits) and its error, if any.
+
+    In the input's dialect: its separator, decimal mark, byte-order mark and line ends.
+    """
+    delimiter = dialect.delimiter
+    if dialect.bom:
+        out.write("\ufeff")
+    out.write(delimiter.join([table.header_text, *_result_titles(formula, table.header)]) + dialect.line_end)
     if not rows:
         return
-    row_format = "%s" + f"{delimiter}%.12g" * len(formula.outputs) + delimiter
     every_row = len(rows) == len(table.row_texts)
     texts = table.row_texts if every_row else [table.row_texts[row] for row in rows]
     values = [outputs[o.name].tolist() if every_row else outputs[o.name][rows].tolist()
               for o in formula.outputs]
-    lines = [row_format % row for row in zip(texts, *values, strict=True)]
+    if dialect.decimal == ".":
+        row_format = "%s" + f"{delimiter}{_RESULT_PRECISION}" * len(formula.outputs) + delimiter
+        lines = [row_format % row for row in zip(texts, *values, strict=True)]
+    else:  # only the appended numbers take the file's decimal mark; the row's own text is kept
+        result_format = f"{delimiter}{_RESULT_PRECISION}" * len(formula.outputs) + delimiter
+        lines = [text + (result_format % tuple(results)).replace(".", dialect.decimal)
+                 for text, *results in zip(texts, *values, strict=True)]
     blanks = delimiter * len(formula.outputs)
     position = {row: place for place, row in enumerate(rows)} if not every_row else None
     for row, error in errors.items():
         place = row if position is None else position.get(row)
         if place is not None:
             lines[place] = f"{table.row_texts[row]}{blanks}{delimiter}{_quote(error.message(), delimiter)}"
-    out.write("\n".join(lines) + "\n")
+    for row in table.blank:
+        place = row if position is None else position.get(row)
+        if place is not None:
+            lines[place] = table.row_texts[row] + (blanks + delimiter if table.row_texts[row] else "")
+    out.write(dialect.line_end.join(lines) + dialect.line_end)
+
+
+def decode(raw: bytes, source: str) -> tuple[str, str]:
+    """(text, encoding) of a CSV file: UTF-8 (with or without its BOM) or UTF-16 with its BOM.
+
+    A spreadsheet workbook (.xlsx, .xls, .ods) is refused with how to save it as CSV.
+    """
+    if raw.startswith(_WORKBOOK_MAGIC) or Path(source).suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
+        raise _file_error(source, "a CSV file", "a spreadsheet workbook, not CSV: save it as CSV "
+                          "(File > Save As > CSV UTF-8) and give that file")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16"), "utf-16"
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError as error:
+        raise _file_error(source, "UTF-8 text (save as CSV UTF-8)",
+                          f"not UTF-8 ({error.reason} at byte {error.start})") from None
 
 
 def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
-                    settings: dict[str, float] | None = None, select=None) -> int:
-    """The ``qmodel batch`` command: paths (``-`` for stdin/stdout) in, exit status out."""
+                    settings: dict[str, float] | None = None, select=None,
+                    mapping: dict[str, str] | None = None) -> int:
+    """The ``qmodel batch`` command: paths (``-`` for stdin/stdout) in, exit status out.
+
+    The output file is checked before any work is done and written in the
+    input's encoding and dialect.
+    """
+    if output_path != "-":
+        check_output_path("-o", output_path)
     raw = sys.stdin.buffer.read() if input_path == "-" else _read_bytes(input_path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _file_error(input_path, "UTF-8 text", f"not UTF-8 ({error.reason})") from None
+    text, encoding = decode(raw, input_path)
+    if encoding == "utf-16":
+        text = "\ufeff" + text  # the codec took the BOM; the output gets it back
+    buffer = io.StringIO()
+    summary = run_batch(formula_id, text, buffer, sys.stderr, settings=settings, select=select,
+                        mapping=mapping)
+    written = buffer.getvalue()
     if output_path == "-":
-        summary = run_batch(formula_id, text, sys.stdout, sys.stderr, settings=settings,
-                            select=select)
+        if encoding == "utf-8":
+            sys.stdout.write(written)
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(written.removeprefix("\ufeff").encode(encoding))
     else:
-        buffer = io.StringIO()
-        summary = run_batch(formula_id, text, buffer, sys.stderr, settings=settings, select=select)
-        with open(output_path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(buffer.getvalue())
+        try:
+            with open(output_path, "w", encoding=encoding, newline="") as handle:
+                handle.write(written.removeprefix("\ufeff") if encoding == "utf-16" else written)
+        except OSError as error:
+            raise _file_error(output_path, "a file that can be written",
+                              error.strerror or "cannot write") from None
     failed = len(summary.errors)
-    sys.stderr.write(f"{formula_id}: {summary.rows - failed} rows computed, {failed} failed\n")
+    blank = f", {summary.blank_lines} blank line(s) kept as they were" if summary.blank_lines else ""
+    sys.stderr.write(f"{formula_id}: {summary.rows - failed} rows computed, {failed} failed{blank}\n")
     return summary.status
 
 
@@ -261,4 +508,3 @@ def _read_bytes(path: str) -> bytes:
             return handle.read()
     except OSError as error:
         raise _file_error(path, "a readable file", error.strerror or "cannot read") from None
-

@@ -1,35 +1,97 @@
-"""Render a result as a rich table, JSON or CSV (the ``--format`` option of every command)."""
+"""Render a result as a rich table, JSON or CSV (the ``--format`` option of every command).
+
+Tables fit the terminal without ever breaking a number across lines. When the
+columns do not fit side by side, the layout gives way in this order:
+
+1. fold: the columns are split over several tables, each repeating the first
+   (the row's label) so every table can be read on its own;
+2. records: one block per row, a "column | value" table each;
+3. truncate: text labels are cut short with "…"; numbers never are.
+
+The width is the terminal's, also when the output is piped (from ``COLUMNS``,
+or from the terminal stderr or stdin is attached to), 80 when there is none.
+"""
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 FORMATS = ("table", "json", "csv")
+_FALLBACK_WIDTH = 80
+# a rich table with the default box: one rule and two spaces of padding per column, one rule at the end
+_PER_COLUMN, _PER_TABLE = 3, 1
 
 
 def format_number(value: Any) -> str:
     """Six significant digits for floats, whole numbers in full; other values as they are."""
     if isinstance(value, float):
+        value += 0.0  # -0.0 is shown as 0
         if value.is_integer() and abs(value) < 1e15:
             return str(int(value))
         return f"{value:.6g}"
     return "" if value is None else str(value)
 
 
-def console(markup: bool = False):
-    """A rich Console; 140 columns wide when the output is not a terminal (files, pipes).
+def csv_number(value: Any) -> Any:
+    """A float as CSV text without binary noise: rounded to 12 significant digits (as batch
+    writes), then written as Python writes a float (6.0, not 5.999999999999999)."""
+    if isinstance(value, float):
+        return repr(float(f"{value + 0.0:.12g}"))
+    return "" if value is None else value
+
+
+def json_value(value: Any) -> Any:
+    """A value JSON can hold: -0.0 as 0, a float that is not finite as null (JSON has no NaN)."""
+    if isinstance(value, float):
+        return value + 0.0 if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_value(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(item) for item in value]
+    return value
+
+
+def terminal_width() -> int:
+    """Columns to fit: ``COLUMNS``, else the terminal of stdout, stderr or stdin, else 80."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.strip().isdigit() and int(columns) > 0:
+        return int(columns)
+    for stream in (sys.stdout, sys.stderr, sys.stdin):
+        try:
+            return os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            continue
+    return _FALLBACK_WIDTH
+
+
+def console(markup: bool = False, width: int | None = None):
+    """A rich Console as wide as :func:`terminal_width`, also when piped.
 
     Markup, emoji codes and highlighting are off unless asked for: values are
     printed as they are, and the quick path does not pay for parsing them.
     """
-    import os
-
     from rich.console import Console
 
-    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
-    return Console(width=140 if wide else None, markup=markup, emoji=False, highlight=False)
+    return Console(width=width or terminal_width(), markup=markup, emoji=False, highlight=False)
+
+
+def check_output_path(option: str, path: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: a directory, or in a missing one."""
+    from pathlib import Path
+
+    from qmodel.errors import InputError
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(option, path, "a file name", reason="it is a directory")
+    folder = target.parent
+    if not folder.is_dir():
+        raise InputError(option, path, "a file in an existing directory",
+                         reason=f"directory {str(folder)!r} does not exist")
 
 
 def render(
@@ -52,20 +114,135 @@ def render(
         payload = json_payload
         if payload is None:
             payload = [dict(zip(columns, row, strict=True)) for row in rows]
-        json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
+        json.dump(json_value(payload), sys.stdout, indent=2, ensure_ascii=False, allow_nan=False)
         sys.stdout.write("\n")
     elif fmt == "csv":
         import csv
 
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([["" if v is None else v for v in row] for row in rows])
+        writer.writerows([[csv_number(v) for v in row] for row in rows])
     else:
-        from rich.table import Table
+        print_table(columns, rows, title=title, caption=caption)
 
-        table = Table(title=title or None, caption=caption or None)
-        for column in columns:
-            table.add_column(column, overflow="fold")
-        for row in rows:
-            table.add_row(*(format_number(value) for value in row))
-        console().print(table)
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=0)
+
+
+def _least_widths(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]]) -> list[int]:
+    """Each column's least width: its longest number (never broken) or longest word."""
+    widths = []
+    for index, title in enumerate(columns):
+        least = _longest_word(title)
+        for row, kinds in zip(cells, numbers, strict=True):
+            least = max(least, len(row[index]) if kinds[index] else _longest_word(row[index]))
+        widths.append(least)
+    return widths
+
+
+def _fits(widths: Sequence[int], width: int) -> bool:
+    return sum(widths) + _PER_COLUMN * len(widths) + _PER_TABLE <= width
+
+
+def _fold(least: list[int], width: int) -> list[list[int]] | None:
+    """Column indices per table, each table led by column 0; None if a column fits no table."""
+    groups: list[list[int]] = []
+    for index in range(1, len(least)):
+        if not _fits([least[0], least[index]], width):
+            return None
+        if groups and _fits([least[i] for i in groups[-1]] + [least[index]], width):
+            groups[-1].append(index)
+        else:
+            groups.append([0, index])
+    return groups
+
+
+def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "",
+                caption: str = "", width: int | None = None) -> None:
+    """A rich table that fits ``width`` (default: the terminal's) and never breaks a number."""
+    width = width or terminal_width()
+    out = console(width=width)
+    cells = [[format_number(value) for value in row] for row in rows]
+    numbers = [[_is_number(value) for value in row] for row in rows]
+    least = _least_widths(columns, cells, numbers)
+    if _fits(least, width) or len(columns) < 2:
+        out.print(_table(columns, cells, numbers, range(len(columns)), title, caption, width))
+        return
+    groups = _fold(least, width)
+    if groups is not None:
+        for place, group in enumerate(groups, start=1):
+            part = f"{title} ({place} of {len(groups)})" if title else f"({place} of {len(groups)})"
+            out.print(_table(columns, cells, numbers, group, part,
+                             caption if place == len(groups) else "", width))
+        return
+    # one record per block: "column | value"
+    names = list(columns)
+    value_least = max([len(c) if n else _longest_word(c) for row, kinds in zip(cells, numbers, strict=True)
+                       for c, n in zip(row, kinds, strict=True)], default=0)
+    name_least = max(_longest_word(name) for name in names)
+    room = width - 2 * _PER_COLUMN - _PER_TABLE
+    if name_least + value_least > room:  # truncate labels: the names first, then text values
+        names = [_truncate(name, max(room - value_least, 4)) for name in names]
+    if title:
+        out.print(title)
+    for index, (row, kinds) in enumerate(zip(cells, numbers, strict=True), start=1):
+        label = f"{names[0]} {row[0]}" if row else f"row {index}"
+        record_cells = [[name, value] for name, value in zip(names, row, strict=True)]
+        record_numbers = [[False, kind] for kind in kinds]
+        for pair, kind in zip(record_cells, record_numbers, strict=True):
+            if not kind[1]:
+                pair[1] = _truncate_words(pair[1], max(room - len(pair[0]), 4))
+        out.print(_table(["column", "value"], record_cells, record_numbers, range(2),
+                         f"record {index}: {label}", "", width))
+    if caption:
+        out.print(caption)
+
+
+def _truncate(text: str, size: int) -> str:
+    return text if len(text) <= size else text[:size - 1] + "…"
+
+
+def _truncate_words(text: str, size: int) -> str:
+    """Every word of a label no longer than ``size`` (so it wraps, never folds mid-word)."""
+    return " ".join(_truncate(word, size) for word in text.split(" "))
+
+
+def _allot(natural: list[int], least: list[int], width: int) -> list[int]:
+    """Column widths within ``width``: the natural ones, the widest cut back first, none below its least."""
+    widths = list(natural)
+    budget = width - _PER_COLUMN * len(widths) - _PER_TABLE
+    while sum(widths) > budget:
+        slack = [w - low for w, low in zip(widths, least, strict=True)]
+        widest = max(range(len(widths)), key=lambda i: (slack[i] > 0, widths[i]))
+        if slack[widest] <= 0:
+            break
+        widths[widest] -= 1
+    return widths
+
+
+def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]], chosen,
+           title: str, caption: str, width: int):
+    """A rich table of the ``chosen`` columns with widths fixed here, so rich never folds a number."""
+    from rich.table import Table
+
+    chosen = list(chosen)
+    picked_cells = [[row[i] for i in chosen] for row in cells]
+    picked_numbers = [[kinds[i] for i in chosen] for kinds in numbers]
+    names = [columns[i] for i in chosen]
+    least = _least_widths(names, picked_cells, picked_numbers)
+    natural = [max([len(name)] + [len(row[place]) for row in picked_cells])
+               for place, name in enumerate(names)]
+    widths = _allot(natural, least, width)
+    table = Table(title=title or None, caption=caption or None)
+    for place, name in enumerate(names):
+        numeric = any(kinds[place] for kinds in picked_numbers) and all(
+            kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
+        table.add_column(name, overflow="fold", width=widths[place], justify="right" if numeric else "left")
+    for row in picked_cells:
+        table.add_row(*row)
+    return table

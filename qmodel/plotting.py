@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 from qmodel.errors import InputError, MissingPackageError
+from qmodel.output import check_output_path
 from qmodel.studies.replication import Timeline
 
 
@@ -22,7 +23,9 @@ def _pyplot():
 
 
 def check_plot_path(path: str) -> None:
-    """Refuse, before any work is done, a plot file whose format matplotlib is not asked for."""
+    """Refuse, before any work is done, a plot file whose format matplotlib is not asked for,
+    or that cannot be written (a directory, or in a directory that does not exist)."""
+    check_output_path("--plot", path)
     if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
         raise InputError("--plot", path, "a file name ending in .png, .svg or .pdf")
 
@@ -45,23 +48,41 @@ def plot_timeline(timeline: Timeline, path: str) -> None:
     backlog.set_xlabel("minute (shaded: consistency groups suspended)")
     figure.suptitle("Global Mirror fluid time-line")
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    _save(figure, path, plt)
 
 
-def plot_sweep(x, y, x_label: str, y_label: str, title: str, path: str) -> None:
-    """Write one output against one input (a response-time knee, say) to PNG, SVG or PDF."""
+def plot_sweep(curves: dict[str, tuple], x_label: str, y_label: str, title: str, fixed: str,
+               path: str) -> None:
+    """Write outputs against one input (a response-time knee, say) to PNG, SVG or PDF.
+
+    ``curves`` maps a label to its (x, y) points; ``fixed`` names the inputs
+    held fixed, shown under the title so the plot says what it is of.
+    """
     check_plot_path(path)
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 4.5))
-    axes.plot(x, y, marker="o")
+    for label, (x, y) in curves.items():
+        axes.plot(x, y, marker="o", label=label)
     axes.set_xlabel(x_label)
     axes.set_ylabel(y_label)
-    axes.set_title(textwrap.fill(title, 80), fontsize=9)
+    heading = textwrap.fill(title, 80) + (f"\n{textwrap.fill(fixed, 100)}" if fixed else "")
+    axes.set_title(heading, fontsize=9)
+    if len(curves) > 1:
+        axes.legend(fontsize=8)
     axes.grid(alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    _save(figure, path, plt)
+
+
+def _save(figure, path: str, plt) -> None:
+    """Save and close a figure; a file that cannot be written is an InputError, not a traceback."""
+    try:
+        figure.savefig(path)
+    except OSError as error:
+        raise InputError("--plot", path, "a file that can be written",
+                         reason=error.strerror or "cannot write") from None
+    finally:
+        plt.close(figure)
 
 
 def plot_mva(populations, throughput, response_time, bounds, time_unit: str, path: str) -> None:
@@ -83,6 +104,34 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     for axes in (x_axes, r_axes):
         axes.grid(alpha=0.3)
     figure.suptitle(f"Closed network: bottleneck {bounds.bottleneck}, N* = {bounds.knee:.3g}")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def plot_scenario(result, path: str) -> None:
+    """Response time against distance per member, its breakdown stacked, and the goal line (PNG/SVG/PDF)."""
+    from qmodel.scenario.result import BREAKDOWN
+
+    check_plot_path(path)
+    plt = _pyplot()
+    km = result.distances / 1e3
+    figure, panels = plt.subplots(1, len(result.members), sharey=True, figsize=(5 * len(result.members), 4.5),
+                                  squeeze=False)
+    for m, (axes, member) in enumerate(zip(panels[0], result.members, strict=True)):
+        layers = [result.breakdown[name][m] * 1e3 for name in BREAKDOWN]
+        axes.stackplot(km, layers, labels=BREAKDOWN, alpha=0.8)
+        axes.plot(km, result.response_time[m] * 1e3, color="black", label="response time")
+        axes.axhline(result.goal_time * 1e3, color="tab:red", linestyle="--",
+                     label=f"goal: {result.goal_share:.0%} within {result.goal_time * 1e3:g} ms")
+        for distance in km[result.thrashing]:
+            axes.axvline(distance, color="tab:red", alpha=0.3)
+        axes.set_title(member)
+        axes.set_xlabel("distance between sites [km]")
+        axes.grid(alpha=0.3)
+    panels[0][0].set_ylabel("response time per transaction [ms]")
+    panels[0][-1].legend(fontsize=7, loc="upper left")
+    figure.suptitle(textwrap.fill(result.title, 100), fontsize=10)
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)

@@ -37,13 +37,21 @@ class ModelFunction(NamedTuple):
     name: str
     kind: str                     # "algorithm" (one array, positional) or "model" (outputs by name)
     function: Callable[..., Any]
-    inputs: dict[str, str]        # name → display unit, in call order
+    inputs: dict[str, str]        # name → display unit, in call order ("text": a name, passed as it is)
     outputs: dict[str, str]       # name → display unit
     title: str
+    defaults: tuple[tuple[str, object], ...] = ()   # (input, value it takes when left out)
 
 
 _ERLANG = {"servers": "1", "offered_load": "1"}
 _MMCK = {"servers": "1", "capacity": "1", "offered_load": "1"}
+
+def _scenario_quantity(**inputs: object) -> dict[str, float]:
+    """The scenario solver, imported when a case asks for it (the quick path never does)."""
+    from qmodel.scenario.cases import scenario_quantity
+
+    return scenario_quantity(**inputs)
+
 
 REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
     ModelFunction("erlang_b", "algorithm", queueing.erlang_b, _ERLANG,
@@ -56,6 +64,8 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"number_in_system": "1"}, "M/M/c/K mean number in the system, scaled recursion"),
     ModelFunction("mmck_mean_queue", "algorithm", queueing.mmck_mean_queue, _MMCK,
                   {"number_waiting": "1"}, "M/M/c/K mean number waiting, scaled recursion"),
+    ModelFunction("erlang_cdf", "algorithm", queueing.erlang_cdf, {"shape": "1", "x": "1"},
+                  {"probability": "ratio"}, "Erlang-k distribution function, term by term"),
     ModelFunction("erlang_c_subchannels", "model", subchannels.erlang_c_subchannels,
                   {"measured_subchannels": "1", "delayed_fraction": "ratio", "target_delayed": "ratio"},
                   {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio", "more_needed": "1"},
@@ -68,6 +78,14 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"distance": "km", "values": "ms", "round_trips": "1"},
                   {"slope": "us/km", "slope_per_round_trip": "us/km", "intercept": "ms"},
                   "Least-squares slope of a measured table against distance"),
+    ModelFunction("scenario", "model", _scenario_quantity,
+                  {"scenario": "text", "member": "text", "distance": "km", "interval": "s", "cf": "text",
+                   "subchannels": "1", "metro_mirror": "text"},
+                  {"response_time": "ms", "share_within_goal": "ratio", "throughput": "1/s",
+                   "transactions": "1", "cpu_of_one_cp": "ratio", "cpu_busy": "ratio",
+                   "delayed_fraction": "ratio", "converted": "1", "propagation": "ms"},
+                  "A shipped scenario solved at one distance: one member's (or all members') results",
+                  defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", ""))),
     ModelFunction("burst_suspension", "model", replication.burst_suspension,
                   {"write_rate": "MB/s", "bandwidth": "MB/s", "burst_size": "MB", "burst_rate": "MB/s",
                    "burst_start": "min", "until": "min"},
@@ -103,14 +121,20 @@ def si_inputs(entry: ModelFunction, given: Mapping[str, Any], where: str = "") -
     if unknown:
         raise InputError(f"{prefix}{unknown[0]}", given[unknown[0]], "the inputs " + ", ".join(entry.inputs),
                          reason=f"not an input of {entry.name}")
+    given = {**dict(entry.defaults), **given}
     missing = [name for name in entry.inputs if name not in given]
     if missing:
         raise InputError(f"{prefix}{missing[0]}", "missing", f"every input of {entry.name}: "
                          + ", ".join(entry.inputs))
     values = {}
     for name, unit in entry.inputs.items():
-        scale = UNITS[unit].to_si
         value = given[name]
+        if unit == "text":
+            if not isinstance(value, str):
+                raise InputError(f"{prefix}{name}", repr(value), "a name, as text")
+            values[name] = value
+            continue
+        scale = UNITS[unit].to_si
         if isinstance(value, list):
             values[name] = np.array([parse_value(name, item, unit) for item in value]) * scale
         else:

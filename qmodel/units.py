@@ -7,6 +7,7 @@ formula reads as in the textbook (U = X S) whatever unit the planner types.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import NamedTuple
 
@@ -45,18 +46,39 @@ _UNIT_TABLE = [
     Unit("MB", "data size", 1e6),
     Unit("GB", "data size", 1e9),
     Unit("TB", "data size", 1e12),
+    Unit("MiB", "data size", 1024.0**2),
+    Unit("GiB", "data size", 1024.0**3),
+    Unit("TiB", "data size", 1024.0**4),
+    Unit("KB/s", "data rate", 1e3),
     Unit("MB/s", "data rate", 1e6),
     Unit("GB/s", "data rate", 1e9),
+    Unit("KiB/s", "data rate", 1024.0),
+    Unit("MiB/s", "data rate", 1024.0**2),
+    Unit("GiB/s", "data rate", 1024.0**3),
+    # Link speeds are quoted in bits per second (8 bits a byte; no line-coding overhead assumed).
+    Unit("Kb/s", "data rate", 1e3 / 8),
+    Unit("Mb/s", "data rate", 1e6 / 8),
+    Unit("Gb/s", "data rate", 1e9 / 8),
 ]
 UNITS: dict[str, Unit] = {unit.name: unit for unit in _UNIT_TABLE}
 UNITS["µs"] = UNITS["us"]
 UNITS["µs/km"] = UNITS["us/km"]
+# Spellings people type for the same units; each resolves to exactly one entry above.
+_ALIASES = {
+    "sec": "s", "msec": "ms", "usec": "us", "µsec": "us", "mins": "min",
+    "MBps": "MB/s", "GBps": "GB/s", "KBps": "KB/s", "MB/sec": "MB/s", "GB/sec": "GB/s",
+    "Mbps": "Mb/s", "Gbps": "Gb/s", "Kbps": "Kb/s", "Mbit/s": "Mb/s", "Gbit/s": "Gb/s", "Kbit/s": "Kb/s",
+}
+# Units whose value is worth echoing back in the unit it was read in (bits, binary prefixes).
+_WORTH_SAYING = {"Kb/s", "Mb/s", "Gb/s", "KiB", "MiB", "GiB", "TiB", "KiB/s", "MiB/s", "GiB/s"}
 
 # Multipliers for counts and rates. A lower-case "m" is refused: it reads as
 # both milli and mega, so it is ambiguous.
 _MULTIPLIERS = {"K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9}
 _COUNTING_DIMENSIONS = ("count", "rate")
-_NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(\S*)\s*$")
+# Each part can match a given character in one way only, so a failed match is linear in the
+# text's length (no backtracking over long digit strings); the unit is what follows the number.
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def with_unit(value: str, unit_name: str) -> str:
@@ -73,10 +95,53 @@ def _example(target: Unit) -> str:
         "length": f"70 (in {target.name}) or 70km",
         "time per length": f"10 (in {target.name}) or 10us/km",
         "speed": f"200000 (in {target.name}) or 200000km/s",
-        "data size": f"60 (in {target.name}), 60GB, 8KiB or 35KB",
-        "data rate": f"250 (in {target.name}), 250MB/s or 1GB/s",
+        "data size": f"60 (in {target.name}), 60GB, 8KiB or 1GiB",
+        "data rate": f"250 (in {target.name}), 250MB/s, 1GB/s or 2Gb/s (bits)",
     }
     return examples[target.dimension]
+
+
+def _lookup(parameter: str, text: str, suffix: str, target: Unit) -> Unit:
+    """The unit a suffix names; a suffix known only in another case (mb/s: MB/s or Mb/s?) is refused."""
+    given = UNITS.get(_ALIASES.get(suffix, suffix))
+    if given is not None:
+        return given
+    if suffix.startswith(","):
+        raise InputError(parameter, text, _example(target),
+                         reason="a decimal comma: write a point (1.5); a comma separates list items")
+    near = sorted({name for name in [*UNITS, *_ALIASES] if name.lower() == suffix.lower()})
+    if near:
+        meant = " or ".join(f"{name} ({_kind(_ALIASES.get(name, name))})" for name in near)
+        why = "is ambiguous in its case" if len(near) > 1 else "is read in its exact case"
+        raise InputError(parameter, text, _example(target), reason=f"unit {suffix!r} {why}: write {meant}")
+    raise InputError(parameter, text, _example(target), reason=f"unknown unit {suffix!r}")
+
+
+def unit_named(text: str) -> Unit | None:
+    """The unit a header or option names (``ms``, ``MB/sec``, ``%``), or None if there is none such."""
+    return UNITS.get(_ALIASES.get(text.strip(), text.strip()))
+
+
+def _kind(unit_name: str) -> str:
+    unit = UNITS[unit_name]
+    if unit.dimension in ("data size", "data rate"):
+        return "bits" if "b" in unit_name else "bytes"
+    return unit.dimension
+
+
+def split_number(text: str) -> tuple[str, str] | None:
+    """``"0.4ms"`` as ``("0.4", "ms")``; None when the text does not start with a number.
+
+    Linear in the text's length, however long a digit string it holds.
+    """
+    stripped = text.strip()
+    match = _NUMBER.match(stripped)
+    if match is None:
+        return None
+    suffix = stripped[match.end():].strip()
+    if any(mark.isspace() for mark in suffix):
+        return None
+    return match.group(), suffix
 
 
 def parse_value(parameter: str, text: str | float | int, unit_name: str) -> float:
@@ -84,26 +149,37 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
 
     Returns the value in the display unit. Accepted forms: a plain number (taken
     in the display unit); ``95%`` for ratios; ``35K``, ``1.4M``, ``2G`` for counts
-    and rates; a unit of the same dimension (``400us`` for a symbol in ms).
-    Anything else, including the ambiguous ``1.4m`` for a count, is an InputError.
+    and rates; a unit of the same dimension (``400us`` for a symbol in ms,
+    ``800Mb/s`` in bits for one in MB/s). Anything else, including the ambiguous
+    ``1.4m`` for a count, ``mb/s`` for a data rate, or a number too large for a
+    double (``1e309``), is an InputError.
     """
     if isinstance(text, bool):
         raise InputError(parameter, text, _example(UNITS[unit_name]), reason="not a number")
     if isinstance(text, (int, float)):
         return float(text)
     target = UNITS[unit_name]
-    match = _NUMBER.match(text)
-    if match is None:
+    shown = text if len(text) <= 40 else f"{text[:16]}...{text[-8:]} ({len(text)} characters)"
+    parts = split_number(text)
+    if parts is None:
         raise InputError(
-            parameter, repr(text), _example(target), reason="not a number in a form qmodel reads"
+            parameter, repr(shown), _example(target), reason="not a number in a form qmodel reads"
         )
-    number, suffix = float(match.group(1)), match.group(2)
+    number, suffix = float(parts[0]), parts[1]
+    value = _in_display_unit(parameter, shown, number, suffix, target)
+    if not math.isfinite(value):
+        raise InputError(parameter, shown, _example(target),
+                         reason="too large for a floating-point number (above 1.8e308)")
+    return value + 0.0  # -0.0 is read as 0
+
+
+def _in_display_unit(parameter: str, text: str, number: float, suffix: str, target: Unit) -> float:
     if suffix == "":
         return number
     if suffix == "%":
         if target.dimension != "ratio":
             raise InputError(
-                parameter, text, _example(target), reason=f"a percentage, but it is in {unit_name}"
+                parameter, text, _example(target), reason=f"a percentage, but it is in {target.name}"
             )
         return number / 100.0
     if suffix in _MULTIPLIERS:
@@ -116,9 +192,7 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
         raise InputError(
             parameter, text, _example(target), reason="'m' is ambiguous: write K, M (million) or G"
         )
-    given = UNITS.get(suffix)
-    if given is None:
-        raise InputError(parameter, text, _example(target), reason=f"unknown unit {suffix!r}")
+    given = _lookup(parameter, text, suffix, target)
     if given.dimension != target.dimension:
         raise InputError(
             parameter,
@@ -127,3 +201,26 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
             reason=f"{suffix} is a {given.dimension} unit, but {parameter} is a {target.dimension}",
         )
     return number * given.to_si / target.to_si
+
+
+def reading_note(parameter: str, text: str | float | int, unit_name: str) -> str:
+    """How a value was read, where the unit could be mistaken; "" where it is plain.
+
+    A data size or rate typed as a bare number is taken in the symbol's unit
+    (``link_bandwidth=100`` is 100 MB/s, not 100 Mb/s); a value in bits or with a
+    binary prefix is converted. Either way the note says so:
+    ``link_bandwidth = 800Mb/s read as 100 MB/s``.
+    """
+    target = UNITS[unit_name]
+    if isinstance(text, (int, float)) or target.dimension not in ("data size", "data rate"):
+        return ""
+    parts = split_number(text)
+    if parts is None:
+        return ""
+    suffix = _ALIASES.get(parts[1], parts[1])
+    if suffix and suffix not in _WORTH_SAYING:
+        return ""
+    value = parse_value(parameter, text, unit_name)
+    how = "a bare number, taken in" if not suffix else "read as"
+    return f"{parameter} = {text.strip()} {how} {value:.6g} {unit_name}" if suffix else \
+        f"{parameter} = {text.strip()}: {how} {unit_name}"

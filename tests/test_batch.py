@@ -151,10 +151,14 @@ def test_quoted_field_spanning_lines_passes_through_verbatim() -> None:
     assert out.getvalue().splitlines()[1:3] == ['"two', 'lines",800,1,0.8,4,5,3.2,4,']
 
 
-def test_blank_line_inside_the_data_is_an_error_row() -> None:
-    summary, rows, _ = batch("mm1", "arrival_rate,service_time\n800,1\n\n100,1\n")
-    assert list(summary.errors) == [1]
-    assert rows[2]["error"] == ""
+def test_blank_line_inside_the_data_is_kept_in_place_and_not_a_failed_row() -> None:
+    # issue 12: a blank line is not a failed row; it is written back where it was
+    out, err = io.StringIO(), io.StringIO()
+    summary = run_batch("mm1", "arrival_rate,service_time\n800,1\n\n100,1\n", out, err)
+    assert summary.errors == {} and summary.status == 0
+    assert summary.rows == 2 and summary.blank_lines == 1
+    assert out.getvalue().splitlines()[2] == ""
+    assert out.getvalue().splitlines()[3].startswith("100,1,0.1,")
 
 
 @given(st.lists(st.tuples(st.floats(0, 900), st.floats(0.01, 1.0)), min_size=1, max_size=30))
@@ -199,3 +203,129 @@ def test_ssd_candidates_handles_thousands_of_rows() -> None:
     rates = [float(row["read_disc_rate[1]"]) for row in kept]
     assert rates == sorted(rates, reverse=True)
     assert all(float(row["disc"]) > 4 and float(row["rh[%]"]) < 50 for row in kept)
+
+
+# Spreadsheets of every locale (issue 12): read the file's dialect, write the output in it.
+
+GERMAN_EXPORT = "\ufeffVolume;Arrival Rate;Service Time (ms)\r\nA;800;0,4\r\nB;1.200,5;0,5\r\nC;100;1\r\n"
+
+
+def run_text(formula_id: str, text: str, **options) -> tuple[str, str, object]:
+    out, err = io.StringIO(), io.StringIO()
+    summary = run_batch(formula_id, text, out, err, **options)
+    return out.getvalue(), err.getvalue(), summary
+
+
+def test_a_german_export_computes_every_row() -> None:
+    written, _, summary = run_text("mm1", GERMAN_EXPORT)
+    assert summary.rows == 3 and not summary.errors
+    assert written.split("\r\n")[2].startswith("B;1.200,5;0,5;0,60025;")  # 1200.5/s × 0.5 ms
+
+
+def test_a_german_export_is_written_back_in_its_own_dialect() -> None:
+    written, _, _ = run_text("mm1", GERMAN_EXPORT)
+    assert written.startswith("\ufeffVolume;Arrival Rate;Service Time (ms);utilization[ratio];")
+    lines = written.removeprefix("\ufeff").split("\r\n")
+    assert lines[1].startswith("A;800;0,4;0,32;")  # utilization 800/s × 0.4 ms = 0,32
+    assert lines[-1] == ""  # CRLF after the last row too
+    assert "\n" not in written.replace("\r\n", "")
+
+
+def test_thousands_separators_are_read_where_they_cannot_be_mistaken() -> None:
+    written, _, _ = run_text("mm1", "arrival_rate;service_time\n1.234,5;0,1\n")
+    assert float(written.splitlines()[1].split(";")[2].replace(",", ".")) == pytest.approx(0.12345)
+    written, _, _ = run_text("mm1", 'arrival_rate,service_time\n"1,234.5",0.1\n')
+    assert written.splitlines()[1].split(",")[3] == "0.12345"
+
+
+def test_a_cell_that_reads_two_ways_is_an_error_where_the_file_shows_no_decimal_mark() -> None:
+    _, _, summary = run_text("mm1", "arrival_rate;service_time\n1,234;1\n100;1\n")
+    assert list(summary.errors) == [0]
+    assert "ambiguous" in str(summary.errors[0])
+
+
+def test_a_decimal_point_in_a_decimal_comma_file_is_an_error_row() -> None:
+    _, _, summary = run_text("mm1", "arrival_rate;service_time\n100;0,4\n100;0.5\n100;0,25\n")
+    assert list(summary.errors) == [1]
+    assert "decimal point" in str(summary.errors[1])
+
+
+def test_mac_cr_only_line_ends_are_read_and_written() -> None:
+    written, _, summary = run_text("mm1", "arrival_rate,service_time\r800,1\r100,1\r")
+    assert summary.rows == 2 and not summary.errors
+    assert written.count("\r") == 3 and "\n" not in written
+
+
+@pytest.mark.parametrize("header", ["Arrival Rate,Service Time", "arrival rate,service time (ms)",
+                                    "ARRIVAL_RATE,service time [ms]", "Arrival-Rate,Service.Time(ms)"])
+def test_headers_as_people_write_them_name_the_symbols(header: str) -> None:
+    _, _, summary = run_text("mm1", f"{header}\n800,1\n")
+    assert summary.rows == 1 and not summary.errors
+
+
+def test_a_unit_in_parentheses_converts_the_column() -> None:
+    written, _, _ = run_text("mm1", "arrival_rate,Service Time (us)\n800,1000\n")
+    assert written.splitlines()[1].split(",")[2] == "0.8"
+
+
+def test_map_names_the_symbol_of_any_column() -> None:
+    written, _, summary = run_text("mm1", "SSCH/s,Resp\n800,1000\n",
+                                   mapping={"SSCH/s": "arrival_rate", "Resp": "service_time[us]"})
+    assert not summary.errors and written.splitlines()[1].split(",")[2] == "0.8"
+
+
+def test_map_of_a_column_the_file_lacks_is_a_file_level_error() -> None:
+    with pytest.raises(InputError, match="no such column"):
+        run_text("mm1", "a,b\n1,2\n", mapping={"c": "arrival_rate"})
+
+
+def test_cli_map_option() -> None:
+    result = CliRunner().invoke(cli, ["batch", "mm1", "-", "--map", "IO rate=arrival_rate",
+                                      "--map", "S=service_time"], input="IO rate,S\n800,1\n")
+    assert result.exit_code == 0, result.output
+    assert "IO rate,S,utilization[ratio]" in result.output
+
+
+def test_a_pass_through_column_named_error_is_not_duplicated() -> None:
+    written, _, _ = run_text("mm1", "error,arrival_rate,service_time\nold note,800,1\n")
+    header = written.splitlines()[0].split(",")
+    assert header.count("error") == 1 and header[-1] == "qmodel_error"
+
+
+def test_utf16_export_is_read_and_written_in_utf16(tmp_path) -> None:
+    source, target = tmp_path / "in.csv", tmp_path / "out.csv"
+    source.write_bytes("arrival_rate\tservice_time\r\n800\t1\r\n".encode("utf-16"))
+    result = CliRunner().invoke(cli, ["batch", "mm1", str(source), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes().startswith(b"\xff\xfe")
+    assert target.read_text(encoding="utf-16").splitlines()[1].startswith("800\t1\t0.8\t")
+
+
+@pytest.mark.parametrize(("name", "content"), [("book.xlsx", b"PK\x03\x04rest"), ("book.csv", b"PK\x03\x04"),
+                                               ("old.xls", b"\xd0\xcf\x11\xe0rest")])
+def test_a_workbook_is_refused_with_save_it_as_csv(tmp_path, name: str, content: bytes) -> None:
+    source = tmp_path / name
+    source.write_bytes(content)
+    result = CliRunner().invoke(cli, ["batch", "mm1", str(source)])
+    assert result.exit_code == 2
+    assert "save it as CSV" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("where", ["missing/out.csv", "."])
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_work(tmp_path, where: str) -> None:
+    source = tmp_path / "in.csv"
+    source.write_text("arrival_rate,service_time\n800,1\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["batch", "mm1", str(source), "-o", str(tmp_path / where)])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: -o = ") and len(result.output.splitlines()) == 1
+
+
+def test_ssd_candidates_threshold_outside_its_domain_is_one_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["ssd-candidates", "-", "--rh", "150%"], input=STUDY_ROWS)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: rh_below = ") and len(result.output.splitlines()) == 1
+
+
+def test_summary_line_counts_blank_lines_apart_from_failed_rows() -> None:
+    result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input="arrival_rate,service_time\n800,1\n\n;\n")
+    assert "1 rows computed, 0 failed" in result.output or "rows computed" in result.output

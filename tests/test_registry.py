@@ -47,7 +47,7 @@ def test_every_registered_function_names_units_qmodel_knows() -> None:
     from qmodel.units import UNITS
 
     for entry in REGISTRY.values():
-        assert set(entry.inputs.values()) | set(entry.outputs.values()) <= set(UNITS), entry.name
+        assert set(entry.inputs.values()) | set(entry.outputs.values()) <= {*UNITS, "text"}, entry.name
         assert entry.kind in ("algorithm", "model")
         assert callable(entry.function)
 

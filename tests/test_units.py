@@ -3,7 +3,7 @@
 import pytest
 
 from qmodel.errors import InputError
-from qmodel.units import parse_value
+from qmodel.units import parse_value, reading_note
 
 
 def test_ratio_accepts_a_fraction() -> None:
@@ -71,3 +71,59 @@ def test_error_message_names_parameter_value_and_what_is_allowed() -> None:
     message = str(error.value)
     assert message.startswith("read_hit_ratio = ")
     assert "allowed: 0.95 or 95%" in message
+
+
+@pytest.mark.parametrize("digits", [1000, 2000, 3000])
+def test_a_long_digit_string_is_read_as_the_number_it_is(digits: int) -> None:
+    assert parse_value("arrival_rate", "1" * digits + "e-2990", "1/s") == float("1" * digits + "e-2990")
+
+
+@pytest.mark.parametrize("tail", ["x", " 5", ".5.5", "e", "e+"])
+def test_a_long_digit_string_with_a_bad_tail_is_refused_with_a_short_message(tail: str) -> None:
+    with pytest.raises(InputError) as error:
+        parse_value("arrival_rate", "9" * 3000 + tail, "1/s")
+    assert len(str(error.value)) < 300
+
+
+def test_a_number_beyond_the_largest_double_is_refused() -> None:
+    with pytest.raises(InputError, match="too large"):
+        parse_value("arrival_rate", "1e309", "1/s")
+
+
+def test_minus_zero_is_read_as_zero() -> None:
+    assert str(parse_value("distance", "-0.0", "km")) == "0.0"
+
+
+def test_link_speeds_in_bits_are_divided_by_eight() -> None:
+    assert parse_value("link_bandwidth", "800Mb/s", "MB/s") == pytest.approx(100)
+    assert parse_value("link_bandwidth", "16Gb/s", "MB/s") == pytest.approx(2000)
+    assert parse_value("link_bandwidth", "10Gbps", "MB/s") == pytest.approx(1250)
+
+
+def test_binary_prefixes_beside_decimal_ones() -> None:
+    assert parse_value("burst_size", "1GiB", "GB") == pytest.approx(1.073741824)
+    assert parse_value("blocksize", "1MiB", "KiB") == pytest.approx(1024)
+
+
+@pytest.mark.parametrize("text", ["100mb/s", "2gbps", "1MB/S"])
+def test_a_data_unit_in_the_wrong_case_is_refused_not_guessed(text: str) -> None:
+    with pytest.raises(InputError, match="case"):
+        parse_value("link_bandwidth", text, "MB/s")
+
+
+def test_a_decimal_comma_in_an_argument_says_to_write_a_point() -> None:
+    with pytest.raises(InputError, match="decimal comma"):
+        parse_value("service_time", "1,5", "ms")
+
+
+def test_a_value_in_bits_is_echoed_in_the_unit_it_was_read_in() -> None:
+    assert reading_note("link_bandwidth", "800Mb/s", "MB/s") == "link_bandwidth = 800Mb/s read as 100 MB/s"
+
+
+def test_a_bare_number_for_a_data_rate_says_which_unit_it_was_taken_in() -> None:
+    assert "taken in MB/s" in reading_note("link_bandwidth", "100", "MB/s")
+
+
+def test_a_value_in_the_symbols_own_unit_needs_no_note() -> None:
+    assert reading_note("link_bandwidth", "100MB/s", "MB/s") == ""
+    assert reading_note("service_time", "1", "ms") == ""

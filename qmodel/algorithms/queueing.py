@@ -99,3 +99,83 @@ def mmck_mean_number(servers: ArrayLike, capacity: ArrayLike, offered_load: Arra
 def mmck_mean_queue(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
     """M/M/c/K mean number waiting Lq = Σ (n − c)·p_n over n > c (c ≤ K)."""
     return _mmck_moments(servers, capacity, offered_load)[2]
+
+
+def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: ArrayLike
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """M/M/c//K (machine-repairman) queue: c servers, K sources each requesting at rate 1/T.
+
+    ``service_ratio`` is r = S / T, the mean service time over a source's mean time
+    between requests. State weights (Kleinrock 1975, §3.9; Bolch et al., §6.6):
+
+        w_0 = 1,   w_j = w_{j−1} · (K − j + 1) · r / min(j, c)     j = 1..K
+
+    Returns (wait probability, mean number waiting, utilization per server):
+    the wait probability is the chance an arriving request finds all c busy,
+    by the arrival theorem the state of the same system with K − 1 sources,
+    Σ_{j≥c} p_j^{(K−1)}; the mean number waiting is Σ (j − c)⁺ p_j; the
+    utilization is Σ min(j, c) p_j / c. The delay stays finite for any load,
+    where an open Erlang C queue goes unstable: a finite population cannot
+    queue without bound.
+
+    The weights are summed in log space, all states at once (log w_j is a
+    cumulative sum; each sum is taken relative to its largest term, so
+    nothing overflows and no probability is formed as 1 − Σ). Cost: K + 1
+    states per element, one array operation each.
+    """
+    servers, sources, ratio = np.broadcast_arrays(
+        np.asarray(servers, float), np.asarray(sources, float), np.asarray(service_ratio, float))
+    states = np.arange(int(sources.max(initial=0)) + 1, dtype=float).reshape((-1,) + (1,) * servers.ndim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(ratio)
+    results = []
+    for population in (sources - 1, sources):
+        present = states <= population                                   # (K + 1, ...) states that exist
+        steps = np.where(present[1:], np.log(np.maximum(population - states[1:] + 1, 1.0))
+                         - np.log(np.minimum(states[1:], servers)) + log_ratio, 0.0)
+        log_weight = np.concatenate([np.zeros((1, *servers.shape)), np.cumsum(steps, axis=0)])
+        log_weight = np.where(present, log_weight, -np.inf)
+        log_weight = np.where(ratio > 0, log_weight, np.where(states == 0, 0.0, -np.inf))
+        weight = np.exp(log_weight - log_weight.max(axis=0))
+        total = weight.sum(axis=0)
+        waiting = np.where(states >= servers, weight, 0.0).sum(axis=0) / total
+        queued = (np.maximum(states - servers, 0.0) * weight).sum(axis=0) / total
+        busy = (np.minimum(states, servers) * weight).sum(axis=0) / total / servers
+        results.append((waiting, queued, busy))
+    (wait_probability, _, _), (_, mean_waiting, utilization) = results
+    return wait_probability, mean_waiting, utilization
+
+
+def erlang_cdf(shape: ArrayLike, x: ArrayLike) -> np.ndarray:
+    """Erlang-k distribution function P(k, x) = e^(−x) Σ_{i≥k} x^i / i! = 1 − e^(−x) Σ_{i<k} x^i / i!.
+
+    x ≥ 0 in units of one phase's mean, k ≥ 1 whole (Kleinrock 1975, §4.2).
+    Each side is summed where it is the smaller: below the mean (x < k) the
+    series Σ_{i≥k} directly, so a tiny probability keeps its digits instead of
+    being 1 − (1 − ε); above it 1 minus the finite head. Terms are built one
+    from the last (t_i = t_{i−1}·x/i), never as a power over a factorial.
+    """
+    shape, x = np.broadcast_arrays(np.asarray(shape, float), np.asarray(x, float))
+    below = x < shape
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        term = np.exp(-x)
+        head = term.copy()
+        for i in range(1, int(shape.max(initial=1))):
+            term = term * x / i
+            head = np.where(i < shape, head + term, head)
+        # term is now x^(k−1) e^(−x)/(k−1)! where i reached k − 1; continue the series from i = k
+        term = np.where(below, np.exp(-x) * _power_over_factorial(x, shape), 0.0)
+        tail = term.copy()
+        extra = int(np.max(np.where(below, shape + 10 * np.sqrt(shape) + 40, 0), initial=0))
+        for i in range(1, extra + 1):
+            term = term * x / (shape + i)
+            tail = tail + term
+    return np.where(below, tail, 1.0 - head)
+
+
+def _power_over_factorial(x: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """x^k / k!, built as a product of x/j (no overflow before the exponential damps it)."""
+    result = np.ones(np.broadcast(x, k).shape)
+    for j in range(1, int(np.max(k, initial=0)) + 1):
+        result = np.where(j <= k, result * x / j, result)
+    return result

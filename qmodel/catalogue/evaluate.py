@@ -188,7 +188,10 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     outputs = {}
     for output in formula.outputs:
         full = np.full(shape, np.nan)
-        full[good] = np.broadcast_to(computed[output.name], full[good].shape)
+        if good.all():     # the whole (possibly many-dimensional) array was computed
+            full[...] = np.broadcast_to(computed[output.name], shape)
+        else:
+            full[good] = np.broadcast_to(computed[output.name], full[good].shape)
         full /= UNITS[output.unit].to_si
         outputs[output.name] = full
     for output in formula.outputs:

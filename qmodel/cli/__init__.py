@@ -6,6 +6,7 @@
 | calc        | calc, sweep, solve, batch                    |
 | mva         | mva                                          |
 | studies     | subchannels, mirror-timeline, ssd-candidates |
+| scenario    | scenario                                     |
 | validate    | validate                                     |
 | check       | check                                        |
 
@@ -36,6 +37,7 @@ COMMANDS = {
     "subchannels": ("studies", "subchannels"),
     "mirror-timeline": ("studies", "mirror_timeline"),
     "ssd-candidates": ("studies", "ssd_candidates"),
+    "scenario": ("scenario", "scenario"),
     "validate": ("validate", "validate"),
     "check": ("check", "check"),
 }

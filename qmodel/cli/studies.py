@@ -32,7 +32,7 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
                 fmt: str) -> None:
     """CF subchannels needed for a target delayed fraction: the study's rule and Erlang C."""
     from qmodel.catalogue.loader import get_formula
-    from qmodel.studies.subchannels import compare_methods
+    from qmodel.studies.subchannels import compare_methods, paired_links
 
     rule = get_formula("subchannel_rule")
     values = parse_assignments(
@@ -40,28 +40,44 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
          f"target_delayed={target_text}", f"subchannels_per_link={per_link_text}"),
         {name: symbol.unit for name, symbol in rule.symbols.items()}, "an option")
     answers = compare_methods(**values)
-    columns = ["method", "assumes", "subchannels", "whole", "links", "more needed"]
-    caption = ("The target is already met on the measured subchannels: no more are needed."
-               if max(answer.more_needed for answer in answers) == 0 else "")
-    render(columns, [list(answer) for answer in answers], fmt,
-           title="CF subchannels for the target delayed fraction", caption=caption)
+    columns = ["method", "assumes", "subchannels", "whole", "links", "links in pairs", "more needed"]
+    rows = [[*answer[:5], paired_links(answer.links), answer.more_needed] for answer in answers]
+    if fmt != "table":  # the table says them in its caption
+        columns += ["delayed measured", "measured subchannels", "target delayed", "subchannels per link"]
+        given = [values[name] for name in ("delayed_fraction", "measured_subchannels", "target_delayed",
+                                           "subchannels_per_link")]
+        rows = [row + given for row in rows]
+    assumed = (f"Inputs: {values['delayed_fraction']:.4g} delayed measured on "
+               f"{values['measured_subchannels']:g} subchannels, target {values['target_delayed']:.4g} "
+               f"delayed, {values['subchannels_per_link']:g} subchannels per link. Links are configured in "
+               "pairs (redundancy): the pairs column rounds up to an even count.")
+    caption = assumed + (" The target is already met on the measured subchannels: no more are needed."
+                         if max(answer.more_needed for answer in answers) == 0 else "")
+    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction", caption=caption)
 
 
 @click.command("mirror-timeline", epilog="""\b
 Examples (the Global Mirror study's experiments):
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --burst 60GB --burst-rate 1GB/s --burst-at 9min
+  $ qmodel mirror-timeline --write-rate 250MB/s --links 4 --link-bandwidth 2Gb/s \\
+        --burst 60GB@9min --burst 30GB@20min --until 40min
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --outage 50% --outage-from 9min --outage-to 14min
 \b
 Fluid model: the backlog grows at write rate - bandwidth and drains at
 bandwidth - write rate; consistency groups are taken to form only while
-there is no backlog.""")
+there is no backlog. The rows include the instants groups stop and resume
+and the peak backlog, marked in the event column.""")
 @click.option("--write-rate", required=True, help="Steady write data rate, e.g. 250MB/s.")
-@click.option("--bandwidth", required=True, help="Link bandwidth with every link up, e.g. 361MB/s.")
-@click.option("--burst", default="0GB", show_default=True, help="Data written by a burst, e.g. 60GB.")
-@click.option("--burst-rate", default="1GB/s", show_default=True, help="Rate of the burst, on top.")
-@click.option("--burst-at", default="0min", show_default=True, help="When the burst starts.")
+@click.option("--bandwidth", default=None, help="Link bandwidth with every link up, e.g. 361MB/s.")
+@click.option("--links", default=None, help="Links, with --link-bandwidth (instead of --bandwidth).")
+@click.option("--link-bandwidth", default=None, help="Bandwidth of one link, e.g. 100MB/s or 2Gb/s.")
+@click.option("--burst", "bursts", multiple=True, metavar="SIZE[@START]",
+              help="Data written by a burst, e.g. 60GB or 60GB@9min; repeatable.")
+@click.option("--burst-rate", default="1GB/s", show_default=True, help="Rate of each burst, on top.")
+@click.option("--burst-at", default="0min", show_default=True,
+              help="When a burst given without @START starts.")
 @click.option("--outage", default="100%", show_default=True,
               help="Bandwidth left during an outage, e.g. 50%.")
 @click.option("--outage-from", default="0min", show_default=True, help="When the outage starts.")
@@ -71,10 +87,13 @@ there is no backlog.""")
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Also draw the time-line to FILE (.png, .svg, .pdf); needs the extra 'plot'.")
 @FORMAT_OPTION
-def mirror_timeline(write_rate: str, bandwidth: str, burst: str, burst_rate: str, burst_at: str,
-                    outage: str, outage_from: str, outage_to: str, until: str, step: str,
-                    plot_path: str | None, fmt: str) -> None:
-    """Asynchronous replication backlog over time, with a write burst and/or a link outage."""
+def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, link_bandwidth: str | None,
+                    bursts: tuple[str, ...], burst_rate: str, burst_at: str, outage: str, outage_from: str,
+                    outage_to: str, until: str, step: str, plot_path: str | None, fmt: str) -> None:
+    """Asynchronous replication backlog over time, with write bursts and/or a link outage."""
+    import numpy as np
+
+    from qmodel.errors import InputError
     from qmodel.studies.replication import Burst, Outage, fluid_timeline
 
     if plot_path:
@@ -83,26 +102,63 @@ def mirror_timeline(write_rate: str, bandwidth: str, burst: str, burst_rate: str
         check_plot_path(plot_path)
     given = parse_assignments(
         tuple(f"{name}={text}" for name, text in (
-            ("write_rate", write_rate), ("bandwidth", bandwidth), ("burst", burst),
-            ("burst_rate", burst_rate), ("burst_at", burst_at), ("outage", outage),
-            ("outage_from", outage_from), ("outage_to", outage_to), ("until", until), ("step", step))),
-        {"write_rate": "MB/s", "bandwidth": "MB/s", "burst": "MB", "burst_rate": "MB/s", "burst_at": "s",
-         "outage": "ratio", "outage_from": "s", "outage_to": "s", "until": "s", "step": "s"}, "an option")
+            ("write_rate", write_rate), ("burst_rate", burst_rate), ("burst_at", burst_at),
+            ("outage", outage), ("outage_from", outage_from), ("outage_to", outage_to), ("until", until),
+            ("step", step))),
+        {"write_rate": "MB/s", "burst_rate": "MB/s", "burst_at": "s", "outage": "ratio",
+         "outage_from": "s", "outage_to": "s", "until": "s", "step": "s"}, "an option")
+    link_text = _link_bandwidth(bandwidth, links, link_bandwidth)
+    if len(link_text) == 1:
+        total = parse_assignments((f"bandwidth={link_text[0]}",), {"bandwidth": "MB/s"},
+                                  "an option")["bandwidth"]
+    else:
+        per_link = parse_assignments((f"link_bandwidth={link_text[1]}",), {"link_bandwidth": "MB/s"},
+                                     "an option")["link_bandwidth"]
+        count = parse_assignments((f"links={link_text[0]}",), {"links": "1"}, "an option")["links"]
+        if not (count >= 1 and count == int(count)):
+            raise InputError("--links", link_text[0], "a whole number >= 1")
+        total = count * per_link
+    burst_list = []
+    for text in bursts:
+        size_text, _, start_text = text.partition("@")
+        parsed = parse_assignments((f"burst={size_text}", f"burst_start={start_text or burst_at}"),
+                                   {"burst": "MB", "burst_start": "s"}, "an option")
+        burst_list.append(Burst(parsed["burst_start"], parsed["burst"], given["burst_rate"]))
     timeline = fluid_timeline(
-        given["write_rate"], given["bandwidth"], given["until"],
-        bursts=[Burst(given["burst_at"], given["burst"], given["burst_rate"])],
+        given["write_rate"], total, given["until"], bursts=burst_list,
         outages=[Outage(given["outage_from"], given["outage_to"], given["outage"])])
-    rows = [[row.time / 60, row.write_rate, row.bandwidth, row.written / 1000, row.sent / 1000,
-             row.backlog / 1000, "forming" if row.forming else "suspended"]
-            for row in timeline.sample(given["step"])]
-    caption = f"peak backlog {timeline.peak_backlog / 1000:.4g} GB; {timeline.describe_suspensions()}"
+    rows = {row.time: [row, ""] for row in timeline.sample(given["step"])}
+    for time, what in timeline.events():  # an event on a sampled instant marks that row
+        match = next((t for t in rows if abs(t - time) <= 1e-9 * max(1.0, time)), None)
+        if match is None:
+            rows[time] = [timeline.sample_at(np.array([time]))[0], what]
+        else:
+            rows[match][1] = f"{rows[match][1]}; {what}".lstrip("; ")
+    table = [[row.time / 60, row.write_rate, row.bandwidth, row.written / 1000, row.sent / 1000,
+              row.backlog / 1000, "suspended" if "stop" in what or not row.forming else "forming", what]
+             for row, what in (rows[t] for t in sorted(rows))]
+    links_text = f"{link_text[0]} links × {per_link:g} MB/s = {total:g} MB/s; " if len(link_text) == 2 else ""
+    caption = (f"{links_text}peak backlog {timeline.peak_backlog / 1000:.4g} GB; "
+               f"{timeline.describe_suspensions()}")
     columns = ["minute", "write MB/s", "link MB/s", "written GB", "sent GB", "backlog GB",
-               "consistency groups"]
-    render(columns, rows, fmt, title="Global Mirror fluid time-line", caption=caption)
+               "consistency groups", "event"]
+    render(columns, table, fmt, title="Global Mirror fluid time-line", caption=caption)
     if plot_path:
         from qmodel.plotting import plot_timeline
 
         plot_timeline(timeline, plot_path)
+
+
+def _link_bandwidth(bandwidth: str | None, links: str | None, link_bandwidth: str | None) -> tuple[str, ...]:
+    """(total,) from --bandwidth, or (links, per link) from --links and --link-bandwidth; exactly one."""
+    from qmodel.errors import InputError
+
+    if bandwidth is not None and links is None and link_bandwidth is None:
+        return (bandwidth,)
+    if bandwidth is None and links is not None and link_bandwidth is not None:
+        return (links, link_bandwidth)
+    raise InputError("--bandwidth", bandwidth or "", "--bandwidth, or --links with --link-bandwidth",
+                     reason="give the total bandwidth or the links and the bandwidth of one")
 
 
 @click.command("ssd-candidates", epilog="""\b

@@ -10,20 +10,30 @@ from qmodel.cli.common import FORMAT_OPTION
 @click.command(epilog="""\b
 Examples:
   $ qmodel validate
-  $ qmodel validate gdps-pprc-100km-2006 --format json""")
+  $ qmodel validate gdps-pprc-100km-2006 --format csv > gdps.csv
+  $ qmodel validate --strict""")
 @click.argument("casebooks", nargs=-1, metavar="[CASEBOOK]...")
 @FORMAT_OPTION
+@click.option("--strict", is_flag=True, help="Exit 1 on any miss, explained or not.")
 @click.pass_context
-def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str) -> None:
+def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check the models against the studies' printed numbers (all casebooks by default).
 
-    Verdicts: ok (within tolerance), miss, paper-slip (the study's own
-    arithmetic is wrong and the model agrees with the recomputed value),
-    calibrated (the row was used to fit a parameter: not a prediction).
-    Exits 1 when any case is a miss.
+    Verdicts: ok (within tolerance), paper-slip (the study's own arithmetic
+    is wrong and the model agrees with the corrected value), inconsistent
+    (the study's printed values disagree with each other), calibrated (the
+    row fitted a parameter: not a prediction), miss (the model does not
+    reproduce the printed value). The report explains every case that is
+    not plainly ok.
+
+    Exit status: 0 when every case is ok or explained; 1 when a miss has no
+    explanation or the model refused a case's inputs (with --strict: on any
+    miss); 2 for a malformed casebook.
     """
-    from qmodel.validation.casebook import report, run_casebooks
+    from qmodel.validation.judge import run_casebooks
+    from qmodel.validation.report import report
 
     results = run_casebooks(list(casebooks))
     report(results, fmt)
-    ctx.exit(1 if any(r.verdict == "miss" for r in results) else 0)
+    failed = any(not r.explained or (strict and r.verdict == "miss") for r in results)
+    ctx.exit(1 if failed else 0)

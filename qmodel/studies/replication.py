@@ -88,11 +88,36 @@ class Timeline(NamedTuple):
             + (f"resume at minute {resume / 60:.4g}" if resume is not None else "no resume before the end")
             for stop, resume in self.suspensions) or "consistency groups never stop"
 
-    def sample(self, step: float) -> list[TimelineRow]:
-        """The time-line every ``step`` seconds from 0 to its end: one row per sample."""
+    @property
+    def peak_time(self) -> float:
+        """When the backlog is largest (its first such instant), s."""
+        return float(self.times[int(np.argmax(self.backlog))])
+
+    def events(self) -> list[tuple[float, str]]:
+        """(time s, what happens) for each stop and resume of consistency groups and the peak backlog."""
+        marks = [(self.peak_time, "peak backlog")] if self.peak_backlog > _EMPTY else []
+        for stop, resume in self.suspensions:
+            marks.append((stop, "groups stop"))
+            if resume is not None:
+                marks.append((resume, "groups resume"))
+        return sorted(marks)
+
+    def sample(self, step: float, most: int = 1_000_000) -> list[TimelineRow]:
+        """The time-line every ``step`` seconds from 0 to its end: one row per sample.
+
+        More than ``most`` rows is refused before they are made, with the step that would do.
+        """
         if not step > 0:
             raise InputError("step", step, "> 0")
-        samples = np.arange(0.0, self.times[-1] + step / 2, step)
+        rows = self.times[-1] / step + 1
+        if rows > most:
+            raise InputError("--step", f"{step:g} s", f">= {self.times[-1] / (most - 1):.3g} s for this "
+                             "time-line", reason=f"{rows:,.0f} rows (about {rows * 56 / 1e9:.3g} GB); "
+                             "a coarser --step or a shorter --until")
+        return self.sample_at(np.arange(0.0, self.times[-1] + step / 2, step))
+
+    def sample_at(self, samples: np.ndarray) -> list[TimelineRow]:
+        """The time-line at the given times (s), one row each."""
         written, sent, backlog = self.at(samples)
         segment = np.searchsorted(self.times, samples, side="right") - 1
         return [TimelineRow(float(t), float(self.write_rate[i]), float(self.bandwidth[i]), float(w), float(s),

@@ -122,3 +122,8 @@ def compare_methods(delayed_fraction: float, measured_subchannels: float = 2, ta
                          float(queue.subchannels), int(queue.subchannels), int(queue_links.links_needed),
                          int(queue.more_needed)),
     ]
+
+
+def paired_links(links: int) -> int:
+    """Links as planners configure them: in pairs, so that losing one link leaves the other (even count)."""
+    return int(2 * np.ceil(links / 2))

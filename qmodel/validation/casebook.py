@@ -1,7 +1,9 @@
-"""Casebooks: the studies' printed numbers as validation cases, and ``qmodel validate``.
+"""Casebooks: the studies' printed numbers as validation cases, read from ``casebooks/<study>.toml``.
 
-A casebook (``casebooks/<study>.toml``) names its study and holds ``[[case]]``
-tables::
+A casebook names its study and holds cases, written one by one or as a printed
+table with rules over its rows.
+
+One case::
 
     [[case]]
     id = "env1-tpno-rate"
@@ -10,40 +12,70 @@ tables::
     inputs = { completions = 6882, observation_time = "300s" }
     paper = 22.94                              # as printed; [low, high] for a printed range
     unit = "1/s"                               # unit of the printed value (default: the output's)
-    tolerance = { relative = 0.001 }           # or { absolute = 0.05 }
-    slip = "..."; recomputed = 90.56           # optional: the study's arithmetic is wrong
-    calibrated = "..."                         # optional: the row fitted a parameter
+    tolerance = { relative = 0.001 }           # or { absolute = 0.05 } in the case's unit
+    note = "..."                               # what a reader should know; explains a miss
+    slip = "..."; recomputed = 90.56           # the study's arithmetic is wrong: the corrected value
+    inconsistent = "..."                       # printed values that disagree with each other
+    calibrated = "..."                         # the row fits a parameter: not a prediction
 
-A quantity names a catalogue entry or a function of :mod:`qmodel.registry`,
-and an output; nothing else is imported or run (a case naming anything else is
-refused when the casebook loads). Inputs are written in qmodel's unit dialect
-(``"70km"``, ``"4ms"``, ``"95%"``, or bare numbers in the input's unit).
+An input may take another case's model value: ``read_fraction = { case =
+"reads-per-write" }``. A case that uses a calibrated case's value is one of the
+rows that calibration predicts; the report lists them (or says the calibration
+is untested when there are none).
 
-Verdicts: ``ok`` the model is within tolerance of the printed value;
-``paper-slip`` it is not, but it matches the recomputed value of a declared
-slip; ``calibrated`` within tolerance on a row used for fitting (not a
-prediction); ``miss`` anything else.
+One printed table, written once, with rules that expand into a case per column::
+
+    [[table]]
+    id = "env1-mstr"                          # case ids: <table>-<rule>-<key>
+    citation = "Environment 1 Results, 'I/O for DBxMSTR address spaces' table"
+    columns = ["non-pprc", "pprc 0 km", "20 km"]    # as printed
+    keys = ["non-pprc", "0km", "20km"]              # short names for the case ids
+    unit = "ms"                                     # unit of the rows' bare numbers
+    units = { SSCH = "1/s" }                        # rows in another unit
+    rows.distance = ["0km", "0km", "20km"]          # column facts the study states in its text
+    rows.RESP = [0.4, 0.7, 1]
+    rows.DISC = [0, 0.3, 0.6]
+
+    [[table.rule]]
+    id = "disc"
+    quantity = "distance_growth.time_at_distance"
+    inputs = { time_at_zero = { row = "DISC", column = "0km" }, distance = { row = "distance" } }
+    paper = { row = "DISC" }
+    tolerance = { absolute = 0.15 }
+    columns = ["0km", "20km"]                       # optional: the keys the rule covers
+    calibrated = { "0km" = "the 0 km value is the base of the series" }
+    slip = { "20km" = "..." }; recomputed = { "20km" = 0.5 }   # per key, like note and inconsistent
+
+A ``{ row = R }`` input is the value of row R in the case's column, ``{ row =
+R, column = K }`` the value in column K; blank cells ("") leave the column
+out of the rule. A rule calibrated at a column makes its other cases depend on
+that column's case.
+
+Quantities name a catalogue entry or a function of :mod:`qmodel.registry`;
+nothing else is imported or run: a case naming anything else is refused when
+the casebook loads. Inputs are written in qmodel's unit dialect (``"70km"``,
+``"4ms"``, ``"95%"``, or bare numbers in the input's unit).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from qmodel.catalogue.evaluate import calc
 from qmodel.catalogue.loader import get_formula, load_catalogue
-from qmodel.errors import CatalogueError, InputError
-from qmodel.output import console as make_console
-from qmodel.output import format_number, render
-from qmodel.registry import REGISTRY, call
+from qmodel.errors import CatalogueError
+from qmodel.registry import REGISTRY
 from qmodel.tomlread import read_toml
-from qmodel.units import UNITS, parse_value, with_unit
+from qmodel.units import UNITS
 
-VERDICTS = ("ok", "paper-slip", "calibrated", "miss")
+_CASE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "note", "slip",
+              "recomputed", "inconsistent", "calibrated"}
+_TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note"}
+_RULE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "columns", "once", "note",
+              "slip", "recomputed", "inconsistent", "calibrated"}
+_PER_KEY = ("note", "slip", "recomputed", "inconsistent", "calibrated")
 
 
 @dataclass(frozen=True)
@@ -63,58 +95,28 @@ class Case:
     slip: str = ""
     recomputed: float | None = None
     calibrated: str = ""
+    inconsistent: str = ""
     note: str = ""
+    uses_values: tuple[str, ...] = field(default=())  # cases whose model values are inputs of this one
+    uses_rows: tuple[str, ...] = field(default=())  # calibrated cases whose printed values are inputs
+
+    @property
+    def depends_on(self) -> tuple[str, ...]:
+        """The cases this one depends on: their model values or their calibrated printed values."""
+        return tuple(dict.fromkeys(self.uses_values + self.uses_rows))
+
+    @property
+    def label(self) -> str:
+        """The quantity as a reader names it: entry, output, and what the output means."""
+        return quantity_label(self.quantity)
 
 
-@dataclass(frozen=True)
-class CaseResult:
-    """A case with the model's value, the deviation from the paper and the verdict."""
-
-    case: Case
-    computed: float  # the model's value, in the case's unit
-    deviation: float  # relative (fraction) or absolute, as the tolerance is
-    verdict: str
-    remark: str
-
-
-def _within(value: float, low: float, high: float, tolerance: float, relative: bool) -> float:
-    """Deviation of ``value`` outside [low, high], relative to the nearer end or absolute."""
-    if low <= value <= high:
-        return 0.0
-    end = low if value < low else high
-    difference = value - end
-    return difference / abs(end) if relative and end != 0 else difference
-
-
-def _case(table: dict[str, Any], casebook: str, study: str) -> Case:
-    case_id = table.get("id", "?")
-    where = f"{casebook}: case {case_id!r}"
-    for key in ("id", "quantity", "citation", "paper", "tolerance"):
-        if key not in table:
-            raise CatalogueError(f"{where}: missing {key!r}")
-    paper = table["paper"]
-    low, high = (paper, paper) if isinstance(paper, (int, float)) else tuple(paper)
-    tolerance = table["tolerance"]
-    if not isinstance(tolerance, dict) or len(tolerance) != 1 or not (
-        set(tolerance) <= {"relative", "absolute"}
-    ):
-        raise CatalogueError(f"{where}: tolerance must be {{ relative = x }} or {{ absolute = x }}")
-    if ("slip" in table) != ("recomputed" in table):
-        raise CatalogueError(f"{where}: 'slip' and 'recomputed' go together")
-    default_unit = _default_unit(table["quantity"], where)
-    unit = table.get("unit") or default_unit
-    if unit not in UNITS:
-        raise CatalogueError(f"{where}: unknown unit {unit!r}")
-    if UNITS[unit].dimension != UNITS[default_unit].dimension:
-        raise CatalogueError(f"{where}: unit {unit!r} is not a {UNITS[default_unit].dimension} unit "
-                             f"like the output's {default_unit!r}")
-    return Case(
-        casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
-        inputs=dict(table.get("inputs", {})), paper=(float(low), float(high)), unit=unit,
-        tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
-        slip=table.get("slip", ""), recomputed=table.get("recomputed"),
-        calibrated=table.get("calibrated", ""), note=table.get("note", ""),
-    )
+def quantity_label(quantity: str) -> str:
+    """``entry.output: meaning`` for a catalogue output, ``entry.output: title`` for a model function."""
+    entry, _, output = quantity.partition(".")
+    if entry in load_catalogue():
+        return f"{quantity}: {get_formula(entry).output(output).meaning}"
+    return f"{quantity}: {REGISTRY[entry].title}"
 
 
 def _output_units(entry: str, where: str) -> dict[str, str]:
@@ -135,20 +137,223 @@ def _default_unit(quantity: str, where: str) -> str:
     return units[output]
 
 
+FITTED = (float("nan"), float("nan"))  # the paper value of a calibration that fits a parameter
+
+
+def _paper(value: Any, where: str) -> tuple[float, float]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value), float(value)
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
+        return float(value[0]), float(value[1])
+    raise CatalogueError(f"{where}: paper must be a number or [low, high], not {value!r}")
+
+
+def _references(inputs: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(value["case"] for value in inputs.values() if isinstance(value, dict) and "case" in value)
+
+
+def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str, ...] = ()) -> Case:
+    case_id = table.get("id", "?")
+    where = f"{casebook}: case {case_id!r}"
+    for key in ("id", "quantity", "citation", "tolerance"):
+        if key not in table:
+            raise CatalogueError(f"{where}: missing {key!r}")
+    if "paper" not in table and not table.get("calibrated"):
+        raise CatalogueError(f"{where}: missing 'paper' (only a calibration, a fitted parameter, has none)")
+    unknown = sorted(set(table) - _CASE_KEYS)
+    if unknown:
+        raise CatalogueError(f"{where}: unknown key(s) {unknown}; a case has {', '.join(sorted(_CASE_KEYS))}")
+    tolerance = table["tolerance"]
+    if not isinstance(tolerance, dict) or len(tolerance) != 1 or not (
+        set(tolerance) <= {"relative", "absolute"}
+    ):
+        raise CatalogueError(f"{where}: tolerance must be {{ relative = x }} or {{ absolute = x }}")
+    if ("slip" in table) != ("recomputed" in table):
+        raise CatalogueError(f"{where}: 'slip' and 'recomputed' go together")
+    default_unit = _default_unit(table["quantity"], where)
+    unit = table.get("unit") or default_unit
+    if unit not in UNITS:
+        raise CatalogueError(f"{where}: unknown unit {unit!r}")
+    if UNITS[unit].dimension != UNITS[default_unit].dimension:
+        raise CatalogueError(f"{where}: unit {unit!r} is not a {UNITS[default_unit].dimension} unit "
+                             f"like the output's {default_unit!r}")
+    inputs = dict(table.get("inputs", {}))
+    return Case(
+        casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
+        inputs=inputs, paper=_paper(table["paper"], where) if "paper" in table else FITTED, unit=unit,
+        tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
+        slip=table.get("slip", ""), recomputed=table.get("recomputed"),
+        calibrated=table.get("calibrated", ""), inconsistent=table.get("inconsistent", ""),
+        note=table.get("note", ""), uses_values=_references(inputs), uses_rows=uses_rows,
+    )
+
+
+def _raw(table: dict[str, Any], row: str, key: str, where: str) -> Any:
+    """The printed value of ``row`` in column ``key``, as written in the casebook."""
+    rows = table.get("rows", {})
+    if row not in rows:
+        raise CatalogueError(f"{where}: no row {row!r}; rows: {', '.join(rows)}")
+    return rows[row][table["keys"].index(key)]
+
+
+def _row_unit(table: dict[str, Any], row: str) -> str:
+    return table.get("units", {}).get(row, table.get("unit", "1"))
+
+
+def _cell(table: dict[str, Any], row: str, key: str, where: str) -> Any:
+    """The printed value of ``row`` in column ``key`` as typed text with its row's unit ("151us")."""
+    value = _raw(table, row, key, where)
+    unit = _row_unit(table, row)
+    if isinstance(value, (int, float)) and unit != "1":
+        return f"{value!r} {unit}"
+    return value
+
+
+def _column_of(table: dict[str, Any], reference: dict[str, Any], key: str | None, where: str) -> str:
+    column = reference.get("column", key)
+    if column is None:
+        raise CatalogueError(f"{where}: a rule with once = true names the column of every row it uses")
+    if column not in table["keys"]:
+        raise CatalogueError(f"{where}: no column {column!r}; columns: {', '.join(table['keys'])}")
+    return column
+
+
+def _resolve(table: dict[str, Any], value: Any, key: str | None, where: str) -> Any:
+    """A rule's input or paper for column ``key``: row references replaced by the printed cells."""
+    if isinstance(value, dict) and "row" in value:
+        if set(value) - {"row", "column"} and set(value) != {"row", "columns"}:
+            raise CatalogueError(f"{where}: a row reference is {{ row = R }}, {{ row = R, column = K }} "
+                                 "or {{ row = R, columns = [K, ...] }}")
+        if "columns" in value:
+            return [_cell(table, value["row"], _column_of(table, {"column": k}, key, where), where)
+                    for k in value["columns"]]
+        return _cell(table, value["row"], _column_of(table, value, key, where), where)
+    return value
+
+
+def _per_key(rule: dict[str, Any], name: str, key: str | None, keys: list[str | None], where: str) -> Any:
+    """A rule's note, slip, recomputed, inconsistent or calibrated for column ``key``.
+
+    Written once for every case of the rule, or as ``{ key = value }`` for some columns.
+    """
+    value = rule.get(name)
+    if not isinstance(value, dict):
+        return value
+    if set(value) - set(keys):
+        raise CatalogueError(f"{where}: {name} names columns {sorted(set(value) - set(keys))} the rule does "
+                             f"not cover ({keys})")
+    return value.get(key)
+
+
+def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
+    """The case tables one rule of a printed table expands into, with their dependencies.
+
+    A rule with ``once = true`` is one case over the columns its references name (a
+    least-squares slope over a row, a fit between two columns); its id is <table>-<rule>.
+    """
+    where = f"{casebook}: table {table.get('id', '?')!r}, rule {rule.get('id', '?')!r}"
+    unknown = sorted(set(rule) - _RULE_KEYS)
+    if unknown:
+        raise CatalogueError(f"{where}: unknown key(s) {unknown}; a rule has {', '.join(sorted(_RULE_KEYS))}")
+    for key in ("id", "quantity", "tolerance"):
+        if key not in rule:
+            raise CatalogueError(f"{where}: missing {key!r}")
+    keys: list[str | None] = [None] if rule.get("once") else list(rule.get("columns", table["keys"]))
+    for key in keys:
+        if key is not None and key not in table["keys"]:
+            raise CatalogueError(f"{where}: no column {key!r}; columns: {', '.join(table['keys'])}")
+    paper_ref = rule.get("paper")
+    paper_row = paper_ref["row"] if isinstance(paper_ref, dict) else ""
+    expanded = []
+    for key in keys:
+        inputs = {name: _resolve(table, value, key, where) for name, value in rule.get("inputs", {}).items()}
+        case_id = f"{table['id']}-{rule['id']}" + (f"-{key}" if key else "")
+        case: dict[str, Any] = {"id": case_id, "quantity": rule["quantity"], "inputs": inputs,
+                                "tolerance": rule["tolerance"]}
+        if paper_row:
+            case["paper"] = _raw(table, paper_row, _column_of(table, paper_ref, key, where), where)
+        elif paper_ref is not None:
+            case["paper"] = paper_ref
+        if "" in inputs.values() or case.get("paper") == "" or any(
+                "" in value for value in inputs.values() if isinstance(value, list)):
+            continue
+        if key is None:
+            case["citation"] = table["citation"]
+        else:
+            label = table["columns"][table["keys"].index(key)]
+            case["citation"] = f"{table['citation']}, " + (f"row {paper_row}, " if paper_row else "") \
+                + f"column {label}"
+        if "citation" in rule:
+            case["citation"] += f"; {rule['citation']}"
+        if "unit" in rule:
+            case["unit"] = rule["unit"]
+        elif paper_row:
+            case["unit"] = _row_unit(table, paper_row)
+        for name in _PER_KEY:
+            value = _per_key(rule, name, key, keys, where)
+            if value is not None:
+                case[name] = value
+        # cells of other columns (a base row, the rows a parameter is fitted on): a calibrated
+        # case's printed value used this way makes this case one of its predictions
+        cells = [(value["row"], column) for value in rule.get("inputs", {}).values()
+                 if isinstance(value, dict) and "row" in value
+                 for column in value.get("columns", [value.get("column")]) if column is not None]
+        paper_cell = (paper_row, key) if paper_row and not isinstance(paper_ref.get("column"), str) else None
+        expanded.append({"table": case, "cells": cells, "paper_cell": paper_cell})
+    return expanded
+
+
+def _table_cases(table: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
+    where = f"{casebook}: table {table.get('id', '?')!r}"
+    unknown = sorted(set(table) - _TABLE_KEYS)
+    if unknown:
+        raise CatalogueError(f"{where}: unknown key(s) {unknown}; "
+                             f"a table has {', '.join(sorted(_TABLE_KEYS))}")
+    for key in ("id", "citation", "columns", "rule"):
+        if key not in table:
+            raise CatalogueError(f"{where}: missing {key!r}")
+    table = {**table, "keys": table.get("keys", table["columns"])}
+    if len(table["keys"]) != len(table["columns"]):
+        raise CatalogueError(f"{where}: {len(table['keys'])} keys for {len(table['columns'])} columns")
+    for name, values in table.get("rows", {}).items():
+        if not isinstance(values, list) or len(values) != len(table["columns"]):
+            raise CatalogueError(f"{where}: row {name!r} needs one value per column "
+                                 f"({len(table['columns'])})")
+    expanded = [case for rule in table["rule"] for case in _rule_cases(table, rule, casebook)]
+    # A calibrated case's printed cell, used as an input of another case, makes that case depend on it.
+    calibrated = {item["paper_cell"]: item["table"]["id"] for item in expanded
+                  if item["table"].get("calibrated") and item["paper_cell"]}
+    for item in expanded:
+        own = item["table"]["id"]
+        item["uses_rows"] = tuple(dict.fromkeys(
+            calibrated[cell] for cell in item["cells"] if cell in calibrated and calibrated[cell] != own))
+    return expanded
+
+
+
 def load_casebook(path: Path, text: str | None = None) -> list[Case]:
-    """The cases of one casebook file; CatalogueError names the file and case."""
+    """The cases of one casebook file, tables expanded; CatalogueError names the file and case."""
     data = read_toml(path, text)
     for key in ("study", "title"):
         if key not in data:
             raise CatalogueError(f"{path.name}: missing {key!r}")
     study = f"{data['title']} ({data['study']})"
     cases = [_case(table, path.stem, study) for table in data.get("case", [])]
+    for table in data.get("table", []):
+        cases += [_case(item["table"], path.stem, study, item["uses_rows"])
+                  for item in _table_cases(table, path.stem)]
     ids = [case.id for case in cases]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
         raise CatalogueError(f"{path.name}: duplicate case id(s) {repeated}")
     if not cases:
         raise CatalogueError(f"{path.name}: no [[case]] entries")
+    known = set(ids)
+    for case in cases:
+        missing = [i for i in case.depends_on if i not in known]
+        if missing:
+            raise CatalogueError(f"{path.name}: case {case.id!r} uses case {missing[0]!r}, which is not in "
+                                 "this casebook")
     return cases
 
 
@@ -156,114 +361,3 @@ def shipped_casebooks() -> dict[str, Path]:
     """The shipped casebooks by name (file stem)."""
     folder = resources.files("qmodel.casebooks")
     return {Path(p.name).stem: Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml")}
-
-
-def compute(case: Case) -> float:
-    """The model's value for a case, in the case's unit."""
-    entry_id, _, output = case.quantity.partition(".")
-    if entry_id not in load_catalogue():
-        outputs = call(entry_id, case.inputs, f"{case.casebook}: case {case.id!r}")
-        return float(np.asarray(outputs[output])) / UNITS[case.unit].to_si
-    formula = get_formula(entry_id)
-    inputs = {}
-    for name, value in case.inputs.items():
-        if name not in formula.symbols:
-            raise CatalogueError(f"{case.casebook}: case {case.id!r}: {name!r} is not an input "
-                                 f"of {entry_id}")
-        inputs[name] = parse_value(name, value, formula.symbols[name].unit)
-    result = calc(entry_id, **inputs)
-    model_unit = UNITS[formula.output(output).unit]
-    return float(result.outputs[output]) * model_unit.to_si / UNITS[case.unit].to_si
-
-
-def judge(case: Case) -> CaseResult:
-    """Compute a case and give its verdict."""
-    try:
-        computed = compute(case)
-    except InputError as error:
-        return CaseResult(case, float("nan"), float("nan"), "miss", f"model refused: {error}")
-    low, high = case.paper
-    deviation = _within(computed, low, high, case.tolerance, case.relative)
-    matches_paper = abs(deviation) <= case.tolerance
-    if case.recomputed is not None:
-        slip_deviation = _within(computed, case.recomputed, case.recomputed, case.tolerance,
-                                 case.relative)
-        if abs(slip_deviation) <= case.tolerance and not matches_paper:
-            return CaseResult(case, computed, deviation, "paper-slip",
-                              f"{case.slip} (recomputed {case.recomputed:g})")
-        remark = ("model agrees with the printed value the casebook calls a slip"
-                  if matches_paper else "model matches neither the printed nor the recomputed value")
-        return CaseResult(case, computed, deviation, "miss", remark)
-    if not matches_paper:
-        return CaseResult(case, computed, deviation, "miss", case.note or "outside tolerance")
-    if case.calibrated:
-        return CaseResult(case, computed, deviation, "calibrated", case.calibrated)
-    return CaseResult(case, computed, deviation, "ok", case.note)
-
-
-def run_casebooks(names: list[str]) -> list[CaseResult]:
-    """Judge every case of the named casebooks (names or paths; all shipped ones if none)."""
-    shipped = shipped_casebooks()
-    paths = []
-    for name in names or sorted(shipped):
-        if name in shipped:
-            paths.append(shipped[name])
-        elif Path(name).is_file():
-            paths.append(Path(name))
-        else:
-            raise InputError("casebook", name, "a file or one of " + ", ".join(sorted(shipped)),
-                             reason="no such casebook")
-    return [judge(case) for path in paths for case in load_casebook(path)]
-
-
-def _paper_text(case: Case) -> str:
-    low, high = (format_number(end) for end in case.paper)
-    return low if low == high else f"{low} – {high}"
-
-
-def _deviation_text(result: CaseResult) -> str:
-    if np.isnan(result.deviation):
-        return "n/a"
-    if result.case.relative:
-        return f"{result.deviation * 100:+.2f}%"
-    return with_unit(f"{result.deviation:+.4g}", result.case.unit)
-
-
-def report(results: list[CaseResult], fmt: str) -> None:
-    """Print the paper-vs-model comparison with totals by verdict.
-
-    As a table: one table per study, then the totals and the remarks on every
-    case that is not plainly ``ok``. As JSON or CSV: one record per case with
-    its citation.
-    """
-    totals = {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
-    summary = f"{len(results)} cases: " + ", ".join(f"{n} {v}" for v, n in totals.items())
-    columns = ["case", "quantity", "paper", "model", "unit", "deviation", "verdict"]
-
-    def row(r: CaseResult) -> list[str]:
-        return [r.case.id, r.case.quantity, _paper_text(r.case), format_number(r.computed), r.case.unit,
-                _deviation_text(r), r.verdict]
-
-    if fmt == "csv":
-        render(["casebook", *columns, "citation", "remark"],
-               [[r.case.casebook, *row(r), r.case.citation, r.remark] for r in results], fmt)
-        return
-    if fmt == "json":
-        cases = [{"casebook": r.case.casebook, "id": r.case.id, "quantity": r.case.quantity,
-                  "citation": r.case.citation, "paper": list(r.case.paper), "unit": r.case.unit,
-                  "model": r.computed, "deviation": r.deviation, "tolerance": r.case.tolerance,
-                  "tolerance_kind": "relative" if r.case.relative else "absolute",
-                  "verdict": r.verdict, "remark": r.remark} for r in results]
-        render(columns, [], fmt, json_payload={"cases": cases, "totals": totals})
-        return
-    for study in dict.fromkeys(r.case.study for r in results):
-        render(columns, [row(r) for r in results if r.case.study == study], fmt, title=study)
-    console = make_console(markup=True)
-    console.print(f"[bold]{summary}[/bold]")
-    remarks: dict[tuple[str, str], list[str]] = {}
-    for r in results:
-        if r.verdict != "ok" and r.remark:
-            remarks.setdefault((r.verdict, r.remark), []).append(r.case.id)
-    for (verdict, remark), case_ids in remarks.items():
-        console.print(f"\n[bold]{verdict}[/bold]: {', '.join(case_ids)}", highlight=False)
-        console.print(f"  {remark}", markup=False)

@@ -5,7 +5,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qmodel.algorithms.queueing import erlang_b, erlang_c, mmck_blocking, mmck_mean_number, mmck_mean_queue
+from qmodel.algorithms.queueing import (
+    erlang_b,
+    erlang_c,
+    erlang_cdf,
+    finite_source_queue,
+    mmck_blocking,
+    mmck_mean_number,
+    mmck_mean_queue,
+)
 
 
 def test_erlang_b_one_server_one_erlang_is_one_half() -> None:
@@ -63,3 +71,49 @@ def test_mmck_state_probabilities_are_consistent(servers, room, load) -> None:
     assert 0.0 <= queue <= number <= capacity
     # L = Lq + carried load (Little's law at the servers)
     assert number == pytest.approx(queue + load * (1 - blocking), rel=1e-9, abs=1e-12)
+
+
+def _machine_repair_by_enumeration(servers: int, sources: int, ratio: float):
+    """The M/M/c//K chain solved directly (exact rationals would do; floats suffice at these sizes)."""
+    import math
+
+    weights = [math.perm(sources, j) * ratio**j / (math.factorial(min(j, servers))
+                                                   * servers ** max(j - servers, 0))
+               for j in range(sources + 1)]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+@given(st.integers(1, 8), st.integers(1, 40), st.floats(1e-3, 5.0))
+def test_finite_source_queue_agrees_with_its_chain_enumerated(servers, sources, ratio) -> None:
+    wait, waiting, utilization = finite_source_queue(servers, sources, ratio)
+    p = _machine_repair_by_enumeration(servers, sources, ratio)
+    before = _machine_repair_by_enumeration(servers, sources - 1, ratio) if sources > 1 else [1.0]
+    assert float(wait) == pytest.approx(sum(before[servers:]), rel=1e-9, abs=1e-300)
+    assert float(waiting) == pytest.approx(sum((j - servers) * q for j, q in enumerate(p) if j > servers),
+                                           rel=1e-9, abs=1e-300)
+    assert float(utilization) == pytest.approx(sum(min(j, servers) * q for j, q in enumerate(p)) / servers,
+                                               rel=1e-9)
+
+
+def test_finite_source_queue_with_many_sources_is_erlang_c() -> None:
+    # K sources with per-source load a/K → the open M/M/c queue with load a (Kleinrock 1975, §3.9)
+    wait, _, _ = finite_source_queue(2, 100_000, 1.2 / 100_000)
+    assert float(wait) == pytest.approx(float(erlang_c(2, 1.2)), rel=1e-4)
+
+
+@given(st.integers(1, 6), st.floats(0.1, 100.0))
+def test_finite_source_delay_stays_below_one_where_erlang_c_is_unstable(servers, overload) -> None:
+    # offered load servers × (1 + overload): an open queue would grow without bound
+    sources = 20
+    wait, waiting, utilization = finite_source_queue(servers, sources, servers * (1 + overload) / sources)
+    assert 0 <= float(wait) <= 1 and float(waiting) < sources and float(utilization) <= 1 + 1e-12
+
+
+@given(st.integers(1, 60), st.floats(0, 200))
+def test_erlang_cdf_agrees_with_the_regularised_incomplete_gamma(shape, x) -> None:
+    import mpmath
+
+    with mpmath.workdps(50):
+        exact = mpmath.gammainc(shape, 0, x, regularized=True)
+    assert float(erlang_cdf(shape, x)) == pytest.approx(float(exact), rel=1e-9, abs=1e-300)

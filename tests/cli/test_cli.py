@@ -98,7 +98,7 @@ def test_bad_input_is_one_line_naming_the_parameter_with_exit_2(args, named) -> 
 def test_validate_json_reports_every_case_with_a_verdict() -> None:
     payload = json.loads(run("validate", "--format", "json").output)
     assert payload["cases"]
-    assert all(case["verdict"] in ("ok", "paper-slip", "calibrated", "miss")
+    assert all(case["verdict"] in ("ok", "paper-slip", "inconsistent", "calibrated", "miss")
                for case in payload["cases"])
     assert sum(payload["totals"].values()) == len(payload["cases"])
 
@@ -145,3 +145,82 @@ def test_sweep_refuses_a_range_of_something_that_is_not_an_input() -> None:
     result = run("sweep", "mm1", "servers=1..4", "service_time=1ms")
     assert result.exit_code == 2
     assert result.output.startswith("error: servers=1..4")
+
+
+# Issue 12: lists for any input, several outputs, estimates before work, no float noise.
+
+def test_calc_accepts_a_list_with_the_unit_on_the_last_item() -> None:
+    result = run("calc", "transaction_elongation", "cf_requests=12", "sync_writes=4", "distance=20,40,70km",
+                 "--format", "csv")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "distance [km],round_trip_time [ms],round_trips [1],elongation [ms]"
+    assert [line.split(",")[-1] for line in lines[1:]] == ["4.0", "8.0", "14.0"]
+
+
+def test_calc_with_two_lists_gives_every_combination() -> None:
+    result = run("calc", "mmc", "arrival_rate=20K,35K", "service_time=150us", "servers=6,8,10",
+                 "--format", "json")
+    rows = json.loads(result.output)["rows"]
+    assert [(r["inputs"]["arrival_rate"], r["inputs"]["servers"]) for r in rows] == [
+        (20000.0, 6), (20000.0, 8), (20000.0, 10), (35000.0, 6), (35000.0, 8), (35000.0, 10)]
+
+
+@pytest.mark.parametrize("value", ["1ms,400us", "1,0.4ms", "0.001s,0.4"])
+def test_a_list_accepts_every_unit_form(value: str) -> None:
+    rows = json.loads(run("calc", "mm1", "arrival_rate=100", f"service_time={value}",
+                          "--format", "json").output)["rows"]
+    assert [r["inputs"]["service_time"] for r in rows] == pytest.approx([1.0, 0.4])
+
+
+def test_a_comma_inside_a_number_is_not_read_as_a_list() -> None:
+    result = run("calc", "mm1", "arrival_rate=35,000", "service_time=1us")
+    assert result.exit_code == 2 and "35000" in result.output
+
+
+def test_calc_says_which_unit_a_link_speed_in_bits_was_read_in() -> None:
+    result = run("calc", "link_sizing", "write_rate=120MB/s", "link_bandwidth=800Mb/s", "links=2",
+                 "--format", "json")
+    payload = json.loads(result.output)
+    assert payload["inputs"]["link_bandwidth"]["value"] == pytest.approx(100)
+    assert payload["notes"] == ["link_bandwidth = 800Mb/s read as 100 MB/s"]
+
+
+def test_sweep_over_a_list_and_several_outputs() -> None:
+    result = run("sweep", "transaction_elongation", "distance=20,40,70km", "cf_requests=12",
+                 "sync_writes=4", "--y", "elongation", "--y", "round_trips", "--format", "csv")
+    lines = result.output.splitlines()
+    assert lines[0] == "distance [km],round_trips [1],elongation [ms]"
+    assert lines[1:] == ["20.0,20.0,4.0", "40.0,20.0,8.0", "70.0,20.0,14.0"]
+
+
+def test_sweep_csv_has_no_float_noise() -> None:
+    result = run("sweep", "utilization_law", "throughput=0.1..0.6", "--steps", "6", "service_time=1s",
+                 "--format", "csv")
+    assert result.exit_code == 0
+    assert "0.30000000000000004" not in result.output and "0.6000000000000001" not in result.output
+    assert result.output.splitlines()[1:] == [f"0.{i},0.{i}" for i in range(1, 7)]
+
+
+def test_sweep_with_a_billion_steps_is_refused_with_the_estimate() -> None:
+    result = run("sweep", "mm1", "arrival_rate=1..900", "--steps", "1e9", "service_time=1ms")
+    assert result.exit_code == 2
+    assert "GB" in result.output and "fewer --steps" in result.output
+
+
+def test_sweep_plot_names_the_fixed_inputs_and_draws_a_curve_per_output(monkeypatch, tmp_path) -> None:
+    drawn = {}
+    monkeypatch.setattr("qmodel.plotting.plot_sweep",
+                        lambda curves, x_label, y_label, title, fixed, path: drawn.update(
+                            curves=curves, fixed=fixed))
+    run("sweep", "mmc", "arrival_rate=10K..40K", "--steps", "4", "service_time=150us", "servers=6,8",
+        "--y", "response_time", "--plot", str(tmp_path / "knee.png"))
+    assert drawn["fixed"] == "with service_time = 0.15 ms"
+    assert sorted(drawn["curves"]) == ["response_time [ms] (servers = 6)", "response_time [ms] (servers = 8)"]
+
+
+@pytest.mark.parametrize("where", ["missing/knee.png", "."])
+def test_plot_file_that_cannot_be_written_is_refused_before_any_work(tmp_path, where: str) -> None:
+    result = run("sweep", "mm1", "arrival_rate=100..900", "service_time=1ms", "--plot", str(tmp_path / where))
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --plot = ") and len(result.output.splitlines()) == 1

@@ -201,3 +201,57 @@ def test_dbx232_type74_ssch_split_by_the_type74ca_mix() -> None:
              ("random_reads", "random_writes", "sequential_reads", "sequential_writes")]
     assert sum(parts) == pytest.approx(37458)
     assert parts[0] == pytest.approx(37458 * 18354 / 37728)
+
+
+def _timeline_rows(*args: str) -> list[dict]:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "250MB/s", *args,
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_mirror_timeline_takes_several_bursts() -> None:
+    rows = _timeline_rows("--bandwidth", "400MB/s", "--burst", "60GB@9min", "--burst", "30GB@20min",
+                          "--until", "40min", "--step", "5min")
+    events = [(row["minute"], row["event"]) for row in rows if row["event"]]
+    # 60 GB at 1 GB/s from minute 9 drains at 150 MB/s: empty 400 s after it starts, minute 15.67;
+    # 30 GB from minute 20: empty 200 s later, minute 23.33
+    assert [what for _, what in events] == ["groups stop", "peak backlog", "groups resume",
+                                            "groups stop", "groups resume"]
+    assert [minute for minute, _ in events] == pytest.approx([9, 10, 9 + 400 / 60, 20, 20 + 200 / 60])
+
+
+def test_mirror_timeline_bandwidth_from_links_times_per_link() -> None:
+    by_links = _timeline_rows("--links", "4", "--link-bandwidth", "800Mb/s", "--burst", "60GB@9min")
+    by_total = _timeline_rows("--bandwidth", "400MB/s", "--burst", "60GB@9min")
+    assert by_links == by_total
+    assert by_links[0]["link MB/s"] == 400
+
+
+def test_mirror_timeline_csv_carries_the_peak_and_the_stop_and_resume_times() -> None:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "250MB/s", "--bandwidth",
+                                      "361.111MB/s", "--burst", "60GB@9min", "--format", "csv"])
+    lines = result.output.splitlines()
+    assert lines[0].endswith(",event")
+    assert any(line.endswith(",peak backlog") and ",53.333" in line for line in lines)
+    assert any(line.startswith("9.0,") and line.endswith("groups stop") for line in lines)
+    assert any(line.endswith("groups resume") for line in lines)
+
+
+def test_mirror_timeline_refuses_a_step_that_would_need_gigabytes() -> None:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361MB/s",
+                                      "--step", "1us"])
+    assert result.exit_code == 2
+    assert "GB" in result.output and "coarser --step" in result.output
+
+
+def test_mirror_timeline_refuses_an_until_past_the_largest_double() -> None:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361MB/s",
+                                      "--until", "1e309min"])
+    assert result.exit_code == 2 and "too large" in result.output
+
+
+def test_mirror_timeline_wants_the_bandwidth_one_way_only() -> None:
+    result = CliRunner().invoke(cli, ["mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361MB/s",
+                                      "--links", "2"])
+    assert result.exit_code == 2 and "--links with --link-bandwidth" in result.output

@@ -92,3 +92,30 @@ def test_fit_refuses_bad_tables(kwargs, parameter) -> None:
     with pytest.raises(InputError) as error:
         fit_distance_table(**kwargs)
     assert error.value.parameter == parameter
+
+
+def test_paired_links_round_up_to_an_even_count() -> None:
+    from qmodel.studies.subchannels import paired_links
+
+    assert [paired_links(n) for n in (1, 2, 3, 4)] == [2, 2, 4, 4]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_subchannels_output_states_the_inputs_it_assumed(fmt: str) -> None:
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+
+    result = CliRunner().invoke(cli, ["subchannels", "--delayed", "31.1%", "--format", fmt])
+    for column in ("delayed measured", "measured subchannels", "target delayed", "links in pairs"):
+        assert column in result.output
+
+
+def test_subchannels_table_says_the_assumed_target_and_pairs() -> None:
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+
+    result = CliRunner().invoke(cli, ["subchannels", "--delayed", "31.1%"], env={"COLUMNS": "80"})
+    assert "target 0.1 delayed" in result.output and "measured on 2 subchannels" in result.output
+    assert "pairs" in result.output

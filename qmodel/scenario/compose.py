@@ -1,0 +1,369 @@
+"""The composed solver: a scenario at each distance → response time and breakdown, goal share, X, CPU.
+
+The pipeline, each step an array operation over the distances that calls the
+home of its formula:
+
+1. distance → propagation per request at each member (catalogue
+   ``cf_request_at_distance``: round trips × RoundTripTime), the same for I/O
+   (``distance_growth``: a read from the other site pays one round trip in
+   PEND; ``pprc_write_cost``: a Metro Mirror write pays the base overhead and
+   one round trip to the secondary);
+2. CF sync → async conversion as a fraction of requests with its redispatch
+   wait and CPU (``cf_request_at_distance``); a duplexed secondary write costs
+   only what it adds to its overlapped primary write (``gbp_duplexed_write``);
+3. CF subchannel queueing per member and CF as a finite-source M/M/c//K queue
+   (:func:`qmodel.algorithms.queueing.finite_source_queue`), the K requesters
+   being the member's terminals: the delay stays finite where Erlang C goes
+   unstable;
+4. disk: RMF components (``rmf_response_time``), remote PEND, Metro Mirror;
+5. the closed network of terminals: each member's transactions are a class of
+   ``terminals`` users with a think time, X = N / (Z + R) (the response-time
+   law), the member's CPs an M/M/c station (``mmc_waiting_time``);
+6. lock contention (:func:`qmodel.studies.locks.lock_wait`): R appears on
+   both sides; the fixed point is solved by :func:`qmodel.algorithms.fixed_point.iterate`,
+   and where none exists the distance is flagged as thrashing, with the
+   terminal load at which it begins, never given a number;
+7. the share within the WLM goal (``share_within_goal``: the propagation a
+   transaction always pays, plus an Erlang-k variable part), CPU busy per
+   member including the spin of synchronous CF requests and async CPU.
+
+Units: SI inside (s, m, 1/s); the result says its units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from qmodel.algorithms.fixed_point import iterate
+from qmodel.algorithms.queueing import finite_source_queue
+from qmodel.catalogue.evaluate import calc
+from qmodel.catalogue.loader import get_formula
+from qmodel.scenario.result import BREAKDOWN, ScenarioResult
+from qmodel.scenario.spec import Scenario
+from qmodel.studies.locks import lock_wait
+from qmodel.units import UNITS
+
+
+def evaluate_si(formula_id: str, **inputs: np.ndarray) -> dict[str, np.ndarray]:
+    """A catalogue entry on SI inputs, its outputs in SI (the entry's display units converted both ways)."""
+    formula = get_formula(formula_id)
+    shown = {
+        name: np.asarray(value, float) / UNITS[formula.symbols[name].unit].to_si
+        for name, value in inputs.items()
+    }
+    result = calc(formula_id, **shown)
+    return {name: value * UNITS[result.units[name]].to_si for name, value in result.outputs.items()}
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    """What does not depend on the load: per member (M, D) arrays, SI units."""
+
+    cf_sync: np.ndarray  # time in CF requests that stay synchronous, per transaction
+    cf_async: np.ndarray  # time in converted requests (async service + redispatch)
+    commit: np.ndarray  # log writes and what duplexed secondary writes add
+    sync_io: np.ndarray  # synchronous reads
+    cpu: np.ndarray  # CPU demand per transaction (own CPU, sync CF spin, async CPU)
+    fixed_part: np.ndarray  # propagation every transaction pays
+    lock_requests: np.ndarray  # (M,) lock-structure requests per transaction
+    converted_rate: np.ndarray  # converted requests per transaction (all work)
+    path_requests: list[np.ndarray]  # per path: requests per transaction (all work), (1,) or (D,)
+    path_holding: list[np.ndarray]  # per path: mean subchannel holding time per request, (D,)
+    round_trip: np.ndarray  # (M, M, D) round-trip time between members' sites, s
+
+
+def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
+    return distances if site_a != site_b else np.zeros_like(distances)
+
+
+def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
+    members = scenario.members
+    shape = (len(members), distances.size)
+    parts = {
+        name: np.zeros(shape)
+        for name in ("cf_sync", "cf_async", "commit", "sync_io", "cpu", "fixed_part", "converted_rate")
+    }
+    lock_requests = np.zeros(len(members))
+    holding: dict[tuple[str, str], np.ndarray] = {}
+    counts: dict[tuple[str, str], float] = {}
+    for m, member in enumerate(members):
+        requests = {}
+        for name in member.requests:
+            structure = scenario.structures[name]
+            path = scenario.path(member.name, structure.cf)
+            link = scenario.links[path.link]
+            requests[name] = evaluate_si(
+                "cf_request_at_distance",
+                sync_service_at_zero=link["sync"][structure.kind],
+                async_service_at_zero=link["async"][structure.kind],
+                converted_at_zero=link["converted"].get(structure.kind, 0.0),
+                distance=_separation(scenario, distances, member.site, scenario.cf_sites[structure.cf]),
+                threshold=scenario.threshold,
+                redispatch=scenario.redispatch,
+                async_cpu=scenario.async_cpu,
+                fibre_speed=scenario.fibre_speed,
+            )
+        for name, count in member.requests.items():
+            structure = scenario.structures[name]
+            request = requests[name]
+            waited = count * member.tpno_share
+            key = (member.name, structure.cf)
+            busy = (1 - request["converted_fraction"]) * request["sync_service"] + request[
+                "converted_fraction"
+            ] * request["async_service"]
+            holding[key] = holding.get(key, 0.0) + count * busy
+            counts[key] = counts.get(key, 0.0) + count
+            parts["fixed_part"][m] += waited * request["propagation"]
+            if structure.kind == "lock":
+                lock_requests[m] += waited
+            if structure.primary:  # an async write overlapped with its primary's: what it adds counts
+                parts["cpu"][m] += waited * scenario.async_cpu
+                primary = requests.get(structure.primary)
+                primary_write = primary["request_time"] if primary is not None else 0.0
+                overlapped = evaluate_si(
+                    "gbp_duplexed_write",
+                    primary_write=primary_write,
+                    secondary_write=request["async_service"],
+                )
+                parts["commit"][m] += waited * (overlapped["duplexed_write"] - primary_write)
+                continue
+            parts["cpu"][m] += waited * request["cpu_time"]
+            parts["converted_rate"][m] += count * request["converted_fraction"]
+            fraction = request["converted_fraction"]
+            parts["cf_sync"][m] += waited * (1 - fraction) * request["sync_service"]
+            parts["cf_async"][m] += waited * fraction * (request["async_service"] + scenario.redispatch)
+        parts["cpu"][m] += member.cpu
+        remote = _separation(scenario, distances, member.site, scenario.primary_site)
+        read = scenario.read
+        read_pend = evaluate_si(
+            "distance_growth",
+            time_at_zero=read.pend,
+            distance=remote,
+            round_trips=1,
+            fibre_speed=scenario.fibre_speed,
+        )["time_at_distance"]
+        read_time = evaluate_si(
+            "rmf_response_time", conn=read.conn, disc=read.disc, pend=read_pend, iosq=read.iosq
+        )["resp"]
+        write = scenario.write
+        write_pend = evaluate_si(
+            "distance_growth",
+            time_at_zero=write.pend,
+            distance=remote,
+            round_trips=1,
+            fibre_speed=scenario.fibre_speed,
+        )["time_at_distance"]
+        mirror = np.zeros_like(distances)
+        mirror_propagation = np.zeros_like(distances)
+        if scenario.metro_mirror:
+            mirror_distance = _separation(scenario, distances, scenario.primary_site, scenario.secondary_site)
+            mirror = evaluate_si(
+                "pprc_write_cost",
+                sync_writes=1,
+                base_overhead=scenario.pprc_overhead,
+                distance=mirror_distance,
+                fibre_speed=scenario.fibre_speed,
+            )["write_cost"]
+            mirror_propagation = mirror - scenario.pprc_overhead
+        write_time = evaluate_si(
+            "rmf_response_time", conn=write.conn, disc=write.disc + mirror, pend=write_pend, iosq=write.iosq
+        )["resp"]
+        parts["sync_io"][m] += member.sync_reads * read_time
+        parts["commit"][m] += member.log_writes * write_time
+        parts["fixed_part"][m] += member.sync_reads * (read_pend - read.pend) + member.log_writes * (
+            write_pend - write.pend + mirror_propagation
+        )
+    path_requests = [np.asarray(counts.get((p.member, p.cf), 0.0)) for p in scenario.paths]
+    path_holding = [
+        np.where(
+            counts.get((p.member, p.cf), 0.0) > 0,
+            holding.get((p.member, p.cf), 0.0) / max(counts.get((p.member, p.cf), 0.0), 1e-300),
+            0.0,
+        )
+        * np.ones_like(distances)
+        for p in scenario.paths
+    ]
+    separation = np.array(
+        [[_separation(scenario, distances, a.site, b.site) for b in members] for a in members]
+    )
+    round_trip = evaluate_si("round_trip_time", distance=separation, fibre_speed=scenario.fibre_speed)
+    return _Fixed(
+        **parts,
+        lock_requests=lock_requests,
+        path_requests=path_requests,
+        path_holding=path_holding,
+        round_trip=round_trip["round_trip_time"],
+    )
+
+
+def _subchannels(
+    scenario: Scenario, fixed: _Fixed, throughput: np.ndarray
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Subchannel wait per transaction (M, D) and the delayed fraction per path, at throughput X (M, D)."""
+    wait = np.zeros_like(throughput)
+    delayed = []
+    index = {m.name: i for i, m in enumerate(scenario.members)}
+    for path, requests, holding in zip(scenario.paths, fixed.path_requests, fixed.path_holding, strict=True):
+        m = index[path.member]
+        terminals = scenario.members[m].terminals
+        offered = (throughput[m] * requests + path.background_rate) * holding  # erlangs offered
+        probability, waiting, utilization = finite_source_queue(
+            path.subchannels, terminals, offered / terminals
+        )
+        carried = utilization * path.subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
+        per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
+        wait[m] += requests * scenario.members[m].tpno_share * per_request
+        delayed.append(np.where(holding > 0, probability, 0.0))
+    return wait, delayed
+
+
+def _cpu_residence(
+    scenario: Scenario, demand: np.ndarray, throughput: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """CPU residence per transaction (M, D) at the member's CPs as M/M/c, and where they are saturated."""
+    residence = np.empty_like(demand)
+    saturated = np.zeros(demand.shape, dtype=bool)
+    for m, member in enumerate(scenario.members):
+        load = throughput[m] * demand[m]
+        saturated[m] = load >= member.logical_cps
+        safe = np.where(saturated[m], 0.0, load)
+        wait = evaluate_si(
+            "mmc_waiting_time", servers=member.logical_cps, offered_load=safe, service_time=demand[m]
+        )
+        residence[m] = demand[m] + next(iter(wait.values()))
+    return residence, saturated
+
+
+def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> ScenarioResult:
+    """Every member's response time, breakdown, goal share, throughput and CPU at each distance (m).
+
+    ``distances`` default to the scenario's own. See the module docstring for the steps.
+    """
+    distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
+    return _solve(scenario, distances, 1.0, with_thrashing_load=True)
+
+
+def _solve(
+    scenario: Scenario, distances: np.ndarray, load: np.ndarray | float, with_thrashing_load: bool
+) -> ScenarioResult:
+    """The scenario with every member's terminal population scaled by ``load`` (per distance)."""
+    members = scenario.members
+    fixed = _fixed_parts(scenario, distances)
+    terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
+        load, distances.shape
+    )
+    think = np.array([m.think_time for m in members])[:, None]
+    other = np.array([m.other for m in members])[:, None] * np.ones_like(distances)
+    lockable = scenario.lockable_items
+    state: dict[str, object] = {}
+
+    def response(current: np.ndarray) -> np.ndarray:
+        throughput = terminals / (think + current)
+        cpu, saturated = _cpu_residence(scenario, fixed.cpu, throughput)
+        subchannel_wait, delayed = _subchannels(scenario, fixed, throughput)
+        locks = lock_wait(
+            fixed.lock_requests,
+            throughput,
+            current,
+            lockable,
+            scenario.resolution_round_trips,
+            fixed.round_trip,
+        )
+        state.update(
+            throughput=throughput,
+            cpu=cpu,
+            saturated=saturated,
+            subchannel_wait=subchannel_wait,
+            delayed=delayed,
+            locks=locks,
+        )
+        return (
+            cpu
+            + fixed.cf_sync
+            + fixed.cf_async
+            + subchannel_wait
+            + fixed.sync_io
+            + fixed.commit
+            + other
+            + locks
+        )
+
+    start = fixed.cpu + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
+    solution = iterate(response, start, ceiling=1e3 * think.max())
+    if with_thrashing_load:  # the answer itself: every element must be decided
+        solution = solution.settled()
+    thrashing = ~solution.converged.all(axis=0)  # while bisecting the load, undecided counts as none
+    current = np.where(thrashing[None, :], np.nan, solution.value)
+    response(np.where(np.isnan(current), start, current))
+    breakdown = {
+        "cpu": state["cpu"],
+        "cf_sync": fixed.cf_sync,
+        "cf_async": fixed.cf_async,
+        "subchannel_wait": state["subchannel_wait"],
+        "sync_io": fixed.sync_io,
+        "commit": fixed.commit,
+        "lock_contention": state["locks"],
+        "other": other,
+    }
+    assert tuple(breakdown) == BREAKDOWN
+    breakdown = {name: np.where(thrashing[None, :], np.nan, value) for name, value in breakdown.items()}
+    throughput = np.where(thrashing[None, :], np.nan, state["throughput"])
+    share = np.full(current.shape, np.nan)
+    stable = ~thrashing
+    if stable.any():
+        fixed_part = np.minimum(fixed.fixed_part, current * (1 - 1e-9))
+        share[:, stable] = evaluate_si(
+            "share_within_goal",
+            goal=scenario.goal_time,
+            mean_response=current[:, stable],
+            fixed_part=fixed_part[:, stable],
+            shape=scenario.shape,
+        )["share"]
+    cpu_demand = fixed.cpu
+    thrashing_terminals = np.full(distances.shape, np.nan)
+    if with_thrashing_load and thrashing.any():
+        total = sum(m.terminals for m in members)
+        thrashing_terminals[thrashing] = _thrashing_load(scenario, distances[thrashing]) * total
+    return ScenarioResult(
+        title=scenario.title,
+        members=tuple(m.name for m in members),
+        distances=distances,
+        response_time=current,
+        throughput=throughput,
+        share_within_goal=share,
+        cpu_per_transaction=np.where(thrashing[None, :], np.nan, cpu_demand),
+        cpu_busy=throughput * cpu_demand / np.array([m.logical_cps for m in members])[:, None],
+        breakdown=breakdown,
+        delayed_fraction={
+            f"{p.member}→{p.cf}": np.where(thrashing, np.nan, d)
+            for p, d in zip(scenario.paths, state["delayed"], strict=True)
+        },
+        converted_rate=throughput * fixed.converted_rate,
+        cpu_saturated=state["saturated"] & ~thrashing[None, :],
+        thrashing=thrashing,
+        thrashing_terminals=thrashing_terminals,
+        goal_time=scenario.goal_time,
+        goal_share=scenario.goal_share,
+        fixed_part=fixed.fixed_part,
+    )
+
+
+_LOAD_STEPS = 24
+
+
+def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
+    """Per distance, the fraction of the terminals at which the lock fixed point stops existing."""
+    low, high = np.zeros(distances.shape), np.ones(distances.shape)
+    for _ in range(_LOAD_STEPS):
+        middle = (low + high) / 2
+        exists = ~_solve(scenario, distances, middle, False).thrashing
+        low = np.where(exists, middle, low)
+        high = np.where(exists, high, middle)
+    return high
+
+
+def with_overrides(scenario: Scenario, **changes: object) -> Scenario:
+    """The scenario with top-level fields replaced (a what-if variant)."""
+    return replace(scenario, **changes)

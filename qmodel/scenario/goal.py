@@ -1,0 +1,75 @@
+"""Goal seek: the largest distance at which every member still meets the WLM goal, and what breaks it."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from qmodel.errors import InputError
+from qmodel.scenario.compose import _solve
+from qmodel.scenario.result import BREAKDOWN
+from qmodel.scenario.spec import Scenario
+
+GRID = 64  # distances per refinement round
+ROUNDS = 3  # (1/64)^3 of the range: 0.004 km over 1,000 km
+
+
+class GoalSeek(NamedTuple):
+    """The answer: the largest distance (m) keeping the goal, the member that breaks it past there and why.
+
+    ``distance`` is NaN when the goal fails already at 0 km; ``member`` is ""
+    when the goal holds over the whole searched range (up to ``searched``).
+    """
+
+    distance: float
+    searched: float
+    member: str
+    component: str  # the breakdown component that grew most from 0 km, or "thrashing"
+    share: float  # the member's share within the goal just past the distance
+
+
+def _failing(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, object]:
+    result = _solve(scenario, distances, 1.0, with_thrashing_load=False)
+    meets = (result.share_within_goal >= scenario.goal_share).all(axis=0) & ~result.thrashing
+    return ~meets, result
+
+
+def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
+    """The largest distance in [0, upper] m at which every member's share within the goal time reaches
+    the goal share (bisection on refined grids: the share falls as distance grows)."""
+    if not upper > 0:
+        raise InputError("--up-to", upper, "a distance > 0 km")
+    failing, result = _failing(scenario, np.array([0.0]))
+    if failing[0]:
+        return GoalSeek(
+            float("nan"),
+            upper,
+            *_culprit(result, 0, None),
+        )
+    low, high = 0.0, upper
+    for _ in range(ROUNDS):
+        grid = np.linspace(low, high, GRID)
+        failing, result = _failing(scenario, grid)
+        if not failing.any():
+            return (
+                GoalSeek(high, upper, "", "", float("nan"))
+                if high == upper
+                else GoalSeek(grid[-1], upper, "", "", float("nan"))
+            )
+        first = int(np.argmax(failing))
+        low, high = grid[first - 1], grid[first]
+    base = _solve(scenario, np.array([0.0]), 1.0, with_thrashing_load=False)
+    failing, result = _failing(scenario, np.array([high]))
+    return GoalSeek(low, upper, *_culprit(result, 0, base))
+
+
+def _culprit(result, index: int, base) -> tuple[str, str, float]:
+    """(member, component, share) of the member with the lowest share at ``index``."""
+    if result.thrashing[index]:
+        return "all", "thrashing", float("nan")
+    m = int(np.nanargmin(result.share_within_goal[:, index]))
+    if base is None:
+        return result.members[m], "", float(result.share_within_goal[m, index])
+    growth = {name: result.breakdown[name][m, index] - base.breakdown[name][m, 0] for name in BREAKDOWN}
+    return result.members[m], max(growth, key=growth.get), float(result.share_within_goal[m, index])

@@ -1,0 +1,248 @@
+"""The ``qmodel validate`` report: per-study tables, totals, a quotable summary, explanations.
+
+Table output is plain text laid out for the terminal's width (80 columns reads
+well; piped output too): a legend, each study's cases grouped by quantity, the
+totals by study, the summary sentence, the calibrations with the rows they
+predict, and the explanation of every case that is not plainly ``ok``. JSON and
+CSV carry one record per case with the same fields.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import textwrap
+from typing import Any
+
+from qmodel.output import console as make_console
+from qmodel.output import format_number, render
+from qmodel.units import with_unit
+from qmodel.validation.judge import VERDICTS, CaseResult
+
+LEGEND = (
+    ("ok", "the model is within tolerance of the printed value (or inside a printed range)"),
+    ("paper-slip", "the study's own arithmetic is wrong here; the model matches the corrected value"),
+    ("inconsistent", "the study's printed values disagree with each other here; no model can match "
+                     "them all (the numbers are given below)"),
+    ("calibrated", "the row was used to fit a parameter: not a prediction, never counted as agreement"),
+    ("miss", "the model does not reproduce the printed value; each miss is explained below"),
+)
+DEVIATION_NOTE = ("deviation = model − paper: in % of the paper value where the tolerance is relative, "
+                  "in the quantity's unit where it is absolute; 0 when the model falls inside a printed "
+                  "range. A calibration lists the cases that use its fitted value.")
+FIELDS = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict", "tolerance",
+          "explained", "citation", "remark", "predicts", "uses")
+
+
+def _with_unit(text: str, unit: str) -> str:
+    """A value with its unit: none for counts and ratios, ``%`` without a space."""
+    if unit in ("1", "ratio"):
+        return text
+    return f"{text}%" if unit == "%" else with_unit(text, unit)
+
+
+def _decimals(value: float) -> int:
+    """Decimals needed to write ``value`` as the casebook does (0.15 → 2, 5e-06 → 6, 2 → 0)."""
+    text = f"{value:.10f}".rstrip("0")
+    return len(text.partition(".")[2])
+
+
+def _signed(value: float, decimals: int) -> str:
+    text = f"{value:+.{decimals}f}"
+    return "0" if float(text) == 0 else text
+
+
+def deviation_text(result: CaseResult) -> str:
+    """The deviation in one form: relative in % or absolute with the unit; no float noise."""
+    if math.isnan(result.deviation):
+        return "n/a"
+    case = result.case
+    if case.relative:
+        return f"{_signed(result.deviation * 100, 2)}%"
+    if case.tolerance > 0:
+        decimals = _decimals(case.tolerance)
+        return _with_unit(_signed(result.deviation, decimals), case.unit)
+    return _with_unit("0" if result.deviation == 0 else f"{result.deviation:+.4g}", case.unit)
+
+
+def tolerance_text(result: CaseResult) -> str:
+    """The tolerance beside the deviation: ±x% or ±x unit; "in range" or "exact" when it is zero."""
+    case = result.case
+    if math.isnan(case.paper[0]):
+        return "n/a"
+    if case.tolerance == 0:
+        return "in range" if case.paper[0] != case.paper[1] else "exact"
+    if case.relative:
+        return f"±{case.tolerance * 100:g}%"
+    return _with_unit(f"±{case.tolerance:g}", case.unit)
+
+
+def paper_text(result: CaseResult) -> str:
+    if math.isnan(result.case.paper[0]):
+        return "fitted"
+    low, high = (format_number(end) for end in result.case.paper)
+    return low if low == high else f"{low}–{high}"
+
+
+def model_text(result: CaseResult) -> str:
+    return "n/a" if math.isnan(result.computed) else format_number(result.computed)
+
+
+def record(result: CaseResult) -> dict[str, Any]:
+    """One case as the JSON and CSV outputs carry it (the fields of :data:`FIELDS`)."""
+    case = result.case
+    return {"casebook": case.casebook, "case": case.id, "quantity": case.quantity,
+            "paper": paper_text(result), "model": model_text(result), "unit": case.unit,
+            "deviation": deviation_text(result),
+            "verdict": result.verdict, "tolerance": tolerance_text(result), "explained": result.explained,
+            "citation": case.citation, "remark": result.remark, "predicts": " ".join(result.predicts),
+            "uses": " ".join(case.depends_on)}
+
+
+def totals(results: list[CaseResult]) -> dict[str, int]:
+    return {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
+
+
+def summary_sentence(results: list[CaseResult]) -> str:
+    """The sentence a planner can quote: of N predictions, M agree within their tolerance, and the rest."""
+    count = totals(results)
+    predictions = len(results) - count["calibrated"]
+    unexplained = sum(not r.explained for r in results)
+    misses = f"{count['miss']} miss" + (f" ({unexplained} without an explanation or refused by the model)"
+                                        if unexplained else ", each explained below")
+    return (f"Of {predictions} predictions, {count['ok']} agree within their tolerance; "
+            f"{count['paper-slip']} more match the study's corrected arithmetic (paper-slip), "
+            f"{count['inconsistent']} test printed values that disagree with each other (inconsistent), "
+            f"and {misses}. {count['calibrated']} calibrated rows are not counted.")
+
+
+class _Page:
+    """Plain-text output at a given width; words and numbers are never split across lines."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.lines: list[str] = []
+
+    def text(self, text: str, indent: int = 0, hanging: int = 0) -> None:
+        self.lines += textwrap.wrap(text, self.width, initial_indent=" " * indent,
+                                    subsequent_indent=" " * (indent + hanging), break_long_words=False,
+                                    break_on_hyphens=False) or [""]
+
+    def blank(self) -> None:
+        self.lines.append("")
+
+
+_NUMERIC = ("paper", "model", "deviation", "tolerance")
+
+
+def _study_table(page: _Page, results: list[CaseResult]) -> None:
+    cells = [(r.case.id, paper_text(r), model_text(r), deviation_text(r), tolerance_text(r), r.verdict)
+             for r in results]
+    widths = [max(len(header), *(len(row[i]) for row in cells)) for i, header in
+              enumerate(("case", *_NUMERIC, "verdict"))]
+    fixed = sum(widths[1:]) + 2 * 5
+    widths[0] = max(0, min(widths[0], page.width - fixed - 2))
+
+    def line(row: tuple[str, ...]) -> str:
+        numbers = "  ".join(text.rjust(width) for text, width in zip(row[1:5], widths[1:5], strict=True))
+        return f"  {row[0]:<{widths[0]}}  {numbers}  {row[5]}".rstrip()
+
+    page.lines.append(line(("case", *_NUMERIC, "verdict")))
+    group = None
+    for result, row in zip(results, cells, strict=True):
+        if (result.case.quantity, result.case.unit) != group:
+            group = (result.case.quantity, result.case.unit)
+            unit = "" if result.case.unit == "1" else f" [{result.case.unit}]"
+            page.text(f"{result.case.label}{unit}", indent=1, hanging=2)
+        if len(row[0]) > widths[0]:
+            page.lines.append(f"  {row[0]}")
+            row = ("", *row[1:])
+        page.lines.append(line(row))
+
+
+def _totals_table(page: _Page, results: list[CaseResult]) -> None:
+    headers = ("study", "cases", "ok", "slip", "incons.", "calib.", "miss", "agree")
+    rows = []
+    for casebook in dict.fromkeys(r.case.casebook for r in results):
+        these = [r for r in results if r.case.casebook == casebook]
+        count = totals(these)
+        predictions = len(these) - count["calibrated"]
+        agree = count["ok"] + count["paper-slip"] + count["inconsistent"]
+        share = f"{100 * agree / predictions:.0f}%" if predictions else "n/a"
+        rows.append((casebook, *(str(n) for n in (len(these), *count.values())), share))
+    count = totals(results)
+    predictions = len(results) - count["calibrated"]
+    agree = count["ok"] + count["paper-slip"] + count["inconsistent"]
+    rows.append(("all", *(str(n) for n in (len(results), *count.values())),
+                 f"{100 * agree / predictions:.0f}%" if predictions else "n/a"))
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+    widths[0] = min(widths[0], page.width - sum(widths[1:]) - 2 * len(widths))
+    for row in (headers, *rows):
+        name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 1] + "…"
+        page.lines.append("  " + "  ".join([name.ljust(widths[0]),
+                                            *(v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True))]))
+    page.text("agree: ok, paper-slip or inconsistent, as a share of the predictions (calibrated rows left "
+              "out).", indent=2)
+
+
+def _explanations(page: _Page, results: list[CaseResult]) -> None:
+    calibrations = [r for r in results if r.verdict == "calibrated"]
+    if calibrations:
+        page.blank()
+        page.lines.append("Calibrations (fitted on the row named; predicting the cases listed)")
+        fits = {r.case.id for r in calibrations}
+        for r in calibrations:
+            fitted_by = [i for i in r.case.uses_values if i in fits]
+            if r.predicts:
+                predicts = f"predicts {len(r.predicts)}: {', '.join(r.predicts)}"
+            elif fitted_by:
+                predicts = f"the row {', '.join(fitted_by)} is fitted on"
+            else:
+                predicts = "UNTESTED: no other case uses this fitted value"
+            page.text(f"{r.case.id}: {r.remark} — {predicts}", indent=2, hanging=2)
+    remarks: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        if r.verdict not in ("ok", "calibrated") and r.remark:
+            remarks.setdefault((r.verdict, r.remark), []).append(r.case.id)
+    notes = [(r.case.id, r.remark) for r in results if r.verdict == "ok" and r.remark]
+    if remarks:
+        page.blank()
+        page.lines.append("Explanations (every case that is not plainly ok)")
+        for (verdict, remark), case_ids in remarks.items():
+            page.blank()
+            page.text(f"{verdict}: {', '.join(case_ids)}", indent=0, hanging=2)
+            page.text(remark, indent=2)
+    if notes:
+        page.blank()
+        page.lines.append("Notes on ok cases")
+        for case_id, note in notes:
+            page.text(f"{case_id}: {note}", indent=2, hanging=2)
+
+
+def report(results: list[CaseResult], fmt: str) -> None:
+    """Print the paper-vs-model comparison (table, JSON or CSV)."""
+    records = [record(r) for r in results]
+    if fmt == "csv":
+        render(FIELDS, [[rec[name] for name in FIELDS] for rec in records], fmt)
+        return
+    if fmt == "json":
+        render(FIELDS, [], fmt, json_payload={"cases": records, "totals": totals(results),
+                                              "summary": summary_sentence(results)})
+        return
+    width = max(60, min(make_console().size.width, 120))
+    page = _Page(width)
+    page.lines.append("qmodel validate: the studies' printed numbers against the models")
+    for verdict, meaning in LEGEND:
+        page.text(f"{verdict:<13}{meaning}", indent=2, hanging=13)
+    page.text(DEVIATION_NOTE, indent=2)
+    for study in dict.fromkeys(r.case.study for r in results):
+        page.blank()
+        page.text(study)
+        _study_table(page, [r for r in results if r.case.study == study])
+    page.blank()
+    page.lines.append("Totals by study")
+    _totals_table(page, results)
+    page.blank()
+    page.text(summary_sentence(results))
+    _explanations(page, results)
+    sys.stdout.write("\n".join(page.lines) + "\n")

@@ -1,0 +1,110 @@
+"""Tables at 80 columns and piped: a number is never split across lines, no line is wider than the
+terminal, and the layout gives way in order: fold columns, one record per block, truncate labels."""
+
+import contextlib
+import io
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from qmodel.cli import cli
+from qmodel.output import format_number, print_table, terminal_width
+
+COMMANDS = [
+    ["calc", "mmc", "arrival_rate=35K", "service_time=150us", "servers=8"],
+    ["sweep", "mmc", "arrival_rate=10K..50K", "--steps", "5", "service_time=150us", "servers=8"],
+    ["sweep", "backend_load", "io_rate=50K..250K", "--steps", "9", "read_fraction=56.5%",
+     "read_hit_ratio=95%", "destage_rate=10%", "drives=360"],
+    ["solve", "mmc", "response_time=0.16ms", "--for", "servers", "arrival_rate=35K", "service_time=150us"],
+    ["subchannels", "--delayed", "31.1%"],
+    ["mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361MB/s", "--burst", "60GB",
+     "--burst-rate", "1GB/s", "--burst-at", "9min"],
+    ["formula", "list"],
+    ["mva", "--service-time", "0.125,0.3,0.2", "--visits", "16,10,5", "--think-time", "4",
+     "--population", "1..20"],
+]
+
+
+def run(args: list[str], columns: str | None = "80"):
+    env = {"COLUMNS": columns} if columns else {"COLUMNS": ""}
+    return CliRunner().invoke(cli, args, env=env)
+
+
+def numbers_of_json(payload) -> set[str]:
+    """Every number in a JSON payload as the table shows it."""
+    if isinstance(payload, dict):
+        return set().union(*map(numbers_of_json, payload.values())) if payload else set()
+    if isinstance(payload, list):
+        return set().union(*map(numbers_of_json, payload)) if payload else set()
+    if isinstance(payload, (int, float)) and not isinstance(payload, bool):
+        return {format_number(float(payload))}
+    return set()
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda args: " ".join(args[:2]))
+def test_no_table_line_is_wider_than_80_columns(args: list[str]) -> None:
+    result = run(args)
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("args", [a for a in COMMANDS if a[0] not in ("formula", "mva")],
+                         ids=lambda args: " ".join(args[:2]))
+def test_every_number_of_the_json_appears_whole_in_the_80_column_table(args: list[str]) -> None:
+    table = run(args).output
+    tokens = set(re.findall(r"[-+0-9.e]+", table))
+    numbers = numbers_of_json(json.loads(run([*args, "--format", "json"]).output))
+    missing = sorted(n for n in numbers if n not in tokens)
+    assert not missing, (missing, table)
+
+
+def test_piped_output_without_columns_uses_80_not_140(monkeypatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert terminal_width() == 80  # pytest's streams are not terminals
+
+
+def test_columns_sets_the_width() -> None:
+    assert run(COMMANDS[1], columns="80").output.count("┏") == 2  # folded in two
+    result = run(COMMANDS[1], columns="160")
+    assert max(len(line) for line in result.output.splitlines()) <= 160
+    assert result.output.count("┏") == 1  # one table: it fits in 160
+
+
+def wide_rows():
+    columns = ["arrival_rate [1/s]", *(f"output_number_{i} [ms]" for i in range(8))]
+    rows = [[float(10_000 * (r + 1)), *(123456.789 + i for i in range(8))] for r in range(3)]
+    return columns, rows
+
+
+def printed(width: int, columns, rows) -> str:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        print_table(columns, rows, title="wide", width=width)
+    return buffer.getvalue()
+
+
+def test_columns_that_do_not_fit_fold_into_further_tables_each_led_by_the_first() -> None:
+    text = printed(80, *wide_rows())
+    assert "(1 of " in text and "(2 of " in text
+    assert text.count("arrival_rate") == text.count("┏")  # the label column leads each table
+    assert "123457" in text and "30000" in text
+
+
+def test_a_column_too_wide_to_fold_gives_one_record_per_block() -> None:
+    text = printed(30, *wide_rows())
+    assert "record 1:" in text and "record 3:" in text
+    assert all(len(line) <= 30 for line in text.splitlines())
+    assert text.count("123458") == 3  # each record shows its own copy of output_number_1
+
+
+def test_labels_are_truncated_last_and_numbers_never() -> None:
+    columns = ["a_label_much_longer_than_the_terminal_is_wide", "value"]
+    text = printed(24, columns, [["x", 1234567.0]])
+    assert "1234567" in text
+    assert "…" in text
+
+
+def test_minus_zero_is_shown_as_zero() -> None:
+    assert format_number(-0.0) == "0"

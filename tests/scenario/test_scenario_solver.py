@@ -1,0 +1,99 @@
+"""The composed solver: its answers obey the laws they are built from, and fail loudly where none exists."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qmodel.registry import call
+from qmodel.scenario import load_scenario, max_distance, solve_scenario
+from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.result import BREAKDOWN
+
+ENV2 = load_scenario(resolve_scenario("gdps-env2"))
+ENV3 = load_scenario(resolve_scenario("gdps-env3"))
+DISTANCES = np.linspace(0, 100e3, 11)
+
+
+@pytest.fixture(scope="module")
+def env2():
+    return solve_scenario(ENV2, DISTANCES)
+
+
+def test_the_breakdown_adds_up_to_the_response_time(env2) -> None:
+    total = sum(env2.breakdown[name] for name in BREAKDOWN)
+    assert np.allclose(total, env2.response_time, rtol=1e-8)
+
+
+def test_throughput_obeys_the_response_time_law(env2) -> None:
+    # X = N / (Z + R) for each member's terminals (Lazowska et al., QSP §3.3)
+    for m, member in enumerate(ENV2.members):
+        assert np.allclose(env2.throughput[m], member.terminals / (member.think_time + env2.response_time[m]),
+                           rtol=1e-6)
+
+
+def test_response_time_grows_with_distance(env2) -> None:
+    assert (np.diff(env2.response_time, axis=1) > 0).all()
+
+
+def test_the_share_within_the_goal_falls_with_distance_and_stays_a_share(env2) -> None:
+    assert (np.diff(env2.share_within_goal, axis=1) < 0).all()
+    assert ((0 <= env2.share_within_goal) & (env2.share_within_goal <= 1)).all()
+
+
+def test_a_longer_holding_time_elsewhere_delays_the_local_member() -> None:
+    # Environment 3: only G1P2 is remote, yet G1P1's lock wait grows with the distance
+    result = solve_scenario(ENV3, np.array([0.0, 40e3]))
+    g1p1 = result.members.index("G1P1")
+    assert result.breakdown["lock_contention"][g1p1, 1] > 2 * result.breakdown["lock_contention"][g1p1, 0]
+
+
+def test_thrashing_is_reported_with_its_load_never_as_a_number() -> None:
+    crowded = replace(ENV3, lockable_items=ENV3.lockable_items / 20)
+    result = solve_scenario(crowded, np.array([0.0, 100e3]))
+    assert result.thrashing[-1]
+    assert np.isnan(result.response_time[:, -1]).all()
+    assert 0 < result.thrashing_terminals[-1] < sum(m.terminals for m in ENV3.members)
+
+
+def test_subchannel_delay_stays_finite_where_an_open_queue_would_be_unstable() -> None:
+    # 2 subchannels and castout load enough to saturate them: Erlang C has no answer, the finite
+    # population of requesters does
+    crowded = tuple(replace(p, subchannels=1, background_rate=p.background_rate * 5) for p in ENV3.paths)
+    busy = replace(ENV3, lockable_items=np.inf, paths=crowded)
+    result = solve_scenario(busy, np.array([100e3]))
+    for fraction in result.delayed_fraction.values():
+        assert 0 <= fraction[0] <= 1
+    assert np.isfinite(result.response_time).all()
+
+
+def test_the_largest_distance_keeping_the_goal_is_where_the_share_crosses_it() -> None:
+    answer = max_distance(ENV2, upper=300e3)
+    inside, outside = solve_scenario(ENV2, np.array([answer.distance * 0.999, answer.distance * 1.01]))\
+        .share_within_goal.min(axis=0)
+    assert inside >= ENV2.goal_share > outside
+    assert answer.member in {m.name for m in ENV2.members}
+
+
+def test_a_goal_met_everywhere_says_so() -> None:
+    easy = replace(ENV2, goal_time=10.0)
+    answer = max_distance(easy, upper=50e3)
+    assert answer.member == "" and answer.distance == pytest.approx(50e3)
+
+
+@settings(max_examples=20)
+@given(st.floats(0, 200e3))
+def test_cpu_busy_is_throughput_times_cpu_over_the_cps(distance) -> None:
+    result = solve_scenario(ENV2, np.array([distance]))
+    cps = np.array([m.logical_cps for m in ENV2.members])
+    expected = result.throughput[:, 0] * result.cpu_per_transaction[:, 0] / cps
+    assert np.allclose(result.cpu_busy[:, 0], expected)
+
+
+def test_the_registry_gives_casebooks_one_members_value_at_one_distance() -> None:
+    values = call("scenario", {"scenario": "gdps-env2", "member": "G1P1", "distance": "40km"})
+    direct = solve_scenario(ENV2, np.array([40e3]))
+    assert values["response_time"] == pytest.approx(direct.response_time[0, 0])
+    assert values["transactions"] == pytest.approx(direct.throughput[0, 0] * 300)
