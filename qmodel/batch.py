@@ -405,8 +405,10 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
         unit = formula.symbols[name].unit
         inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors, dialect)
     outputs: dict[str, np.ndarray] = {}
+    warned: dict[int, list[str]] = {}
     if table.row_texts:
         evaluation = evaluate(formula, inputs)
+        warned = evaluation.warnings
         for row, error in evaluation.errors.items():
             errors.setdefault(row, error)
         outputs = evaluation.outputs
@@ -418,6 +420,8 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     _write(formula, table, outputs, errors, dialect, out, list(rows))
     for row in sorted(errors):
         err.write(f"{formula.id}: {errors[row].at_row(row + 1)}\n")
+    for row, warnings in sorted(warned.items()):
+        err.writelines(f"{formula.id}: row {row + 1}: warning: {warning}\n" for warning in warnings)
     return BatchSummary(len(table.row_texts) - len(table.blank), errors, len(table.blank))
 
 

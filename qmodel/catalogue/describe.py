@@ -34,7 +34,8 @@ def describe_formula(formula: Formula, fmt: str) -> None:
     symbols = [[name, s.meaning, s.unit, s.domain.describe(name),
                 "" if s.default is None else f"{s.default:g}"] for name, s in formula.symbols.items()]
     outputs = [[o.name, o.meaning, o.unit, o.expr] for o in formula.outputs]
-    constraints = [f"{c.name} {c.relation} {c.bound:g}: {c.reason}" for c in formula.constraints]
+    constraints = [f"{c.name} {c.relation} {c.bound:g}{' (warning only)' if c.kind == 'warn' else ''}: "
+                   f"{c.reason}" for c in formula.constraints]
     properties = [p.text() for p in formula.properties]
     if fmt != "table":
         payload = {

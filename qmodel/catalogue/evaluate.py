@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from qmodel.catalogue import _compiled
 from qmodel.catalogue.dimensions import si_unit
-from qmodel.catalogue.loader import Formula, Symbol, get_formula
+from qmodel.catalogue.loader import Constraint, Formula, Symbol, get_formula
 from qmodel.errors import InputError
 from qmodel.units import UNITS, with_unit
 
@@ -41,12 +41,15 @@ class FormulaResult:
     when ``calc(..., units="si")`` asked for them. ``inputs`` holds every input as
     used, defaults included, in the same unit system. ``si()`` gives the outputs
     in SI whichever system they are held in, so that a caller chaining formulas
-    need not look units up.
+    need not look units up. ``warnings`` lists the ``warn`` constraints the
+    inputs break (each once), in words: the answer stands, the state it describes does not last.
     """
 
     def __init__(self, formula_id: str, outputs: dict[str, np.ndarray], units: dict[str, str],
-                 inputs: dict[str, np.ndarray] | None = None, to_si: dict[str, float] | None = None):
+                 inputs: dict[str, np.ndarray] | None = None, to_si: dict[str, float] | None = None,
+                 warnings: list[str] | None = None):
         self.formula_id = formula_id
+        self.warnings = warnings or []
         self.outputs = outputs
         self.units = units
         self.inputs = inputs or {}
@@ -73,17 +76,20 @@ class FormulaResult:
 
 
 class Evaluation(NamedTuple):
-    """Outputs for every row plus the rows that failed, with their errors.
+    """Outputs for every row plus the rows that failed, with their errors, and the rows warned about.
 
     A failed row's outputs are NaN in ``outputs``; its InputError is in
     ``errors`` under its 0-based index, so nothing fails silently. ``inputs``
     are the inputs as used (defaults filled in, broadcast), in display units.
+    ``warnings`` holds, under a computed row's index, the ``warn`` constraints
+    it breaks, in words (an undersized link configuration: the backlog grows).
     """
 
     formula: Formula
     outputs: dict[str, np.ndarray]
     errors: dict[int, InputError]
     inputs: dict[str, np.ndarray]
+    warnings: dict[int, list[str]]
 
 
 def _user_module(formula: Formula):
@@ -160,6 +166,7 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
         reject(~formula.symbols[name].domain.contains(value),
                lambda i, name=name, flat=flat: _domain_error(formula, name, flat[i]))
     si = {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in values.items()}
+    warned: list[tuple[Constraint, np.ndarray, np.ndarray]] = []
     with np.errstate(all="ignore"):
         for constraint, quantity in zip(formula.constraints, constrained(**si), strict=True):
             quantity = np.broadcast_to(quantity, shape) / UNITS[constraint.unit].to_si
@@ -168,10 +175,13 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
             if constraint.relation in ("<", ">"):
                 slack = _AT_LIMIT * max(1.0, abs(bound))
                 bound = bound - slack if constraint.relation == "<" else bound + slack
-            reject(~_COMPARE[constraint.relation](quantity, bound),
-                   lambda i, c=constraint, flat=flat: InputError(
-                       c.name, with_unit(_fmt(flat[i]), c.unit),
-                       with_unit(f"{c.relation} {c.bound:g}", c.unit), reason=c.reason))
+            broken = ~_COMPARE[constraint.relation](quantity, bound)
+            if constraint.kind == "warn":
+                warned.append((constraint, broken, flat))
+                continue
+            reject(broken, lambda i, c=constraint, flat=flat: InputError(
+                c.name, with_unit(_fmt(flat[i]), c.unit),
+                with_unit(f"{c.relation} {c.bound:g}", c.unit), reason=c.reason))
         good = ~bad
         subset = si if good.all() else {name: value[good] for name, value in si.items()}
         computed = compute(**subset)
@@ -192,7 +202,21 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
                    reason=DIVERGES))
     for output in outputs.values():
         output[bad] = np.nan
-    return Evaluation(formula, outputs, errors, values)
+    warnings: dict[int, list[str]] = {}
+    for constraint, broken, flat in warned:
+        for index in np.flatnonzero(broken & ~bad):
+            warnings.setdefault(int(index), []).append(_warning(constraint, flat[index]))
+    return Evaluation(formula, outputs, errors, values, warnings)
+
+
+def _warning(constraint: Constraint, value: float) -> str:
+    """A broken ``warn`` constraint in words: its quantity, the bound it broke and why that matters."""
+    if constraint.unit == "ratio":  # a utilization reads as a percentage
+        shown, bound = f"{_fmt(value * 100)}%", f"{constraint.relation} {constraint.bound * 100:g}%"
+    else:
+        shown = with_unit(_fmt(value), constraint.unit)
+        bound = with_unit(f"{constraint.relation} {constraint.bound:g}", constraint.unit)
+    return f"{constraint.name} = {shown}, not {bound}: {constraint.reason}"
 
 
 def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> FormulaResult:
@@ -214,12 +238,13 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
     if evaluation.errors:
         raise evaluation.errors[min(evaluation.errors)]
     display = {o.name: o.unit for o in formula.outputs}
+    warnings = list(dict.fromkeys(w for row in sorted(evaluation.warnings) for w in evaluation.warnings[row]))
     if units == "display":
-        return FormulaResult(formula.id, evaluation.outputs, display, evaluation.inputs)
+        return FormulaResult(formula.id, evaluation.outputs, display, evaluation.inputs, warnings=warnings)
     factors = {name: UNITS[unit].to_si for name, unit in display.items()}
     return FormulaResult(
         formula.id, {name: value * factors[name] for name, value in evaluation.outputs.items()},
         {name: si_unit(unit) for name, unit in display.items()},
         {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in evaluation.inputs.items()},
-        dict.fromkeys(display, 1.0),
+        dict.fromkeys(display, 1.0), warnings,
     )

@@ -163,6 +163,7 @@ class _Builder:
 
     def call(self, node: ast.Call, depth: int) -> sympy.Basic:
         if not isinstance(node.func, ast.Name):
+            self.build(node.func, depth)  # names what is refused: attribute access, a lambda, ...
             raise _RefusedError("only named functions may be called", node)
         name = node.func.id
         if node.keywords:

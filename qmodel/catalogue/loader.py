@@ -53,6 +53,7 @@ _NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*\Z")
 _FUNCTION_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 RESERVED_NAMES = frozenset({"numpy", "functools", "math", "pi", "units", "formula_id"})
 BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
+CONSTRAINT_KINDS = ("refuse", "warn")
 
 
 class Symbol(NamedTuple):
@@ -75,7 +76,14 @@ class Output(NamedTuple):
 
 
 class Constraint(NamedTuple):
-    """A condition on the inputs, e.g. utilization = λ·S below 1 (stability)."""
+    """A condition on the inputs, e.g. utilization = λ·S below 1 (stability).
+
+    A ``refuse`` constraint (the default) turns inputs that break it away: the
+    formula means nothing there (an unstable queue). A ``warn`` constraint
+    lets them through with a warning: the answer still helps (the links an
+    undersized configuration needs) but the state it describes does not last
+    (the backlog grows).
+    """
 
     name: str
     expr: str
@@ -83,6 +91,7 @@ class Constraint(NamedTuple):
     bound: float  # in the constraint's unit
     reason: str
     unit: str = "1"  # the unit the quantity is shown and bounded in
+    kind: str = "refuse"  # or "warn"
 
 
 class Property(NamedTuple):
@@ -202,8 +211,12 @@ def _constraint(table: dict[str, Any], where: str) -> Constraint:
     if len(bounds) != 1:
         raise CatalogueError(f"{where}: give exactly one of {', '.join(BOUND_KINDS)}")
     unit = _unit(table, where) if "unit" in table else "1"
+    kind = table.get("kind", "refuse")
+    if kind not in CONSTRAINT_KINDS:
+        raise CatalogueError(f"{where}: kind {kind!r} is not one of {', '.join(CONSTRAINT_KINDS)}")
     return Constraint(name, _require(table, "expr", where), BOUND_KINDS[bounds[0]],
-                      _number(table[bounds[0]], bounds[0], where), _require(table, "reason", where), unit)
+                      _number(table[bounds[0]], bounds[0], where), _require(table, "reason", where), unit,
+                      kind)
 
 
 def _number(value: object, key: str, where: str) -> float:

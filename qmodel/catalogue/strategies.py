@@ -2,7 +2,8 @@
 
 The domain says what is allowed; the ranges below say which part of it a
 planner's numbers live in, per unit, so that random draws exercise realistic
-magnitudes (log-uniform) and the domain's own edges (its closed ends).
+magnitudes (log-uniform), the domain's own edges (its closed ends) and round
+values (powers of ten), towards which a failure shrinks.
 Used by ``qmodel check`` and the test suite alike (:mod:`qmodel.catalogue.checks`).
 """
 
@@ -37,7 +38,8 @@ OPEN_END_MARGIN = 1e-6
 
 
 def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
-    """Values inside the symbol's domain, log-uniform over its realistic range, plus its edges."""
+    """Values inside the symbol's domain, log-uniform over its realistic range, plus its edges and the
+    powers of ten in that range."""
     domain = symbol.domain
     if domain.values:
         return st.sampled_from(domain.values)
@@ -53,7 +55,10 @@ def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
     inner = st.floats(math.log10(low), math.log10(high)).map(lambda e: 10.0**e)
     inner = inner.filter(lambda v: bool(domain.contains(v)))
     edges = [v for v in (domain.lower, domain.upper) if math.isfinite(v) and domain.contains(v)]
-    return st.one_of(inner, st.sampled_from(edges)) if edges else inner
+    # round values (powers of ten) beside the edges: a failure shrinks to inputs a planner reads at a glance
+    round_values = [10.0**k for k in range(math.ceil(math.log10(low)), math.floor(math.log10(high)) + 1)]
+    simple = list(dict.fromkeys(edges + [v for v in round_values if domain.contains(v)]))
+    return st.one_of(st.sampled_from(simple), inner) if simple else inner
 
 
 def formula_inputs(formula: Formula) -> st.SearchStrategy[dict[str, float]]:
@@ -63,10 +68,11 @@ def formula_inputs(formula: Formula) -> st.SearchStrategy[dict[str, float]]:
 
 def evaluate_valid(formula: Formula, rows: list[dict[str, float]]) -> dict[str, np.ndarray]:
     """Evaluate rows of inputs; a draw that breaks a constraint (or makes an output diverge) is
-    discarded (assume)."""
+    discarded (assume). A ``warn`` constraint counts too: properties are declared for the region
+    where the model's state lasts (a link utilization above 1 is computed, not bounded)."""
     columns = {name: np.array([row[name] for row in rows]) for name in formula.symbols}
     evaluation = evaluate(formula, columns)
-    assume(not evaluation.errors)
+    assume(not evaluation.errors and not evaluation.warnings)
     return evaluation.outputs
 
 

@@ -127,11 +127,21 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
         "inputs": {name: {"value": used[name], "unit": s.unit} for name, s in entry.symbols.items()},
         "outputs": {o.name: {"value": float(result.outputs[o.name]), "unit": o.unit}
                     for o in entry.outputs},
+        "warnings": result.warnings,
     }
     if notes:
         payload["notes"] = notes
     render(["kind", "name", "value", "unit"], rows, fmt, title=entry.title, json_payload=payload,
-           caption="; ".join(notes))
+           caption="\n".join(filter(None, ["; ".join(notes), _warned(result.warnings, fmt)])))
+
+
+def _warned(warnings: list[str], fmt: str) -> str:
+    """The warnings as a table caption; for CSV, on stderr (the CSV stays a table of numbers)."""
+    lines = [f"warning: {warning}" for warning in warnings]
+    if fmt == "csv":
+        for line in lines:
+            click.echo(line, err=True)
+    return "\n".join(lines)
 
 
 def _calc_grid(entry, lists: dict[str, list[float]], notes: list[str], fmt: str) -> None:

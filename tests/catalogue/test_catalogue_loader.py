@@ -171,3 +171,10 @@ def test_the_shipped_catalogue_has_one_home_for_the_fibre_speed() -> None:
     speeds = {f.symbols["fibre_speed"].default for f in load_catalogue().values()
               if "fibre_speed" in f.symbols}
     assert speeds == {200000}
+
+
+def test_an_unknown_constraint_kind_is_refused() -> None:
+    constraint = ('constraints = [{ name = "c", expr = "doubled", below = 1, unit = "1/s", kind = "ignore", '
+                  'reason = "r" }]\n')
+    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', constraint 'c': kind 'ignore'"):
+        load_and_parse(GOOD.replace('source = "test"\n', 'source = "test"\n' + constraint))
