@@ -154,25 +154,6 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
             parts["cf_async"][m] += waited * fraction * (request["async_service"] + scenario.redispatch)
         parts["cpu"][m] += member.cpu
         remote = _separation(scenario, distances, member.site, scenario.primary_site)
-        read = scenario.read
-        read_pend = evaluate_si(
-            "distance_growth",
-            time_at_zero=read.pend,
-            distance=remote,
-            round_trips=1,
-            fibre_speed=scenario.fibre_speed,
-        )["time_at_distance"]
-        read_time = evaluate_si(
-            "rmf_response_time", conn=read.conn, disc=read.disc, pend=read_pend, iosq=read.iosq
-        )["resp"]
-        write = scenario.write
-        write_pend = evaluate_si(
-            "distance_growth",
-            time_at_zero=write.pend,
-            distance=remote,
-            round_trips=1,
-            fibre_speed=scenario.fibre_speed,
-        )["time_at_distance"]
         mirror = np.zeros_like(distances)
         mirror_propagation = np.zeros_like(distances)
         if scenario.metro_mirror:
@@ -185,13 +166,12 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
                 fibre_speed=scenario.fibre_speed,
             )["write_cost"]
             mirror_propagation = mirror - scenario.pprc_overhead
-        write_time = evaluate_si(
-            "rmf_response_time", conn=write.conn, disc=write.disc + mirror, pend=write_pend, iosq=write.iosq
-        )["resp"]
+        read_time, read_propagation = _io_time(scenario, scenario.read, remote)
+        write_time, write_propagation = _io_time(scenario, scenario.write, remote, mirror)
         parts["sync_io"][m] += member.sync_reads * read_time
         parts["commit"][m] += member.log_writes * write_time
-        parts["fixed_part"][m] += member.sync_reads * (read_pend - read.pend) + member.log_writes * (
-            write_pend - write.pend + mirror_propagation
+        parts["fixed_part"][m] += member.sync_reads * read_propagation + member.log_writes * (
+            write_propagation + mirror_propagation
         )
     path_requests = [np.asarray(counts.get((p.member, p.cf), 0.0)) for p in scenario.paths]
     path_holding = [
@@ -214,6 +194,25 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
         path_holding=path_holding,
         round_trip=round_trip["round_trip_time"],
     )
+
+
+def _io_time(
+    scenario: Scenario, times, remote: np.ndarray, mirror: np.ndarray | float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(RMF response time, its propagation) of one I/O issued ``remote`` m from the primary disk:
+    PEND gains one round trip (``distance_growth``), DISC the Metro Mirror cost (``mirror``),
+    RESP = CONN + DISC + PEND + IOSQ (``rmf_response_time``). Seconds."""
+    pend = evaluate_si(
+        "distance_growth",
+        time_at_zero=times.pend,
+        distance=remote,
+        round_trips=1,
+        fibre_speed=scenario.fibre_speed,
+    )["time_at_distance"]
+    response = evaluate_si(
+        "rmf_response_time", conn=times.conn, disc=times.disc + mirror, pend=pend, iosq=times.iosq
+    )["resp"]
+    return response, pend - times.pend
 
 
 def _subchannels(
