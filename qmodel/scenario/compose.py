@@ -38,7 +38,7 @@ import numpy as np
 
 from qmodel.algorithms.fixed_point import iterate
 from qmodel.algorithms.queueing import finite_source_queue
-from qmodel.catalogue.evaluate import calc
+from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.catalogue.loader import get_formula
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
@@ -218,39 +218,41 @@ def _io_time(
 def _subchannels(
     scenario: Scenario, fixed: _Fixed, throughput: np.ndarray
 ) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Subchannel wait per transaction (M, D) and the delayed fraction per path, at throughput X (M, D)."""
-    wait = np.zeros_like(throughput)
-    delayed = []
+    """Subchannel wait per transaction (M, D) and the delayed fraction per path, at throughput X (M, D).
+
+    Every path is one finite-source pool (its member's terminals as the sources); all paths are
+    solved in one call, a row each.
+    """
     index = {m.name: i for i, m in enumerate(scenario.members)}
-    for path, requests, holding in zip(scenario.paths, fixed.path_requests, fixed.path_holding, strict=True):
-        m = index[path.member]
-        terminals = scenario.members[m].terminals
-        offered = (throughput[m] * requests + path.background_rate) * holding  # erlangs offered
-        probability, waiting, utilization = finite_source_queue(
-            path.subchannels, terminals, offered / terminals
-        )
-        carried = utilization * path.subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
-        per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
-        wait[m] += requests * scenario.members[m].tpno_share * per_request
-        delayed.append(np.where(holding > 0, probability, 0.0))
-    return wait, delayed
+    rows = [index[path.member] for path in scenario.paths]
+    holding = np.array(fixed.path_holding)  # (paths, D) s per request
+    requests = np.array([np.broadcast_to(r, holding.shape[1:]) for r in fixed.path_requests])
+    background = np.array([path.background_rate for path in scenario.paths])[:, None]
+    subchannels = np.array([path.subchannels for path in scenario.paths], float)[:, None]
+    sources = np.array([scenario.members[m].terminals for m in rows], float)[:, None]
+    offered = (throughput[rows] * requests + background) * holding  # erlangs offered
+    probability, waiting, utilization = finite_source_queue(subchannels, sources, offered / sources)
+    carried = utilization * subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
+    per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
+    share = np.array([scenario.members[m].tpno_share for m in rows])[:, None]
+    wait = np.zeros_like(throughput)
+    np.add.at(wait, rows, requests * share * per_request)
+    return wait, list(np.where(holding > 0, probability, 0.0))
 
 
 def _cpu_residence(
     scenario: Scenario, demand: np.ndarray, throughput: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """CPU residence per transaction (M, D) at the member's CPs as M/M/c, and where they are saturated."""
-    residence = np.empty_like(demand)
-    saturated = np.zeros(demand.shape, dtype=bool)
-    for m, member in enumerate(scenario.members):
-        load = throughput[m] * demand[m]
-        saturated[m] = load >= member.logical_cps
-        safe = np.where(saturated[m], 0.0, load)
-        wait = evaluate_si(
-            "mmc_waiting_time", servers=member.logical_cps, offered_load=safe, service_time=demand[m]
-        )
-        residence[m] = demand[m] + next(iter(wait.values()))
-    return residence, saturated
+    """CPU residence per transaction (M, D) at the member's CPs as M/M/c (``mmc_waiting_time``, called
+    on inputs checked here: a saturated member is flagged and computed at no load), and where the
+    CPs are saturated."""
+    cps = np.array([m.logical_cps for m in scenario.members], float)[:, None]
+    load = throughput * demand
+    saturated = load >= cps
+    wait = compute_si(
+        "mmc_waiting_time", servers=cps, offered_load=np.where(saturated, 0.0, load), service_time=demand
+    )
+    return demand + next(iter(wait.values())), saturated
 
 
 def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> ScenarioResult:
