@@ -16,8 +16,7 @@ through Q) with the estimated queue and an estimated arrival-instant
 marginal: the birth–death distribution at the station's load
 ρ_k = Σ_c X_c D_ck, p(j) ∝ ρ^j / Π_{i≤j} α(i), truncated at |N| − 1 jobs and
 normalised by summation (positive terms: no 1 − Σ, valid past saturation;
-exact at |N| = 1). This is variant (b) of /work/notes/engine.md §3.3, chosen
-over the M/M/c-shaped marginals of Akyildiz–Bolch/LINE (+10% on X at light
+exact at |N| = 1). It was chosen over the M/M/c-shaped marginals of Akyildiz–Bolch/LINE (+10% on X at light
 load there, 1.5% here); a Linearizer correction of the marginals themselves
 (Krzesinski & Greyling 1984) was tried and made light-load errors worse, so
 Linearizer corrects the queue lengths only.
