@@ -207,3 +207,10 @@ def test_mixed_network_closed_classes_lie_within_their_bounds(rate) -> None:
     x = solve(net).throughput[0]
     bounds = class_bounds(closed_part(net)[0], np.array([4]))
     assert bounds.throughput_lower[0] <= x <= bounds.throughput_upper[0]
+
+
+def test_a_falling_rate_table_converges_and_linearizer_stays_close() -> None:
+    # thrashing: two jobs served at twice the rate, three or more at half; exact X = 12/13
+    net = network([1.0], rates=[[1, 2, 0.5]], think_time=1, population=3)
+    assert solve(net).throughput[0] == pytest.approx(12 / 13, rel=1e-12)
+    assert approximation_error(solve(net, "linearizer"))["throughput"] < 0.01
