@@ -8,8 +8,8 @@ Peers, each skipped (and said so) when absent:
 Workloads (issue 5): single-class exact MVA, K = 100, N = 1..10,000; 3-class exact MVA,
 populations (30, 30, 30), K = 10; Erlang C for c = 1..1000 at one per-server load; and the
 robustness case, an 8-server station past saturation (N = 60..200). Issue 11: a 2-class model
-with an 8-server CPU at populations (50, 50), exact (/work/notes/engine.md §6.3(b): X = 0.5702089134,
-0.8595808026 by a positive-term convolution), against LINE's pfqn_mvald and Octave's qncmmva.
+with an 8-server CPU at populations (50, 50), exact (computed by a positive-term convolution:
+X = 0.5702089134, 0.8595808026), against LINE's pfqn_mvald and Octave's qncmmva.
 
 Usage: python bench/mva_peers.py [--repeats 7]
 """

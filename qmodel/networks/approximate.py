@@ -16,8 +16,7 @@ through Q) with the estimated queue and an estimated arrival-instant
 marginal: the birth–death distribution at the station's load
 ρ_k = Σ_c X_c D_ck, p(j) ∝ ρ^j / Π_{i≤j} α(i), truncated at |N| − 1 jobs and
 normalised by summation (positive terms: no 1 − Σ, valid past saturation;
-exact at |N| = 1). This is variant (b) of /work/notes/engine.md §3.3, chosen
-over the M/M/c-shaped marginals of Akyildiz–Bolch/LINE (+10% on X at light
+exact at |N| = 1). It was chosen over the M/M/c-shaped marginals of Akyildiz–Bolch/LINE (+10% on X at light
 load there, 1.5% here); a Linearizer correction of the marginals themselves
 (Krzesinski & Greyling 1984) was tried and made light-load errors worse, so
 Linearizer corrects the queue lengths only.
@@ -43,6 +42,8 @@ from qmodel.networks.stations import Station
 TOLERANCE = 1e-10
 MAX_ITERATIONS = 100_000
 LINEARIZER_ROUNDS = 3
+DAMP_AFTER = 500              # iterations without convergence before the update is damped (halved) ...
+MIN_WEIGHT = 1 / 64           # ... down to this weight: a thrashing (falling) rate table can oscillate
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,7 @@ def _core(net: Network, populations: np.ndarray, delta: np.ndarray) -> Estimate:
     iterations, change = _fixed_point(
         demand, np.asarray(net.think_times, float), populations, table.infinite, table.inverse_last, table.ld,
         starts.astype(np.int64), sizes.astype(np.int64), rates, table.coefficient, table.offsets,
+        np.array([min(j / r for j, r in enumerate(net.stations[k].rate_table, 1)) for k in table.ld], float),
         np.ascontiguousarray(delta), TOLERANCE, MAX_ITERATIONS,
         throughput, residence, queue, marginals)
     if iterations < 0:
@@ -153,9 +155,12 @@ def _core(net: Network, populations: np.ndarray, delta: np.ndarray) -> Estimate:
 
 @njit(cache=True)
 def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts, sizes, rates, coefficient,
-                 offsets, delta, tolerance, max_iterations, throughput, residence, queue,
+                 offsets, least, delta, tolerance, max_iterations, throughput, residence, queue,
                  marginals):  # pragma: no cover - compiled
     """Successive substitution of the approximate recursion (module docstring); returns (iterations, change).
+
+    Every DAMP_AFTER iterations without convergence the update's weight halves (to MIN_WEIGHT):
+    a falling rate table (thrashing) can make the plain iteration oscillate.
 
     ``marginals`` holds each load-dependent station's arrival-instant estimate p(0..L−1 | N − e_c),
     the birth-death distribution at load ρ truncated at |N| − 1 jobs (birth_death).
@@ -173,6 +178,7 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
     limit = tolerance * max(populations.max(), 1.0)
     seen = np.zeros(n_stations)
     jobs = populations.sum()
+    weight = 1.0
     change = np.inf
     for iteration in range(max_iterations):
         for c in range(n_classes):
@@ -199,16 +205,20 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
                 extra = 0.0
                 for i in range(sizes[m] - 1):
                     extra += coefficient[offsets[m] + i] * marginals[starts[m] + i]
-                residence[c, k] += demand[c, k] * extra
+                # never below the least residence D min_j j/α(j): estimates of Q and p that do not
+                # match (a falling rate table) could otherwise make it negative
+                residence[c, k] = max(residence[c, k] + demand[c, k] * extra, demand[c, k] * least[m])
             for k in range(n_stations):
                 cycle += residence[c, k]
             throughput[c] = populations[c] / cycle
+        if iteration > 0 and iteration % DAMP_AFTER == 0:
+            weight = max(weight / 2, MIN_WEIGHT)     # still moving: damp (the fixed point is the same)
         change = 0.0
         for c in range(n_classes):
             for k in range(n_stations):
                 updated = throughput[c] * residence[c, k]
                 change = max(change, abs(updated - queue[c, k]))
-                queue[c, k] = updated
+                queue[c, k] += weight * (updated - queue[c, k])
         base = 0
         for m in range(ld.size):
             k = ld[m]

@@ -16,7 +16,7 @@ balanced job bounds (Zahorjan et al. 1982; QSP §5.4)
     N / (L + Z + (N − 1) L_max / (1 + Z / (N L)))  ≤  X(N)  ≤  N / (L + Z + (N − 1) L_avg / (1 + Z / L))
 
 geometric square-root bounds (Casale, Muntz & Serazzi 2008, IEEE Trans. Computers 57(6); the form
-that reproduces their Tables IV and V, /work/notes/engine.md §5.3), with
+that reproduces their Tables IV and V, as transcribed in Octave's qncsgb.m), with
 y_i = L_i n / (Z + L + L_max n), Q_i⁻ = (y_i − y_i^{n+1}) / (1 − y_i) at n = N − 1, and Q_i⁺ the same
 with Y_i = L_i min(1/L_max, n / (Z + L + σ (n − 1 − Z X_A(n − 1)))), σ = Σ L_i² / L:
 

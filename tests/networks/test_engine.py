@@ -11,7 +11,9 @@ from qmodel.networks import approximation_error, network, solve
 from qmodel.networks.bounds import class_bounds, closed_bounds, geometric_bounds
 from qmodel.networks.solver import closed_part
 
-NOTES = "/work/notes/engine.md"   # research notes: sources, transcriptions and cross-checks
+# "Computed" references below are not printed in a publication: they were cross-checked in the
+# project's engine research notes by two independent methods (brute-force product-form enumeration,
+# a float64 positive-term convolution, LINE's pfqn_mvaldmx), and are quoted as computed there.
 
 
 def test_bolch_two_class_example_with_a_two_server_station() -> None:
@@ -37,7 +39,7 @@ def test_schwetman_two_class_example_table_5() -> None:
 
 
 def test_multi_class_ld_and_three_server_station_computed_reference() -> None:
-    # engine.md §6.3(a): MVA = brute-force product-form enumeration (10 digits)
+    # computed: brute-force product-form enumeration (10 digits)
     net = network([[0.3, 0.5, 0.2, 2.0], [0.6, 0.1, 0.4, 1.0]], servers=[1, 1, 3, "delay"],
                   rates=[[1, 1.8, 2.4, 2.8, 3.0], None, None, None], think_time=[1.5, 0.5], population=[3, 2])
     result = solve(net)
@@ -51,13 +53,13 @@ def test_multi_class_ld_and_three_server_station_computed_reference() -> None:
     (80, [0.5591953620, 0.8816092752]),
 ])
 def test_saturated_eight_server_station_two_classes_stays_exact(population, throughput) -> None:
-    # engine.md §6.3(b) and §7: float64 positive-term convolution; Octave's qncmmva gives X < 0 at (50, 50)
+    # computed: float64 positive-term convolution; Octave's qncmmva gives X < 0 at (50, 50)
     net = network([[8, 0.5, 2], [4, 0.8, 5]], servers=[8, 1, "delay"], population=[population] * 2)
     assert solve(net).throughput == pytest.approx(throughput, rel=1e-9)
 
 
 def test_mixed_network_with_a_two_server_station() -> None:
-    # engine.md §6.4: brute force = LINE pfqn_mvaldmx to 9 digits
+    # computed: brute force (open jobs summed to 400) = LINE pfqn_mvaldmx to 9 digits
     net = network([[1.0, 0.4], [1.2, 0.5]], servers=[2, 1], think_time=[3, 0], population=[4, 0],
                   arrival_rate=[0, 0.5])
     result = solve(net)
@@ -184,7 +186,7 @@ def test_mixed_network_with_a_vanishing_open_class_is_the_closed_network(net) ->
 
 @pytest.mark.parametrize("method", ["schweitzer", "linearizer", "seidmann"])
 def test_approximations_on_the_two_class_eight_server_model_are_within_five_percent(method) -> None:
-    # engine.md §3.7 model cpu8 at (10, 10), where Seidmann as the notes define it is 36% off
+    # model cpu8 at (10, 10) of the research notes, where Seidmann with the whole station's queue is 36% off
     net = network([[8, 0.5, 2], [4, 0.8, 5]], servers=[8, 1, "delay"], population=[10, 10])
     error = approximation_error(solve(net, method))["throughput"]
     assert error < (0.1 if method == "seidmann" else 0.05)
@@ -199,9 +201,16 @@ def test_sweep_keeps_stations_only_at_the_populations_asked_for() -> None:
 
 @pytest.mark.parametrize("rate", [0.1, 0.5, 0.8])
 def test_mixed_network_closed_classes_lie_within_their_bounds(rate) -> None:
-    # engine.md §6.4 network, open rate varied: bounds on the stations as the open load leaves them
+    # the mixed two-server network above, open rate varied: bounds on the stations the open load leaves
     net = network([[1.0, 0.4], [1.2, 0.5]], servers=[2, 1], think_time=[3, 0], population=[4, 0],
                   arrival_rate=[0, rate])
     x = solve(net).throughput[0]
     bounds = class_bounds(closed_part(net)[0], np.array([4]))
     assert bounds.throughput_lower[0] <= x <= bounds.throughput_upper[0]
+
+
+def test_a_falling_rate_table_converges_and_linearizer_stays_close() -> None:
+    # thrashing: two jobs served at twice the rate, three or more at half; exact X = 12/13
+    net = network([1.0], rates=[[1, 2, 0.5]], think_time=1, population=3)
+    assert solve(net).throughput[0] == pytest.approx(12 / 13, rel=1e-12)
+    assert approximation_error(solve(net, "linearizer"))["throughput"] < 0.01
