@@ -72,24 +72,25 @@ class _Fixed:
     path_requests: list[np.ndarray]  # per path: requests per transaction (all work), (1,) or (D,)
     path_holding: list[np.ndarray]  # per path: mean subchannel holding time per request, (D,)
     round_trip: np.ndarray  # (M, M, D) round-trip time between members' sites, s
+    reads: np.ndarray  # (M,) synchronous reads per transaction
+    writes: np.ndarray  # (M,) log writes per transaction
+    device_busy: np.ndarray  # (M, D) s of device service per transaction (reads and writes, no IOSQ)
+    write_service: np.ndarray  # (D,) s of device service of a write (no IOSQ)
 
     def at(self, columns: np.ndarray | slice) -> _Fixed:
-        """The same parts at some distances only (the last axis)."""
-        width = self.cpu.shape[-1]
+        """The same parts at some distances only (the last axis of every per-distance array)."""
 
-        def pick(value: np.ndarray) -> np.ndarray:
-            return value[..., columns] if np.ndim(value) and np.shape(value)[-1] == width else value
+        def pick(name: str, value: object) -> object:
+            if name in _PER_MEMBER:
+                return value
+            if isinstance(value, list):
+                return [v[..., columns] if np.ndim(v) else v for v in value]
+            return value[..., columns]
 
-        return _Fixed(
-            **{
-                name: [pick(v) for v in value]
-                if isinstance(value, list)
-                else value
-                if name == "lock_requests"
-                else pick(value)
-                for name, value in self.__dict__.items()
-            }
-        )
+        return _Fixed(**{name: pick(name, value) for name, value in self.__dict__.items()})
+
+
+_PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at every distance
 
 
 def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
@@ -101,7 +102,16 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
     shape = (len(members), distances.size)
     parts = {
         name: np.zeros(shape)
-        for name in ("cf_sync", "cf_async", "commit", "sync_io", "cpu", "fixed_part", "converted_rate")
+        for name in (
+            "cf_sync",
+            "cf_async",
+            "commit",
+            "sync_io",
+            "cpu",
+            "fixed_part",
+            "converted_rate",
+            "device_busy",
+        )
     }
     lock_requests = np.zeros(len(members))
     holding: dict[tuple[str, str], np.ndarray] = {}
@@ -166,8 +176,14 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
                 fibre_speed=scenario.fibre_speed,
             )["write_cost"]
             mirror_propagation = mirror - scenario.pprc_overhead
-        read_time, read_propagation = _io_time(scenario, scenario.read, remote)
-        write_time, write_propagation = _io_time(scenario, scenario.write, remote, mirror)
+        read, write = scenario.read, scenario.write
+        if scenario.volumes is not None:  # IOSQ is computed from the load, in the fixed point
+            read, write = replace(read, iosq=0.0), replace(write, iosq=0.0)
+        read_time, read_propagation = _io_time(scenario, read, remote)
+        write_time, write_propagation = _io_time(scenario, write, remote, mirror)
+        parts["device_busy"][m] += member.sync_reads * (read_time - read_propagation) + member.log_writes * (
+            write_time - write_propagation
+        )
         parts["sync_io"][m] += member.sync_reads * read_time
         parts["commit"][m] += member.log_writes * write_time
         parts["fixed_part"][m] += member.sync_reads * read_propagation + member.log_writes * (
@@ -187,12 +203,17 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
         [[_separation(scenario, distances, a.site, b.site) for b in members] for a in members]
     )
     round_trip = evaluate_si("round_trip_time", distance=separation, fibre_speed=scenario.fibre_speed)
+    local_write = replace(scenario.write, iosq=0.0) if scenario.volumes is not None else scenario.write
+    write_service = _io_time(scenario, local_write, np.zeros_like(distances), mirror)[0]
     return _Fixed(
         **parts,
         lock_requests=lock_requests,
         path_requests=path_requests,
         path_holding=path_holding,
         round_trip=round_trip["round_trip_time"],
+        reads=np.array([m.sync_reads for m in members]),
+        writes=np.array([m.log_writes for m in members]),
+        write_service=write_service,
     )
 
 
@@ -213,6 +234,29 @@ def _io_time(
         "rmf_response_time", conn=times.conn, disc=times.disc + mirror, pend=pend, iosq=times.iosq
     )["resp"]
     return response, pend - times.pend
+
+
+def _disk_queue(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """IOSQ per SSCH (D,) s, and where the volumes are saturated (D,), at throughput X (M, D).
+
+    The members' synchronous reads and log writes and the other work on the same volumes
+    (``background_rate``, served like a write) spread over ``volumes``; each volume an M/M/c with
+    1 + aliases exposures (``pav_iosq``). Zero where the scenario gives IOSQ itself.
+    """
+    if scenario.volumes is None:
+        return np.zeros(throughput.shape[1:]), np.zeros(throughput.shape[1:], dtype=bool)
+    ssch = (throughput * (part.reads + part.writes)[:, None]).sum(axis=0) + scenario.disk_background
+    busy = (throughput * part.device_busy).sum(axis=0) + scenario.disk_background * part.write_service
+    service = np.divide(busy, ssch, out=np.zeros_like(busy), where=ssch > 0)
+    rate = ssch / scenario.volumes
+    saturated = rate * service >= 1 + scenario.aliases
+    wait = compute_si(
+        "pav_iosq",
+        ssch_rate=np.where(saturated, 0.0, rate),
+        service_time=np.where(service > 0, service, 1.0),
+        aliases=scenario.aliases,
+    )
+    return np.where(saturated, np.inf, wait["iosq"]), saturated
 
 
 def _subchannels(
@@ -288,6 +332,9 @@ def _solve(
         throughput = terminals[:, columns] / (think + current)
         cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
         subchannel_wait, delayed = _subchannels(scenario, part, throughput)
+        iosq, volumes_saturated = _disk_queue(scenario, part, throughput)
+        read_queue = part.reads[:, None] * iosq
+        write_queue = part.writes[:, None] * iosq
         locks = lock_wait(
             part.lock_requests,
             throughput,
@@ -303,6 +350,9 @@ def _solve(
             subchannel_wait=subchannel_wait,
             delayed=delayed,
             locks=locks,
+            read_queue=read_queue,
+            write_queue=write_queue,
+            volumes_saturated=volumes_saturated,
         )
         return (
             cpu
@@ -310,7 +360,9 @@ def _solve(
             + part.cf_async
             + subchannel_wait
             + part.sync_io
+            + read_queue
             + part.commit
+            + write_queue
             + other[:, columns]
             + locks
         )
@@ -329,8 +381,8 @@ def _solve(
         "cf_sync": fixed.cf_sync,
         "cf_async": fixed.cf_async,
         "subchannel_wait": state["subchannel_wait"],
-        "sync_io": fixed.sync_io,
-        "commit": fixed.commit,
+        "sync_io": fixed.sync_io + state["read_queue"],
+        "commit": fixed.commit + state["write_queue"],
         "lock_contention": state["locks"],
         "other": other,
     }
@@ -374,6 +426,7 @@ def _solve(
         goal_time=scenario.goal_time,
         goal_share=scenario.goal_share,
         fixed_part=fixed.fixed_part,
+        disk_saturated=state["volumes_saturated"] & thrashing,
     )
 
 

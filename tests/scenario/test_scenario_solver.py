@@ -116,3 +116,28 @@ def test_the_terminal_step_gives_what_the_network_engine_gives_for_the_same_clos
     engine = solve(net, method="linearizer")
     assert engine.throughput == pytest.approx(result.throughput[:, 0], rel=5e-4)
     assert engine.response_time == pytest.approx(result.response_time[:, 0], rel=5e-4)
+
+
+def _with_volumes(volumes: int, aliases: int, background: float):
+    plain = replace(ENV2.read, iosq=0.0)
+    return replace(ENV2, volumes=volumes, aliases=aliases, disk_background=background, read=plain,
+                   write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf)
+
+
+def test_pav_aliases_take_iosq_away() -> None:
+    # the study's Environment 1 -> 2 remark: heavier PAV use removed the IOSQ on the read volumes
+    no_pav, pav = (solve_scenario(_with_volumes(2, aliases, 400.0), np.array([0.0])) for aliases in (0, 3))
+    assert (pav.breakdown["sync_io"] < no_pav.breakdown["sync_io"]).all()
+
+
+def test_iosq_grows_with_distance_as_mirrored_writes_hold_the_volumes_longer() -> None:
+    result = solve_scenario(_with_volumes(2, 0, 400.0), np.array([0.0, 100e3]))
+    queueing = result.breakdown["sync_io"] - solve_scenario(_with_volumes(10_000, 0, 0.0),
+                                                            np.array([0.0, 100e3])).breakdown["sync_io"]
+    assert (queueing[:, 1] > queueing[:, 0]).all()
+
+
+def test_volumes_that_cannot_carry_the_io_are_reported_not_given_a_number() -> None:
+    result = solve_scenario(_with_volumes(1, 0, 5000.0), np.array([0.0]))
+    assert result.thrashing[0] and result.disk_saturated[0]
+    assert np.isnan(result.response_time[:, 0]).all()
