@@ -14,7 +14,7 @@ def test_generated_module_is_up_to_date_with_the_catalogue() -> None:
                                      "qmodel/catalogue/_compiled.py")
 
 
-def test_quick_answer_imports_neither_sympy_nor_scipy() -> None:
+def test_quick_answer_imports_neither_sympy_nor_scipy(tmp_path) -> None:
     script = (
         "import sys\n"
         "from qmodel.cli import main\n"
@@ -23,5 +23,6 @@ def test_quick_answer_imports_neither_sympy_nor_scipy() -> None:
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('sympy', 'scipy', 'numba'))\n"
         "print('HEAVY', heavy)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            cwd=tmp_path)  # outside the source tree: the installed qmodel answers
     assert "HEAVY []" in result.stdout, result.stdout

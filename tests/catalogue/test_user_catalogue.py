@@ -199,7 +199,8 @@ def test_a_compiled_user_catalogue_adds_no_sympy_to_a_quick_answer(tmp_path) -> 
     )
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     command = [sys.executable, "-c", script]
-    first = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    # run outside the source tree, so that the installed qmodel answers (as a planner's shell would)
+    first = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=tmp_path)
     assert "HEAVY ['sympy" in first.stdout  # the first use compiles the file
-    again = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    again = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=tmp_path)
     assert "HEAVY []" in again.stdout, again.stdout
