@@ -203,3 +203,14 @@ def test_a_compiled_user_catalogue_adds_no_sympy_to_a_quick_answer(tmp_path) -> 
     assert "HEAVY ['sympy" in first.stdout  # the first use compiles the file
     again = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     assert "HEAVY []" in again.stdout, again.stdout
+
+
+def test_an_edited_file_is_compiled_again_in_the_same_cache_file(tmp_path) -> None:
+    path = write(tmp_path, ENTRY.format(id="mine", extra=""))
+    use_catalogues([path])
+    assert float(calc("mine", arrival_rate=500, service_time=1.0).utilization) == pytest.approx(0.5)
+    write(tmp_path, ENTRY.format(id="mine", extra="").replace("arrival_rate*service_time",
+                                                              "2*arrival_rate*service_time"))
+    use_catalogues([path])
+    assert float(calc("mine", arrival_rate=500, service_time=1.0).utilization) == pytest.approx(1.0)
+    assert len(list(cache_dir().glob("catalogue-*.py"))) == 1
