@@ -41,6 +41,7 @@ from qmodel.catalogue.loader import (
 from qmodel.errors import CatalogueError, InputError
 
 CACHE_FORMAT = "1"  # bump when the generated module's shape changes
+MAX_FILE_BYTES = 10_000_000
 _MODULES: dict[str, ModuleType] = {}  # user entry id → its compiled module
 
 
@@ -51,8 +52,13 @@ def cache_dir() -> Path:
 
 
 def read_catalogue_file(path: str) -> tuple[str, str]:
-    """(path, text) of a user catalogue file; an InputError naming the path if it cannot be read."""
+    """(path, text) of a user catalogue file; an InputError naming the path if it cannot be read or is
+    larger than any catalogue (the shipped one is 0.2 MB)."""
     try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise InputError("catalogue", path, f"a catalogue file up to {MAX_FILE_BYTES // 10**6} MB",
+                             reason=f"{size / 1e6:.0f} MB")
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError as error:
@@ -82,7 +88,11 @@ def load_user_files(files: list[tuple[str, str]]
     """
     from qmodel.catalogue import _compiled
 
-    entries = raw_entries(files, known=shipped_shared())
+    try:
+        entries = raw_entries(files, known=shipped_shared())
+    except RecursionError:  # tomllib recurses on nested arrays and tables
+        paths = ", ".join(path for path, _ in files)
+        raise CatalogueError(f"{paths}: TOML nested too deeply to read") from None
     shipped_functions = {e["function"]: i for i, (_, e) in _compiled.ENTRIES.items() if e.get("function")}
     formulas: dict[str, Formula] = {}
     for file, table in entries:
