@@ -358,6 +358,28 @@ def _result_titles(formula: Formula, header: list[str]) -> list[str]:
     return titles
 
 
+def _split_text(text: str) -> tuple[_Table, tuple[str, str, bool]]:
+    """The table of CSV ``text`` and (separator, line end, byte-order mark) as the file wrote them."""
+    bom = text.startswith("\ufeff")
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise _file_error("empty", "a CSV file with a header row", "no header")
+    line_end = sniff_line_end(text)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\n").split("\n")
+    while not lines[-1].strip():
+        lines.pop()  # blank trailing lines
+    delimiter = sniff_delimiter(lines[0])
+    return _split_plain(lines, delimiter) or _split_csv(lines, delimiter), (delimiter, line_end, bom)
+
+
+def read_table(text: str) -> tuple[_Table, Dialect]:
+    """A CSV file's table and dialect, its decimal mark decided from all its cells (for callers
+    other than a formula batch, such as the scenario variants)."""
+    table, (delimiter, line_end, bom) = _split_text(text)
+    cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
+    return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
+
+
 def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
               settings: dict[str, float] | None = None, select=None,
               mapping: dict[str, str] | None = None) -> BatchSummary:
@@ -372,16 +394,7 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     """
     formula = get_formula(formula_id)
     _check_settings(formula, settings or {})
-    bom = text.startswith("\ufeff")
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
-        raise _file_error("empty", "a CSV file with a header row", "no header")
-    line_end = sniff_line_end(text)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\n").split("\n")
-    while not lines[-1].strip():
-        lines.pop()  # blank trailing lines
-    delimiter = sniff_delimiter(lines[0])
-    table = _split_plain(lines, delimiter) or _split_csv(lines, delimiter)
+    table, (delimiter, line_end, bom) = _split_text(text)
     header = [title.strip() for title in table.header]
     errors = table.errors
     inputs = dict(settings or {})

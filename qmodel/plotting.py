@@ -86,18 +86,25 @@ def _save(figure, path: str, plt) -> None:
 
 
 def plot_mva(populations, throughput, response_time, bounds, time_unit: str, path: str) -> None:
-    """Write X(N) and R(N) from MVA with their optimistic and pessimistic bounds (PNG, SVG or PDF)."""
+    """Write X(N) [1/s] and R(N) [time_unit] from MVA with their optimistic and pessimistic bounds.
+
+    ``response_time`` and the bounds are in seconds (as qmodel.networks gives them); R is drawn in
+    ``time_unit``. PNG, SVG or PDF by the file's suffix.
+    """
+    from qmodel.units import UNITS
+
     check_plot_path(path)
     plt = _pyplot()
+    scale = UNITS[time_unit].to_si
     figure, (x_axes, r_axes) = plt.subplots(2, 1, sharex=True, figsize=(7, 6))
     x_axes.plot(populations, throughput, label="exact MVA")
     x_axes.plot(populations, bounds.throughput_upper, "--", label="upper bound")
     x_axes.plot(populations, bounds.throughput_lower, ":", label="lower bound")
-    x_axes.set_ylabel(f"throughput X [1/{time_unit}]")
+    x_axes.set_ylabel("throughput X [1/s]")
     x_axes.legend(loc="lower right")
-    r_axes.plot(populations, response_time, label="exact MVA")
-    r_axes.plot(populations, bounds.response_lower, "--", label="lower bound")
-    r_axes.plot(populations, bounds.response_upper, ":", label="upper bound")
+    r_axes.plot(populations, response_time / scale, label="exact MVA")
+    r_axes.plot(populations, bounds.response_lower / scale, "--", label="lower bound")
+    r_axes.plot(populations, bounds.response_upper / scale, ":", label="upper bound")
     r_axes.set_ylabel(f"response time R [{time_unit}]")
     r_axes.set_xlabel("population N")
     r_axes.legend(loc="upper left")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 from hypothesis import strategies as st
@@ -28,18 +30,64 @@ def single_class_networks(draw, load_dependent: bool = True, max_population: int
     return network(demands, servers=servers, think_time=think, population=population)
 
 
+RATE_TABLES = st.lists(st.floats(0.5, 4.0).map(lambda r: round(r, 2)), min_size=1, max_size=4)
+
+
 @st.composite
-def multi_class_networks(draw, max_classes: int = 3, max_population: int = 6) -> Network:
-    """Multi-class networks of queueing and delay stations, small enough for exact MVA."""
+def multi_class_networks(draw, max_classes: int = 3, max_population: int = 6,
+                         load_dependent: bool = False) -> Network:
+    """Multi-class networks of queues and delays (and multi-server, ld), small enough for exact MVA."""
     classes = draw(st.integers(1, max_classes))
     stations = draw(st.integers(1, 4))
     demands = [draw(st.lists(DEMANDS, min_size=stations, max_size=stations)) for _ in range(classes)]
-    servers = [draw(st.sampled_from([1, 1, "delay"])) for _ in range(stations)]
+    kinds = [1, 1, "delay", 2, 3, 8, "ld"] if load_dependent else [1, 1, "delay"]
+    servers = [draw(st.sampled_from(kinds)) for _ in range(stations)]
     if all(s == "delay" for s in servers):
         servers[0] = 1
+    rates = [draw(RATE_TABLES) if s == "ld" else None for s in servers]
+    servers = [1 if s == "ld" else s for s in servers]
     populations = draw(st.lists(st.integers(0, max_population), min_size=classes, max_size=classes))
+    if sum(populations) == 0:           # a network without jobs is refused (tests/networks/test_solve.py)
+        populations[0] = 1
     think = draw(st.lists(st.sampled_from([0.0, 1.0, 5.0]), min_size=classes, max_size=classes))
-    return network(demands, servers=servers, think_time=think, population=populations)
+    return network(demands, servers=servers, rates=rates if load_dependent else None, think_time=think,
+                   population=populations)
+
+
+def convolution_multi_class(net: Network) -> list[float]:
+    """X_c = G(N − e_c) / G(N) by convolution over the population lattice in exact rational arithmetic.
+
+    Station factor (BCMP product form): F_k(n) = |n|! / Π_c n_c! · Π_c D_ck^{n_c} / Π_{i≤|n|} α_k(i),
+    with α(i) = i at a delay station; the think time is a delay station.
+    """
+    populations = [int(p) for p in net.populations]
+    points = list(itertools.product(*[range(p + 1) for p in populations]))
+
+    def factor(demands: list[Fraction], rates: list[Fraction] | None, n: tuple[int, ...]) -> Fraction:
+        total = sum(n)
+        value = Fraction(math.factorial(total))
+        for d, count in zip(demands, n, strict=True):
+            value = value * d ** count / math.factorial(count)
+        for i in range(1, total + 1):
+            value /= i if rates is None else rates[min(i, len(rates)) - 1]
+        return value
+
+    columns = [([Fraction(float(d)) for d in net.think_times], None)]
+    for k, station in enumerate(net.stations):
+        rates = None if station.infinite else [Fraction(float(r)) for r in station.rate_table]
+        columns.append(([Fraction(float(d)) for d in net.demands[:, k]], rates))
+    def below(p: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """Every split of p into q (at the station) and p − q (elsewhere)."""
+        return [(q, tuple(a - b for a, b in zip(p, q, strict=True)))
+                for q in itertools.product(*[range(a + 1) for a in p])]
+
+    constants = {p: Fraction(int(sum(p) == 0)) for p in points}
+    for demands, rates in columns:
+        constants = {p: sum(factor(demands, rates, q) * constants[rest] for q, rest in below(p))
+                     for p in points}
+    top = tuple(populations)
+    less = [tuple(n - (c == i) for i, n in enumerate(top)) for c in range(len(top))]
+    return [float(constants[less[c]] / constants[top]) if top[c] else 0.0 for c in range(len(top))]
 
 
 def convolution_throughput(model: Network, population: int) -> list[float]:

@@ -47,27 +47,39 @@ class FixedPoint(NamedTuple):
 
 
 def iterate(
-    update: Callable[[np.ndarray], np.ndarray],
+    update: Callable[..., np.ndarray],
     start: np.ndarray,
     *,
     ceiling: float,
     tolerance: float = 1e-9,
     max_iterations: int = 2000,
+    independent_columns: bool = False,
 ) -> FixedPoint:
     """Solve x = update(x) element-wise from ``start`` (below the fixed point), in ``update``'s units.
 
     Converged where the step is below ``tolerance`` relative to the value;
     diverged where the value passes ``ceiling``; an element that does neither
     within ``max_iterations`` is in neither mask (see :meth:`FixedPoint.settled`).
+    With ``independent_columns`` the problems along the last axis do not interact:
+    ``update(values, columns)`` is called with only the columns still moving.
     """
     current = np.array(start, float)
     settled = np.zeros(current.shape, dtype=bool)
     diverged = np.zeros(current.shape, dtype=bool)
+
+    def advance(values: np.ndarray) -> np.ndarray:
+        if not independent_columns:
+            return update(values)
+        moving = ~(settled | diverged).reshape(-1, values.shape[-1]).all(axis=0)
+        result = values.copy()
+        result[..., moving] = update(values[..., moving], np.flatnonzero(moving))
+        return result
+
     for iteration in range(1, max_iterations + 1):
-        stepped = update(current)
+        stepped = advance(current)
         proposal = stepped
         if iteration % 3 == 0:
-            twice = update(stepped)
+            twice = advance(stepped)
             with np.errstate(all="ignore"):
                 curvature = twice - 2 * stepped + current
                 extrapolated = current - (stepped - current) ** 2 / curvature

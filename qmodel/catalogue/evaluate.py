@@ -248,3 +248,10 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
         {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in evaluation.inputs.items()},
         dict.fromkeys(display, 1.0), warnings,
     )
+
+
+def compute_si(formula_id: str, **inputs: ArrayLike) -> dict[str, np.ndarray]:
+    """The generated code of a built-in entry on SI inputs, outputs in SI, with no domain or
+    constraint checks: for a caller inside an iteration that has checked its inputs itself (the
+    scenario solver's fixed point). Anything a person typed goes through :func:`evaluate`."""
+    return getattr(_compiled, formula_id)(**inputs)

@@ -6,7 +6,7 @@
 | calc        | calc, sweep, solve, batch                    |
 | mva         | mva                                          |
 | studies     | subchannels, mirror-timeline, ssd-candidates |
-| scenario    | scenario                                     |
+| scenario    | scenario, scenario-profile                   |
 | validate    | validate                                     |
 | check       | check                                        |
 
@@ -38,6 +38,7 @@ COMMANDS = {
     "mirror-timeline": ("studies", "mirror_timeline"),
     "ssd-candidates": ("studies", "ssd_candidates"),
     "scenario": ("scenario", "scenario"),
+    "scenario-profile": ("scenario", "scenario_profile"),
     "validate": ("validate", "validate"),
     "check": ("check", "check"),
 }

@@ -1,4 +1,4 @@
-"""``qmodel mva``: solve a queueing-network model from a TOML file or from flags.
+"""``qmodel mva``: parse a network (TOML file or flags), call qmodel.networks.solver, render the result.
 
 Only click is imported at module level; numpy, rich and the solvers are
 imported when the command runs.
@@ -14,120 +14,163 @@ from qmodel.cli.common import FORMAT_OPTION, split_range
 from qmodel.errors import InputError
 from qmodel.output import render
 
-METHODS = ("exact", "schweitzer", "linearizer")
+METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
 TABLE_ROWS = 25           # a terminal table of a long sweep shows about this many populations
+ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
 PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
 
 
 @click.command("mva", epilog="""\b
 Examples (Jain, Example 34.2; Bolch et al., Example 8.4):
-  $ qmodel mva --service-time 0.125,0.3,0.2 --visits 16,10,5 --think-time 4 --population 1..20
+  $ qmodel mva --service-time 125ms,300ms,200ms --visits 16,10,5 \\
+        --think-time 4s --population 1..20
   $ qmodel mva --demand 0.5,0.3,0.4,1 --servers 2,1,1,delay --population 3
-  $ qmodel mva model.toml --population 1..200 --plot curve.png
+  $ qmodel mva model.toml --population 1..200 --at 10,100 --plot curve.png
   $ qmodel mva two-class.toml --method schweitzer --compare
 \b
 A model file holds [[station]] tables (name, type = queue | delay | multi |
 ld, demand or visits and service_time, servers, rates) and [[class]] tables
 (name, population and think_time, or arrival_rate for an open class); see
-the README. Times are in the model's time_unit (flags: --time-unit).""")
+docs. Values take units (2ms, 400us, 250/s); bare numbers are in the
+model's time_unit (flags: --time-unit). Throughput is per second.""")
 @click.argument("model_file", required=False, metavar="[MODEL.toml]")
-@click.option("--population", "population_text", default=None, metavar="N | 1..N",
-              help="Population, or a sweep 1..N (single class).")
+@click.option("--population", "population_text", default=None, metavar="N | 1..N | N1,N2",
+              help="Population: a sweep 1..N (single class), or one per closed class.")
+@click.option("--at", "at_text", default=None, metavar="N1,N2,...",
+              help="Populations of a sweep at which to show every station.")
 @click.option("--demand", default=None, metavar="D1,D2,...", help="Service demand per station.")
 @click.option("--service-time", default=None, metavar="S1,S2,...", help="Service time per visit.")
 @click.option("--visits", default=None, metavar="V1,V2,...", help="Visits per job (with --service-time).")
 @click.option("--servers", default=None, metavar="C1,C2,...",
               help="Servers per station; 'delay' for infinite.")
 @click.option("--names", default=None, metavar="A,B,...", help="Station names.")
-@click.option("--think-time", default="0", show_default=True, help="Think time Z.")
-@click.option("--arrival-rate", default=None, help="Arrival rate: solve as an open network instead.")
-@click.option("--time-unit", default="s", show_default=True, help="Unit of demands and times (flags).")
+@click.option("--think-time", default="0", show_default=True, help="Think time Z (4s, 4000ms).")
+@click.option("--arrival-rate", default=None, help="Arrival rate (250/s): solve as an open network.")
+@click.option("--time-unit", default="s", show_default=True, help="Unit of bare numbers (s, ms, us, min).")
 @click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True,
-              help="Exact MVA, or an approximation (multi-class models).")
+              help="Exact MVA, or an approximation.")
 @click.option("--compare", is_flag=True, help="With an approximation: report its deviation from exact.")
+@click.option("--stations", "all_stations", is_flag=True,
+              help="With --format csv: every station at every population of a sweep.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
               help="Draw X and R against N with the bounds (.png, .svg, .pdf); needs the extra 'plot'.")
 @FORMAT_OPTION
-def mva(model_file: str | None, population_text: str | None, demand: str | None, service_time: str | None,
-        visits: str | None, servers: str | None, names: str | None, think_time: str,
-        arrival_rate: str | None, time_unit: str, method: str, compare: bool, plot_path: str | None,
-        fmt: str) -> None:
+def mva(model_file: str | None, population_text: str | None, at_text: str | None, demand: str | None,
+        service_time: str | None, visits: str | None, servers: str | None, names: str | None,
+        think_time: str, arrival_rate: str | None, time_unit: str, method: str, compare: bool,
+        all_stations: bool, plot_path: str | None, fmt: str) -> None:
     """Mean Value Analysis of a queueing network: throughput, response time, per-station figures."""
-    from qmodel.networks.model import load_model, network
+    from qmodel.networks.model import load_network, network
 
     if plot_path:
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
     if model_file is not None:
-        if demand or service_time or visits or servers or names or arrival_rate:
+        if any(flag is not None for flag in (demand, service_time, visits, servers, names, arrival_rate)):
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
-        model = load_model(model_file)
+        net = load_network(model_file)
     else:
-        model = network(**_flag_model(demand, service_time, visits, servers, names, think_time, arrival_rate,
+        net = network(**_flag_network(demand, service_time, visits, servers, names, think_time, arrival_rate,
                                       time_unit))
-    if model.open_classes.all():
-        _show_open(model, fmt)
-        return
-    if model.open_classes.any():
-        _show_mixed(model, fmt)
-        return
-    sweep = _population(population_text, model)
-    if len(model.classes) == 1 and method == "exact":
-        _show_sweep(model, sweep, fmt, plot_path)
+    sweep = net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
+    _refuse_flags(net, method, compare, all_stations, plot_path, fmt, sweep)
+    population = _population(population_text, net)
+    at = _at(at_text, sweep)
+    if sweep:
+        _show_sweep(net, population, at, fmt, plot_path, all_stations)
     else:
-        if plot_path:
-            raise InputError("--plot", plot_path, "a single-class model solved exactly (a curve over N)")
-        _show_multi_class(model, method, compare, fmt)
+        _show_point(net, method, population, compare, fmt, all_stations)
 
 
-def _flag_model(demand: str | None, service_time: str | None, visits: str | None, servers: str | None,
-                names: str | None, think_time: str, arrival_rate: str | None, time_unit: str) -> dict:
+def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path: str | None, fmt: str,
+                  sweep: bool) -> None:
+    """Flags that do not apply to this network or method are refused, never ignored."""
+    if compare and method == "exact":
+        raise InputError("--compare", "with --method exact", "an approximate --method (schweitzer, "
+                         "linearizer, seidmann)")
+    if compare and net.open_classes.all():
+        raise InputError("--compare", "with an open network", "a network with closed classes (an open "
+                         "network is solved exactly)")
+    if plot_path and not sweep:
+        raise InputError("--plot", plot_path, "a single-class closed network solved exactly (a curve over N)")
+    if all_stations and fmt != "csv":
+        raise InputError("--stations", "given", "--format csv (every station: of every population of a "
+                         "sweep, or of every class)")
+
+
+def _flag_network(demand: str | None, service_time: str | None, visits: str | None, servers: str | None,
+                  names: str | None, think_time: str, arrival_rate: str | None, time_unit: str) -> dict:
     if (demand is None) == (service_time is None):
         raise InputError("--demand / --service-time", "both" if demand else "neither",
                          "one of them (or a MODEL.toml file)")
     if visits is not None and service_time is None:
         raise InputError("--visits", visits, "together with --service-time")
     return dict(
-        demands=_numbers("--demand" if demand else "--service-time", demand or service_time),
-        visits=_numbers("--visits", visits) if visits else None,
-        servers=[s.strip() for s in servers.split(",")] if servers else None,
-        names=[n.strip() for n in names.split(",")] if names else None,
-        think_time=_numbers("--think-time", think_time)[0],
-        arrival_rate=_numbers("--arrival-rate", arrival_rate)[0] if arrival_rate else 0.0,
-        population=0, time_unit=time_unit)
+        demands=_items("--demand" if demand is not None else "--service-time",
+                       demand if demand is not None else service_time),
+        visits=_items("--visits", visits) if visits else None,
+        servers=_items("--servers", servers) if servers else None,
+        names=_items("--names", names) if names else None,
+        think_time=think_time, arrival_rate=_arrival_rate(arrival_rate), population=0, time_unit=time_unit)
 
 
-def _numbers(option: str, text: str) -> list[float]:
-    values = []
-    for item in text.split(","):
-        try:
-            values.append(float(item))
-        except ValueError:
-            raise InputError(option, item, "a number (a comma-separated list for one per station)") from None
-    return values
-
-
-def _population(text: str | None, model) -> int | None:
-    """The sweep's last population (1..N or N); None: the model's own populations."""
+def _arrival_rate(text: str | None) -> object:
+    """The --arrival-rate text as the network takes it: a rate with its unit, or a bare number."""
     if text is None:
-        if len(model.classes) == 1 and model.populations[0] == 0:
+        return 0.0
+    try:
+        return float(text)
+    except ValueError:
+        return text.strip()
+
+
+def _items(option: str, text: str) -> list[str]:
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise InputError(option, repr(text), "a comma-separated list with one value per station")
+    return items
+
+
+def _count(option: str, text: str) -> int:
+    """A whole number ≥ 1 typed in the units dialect (35K, 1e3), refusing inf and nan."""
+    from qmodel.units import parse_value
+
+    value = parse_value(option, text.strip(), "1")
+    if not value >= 1 or value != int(value) or value == float("inf"):
+        raise InputError(option, text, "a whole number ≥ 1")
+    return int(value)
+
+
+def _population(text: str | None, net) -> object:
+    """The population to solve at: N (a sweep 1..N for one class), one per closed class, or None."""
+    closed = int(net.closed_classes.sum())
+    if text is None:
+        if closed and net.populations[net.closed_classes].sum() == 0:
             raise InputError("--population", "missing", "N or 1..N (the model gives no population)")
         return None
+    if closed == 0:
+        raise InputError("--population", text, "none for an open network (its arrival rates set the load)")
     span = split_range("--population", text)
-    if span is not None and span[0].strip() != "1":
-        raise InputError("--population", text, "N or 1..N (MVA computes every population from 1)")
-    last = text if span is None else span[1]
-    try:
-        value = float(last)
-    except ValueError:
-        raise InputError("--population", text, "N or 1..N with N a whole number ≥ 1") from None
-    if value < 1 or value != int(value):
-        raise InputError("--population", text, "N or 1..N with N a whole number ≥ 1")
-    if len(model.classes) > 1:
-        raise InputError("--population", text,
-                         "a single-class model (set each class's population in the file)")
-    return int(value)
+    if span is not None:
+        if span[0].strip() != "1":
+            raise InputError("--population", text, "N or 1..N (MVA computes every population from 1)")
+        if closed > 1:
+            raise InputError("--population", text, "one population per closed class (a sweep 1..N is for "
+                             "a single-class network)")
+        return _count("--population", span[1])
+    values = [_count("--population", item) for item in text.split(",")]
+    if len(values) != closed:
+        raise InputError("--population", text, f"one population per closed class ({closed})")
+    return values[0] if len(values) == 1 else values
+
+
+def _at(text: str | None, sweep: bool) -> list[int]:
+    if text is None:
+        return []
+    if not sweep:
+        raise InputError("--at", text, "a single-class closed network solved exactly (a sweep)")
+    return [_count("--at", item) for item in text.split(",")]
 
 
 def _progress_bar(total: int):
@@ -140,46 +183,71 @@ def _progress_bar(total: int):
     return Progress(console=Console(stderr=True), transient=True)
 
 
-def _solve_with_progress(solve, total: int, label: str):
+def _solve(net, method: str, population, at=(), total: int = 0):
+    from qmodel.networks.solver import solve
+
     bar = _progress_bar(total)
     if bar is None:
-        return solve(None)
+        return solve(net, method, population, at=at)
     with bar:
-        task = bar.add_task(label, total=total)
-        return solve(lambda done, all_: bar.update(task, completed=done, total=all_))
+        task = bar.add_task(f"{method} MVA", total=total)
+        return solve(net, method, population, lambda done, all_: bar.update(task, completed=done, total=all_),
+                     at=at)
 
 
-def _show_sweep(model, population: int | None, fmt: str, plot_path: str | None) -> None:
+def _show_sweep(net, population, at: list[int], fmt: str, plot_path: str | None, all_stations: bool) -> None:
     import numpy as np
 
     from qmodel.networks.bounds import closed_bounds
-    from qmodel.networks.exact import single_class
+    from qmodel.units import UNITS
 
-    n = int(model.populations[0]) if population is None else population
-    result = _solve_with_progress(lambda progress: single_class(model, n, progress), n, "exact MVA")
-    bounds = closed_bounds(model, result.populations[:, 0])
-    unit = model.time_unit
+    n = int(net.populations[0]) if population is None else int(population)
+    beyond = [a for a in at if a > n]
+    if beyond:
+        raise InputError("--at", ",".join(map(str, beyond)), f"populations of the sweep, 1..{n}")
+    if fmt != "table":
+        rows = n * len(net.stations) if all_stations else n
+        if rows > ROW_LIMIT:
+            raise InputError("--population", n, f"at most {ROW_LIMIT:,} {fmt.upper()} rows: --at N1,N2,... "
+                             "for the populations you need, or a smaller N",
+                             reason=f"{rows:,} rows, about {rows * 60 / 1e6:,.0f} MB of {fmt.upper()}")
+    if all_stations:
+        at = list(range(1, n + 1))
+    result = _solve(net, "exact", n, at, n)
+    curve = result.curve
+    bounds = closed_bounds(net, curve.population)
+    unit = net.time_unit
+    scale = UNITS[unit].to_si
     shown = np.arange(n) if fmt != "table" or n <= TABLE_ROWS else _spread(n)
-    columns = ["N", f"X [1/{unit}]", f"R [{unit}]", f"X upper bound [1/{unit}]", f"X lower bound [1/{unit}]",
-               "binding bound"]
-    rows = [[int(result.populations[i, 0]), float(result.throughput[i, 0]), float(result.response_time[i, 0]),
-             float(bounds.throughput_upper[i]), float(bounds.throughput_lower[i]), bounds.binding[i]]
+    shown = np.union1d(shown, np.asarray(at, dtype=int) - 1) if fmt == "table" else shown
+    columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
+    rows = [[int(curve.population[i]), float(curve.throughput[i]), float(curve.response_time[i] / scale),
+             float(bounds.throughput_upper[i]), float(bounds.throughput_lower[i]), bounds.binding_at(i)]
             for i in shown]
     caption = (f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}"
                + ("" if bounds.balanced
-                  else "; balanced job bounds need single-server stations (asymptotic only)")
+                  else "; balanced job and geometric bounds need single-server stations (asymptotic only)")
                + (f"; {len(shown)} of {n} populations shown, --format csv for all" if len(shown) < n else ""))
     if fmt == "json":
-        render([], [], fmt, json_payload=_sweep_json(model, result, bounds))
+        payload = result.to_json()
+        payload["bounds"] = {"throughput_upper": bounds.throughput_upper.tolist(),
+                             "throughput_lower": bounds.throughput_lower.tolist(),
+                             "binding": [bounds.binding_at(i) for i in range(n)],
+                             "bottleneck": bounds.bottleneck, "knee": bounds.knee}
+        render([], [], fmt, json_payload=payload)
+    elif all_stations:
+        records = [dict(N=int(p.populations[0]), **record) for p in (*result.points, result)[:-1]
+                   for record in p.records()]
+        render(list(records[0]), [list(r.values()) for r in records], fmt)
     else:
         render(columns, rows, fmt, title="Exact MVA: system", caption=caption)
         if fmt == "table":
-            _station_table(model, result.at(-1), fmt)
+            for point in result.points if n in at else (*result.points, result):
+                _station_table(point, fmt)
     if plot_path:
         from qmodel.plotting import plot_mva
 
-        plot_mva(result.populations[:, 0], result.throughput[:, 0], result.response_time[:, 0], bounds,
-                 unit, plot_path)
+        plot_mva(curve.population, curve.throughput, curve.response_time, bounds, unit, plot_path)
 
 
 def _spread(n: int):
@@ -188,135 +256,63 @@ def _spread(n: int):
     return np.unique(np.round(np.linspace(0, n - 1, TABLE_ROWS)).astype(int))
 
 
-def _station_table(model, point, fmt: str) -> None:
-    populations = ", ".join(f"{name} {int(p)}" for name, p in zip(point.classes, point.populations[0],
-                                                                 strict=True))
-    _render_stations(model, _closed_records(model, point), fmt,
-                     title=f"Stations at N = {populations} ({point.method})")
+def _station_table(result, fmt: str, title: str = "", caption: str = "") -> None:
+    closed = ~result.open_classes
+    populations = ", ".join(f"{name} {int(p)}" for name, p, is_closed in
+                            zip(result.classes, result.populations, closed, strict=True) if is_closed)
+    records = _without_empty_columns(result.records())
+    title = title or (f"Stations at N = {populations} ({result.method})" if closed.any()
+                      else "Open network: stations")
+    render(list(records[0]), [list(r.values()) for r in records], fmt, title=title, caption=caption)
 
 
-def _closed_records(model, point) -> list[dict]:
-    return _station_records(model, point.classes, point.utilization[0], point.queue_length[0],
-                            point.residence_time[0])
-
-
-def _station_records(model, classes, utilization, queue, residence) -> list[dict]:
-    """Per class and station: type, demand, utilization, queue length, residence and per-visit time.
-
-    The arrays are (classes, stations) for ``classes``, which may be a subset of the model's.
-    """
-    records = []
-    for c, name in enumerate(classes):
-        m = model.classes.index(name)
-        for k, station in enumerate(model.stations):
-            visits = model.visits[m, k] if model.visits is not None else 0.0
-            records.append({
-                "class": name, "station": station.name,
-                "type": f"multi ({station.servers})" if station.kind == "multi" else station.kind,
-                "demand": float(model.demands[m, k]), "utilization": float(utilization[c, k]),
-                "queue_length": float(queue[c, k]), "residence_time": float(residence[c, k]),
-                "per_visit": float(residence[c, k] / visits) if visits > 0 else None})
-    return records
-
-
-def _render_stations(model, records: list[dict], fmt: str, title: str, caption: str = "") -> None:
-    unit = model.time_unit
-    columns = ["class", "station", "type", "demand", "utilization", "queue length",
-               f"residence [{unit}]", f"per visit [{unit}]"]
-    render(columns, [list(record.values()) for record in records], fmt, title=title, caption=caption)
-
-
-def _show_multi_class(model, method: str, compare: bool, fmt: str) -> None:
+def _show_point(net, method: str, population, compare: bool, fmt: str, all_stations: bool) -> None:
     import numpy as np
 
-    from qmodel.networks import approximate as amva
-    from qmodel.networks.exact import multi_class
-
-    if compare and method == "exact":
-        raise InputError("--compare", "with --method exact",
-                         "an approximate --method (schweitzer, linearizer)")
-    if method == "exact":
-        lattice = int(np.prod(model.populations + 1))
-        point = _solve_with_progress(lambda progress: multi_class(model, progress), lattice, "exact MVA")
-    else:
-        point = getattr(amva, method)(model)
-    columns, rows = _class_rows(model, point)
+    lattice = int(np.prod(net.populations[net.closed_classes] + 1)) if method == "exact" else 0
+    result = _solve(net, method, population, total=lattice)
     caption = ""
     deviation = None
     if compare:
-        deviation = amva.approximation_error(model, point)
+        from qmodel.networks.solver import approximation_error
+
+        deviation = approximation_error(result)
         caption = (f"{method} against exact MVA: throughput within {deviation['throughput']:.3%}, "
                    f"queue lengths within {deviation['queue_length']:.3%} of the class population")
+    classes = result.class_records()
+    if net.closed_classes.any():
+        from qmodel.networks.bounds import class_bounds
+        from qmodel.networks.solver import closed_part
+
+        closed = net if net.closed_classes.all() else closed_part(net, result.populations)[0]
+        bounds = class_bounds(closed, result.populations[net.closed_classes])
+        pairs = iter(zip(bounds.throughput_upper, bounds.throughput_lower, strict=True))
+        for record in classes:
+            upper, lower = next(pairs) if record["population"] is not None else (None, None)
+            record.update({"X upper bound [1/s]": None if upper is None else float(upper),
+                           "X lower bound [1/s]": None if lower is None else float(lower)})
     if fmt == "json":
-        payload = {"method": method, "classes": [dict(zip(columns, row, strict=True)) for row in rows],
-                   "stations": _closed_records(model, point)}
+        payload = result.to_json()
         if deviation is not None:
             payload["deviation_from_exact"] = deviation
+        if net.open_classes.any() and not net.open_classes.all():
+            payload["closed_classes"] = {r["class"]: r for r in classes if r["population"] is not None}
+            payload["open"] = [r for r in result.records() if r["class"] in
+                               {c["class"] for c in classes if c["population"] is None}]
         render([], [], fmt, json_payload=payload)
         return
-    render(columns, rows, fmt, title=f"MVA ({method}): classes", caption=caption)
-    if fmt == "table":
-        _station_table(model, point, fmt)
-
-
-def _class_rows(model, point) -> tuple[list[str], list[list]]:
-    """Columns and rows of the per-class table: population, think time, X, R (closed classes)."""
-    unit = model.time_unit
-    think = dict(zip(model.classes, model.think_times, strict=True))
-    columns = ["class", "population", f"think time [{unit}]", f"X [1/{unit}]", f"R [{unit}]"]
-    rows = [[name, int(point.populations[0, c]), float(think[name]), float(point.throughput[0, c]),
-             float(point.response_time[0, c])] for c, name in enumerate(point.classes)]
-    return columns, rows
-
-
-def _sweep_json(model, result, bounds) -> dict:
-    return {
-        "time_unit": model.time_unit,
-        "stations": list(result.stations),
-        "population": result.populations[:, 0].tolist(),
-        "throughput": result.throughput[:, 0].tolist(),
-        "response_time": result.response_time[:, 0].tolist(),
-        "queue_length": result.queue_length[:, 0, :].tolist(),
-        "residence_time": result.residence_time[:, 0, :].tolist(),
-        "utilization": result.utilization[:, 0, :].tolist(),
-        "bounds": {"throughput_upper": bounds.throughput_upper.tolist(),
-                   "throughput_lower": bounds.throughput_lower.tolist(),
-                   "binding": list(bounds.binding), "bottleneck": bounds.bottleneck, "knee": bounds.knee},
-    }
-
-
-def _show_open(model, fmt: str) -> None:
-    from qmodel.networks.open import solve_open
-
-    _show_open_classes(model, solve_open(model), fmt, "Open network")
-
-
-def _show_open_classes(model, result, fmt: str, title: str) -> None:
-    unit = model.time_unit
-    caption = "; ".join(f"{name}: X {float(x):g}/{unit}, R {float(r):.6g} {unit}"
-                        for name, x, r in zip(result.classes, result.throughput, result.response_time,
-                                              strict=True))
-    _render_stations(model, _open_records(model, result), fmt, title=title, caption=caption)
-
-
-def _open_records(model, result) -> list[dict]:
-    return _station_records(model, result.classes, result.utilization, result.queue_length,
-                            result.residence_time)
-
-
-def _show_mixed(model, fmt: str) -> None:
-    from qmodel.networks.open import solve_mixed
-
-    closed, opened = solve_mixed(model)
-    if fmt == "json":
-        render([], [], fmt, json_payload={
-            "closed": _closed_records(model, closed),
-            "closed_classes": {name: {"throughput": float(closed.throughput[0, c]),
-                                      "response_time": float(closed.response_time[0, c])}
-                               for c, name in enumerate(closed.classes)},
-            "open": _open_records(model, opened),
-        })
+    if fmt == "csv" and (all_stations or net.open_classes.all()):
+        _station_table(result, fmt)
         return
-    render(*_class_rows(model, closed), fmt, title="Mixed network: closed classes")
-    _station_table(model, closed, fmt)
-    _show_open_classes(model, opened, fmt, "Mixed network: open classes (they see the closed jobs)")
+    classes = _without_empty_columns(classes)
+    kind = "Open network" if net.open_classes.all() else "Mixed network" if net.open_classes.any() else "MVA"
+    render(list(classes[0]), [list(r.values()) for r in classes], fmt, title=f"{kind} ({method}): classes",
+           caption=caption)
+    if fmt == "table":
+        _station_table(result, fmt)
+
+
+def _without_empty_columns(records: list[dict]) -> list[dict]:
+    """The records without the columns that are empty in every row (arrival rate of closed classes...)."""
+    empty = [key for key in records[0] if all(record[key] is None for record in records)]
+    return [{key: value for key, value in record.items() if key not in empty} for record in records]

@@ -18,6 +18,9 @@ Examples (the GDPS/PPRC study's environments ship with qmodel):
   $ qmodel scenario gdps-env3 --distance 0..100km --points 11 --plot env3.png
   $ qmodel scenario gdps-env2 --max-distance
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
+  $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
+  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190k GBP8P.sync=21k \\
+        GBP8P.async=199k sync_reads=92.3K log_writes=13.2K
 \b
 A scenario file (TOML) holds sites and the distance, members (site, CPs,
 terminals and think time, per-transaction profile), coupling facilities and
@@ -55,8 +58,25 @@ sync_io, commit, lock_contention and other."""
     metavar="FILE",
     help="Draw response time against distance, breakdown stacked, goal line (.png, .svg, .pdf).",
 )
+@click.option(
+    "--variants",
+    "variants_csv",
+    default=None,
+    metavar="VARIANTS.csv",
+    help="Solve each row as a what-if variant (columns: distance, member.NAME.KEY, path.*.KEY...).",
+)
+@click.option(
+    "-o",
+    "--output",
+    "output_csv",
+    default="-",
+    metavar="OUT.csv",
+    help="With --variants: where to write the rows with their results (- is standard output).",
+)
 @FORMAT_OPTION
+@click.pass_context
 def scenario(
+    ctx: click.Context,
     scenario_file: str,
     distance_text: str | None,
     points: int,
@@ -64,6 +84,8 @@ def scenario(
     up_to: str,
     breakdown: bool,
     plot_path: str | None,
+    variants_csv: str | None,
+    output_csv: str,
     fmt: str,
 ) -> None:
     """Solve a Parallel Sysplex scenario end to end: response time and its breakdown, share within the
@@ -75,7 +97,14 @@ def scenario(
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
-    spec = load_scenario(resolve_scenario(scenario_file))
+    path = resolve_scenario(scenario_file)
+    if variants_csv is not None:
+        if distance_text is not None or max_distance or plot_path:
+            raise InputError("--variants", variants_csv, "--variants alone (each row gives its distance)")
+        from qmodel.scenario.variants import run_variant_files
+
+        ctx.exit(run_variant_files(path, variants_csv, output_csv))
+    spec = load_scenario(path)
     if max_distance:
         if distance_text is not None or plot_path:
             raise InputError(
@@ -120,14 +149,20 @@ def _show(result, fmt: str, breakdown: bool) -> None:
         for r in records
     ]
     goal = f"goal: {result.goal_share:.0%} within {result.goal_time * 1e3:g} ms"
-    thrash = [
-        f"{d / 1e3:g} km (from {t:.0f} terminals)"
-        for d, t, flag in zip(result.distances, result.thrashing_terminals, result.thrashing, strict=True)
-        if flag
-    ]
-    caption = goal + (
-        f"; lock contention thrashes (no response time exists) at {', '.join(thrash)}" if thrash else ""
+    stuck = zip(
+        result.distances, result.thrashing_terminals, result.thrashing, result.disk_saturated, strict=True
     )
+    thrash, saturated = [], []
+    for distance, terminals, flag, disk in stuck:
+        if flag:
+            (saturated if disk else thrash).append(f"{distance / 1e3:g} km (from {terminals:.0f} terminals)")
+    caption = goal
+    if thrash:
+        caption += f"; lock contention thrashes (no response time exists) at {', '.join(thrash)}"
+    if saturated:
+        caption += (
+            f"; the volumes cannot carry the I/O (add volumes or PAV aliases) at {', '.join(saturated)}"
+        )
     render(SUMMARY, rows, fmt, title=result.title, caption=caption)
     if breakdown:
         from qmodel.scenario.result import BREAKDOWN
@@ -187,4 +222,45 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
         fmt,
         title=spec.title,
         json_payload=payload,
+    )
+
+
+@click.command(
+    "scenario-profile",
+    epilog="""\b
+Examples (Environment 3, G1P2 at 0 km: the GBP8, LOCK1, CICS and MSTR tables over 300 s):
+  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K GBP8P.sync=21K \\
+        GBP8P.async=199K GBP8S.async=83K sync_reads=92.3K log_writes=13.23K
+  $ qmodel scenario-profile --transactions 11.31 sync_reads=307.7 log_writes=44.1
+\b
+NAME=COUNT over the interval the transactions were counted in (or NAME=RATE
+with the transaction rate). A structure may be given as NAME.sync, NAME.async
+and NAME.total; the parts must add up to the total within 1%.""",
+)
+@click.option(
+    "--transactions",
+    "transactions_text",
+    required=True,
+    metavar="N",
+    help="Transactions in the interval (or the transaction rate, with rates).",
+)
+@click.argument("assignments", nargs=-1, required=True, metavar="NAME=COUNT...")
+@FORMAT_OPTION
+def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: str) -> None:
+    """A member's per-transaction profile (CF requests by structure, reads, log writes) from RMF counts."""
+    from qmodel.cli.common import parse_assignments
+    from qmodel.scenario.profile import profile
+    from qmodel.units import parse_value
+
+    names = [assignment.partition("=")[0].strip() for assignment in assignments]
+    counts = parse_assignments(assignments, dict.fromkeys(names, "1"), "a count")
+    result = profile(counts, parse_value("--transactions", transactions_text, "1"))
+    rows = [[name, value, result.async_share.get(name)] for name, value in result.per_transaction.items()]
+    render(
+        ["name", "per transaction", "async share"],
+        rows,
+        fmt,
+        title="Per-transaction profile",
+        caption="for the scenario file:\n" + result.toml("MEMBER"),
+        json_payload={"per_transaction": result.per_transaction, "async_share": result.async_share},
     )

@@ -1,18 +1,32 @@
-"""Asymptotic and balanced job bounds on a single-class closed network (Lazowska et al., QSP ch. 5).
+"""Throughput and response-time bounds of closed networks: per class for any network, tighter for one class.
 
-With D the total demand at the queueing stations, Z the think time plus the
-demand at delay stations, D_max the largest demand per server and D_avg = D/K
-over the K queueing stations:
+Per class c of any closed network (asymptotic bounds; Lazowska et al., QSP
+ch. 5, extended per class: R_ck ≤ D_ck (1 + Q_k(N − e_c)) / α_k,min with
+Q_k ≤ |N| − 1, and no station serving more than its capacity):
 
-    asymptotic:   N / (N·D + Z)  ≤  X(N)  ≤  min(N / (D + Z), 1 / D_max)
-    balanced job: N / (D + Z + (N − 1)·D_max / (1 + Z / (N·D)))  ≤  X(N)
-                  X(N)  ≤  min(1 / D_max, N / (D + Z + (N − 1)·D_avg / (1 + Z / D)))
+    N_c / (Z_c + D_c^delay + |N| Σ_k D_ck/α_k,min)  ≤  X_c(N)  ≤  min(N_c / (Z_c + D_c'), 1 / max_k D_ck/c_k)
 
-and R(N) = N / X(N) − Z for the matching response-time bounds (Jain,
-eq. 33.x and 34.8–34.9). Balanced job bounds assume single-server queueing
-stations; with a multi-server or load-dependent station only the asymptotic
-bounds are given (D_max then uses demand / servers, and the pessimistic bound
-serves every job at the station's slowest rate).
+with D_c' = Σ_k D_ck min_j j / α_k(j), the least residence (= D_c unless an ld table serves one job
+faster than its base rate).
+
+One class, single-server queues and delays (delay demand folded into Z;
+L_i the queue demands, L = Σ L_i, L_max = max L_i), two tighter families:
+
+balanced job bounds (Zahorjan et al. 1982; QSP §5.4)
+    N / (L + Z + (N − 1) L_max / (1 + Z / (N L)))  ≤  X(N)  ≤  N / (L + Z + (N − 1) L_avg / (1 + Z / L))
+
+geometric square-root bounds (Casale, Muntz & Serazzi 2008, IEEE Trans. Computers 57(6); the form
+that reproduces their Tables IV and V, as transcribed in Octave's qncsgb.m), with
+y_i = L_i n / (Z + L + L_max n), Q_i⁻ = (y_i − y_i^{n+1}) / (1 − y_i) at n = N − 1, and Q_i⁺ the same
+with Y_i = L_i min(1/L_max, n / (Z + L + σ (n − 1 − Z X_A(n − 1)))), σ = Σ L_i² / L:
+
+    b^± = Z + L + L_max (N − 1) − Σ_{L_i < L_max} (L_max − L_i) Q_i^∓(N − 1)
+    X⁻ = 2N / (b⁻ + √(b⁻² − 4 Z L_max (N − 1))),   X⁺ = 2N / (b⁺ + √(b⁺² − 4 Z L_max N))
+
+The tightest of each side is kept, and which one binds is named. With a
+multi-server or ld station only the asymptotic bounds hold (D_max uses
+demand / capacity; the pessimistic bound serves at the slowest rate).
+Response-time bounds: R = N / X − Z.
 """
 
 from __future__ import annotations
@@ -22,61 +36,131 @@ from dataclasses import dataclass
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.networks.model import Network, capacities, delay_stations
+from qmodel.networks.model import Network
+
+UPPER_LABELS = ("no queueing: N/(D + Z)", "bottleneck {}: 1/D_max",
+                "balanced job: N/(D + Z + (N−1)·D_avg/(1 + Z/D))", "geometric (Casale et al. 2008)",
+                "bottleneck {}: geometric (Casale et al. 2008)")
 
 
 @dataclass(frozen=True)
 class Bounds:
-    """Throughput and response-time bounds for N = populations; the optimistic bound's binding term named."""
+    """Single-class bounds at N = populations; the optimistic bound's binding term as a code per N."""
 
     populations: np.ndarray           # (P,)
-    throughput_upper: np.ndarray      # (P,) jobs per time unit: the tighter optimistic bound
-    throughput_lower: np.ndarray      # (P,) the tighter pessimistic bound
-    response_lower: np.ndarray        # (P,) time in the stations, think time excluded
+    throughput_upper: np.ndarray      # (P,) jobs per second: the tightest optimistic bound
+    throughput_lower: np.ndarray      # (P,) the tightest pessimistic bound
+    response_lower: np.ndarray        # (P,) seconds in the stations, think time excluded
     response_upper: np.ndarray        # (P,)
-    binding: tuple[str, ...]          # (P,) which bound sets throughput_upper
-    balanced: bool                    # whether balanced job bounds were applicable
+    binding_code: np.ndarray          # (P,) index into UPPER_LABELS of the bound that sets throughput_upper
+    balanced: bool                    # whether balanced job and geometric bounds were applicable
     bottleneck: str                   # the station with the largest demand per server
     knee: float                       # N* = (D + Z) / D_max, where the asymptotes cross
 
+    def binding_at(self, index: int) -> str:
+        """The name of the bound that sets throughput_upper at populations[index]."""
+        return UPPER_LABELS[int(self.binding_code[index])].format(self.bottleneck)
 
-def closed_bounds(model: Network, populations: np.ndarray | int) -> Bounds:
-    """Asymptotic and (where applicable) balanced job bounds of a single-class closed network."""
-    if model.demands.shape[0] != 1:
-        raise InputError("classes", len(model.classes), "one class: bounds are for single-class models")
+    @property
+    def binding(self) -> tuple[str, ...]:
+        return tuple(self.binding_at(i) for i in range(self.populations.size))
+
+
+def closed_bounds(net: Network, populations: np.ndarray | int) -> Bounds:
+    """Asymptotic, balanced job and geometric bounds of a single-class closed network (module docstring)."""
+    if net.demands.shape[0] != 1:
+        raise InputError("classes", len(net.classes), "one class: class_bounds gives per-class bounds")
     n = np.atleast_1d(np.asarray(populations, float))
-    demand = model.demands[0]
-    delay = delay_stations(model.stations)
-    capacity = capacities(model.stations)
-    total = float(demand[~delay].sum())
-    think = float(model.think_times[0] + demand[delay].sum())
-    per_server = np.where(delay, 0.0, demand / capacity)
+    demand = net.demands[0]
+    delay = net.infinite
+    total = float((demand * _fastest(net))[~delay].sum())
+    think = float(net.think_times[0] + demand[delay].sum())
+    per_server = np.where(delay, 0.0, demand / np.where(delay, 1.0, net.capacities))
     bottleneck = int(np.argmax(per_server))
     d_max = float(per_server[bottleneck])
     if d_max == 0:
         raise InputError("demand", "0 at every queueing station", "a positive demand somewhere, or the "
                          "network has no queueing to bound")
-    balanced = not any(s.load_dependent for s in model.stations)
     light = n / (total + think)
     heavy = np.full(n.shape, 1 / d_max)
     upper = np.minimum(light, heavy)
-    # pessimistic: every job queues behind all others, served at the slowest rate
-    slowest = np.array([min(s.rates) if s.kind == "ld" else 1.0 for s in model.stations])
+    code = np.where(heavy <= light, 1, 0).astype(np.int8)
+    slowest = np.array([1.0 if s.infinite else min(s.rate_table) for s in net.stations])
     lower = n / (n * float((demand / slowest)[~delay].sum()) + think)
-    names = model.station_names
-    binding = [f"bottleneck {names[bottleneck]}: 1/D_max" if h <= t else "no queueing: N/(D + Z)"
-               for t, h in zip(light, heavy, strict=True)]
+    balanced = not any(s.load_dependent or (not s.infinite and s.capacity != 1) for s in net.stations)
     if balanced:
-        stations = int((~delay).sum())
-        average = total / stations
-        bjb_upper = n / (total + think + (n - 1) * average / (1 + think / total))
+        queues = demand[~delay]
+        bjb_upper = n / (total + think + (n - 1) * queues.mean() / (1 + think / total))
         bjb_lower = n / (total + think + (n - 1) * d_max / (1 + think / (n * total)))
-        binding = ["balanced job: N/(D + Z + (N−1)·D_avg/(1 + Z/D))" if b < u else name
-                   for b, u, name in zip(bjb_upper, upper, binding, strict=True)]
-        upper = np.minimum(upper, bjb_upper)
-        lower = np.maximum(lower, bjb_lower)
+        gb_lower, gb_upper = geometric_bounds(queues, think, n)
+        geometric = np.where(n * d_max > total + think, 4, 3)       # past the knee the bottleneck governs
+        for candidate, label in ((bjb_upper, 2), (gb_upper, geometric)):
+            code = np.where(candidate < upper, label, code).astype(np.int8)
+            upper = np.minimum(upper, candidate)
+        lower = np.maximum(lower, np.maximum(bjb_lower, gb_lower))
+    z = float(net.think_times[0])
     return Bounds(populations=n, throughput_upper=upper, throughput_lower=lower,
-                  response_lower=n / upper - model.think_times[0],
-                  response_upper=n / lower - model.think_times[0],
-                  binding=tuple(binding), balanced=balanced, bottleneck=names[bottleneck],
-                  knee=(total + think) / d_max)
+                  response_lower=n / upper - z, response_upper=n / lower - z, binding_code=code,
+                  balanced=balanced, bottleneck=net.station_names[bottleneck], knee=(total + think) / d_max)
+
+
+def geometric_bounds(loadings: np.ndarray, think: float, populations: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(X⁻, X⁺) of Casale, Muntz & Serazzi (2008) for single-server queues with these loadings (docstring)."""
+    loadings = np.asarray(loadings, float)
+    n = np.asarray(populations, float)
+    total = loadings.sum()
+    top = loadings.max()
+    below = loadings < top
+    previous = (n - 1)[:, None]                                   # Q bounds at N − 1
+
+    def queue(y: np.ndarray) -> np.ndarray:
+        return (y - y ** (previous + 1)) / (1 - y)
+
+    y = loadings[below] * previous / (think + total + top * previous)
+    sigma = (loadings ** 2).sum() / total
+    aba = np.where(previous > 1, np.minimum(1 / top, (previous - 1) / (total + think)), 0.0)
+    denominator = think + total + sigma * (previous - 1 - think * aba)
+    estimate = np.divide(previous, denominator, out=np.zeros(previous.shape), where=previous > 0)
+    big_y = loadings[below] * np.minimum(1 / top, estimate)
+    gap = top - loadings[below]
+    b_lower = think + total + top * (n - 1) - (gap * queue(y)).sum(axis=1)
+    b_upper = think + total + top * (n - 1) - (gap * queue(big_y)).sum(axis=1)
+    lower = 2 * n / (b_lower + np.sqrt(np.maximum(b_lower ** 2 - 4 * think * top * (n - 1), 0.0)))
+    upper = 2 * n / (b_upper + np.sqrt(np.maximum(b_upper ** 2 - 4 * think * top * n, 0.0)))
+    return lower, upper
+
+
+@dataclass(frozen=True)
+class ClassBounds:
+    """Per-class asymptotic bounds at one population vector: X [1/s] and R [s] per class."""
+
+    throughput_upper: np.ndarray      # (C,)
+    throughput_lower: np.ndarray      # (C,)
+    response_lower: np.ndarray        # (C,)
+    response_upper: np.ndarray        # (C,)
+
+
+def class_bounds(net: Network, populations: np.ndarray) -> ClassBounds:
+    """Per-class asymptotic bounds of a closed network with any stations (module docstring)."""
+    counts = np.asarray(populations, float)
+    demand = net.demands
+    delay = net.infinite
+    capacity = np.where(delay, np.inf, net.capacities)
+    slowest = np.array([1.0 if s.infinite else min(s.rate_table) for s in net.stations])
+    busiest = np.where(delay, 0.0, demand / capacity).max(axis=1)
+    with np.errstate(divide="ignore"):
+        upper = np.minimum(counts / (net.think_times + (demand * _fastest(net)).sum(axis=1)),
+                           np.where(busiest > 0, 1 / busiest, np.inf))
+    lower = counts / (net.think_times + demand[:, delay].sum(axis=1)
+                      + counts.sum() * (demand[:, ~delay] / slowest[~delay]).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        response_lower = np.where(counts > 0, counts / upper - net.think_times, 0.0)
+        response_upper = np.where(counts > 0, counts / lower - net.think_times, 0.0)
+    return ClassBounds(upper, lower, response_lower, response_upper)
+
+
+def _fastest(net: Network) -> np.ndarray:
+    """Per station, the least residence per unit of demand: min_j j/α(j) (1: delay, queue, c servers)."""
+    return np.array([1.0 if s.infinite else min(j / rate for j, rate in enumerate(s.rate_table, 1))
+                     for s in net.stations])

@@ -1,279 +1,436 @@
-"""Exact Mean Value Analysis of closed product-form networks.
+"""Exact Mean Value Analysis of closed product-form networks, any number of classes, every station type.
 
-Single class (Reiser & Lavenberg 1980; Lazowska et al., QSP ch. 6 and 8.4):
-for n = 1..N, with Q_k(0) = 0,
+Each finite station k has a rate table α_k(1..L_k) whose last entry holds
+for more jobs (qmodel.networks.stations; L = 1 for a queue, c for c servers).
+With n the population vector, e_c one job of class c, and p_k(j | n) the
+marginal probability of j jobs at station k (Reiser & Lavenberg 1980;
+Bolch et al. 2006, §8.2.4 for the multi-server form):
 
-    R_k(n) = D_k (1 + Q_k(n − 1))                         queueing station
-    R_k(n) = D_k                                           delay station
-    R_k(n) = D_k Σ_{j=1..n} j / α_k(j) · p_k(j − 1 | n − 1)  load-dependent station
-    X(n)   = n / (Z + Σ_k R_k(n)),    Q_k(n) = X(n) R_k(n)
+    R_ck(n) = D_ck Σ_{j≥1} j / α_k(j) · p_k(j − 1 | n − e_c)
+            = D_ck [ (1 + Q_k(n − e_c)) / α_k(L)
+                     + Σ_{j=1..L−1} j (1/α_k(j) − 1/α_k(L)) p_k(j − 1 | n − e_c) ]
+    R_ck(n) = D_ck                                        delay station
+    X_c(n)  = n_c / (Z_c + Σ_k R_ck(n)),   Q_k(n) = Σ_c X_c(n) R_ck(n)
+    p_k(j | n) = Σ_c D_ck X_c(n) p_k(j − 1 | n − e_c) / α_k(j)       1 ≤ j ≤ L − 2
 
-where α_k(j) is the service-rate multiplier with j jobs present (min(j, c)
-for c servers) and p_k(j | n) the marginal queue-length distribution:
-
-    p_k(j | n) = D_k X(n) / α_k(j) · p_k(j − 1 | n − 1)     j ≥ 1
+The second form of R (the tail where α is constant summed through Q) needs
+p_k(0..L−2) only: O(L) work per station and population, not O(N).
 
 The usual p_k(0 | n) = 1 − Σ_{j≥1} p_k(j | n) cancels catastrophically once
-the station saturates (it goes negative: Octave's qncsmva does at N = 80 on
-an 8-server station). Here it comes from the complementary network (station
-k removed), a product of positive ratios with no subtraction:
+the station saturates (Octave's qncsmva gives negative throughput at N = 80
+on an 8-server station). Here it comes from the complementary network
+(station k removed), a product of positive ratios with no subtraction:
 
-    p_k(0 | n) = G^{−k}(n) / G(n) = p_k(0 | n − 1) · X(n) / X^{−k}(n)
+    p_k(0 | n) = G^{−k}(n) / G(n) = p_k(0 | n − e_c) · X_c(n) / X_c^{−k}(n)     any c with n_c > 0
 
-(X(n) = G(n − 1)/G(n)). X^{−k} is the same algorithm on the smaller network,
-so a model with L load-dependent stations solves 2^L small networks; each
-costs O(K·N + L·N²).
-
-Several classes (exact MVA over the population lattice, Reiser & Lavenberg):
-
-    R_ck(n) = D_ck (1 + Q_k(n − e_c)),   X_c(n) = n_c / (Z_c + Σ_k R_ck(n)),
-    Q_k(n)  = Σ_c X_c(n) R_ck(n)
-
-computed one population level at a time, vectorised over the level's points.
+X^{−k} is the same recursion on the network without k, which needs its own
+complements: the 2^M subnetworks (M load-dependent stations) are solved in
+lockstep, one population level at a time, supersets first, so memory is
+bounded by one level of the lattice (one population for a single class).
+Cost: 2^M · Π_c (N_c + 1) · C · (K + Σ L_k) operations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from qmodel.errors import InputError
-from qmodel.networks.model import Network, capacities, delay_stations, refuse_load_dependent
+from qmodel.networks.model import Network
 
 Progress = Callable[[int, int], None]
 
+MEMORY_LIMIT = 2e9          # bytes: a request needing more is refused before it starts
+TIME_LIMIT = 60.0           # seconds (estimated): likewise
+LATTICE_RATE = 2e8          # multiply-adds per second of the vectorised lattice (measured, with margin)
+SWEEP_RATE = 5e8            # multiply-adds per second of the compiled single-class recursion
+CHUNK = 4096                # populations per compiled call between progress reports
+
 
 @dataclass(frozen=True)
-class ClosedResult:
-    """Closed-network results at one or more population vectors.
+class Tables:
+    """The stations as the recursion sees them: rate tables flattened, one column per p_k(j) kept."""
 
-    Arrays have a leading axis over ``populations`` (P points), then classes
-    (C), then stations (K). Times are in the model's time unit.
+    infinite: np.ndarray     # (K,) bool
+    inverse_last: np.ndarray  # (K,) 1/α_k(L) (0 at a delay station)
+    ld: np.ndarray           # (M,) indices of the stations with L ≥ 2
+    offsets: np.ndarray      # (M + 1,) where each one's p_k(0..L−2) start in the flat state
+    coefficient: np.ndarray  # (T,) j (1/α(j) − 1/α(L)) for j = 1..L−1, multiplying p(j − 1)
+    inverse_rate: np.ndarray  # (T,) 1/α(j) for j = 1..L−1
+
+    @property
+    def subsets(self) -> int:
+        return 1 << self.ld.size
+
+
+def tables(net: Network) -> Tables:
+    """The recursion's view of the network's stations (see the module docstring)."""
+    infinite = net.infinite
+    inverse_last = np.array([0.0 if s.infinite else 1.0 / s.rate_table[-1] for s in net.stations])
+    ld = [k for k, s in enumerate(net.stations) if not s.infinite and len(s.rate_table) >= 2]
+    coefficient, inverse_rate, offsets = [np.zeros(0)], [np.zeros(0)], [0]
+    for k in ld:
+        rates = np.asarray(net.stations[k].rate_table, float)
+        j = np.arange(1, rates.size)
+        coefficient.append(j * (1 / rates[:-1] - 1 / rates[-1]))
+        inverse_rate.append(1 / rates[:-1])
+        offsets.append(offsets[-1] + rates.size - 1)
+    return Tables(infinite, inverse_last, np.array(ld, dtype=np.int64), np.array(offsets, dtype=np.int64),
+                  np.concatenate(coefficient), np.concatenate(inverse_rate))
+
+
+def subset_order(subsets: int) -> np.ndarray:
+    """Subnetworks (bit m set: load-dependent station m removed), those with more removed first."""
+    return np.array(sorted(range(subsets), key=lambda s: (-bin(s).count("1"), s)), dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Single-class exact MVA for n = 1..N: X and R for every n, the stations' figures at ``at``."""
+
+    throughput: np.ndarray       # (N,) jobs per second
+    response_time: np.ndarray    # (N,) seconds, think time excluded
+    at: np.ndarray               # (A,) populations with station figures
+    queue_length: np.ndarray     # (A, K)
+    residence_time: np.ndarray   # (A, K)
+    empty: np.ndarray            # (A, K) p_k(0 | n): 1 − busy (0 at delay and constant-rate stations)
+
+
+def estimate_sweep(net: Network, population: int) -> tuple[float, float]:
+    """(bytes, seconds) a single-class sweep to ``population`` would take."""
+    table = tables(net)
+    state = table.subsets * (len(net.stations) + table.coefficient.size + 2)
+    return 16.0 * population + 8.0 * state, population * state / SWEEP_RATE
+
+
+def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progress | None = None) -> Sweep:
+    """Exact single-class MVA for every population 1..N, per-station figures at ``at`` only.
+
+    Memory: two arrays of N, plus the stations at the populations asked for.
+    Units: seconds and jobs per second. Source: module docstring.
     """
-
-    stations: tuple[str, ...]
-    classes: tuple[str, ...]
-    populations: np.ndarray      # (P, C) jobs of each class
-    throughput: np.ndarray       # (P, C) jobs per time unit
-    response_time: np.ndarray    # (P, C) time in the stations, think time excluded
-    queue_length: np.ndarray     # (P, C, K) mean jobs at each station
-    residence_time: np.ndarray   # (P, C, K) time per job at each station, all visits
-    utilization: np.ndarray      # (P, C, K) busy fraction of each server (delay: jobs in service)
-    method: str = "exact"
-    time_unit: str = "s"
-
-    def at(self, index: int = -1) -> ClosedResult:
-        """The results at one population point (default: the last)."""
-        pick = [index]
-        return ClosedResult(self.stations, self.classes, self.populations[pick], self.throughput[pick],
-                            self.response_time[pick], self.queue_length[pick], self.residence_time[pick],
-                            self.utilization[pick], self.method, self.time_unit)
-
-
-def solve_closed(model: Network, population: int | None = None,
-                 progress: Progress | None = None) -> ClosedResult:
-    """Exact MVA of a closed network: every population 1..N (one class) or the model's vector.
-
-    ``population`` overrides a single-class model's population for a sweep
-    1..N. Units: demands and think times in the model's time unit; X in jobs
-    per time unit. Source: Reiser & Lavenberg (1980); load-dependent stations
-    with the complementary-network marginals described in the module docstring.
-    """
-    _refuse_open(model)
-    if model.demands.shape[0] == 1:
-        n = int(model.populations[0] if population is None else _whole(population, "population"))
-        return single_class(model, n, progress)
-    if population is not None:
-        raise InputError("population", population, "a sweep 1..N only for a single-class model; "
-                         "a multi-class model takes each class's population from the model")
-    return multi_class(model, progress)
-
-
-def single_class(model: Network, population: int, progress: Progress | None = None) -> ClosedResult:
-    """Exact single-class MVA for n = 1..population (see the module docstring for the recursion)."""
-    demand = model.demands[0]
-    stations = model.stations
-    think = float(model.think_times[0])
-    throughput, queue, residence, utilization, empty = _single_class_core(demand, stations, think, population,
-                                                                          progress)
-    n = np.arange(1, population + 1)
-    for k, probability in empty.items():
-        if stations[k].kind == "ld":          # busy = not empty; a rate table has no "servers"
-            utilization[:, k] = 1 - probability[1:]
-    return ClosedResult(
-        stations=model.station_names, classes=model.classes[:1],
-        populations=n[:, None], throughput=throughput[1:, None],
-        response_time=residence.sum(axis=1)[:, None],
-        queue_length=queue[:, None, :], residence_time=residence[:, None, :],
-        utilization=utilization[:, None, :], time_unit=model.time_unit)
-
-
-def _single_class_core(demand: np.ndarray, stations: tuple, think: float, population: int,
-                       progress: Progress | None = None
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
-    """X(0..N), Q, R and U (rows n = 1..N, K columns), and p_k(0 | 0..N) per load-dependent station k.
-
-    U is X·D/c per server (X·D, the mean jobs in service, at a delay station).
-    """
-    per_server = demand / capacities(stations)
-    if not any(s.load_dependent for s in stations):
-        delay = delay_stations(stations)
-        return (*_load_independent(demand, per_server, delay, think, population, progress), {})
-    throughput, queue, residence, empty = _load_dependent(demand, stations, think, population, progress)
-    return throughput, queue[1:], residence[1:], throughput[1:, None] * per_server, empty
-
-
-def _load_independent(demand: np.ndarray, per_server: np.ndarray, delay: np.ndarray, think: float,
-                      population: int, progress: Progress | None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The plain recursion, O(K·N), compiled (numba): a few milliseconds for K = 100, N = 10,000."""
-    shape = (population, demand.size)
-    queue, residence, utilization = np.empty(shape), np.empty(shape), np.empty(shape)
+    refuse_too_large(*estimate_sweep(net, population), f"a sweep to N = {population:,}",
+                     "fewer populations, or --at for the stations")
+    table = tables(net)
+    at_array = np.unique(np.asarray(at, dtype=np.int64))
+    order = subset_order(table.subsets)
+    stations = len(net.stations)
+    queue = np.zeros((table.subsets, stations))
+    state = np.zeros((table.subsets, table.coefficient.size))
+    state[:, table.offsets[:-1]] = 1.0                         # p(0 | 0) = 1
+    removed = np.array([[bool(s >> m & 1) for m in range(table.ld.size)] for s in range(table.subsets)]
+                       ).reshape(table.subsets, table.ld.size)
     throughput = np.zeros(population + 1)
-    queued = np.where(delay, 0.0, demand)    # a delay station's residence is its demand alone
-    _recursion(np.ascontiguousarray(demand, dtype=float), queued, per_server, float(think), population,
-               throughput, queue, residence, utilization)
-    if progress is not None:
-        progress(population, population)
-    return throughput, queue, residence, utilization
+    response = np.zeros(population + 1)
+    queue_at = np.zeros((at_array.size, stations))
+    residence_at = np.zeros((at_array.size, stations))
+    empty_at = np.zeros((at_array.size, stations))
+    for start in range(1, population + 1, CHUNK):
+        stop = min(start + CHUNK, population + 1)
+        _sweep_kernel(np.ascontiguousarray(net.demands[0], float), table.infinite, table.inverse_last,
+                      table.ld, table.offsets, table.coefficient, table.inverse_rate, removed, order,
+                      float(net.think_times[0]), start, stop, queue, state, throughput, response, at_array,
+                      queue_at, residence_at, empty_at)
+        if progress is not None:
+            progress(stop - 1, population)
+    return Sweep(throughput[1:], response[1:], at_array, queue_at, residence_at, empty_at)
 
 
 @njit(cache=True)
-def _recursion(demand, queued, per_server, think, population, throughput, queue, residence,
-               utilization):  # pragma: no cover - compiled
-    """R_k = D_k + D_k·Q_k(n − 1) (queued = 0 at delay stations), X = n / (Z + ΣR), Q = X·R, U = X·D/c.
-
-    Row i of queue, residence and utilization holds population n = i + 1.
-    """
-    for i in range(population):
-        total = think
-        for k in range(demand.size):
-            previous = queue[i - 1, k] if i > 0 else 0.0
-            residence[i, k] = demand[k] + queued[k] * previous
-            total += residence[i, k]
-        x = (i + 1) / total
-        throughput[i + 1] = x
-        for k in range(demand.size):
-            queue[i, k] = x * residence[i, k]
-            utilization[i, k] = x * per_server[k]
-
-
-def _load_dependent(demand: np.ndarray, stations: tuple, think: float, population: int,
-                    progress: Progress | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
-    """Recursion with marginal probabilities at load-dependent stations (module docstring)."""
-    delay = delay_stations(stations)
-    ld = [k for k, s in enumerate(stations) if s.load_dependent]
-    li = ~delay & np.array([not s.load_dependent for s in stations])
-    weights = {k: np.arange(1, population + 1) / stations[k].rate_multipliers(population) for k in ld}
-    inverse_rates = {k: 1.0 / stations[k].rate_multipliers(population) for k in ld}
-    marginal = {k: np.concatenate([[1.0], np.zeros(population)]) for k in ld}
-    empty = {k: np.ones(population + 1) for k in ld}
-    others = {k: _complement_throughput(demand, stations, think, population, k) for k in ld}
-    queue = np.zeros((population + 1, demand.size))
-    residence = np.zeros((population + 1, demand.size))
-    throughput = np.zeros(population + 1)
-    step = max(population // 100, 1)
-    for n in range(1, population + 1):
-        residence[n, li] = demand[li] * (1 + queue[n - 1, li])
-        residence[n, delay] = demand[delay]
-        for k in ld:
-            residence[n, k] = demand[k] * np.dot(weights[k][:n], marginal[k][:n])
-        x = n / (think + residence[n].sum())
-        throughput[n] = x
-        queue[n] = x * residence[n]
-        for k in ld:
-            current = np.zeros(population + 1)
-            current[1:n + 1] = demand[k] * x * inverse_rates[k][:n] * marginal[k][:n]
-            other = others[k][n]
-            current[0] = marginal[k][0] * x / other if other > 0 else 0.0
-            marginal[k] = current
-            empty[k][n] = current[0]
-        if progress is not None and n % step == 0:
-            progress(n, population)
-    return throughput, queue, residence, empty
-
-
-def _complement_throughput(demand: np.ndarray, stations: tuple, think: float, population: int,
-                           removed: int) -> np.ndarray:
-    """X^{−k}(0..N): throughput with station ``removed`` taken out (0 if no station or think time is left)."""
-    keep = [k for k in range(demand.size) if k != removed]
-    if not keep:
-        return np.arange(population + 1) / think if think > 0 else np.zeros(population + 1)
-    throughput, *_ = _single_class_core(demand[keep], tuple(stations[k] for k in keep), think, population)
-    return throughput
+def _sweep_kernel(demand, infinite, inverse_last, ld, offsets, coefficient, inverse_rate, removed, order,
+                  think, start, stop, queue, state, throughput, response, at, queue_at, residence_at,
+                  empty_at):  # pragma: no cover - compiled
+    """Populations start..stop−1 of the recursion in the module docstring, every subnetwork in lockstep."""
+    stations = demand.size
+    subsets = order.size
+    x_now = np.zeros(subsets)
+    residence = np.zeros(stations)
+    gone = np.zeros(stations, dtype=np.bool_)
+    for n in range(start, stop):
+        for s in order:
+            gone[:] = False
+            for m in range(ld.size):
+                if removed[s, m]:
+                    gone[ld[m]] = True
+            total = think
+            for k in range(stations):
+                if gone[k] or demand[k] == 0.0:
+                    residence[k] = 0.0
+                elif infinite[k]:
+                    residence[k] = demand[k]
+                else:
+                    residence[k] = demand[k] * inverse_last[k] * (1.0 + queue[s, k])
+                total += residence[k]
+            for m in range(ld.size):
+                k = ld[m]
+                if gone[k] or demand[k] == 0.0:
+                    continue
+                extra = 0.0
+                for i in range(offsets[m], offsets[m + 1]):
+                    extra += coefficient[i] * state[s, i]
+                residence[k] += demand[k] * extra
+                total += demand[k] * extra
+            if total <= 0.0:                    # no station and no think time left: G(n) = 0
+                x_now[s] = np.inf
+                queue[s, :] = 0.0
+                state[s, :] = 0.0
+                continue
+            x = n / total
+            x_now[s] = x
+            for k in range(stations):
+                queue[s, k] = x * residence[k]
+            for m in range(ld.size):
+                k = ld[m]
+                if gone[k]:
+                    continue
+                base = offsets[m]
+                for i in range(offsets[m + 1] - 1, base, -1):      # p(j | n) from p(j − 1 | n − 1)
+                    state[s, i] = demand[k] * x * inverse_rate[i - 1] * state[s, i - 1]
+                other = x_now[s | (1 << m)]
+                state[s, base] = 0.0 if other == np.inf else state[s, base] * x / other
+        throughput[n] = x_now[0]
+        response[n] = n / x_now[0] - think
+        for a in range(at.size):
+            if at[a] == n:
+                for k in range(stations):
+                    queue_at[a, k] = queue[0, k]
+                    residence_at[a, k] = residence[k]
+                for m in range(ld.size):
+                    empty_at[a, ld[m]] = state[0, offsets[m]]
 
 
-def multi_class(model: Network, progress: Progress | None = None) -> ClosedResult:
-    """Exact multi-class MVA over the population lattice, one population level at a time.
+@dataclass(frozen=True)
+class Point:
+    """Exact MVA at one population vector: per class X (C,), per class and station R (C, K), p_k(0)."""
 
-    Stations must be queueing or delay stations (product form, load
-    independent); a multi-server station in a multi-class model is refused.
-    Cost: (Π_c (N_c + 1)) · C · K operations and Π_c (N_c + 1) · K memory.
-    """
-    refuse_load_dependent(model.stations, "in a multi-class model (multi and ld: single-class models)")
-    populations = model.populations.astype(int)
-    demand = model.demands                        # (C, K)
-    delay = delay_stations(model.stations)
-    n_classes = populations.size
-    shape = populations + 1
-    strides = np.array([int(np.prod(shape[c + 1:])) for c in range(n_classes)])
-    points = np.indices(shape).reshape(n_classes, -1).T          # (points, C)
+    throughput: np.ndarray
+    residence_time: np.ndarray
+    empty: np.ndarray            # (K,) p_k(0 | N) at the load-dependent stations, 0 elsewhere
+    marginals: dict[int, np.ndarray]  # station → p_k(0..L−2 | N) at the load-dependent stations
+
+
+def level_sizes(populations: np.ndarray) -> np.ndarray:
+    """Number of lattice points at each level 0..ΣN (the product of (1 + z + ... + z^N_c))."""
+    sizes = np.ones(1)
+    for count in populations.astype(int):
+        sizes = np.convolve(sizes, np.ones(count + 1))
+    return sizes
+
+
+def estimate_lattice(net: Network, populations: np.ndarray) -> tuple[float, float]:
+    """(bytes, seconds) exact multi-class MVA over the population lattice would take."""
+    table = tables(net)
+    n_classes, stations = len(populations), len(net.stations)
+    points = float(np.prod(populations.astype(float) + 1))
+    if points > 1e9:
+        return points * 8 * (n_classes + 1), points * n_classes * stations / LATTICE_RATE
+    if table.ld.size == 0:                           # compiled, Q kept at every point
+        return points * 8 * stations, points * n_classes * stations / SWEEP_RATE
+    width = float(level_sizes(populations).max())
+    state = stations + table.coefficient.size + n_classes
+    memory = (points * 8 * (n_classes + 1) + 16 * table.subsets * width * state
+              + 24 * width * n_classes * stations)
+    work = table.subsets * points * n_classes * (stations + table.coefficient.size)
+    return memory, work / LATTICE_RATE
+
+
+def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> None:
+    """An InputError with the estimate, before any work, where memory or time exceed the limits."""
+    if memory > MEMORY_LIMIT or seconds > TIME_LIMIT:
+        raise InputError(what, f"about {_size(memory)} and {_duration(seconds)}",
+                         f"at most {_size(MEMORY_LIMIT)} and {_duration(TIME_LIMIT)}: {way_out}",
+                         reason="too large to compute")
+
+
+def _size(memory: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if memory >= scale:
+            return f"{memory / scale:.3g} {unit}"
+    return f"{memory / 1e3:.3g} KB"
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 3600 * 24 * 365:
+        return f"{seconds / (3600 * 24 * 365):.3g} years"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.3g} hours"
+    return f"{seconds / 60:.3g} min" if seconds >= 60 else f"{seconds:.3g} s"
+
+
+def lattice(net: Network, populations: np.ndarray, progress: Progress | None = None) -> Point:
+    """Exact multi-class MVA at ``populations`` (C,), one population level at a time (module docstring)."""
+    refuse_too_large(*estimate_lattice(net, populations),
+                     f"exact MVA at populations {populations.astype(int)}",
+                     "--method linearizer or schweitzer (approximate), or smaller populations")
+    table = tables(net)
+    counts = populations.astype(np.int64)
+    n_classes = counts.size
+    demand = net.demands
+    shape = counts + 1
+    strides = np.array([int(np.prod(shape[c + 1:])) for c in range(n_classes)], dtype=np.int64)
+    if table.ld.size == 0:
+        return _load_independent_lattice(net, table, counts, strides, progress)
+    points = np.indices(shape).reshape(n_classes, -1).T
     level = points.sum(axis=1)
-    total_queue = np.zeros((points.shape[0], demand.shape[1]))
     order = np.argsort(level, kind="stable")
     bounds = np.searchsorted(level[order], np.arange(level.max() + 2))
-    think = model.think_times
-    for m in range(1, level.max() + 1):
-        index = order[bounds[m]:bounds[m + 1]]
-        jobs = points[index]                                     # (P, C)
-        residence = np.empty((index.size, n_classes, demand.shape[1]))
-        for c in range(n_classes):
-            before = np.where(jobs[:, c] > 0, index - strides[c], index)
-            residence[:, c, :] = demand[c] * np.where(delay, 1.0, 1.0 + total_queue[before])
-        cycle = think + residence.sum(axis=2)
-        x = np.divide(jobs, cycle, out=np.zeros(cycle.shape), where=jobs > 0)
-        total_queue[index] = np.einsum("pc,pck->pk", x, residence)
+    position = np.empty(level.size, dtype=np.int64)
+    for m in range(level.max() + 1):
+        position[order[bounds[m]:bounds[m + 1]]] = np.arange(bounds[m + 1] - bounds[m])
+    subsets = subset_order(table.subsets)
+    views = [_Subnetwork(net, table, s) for s in range(table.subsets)]
+    for view in views:
+        view.start()
+    last = int(level.max())
+    for m in range(1, last + 1):
+        flat = order[bounds[m]:bounds[m + 1]]
+        jobs = points[flat]
+        before = [np.where(jobs[:, c] > 0, position[np.maximum(flat - strides[c], 0)], 0)
+                  for c in range(n_classes)]
+        chosen = np.argmax(jobs > 0, axis=1)
+        for s in subsets:
+            views[s].step(jobs, before, chosen, views)
+        for view in views:
+            view.advance()
         if progress is not None:
-            progress(m, int(level.max()))
-    # the last point's per-class figures
-    jobs = populations
-    residence = np.empty((n_classes, demand.shape[1]))
-    last = int(np.dot(populations, strides))
+            progress(m, last)
+    top = views[0]
+    if last == 0:
+        return Point(np.zeros(n_classes), np.zeros(demand.shape), np.ones(len(net.stations)), {})
+    empty = np.zeros(len(net.stations))
+    empty[table.ld] = top.state[0, table.offsets[:-1]]
+    marginals = {int(k): top.state[0, table.offsets[m]:table.offsets[m + 1]] for m, k in enumerate(table.ld)}
+    return Point(top.throughput[0], top.residence[0], empty, marginals)
+
+
+def _load_independent_lattice(net: Network, table: Tables, counts: np.ndarray, strides: np.ndarray,
+                              progress: Progress | None) -> Point:
+    """Queues and delays only: the recursion over the lattice in index order, compiled, Q kept per point."""
+    scaled = np.ascontiguousarray(net.demands * table.inverse_last)
+    base = np.ascontiguousarray(scaled + net.demands * net.infinite)
+    throughput = np.zeros(counts.size)
+    residence = np.zeros(net.demands.shape)
+    _load_independent_kernel(scaled, base, np.asarray(net.think_times, float), counts, strides,
+                             throughput, residence)
+    if progress is not None:
+        progress(1, 1)
+    return Point(throughput, residence, np.zeros(len(net.stations)), {})
+
+
+@njit(cache=True)
+def _load_independent_kernel(scaled, base, think, counts, strides, throughput,
+                             residence):  # pragma: no cover - compiled
+    """R_ck(n) = D_ck (1 + Q_k(n − e_c)) (D_ck at a delay), X_c = n_c / (Z_c + Σ_k R_ck), Q = Σ_c X_c R_c.
+
+    Points in index order (n − e_c has the smaller index); the last point's X and R are returned.
+    """
+    n_classes, stations = scaled.shape
+    points = 1
     for c in range(n_classes):
-        before = last - strides[c] if jobs[c] > 0 else last
-        residence[c] = demand[c] * np.where(delay, 1.0, 1.0 + total_queue[before])
-    x = np.divide(jobs, think + residence.sum(axis=1), out=np.zeros(n_classes), where=jobs > 0)
-    return _result(model, populations, x, residence, "exact")
+        points *= counts[c] + 1
+    queue = np.zeros((points, stations))
+    jobs = np.zeros(n_classes, dtype=np.int64)
+    for flat in range(1, points):
+        rest = flat
+        for c in range(n_classes):
+            jobs[c] = rest // strides[c]
+            rest -= jobs[c] * strides[c]
+        for k in range(stations):
+            queue[flat, k] = 0.0
+        for c in range(n_classes):
+            if jobs[c] == 0:
+                throughput[c] = 0.0
+                continue
+            before = flat - strides[c]
+            cycle = think[c]
+            for k in range(stations):
+                residence[c, k] = scaled[c, k] * queue[before, k] + base[c, k]
+                cycle += residence[c, k]
+            throughput[c] = jobs[c] / cycle
+            for k in range(stations):
+                queue[flat, k] += throughput[c] * residence[c, k]
 
 
-def _result(model: Network, populations: np.ndarray, throughput: np.ndarray, residence: np.ndarray,
-            method: str) -> ClosedResult:
-    """A one-point ClosedResult from per-class throughput (C,) and residence times (C, K)."""
-    residence = np.where(throughput[:, None] > 0, residence, 0.0)
-    queue = throughput[:, None] * residence
-    utilization = throughput[:, None] * model.demands / capacities(model.stations)
-    return ClosedResult(
-        stations=model.station_names, classes=model.classes, populations=populations[None, :],
-        throughput=throughput[None, :], response_time=residence.sum(axis=1)[None, :],
-        queue_length=queue[None], residence_time=residence[None], utilization=utilization[None],
-        method=method, time_unit=model.time_unit)
+class _Subnetwork:
+    """One subnetwork's state at the previous and current level of the lattice."""
+
+    def __init__(self, net: Network, table: Tables, subset: int) -> None:
+        self.subset = subset
+        self.table = table
+        gone = np.zeros(len(net.stations), dtype=bool)
+        for m in range(table.ld.size):
+            gone[table.ld[m]] = bool(subset >> m & 1)
+        self.gone = gone
+        self.demand = np.where(gone, 0.0, net.demands)
+        self.think = net.think_times
+        # a class with no station and no think time left: G(n) = 0 wherever it has a job
+        self.homeless = (self.demand.sum(axis=1) == 0) & (self.think == 0)
+        self.kept = [m for m in range(table.ld.size) if not gone[table.ld[m]]]
+        # p(j − 1) → R coefficient matrix (T, K), and shift (source, target) pairs for p(j) from p(j − 1)
+        coefficient = np.zeros((table.coefficient.size, len(net.stations)))
+        for m, k in enumerate(table.ld):
+            coefficient[table.offsets[m]:table.offsets[m + 1], k] = table.coefficient[
+                table.offsets[m]:table.offsets[m + 1]]
+        self.coefficient = coefficient
+        self.scaled = self.demand * table.inverse_last                   # D/α(L): 0 at a delay station
+        self.base = self.scaled + self.demand * net.infinite            # R with an empty queue
+        self.homeless_any = bool(self.homeless.any())
+
+    def start(self) -> None:
+        stations = self.demand.shape[1]
+        self.queue = np.zeros((1, stations))
+        self.state = np.zeros((1, self.table.coefficient.size))
+        self.state[0, self.table.offsets[:-1]] = 1.0
+        self.void = np.zeros(1, dtype=bool)
+
+    def step(self, jobs: np.ndarray, before: list[np.ndarray], chosen: np.ndarray,
+             views: list[_Subnetwork]) -> None:
+        table = self.table
+        n_points, n_classes = jobs.shape
+        stations = self.demand.shape[1]
+        residence = np.empty((n_points, n_classes, stations))
+        for c in range(n_classes):            # (points where class c has no job: unused, X_c = 0 there)
+            rows = before[c]
+            np.multiply(self.queue[rows], self.scaled[c], out=residence[:, c, :])
+            residence[:, c, :] += self.base[c]
+            if self.kept:
+                residence[:, c, :] += (self.state[rows] @ self.coefficient) * self.demand[c]
+        void = (jobs[:, self.homeless] > 0).any(axis=1) if self.homeless_any else np.zeros(n_points, bool)
+        cycle = self.think + residence.sum(axis=2)
+        live = jobs > 0
+        if self.homeless_any:
+            live &= ~void[:, None]
+        throughput = np.divide(jobs, cycle, out=np.zeros(cycle.shape), where=live)
+        self.next_queue = np.matmul(throughput[:, None, :], residence)[:, 0, :]
+        state = np.zeros((n_points, table.coefficient.size))
+        for m in self.kept:
+            k = table.ld[m]
+            base, end = table.offsets[m], table.offsets[m + 1]
+            for c in range(n_classes):
+                previous = self.state[before[c]]
+                weight = (self.demand[c, k] * throughput[:, c])[:, None]
+                shifted = previous[:, base:end - 1] * table.inverse_rate[base:end - 1]
+                state[:, base + 1:end] += weight * shifted
+            other = views[self.subset | (1 << m)]
+            rows = np.arange(n_points)
+            ratio = np.divide(throughput[rows, chosen], other.next_throughput[rows, chosen],
+                              out=np.zeros(n_points), where=~other.next_void)
+            state[:, base] = _chosen_previous(self.state[:, base], before, chosen) * ratio
+        state[void] = 0.0
+        self.next_state = state
+        self.next_throughput = throughput
+        self.next_residence = residence if n_points == 1 else None
+        self.next_void = void
+
+    def advance(self) -> None:
+        self.queue, self.state, self.void = self.next_queue, self.next_state, self.next_void
+        self.throughput, self.residence = self.next_throughput, self.next_residence
 
 
-def _refuse_open(model: Network) -> None:
-    if model.open_classes.any():
-        names = [c for c, is_open in zip(model.classes, model.open_classes, strict=False) if is_open]
-        raise InputError(f"arrival_rate of class(es) {names}", "given",
-                         "populations only: MVA solves closed classes (open classes: the open solver)")
-
-
-def _whole(value: object, name: str) -> int:
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(name, repr(value), "a whole number ≥ 0") from None
-    if number < 0 or number != int(number):
-        raise InputError(name, repr(value), "a whole number ≥ 0")
-    return int(number)
+def _chosen_previous(column: np.ndarray, before: list[np.ndarray], chosen: np.ndarray) -> np.ndarray:
+    """p_k(0 | n − e_c) for each point's chosen class c."""
+    stacked = np.stack([column[b] for b in before], axis=1)
+    return stacked[np.arange(chosen.size), chosen]

@@ -1,36 +1,31 @@
-"""Queueing-network models: stations, classes and their demands, from Python or a TOML file.
+"""Queueing networks: stations, classes and their demands, from Python or a TOML model file.
 
 A model file::
 
-    time_unit = "s"                      # unit of every demand, service and think time
+    time_unit = "ms"                     # unit of bare numbers: demands, service and think times
 
     [[station]]
     name = "cpu"
-    type = "queue"                       # queue | delay | multi | ld
-    demand = 2.0                         # per class: a list in class order
+    type = "multi"                       # queue | delay | multi | ld (qmodel.networks.stations)
+    servers = 8
+    demand = ["2ms", "1.5ms"]            # per class, in class order; "400us" or 0.4 (time_unit)
     # or: visits = 16, service_time = 0.125   (demand = visits × service_time)
-
-    [[station]]
-    name = "engines"
-    type = "multi"
-    servers = 4
-    demand = 1.5
 
     [[station]]
     name = "channel"
     type = "ld"                          # general load-dependent
-    rates = [1, 1.8, 2.4]                # service-rate multiplier with 1, 2, 3... jobs present;
-    demand = 0.8                         # the last holds for more jobs
+    rates = [1, 1.8, 2.4]                # service-rate multiplier with 1, 2, 3... jobs; the last holds
+    demand = 0.8
 
     [[class]]
     name = "online"
     population = 20                      # closed class ...
-    think_time = 4
-    # arrival_rate = 2.5                 # ... or open class (per time_unit)
+    think_time = "4s"
+    # arrival_rate = "250/s"             # ... or open class; a bare number is per time_unit
 
-Station types: ``queue`` a load-independent FCFS/PS server; ``delay`` an
-infinite server (think time, a pure delay); ``multi`` ``servers`` identical
-servers; ``ld`` a general load-dependent server with rate multipliers.
+Values with units go through qmodel.units.parse_value, the dialect of every
+command. A Network holds them in SI units (seconds, jobs per second); its
+``time_unit`` is the unit results are shown in.
 """
 
 from __future__ import annotations
@@ -42,75 +37,26 @@ from typing import Any
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.units import UNITS
+from qmodel.networks.stations import STATION_TYPES, Station
+from qmodel.units import UNITS, parse_value
 
-STATION_TYPES = ("queue", "delay", "multi", "ld")
 STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates"}
 CLASS_KEYS = {"name", "population", "think_time", "arrival_rate"}
-
-
-@dataclass(frozen=True)
-class Station:
-    """One service centre: its type, servers (multi) or rate multipliers (ld)."""
-
-    name: str
-    kind: str = "queue"
-    servers: int = 1
-    rates: tuple[float, ...] = ()
-
-    def rate_multipliers(self, jobs: int) -> np.ndarray:
-        """Service-rate multipliers α(1..jobs): 1 for a queue, min(j, c) for c servers, ld as given."""
-        j = np.arange(1, jobs + 1, dtype=float)
-        if self.kind == "multi":
-            return np.minimum(j, self.servers)
-        if self.kind == "ld":
-            given = np.asarray(self.rates, float)
-            return np.concatenate([given, np.full(max(jobs - given.size, 0), given[-1])])[:jobs]
-        return np.ones(jobs)
-
-    @property
-    def load_dependent(self) -> bool:
-        return self.kind == "ld" or (self.kind == "multi" and self.servers > 1)
-
-    @property
-    def capacity(self) -> float:
-        """Largest service-rate multiplier: the most work the station does per unit time."""
-        if self.kind == "multi":
-            return float(self.servers)
-        if self.kind == "ld":
-            return float(max(self.rates))
-        return 1.0
-
-
-def delay_stations(stations: tuple[Station, ...]) -> np.ndarray:
-    """Boolean mask of the delay (infinite-server) stations."""
-    return np.array([s.kind == "delay" for s in stations], dtype=bool)
-
-
-def capacities(stations: tuple[Station, ...]) -> np.ndarray:
-    """Each station's capacity (servers, or largest rate multiplier; 1 for queue and delay)."""
-    return np.array([s.capacity for s in stations], dtype=float)
-
-
-def refuse_load_dependent(stations: tuple[Station, ...], where: str) -> None:
-    """An InputError naming the first multi-server or load-dependent station, for solvers without them."""
-    for station in stations:
-        if station.load_dependent:
-            raise InputError(f"station {station.name!r}: type", station.kind, f"queue or delay {where}")
+TIME_UNITS = tuple(unit.name for unit in UNITS.values() if unit.dimension == "time" and unit.name != "µs")
 
 
 @dataclass(frozen=True)
 class Network:
-    """A product-form queueing network: stations, classes, demands (classes × stations)."""
+    """A product-form queueing network: stations, classes, demands (classes × stations), in SI units."""
 
     stations: tuple[Station, ...]
     classes: tuple[str, ...]
-    demands: np.ndarray          # (classes, stations), in time_unit per job
-    think_times: np.ndarray      # (classes,)
+    demands: np.ndarray          # (classes, stations) seconds per job, all visits
+    think_times: np.ndarray      # (classes,) seconds
     populations: np.ndarray      # (classes,) closed-class populations; 0 for an open class
-    arrival_rates: np.ndarray    # (classes,) open-class arrival rates; 0 for a closed class
-    visits: np.ndarray | None = None  # (classes, stations) when given: per-visit results
-    time_unit: str = "s"
+    arrival_rates: np.ndarray    # (classes,) open-class arrival rates, jobs per second; 0 for a closed class
+    visits: np.ndarray | None = None  # (classes, stations) visits per job, when given
+    time_unit: str = "s"         # the unit results are shown in
 
     @property
     def station_names(self) -> tuple[str, ...]:
@@ -124,19 +70,44 @@ class Network:
     def closed_classes(self) -> np.ndarray:
         return ~self.open_classes
 
+    @property
+    def infinite(self) -> np.ndarray:
+        """Boolean mask of the infinite-server (delay) stations."""
+        return np.array([s.infinite for s in self.stations], dtype=bool)
 
-def network(demands: Any, *, servers: Any = None, think_time: Any = 0.0, population: Any = 0,
-            arrival_rate: Any = 0.0, visits: Any = None, names: Any = None, classes: Any = None,
-            time_unit: str = "s") -> Network:
+    @property
+    def capacities(self) -> np.ndarray:
+        """Each station's capacity: servers, largest rate multiplier, ∞ at a delay station."""
+        return np.array([s.capacity for s in self.stations], dtype=float)
+
+    @property
+    def visit_counts(self) -> np.ndarray:
+        """Visits per job (classes × stations): as given, else one visit wherever a class has demand."""
+        return self.visits if self.visits is not None else (self.demands > 0).astype(float)
+
+    def unsupported(self, solver: str) -> list[Station]:
+        """The stations whose type the named solver does not handle."""
+        return [s for s in self.stations if not s.supports(solver)]
+
+
+def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time: Any = 0.0,
+            population: Any = 0, arrival_rate: Any = 0.0, visits: Any = None, names: Any = None,
+            classes: Any = None, time_unit: str = "s") -> Network:
     """A network from arrays: demands per station (or classes × stations).
 
-    ``servers`` per station: an integer, or ``"delay"`` (also ``inf``) for an
-    infinite server; default one server each. With ``visits``, ``demands``
-    are per-visit service times and the demand is visits × service time.
+    Numbers are in ``time_unit`` (arrival rates per ``time_unit``); a string
+    carries its own unit ("2ms", "400us"; "250/s" for a rate). ``servers`` per
+    station: a whole number c ≥ 1 (c > 1: a multi-server station), or
+    ``"delay"`` (also ``inf``) for an infinite server; default one each.
+    ``rates`` per station: None, or the rate multipliers α(1), α(2), ... of a
+    load-dependent station (the last holds for more jobs); a dict maps station
+    names to them. With ``visits``, ``demands`` are per-visit service times
+    and the demand is visits × service time.
     """
-    service = _matrix(demands, "demand")
+    unit = _time_unit(time_unit, "time_unit")
+    service = _matrix(demands, "demand", unit)
     if visits is not None:
-        visit_matrix = _matrix(visits, "visits")
+        visit_matrix = _matrix(visits, "visits", None)
         if visit_matrix.shape != service.shape:
             raise InputError("visits", f"shape {visit_matrix.shape}",
                              f"the shape of the service times, {service.shape} (classes × stations)")
@@ -147,33 +118,40 @@ def network(demands: Any, *, servers: Any = None, think_time: Any = 0.0, populat
     station_names = list(names) if names is not None else [f"station{k + 1}" for k in range(n_stations)]
     _same_length("names", station_names, n_stations)
     kinds = _servers(servers, n_stations)
-    stations = tuple(Station(name, kind, count)
-                     for name, (kind, count) in zip(station_names, kinds, strict=True))
+    rate_tables = _rate_tables(rates, station_names)
+    stations = []
+    for name, (kind, count), table in zip(station_names, kinds, rate_tables, strict=True):
+        if table is not None:
+            if kind != "queue":
+                raise InputError(f"station {name!r}: servers and rates", "both given",
+                                 "servers for a multi-server station, or rates for a load-dependent one")
+            stations.append(Station(str(name), "ld", 1, _positive_rates(table, f"rates of station {name!r}")))
+        else:
+            stations.append(Station(str(name), kind, count))
     class_names = tuple(classes) if classes is not None else (
         ("class1",) if n_classes == 1 else tuple(f"class{c + 1}" for c in range(n_classes)))
-    _same_length("classes", class_names, n_classes)
-    return _checked(Network(
-        stations=stations, classes=class_names, demands=service,
-        think_times=_per_class(think_time, n_classes, "think_time"),
-        populations=_per_class(population, n_classes, "population"),
-        arrival_rates=_per_class(arrival_rate, n_classes, "arrival_rate"),
+    _same_length("classes", class_names, n_classes, "class")
+    return checked(Network(
+        stations=tuple(stations), classes=class_names, demands=service,
+        think_times=_per_class(think_time, n_classes, "think_time", unit),
+        populations=_per_class(population, n_classes, "population", None),
+        arrival_rates=_rates_per_class(arrival_rate, n_classes, "arrival_rate", unit),
         visits=visit_matrix, time_unit=time_unit))
 
 
-def load_model(path: str | Path) -> Network:
+def load_network(path: str | Path) -> Network:
     """Read a TOML model file (see the module docstring for its layout)."""
     from qmodel.tomlread import read_toml
 
-    data = read_toml(Path(path))
     where = str(path)
+    data = read_toml(Path(path), _file_text(Path(path)))
     unknown = set(data) - {"time_unit", "station", "class", "title"}
     if unknown:
         raise InputError(f"{where}: key", ", ".join(sorted(unknown)), "time_unit, title, station, class")
     time_unit = data.get("time_unit", "s")
-    if time_unit not in UNITS or UNITS[time_unit].dimension != "time":
-        raise InputError(f"{where}: time_unit", repr(time_unit), "a time unit: s, ms, us, min")
-    class_tables = data.get("class") or [{"name": "class1"}]
-    station_tables = data.get("station") or []
+    unit = _time_unit(time_unit, f"{where}: time_unit")
+    class_tables = _tables(data, "class", where) or [{"name": "class1"}]
+    station_tables = _tables(data, "station", where)
     if not station_tables:
         raise InputError(f"{where}: station", "none", "at least one [[station]] table")
     n_classes = len(class_tables)
@@ -185,54 +163,110 @@ def load_model(path: str | Path) -> Network:
         label = f"{where}: station {table.get('name', index)!r}"
         _known_keys(table, STATION_KEYS, label)
         stations.append(_station(table, label))
-        demand, visit = _station_demand(table, n_classes, label)
+        demand, visit = _station_demand(table, n_classes, label, unit)
         any_visits |= visit is not None
         demand_rows.append(demand)
-        visit_rows.append(visit if visit is not None else np.full(n_classes, np.nan))
-    for table, name in zip(class_tables, class_names, strict=False):
+        visit_rows.append(visit if visit is not None else np.zeros(n_classes))
+    for table, name in zip(class_tables, class_names, strict=True):
         if ("population" in table) == ("arrival_rate" in table):
             given = ", ".join(sorted(set(table) & {"population", "arrival_rate"})) or "neither"
             raise InputError(f"{where}: class {name!r}", given,
                              "exactly one of population (closed class) or arrival_rate (open class)")
-    return _checked(Network(
+    return checked(Network(
         stations=tuple(stations), classes=tuple(class_names),
         demands=np.array(demand_rows, float).T,
-        think_times=_per_class([t.get("think_time", 0.0) for t in class_tables], n_classes, "think_time"),
-        populations=_per_class([t.get("population", 0) for t in class_tables], n_classes, "population"),
-        arrival_rates=_per_class([t.get("arrival_rate", 0.0) for t in class_tables], n_classes,
-                                 "arrival_rate"),
+        think_times=_per_class([t.get("think_time", 0.0) for t in class_tables], n_classes, "think_time",
+                               unit),
+        populations=_per_class([t.get("population", 0) for t in class_tables], n_classes, "population", None),
+        arrival_rates=_rates_per_class([t.get("arrival_rate", 0.0) for t in class_tables], n_classes,
+                                       "arrival_rate", unit),
         visits=np.array(visit_rows, float).T if any_visits else None, time_unit=time_unit))
+
+
+def _file_text(path: Path) -> str:
+    """The file's text (UTF-8, a byte-order mark allowed), or a one-line error saying what is wrong."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("model file", str(path), "an existing TOML file", reason="no such file") from None
+    except IsADirectoryError:
+        raise InputError("model file", str(path), "a TOML file", reason="a directory") from None
+    except UnicodeDecodeError as error:
+        raise InputError("model file", str(path), "a UTF-8 text file",
+                         reason=f"not UTF-8 text at byte {error.start}") from None
+    except OSError as error:
+        raise InputError("model file", str(path), "a readable TOML file", reason=error.strerror) from None
+
+
+def _tables(data: dict, key: str, where: str) -> list[dict]:
+    """The [[key]] tables of a model file; [key] (one table) or a plain value is refused by name."""
+    value = data.get(key)
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        raise InputError(f"{where}: [{key}]", "a single table", f"[[{key}]] tables (double brackets), "
+                         f"one per {key}")
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise InputError(f"{where}: {key}", repr(value), f"[[{key}]] tables, one per {key}")
+    return value
+
+
+def _time_unit(name: object, parameter: str) -> str:
+    if name not in TIME_UNITS and name != "µs":
+        raise InputError(parameter, repr(name), "a time unit: " + ", ".join(TIME_UNITS))
+    return str(name)
 
 
 def _station(table: dict, label: str) -> Station:
     kind = table.get("type", "queue")
     if kind not in STATION_TYPES:
         raise InputError(f"{label}: type", repr(kind), ", ".join(STATION_TYPES))
-    servers = table.get("servers", 1)
-    if kind == "multi" and (isinstance(servers, bool) or not isinstance(servers, int) or servers < 1):
-        raise InputError(f"{label}: servers", repr(servers), "a whole number ≥ 1")
-    rates = tuple(table.get("rates", ()))
+    name = str(table.get("name", label))
+    if "servers" in table and kind != "multi":
+        raise InputError(f"{label}: servers", repr(table["servers"]), f'servers on a type = "multi" station '
+                         f"(this one is {kind})")
+    if "rates" in table and kind != "ld":
+        raise InputError(f"{label}: rates", repr(table["rates"]), f'rates on a type = "ld" station '
+                         f"(this one is {kind})")
+    if kind == "multi":
+        return Station(name, kind, _server_count(table.get("servers"), f"{label}: servers"))
     if kind == "ld":
-        if not rates:
+        if "rates" not in table:
             raise InputError(f"{label}: rates", "missing", "rates = [α(1), α(2), ...] for an ld station")
-        values = np.asarray(rates, float) if all(_is_number(r) for r in rates) else None
-        if values is None or not np.all(values > 0) or not np.all(np.isfinite(values)):
-            raise InputError(f"{label}: rates", repr(list(rates)), "a list of positive numbers")
-    return Station(str(table.get("name", label)), kind, int(servers) if kind == "multi" else 1, rates)
+        return Station(name, kind, 1, _positive_rates(table["rates"], f"{label}: rates"))
+    return Station(name, kind)
 
 
-def _station_demand(table: dict, n_classes: int, label: str) -> tuple[np.ndarray, np.ndarray | None]:
+def _server_count(value: Any, label: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
+        raise InputError(label, repr(value), "a whole number ≥ 1")
+    return int(value)
+
+
+def _positive_rates(rates: Any, label: str) -> tuple[float, ...]:
+    if isinstance(rates, (str, bytes, dict)) or not hasattr(rates, "__len__") or len(rates) == 0:
+        raise InputError(label, repr(rates), "a list of one or more positive numbers, α(1), α(2), ...")
+    if not all(_is_number(r) for r in rates):
+        raise InputError(label, repr(list(rates)), "a list of positive numbers")
+    values = np.asarray(rates, float)
+    if not np.all(np.isfinite(values)) or not np.all(values > 0):
+        raise InputError(label, repr(list(rates)), "a list of positive, finite numbers")
+    return tuple(float(v) for v in values)
+
+
+def _station_demand(table: dict, n_classes: int, label: str, unit: str
+                    ) -> tuple[np.ndarray, np.ndarray | None]:
     has_demand = "demand" in table
     has_product = "visits" in table or "service_time" in table
     if has_demand == has_product:
         raise InputError(f"{label}: demand", "both" if has_demand else "missing",
                          "demand, or visits and service_time (one of the two)")
     if has_demand:
-        return _per_class(table["demand"], n_classes, f"{label}: demand"), None
+        return _per_class(table["demand"], n_classes, f"{label}: demand", unit), None
     if not ("visits" in table and "service_time" in table):
         raise InputError(f"{label}: visits/service_time", "only one given", "both, or demand instead")
-    visits = _per_class(table["visits"], n_classes, f"{label}: visits")
-    service = _per_class(table["service_time"], n_classes, f"{label}: service_time")
+    visits = _per_class(table["visits"], n_classes, f"{label}: visits", None)
+    service = _per_class(table["service_time"], n_classes, f"{label}: service_time", unit)
     return visits * service, visits
 
 
@@ -243,11 +277,38 @@ def _known_keys(table: dict, allowed: set[str], label: str) -> None:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
-def _matrix(values: Any, name: str) -> np.ndarray:
-    matrix = _numbers(values, name)
+def _value(item: Any, name: str, unit: str | None) -> float:
+    """One value: a number in ``unit`` (a count when None) or a string in the units dialect, to SI."""
+    if isinstance(item, str):
+        value = parse_value(name, item, unit or "1")
+    elif _is_number(item):
+        value = float(item)
+    else:
+        raise InputError(name, repr(item), "a number, or a value with its unit such as 2ms")
+    return value * UNITS[unit].to_si if unit else value
+
+
+def _numbers(values: Any, name: str, unit: str | None) -> np.ndarray:
+    """Numbers and strings with units, nested as given, to a float array in SI units."""
+    if isinstance(values, (str, int, float, np.integer, np.floating)) or values is None:
+        return np.asarray(_value(values, name, unit))
+    if isinstance(values, dict):
+        raise InputError(name, repr(values), "a number or a list of numbers")
+    try:
+        items = list(values)
+    except TypeError:
+        raise InputError(name, repr(values), "a number or a list of numbers") from None
+    parts = [_numbers(item, name, unit) for item in items]
+    if len({part.shape for part in parts}) > 1:
+        raise InputError(name, repr(values), "rows of equal length (classes × stations)")
+    return np.array(parts, dtype=float) if parts else np.zeros(0)
+
+
+def _matrix(values: Any, name: str, unit: str | None) -> np.ndarray:
+    matrix = _numbers(values, name, unit)
     if matrix.ndim == 1:
         matrix = matrix[np.newaxis, :]
     if matrix.ndim != 2 or matrix.shape[1] == 0:
@@ -255,26 +316,54 @@ def _matrix(values: Any, name: str) -> np.ndarray:
     return matrix
 
 
-def _numbers(values: Any, name: str) -> np.ndarray:
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(name, repr(values), "a number or a list of numbers") from None
-    return array
-
-
-def _per_class(values: Any, n_classes: int, name: str) -> np.ndarray:
-    array = np.atleast_1d(_numbers(values, name))
-    if array.shape == (1,) and n_classes > 1 and np.isscalar(values):
+def _per_class(values: Any, n_classes: int, name: str, unit: str | None) -> np.ndarray:
+    array = np.atleast_1d(_numbers(values, name, unit))
+    if array.shape == (1,) and n_classes > 1 and not isinstance(values, (list, tuple, np.ndarray)):
         array = np.full(n_classes, array[0])
     if array.shape != (n_classes,):
         raise InputError(name, f"{array.size} values", f"one per class ({n_classes})")
     return array
 
 
-def _same_length(name: str, values: Any, expected: int) -> None:
+def _rate_value(item: Any, name: str, unit: str) -> float:
+    """An arrival rate in jobs per second: a bare number per ``unit``, or "250/s", "35K/s", "0.2/ms"."""
+    if isinstance(item, str) and "/" in item:
+        count, _, per = item.rpartition("/")
+        per = per.strip()
+        if per not in TIME_UNITS and per != "µs":
+            raise InputError(name, repr(item), "a rate such as 250/s, 35K/s or 0.2/ms",
+                             reason=f"{per!r} is not a time unit")
+        return parse_value(name, count.strip(), "1") / UNITS[per].to_si
+    if isinstance(item, str):
+        raise InputError(name, repr(item), "a number (per time unit), or a rate such as 250/s or 0.2/ms")
+    return _value(item, name, None) / UNITS[unit].to_si
+
+
+def _rates_per_class(values: Any, n_classes: int, name: str, unit: str) -> np.ndarray:
+    items = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values] * n_classes
+    if len(items) != n_classes:
+        raise InputError(name, f"{len(items)} values", f"one per class ({n_classes})")
+    return np.array([_rate_value(item, name, unit) for item in items], dtype=float)
+
+
+def _same_length(name: str, values: Any, expected: int, per: str = "station") -> None:
     if len(values) != expected:
-        raise InputError(name, f"{len(values)} values", f"one per station ({expected})")
+        raise InputError(name, f"{len(values)} values", f"one per {per} ({expected})")
+
+
+def _rate_tables(rates: Any, station_names: list) -> list[Any]:
+    """Per station: its rate multipliers, or None (from a list per station or a dict by name)."""
+    if rates is None:
+        return [None] * len(station_names)
+    if isinstance(rates, dict):
+        unknown = set(rates) - set(station_names)
+        if unknown:
+            raise InputError("rates", ", ".join(sorted(map(str, unknown))), "names of stations: "
+                             + ", ".join(map(str, station_names)))
+        return [rates.get(name) for name in station_names]
+    tables = list(rates)
+    _same_length("rates", tables, len(station_names))
+    return tables
 
 
 def _servers(servers: Any, n_stations: int) -> list[tuple[str, int]]:
@@ -293,31 +382,34 @@ def _servers(servers: Any, n_stations: int) -> list[tuple[str, int]]:
             raise InputError("servers", repr(item), "a whole number ≥ 1, or 'delay'") from None
         if count == np.inf:
             kinds.append(("delay", 1))
-        elif count < 1 or count != int(count):
+        elif not count >= 1 or count != int(count):
             raise InputError("servers", repr(item), "a whole number ≥ 1, or 'delay'")
         else:
             kinds.append(("queue", 1) if count == 1 else ("multi", int(count)))
     return kinds
 
 
-def _checked(model: Network) -> Network:
-    """Refuse negative or non-finite demands, bad populations and rates, naming the field."""
-    for c, name in enumerate(model.classes):
-        for k, station in enumerate(model.stations):
-            demand = model.demands[c, k]
+def checked(net: Network) -> Network:
+    """Refuse negative or non-finite demands, bad populations and rates, idle classes, naming the field."""
+    for c, name in enumerate(net.classes):
+        for k, station in enumerate(net.stations):
+            demand = net.demands[c, k]
             if not np.isfinite(demand) or demand < 0:
-                raise InputError(f"demand of class {name!r} at station {station.name!r}", f"{demand:g}",
-                                 "a finite number ≥ 0")
-        population = model.populations[c]
+                raise InputError(f"demand of class {name!r} at station {station.name!r}",
+                                 f"{demand / UNITS[net.time_unit].to_si:g}", "a finite number ≥ 0")
+        population = net.populations[c]
         if not np.isfinite(population) or population < 0 or population != int(population):
             raise InputError(f"population of class {name!r}", f"{population:g}", "a whole number ≥ 0")
-        for field, values in (("think_time", model.think_times), ("arrival_rate", model.arrival_rates)):
+        for field, values in (("think_time", net.think_times), ("arrival_rate", net.arrival_rates)):
             if not np.isfinite(values[c]) or values[c] < 0:
                 raise InputError(f"{field} of class {name!r}", f"{values[c]:g}", "a finite number ≥ 0")
-        if model.populations[c] > 0 and model.arrival_rates[c] > 0:
+        if net.populations[c] > 0 and net.arrival_rates[c] > 0:
             raise InputError(f"class {name!r}", "population and arrival_rate",
                              "one of them: a class is closed or open")
-    names = model.station_names
+        if not net.demands[c].any():
+            raise InputError(f"demand of class {name!r}", "0 at every station",
+                             "a positive demand at one station at least (the class visits none)")
+    names = net.station_names
     if len(set(names)) != len(names):
         raise InputError("station names", repr(list(names)), "a different name for each station")
-    return model
+    return net

@@ -1,109 +1,130 @@
-"""Open product-form networks, single and multi-class (Jackson / BCMP with Poisson arrivals).
+"""Open and mixed product-form networks with every station type (Jackson / BCMP, Poisson arrivals).
 
-Per station k, with arrival rate λ_c and demand D_ck of class c:
+Open classes load station k with ρ_k = Σ_c λ_c D_ck (work per second, in
+units of one job's service rate). With the rate table α(1..L), α(L) holding,
+the station is stable while r_k = ρ_k / α_k(L) < 1, and the open jobs M at
+it, given j closed jobs there, weigh (BCMP; Lazowska et al., QSP §7.4.3 for
+the single-server case)
 
-    U_k    = Σ_c λ_c D_ck / c_k                                   utilization per server
-    R_ck   = D_ck / (1 − U_k)                                      queueing station
-    R_ck   = D_ck (1 + C(c_k, c_k U_k) / (c_k (1 − U_k)))          c_k servers (Erlang C)
-    R_ck   = D_ck                                                  delay station
-    Q_ck   = λ_c R_ck                                              Little's law
+    t_j(m) = C(j + m, m) ρ^m / Π_{i ≤ j+m} α(i)
 
-(Lazowska et al., QSP ch. 6.2 and 8.3; Erlang C by the stable recursion in
-qmodel.algorithms.queueing.) The multi-server form is exact for one class, and for
-several classes when they share one service time per visit.
+**Open networks.** Per class R_ck = D_ck · E[M | 0] / ρ_k. At a queue and a
+multi-server station E[M | 0] / ρ = 1 + W/S with W the M/M/c wait of the
+catalogue's MMCWait entry (one home: qmodel.catalogue); at an ld station the
+sum above (its tail past L is a negative binomial series, summed in closed
+form with the regularized incomplete beta function); R_ck = D_ck at a delay.
 
-Mixed networks (open and closed classes, queueing and delay stations; QSP
-§7.4.3): the open classes take U_k^open of each station, the closed classes
-are solved by exact MVA with demands D_ck / (1 − U_k^open), and an open
-class then sees the closed jobs: R_ck = D_ck (1 + Q_k^closed) / (1 − U_k^open).
+**Mixed networks.** The closed classes see station k as a load-dependent
+station with factor F'(j) = Σ_m t_j(m), i.e. rates α'(j) = F'(j − 1) / F'(j):
+α'(j) = α(L)(1 − r) for j > L, so α' is a rate table of L + 1 entries (for a
+queue α' = 1 − ρ: the familiar D / (1 − U)). They are solved by the closed
+solver asked for; the open classes then see the closed jobs through
+E[M] = Σ_j p(j) E[M | j], and E[M | j] = (j + 1) r / (1 − r) for j ≥ L, so
+p(0..L−1) and the mean closed queue Q suffice:
+
+    E[M] = (Q + 1) r/(1 − r) + Σ_{j<L} p(j) (E[M | j] − (j + 1) r/(1 − r))
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from qmodel.algorithms.queueing import erlang_c
 from qmodel.errors import InputError
-from qmodel.networks.exact import ClosedResult, solve_closed
-from qmodel.networks.model import Network, capacities, delay_stations, refuse_load_dependent
+from qmodel.networks.model import Network
+from qmodel.networks.stations import Station
 
 
 @dataclass(frozen=True)
-class OpenResult:
-    """Open-network results; arrays are (classes, stations) unless noted. Times in the model's unit."""
+class OpenStation:
+    """One station under its open load: the closed classes' rate table, E[M | j] and P(M = 0 | j)."""
 
-    stations: tuple[str, ...]
-    classes: tuple[str, ...]
-    throughput: np.ndarray       # (C,) = arrival rates
-    response_time: np.ndarray    # (C,) time in the stations per job
-    queue_length: np.ndarray     # (C, K)
-    residence_time: np.ndarray   # (C, K)
-    utilization: np.ndarray      # (C, K) per server
-    time_unit: str = "s"
+    rates: tuple[float, ...]          # α'(1..L+1): what the closed classes see
+    open_jobs: np.ndarray             # (L + 1,) E[M | j] for j = 0..L
+    no_open_job: float                # P(M = 0 | j = 0)
+    ratio: float                      # r = ρ / α(L)
 
 
-def solve_open(model: Network) -> OpenResult:
-    """Mean values of an open network whose classes all have arrival rates (formulas above)."""
-    if model.closed_classes.any():
-        names = [c for c, closed in zip(model.classes, model.closed_classes, strict=False) if closed]
-        raise InputError(f"arrival_rate of class(es) {names}", "missing",
-                         "an arrival rate for every class of an open network (closed classes: MVA)")
-    for station in model.stations:
-        if station.kind == "ld":
-            raise InputError(f"station {station.name!r}: type", "ld",
-                             "queue, multi or delay in an open model (ld: closed single-class models)")
-    rates = model.arrival_rates
-    servers = capacities(model.stations)
-    delay = delay_stations(model.stations)
-    class_utilization = rates[:, None] * model.demands / servers
-    utilization = _stable_utilization(model, class_utilization, delay)
-    # mean wait in units of the demand: C(c, cU) / (c (1 − U)); U / (1 − U) for one server
-    queueing = ~delay
-    stretch = np.ones(len(model.stations))
-    stretch[queueing] += erlang_c(servers[queueing], servers[queueing] * utilization[queueing]) / (
-        servers[queueing] * (1 - utilization[queueing]))
-    residence = model.demands * stretch
-    return OpenResult(stations=model.station_names, classes=model.classes, throughput=rates.copy(),
-                      response_time=residence.sum(axis=1), queue_length=rates[:, None] * residence,
-                      residence_time=residence, utilization=class_utilization, time_unit=model.time_unit)
-
-
-def solve_mixed(model: Network) -> tuple[ClosedResult, OpenResult]:
-    """A network with open and closed classes: (closed-class results, open-class results), formulas above."""
-    refuse_load_dependent(model.stations, "in a mixed network")
-    delay = delay_stations(model.stations)
-    is_open = model.open_classes
-    if model.populations[~is_open].sum() == 0:
-        raise InputError("population of the closed classes", 0, "at least one job in a mixed network "
-                         "(with none, give arrival rates only: an open network)")
-    open_utilization = model.arrival_rates[is_open, None] * model.demands[is_open]
-    utilization = _stable_utilization(model, open_utilization, delay)
-    inflation = np.where(delay, 1.0, 1.0 / (1.0 - utilization))
-    names = np.array(model.classes, dtype=object)
-    closed = ~is_open
-    closed_model = replace(model, classes=tuple(names[closed]), demands=model.demands[closed] * inflation,
-                           think_times=model.think_times[closed], populations=model.populations[closed],
-                           arrival_rates=np.zeros(closed.sum()),
-                           visits=None if model.visits is None else model.visits[closed])
-    result = solve_closed(closed_model).at(-1)
-    result = replace(result, utilization=result.throughput[:, :, None] * model.demands[closed][None])
-    closed_queue = result.queue_length[0].sum(axis=0)
-    residence = model.demands[is_open] * np.where(delay, 1.0, (1.0 + closed_queue) * inflation)
-    rates = model.arrival_rates[is_open]
-    opened = OpenResult(stations=model.station_names, classes=tuple(names[is_open]),
-                        throughput=rates, response_time=residence.sum(axis=1),
-                        queue_length=rates[:, None] * residence, residence_time=residence,
-                        utilization=open_utilization, time_unit=model.time_unit)
-    return result, opened
-
-
-def _stable_utilization(model: Network, class_utilization: np.ndarray, delay: np.ndarray) -> np.ndarray:
-    """Σ over classes of the open classes' utilization per station, refusing any station at or above 1."""
-    utilization = class_utilization.sum(axis=0)
-    for k, station in enumerate(model.stations):
-        if not delay[k] and utilization[k] >= 1:
-            raise InputError(f"utilization of station {station.name!r}", f"{utilization[k]:.4g}", "below 1",
+def open_load(net: Network) -> np.ndarray:
+    """ρ_k = Σ over open classes of λ_c D_ck, refusing any finite station the open classes saturate."""
+    load = (net.arrival_rates[:, None] * net.demands)[net.open_classes].sum(axis=0)
+    for k, station in enumerate(net.stations):
+        if not station.infinite and load[k] >= station.rate_table[-1]:
+            raise InputError(f"utilization of station {station.name!r}",
+                             f"{load[k] / station.rate_table[-1]:.4g}", "below 1",
                              reason="the open classes alone saturate it: arrivals exceed what it serves")
-    return utilization
+    return load
+
+
+def open_stretch(station: Station, load: float) -> tuple[float, float]:
+    """(E[M | 0] / ρ, P(station empty)) for a station alone under open load ρ > 0.
+
+    Where the rate table is min(j, c) (a queue, c servers) the stretch is
+    1 + W/S with W from the catalogue's MMCWait (and P(empty) is not needed:
+    utilization is per server); any other table takes the general sum.
+    """
+    if station.infinite:
+        return 1.0, float(np.exp(-load))
+    table = station.rate_table
+    if table == tuple(float(j) for j in range(1, len(table) + 1)):
+        from qmodel.catalogue._compiled import _mmc_waiting_time_value
+
+        servers = np.float64(len(table))
+        return 1.0 + float(_mmc_waiting_time_value(servers, np.float64(load), np.float64(1.0))), 0.0
+    view = open_station(station, load)
+    return float(view.open_jobs[0] / load), view.no_open_job
+
+
+def open_station(station: Station, load: float) -> OpenStation:
+    """The closed classes' rate table α' and E[M | j] at a finite station under open load ρ (docstring)."""
+    from scipy.special import betainc, gammaln
+
+    table = np.asarray(station.rate_table, float)
+    size = table.size
+    last = table[-1]
+    ratio = load / last
+    if load == 0:
+        return OpenStation(tuple(table), np.zeros(size + 1), 1.0, 0.0)
+    if size == 1:                       # a constant rate: α' = α(1 − r), E[M | j] = (j + 1) r / (1 − r)
+        jobs = np.arange(1, 3) * ratio / (1 - ratio)
+        return OpenStation((float(last * (1 - ratio)),), jobs, 1 - ratio, ratio)
+    log_rates = np.concatenate([[0.0], np.cumsum(np.log(table))])        # log Π α(1..i), i = 0..L
+    j = np.arange(size + 1)[:, None]                                      # rows: closed jobs j = 0..L
+    m = np.arange(size)[None, :]                                          # columns: open jobs m < L − j
+    start = size - j[:, 0]                                                # m ≥ start: past the table
+    inside = m < start[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        finite = (gammaln(j + m + 1) - gammaln(m + 1) - gammaln(j + 1) + m * np.log(load)
+                  - log_rates[np.minimum(j + m, size)])
+        finite = np.where(inside, finite, -np.inf)
+        shift = (size - j[:, 0]) * np.log(last) - log_rates[size]
+        whole = -(j[:, 0] + 1) * np.log1p(-ratio)
+        tail = np.where(start > 0, np.log(betainc(np.maximum(start, 1), j[:, 0] + 1, ratio)) + whole, whole)
+        whole_mean = -(j[:, 0] + 2) * np.log1p(-ratio)
+        tail_mean = np.where(start - 1 > 0, np.log(betainc(np.maximum(start - 1, 1), j[:, 0] + 2, ratio))
+                             + whole_mean, whole_mean)
+        weights = np.concatenate([finite, (shift + tail)[:, None]], axis=1)
+        means = np.concatenate([np.where(m > 0, finite + np.log(m), -np.inf),
+                                (shift + np.log((j[:, 0] + 1) * ratio) + tail_mean)[:, None]], axis=1)
+    log_weight, log_mean = _log_sum(weights), _log_sum(means)
+    rates = np.exp(log_weight[:-1] - log_weight[1:])
+    rates = np.concatenate([rates, [last * (1 - ratio)]])
+    if np.abs(rates - rates[0]).max() <= 1e-12 * rates[0]:
+        rates = rates[:1]
+    return OpenStation(tuple(float(r) for r in rates), np.exp(log_mean - log_weight),
+                       float(np.exp(-log_weight[0])), float(ratio))
+
+
+def open_jobs(view: OpenStation, queue: float, empty: np.ndarray) -> float:
+    """E[M] given the closed jobs' mean Q and marginals p(0..L−1) at the station (module docstring)."""
+    linear = view.ratio / (1 - view.ratio)
+    j = np.arange(empty.size)
+    return float((queue + 1) * linear + np.dot(empty, view.open_jobs[:empty.size] - (j + 1) * linear))
+
+
+def _log_sum(logs: np.ndarray) -> np.ndarray:
+    """log Σ exp(x) along the last axis, scaled by the largest term so that nothing overflows."""
+    top = logs.max(axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    return (top + np.log(np.exp(logs - top).sum(axis=-1, keepdims=True)))[..., 0]

@@ -38,7 +38,7 @@ import numpy as np
 
 from qmodel.algorithms.fixed_point import iterate
 from qmodel.algorithms.queueing import finite_source_queue
-from qmodel.catalogue.evaluate import calc
+from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.catalogue.loader import get_formula
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
@@ -72,6 +72,25 @@ class _Fixed:
     path_requests: list[np.ndarray]  # per path: requests per transaction (all work), (1,) or (D,)
     path_holding: list[np.ndarray]  # per path: mean subchannel holding time per request, (D,)
     round_trip: np.ndarray  # (M, M, D) round-trip time between members' sites, s
+    reads: np.ndarray  # (M,) synchronous reads per transaction
+    writes: np.ndarray  # (M,) log writes per transaction
+    device_busy: np.ndarray  # (M, D) s of device service per transaction (reads and writes, no IOSQ)
+    write_service: np.ndarray  # (D,) s of device service of a write (no IOSQ)
+
+    def at(self, columns: np.ndarray | slice) -> _Fixed:
+        """The same parts at some distances only (the last axis of every per-distance array)."""
+
+        def pick(name: str, value: object) -> object:
+            if name in _PER_MEMBER:
+                return value
+            if isinstance(value, list):
+                return [v[..., columns] if np.ndim(v) else v for v in value]
+            return value[..., columns]
+
+        return _Fixed(**{name: pick(name, value) for name, value in self.__dict__.items()})
+
+
+_PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at every distance
 
 
 def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
@@ -83,7 +102,16 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
     shape = (len(members), distances.size)
     parts = {
         name: np.zeros(shape)
-        for name in ("cf_sync", "cf_async", "commit", "sync_io", "cpu", "fixed_part", "converted_rate")
+        for name in (
+            "cf_sync",
+            "cf_async",
+            "commit",
+            "sync_io",
+            "cpu",
+            "fixed_part",
+            "converted_rate",
+            "device_busy",
+        )
     }
     lock_requests = np.zeros(len(members))
     holding: dict[tuple[str, str], np.ndarray] = {}
@@ -136,25 +164,6 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
             parts["cf_async"][m] += waited * fraction * (request["async_service"] + scenario.redispatch)
         parts["cpu"][m] += member.cpu
         remote = _separation(scenario, distances, member.site, scenario.primary_site)
-        read = scenario.read
-        read_pend = evaluate_si(
-            "distance_growth",
-            time_at_zero=read.pend,
-            distance=remote,
-            round_trips=1,
-            fibre_speed=scenario.fibre_speed,
-        )["time_at_distance"]
-        read_time = evaluate_si(
-            "rmf_response_time", conn=read.conn, disc=read.disc, pend=read_pend, iosq=read.iosq
-        )["resp"]
-        write = scenario.write
-        write_pend = evaluate_si(
-            "distance_growth",
-            time_at_zero=write.pend,
-            distance=remote,
-            round_trips=1,
-            fibre_speed=scenario.fibre_speed,
-        )["time_at_distance"]
         mirror = np.zeros_like(distances)
         mirror_propagation = np.zeros_like(distances)
         if scenario.metro_mirror:
@@ -167,13 +176,18 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
                 fibre_speed=scenario.fibre_speed,
             )["write_cost"]
             mirror_propagation = mirror - scenario.pprc_overhead
-        write_time = evaluate_si(
-            "rmf_response_time", conn=write.conn, disc=write.disc + mirror, pend=write_pend, iosq=write.iosq
-        )["resp"]
+        read, write = scenario.read, scenario.write
+        if scenario.volumes is not None:  # IOSQ is computed from the load, in the fixed point
+            read, write = replace(read, iosq=0.0), replace(write, iosq=0.0)
+        read_time, read_propagation = _io_time(scenario, read, remote)
+        write_time, write_propagation = _io_time(scenario, write, remote, mirror)
+        parts["device_busy"][m] += member.sync_reads * (read_time - read_propagation) + member.log_writes * (
+            write_time - write_propagation
+        )
         parts["sync_io"][m] += member.sync_reads * read_time
         parts["commit"][m] += member.log_writes * write_time
-        parts["fixed_part"][m] += member.sync_reads * (read_pend - read.pend) + member.log_writes * (
-            write_pend - write.pend + mirror_propagation
+        parts["fixed_part"][m] += member.sync_reads * read_propagation + member.log_writes * (
+            write_propagation + mirror_propagation
         )
     path_requests = [np.asarray(counts.get((p.member, p.cf), 0.0)) for p in scenario.paths]
     path_holding = [
@@ -189,51 +203,100 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
         [[_separation(scenario, distances, a.site, b.site) for b in members] for a in members]
     )
     round_trip = evaluate_si("round_trip_time", distance=separation, fibre_speed=scenario.fibre_speed)
+    local_write = replace(scenario.write, iosq=0.0) if scenario.volumes is not None else scenario.write
+    write_service = _io_time(scenario, local_write, np.zeros_like(distances), mirror)[0]
     return _Fixed(
         **parts,
         lock_requests=lock_requests,
         path_requests=path_requests,
         path_holding=path_holding,
         round_trip=round_trip["round_trip_time"],
+        reads=np.array([m.sync_reads for m in members]),
+        writes=np.array([m.log_writes for m in members]),
+        write_service=write_service,
     )
+
+
+def _io_time(
+    scenario: Scenario, times, remote: np.ndarray, mirror: np.ndarray | float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(RMF response time, its propagation) of one I/O issued ``remote`` m from the primary disk:
+    PEND gains one round trip (``distance_growth``), DISC the Metro Mirror cost (``mirror``),
+    RESP = CONN + DISC + PEND + IOSQ (``rmf_response_time``). Seconds."""
+    pend = evaluate_si(
+        "distance_growth",
+        time_at_zero=times.pend,
+        distance=remote,
+        round_trips=1,
+        fibre_speed=scenario.fibre_speed,
+    )["time_at_distance"]
+    response = evaluate_si(
+        "rmf_response_time", conn=times.conn, disc=times.disc + mirror, pend=pend, iosq=times.iosq
+    )["resp"]
+    return response, pend - times.pend
+
+
+def _disk_queue(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """IOSQ per SSCH (D,) s, and where the volumes are saturated (D,), at throughput X (M, D).
+
+    The members' synchronous reads and log writes and the other work on the same volumes
+    (``background_rate``, served like a write) spread over ``volumes``; each volume an M/M/c with
+    1 + aliases exposures (``pav_iosq``). Zero where the scenario gives IOSQ itself.
+    """
+    if scenario.volumes is None:
+        return np.zeros(throughput.shape[1:]), np.zeros(throughput.shape[1:], dtype=bool)
+    ssch = (throughput * (part.reads + part.writes)[:, None]).sum(axis=0) + scenario.disk_background
+    busy = (throughput * part.device_busy).sum(axis=0) + scenario.disk_background * part.write_service
+    service = np.divide(busy, ssch, out=np.zeros_like(busy), where=ssch > 0)
+    rate = ssch / scenario.volumes
+    saturated = rate * service >= 1 + scenario.aliases
+    wait = compute_si(
+        "pav_iosq",
+        ssch_rate=np.where(saturated, 0.0, rate),
+        service_time=np.where(service > 0, service, 1.0),
+        aliases=scenario.aliases,
+    )
+    return np.where(saturated, np.inf, wait["iosq"]), saturated
 
 
 def _subchannels(
     scenario: Scenario, fixed: _Fixed, throughput: np.ndarray
 ) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Subchannel wait per transaction (M, D) and the delayed fraction per path, at throughput X (M, D)."""
-    wait = np.zeros_like(throughput)
-    delayed = []
+    """Subchannel wait per transaction (M, D) and the delayed fraction per path, at throughput X (M, D).
+
+    Every path is one finite-source pool (its member's terminals as the sources); all paths are
+    solved in one call, a row each.
+    """
     index = {m.name: i for i, m in enumerate(scenario.members)}
-    for path, requests, holding in zip(scenario.paths, fixed.path_requests, fixed.path_holding, strict=True):
-        m = index[path.member]
-        terminals = scenario.members[m].terminals
-        offered = (throughput[m] * requests + path.background_rate) * holding  # erlangs offered
-        probability, waiting, utilization = finite_source_queue(
-            path.subchannels, terminals, offered / terminals
-        )
-        carried = utilization * path.subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
-        per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
-        wait[m] += requests * scenario.members[m].tpno_share * per_request
-        delayed.append(np.where(holding > 0, probability, 0.0))
-    return wait, delayed
+    rows = [index[path.member] for path in scenario.paths]
+    holding = np.array(fixed.path_holding)  # (paths, D) s per request
+    requests = np.array([np.broadcast_to(r, holding.shape[1:]) for r in fixed.path_requests])
+    background = np.array([path.background_rate for path in scenario.paths])[:, None]
+    subchannels = np.array([path.subchannels for path in scenario.paths], float)[:, None]
+    sources = np.array([scenario.members[m].terminals for m in rows], float)[:, None]
+    offered = (throughput[rows] * requests + background) * holding  # erlangs offered
+    probability, waiting, utilization = finite_source_queue(subchannels, sources, offered / sources)
+    carried = utilization * subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
+    per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
+    share = np.array([scenario.members[m].tpno_share for m in rows])[:, None]
+    wait = np.zeros_like(throughput)
+    np.add.at(wait, rows, requests * share * per_request)
+    return wait, list(np.where(holding > 0, probability, 0.0))
 
 
 def _cpu_residence(
     scenario: Scenario, demand: np.ndarray, throughput: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """CPU residence per transaction (M, D) at the member's CPs as M/M/c, and where they are saturated."""
-    residence = np.empty_like(demand)
-    saturated = np.zeros(demand.shape, dtype=bool)
-    for m, member in enumerate(scenario.members):
-        load = throughput[m] * demand[m]
-        saturated[m] = load >= member.logical_cps
-        safe = np.where(saturated[m], 0.0, load)
-        wait = evaluate_si(
-            "mmc_waiting_time", servers=member.logical_cps, offered_load=safe, service_time=demand[m]
-        )
-        residence[m] = demand[m] + next(iter(wait.values()))
-    return residence, saturated
+    """CPU residence per transaction (M, D) at the member's CPs as M/M/c (``mmc_waiting_time``, called
+    on inputs checked here: a saturated member is flagged and computed at no load), and where the
+    CPs are saturated."""
+    cps = np.array([m.logical_cps for m in scenario.members], float)[:, None]
+    load = throughput * demand
+    saturated = load >= cps
+    wait = compute_si(
+        "mmc_waiting_time", servers=cps, offered_load=np.where(saturated, 0.0, load), service_time=demand
+    )
+    return demand + next(iter(wait.values())), saturated
 
 
 def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> ScenarioResult:
@@ -246,7 +309,11 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
 
 
 def _solve(
-    scenario: Scenario, distances: np.ndarray, load: np.ndarray | float, with_thrashing_load: bool
+    scenario: Scenario,
+    distances: np.ndarray,
+    load: np.ndarray | float,
+    with_thrashing_load: bool,
+    max_iterations: int = 2000,
 ) -> ScenarioResult:
     """The scenario with every member's terminal population scaled by ``load`` (per distance)."""
     members = scenario.members
@@ -259,17 +326,22 @@ def _solve(
     lockable = scenario.lockable_items
     state: dict[str, object] = {}
 
-    def response(current: np.ndarray) -> np.ndarray:
-        throughput = terminals / (think + current)
-        cpu, saturated = _cpu_residence(scenario, fixed.cpu, throughput)
-        subchannel_wait, delayed = _subchannels(scenario, fixed, throughput)
+    def response(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """R = F(R) at the distances ``columns`` (all by default): every part, and the lock wait."""
+        part = fixed.at(columns)
+        throughput = terminals[:, columns] / (think + current)
+        cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
+        subchannel_wait, delayed = _subchannels(scenario, part, throughput)
+        iosq, volumes_saturated = _disk_queue(scenario, part, throughput)
+        read_queue = part.reads[:, None] * iosq
+        write_queue = part.writes[:, None] * iosq
         locks = lock_wait(
-            fixed.lock_requests,
+            part.lock_requests,
             throughput,
             current,
             lockable,
             scenario.resolution_round_trips,
-            fixed.round_trip,
+            part.round_trip,
         )
         state.update(
             throughput=throughput,
@@ -278,20 +350,27 @@ def _solve(
             subchannel_wait=subchannel_wait,
             delayed=delayed,
             locks=locks,
+            read_queue=read_queue,
+            write_queue=write_queue,
+            volumes_saturated=volumes_saturated,
         )
         return (
             cpu
-            + fixed.cf_sync
-            + fixed.cf_async
+            + part.cf_sync
+            + part.cf_async
             + subchannel_wait
-            + fixed.sync_io
-            + fixed.commit
-            + other
+            + part.sync_io
+            + read_queue
+            + part.commit
+            + write_queue
+            + other[:, columns]
             + locks
         )
 
     start = fixed.cpu + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
-    solution = iterate(response, start, ceiling=1e3 * think.max())
+    solution = iterate(
+        response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
+    )
     if with_thrashing_load:  # the answer itself: every element must be decided
         solution = solution.settled()
     thrashing = ~solution.converged.all(axis=0)  # while bisecting the load, undecided counts as none
@@ -302,8 +381,8 @@ def _solve(
         "cf_sync": fixed.cf_sync,
         "cf_async": fixed.cf_async,
         "subchannel_wait": state["subchannel_wait"],
-        "sync_io": fixed.sync_io,
-        "commit": fixed.commit,
+        "sync_io": fixed.sync_io + state["read_queue"],
+        "commit": fixed.commit + state["write_queue"],
         "lock_contention": state["locks"],
         "other": other,
     }
@@ -347,10 +426,12 @@ def _solve(
         goal_time=scenario.goal_time,
         goal_share=scenario.goal_share,
         fixed_part=fixed.fixed_part,
+        disk_saturated=state["volumes_saturated"] & thrashing,
     )
 
 
-_LOAD_STEPS = 24
+_LOAD_STEPS = 10  # the load to 1/1,024 of the terminals: under one terminal of 200
+_LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts as no fixed point
 
 
 def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
@@ -358,7 +439,7 @@ def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
     low, high = np.zeros(distances.shape), np.ones(distances.shape)
     for _ in range(_LOAD_STEPS):
         middle = (low + high) / 2
-        exists = ~_solve(scenario, distances, middle, False).thrashing
+        exists = ~_solve(scenario, distances, middle, False, _LOAD_ITERATIONS).thrashing
         low = np.where(exists, middle, low)
         high = np.where(exists, high, middle)
     return high

@@ -37,31 +37,23 @@ def _failing(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, obj
 
 def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     """The largest distance in [0, upper] m at which every member's share within the goal time reaches
-    the goal share (bisection on refined grids: the share falls as distance grows)."""
+    the goal share (refined grids: the share falls as distance grows). Each round is one solve over
+    its grid; the first grid's 0 km column is the base the breaking component is measured from."""
     if not upper > 0:
         raise InputError("--up-to", upper, "a distance > 0 km")
-    failing, result = _failing(scenario, np.array([0.0]))
-    if failing[0]:
-        return GoalSeek(
-            float("nan"),
-            upper,
-            *_culprit(result, 0, None),
-        )
     low, high = 0.0, upper
+    base = None
     for _ in range(ROUNDS):
         grid = np.linspace(low, high, GRID)
         failing, result = _failing(scenario, grid)
+        base = result if base is None else base
+        if failing[0] and low == 0.0:
+            return GoalSeek(float("nan"), upper, *_culprit(result, 0, None))
         if not failing.any():
-            return (
-                GoalSeek(high, upper, "", "", float("nan"))
-                if high == upper
-                else GoalSeek(grid[-1], upper, "", "", float("nan"))
-            )
+            return GoalSeek(high, upper, "", "", float("nan"))
         first = int(np.argmax(failing))
         low, high = grid[first - 1], grid[first]
-    base = _solve(scenario, np.array([0.0]), 1.0, with_thrashing_load=False)
-    failing, result = _failing(scenario, np.array([high]))
-    return GoalSeek(low, upper, *_culprit(result, 0, base))
+    return GoalSeek(low, upper, *_culprit(result, first, base))
 
 
 def _culprit(result, index: int, base) -> tuple[str, str, float]:

@@ -41,11 +41,12 @@ class ScenarioResult:
     delayed_fraction: dict[str, np.ndarray]  # "member→CF" → (D,) share of requests delayed for a subchannel
     converted_rate: np.ndarray  # CF requests converted to async, per second
     cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
-    thrashing: np.ndarray  # (D,) bool
+    thrashing: np.ndarray  # (D,) bool: no response time exists (lock contention, or saturated volumes)
     thrashing_terminals: np.ndarray  # (D,) terminals at which thrashing begins (NaN: no thrashing)
     goal_time: float  # s
     goal_share: float
     fixed_part: np.ndarray  # s of propagation every transaction pays
+    disk_saturated: np.ndarray | None = None  # (D,) bool: the volumes cannot carry the I/O (IOSQ unbounded)
 
     @property
     def total_throughput(self) -> np.ndarray:

@@ -51,6 +51,8 @@ Layout (every value with its unit; bare numbers are in the unit shown)::
     pprc_overhead = "0.4ms"
     read = { conn = "0.1ms", disc = "0ms", pend = "0.1ms", iosq = "0ms" }
     write = { conn = "0.2ms", disc = "0ms", pend = "0.1ms", iosq = "0ms" }
+    # optional: IOSQ computed instead of given (pav_iosq: M/M/c with 1 + aliases per volume)
+    # volumes = 40; aliases = 3; background_rate = 212    # SSCH/s of other work, served like writes
 
     [conversion]                             # CF sync → async (estimate: z/OS's heuristic)
     threshold = "150us"
@@ -192,6 +194,9 @@ class Scenario:
     pprc_overhead: float
     read: IOTimes
     write: IOTimes
+    volumes: int | None  # volumes the I/O is spread over: IOSQ computed (pav_iosq); None: IOSQ as given
+    aliases: int  # PAV aliases per volume
+    disk_background: float  # SSCH/s of other work on those volumes (deferred writes, castout), 1/s
     threshold: float
     redispatch: float
     async_cpu: float
@@ -524,7 +529,19 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
 
     disk = reader.table(data, "disk")
     reader.known(
-        disk, {"primary_site", "secondary_site", "metro_mirror", "pprc_overhead", "read", "write"}, "disk"
+        disk,
+        {
+            "primary_site",
+            "secondary_site",
+            "metro_mirror",
+            "pprc_overhead",
+            "read",
+            "write",
+            "volumes",
+            "aliases",
+            "background_rate",
+        },
+        "disk",
     )
     metro_mirror = disk.get("metro_mirror", False)
     if not isinstance(metro_mirror, bool):
@@ -567,6 +584,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         else 0.0,
         read=io["read"],
         write=io["write"],
+        volumes=reader.whole(disk, "volumes", "disk") if "volumes" in disk else None,
+        aliases=reader.whole(disk, "aliases", "disk", default=0, lower=0),
+        disk_background=reader.quantity(disk, "background_rate", "1/s", "disk", default=0),
         threshold=reader.quantity(conversion, "threshold", "us", "conversion", strict=True),
         redispatch=reader.quantity(conversion, "redispatch", "us", "conversion", default=0),
         async_cpu=reader.quantity(conversion, "async_cpu", "us", "conversion", default=0),

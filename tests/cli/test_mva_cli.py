@@ -140,3 +140,161 @@ def test_mixed_model_file_reports_closed_and_open_classes(tmp_path: Path) -> Non
     payload = json.loads(result.output)
     assert set(payload["closed_classes"]) == {"batch"}
     assert {row["class"] for row in payload["open"]} == {"tx"}
+
+
+def test_values_take_units_and_throughput_is_shown_per_second() -> None:
+    # one station, D = 15 ms, Z = 0: X = 1 / 15 ms = 66.7/s
+    result = run("mva", "--demand", "15ms", "--think-time", "0ms", "--population", "1", "--time-unit", "ms",
+                 "--format", "csv")
+    assert result.exit_code == 0, result.output
+    row = next(csv.DictReader(io.StringIO(result.output)))
+    assert float(row["X [1/s]"]) == pytest.approx(1000 / 15)
+    assert float(row["R [ms]"]) == pytest.approx(15)
+
+
+def test_time_unit_that_is_not_time_is_refused() -> None:
+    result = run("mva", "--demand", "1,2", "--population", "3", "--time-unit", "km")
+    assert result.exit_code == 2
+    assert "time_unit = 'km'" in result.output
+
+
+@pytest.mark.parametrize("population", ["inf", "nan", "1..inf", "-inf"])
+def test_population_inf_and_nan_are_one_line_errors(population: str) -> None:
+    result = run("mva", "--demand", "1,2", "--population", population)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --population")
+
+
+def test_population_beyond_memory_is_refused_with_its_size_before_work() -> None:
+    result = run("mva", "--demand", "1,2", "--population", "1e12")
+    assert result.exit_code == 2
+    assert "too large to compute" in result.output and "TB" in result.output
+
+
+def test_a_csv_of_ten_million_rows_is_refused_with_a_way_out() -> None:
+    result = run("mva", "--demand", "1,2", "--population", "10000000", "--format", "csv")
+    assert result.exit_code == 2
+    assert "--at" in result.output and "MB of CSV" in result.output
+
+
+def test_at_shows_the_stations_at_the_populations_asked_for() -> None:
+    result = run("mva", "--demand", "1,2", "--population", "1..50", "--at", "10,20", "--format", "json")
+    payload = json.loads(result.output)
+    assert payload["at"] == [10, 20, 50]
+    assert len(payload["queue_length"]) == 3
+
+
+def test_csv_stations_gives_every_station_at_every_population() -> None:
+    result = run("mva", "--demand", "1,2", "--population", "1..4", "--format", "csv", "--stations")
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    pairs = [(int(r["N"]), r["station"]) for r in rows]
+    assert pairs[:3] == [(1, "station1"), (1, "station2"), (2, "station1")]
+    assert len(rows) == 8
+
+
+@pytest.mark.parametrize("args", [
+    ("--demand", ""), ("--demand", "1,,2"), ("--demand", "1,x"),
+])
+def test_empty_and_bad_demands_are_one_line_errors(args) -> None:
+    result = run("mva", *args, "--population", "3")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ")
+
+
+def test_zero_demand_everywhere_is_refused() -> None:
+    result = run("mva", "--demand", "0,0", "--population", "3")
+    assert result.exit_code == 2
+    assert "0 at every station" in result.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--method", "exact", "--compare"), "--compare"),
+    (("--arrival-rate", "0.1", "--method", "schweitzer", "--compare"), "open network"),
+    (("--population", "3", "--stations"), "--stations"),
+    (("--arrival-rate", "0.1", "--population", "3"), "open network"),
+])
+def test_flags_that_do_not_apply_are_refused_not_ignored(args, message: str) -> None:
+    result = run("mva", "--demand", "1,2", *args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_missing_model_file_is_one_line(tmp_path: Path) -> None:
+    result = run("mva", str(tmp_path / "absent.toml"))
+    assert result.exit_code == 2
+    assert "no such file" in result.output
+
+
+def test_directory_as_model_file_is_one_line(tmp_path: Path) -> None:
+    result = run("mva", str(tmp_path))
+    assert result.exit_code == 2
+    assert "a directory" in result.output
+
+
+def test_model_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "model.toml"
+    path.write_bytes(b'[[station]]\nname = "\xff\xfe"\ndemand = 1\n')
+    result = run("mva", str(path))
+    assert result.exit_code == 2
+    assert "not UTF-8" in result.output
+
+
+def test_model_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "model.toml"
+    path.write_bytes("\ufeff".encode() + OPEN.encode())
+    assert run("mva", str(path)).exit_code == 0
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("[[class]]", "[class]"), "[class]"),
+    (("servers = 4", "servers = 0"), "servers = 0"),
+    (("servers = 4", "servers = 2.5"), "servers = 2.5"),
+    (('type = "multi"\nservers = 4', 'type = "ld"\nrates = 2'), "rates = 2"),
+    (('type = "multi"\nservers = 4', 'type = "ld"\nrates = [1, 0]'), "rates = [1, 0]"),
+    (('type = "multi"\nservers = 4', 'type = "ld"\nrates = []'), "rates = []"),
+    (("demand = 3.5", "demand = 0"), "0 at every station"),
+])
+def test_malformed_model_files_name_the_field(tmp_path: Path, edit, message: str) -> None:
+    text = OPEN.replace(*edit)
+    if message == "0 at every station":
+        text = text.replace("demand = 2.0", "demand = 0")
+    result = run("mva", model_file(tmp_path, text))
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+ONE_STATION = 'name = "cpu"\ndemand = 2.0\n'
+ONE_CLASS = 'name = "tx"\narrival_rate = 0.25\n'
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[station]\n" + ONE_STATION + "[[class]]\n" + ONE_CLASS, "[station] = a single table"),
+    ('station = "cpu"\n[[class]]\n' + ONE_CLASS, "station = 'cpu'"),
+    ('class = 3\n[[station]]\n' + ONE_STATION, "class = 3"),
+])
+def test_single_table_or_scalar_for_station_or_class_is_refused(tmp_path: Path, text: str,
+                                                                 message: str) -> None:
+    result = run("mva", model_file(tmp_path, text))
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "tables" in result.output
+
+
+def test_multi_class_model_with_a_multi_server_station_is_solved_exactly(tmp_path: Path) -> None:
+    text = TWO_CLASS.replace('name = "cpu"', 'name = "cpu"\ntype = "multi"\nservers = 2')
+    result = run("mva", model_file(tmp_path, text), "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["method"] == "exact"
+
+
+@pytest.mark.parametrize(("name", "message"), [("missing/curve.png", "does not exist"),
+                                               ("", "a directory")])
+def test_plot_into_a_missing_directory_or_a_directory_is_refused_before_work(tmp_path: Path, name: str,
+                                                                          message: str) -> None:
+    target = tmp_path / name if name else tmp_path / "plots.png"
+    if not name:
+        target.mkdir()
+    result = run("mva", "--demand", "1,2", "--population", "1..5", "--plot", str(target))
+    assert result.exit_code == 2
+    assert message in result.output

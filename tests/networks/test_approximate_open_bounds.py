@@ -8,25 +8,41 @@ from network_strategies import DEMANDS, multi_class_networks, single_class_netwo
 
 from qmodel.catalogue.evaluate import calc
 from qmodel.errors import InputError
-from qmodel.networks.approximate import approximation_error, linearizer, schweitzer
 from qmodel.networks.bounds import closed_bounds
-from qmodel.networks.exact import solve_closed
 from qmodel.networks.model import network
-from qmodel.networks.open import solve_mixed, solve_open
+from qmodel.networks.solver import approximation_error, solve
+
+
+def schweitzer(model):
+    return solve(model, "schweitzer")
+
+
+def linearizer(model):
+    return solve(model, "linearizer")
+
+
+def solve_open(model):
+    return solve(model)
+
+
+def solve_mixed(model):
+    """(closed classes, open classes) of a mixed network's one result."""
+    result = solve(model)
+    return result, result
 
 LAZOWSKA = network([[1 / 10, 1 / 3], [2 / 5, 1]], visits=[[10, 9], [5, 4]], population=[1, 1])
 
 
 def test_schweitzer_on_the_lazowska_example_is_within_three_percent() -> None:
-    errors = approximation_error(LAZOWSKA, schweitzer(LAZOWSKA))
+    errors = approximation_error(schweitzer(LAZOWSKA))
     assert 0 < errors["throughput"] < 0.03
 
 
 def test_linearizer_is_closer_to_exact_than_schweitzer() -> None:
     model = network([[0.1, 0.2, 0.3, 0.05], [0.3, 0.1, 0.1, 0.2], [0.2, 0.2, 0.2, 0.2]],
                     population=[10, 5, 8], think_time=[1, 2, 0])
-    assert (approximation_error(model, linearizer(model))["throughput"]
-            < approximation_error(model, schweitzer(model))["throughput"] / 5)
+    assert (approximation_error(linearizer(model))["throughput"]
+            < approximation_error(schweitzer(model))["throughput"] / 5)
 
 
 @settings(max_examples=40, deadline=None)
@@ -34,7 +50,7 @@ def test_linearizer_is_closer_to_exact_than_schweitzer() -> None:
 def test_schweitzer_within_a_few_percent_on_balanced_models(stations, classes, population, demand) -> None:
     # balanced: every class has the same demand at every station
     model = network([[demand] * stations] * classes, population=[population] * classes)
-    assert approximation_error(model, schweitzer(model))["throughput"] < 0.05
+    assert approximation_error(schweitzer(model))["throughput"] < 0.05
 
 
 @settings(max_examples=30, deadline=None)
@@ -42,7 +58,7 @@ def test_schweitzer_within_a_few_percent_on_balanced_models(stations, classes, p
 def test_approximate_mva_keeps_the_population(model) -> None:
     for method in (schweitzer, linearizer):
         result = method(model)
-        jobs = result.queue_length[0].sum(axis=1) + result.throughput[0] * model.think_times
+        jobs = result.queue_length.sum(axis=1) + result.throughput * model.think_times
         assert jobs == pytest.approx(model.populations, rel=1e-6, abs=1e-9)
 
 
@@ -75,12 +91,12 @@ def test_open_network_littles_law_per_station(utilizations, rate) -> None:
 @settings(max_examples=60, deadline=None)
 @given(single_class_networks())
 def test_exact_mva_lies_within_the_bounds(model) -> None:
-    result = solve_closed(model)
-    bounds = closed_bounds(model, result.populations[:, 0])
-    x = result.throughput[:, 0]
+    result = solve(model).curve
+    bounds = closed_bounds(model, result.population)
+    x = result.throughput
     assert np.all(x <= bounds.throughput_upper * (1 + 1e-9))
     assert np.all(x >= bounds.throughput_lower * (1 - 1e-9))
-    r = result.response_time[:, 0]
+    r = result.response_time
     assert np.all(r >= bounds.response_lower * (1 - 1e-9))
     assert np.all(r <= bounds.response_upper * (1 + 1e-9))
 
@@ -100,15 +116,15 @@ def test_mixed_network_with_a_vanishing_open_class_is_the_closed_network() -> No
     mixed = network(MIXED_DEMANDS, servers=[1, 1, "delay"], population=[5, 0], arrival_rate=[0, 1e-12])
     closed = network(MIXED_DEMANDS[:1], servers=[1, 1, "delay"], population=5)
     batch, _ = solve_mixed(mixed)
-    assert batch.throughput[0, 0] == pytest.approx(solve_closed(closed).throughput[-1, 0], rel=1e-9)
+    assert batch.throughput[0] == pytest.approx(solve(closed).throughput[0], rel=1e-9)
 
 
 def test_mixed_network_open_class_sees_the_closed_jobs() -> None:
     model = network(MIXED_DEMANDS, servers=[1, 1, "delay"], population=[5, 0], arrival_rate=[0, 1.5])
     batch, web = solve_mixed(model)
     open_utilization = 1.5 * np.array([0.05, 0.3])
-    expected = np.array([0.05, 0.3]) * (1 + batch.queue_length[0, 0, :2]) / (1 - open_utilization)
-    assert web.residence_time[0, :2] == pytest.approx(expected, rel=1e-12)
-    assert batch.utilization[0, 0, :2] == pytest.approx(batch.throughput[0, 0] * np.array([0.1, 0.2]))
-    jobs = batch.queue_length[0, 0].sum()
+    expected = np.array([0.05, 0.3]) * (1 + batch.queue_length[0, :2]) / (1 - open_utilization)
+    assert web.residence_time[1, :2] == pytest.approx(expected, rel=1e-12)
+    assert batch.utilization[0, :2] == pytest.approx(batch.throughput[0] * np.array([0.1, 0.2]))
+    jobs = batch.queue_length[0].sum()
     assert jobs == pytest.approx(5.0, rel=1e-12)

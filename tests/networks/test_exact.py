@@ -11,41 +11,55 @@ from network_strategies import (
 )
 
 from qmodel.errors import InputError
-from qmodel.networks.exact import multi_class, single_class, solve_closed
+from qmodel.networks.exact import lattice as lattice_solution_at
 from qmodel.networks.model import network
+from qmodel.networks.solver import solve
+
+
+def lattice_solution(model):
+    """Exact MVA by the multi-class lattice even for one class."""
+    return lattice_solution_at(model, model.populations)
+
+
+def every_population(model):
+    """The exact sweep 1..N with every station kept: arrays over (population, class, station) as one."""
+    n = int(model.populations[0])
+    result = solve(model, at=range(1, n + 1))
+    stack = lambda field: np.stack([getattr(p, field) for p in result.points])  # noqa: E731
+    return result, stack
 
 
 def test_jain_example_34_2_central_server() -> None:
     # Jain (1991), Example 34.2, p. 577: S = [0.125, 0.3, 0.2] s, V = [16, 10, 5], N = 20, Z = 4 s
     model = network([0.125, 0.3, 0.2], visits=[16, 10, 5], think_time=4, population=20)
-    last = solve_closed(model).at(-1)
-    per_visit = last.residence_time[0, 0] / np.array([16, 10, 5])
+    last = solve(model)
+    per_visit = last.per_visit_time[0]
     assert per_visit == pytest.approx([0.373, 4.854, 0.300], abs=0.0005)
-    assert last.queue_length[0, 0] == pytest.approx([1.991, 16.177, 0.500], abs=0.0005)
+    assert last.queue_length[0] == pytest.approx([1.991, 16.177, 0.500], abs=0.0005)
 
 
 def test_lazowska_two_class_example_page_142() -> None:
     # QSP p. 142: S = [[1/10, 1/3], [2/5, 1]], V = [[10, 9], [5, 4]], N = (1, 1)
     model = network([[1 / 10, 1 / 3], [2 / 5, 1]], visits=[[10, 9], [5, 4]], population=[1, 1])
-    result = solve_closed(model)
-    assert result.throughput[0] == pytest.approx([3 / 19, 2 / 19], rel=1e-12)
-    assert result.queue_length[0] == pytest.approx(np.array([[4, 15], [5, 14]]) / 19, rel=1e-12)
+    result = solve(model)
+    assert result.throughput == pytest.approx([3 / 19, 2 / 19], rel=1e-12)
+    assert result.queue_length == pytest.approx(np.array([[4, 15], [5, 14]]) / 19, rel=1e-12)
 
 
 def test_bolch_example_8_3() -> None:
     # Bolch et al. (2006), Example 8.3, p. 331: S = [0.02, 0.2, 0.4, 0.6], V = [1, 0.4, 0.2, 0.1], N = 6
     model = network([0.02, 0.2, 0.4, 0.6], visits=[1, 0.4, 0.2, 0.1], population=6)
-    last = solve_closed(model).at(-1)
-    assert last.utilization[0, 0] == pytest.approx([0.198, 0.794, 0.794, 0.595], abs=0.0005)
-    assert last.queue_length[0, 0] == pytest.approx([0.244, 2.261, 2.261, 1.234], abs=0.0005)
+    last = solve(model)
+    assert last.utilization[0] == pytest.approx([0.198, 0.794, 0.794, 0.595], abs=0.0005)
+    assert last.queue_length[0] == pytest.approx([0.244, 2.261, 2.261, 1.234], abs=0.0005)
 
 
 def test_bolch_examples_8_4_and_8_7_multiserver_and_delay() -> None:
     # Bolch et al., Examples 8.4 / 8.7: servers = [2, 1, 1, delay], N = 3
     model = network([0.5, 0.6, 0.8, 1], visits=[1, 0.5, 0.5, 1], servers=[2, 1, 1, "delay"], population=3)
-    last = solve_closed(model).at(-1)
-    assert last.queue_length[0, 0] == pytest.approx([0.624, 0.473, 0.686, 1.217], abs=0.0005)
-    station_throughput = last.throughput[0, 0] * np.array([1, 0.5, 0.5, 1])
+    last = solve(model)
+    assert last.queue_length[0] == pytest.approx([0.624, 0.473, 0.686, 1.217], abs=0.0005)
+    station_throughput = last.station_throughput[0]
     assert station_throughput[1:3] == pytest.approx([0.609, 0.609], abs=0.0005)
     # the book prints X = 1.218 but also Q = X·D = 1.217 at the delay station (D = 1):
     # exact X = 1.21746, so 1.218 carries a rounding of the book's own (off by 0.00054)
@@ -55,16 +69,16 @@ def test_bolch_examples_8_4_and_8_7_multiserver_and_delay() -> None:
 def test_menasce_performance_by_design_section_12_2() -> None:
     # Menascé et al., Performance by Design, §12.2: S = [10, 15, 30] s, V = [1, 0.5, 0.5], N = 2
     model = network([10, 15, 30], visits=[1, 0.5, 0.5], population=2)
-    last = solve_closed(model).at(-1)
-    assert last.queue_length[0, 0] == pytest.approx([0.5913, 0.4174, 0.9913], abs=0.00005)
+    last = solve(model)
+    assert last.queue_length[0] == pytest.approx([0.5913, 0.4174, 0.9913], abs=0.00005)
 
 
 def test_eight_server_station_stays_exact_past_saturation() -> None:
     # where 1 − Σ p(j) goes negative (Octave's qncsmva at N = 80): compare with exact rationals
     model = network([8.0, 0.5, 2.0], servers=[8, 1, "delay"], population=200)
-    result = solve_closed(model)
-    assert result.throughput[:, 0] == pytest.approx(convolution_throughput(model, 200), rel=1e-12)
-    assert np.all(result.utilization >= 0)
+    result, stack = every_population(model)
+    assert result.curve.throughput == pytest.approx(convolution_throughput(model, 200), rel=1e-12)
+    assert np.all(stack("utilization") >= 0)
 
 
 def test_negative_demand_is_refused_by_name() -> None:
@@ -75,81 +89,75 @@ def test_negative_demand_is_refused_by_name() -> None:
 @pytest.mark.parametrize("population", [2.5, -1, "many"])
 def test_population_must_be_a_whole_number(population) -> None:
     with pytest.raises(InputError, match="population"):
-        solve_closed(network([0.1, 0.2], population=1), population=population)
-
-
-def test_multi_class_model_refuses_a_multi_server_station() -> None:
-    model = network([[0.1, 0.2], [0.3, 0.1]], servers=[2, 1], population=[2, 2])
-    with pytest.raises(InputError, match="multi"):
-        solve_closed(model)
+        solve(network([0.1, 0.2], population=1), population=population)
 
 
 @settings(max_examples=60, deadline=None)
 @given(single_class_networks())
 def test_single_class_mva_agrees_with_rational_convolution(model) -> None:
     n = int(model.populations[0])
-    result = solve_closed(model)
-    assert result.throughput[:, 0] == pytest.approx(convolution_throughput(model, n), rel=1e-9)
+    result = solve(model)
+    assert result.curve.throughput == pytest.approx(convolution_throughput(model, n), rel=1e-9)
 
 
 @settings(max_examples=60, deadline=None)
 @given(single_class_networks())
 def test_littles_law_holds_at_every_station_and_for_the_system(model) -> None:
-    result = solve_closed(model)
-    x = result.throughput[:, 0]
-    queue = result.queue_length[:, 0, :]
-    assert queue == pytest.approx(x[:, None] * result.residence_time[:, 0, :], rel=1e-9, abs=1e-12)
-    n = result.populations[:, 0]
+    result, stack = every_population(model)
+    x = result.curve.throughput
+    queue = stack("queue_length")[:, 0, :]
+    assert queue == pytest.approx(x[:, None] * stack("residence_time")[:, 0, :], rel=1e-9, abs=1e-12)
+    n = result.curve.population
     assert queue.sum(axis=1) + x * model.think_times[0] == pytest.approx(n, rel=1e-9)
 
 
 @settings(max_examples=60, deadline=None)
 @given(single_class_networks())
 def test_utilization_never_exceeds_one_per_server(model) -> None:
-    result = solve_closed(model)
+    _, stack = every_population(model)
+    utilization = stack("utilization")
     queueing = np.array([s.kind != "delay" for s in model.stations])
-    assert np.all(result.utilization[:, 0, queueing] <= 1 + 1e-12)
-    assert np.all(result.utilization >= 0)
+    assert np.all(utilization[:, 0, queueing] <= 1 + 1e-12)
+    assert np.all(utilization >= 0)
 
 
 @settings(max_examples=60, deadline=None)
 @given(single_class_networks())
 def test_throughput_is_non_decreasing_in_population(model) -> None:
-    x = solve_closed(model).throughput[:, 0]
+    x = solve(model).curve.throughput
     assert np.all(np.diff(x) >= -1e-12 * x[1:])
 
 
 @settings(max_examples=60, deadline=None)
 @given(single_class_networks())
 def test_response_time_is_at_least_the_total_demand(model) -> None:
-    result = solve_closed(model)
-    assert np.all(result.response_time[:, 0] >= model.demands[0].sum() * (1 - 1e-12))
+    result = solve(model)
+    assert np.all(result.curve.response_time >= model.demands[0].sum() * (1 - 1e-12))
 
 
 @settings(max_examples=40, deadline=None)
 @given(single_class_networks(load_dependent=True))
 def test_ld_station_with_c_server_rates_agrees_with_multi_server(model) -> None:
-    n = int(model.populations[0])
-    multi = single_class(model, n)
-    rates = single_class(ld_equivalent(model), n)
-    assert rates.throughput == pytest.approx(multi.throughput, rel=1e-9)
-    assert rates.queue_length == pytest.approx(multi.queue_length, rel=1e-9, abs=1e-12)
+    multi, multi_stack = every_population(model)
+    rates, rates_stack = every_population(ld_equivalent(model))
+    assert rates.curve.throughput == pytest.approx(multi.curve.throughput, rel=1e-9)
+    assert rates_stack("queue_length") == pytest.approx(multi_stack("queue_length"), rel=1e-9, abs=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
 @given(single_class_networks(load_dependent=False, max_population=10))
 def test_multi_class_mva_with_one_class_agrees_with_single_class(model) -> None:
-    n = int(model.populations[0])
-    lattice = multi_class(model)
-    sweep = single_class(model, n).at(-1)
+    lattice = lattice_solution(model)
+    sweep = solve(model)
     assert lattice.throughput == pytest.approx(sweep.throughput, rel=1e-12)
-    assert lattice.queue_length == pytest.approx(sweep.queue_length, rel=1e-12, abs=1e-15)
+    assert lattice.residence_time * lattice.throughput[:, None] == pytest.approx(sweep.queue_length,
+                                                                                   rel=1e-12, abs=1e-15)
 
 
 @settings(max_examples=40, deadline=None)
 @given(multi_class_networks())
 def test_multi_class_littles_law_and_population(model) -> None:
-    result = multi_class(model)
+    result = solve(model)
     populations = model.populations
-    jobs = result.queue_length[0].sum(axis=1) + result.throughput[0] * model.think_times
+    jobs = result.queue_length.sum(axis=1) + result.throughput * model.think_times
     assert jobs == pytest.approx(populations, rel=1e-9, abs=1e-12)

@@ -97,3 +97,47 @@ def test_the_registry_gives_casebooks_one_members_value_at_one_distance() -> Non
     direct = solve_scenario(ENV2, np.array([40e3]))
     assert values["response_time"] == pytest.approx(direct.response_time[0, 0])
     assert values["transactions"] == pytest.approx(direct.throughput[0, 0] * 300)
+
+
+def test_the_terminal_step_gives_what_the_network_engine_gives_for_the_same_closed_network() -> None:
+    # members as classes of terminals with think times, each member's CPs an 8-server station, the
+    # rest of its response time a delay: qmodel.networks.solve on that network must agree with the
+    # scenario's vectorised terminal step (no lock contention, so nothing else depends on R)
+    from qmodel.networks import network, solve
+
+    scenario = replace(ENV2, lockable_items=np.inf)
+    result = solve_scenario(scenario, np.array([40e3]))
+    cpu = result.cpu_per_transaction[:, 0]
+    elsewhere = result.response_time[:, 0] - result.breakdown["cpu"][:, 0]
+    net = network([[cpu[0], 0.0, elsewhere[0]], [0.0, cpu[1], elsewhere[1]]],
+                  servers=[m.logical_cps for m in scenario.members] + ["delay"],
+                  population=[m.terminals for m in scenario.members],
+                  think_time=[m.think_time for m in scenario.members])
+    engine = solve(net, method="linearizer")
+    assert engine.throughput == pytest.approx(result.throughput[:, 0], rel=5e-4)
+    assert engine.response_time == pytest.approx(result.response_time[:, 0], rel=5e-4)
+
+
+def _with_volumes(volumes: int, aliases: int, background: float):
+    plain = replace(ENV2.read, iosq=0.0)
+    return replace(ENV2, volumes=volumes, aliases=aliases, disk_background=background, read=plain,
+                   write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf)
+
+
+def test_pav_aliases_take_iosq_away() -> None:
+    # the study's Environment 1 -> 2 remark: heavier PAV use removed the IOSQ on the read volumes
+    no_pav, pav = (solve_scenario(_with_volumes(2, aliases, 400.0), np.array([0.0])) for aliases in (0, 3))
+    assert (pav.breakdown["sync_io"] < no_pav.breakdown["sync_io"]).all()
+
+
+def test_iosq_grows_with_distance_as_mirrored_writes_hold_the_volumes_longer() -> None:
+    result = solve_scenario(_with_volumes(2, 0, 400.0), np.array([0.0, 100e3]))
+    queueing = result.breakdown["sync_io"] - solve_scenario(_with_volumes(10_000, 0, 0.0),
+                                                            np.array([0.0, 100e3])).breakdown["sync_io"]
+    assert (queueing[:, 1] > queueing[:, 0]).all()
+
+
+def test_volumes_that_cannot_carry_the_io_are_reported_not_given_a_number() -> None:
+    result = solve_scenario(_with_volumes(1, 0, 5000.0), np.array([0.0]))
+    assert result.thrashing[0] and result.disk_saturated[0]
+    assert np.isnan(result.response_time[:, 0]).all()

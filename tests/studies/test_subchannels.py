@@ -119,3 +119,14 @@ def test_subchannels_table_says_the_assumed_target_and_pairs() -> None:
     result = CliRunner().invoke(cli, ["subchannels", "--delayed", "31.1%"], env={"COLUMNS": "80"})
     assert "target 0.1 delayed" in result.output and "measured on 2 subchannels" in result.output
     assert "pairs" in result.output
+
+
+@given(st.floats(0, 5000), st.floats(1e-4, 0.99))
+def test_the_subchannels_found_are_the_fewest_that_meet_the_target(load, target) -> None:
+    from qmodel.studies.subchannels import smallest_subchannels
+
+    servers = float(smallest_subchannels(load, target))
+    assert servers > load
+    assert float(erlang_c(servers, load)) <= target * (1 + 1e-9)
+    if servers - 1 > load:               # one fewer is stable, and misses the target
+        assert float(erlang_c(servers - 1, load)) > target * (1 + 1e-9)

@@ -1,0 +1,58 @@
+"""Scenario solver speed: a sweep of 1,000 distances, and --max-distance as a whole process.
+
+Targets (issue 15): a two-member scenario swept over 1,000 distances in ≤ 1 s; `qmodel scenario
+FILE --max-distance` in ≤ 0.3 s whole process (start-up included). Run with qmodel installed:
+
+    python bench/scenario_speed.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from qmodel.scenario import load_scenario, solve_scenario
+from qmodel.scenario.files import resolve_scenario
+
+REPEATS = 5
+
+
+def sweep(name: str, points: int = 1000) -> tuple[float, bool]:
+    scenario = load_scenario(resolve_scenario(name))
+    distances = np.linspace(0, 100e3, points)
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        result = solve_scenario(scenario, distances)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), bool(result.thrashing.any())
+
+
+def whole_process(arguments: list[str]) -> float:
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "from qmodel.cli import main; main()", *arguments],
+                       check=False, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    for name in ("gdps-env2", "gdps-env3"):
+        seconds, thrashing = sweep(name)
+        note = " (some distances thrash: their thrashing load is searched too)" if thrashing else ""
+        print(f"{name}: 1,000 distances in {seconds * 1e3:.0f} ms (target ≤ 1000 ms){note}")
+    for name in ("gdps-env2", "gdps-env3"):
+        seconds = whole_process(["scenario", name, "--max-distance"])
+        print(f"qmodel scenario {name} --max-distance: {seconds * 1e3:.0f} ms, whole process (target 300 ms)")
+    baseline = whole_process(["--version"])
+    print(f"(qmodel --version, the start-up floor: {baseline * 1e3:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""One result for every network solver: NetworkResult (per class, per class and station; a sweep's curve).
+
+Arrays are in SI units (seconds, jobs per second); ``records()`` and
+``to_json()`` give times in the network's ``time_unit`` and throughputs per
+second, each with its unit named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from qmodel.networks.model import Network
+from qmodel.units import UNITS
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A single-class sweep's system figures at every population 1..N (no per-station arrays)."""
+
+    population: np.ndarray       # (P,) jobs
+    throughput: np.ndarray       # (P,) jobs per second
+    response_time: np.ndarray    # (P,) seconds in the stations, think time excluded
+
+
+@dataclass(frozen=True)
+class NetworkResult:
+    """The mean values of a queueing network at one population (closed classes) and arrival rates (open).
+
+    Per class (C,): ``throughput`` [1/s], ``response_time`` [s] (think time
+    excluded), ``populations`` (0 for an open class). Per class and station
+    (C, K): ``utilization`` (per server; at a delay station X·D, jobs in
+    service; at an ld station the probability it is busy, shared by the
+    classes' loads), ``queue_length`` [jobs], ``residence_time`` [s per job,
+    all visits], ``per_visit_time`` [s], ``station_throughput`` [visits/s].
+    A network without visit counts counts one visit wherever a class has
+    demand. ``curve``: the system figures at every population of a
+    single-class sweep; ``points``: full results at the populations asked for.
+    """
+
+    network: Network = field(repr=False)
+    method: str
+    populations: np.ndarray          # (C,)
+    throughput: np.ndarray           # (C,) jobs per second
+    response_time: np.ndarray        # (C,) seconds
+    utilization: np.ndarray          # (C, K)
+    queue_length: np.ndarray         # (C, K) jobs
+    residence_time: np.ndarray       # (C, K) seconds
+    curve: Curve | None = None
+    points: tuple[NetworkResult, ...] = ()
+
+    @property
+    def stations(self) -> tuple[str, ...]:
+        return self.network.station_names
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.network.classes
+
+    @property
+    def time_unit(self) -> str:
+        return self.network.time_unit
+
+    @property
+    def open_classes(self) -> np.ndarray:
+        return self.network.open_classes
+
+    @property
+    def station_throughput(self) -> np.ndarray:
+        """X_c · V_ck: visits per second of each class at each station."""
+        return self.throughput[:, None] * self.network.visit_counts
+
+    @property
+    def per_visit_time(self) -> np.ndarray:
+        """R_ck / V_ck in seconds (0 where a class does not visit the station)."""
+        visits = self.network.visit_counts
+        zero = np.zeros_like(self.residence_time)
+        return np.divide(self.residence_time, visits, out=zero, where=visits > 0)
+
+    def point(self, population: int) -> NetworkResult:
+        """The full result at one of the populations asked for (``at``) in a sweep."""
+        for point in self.points:
+            if int(point.populations.sum()) == population:
+                return point
+        raise KeyError(population)
+
+    def class_records(self) -> list[dict[str, Any]]:
+        """Per class, keys naming their units: population or arrival rate, think time, X [1/s], R."""
+        unit = self.time_unit
+        scale = UNITS[unit].to_si
+        return [{"class": name,
+                 "population": int(self.populations[c]) if not self.open_classes[c] else None,
+                 "arrival rate [1/s]": float(self.network.arrival_rates[c]) if self.open_classes[c] else None,
+                 f"think time [{unit}]": float(self.network.think_times[c] / scale),
+                 "X [1/s]": float(self.throughput[c]),
+                 f"R [{unit}]": float(self.response_time[c] / scale)}
+                for c, name in enumerate(self.classes)]
+
+    def records(self) -> list[dict[str, Any]]:
+        """Per class and station, keys naming their units: type, demand, utilization, queue length,
+        residence and per-visit time, station throughput [visits/s]."""
+        unit = self.time_unit
+        scale = UNITS[unit].to_si
+        visits = self.network.visit_counts
+        per_visit, station_throughput = self.per_visit_time, self.station_throughput
+        return [{"class": name, "station": station.name, "type": station.label,
+                 f"demand [{unit}]": float(self.network.demands[c, k] / scale),
+                 "utilization": float(self.utilization[c, k]),
+                 "queue length": float(self.queue_length[c, k]),
+                 f"residence [{unit}]": float(self.residence_time[c, k] / scale),
+                 f"per visit [{unit}]": float(per_visit[c, k] / scale) if visits[c, k] > 0 else None,
+                 "throughput [1/s]": float(station_throughput[c, k])}
+                for c, name in enumerate(self.classes) for k, station in enumerate(self.network.stations)]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: units, classes, stations; a sweep adds its curve (population, throughput [1/s],
+        response_time) and the per-station figures (K per row) at the populations kept (``at``)."""
+        scale = UNITS[self.time_unit].to_si
+        payload: dict[str, Any] = {
+            "method": self.method, "time_unit": self.time_unit, "throughput_unit": "1/s",
+            "classes": self.class_records(), "stations": self.records()}
+        if self.curve is not None:
+            kept = (*self.points, self)
+            payload.update({
+                "population": self.curve.population.tolist(),
+                "throughput": self.curve.throughput.tolist(),
+                "response_time": (self.curve.response_time / scale).tolist(),
+                "at": [int(p.populations.sum()) for p in kept],
+                "queue_length": [p.queue_length.sum(axis=0).tolist() for p in kept],
+                "residence_time": [(p.residence_time.sum(axis=0) / scale).tolist() for p in kept],
+                "utilization": [p.utilization.sum(axis=0).tolist() for p in kept]})
+        return payload

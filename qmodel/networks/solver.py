@@ -1,0 +1,233 @@
+"""``solve``: the one entry for closed, open and mixed networks, one or many classes, every method.
+
+The method chooses how closed classes are solved (open classes are exact
+either way):
+
+| method      | what                                                        | stations          |
+| ----------- | ----------------------------------------------------------- | ----------------- |
+| exact       | exact MVA (one class: every population 1..N; several: the lattice) | all        |
+| schweitzer  | Bard–Schweitzer approximate MVA                             | all               |
+| linearizer  | Linearizer (Chandy & Neuse)                                 | all               |
+| seidmann    | Bard–Schweitzer on Seidmann's multi-server decomposition    | all but ld        |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from qmodel.errors import InputError
+from qmodel.networks import approximate, exact
+from qmodel.networks.model import Network
+from qmodel.networks.open import OpenStation, open_jobs, open_load, open_station, open_stretch
+from qmodel.networks.results import Curve, NetworkResult
+from qmodel.networks.stations import Station
+
+Progress = Callable[[int, int], None]
+APPROXIMATIONS: dict[str, Callable[[Network, np.ndarray], approximate.Estimate]] = {
+    "schweitzer": approximate.schweitzer,
+    "linearizer": approximate.linearizer,
+    "seidmann": approximate.seidmann,
+}
+METHODS = ("exact", *APPROXIMATIONS)
+
+
+def solve(network: Network, method: str = "exact", population: int | Sequence[int] | None = None,
+          progress: Progress | None = None, at: Sequence[int] = ()) -> NetworkResult:
+    """Mean values of any network: throughput and response time per class, per-station figures.
+
+    ``method``: exact, schweitzer, linearizer or seidmann (closed classes;
+    open classes are solved exactly). ``population``: for a single-class
+    network, N (a sweep 1..N: ``result.curve`` holds X and R at every n);
+    for several classes, one population per closed class; default the
+    network's own. ``at``: populations of a single-class exact sweep at which
+    full per-station results are kept (``result.points``). ``progress(done,
+    total)`` is called during long exact solves. Results are in SI units
+    (NetworkResult); sources: exact.py, approximate.py, open.py.
+    """
+    if method not in METHODS:
+        raise InputError("method", repr(method), ", ".join(METHODS))
+    is_open = network.open_classes
+    if is_open.all():
+        if population is not None:
+            raise InputError("population", population,
+                             "none for an open network (arrival rates set its load)")
+        return _open(network)
+    counts = _populations(network, population)
+    if is_open.any():
+        return _mixed(network, counts, method, progress)
+    return _closed(network, counts, method, progress, at)
+
+
+def _populations(network: Network, population: int | Sequence[int] | None) -> np.ndarray:
+    """The closed classes' populations (open classes 0), checked: whole numbers, at least one job."""
+    if population is None:
+        counts = network.populations.copy()
+    else:
+        given = np.atleast_1d(np.asarray(population, dtype=object))
+        closed = network.closed_classes
+        if given.size != int(closed.sum()):
+            raise InputError("population", population, f"one per closed class ({int(closed.sum())})")
+        counts = np.zeros(len(network.classes))
+        counts[closed] = [_whole(value) for value in given]
+    if counts[network.closed_classes].sum() == 0:
+        raise InputError("population", 0, "at least one job in a closed class",
+                         reason="a closed network without jobs has nothing to solve")
+    return counts
+
+
+def _whole(value: object) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError("population", repr(value), "a whole number ≥ 0") from None
+    if not np.isfinite(number) or number < 0 or number != int(number):
+        raise InputError("population", repr(value), "a whole number ≥ 0")
+    return number
+
+
+def _check_method(network: Network, method: str) -> None:
+    refused = network.unsupported(method)
+    if refused:
+        station = refused[0]
+        raise InputError(f"station {station.name!r}: type", station.label, f"a station type that {method} "
+                         f"solves (see qmodel.networks.stations); or method exact, schweitzer, linearizer")
+
+
+def _closed(network: Network, counts: np.ndarray, method: str, progress: Progress | None,
+            at: Sequence[int]) -> NetworkResult:
+    _check_method(network, method)
+    if method == "exact" and len(network.classes) == 1:
+        return _sweep(network, int(counts[0]), progress, at)
+    if at:
+        raise InputError("at", list(at), "populations of a single-class network solved exactly (a sweep)")
+    if method == "exact":
+        point = exact.lattice(network, counts, progress)
+        return _result(network, method, counts, point.throughput, point.residence_time, point.empty)
+    estimate = APPROXIMATIONS[method](network, counts)
+    return _result(network, method, counts, estimate.throughput, estimate.residence_time, estimate.empty)
+
+
+def _sweep(network: Network, population: int, progress: Progress | None, at: Sequence[int]) -> NetworkResult:
+    wanted = sorted({_check_at(n, population) for n in at} | {population})
+    sweep = exact.sweep(network, population, wanted, progress)
+    points = []
+    for i, n in enumerate(sweep.at):
+        x = np.array([sweep.throughput[n - 1]])
+        points.append(_result(network, "exact", np.array([float(n)]), x, sweep.residence_time[i][None, :],
+                              sweep.empty[i]))
+    last = points[-1]
+    asked = tuple(p for p, n in zip(points, sweep.at, strict=True) if n in set(int(a) for a in at))
+    curve = Curve(np.arange(1, population + 1), sweep.throughput, sweep.response_time)
+    return replace(last, curve=curve, points=asked)
+
+
+def _check_at(value: object, population: int) -> int:
+    n = int(_whole(value))
+    if not 1 <= n <= population:
+        raise InputError("at", value, f"populations from 1 to the sweep's N = {population}")
+    return n
+
+
+def _result(network: Network, method: str, counts: np.ndarray, throughput: np.ndarray,
+            residence: np.ndarray, empty: np.ndarray) -> NetworkResult:
+    """A NetworkResult from per-class X (C,), R (C, K) and the stations' p(0) (K,)."""
+    residence = np.where(throughput[:, None] > 0, residence, 0.0)
+    load = throughput[:, None] * network.demands
+    utilization = np.stack([station.type.utilization(station, load[:, k], 1.0 - empty[k])
+                            for k, station in enumerate(network.stations)], axis=1)
+    return NetworkResult(network=network, method=method, populations=counts.astype(int),
+                         throughput=throughput, response_time=residence.sum(axis=1),
+                         utilization=utilization, queue_length=throughput[:, None] * residence,
+                         residence_time=residence)
+
+
+def _open(network: Network) -> NetworkResult:
+    """Every class open: R_ck = D_ck · stretch_k (open.py)."""
+    load = open_load(network)
+    stretch, empty = np.ones(len(network.stations)), np.zeros(len(network.stations))
+    for k, station in enumerate(network.stations):
+        if load[k] > 0:
+            stretch[k], empty[k] = open_stretch(station, load[k])
+    rates = network.arrival_rates
+    return _result(network, "exact", np.zeros(len(network.classes)), rates, network.demands * stretch, empty)
+
+
+def closed_part(network: Network, counts: np.ndarray | None = None
+                ) -> tuple[Network, np.ndarray, dict[int, OpenStation]]:
+    """A mixed network's closed classes on the stations as the open load leaves them (open.py).
+
+    Returns (the closed network, the open load ρ_k per station, each loaded finite station's view).
+    """
+    counts = network.populations if counts is None else counts
+    load = open_load(network)
+    views: dict[int, OpenStation] = {k: open_station(station, load[k])
+                                     for k, station in enumerate(network.stations)
+                                     if not station.infinite and load[k] > 0}
+    closed = network.closed_classes
+    stations = tuple(Station(s.name, "ld", 1, views[k].rates) if k in views else s
+                     for k, s in enumerate(network.stations))
+    inner = replace(network, stations=stations, classes=tuple(np.array(network.classes)[closed]),
+                    demands=network.demands[closed], think_times=network.think_times[closed],
+                    populations=counts[closed], arrival_rates=np.zeros(int(closed.sum())),
+                    visits=None if network.visits is None else network.visits[closed])
+    return inner, load, views
+
+
+def _mixed(network: Network, counts: np.ndarray, method: str, progress: Progress | None) -> NetworkResult:
+    """Closed classes on the stations as the open load leaves them; open classes see the closed jobs."""
+    inner, load, views = closed_part(network, counts)
+    closed = network.closed_classes
+    if method == "exact":
+        point = exact.lattice(inner, counts[closed], progress)
+        x, residence, marginals = point.throughput, point.residence_time, point.marginals
+    else:
+        _check_method(network, method)
+        for station in inner.unsupported(method):
+            raise InputError("method", method, "exact, schweitzer or linearizer for this mixed network",
+                             reason=f"the open classes make station {station.name!r} load-dependent")
+        estimate = APPROXIMATIONS[method](inner, counts[closed])
+        x, residence = estimate.throughput, estimate.residence_time
+        marginals = {k: estimate.marginals_of(k) for k in views if k in set(estimate.table.ld.tolist())}
+    closed_queue = (x[:, None] * residence).sum(axis=0)
+    throughput = np.where(closed, 0.0, network.arrival_rates)
+    throughput[closed] = x
+    all_residence = np.zeros(network.demands.shape)
+    all_residence[closed] = residence
+    empty = np.zeros(len(network.stations))
+    opened = ~closed
+    for k, station in enumerate(network.stations):
+        if station.infinite or load[k] == 0:
+            all_residence[opened, k] = network.demands[opened, k]
+            continue
+        p = marginals.get(k, np.zeros(0))
+        jobs = open_jobs(views[k], closed_queue[k], p)
+        all_residence[opened, k] = network.demands[opened, k] * jobs / load[k]
+        empty[k] = (p[0] if p.size else 0.0) * views[k].no_open_job
+    return _result(network, method, counts, throughput, all_residence, empty)
+
+
+def approximation_error(approximate_result: NetworkResult) -> dict[str, float]:
+    """Largest deviation of an approximate solution from exact MVA on the same network.
+
+    ``throughput``: max over classes of |X − X_exact| / X_exact;
+    ``queue_length``: max over classes and stations of |Q − Q_exact| relative
+    to the class population (closed classes; open classes count their own
+    mean jobs in the network).
+    """
+    network = approximate_result.network
+    exact_result = solve(network, "exact", _closed_counts(approximate_result))
+    x_exact = exact_result.throughput
+    closed = network.closed_classes & (x_exact > 0)
+    throughput = np.abs(approximate_result.throughput - x_exact)[closed] / x_exact[closed]
+    jobs = np.where(network.closed_classes, approximate_result.populations,
+                    exact_result.queue_length.sum(axis=1))
+    queue = np.abs(approximate_result.queue_length - exact_result.queue_length) / np.maximum(jobs, 1)[:, None]
+    return {"throughput": float(throughput.max(initial=0.0)), "queue_length": float(queue.max(initial=0.0))}
+
+
+def _closed_counts(result: NetworkResult) -> list[int] | int:
+    counts = [int(n) for n in result.populations[result.network.closed_classes]]
+    return counts[0] if len(counts) == 1 else counts
