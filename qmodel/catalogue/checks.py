@@ -35,6 +35,8 @@ from qmodel.catalogue.evaluate import DIVERGES, evaluate
 from qmodel.catalogue.loader import Formula, Property
 from qmodel.catalogue.strategies import close, evaluate_valid, formula_inputs, symbol_values, to_si
 from qmodel.catalogue.symbolic import SymbolicCatalogue
+from qmodel.catalogue.user import compiled_module
+from qmodel.registry import model_function
 from qmodel.units import UNITS, with_unit
 
 RELATIVE = 1e-9   # the cross-check's tolerance
@@ -110,9 +112,6 @@ def check_equals(formula: Formula, prop: Property, data: st.DataObject, context:
 def numeric_functions(context: SymbolicCatalogue) -> dict[str, Callable[..., Any]]:
     """Each function entry's numeric code by its function name: the registered recursion or the
     generated value function."""
-    from qmodel.catalogue.user import compiled_module
-    from qmodel.registry import model_function
-
     return {
         name: model_function(f.algorithm).function if f.algorithm
         else getattr(compiled_module(f), f"_{f.id}_value")
@@ -203,8 +202,6 @@ def check_crosscheck(formula: Formula, data: st.DataObject, reference: FiftyDigi
     inputs = data.draw(formula_inputs(formula))
     outputs = evaluate_valid(formula, [inputs])
     si_inputs = {n: v * UNITS[formula.symbols[n].unit].to_si for n, v in inputs.items()}
-    from qmodel.catalogue.user import compiled_module
-
     quantities = getattr(compiled_module(formula), f"{formula.id}__constraints")(**si_inputs)
     parsed = reference.context.parsed(formula.id)
     for constraint, expr, quantity in zip(formula.constraints, parsed.constraints, quantities, strict=True):
@@ -259,6 +256,10 @@ def run_check(formula: Formula, check: str, body: Callable[[st.DataObject], None
     except Unsatisfiable:
         return CheckResult(formula.id, check, False, "no draw from the domains satisfied the constraints: "
                            "narrow the domains", examples)
+    except Exception as error:  # the entry's code itself broke (a user's file): a failed check, not a crash
+        message = str(error).splitlines()[0] if str(error) else ""
+        return CheckResult(formula.id, check, False,
+                           f"the check could not run: {type(error).__name__}: {message}", examples)
     return CheckResult(formula.id, check, True, "", examples)
 
 

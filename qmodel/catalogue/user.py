@@ -11,8 +11,9 @@ shipped function entry, which other entries call, is never overridden).
 The file is untrusted data: its expressions go through the safe parser of
 :mod:`qmodel.catalogue.expressions` and the unit check, and nothing in it is
 imported or run. The numpy code generated from it is cached under
-``$XDG_CACHE_HOME/qmodel`` (``~/.cache/qmodel``), keyed by the content of the
-files, qmodel's version and the shipped generated module; once a file has
+``$XDG_CACHE_HOME/qmodel`` (``~/.cache/qmodel``), one file per set of catalogue
+paths, valid while the files' content, qmodel's version and the shipped
+generated module are those it was made from; once a file has
 been compiled (by ``qmodel check`` or a first use), a quick answer from it
 reads the cached module and imports no sympy, as a shipped entry does.
 """
@@ -40,6 +41,7 @@ from qmodel.catalogue.loader import (
 from qmodel.errors import CatalogueError, InputError
 
 CACHE_FORMAT = "1"  # bump when the generated module's shape changes
+MAX_FILE_BYTES = 10_000_000
 _MODULES: dict[str, ModuleType] = {}  # user entry id → its compiled module
 
 
@@ -50,8 +52,13 @@ def cache_dir() -> Path:
 
 
 def read_catalogue_file(path: str) -> tuple[str, str]:
-    """(path, text) of a user catalogue file; an InputError naming the path if it cannot be read."""
+    """(path, text) of a user catalogue file; an InputError naming the path if it cannot be read or is
+    larger than any catalogue (the shipped one is 0.2 MB)."""
     try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise InputError("catalogue", path, f"a catalogue file up to {MAX_FILE_BYTES // 10**6} MB",
+                             reason=f"{size / 1e6:.0f} MB")
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError as error:
@@ -81,7 +88,11 @@ def load_user_files(files: list[tuple[str, str]]
     """
     from qmodel.catalogue import _compiled
 
-    entries = raw_entries(files, known=shipped_shared())
+    try:
+        entries = raw_entries(files, known=shipped_shared())
+    except RecursionError:  # tomllib recurses on nested arrays and tables
+        paths = ", ".join(path for path, _ in files)
+        raise CatalogueError(f"{paths}: TOML nested too deeply to read") from None
     shipped_functions = {e["function"]: i for i, (_, e) in _compiled.ENTRIES.items() if e.get("function")}
     formulas: dict[str, Formula] = {}
     for file, table in entries:
@@ -119,19 +130,20 @@ def load_user_files(files: list[tuple[str, str]]
 
 def _key(files: list[tuple[str, str]]) -> str:
     """What a compiled module depends on: the files' text, qmodel's version and the shipped module."""
-    from importlib.metadata import PackageNotFoundError, version
-
+    from qmodel import __version__
     from qmodel.catalogue import _compiled
 
-    try:
-        qmodel_version = version("qmodel")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        qmodel_version = "source"
-    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{qmodel_version}\0".encode())
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{__version__}\0".encode())
     digest.update(Path(_compiled.__file__).read_bytes())
     for _, text in files:
         digest.update(b"\0" + text.encode("utf-8"))
     return digest.hexdigest()
+
+
+def _cache_file(files: list[tuple[str, str]]) -> Path:
+    """The cache file of a set of catalogue files: one per set of paths, rewritten when they change."""
+    paths = "\0".join(os.path.abspath(path) for path, _ in files)
+    return cache_dir() / f"catalogue-{hashlib.sha256(paths.encode()).hexdigest()[:32]}.py"
 
 
 def symbolic_catalogue(formulas: dict[str, Formula]):
@@ -148,7 +160,7 @@ def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str
     else parsed (safe parser, unit check), generated and cached. Only the second imports sympy."""
     key = _key(files)
     tables = {table["id"]: table for _, table in entries}
-    path = cache_dir() / f"catalogue-{key[:40]}.py"
+    path = _cache_file(files)
     if path.is_file():
         try:
             module = _load_module(path, key)
@@ -165,6 +177,8 @@ def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str
         scratch = path.with_suffix(f".{os.getpid()}.tmp")
         scratch.write_text(text, encoding="utf-8")
         os.replace(scratch, path)
+        # the bytecode of the previous version could pass for current (same second, same size)
+        Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
     except OSError:  # no writable cache: compile into a scratch folder, every run
         with tempfile.TemporaryDirectory() as scratch_folder:
             scratch = Path(scratch_folder) / path.name

@@ -110,3 +110,17 @@ def test_an_unknown_id_is_named() -> None:
 
 def test_examples_must_be_positive() -> None:
     assert run(str(RANKS), "--examples", "0").exit_code == 2
+
+
+def test_a_check_that_cannot_run_is_a_failure_not_a_traceback(tmp_path) -> None:
+    # mm1 needs service_time and arrival_rate, which this entry does not have
+    equals = '''
+[[formula.properties]]
+kind = "equals"
+output = "host_io_per_rank"
+other = "mm1.response_time"
+substitute = { drives_per_rank = 1 }
+'''
+    result = run(ranks_with(tmp_path, equals), "--examples", "10")
+    assert result.exit_code == 1
+    assert "the check could not run: KeyError" in result.output

@@ -204,3 +204,28 @@ def test_a_compiled_user_catalogue_adds_no_sympy_to_a_quick_answer(tmp_path) -> 
     assert "HEAVY ['sympy" in first.stdout  # the first use compiles the file
     again = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=tmp_path)
     assert "HEAVY []" in again.stdout, again.stdout
+
+
+def test_an_edited_file_is_compiled_again_in_the_same_cache_file(tmp_path) -> None:
+    path = write(tmp_path, ENTRY.format(id="mine", extra=""))
+    use_catalogues([path])
+    assert float(calc("mine", arrival_rate=500, service_time=1.0).utilization) == pytest.approx(0.5)
+    write(tmp_path, ENTRY.format(id="mine", extra="").replace("arrival_rate*service_time",
+                                                              "2*arrival_rate*service_time"))
+    use_catalogues([path])
+    assert float(calc("mine", arrival_rate=500, service_time=1.0).utilization) == pytest.approx(1.0)
+    assert len(list(cache_dir().glob("catalogue-*.py"))) == 1
+
+
+def test_a_toml_file_nested_beyond_reading_is_a_catalogue_error(tmp_path) -> None:
+    path = write(tmp_path, "a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(CatalogueError, match="nested too deeply"):
+        use_catalogues([path])
+
+
+def test_a_file_larger_than_any_catalogue_is_refused_before_it_is_read(tmp_path, monkeypatch) -> None:
+    import qmodel.catalogue.user as user
+
+    monkeypatch.setattr(user, "MAX_FILE_BYTES", 100)
+    with pytest.raises(InputError, match=r"allowed: a catalogue file up to 0 MB"):
+        use_catalogues([str(RANKS)])
