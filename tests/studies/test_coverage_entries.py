@@ -1,4 +1,5 @@
-"""Catalogue entries added to cover the studies' statements: FlashCopy response (z/TPF 2008)."""
+"""Catalogue entries added to cover the studies' statements (FlashCopy response, DB2 accounting, elapsed scaling,
+striped sequential rate)."""
 
 import pytest
 
@@ -28,3 +29,45 @@ def test_flashcopy_response_adds_the_read_misses_extra_wait_at_the_rank() -> Non
 def test_flashcopy_that_saturates_the_drives_is_refused() -> None:
     with pytest.raises(InputError, match="utilization"):
         calc("flashcopy_response", **FLASHCOPY, added_ops_per_drive=140)
+
+
+SCREEN = dict(elapsed=399.0, cpu_time=36.7, io_wait=359.3, other_waits=0.2, getpages=1_702_970,
+              read_ios=169_896, prefetch_requests=51_552)
+
+
+def test_db2_accounting_leaves_what_cpu_and_waits_do_not_cover_unaccounted() -> None:
+    # ssd-rmf-tools-2012, CA-Insight screen: 399.0 s in DB2, 36.7 s CPU, 359.3 s I/O wait, 0.2 s services.
+    result = calc("db2_thread_accounting", **SCREEN)
+    assert float(result.accounted_time) == pytest.approx(396.2)
+    assert float(result.not_accounted) == pytest.approx(2.8)
+
+
+def test_db2_average_io_wait_counts_prefetch_requests_with_synchronous_reads() -> None:
+    result = calc("db2_thread_accounting", **SCREEN)
+    assert float(result.average_io_wait) == pytest.approx(359.3 / (169_896 + 51_552))
+    without_prefetch = calc("db2_thread_accounting", **{**SCREEN, "prefetch_requests": 0})
+    assert float(without_prefetch.average_io_wait) > float(result.average_io_wait)
+
+
+def test_elapsed_scaling_with_the_same_response_changes_nothing() -> None:
+    result = calc("elapsed_scaling", elapsed=900, io_wait=800, response_before=6, response_after=6)
+    assert float(result.elapsed_after) == pytest.approx(900)
+
+
+def test_elapsed_scaling_keeps_the_time_that_is_not_io() -> None:
+    # Amdahl: 100 s of CPU stay, 800 s of I/O wait shrink by 6 ms -> 2 ms to 266.7 s.
+    result = calc("elapsed_scaling", elapsed=900, io_wait=800, response_before=6, response_after=2)
+    assert float(result.elapsed_after) == pytest.approx(100 + 800 / 3)
+    assert float(result.speedup) < 3
+
+
+def test_elapsed_scaling_refuses_an_io_wait_longer_than_the_elapsed_time() -> None:
+    with pytest.raises(InputError, match="io_wait"):
+        calc("elapsed_scaling", elapsed=100, io_wait=120, response_before=6, response_after=2)
+
+
+def test_striped_drives_match_a_faster_device_at_the_ratio_of_their_rates() -> None:
+    # ssd-rmf-tools-2012: 100 MB/s spinning disks against a 250 MB/s SSD.
+    result = calc("striped_sequential_rate", drives=3, drive_rate=100, device_rate=250)
+    assert float(result.break_even_drives) == pytest.approx(2.5)
+    assert float(result.advantage) == pytest.approx(1.2)
