@@ -1,5 +1,7 @@
-"""Catalogue entries added to cover the studies' statements (FlashCopy response, DB2 accounting, elapsed scaling,
-striped sequential rate)."""
+"""Catalogue entries added to cover the studies' statements.
+
+FlashCopy response, DB2 accounting, elapsed scaling, striped sequential rate, CGFT bandwidth, IP links.
+"""
 
 import pytest
 
@@ -71,3 +73,28 @@ def test_striped_drives_match_a_faster_device_at_the_ratio_of_their_rates() -> N
     result = calc("striped_sequential_rate", drives=3, drive_rate=100, device_rate=250)
     assert float(result.break_even_drives) == pytest.approx(2.5)
     assert float(result.advantage) == pytest.approx(1.2)
+
+
+def test_cgft_bandwidth_inverts_the_cgft_entry() -> None:
+    # global-mirror-ds8000-2009: 6 s at 250 MB/s with a 4 s cycle cost is a link at 1/3, 750 MB/s.
+    bandwidth = float(calc("cgft_bandwidth", observed_cgft=6, cycle_cost=4, write_rate=250).bandwidth)
+    assert bandwidth == pytest.approx(750)
+    assert float(calc("cgft", cycle_cost=4, write_rate=250, bandwidth=bandwidth).cgft) == pytest.approx(6)
+
+
+def test_cgft_bandwidth_refuses_a_cgft_at_or_below_the_cycle_cost() -> None:
+    with pytest.raises(InputError, match="cycle_cost"):
+        calc("cgft_bandwidth", observed_cgft=3, cycle_cost=4, write_rate=250)
+
+
+def test_two_gigabit_lines_carry_237_mb_s_of_tcp_payload() -> None:
+    # 2 × 125 MB/s on the wire × 1,460 / 1,538 bytes of payload per frame.
+    result = calc("ip_link", lines=2, line_rate=1, write_rate=250)
+    assert float(result.bandwidth) == pytest.approx(250 * 1460 / 1538, rel=1e-3)
+    assert float(result.required_compression) == pytest.approx(float(result.utilization))
+
+
+def test_compression_lowers_the_utilization_of_the_lines() -> None:
+    plain = calc("ip_link", lines=2, line_rate=1, write_rate=250)
+    compressed = calc("ip_link", lines=2, line_rate=1, write_rate=250, compression=2)
+    assert float(compressed.utilization) == pytest.approx(float(plain.utilization) / 2)
