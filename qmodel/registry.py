@@ -53,6 +53,13 @@ def _scenario_quantity(**inputs: object) -> dict[str, float]:
     return scenario_quantity(**inputs)
 
 
+def _closed_pool_scaling(**inputs: float) -> dict[str, float]:
+    """The striped-pool MVA, imported when a case asks for it (the quick path never loads numba)."""
+    from qmodel.studies.pools import closed_pool_scaling
+
+    return closed_pool_scaling(**inputs)
+
+
 REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
     ModelFunction("erlang_b", "algorithm", queueing.erlang_b, _ERLANG,
                   {"blocking_probability": "ratio"}, "Erlang B by the Jagerman recursion"),
@@ -107,6 +114,11 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                    "perf_per_lss_min": "1", "perf_per_lss_max": "1", "primes_per_lss_min": "1",
                    "primes_per_lss_max": "1", "total_mismatch": "1", "unallocated": "1"},
                   "Totals of a sampled DS8000 volume layout (cells per rank and LSS) repeated over the box"),
+    ModelFunction("closed_pool_scaling", "model", _closed_pool_scaling,
+                  {"population": "1", "drives_before": "1", "drives_after": "1", "backend_ops_per_io": "1",
+                   "drive_service": "ms", "front_end_time": "ms"},
+                  {"throughput_before": "1/s", "throughput_after": "1/s", "gain": "ratio"},
+                  "Closed population of threads on a striped pool before and after it grows: exact MVA"),
 )}
 
 

@@ -1,7 +1,10 @@
 """Catalogue entries added to cover the studies' statements.
 
-FlashCopy response, DB2 accounting, elapsed scaling, striped sequential rate, CGFT bandwidth, IP links.
+FlashCopy response and space, DB2 accounting, elapsed scaling, striped sequential rate, CGFT bandwidth,
+IP links.
 """
+
+import math
 
 import pytest
 
@@ -98,3 +101,18 @@ def test_compression_lowers_the_utilization_of_the_lines() -> None:
     plain = calc("ip_link", lines=2, line_rate=1, write_rate=250)
     compressed = calc("ip_link", lines=2, line_rate=1, write_rate=250, compression=2)
     assert float(compressed.utilization) == pytest.approx(float(plain.utilization) / 2)
+
+
+def test_space_efficient_copy_of_a_file_copy_is_the_tracks_written() -> None:
+    # esg-ds8000-validation-2008, FlashCopy SE lab test: a 132 MB file copied to a 10 GB volume.
+    result = calc("flashcopy_space", volume_size=10, data_written=0.132, write_size=256)
+    assert float(result.units_written) == 2015          # ceiling(132e6 / 65,536)
+    assert float(result.se_space) == pytest.approx(2015 * 65536 / 1e9)
+
+
+def test_small_scattered_writes_cost_a_track_each_up_to_the_volume() -> None:
+    scattered = calc("flashcopy_space", volume_size=200, data_written=1, write_size=4)
+    assert float(scattered.se_space) == pytest.approx(math.ceil(1e9 / 4096) * 65536 / 1e9)   # 16 GB for 1 GB
+    whole = calc("flashcopy_space", volume_size=200, data_written=20, write_size=4)
+    assert float(whole.se_space) == 200
+    assert float(whole.space_saving) == 0
