@@ -27,7 +27,7 @@ import numpy as np
 
 from qmodel.algorithms import queueing
 from qmodel.errors import InputError
-from qmodel.studies import distance, replication, subchannels
+from qmodel.studies import distance, layout, replication, subchannels
 from qmodel.units import UNITS, parse_value
 
 
@@ -51,6 +51,13 @@ def _scenario_quantity(**inputs: object) -> dict[str, float]:
     from qmodel.scenario.cases import scenario_quantity
 
     return scenario_quantity(**inputs)
+
+
+def _closed_pool_scaling(**inputs: float) -> dict[str, float]:
+    """The striped-pool MVA, imported when a case asks for it (the quick path never loads numba)."""
+    from qmodel.studies.pools import closed_pool_scaling
+
+    return closed_pool_scaling(**inputs)
 
 
 REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
@@ -98,6 +105,20 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"first_stop": "min", "first_resume": "min"},
                   "Global Mirror fluid time-line with a link outage: when consistency groups stop "
                   "and form again"),
+    ModelFunction("volume_layout", "model", layout.volume_layout,
+                  {"rank": "1", "lss": "1", "test": "1", "perf": "1", "perf_primes": "1", "fc_targets": "1",
+                   "pprc_secondaries": "1", "spares": "1", "column_total": "1", "rank_capacity": "1",
+                   "repeats": "1"},
+                  {"test_volumes": "1", "perf_volumes": "1", "fc_target_volumes": "1",
+                   "pprc_secondary_volumes": "1", "spare_volumes": "1", "volumes": "1", "lss": "1",
+                   "perf_per_lss_min": "1", "perf_per_lss_max": "1", "primes_per_lss_min": "1",
+                   "primes_per_lss_max": "1", "total_mismatch": "1", "unallocated": "1"},
+                  "Totals of a sampled DS8000 volume layout (cells per rank and LSS) repeated over the box"),
+    ModelFunction("closed_pool_scaling", "model", _closed_pool_scaling,
+                  {"population": "1", "drives_before": "1", "drives_after": "1", "backend_ops_per_io": "1",
+                   "drive_service": "ms", "front_end_time": "ms"},
+                  {"throughput_before": "1/s", "throughput_after": "1/s", "gain": "ratio"},
+                  "Closed population of threads on a striped pool before and after it grows: exact MVA"),
 )}
 
 

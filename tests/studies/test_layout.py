@@ -1,0 +1,52 @@
+"""volume_layout: a sampled DS8000 volume layout added up and repeated over the box (z/TPF 2008, Figure 1)."""
+
+import pytest
+
+from qmodel.errors import InputError
+from qmodel.registry import call
+
+# Two ranks of one LSS column each: a 3+3 rank of 48 volumes and a 4+4 rank of 64.
+TWO_RANKS = dict(rank=[0, 1], lss=[0, 1], test=[16, 21], perf=[16, 22], perf_primes=[8, 11],
+                 fc_targets=[0, 0], pprc_secondaries=[16, 21], spares=[0, 0], column_total=[48, 64],
+                 rank_capacity=[48, 64], repeats=3)
+
+
+def test_totals_are_the_sample_scaled_by_the_repeats() -> None:
+    outputs = call("volume_layout", TWO_RANKS)
+    assert outputs["volumes"] == 3 * (48 + 64)
+    assert outputs["test_volumes"] == 3 * 37
+    assert outputs["lss"] == 6
+
+
+def test_a_full_layout_leaves_nothing_unallocated_and_matches_its_totals() -> None:
+    outputs = call("volume_layout", TWO_RANKS)
+    assert outputs["unallocated"] == 0
+    assert outputs["total_mismatch"] == 0
+
+
+def test_a_rank_holding_more_than_its_capacity_shows_a_negative_remainder() -> None:
+    overfull = {**TWO_RANKS, "spares": [0, 2], "column_total": [48, 66]}
+    outputs = call("volume_layout", overfull)
+    assert outputs["unallocated"] == -2
+    assert outputs["total_mismatch"] == 0
+
+
+def test_a_column_that_does_not_add_up_to_its_printed_total_is_reported() -> None:
+    outputs = call("volume_layout", {**TWO_RANKS, "column_total": [47, 64]})
+    assert outputs["total_mismatch"] == 1
+
+
+def test_perf_and_primes_are_counted_per_lss() -> None:
+    outputs = call("volume_layout", {**TWO_RANKS, "lss": [0, 0]})
+    assert outputs["perf_per_lss_min"] == outputs["perf_per_lss_max"] == 38
+    assert outputs["primes_per_lss_min"] == 19
+
+
+def test_lists_of_different_lengths_are_refused_by_name() -> None:
+    with pytest.raises(InputError, match="spares"):
+        call("volume_layout", {**TWO_RANKS, "spares": [0]})
+
+
+def test_more_primes_than_perf_volumes_is_refused() -> None:
+    with pytest.raises(InputError, match="perf_primes"):
+        call("volume_layout", {**TWO_RANKS, "perf_primes": [17, 11]})
