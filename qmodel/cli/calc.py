@@ -64,20 +64,24 @@ def _value(entry, name: str, value: float) -> int | float:
 
 
 def _table(entry, evaluation, varied: list[str]):
-    """(columns, rows, payload rows) of an evaluation over a grid: the varied inputs, the outputs, errors."""
-    errors = evaluation.errors
+    """(columns, rows, payload rows) of an evaluation over a grid: the varied inputs, the outputs, and a
+    row's error, or the warnings of a row computed past a ``warn`` constraint (the backlog grows)."""
+    errors, warnings = evaluation.errors, evaluation.warnings
     columns = [f"{name} [{entry.symbols[name].unit}]" for name in varied]
-    columns += [f"{o.name} [{o.unit}]" for o in entry.outputs] + (["error"] if errors else [])
+    columns += [f"{o.name} [{o.unit}]" for o in entry.outputs] + (["error"] if errors or warnings else [])
     rows, records = [], []
     size = next(iter(evaluation.inputs.values())).size
     for row in range(size):
         error = errors.get(row)
+        warned = "; ".join(f"warning: {w}" for w in warnings.get(row, []))
         inputs = [_value(entry, name, evaluation.inputs[name].flat[row]) for name in varied]
         outputs = [None if error else float(evaluation.outputs[o.name].flat[row]) for o in entry.outputs]
-        rows.append(inputs + outputs + ([error.message() if error else ""] if errors else []))
+        note = error.message() if error else warned
+        rows.append(inputs + outputs + ([note] if errors or warnings else []))
         records.append({"inputs": dict(zip(varied, inputs, strict=True)),
                         "outputs": {o.name: v for o, v in zip(entry.outputs, outputs, strict=True)},
-                        "error": error.message() if error else None})
+                        "error": error.message() if error else None,
+                        "warnings": warnings.get(row, [])})
     return columns, rows, records
 
 
