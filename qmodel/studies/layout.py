@@ -76,3 +76,39 @@ def volume_layout(rank: ArrayLike, lss: ArrayLike, test: ArrayLike, perf: ArrayL
         "total_mismatch": float(np.max(np.abs(allocated - totals))),
         "unallocated": float(max(left, key=abs)),
     }
+
+
+def duplex_layout(cluster: ArrayLike, prime: ArrayLike, module: ArrayLike) -> dict[str, float]:
+    """Where the two copies of software-duplexed modules sit: what a loss of server clusters takes with it.
+
+    One entry per volume printed: its ``cluster`` (SFI × 2 + server: 0 to 3),
+    whether it is the module's ``prime`` (1) or duplicate (0), and the
+    ``module`` number. A module is lost when every printed copy of it sits on
+    failed clusters. Outputs: SFI 0's share of the volumes; modules whose prime
+    and duplicate share a cluster; the most modules lost when both clusters of
+    one SFI fail, and when any two clusters fail. Source:
+    ztpf-io-performance-2008.txt, Figure 2 and the paragraph before it.
+    """
+    clusters = np.atleast_1d(np.asarray(cluster, dtype=float))
+    count = clusters.size
+    primes = _cells("prime", prime, count)
+    modules = _cells("module", module, count)
+    for name, values, allowed, meaning in (("cluster", clusters, (0, 1, 2, 3), "0 to 3 (SFI × 2 + server)"),
+                                           ("prime", primes, (0, 1), "1 (prime) or 0 (duplicate)")):
+        wrong = values[~np.isin(values, allowed)]
+        if wrong.size:
+            raise InputError(name, float(wrong[0]), meaning)
+    homes = {m: set(clusters[modules == m].astype(int)) for m in np.unique(modules)}
+    shared = sum(1 for m in homes if set(clusters[(modules == m) & (primes == 1)].astype(int))
+                 & set(clusters[(modules == m) & (primes == 0)].astype(int)))
+
+    def lost(failed: set[int]) -> int:
+        return sum(1 for where in homes.values() if where <= failed)
+
+    pairs = [{a, b} for a in range(4) for b in range(a + 1, 4)]
+    return {
+        "sfi0_share": float(np.mean(clusters < 2)),
+        "both_copies_one_cluster": float(shared),
+        "lost_same_sfi": float(max(lost({0, 1}), lost({2, 3}))),
+        "lost_any_pair": float(max(lost(pair) for pair in pairs)),
+    }

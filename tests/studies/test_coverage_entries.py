@@ -92,14 +92,14 @@ def test_cgft_bandwidth_refuses_a_cgft_at_or_below_the_cycle_cost() -> None:
 
 def test_two_gigabit_lines_carry_237_mb_s_of_tcp_payload() -> None:
     # 2 × 125 MB/s on the wire × 1,460 / 1,538 bytes of payload per frame.
-    result = calc("ip_link", lines=2, line_rate=1, write_rate=250)
+    result = calc("ip_link", lines=2, line_rate=125, write_rate=250)
     assert float(result.bandwidth) == pytest.approx(250 * 1460 / 1538, rel=1e-3)
     assert float(result.required_compression) == pytest.approx(float(result.utilization))
 
 
 def test_compression_lowers_the_utilization_of_the_lines() -> None:
-    plain = calc("ip_link", lines=2, line_rate=1, write_rate=250)
-    compressed = calc("ip_link", lines=2, line_rate=1, write_rate=250, compression=2)
+    plain = calc("ip_link", lines=2, line_rate=125, write_rate=250)
+    compressed = calc("ip_link", lines=2, line_rate=125, write_rate=250, compression=2)
     assert float(compressed.utilization) == pytest.approx(float(plain.utilization) / 2)
 
 

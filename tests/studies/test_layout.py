@@ -1,4 +1,4 @@
-"""volume_layout: a sampled DS8000 volume layout added up and repeated over the box (z/TPF 2008, Figure 1)."""
+"""volume_layout and duplex_layout: a sampled DS8000 layout and its prime/duplicate placement (z/TPF 2008)."""
 
 import pytest
 
@@ -50,3 +50,29 @@ def test_lists_of_different_lengths_are_refused_by_name() -> None:
 def test_more_primes_than_perf_volumes_is_refused() -> None:
     with pytest.raises(InputError, match="perf_primes"):
         call("volume_layout", {**TWO_RANKS, "perf_primes": [17, 11]})
+
+
+# Four clusters (SFI × 2 + server); modules 1 and 2 placed by the z/TPF rule: duplicate on the opposite
+# server of the other SFI (cluster 3 − c).
+RULE = dict(cluster=[0, 3, 1, 2], prime=[1, 0, 1, 0], module=[1, 1, 2, 2])
+
+
+def test_duplex_by_the_rule_survives_the_loss_of_one_sfi() -> None:
+    outputs = call("duplex_layout", RULE)
+    assert outputs["lost_same_sfi"] == 0
+    assert outputs["sfi0_share"] == 0.5
+
+
+def test_duplex_by_the_rule_loses_a_module_when_its_diagonal_pair_fails() -> None:
+    assert call("duplex_layout", RULE)["lost_any_pair"] == 1
+
+
+def test_prime_and_duplicate_on_one_cluster_are_counted() -> None:
+    outputs = call("duplex_layout", {**RULE, "cluster": [0, 0, 1, 2]})
+    assert outputs["both_copies_one_cluster"] == 1
+    assert outputs["lost_any_pair"] == 1
+
+
+def test_a_cluster_outside_the_four_is_refused() -> None:
+    with pytest.raises(InputError, match="cluster"):
+        call("duplex_layout", {**RULE, "cluster": [0, 3, 1, 4]})
