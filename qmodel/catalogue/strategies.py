@@ -30,11 +30,24 @@ REALISTIC = {
     "MB/s": (1.0, 1e5), "GB/s": (1e-3, 1e2),
     "ratio": (1e-4, 1.0), "%": (1e-2, 100.0), "1": (1e-3, 100.0),
 }
+# a unit not listed takes the range of its dimension's reference unit, converted (Gb/s from MB/s)
+REFERENCE = {"time": "ms", "rate": "1/s", "length": "km", "data size": "MB", "data rate": "MB/s",
+             "ratio": "ratio", "count": "1", "time per length": "us/km", "speed": "km/s"}
 INTEGER_RANGE = (1, 40)
 # Draws stay this far (relative) from an open end of a domain: approaching it
 # is ill-conditioned territory (a delayed fraction of 1 − 1e-15 asks for 1e16
 # subchannels), where no float code keeps 1e-9.
 OPEN_END_MARGIN = 1e-6
+
+
+def realistic_range(unit: str) -> tuple[float, float]:
+    """Where realistic values of ``unit`` lie, in that unit (listed, or from its dimension's reference)."""
+    if unit in REALISTIC:
+        return REALISTIC[unit]
+    reference = REFERENCE[UNITS[unit].dimension]
+    scale = UNITS[reference].to_si / UNITS[unit].to_si
+    low, high = REALISTIC[reference]
+    return low * scale, high * scale
 
 
 def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
@@ -46,7 +59,7 @@ def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
     if domain.integer:
         low = max(INTEGER_RANGE[0], math.ceil(domain.lower))
         return st.integers(low, max(low, INTEGER_RANGE[1])).map(float)
-    low, high = REALISTIC[symbol.unit]
+    low, high = realistic_range(symbol.unit)
     if not domain.lower_closed and math.isfinite(domain.lower):
         low = max(low, domain.lower + OPEN_END_MARGIN * max(1.0, abs(domain.lower)))
     if not domain.upper_closed and math.isfinite(domain.upper):

@@ -229,3 +229,12 @@ def test_a_file_larger_than_any_catalogue_is_refused_before_it_is_read(tmp_path,
     monkeypatch.setattr(user, "MAX_FILE_BYTES", 100)
     with pytest.raises(InputError, match=r"allowed: a catalogue file up to 0 MB"):
         use_catalogues([str(RANKS)])
+
+
+def test_every_unit_the_loader_accepts_has_realistic_values_to_check_with() -> None:
+    from qmodel.catalogue.strategies import realistic_range
+    from qmodel.units import UNITS
+
+    for unit in UNITS:
+        low, high = realistic_range(unit)
+        assert 0 < low < high, unit
