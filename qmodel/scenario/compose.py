@@ -314,8 +314,13 @@ def _solve(
     load: np.ndarray | float,
     with_thrashing_load: bool,
     max_iterations: int = 2000,
+    below: np.ndarray | None = None,
 ) -> ScenarioResult:
-    """The scenario with every member's terminal population scaled by ``load`` (per distance)."""
+    """The scenario with every member's terminal population scaled by ``load`` (per distance).
+
+    ``below``, response times (M, 1) known to lie below the answer (those at a shorter distance),
+    start the fixed point nearer its end.
+    """
     members = scenario.members
     fixed = _fixed_parts(scenario, distances)
     terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
@@ -368,6 +373,8 @@ def _solve(
         )
 
     start = fixed.cpu + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
+    if below is not None:
+        start = np.maximum(start, below)
     solution = iterate(
         response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
     )

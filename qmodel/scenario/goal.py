@@ -12,7 +12,10 @@ from qmodel.scenario.result import BREAKDOWN
 from qmodel.scenario.spec import Scenario
 
 GRID = 64  # distances per refinement round
-ROUNDS = 3  # (1/64)^3 of the range: 0.004 km over 1,000 km
+ROUNDS = 2  # (1/64)^2 of the range: 0.07 km over 300 km
+# a distance still unsettled after this many iterations counts as failing: one that meets the goal has a
+# short response time, reached in a few iterations; only distances near thrashing are slow
+ITERATIONS = 60
 
 
 class GoalSeek(NamedTuple):
@@ -29,8 +32,10 @@ class GoalSeek(NamedTuple):
     share: float  # the member's share within the goal just past the distance
 
 
-def _failing(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, object]:
-    result = _solve(scenario, distances, 1.0, with_thrashing_load=False)
+def _failing(scenario: Scenario, distances: np.ndarray, below: np.ndarray | None = None
+             ) -> tuple[np.ndarray, object]:
+    result = _solve(scenario, distances, 1.0, with_thrashing_load=False, max_iterations=ITERATIONS,
+                    below=below)
     meets = (result.share_within_goal >= scenario.goal_share).all(axis=0) & ~result.thrashing
     return ~meets, result
 
@@ -42,10 +47,10 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     if not upper > 0:
         raise InputError("--up-to", upper, "a distance > 0 km")
     low, high = 0.0, upper
-    base = None
+    base, below = None, None
     for _ in range(ROUNDS):
         grid = np.linspace(low, high, GRID)
-        failing, result = _failing(scenario, grid)
+        failing, result = _failing(scenario, grid, below)
         base = result if base is None else base
         if failing[0] and low == 0.0:
             return GoalSeek(float("nan"), upper, *_culprit(result, 0, None))
@@ -53,6 +58,7 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
             return GoalSeek(high, upper, "", "", float("nan"))
         first = int(np.argmax(failing))
         low, high = grid[first - 1], grid[first]
+        below = result.response_time[:, first - 1 : first]  # R grows with distance: a start from below
     return GoalSeek(low, upper, *_culprit(result, first, base))
 
 
