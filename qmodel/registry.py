@@ -27,7 +27,7 @@ import numpy as np
 
 from qmodel.algorithms import queueing
 from qmodel.errors import InputError
-from qmodel.studies import distance, layout, replication, subchannels
+from qmodel.studies import distance, layout, pools, replication, subchannels
 from qmodel.units import UNITS, parse_value
 
 
@@ -51,13 +51,6 @@ def _scenario_quantity(**inputs: object) -> dict[str, float]:
     from qmodel.scenario.cases import scenario_quantity
 
     return scenario_quantity(**inputs)
-
-
-def _closed_pool_scaling(**inputs: float) -> dict[str, float]:
-    """The striped-pool MVA, imported when a case asks for it (the quick path never loads numba)."""
-    from qmodel.studies.pools import closed_pool_scaling
-
-    return closed_pool_scaling(**inputs)
 
 
 REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
@@ -119,7 +112,7 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"sfi0_share": "ratio", "both_copies_one_cluster": "1", "lost_same_sfi": "1",
                    "lost_any_pair": "1"},
                   "Prime and duplicate volumes over the server clusters: modules lost when clusters fail"),
-    ModelFunction("closed_pool_scaling", "model", _closed_pool_scaling,
+    ModelFunction("closed_pool_scaling", "model", pools.closed_pool_scaling,
                   {"population": "1", "drives_before": "1", "drives_after": "1", "backend_ops_per_io": "1",
                    "drive_service": "ms", "front_end_time": "ms"},
                   {"throughput_before": "1/s", "throughput_after": "1/s", "gain": "ratio"},

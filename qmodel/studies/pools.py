@@ -16,7 +16,10 @@ from qmodel.errors import InputError
 
 def _pool_throughput(population: int, drives: int, backend_ops_per_io: float, drive_service: float,
                      front_end_time: float) -> float:
-    """I/Os per second of ``population`` threads over a front end (delay) and ``drives`` equal drives (s)."""
+    """I/Os per second of ``population`` threads over a front end (delay) and ``drives`` equal drives (s).
+
+    The network engine (numba) is imported here, when a case asks for it: the quick path never loads it.
+    """
     from qmodel.networks.model import network
     from qmodel.networks.solver import solve
 
