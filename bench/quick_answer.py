@@ -14,15 +14,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
+
+from timing import wall_time
 
 QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]
-
-
-def wall_time(command: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
 
 
 def main() -> None:

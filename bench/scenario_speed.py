@@ -9,11 +9,11 @@ FILE --max-distance` in ≤ 0.3 s whole process (start-up included). Run with qm
 from __future__ import annotations
 
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
+from timing import wall_time
 
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.files import resolve_scenario
@@ -33,13 +33,8 @@ def sweep(name: str, points: int = 1000) -> tuple[float, bool]:
 
 
 def whole_process(arguments: list[str]) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "from qmodel.cli import main; main()", *arguments],
-                       check=False, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    command = [sys.executable, "-c", "from qmodel.cli import main; main()", *arguments]
+    return statistics.median(wall_time(command) for _ in range(REPEATS))
 
 
 def main() -> None:

@@ -17,21 +17,15 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import wall_time
 
 RANKS = Path(__file__).resolve().parent.parent / "tests" / "catalogue" / "data" / "ranks.toml"
 SHIPPED = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]
 USER = ["calc", "rank_host_io", "read_share=70%", "--catalogue", str(RANKS)]
-
-
-def wall_time(command: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start
 
 
 def main() -> None:

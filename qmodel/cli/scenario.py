@@ -193,7 +193,10 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     from qmodel.scenario.goal import max_distance
     from qmodel.units import UNITS, parse_value
 
-    answer = max_distance(spec, parse_value("--up-to", up_to, "km") * UNITS["km"].to_si)
+    reach = parse_value("--up-to", up_to, "km")
+    if not reach > 0:
+        raise InputError("--up-to", up_to, "a distance > 0 km")
+    answer = max_distance(spec, reach * UNITS["km"].to_si)
     goal = f"{spec.goal_share:.0%} of transactions within {spec.goal_time * 1e3:g} ms"
     if answer.distance != answer.distance:  # NaN: not met at 0 km
         text = f"The goal ({goal}) is not met even at 0 km: {answer.member} has {answer.share:.1%} within it."
