@@ -125,15 +125,26 @@ def fit_lockable_items(
     return excess(np.exp(high))[1]
 
 
-def fit_redispatch(scenario: Scenario, base_distance: float, base_responses: dict[str, float],
-                   distance: float, member: str, response: float) -> Scenario:
+def fit_redispatch(
+    scenario: Scenario,
+    base_distance: float,
+    base_responses: dict[str, float],
+    distance: float,
+    member: str,
+    response: float,
+) -> Scenario:
     """The scenario with the conversion's ``redispatch`` wait such that ``member``'s response time at
     ``distance`` is ``response`` (s), ``other`` refitted at ``base_distance`` for every value tried
-    (bisection between 0 and 10 ms: a longer wait, a longer response where requests are converted)."""
+    (bisection between 0 and 10 ms: a longer wait, a longer response where requests are converted).
+    A wait the base rows cannot take (their ``other`` would go negative, or the base thrashes) is
+    too long; if the longest the base rows take falls short, the InputError says how far it gets."""
     index = [m.name for m in scenario.members].index(member)
 
     def excess(wait: float) -> tuple[float, Scenario]:
-        trial = fit_other(replace(scenario, redispatch=wait), base_distance, base_responses)
+        try:
+            trial = fit_other(replace(scenario, redispatch=wait), base_distance, base_responses)
+        except InputError:  # the base rows cannot take this wait
+            return np.inf, scenario
         result = _solve(trial, np.array([distance]), 1.0, with_thrashing_load=False)
         value = np.inf if result.thrashing[0] else result.response_time[index, 0]
         return value - response, trial
@@ -145,7 +156,13 @@ def fit_redispatch(scenario: Scenario, base_distance: float, base_responses: dic
     for _ in range(_BISECTIONS):
         middle = (low + high) / 2
         low, high = (middle, high) if excess(middle)[0] < 0 else (low, middle)
-    return excess(low)[1]
+    gap, fitted = excess(low)
+    if gap < -1e-6 * response:
+        reached = (gap + response) * 1e3
+        raise InputError(f"response of {member} at {distance / 1e3:g} km", f"{response * 1e3:g} ms",
+                         f"at most {reached:.4g} ms (redispatch {low * 1e6:.4g} us, the longest wait the "
+                         f"base rows take)", reason="no redispatch wait reaches it")
+    return fitted
 
 
 def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: float) -> Scenario:

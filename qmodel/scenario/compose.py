@@ -450,8 +450,3 @@ def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
         low = np.where(exists, middle, low)
         high = np.where(exists, high, middle)
     return high
-
-
-def with_overrides(scenario: Scenario, **changes: object) -> Scenario:
-    """The scenario with top-level fields replaced (a what-if variant)."""
-    return replace(scenario, **changes)

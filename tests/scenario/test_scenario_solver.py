@@ -141,3 +141,14 @@ def test_volumes_that_cannot_carry_the_io_are_reported_not_given_a_number() -> N
     result = solve_scenario(_with_volumes(1, 0, 5000.0), np.array([0.0]))
     assert result.thrashing[0] and result.disk_saturated[0]
     assert np.isnan(result.response_time[:, 0]).all()
+
+
+def test_no_redispatch_wait_explains_g1p2_at_20_km_without_breaking_the_0_km_row() -> None:
+    # the e2e casebook's note on e2e-env3-g1p2-response-20km: the longest wait the 0 km rows take
+    # (G1P2 converts most of its GBP requests already at 0 km) falls short of the printed 125 ms
+    from qmodel.errors import InputError
+    from qmodel.scenario.calibrate import fit_redispatch
+
+    with pytest.raises(InputError, match="no redispatch wait reaches it") as refused:
+        fit_redispatch(ENV3, 0.0, {"G1P1": 0.043, "G1P2": 0.045}, 20e3, "G1P2", 0.125)
+    assert "101.9 ms" in str(refused.value)
