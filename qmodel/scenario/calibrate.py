@@ -90,6 +90,22 @@ def fit_think_time(
     return replace(scenario, members=tuple(members))
 
 
+def _trial(scenario: Scenario, changes: dict[str, float], base_distance: float,
+           base_responses: dict[str, float], distance: float, member: str,
+           response: float) -> tuple[float, Scenario]:
+    """(model − measured response of ``member`` at ``distance``, s; the trial scenario) for the
+    scenario with ``changes``, its ``other`` refitted on the base rows. +inf where the base rows
+    cannot take the change, or the distance thrashes."""
+    try:
+        trial = fit_other(replace(scenario, **changes), base_distance, base_responses)
+    except InputError:  # the base rows cannot take this change
+        return np.inf, scenario
+    result = _solve(trial, np.array([distance]), 1.0, with_thrashing_load=False)
+    index = result.members.index(member)
+    value = np.inf if result.thrashing[0] else result.response_time[index, 0]
+    return value - response, trial
+
+
 def fit_lockable_items(
     scenario: Scenario,
     base_distance: float,
@@ -101,16 +117,10 @@ def fit_lockable_items(
     """The scenario with ``lockable_items`` L such that ``member``'s response time at ``distance`` is
     ``response`` (s), ``other`` refitted at ``base_distance`` for every L tried (bisection on log L:
     fewer lockable items, more contention)."""
-    index = [m.name for m in scenario.members].index(member)
 
     def excess(items: float) -> tuple[float, Scenario]:
-        try:
-            trial = fit_other(replace(scenario, lockable_items=items), base_distance, base_responses)
-        except InputError:  # so much contention that even the base rows cannot be met
-            return np.inf, scenario
-        result = _solve(trial, np.array([distance]), 1.0, with_thrashing_load=False)
-        value = np.inf if result.thrashing[0] else result.response_time[index, 0]
-        return value - response, trial
+        return _trial(scenario, {"lockable_items": items}, base_distance, base_responses, distance, member,
+                      response)
 
     low, high = np.log(1.0), np.log(1e9)
     if excess(np.exp(high))[0] > 0:
@@ -138,16 +148,10 @@ def fit_redispatch(
     (bisection between 0 and 10 ms: a longer wait, a longer response where requests are converted).
     A wait the base rows cannot take (their ``other`` would go negative, or the base thrashes) is
     too long; if the longest the base rows take falls short, the InputError says how far it gets."""
-    index = [m.name for m in scenario.members].index(member)
 
     def excess(wait: float) -> tuple[float, Scenario]:
-        try:
-            trial = fit_other(replace(scenario, redispatch=wait), base_distance, base_responses)
-        except InputError:  # the base rows cannot take this wait
-            return np.inf, scenario
-        result = _solve(trial, np.array([distance]), 1.0, with_thrashing_load=False)
-        value = np.inf if result.thrashing[0] else result.response_time[index, 0]
-        return value - response, trial
+        return _trial(scenario, {"redispatch": wait}, base_distance, base_responses, distance, member,
+                      response)
 
     low, high = 0.0, 10e-3
     if excess(low)[0] > 0:
