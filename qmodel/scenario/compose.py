@@ -412,6 +412,8 @@ def _solve(
     if with_thrashing_load and thrashing.any():
         total = sum(m.terminals for m in members)
         thrashing_terminals[thrashing] = _thrashing_load(scenario, distances[thrashing]) * total
+    cps = np.array([m.logical_cps for m in members], float)[:, None]
+    cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
     return ScenarioResult(
         title=scenario.title,
         members=tuple(m.name for m in members),
@@ -420,7 +422,7 @@ def _solve(
         throughput=throughput,
         share_within_goal=share,
         cpu_per_transaction=np.where(thrashing[None, :], np.nan, cpu_demand),
-        cpu_busy=throughput * cpu_demand / np.array([m.logical_cps for m in members])[:, None],
+        cpu_busy=cpu_busy["utilization"],
         breakdown=breakdown,
         delayed_fraction={
             f"{p.member}→{p.cf}": np.where(thrashing, np.nan, d)
