@@ -11,12 +11,11 @@ from qmodel.cli.common import (
     CATALOGUE_OPTION,
     FORMAT_OPTION,
     parse_assignments,
-    parse_list,
     parse_list_assignments,
-    split_range,
 )
 from qmodel.errors import InputError
 from qmodel.output import render
+from qmodel.units import parse_list, split_range
 
 
 def _symbol_units(entry) -> dict[str, str]:

@@ -5,12 +5,11 @@ Only click is imported here: the quick path pays for nothing else.
 
 from __future__ import annotations
 
-import re
-
 import click
 
 from qmodel.errors import InputError, QmodelError
 from qmodel.output import FORMATS
+from qmodel.units import parse_list
 
 FORMAT_OPTION = click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
@@ -81,39 +80,6 @@ def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what:
     from qmodel.units import parse_value
 
     return {name: parse_value(name, text, units[name]) for name, text in _pairs(assignments, units, what)}
-
-
-def split_range(option: str, text: str) -> tuple[str, str] | None:
-    """``START..STOP`` as its two texts, or None when ``text`` is a single value."""
-    start, dots, stop = text.partition("..")
-    if not dots:
-        return None
-    if not start.strip() or not stop.strip():
-        raise InputError(option, text, "START..STOP, e.g. 1..100 or 20km..100km", reason="half a range")
-    return start, stop
-
-
-def parse_list(name: str, text: str, unit: str) -> list[float]:
-    """``20,40,70km`` as three values: a unit written on the last item applies to the bare ones.
-
-    Each item is read by :func:`qmodel.units.parse_value` (``1ms,400us``, ``80%,0.9``).
-    An item like ``000`` (from ``35,000``) is refused: a thousands separator is
-    not a list, and a decimal comma is not either (write 35000 or 1.5).
-    """
-    from qmodel.units import parse_value, split_number
-
-    items = [item.strip() for item in text.split(",")]
-    if len(items) == 1:
-        return [parse_value(name, text, unit)]
-    for item in items[1:]:
-        if re.fullmatch(r"0\d+", item) or not item:
-            raise InputError(name, text, "a list such as 20,40,70km, or one number such as 35000",
-                             reason="a comma inside a number: write 35000 (or 35K) and 1.5, not 35,000 or 1,5"
-                             if item else "an empty list item")
-    last = split_number(items[-1])
-    suffix = last[1] if last else ""
-    return [parse_value(name, item + suffix if suffix and split_number(item) and not split_number(item)[1]
-                        else item, unit) for item in items]
 
 
 def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str],

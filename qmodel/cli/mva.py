@@ -10,9 +10,10 @@ import sys
 
 import click
 
-from qmodel.cli.common import FORMAT_OPTION, split_range
+from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
 from qmodel.output import render
+from qmodel.units import split_range
 
 METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
 TABLE_ROWS = 25           # a terminal table of a long sweep shows about this many populations

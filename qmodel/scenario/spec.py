@@ -83,7 +83,7 @@ from typing import Any
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.units import UNITS, parse_value
+from qmodel.units import UNITS, parse_list, parse_value, split_range
 
 STRUCTURE_KINDS = ("lock", "cache", "list")
 SECONDARY = "secondary of "
@@ -302,54 +302,37 @@ class _Reader:
 
 
 def _distances(reader: _Reader, text: object) -> np.ndarray:
-    """A distance, a list of distances, or a range ``START..STOP`` (21 points), in m."""
-    if isinstance(text, list):
-        values = [reader.quantity({"distance": item}, "distance", "km", "") for item in text]
-    elif isinstance(text, str) and ".." in text:
-        start, _, stop = text.partition("..")
-        low = reader.quantity({"distance": start.strip()}, "distance", "km", "")
-        high = reader.quantity({"distance": stop.strip()}, "distance", "km", "")
-        if not high > low:
-            raise reader.error("distance", text, "START..STOP with STOP beyond START")
-        values = list(np.linspace(low, high, 21))
-    else:
-        values = [reader.quantity({"distance": text}, "distance", "km", "")]
-    if not values:
+    """A distance, a list of distances, or a range ``START..STOP`` (21 points), in m. A number
+    written without its unit is refused (``70`` could be km or miles); text takes the dialect of
+    :func:`parse_distances`."""
+    if isinstance(text, str):
+        return parse_distances(text, f"{reader.where}: distance")
+    items = text if isinstance(text, list) else [text]
+    if not items:
         raise reader.error("distance", "[]", "at least one distance")
-    return np.asarray(values, float)
+    values = np.array([reader.quantity({"distance": item}, "distance", "km", "") for item in items])
+    return values
 
 
 def parse_distances(text: str, where: str = "--distance", points: int = 21) -> np.ndarray:
-    """Distances typed at the terminal: ``70km``, ``20,40,70km`` or ``0..100km`` (``points`` points), m.
+    """Distances as typed: ``70km``, ``20,40,70km`` or ``0..100km`` (``points`` points), in m.
 
-    A bare number is taken in km; the unit on the last item applies to the others.
+    Lists and ranges are those of the unit dialect (:func:`qmodel.units.parse_list`,
+    :func:`qmodel.units.split_range`): a unit written on the last item applies to the bare ones,
+    and a bare number is in km.
     """
-    reader = _Reader(where)
-    unit = "km"
-    for candidate in ("km", "m"):
-        if text.strip().endswith(candidate):
-            unit = candidate
-            break
-    if ".." in text:
-        start, _, stop = text.partition("..")
-        ends = [
-            parse_value(where, item.strip() if item.strip()[-1:].isalpha() else item.strip() + unit, "km")
-            for item in (start, stop)
-        ]
-        if not ends[1] > ends[0]:
-            raise reader.error("distance", text, "START..STOP with STOP beyond START")
+    ends = split_range(where, text)
+    if ends is not None:
+        low, high = parse_list(where, ",".join(ends), "km")
+        if not high > low:
+            raise InputError(where, text, "START..STOP with STOP beyond START")
         if not 2 <= points <= MAX_DISTANCES:
             raise InputError("--points", points, f"2 to {MAX_DISTANCES:,}")
-        values = np.linspace(ends[0], ends[1], points)
+        values = np.linspace(low, high, points)
     else:
-        items = [item.strip() for item in text.split(",") if item.strip()]
-        if not items:
-            raise reader.error("distance", repr(text), "70km, 20,40,70km or 0..100km")
-        values = np.array(
-            [parse_value(where, item if item[-1:].isalpha() else item + unit, "km") for item in items]
-        )
+        values = np.array(parse_list(where, text, "km"))
     if (values < 0).any() or not np.isfinite(values).all():
-        raise reader.error("distance", text, "finite distances >= 0 km")
+        raise InputError(where, text, "finite distances >= 0 km")
     return values * UNITS["km"].to_si
 
 
