@@ -39,22 +39,14 @@ import numpy as np
 from qmodel.algorithms.fixed_point import iterate
 from qmodel.algorithms.queueing import finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
-from qmodel.catalogue.loader import get_formula
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
 from qmodel.studies.locks import lock_wait
-from qmodel.units import UNITS
 
 
 def evaluate_si(formula_id: str, **inputs: np.ndarray) -> dict[str, np.ndarray]:
-    """A catalogue entry on SI inputs, its outputs in SI (the entry's display units converted both ways)."""
-    formula = get_formula(formula_id)
-    shown = {
-        name: np.asarray(value, float) / UNITS[formula.symbols[name].unit].to_si
-        for name, value in inputs.items()
-    }
-    result = calc(formula_id, **shown)
-    return {name: value * UNITS[result.units[name]].to_si for name, value in result.outputs.items()}
+    """A catalogue entry on SI inputs, its outputs by name in SI (domains and constraints checked)."""
+    return calc(formula_id, units="si", **inputs).outputs
 
 
 @dataclass(frozen=True)
