@@ -116,16 +116,17 @@ def scenario(
 
     distances = None if distance_text is None else parse_distances(distance_text, points=points)
     result = solve_scenario(spec, distances)
-    _show(result, fmt, breakdown)
+    _show(spec, result, fmt, breakdown)
     if plot_path:
         from qmodel.plotting import plot_scenario
 
         plot_scenario(result, plot_path)
 
 
-def _show(result, fmt: str, breakdown: bool) -> None:
-    if fmt == "json":
-        render([], [], fmt, json_payload=result.to_json())
+def _show(spec, result, fmt: str, breakdown: bool) -> None:
+    if fmt == "json":  # the results, and where the scenario's values come from
+        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
+        render([], [], fmt, json_payload=payload)
         return
     records = result.records()
     if fmt == "csv":

@@ -76,9 +76,8 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -205,8 +204,6 @@ class Scenario:
     shape: int
     calibration: tuple[dict[str, str], ...] = ()
     source: str = ""
-    file: str = ""
-    notes: dict[str, Any] = field(default_factory=dict)
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -582,5 +579,4 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         shape=reader.whole(distribution, "shape", "distribution", default=1),
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),
-        file=where,
     )
