@@ -253,8 +253,9 @@ def _disk_queue(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tup
 
 def _subchannels(
     scenario: Scenario, fixed: _Fixed, throughput: np.ndarray
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Subchannel wait per transaction (M, D) and the delayed fraction per path, at throughput X (M, D).
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """Subchannel wait per transaction (M, D), and per path the delayed fraction and the requests per
+    second carried (RMF SUBCHANNEL ACTIVITY, AVG/SEC), at throughput X (M, D).
 
     Every path is one finite-source pool (its member's terminals as the sources); all paths are
     solved in one call, a row each.
@@ -273,7 +274,7 @@ def _subchannels(
     share = np.array([scenario.members[m].tpno_share for m in rows])[:, None]
     wait = np.zeros_like(throughput)
     np.add.at(wait, rows, requests * share * per_request)
-    return wait, list(np.where(holding > 0, probability, 0.0))
+    return wait, list(np.where(holding > 0, probability, 0.0)), list(carried)
 
 
 def _cpu_residence(
@@ -328,7 +329,7 @@ def _solve(
         part = fixed.at(columns)
         throughput = terminals[:, columns] / (think + current)
         cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
-        subchannel_wait, delayed = _subchannels(scenario, part, throughput)
+        subchannel_wait, delayed, path_rate = _subchannels(scenario, part, throughput)
         iosq, volumes_saturated = _disk_queue(scenario, part, throughput)
         read_queue = part.reads[:, None] * iosq
         write_queue = part.writes[:, None] * iosq
@@ -346,6 +347,7 @@ def _solve(
             saturated=saturated,
             subchannel_wait=subchannel_wait,
             delayed=delayed,
+            path_rate=path_rate,
             locks=locks,
             read_queue=read_queue,
             write_queue=write_queue,
@@ -419,6 +421,10 @@ def _solve(
         delayed_fraction={
             f"{p.member}→{p.cf}": np.where(thrashing, np.nan, d)
             for p, d in zip(scenario.paths, state["delayed"], strict=True)
+        },
+        path_rate={
+            f"{p.member}→{p.cf}": np.where(thrashing, np.nan, rate)
+            for p, rate in zip(scenario.paths, state["path_rate"], strict=True)
         },
         converted_rate=throughput * fixed.converted_rate,
         cpu_saturated=state["saturated"] & ~thrashing[None, :],

@@ -69,6 +69,28 @@ def test_subchannel_delay_stays_finite_where_an_open_queue_would_be_unstable() -
     assert np.isfinite(result.response_time).all()
 
 
+def test_a_path_carries_its_transactions_requests_and_its_background_load_below_saturation() -> None:
+    # RMF AVG/SEC on a path: X × requests per transaction + castout, while the subchannels keep up
+    # (a finite population carries a hair less than it offers: requesters waiting do not request)
+    result = solve_scenario(ENV3, np.array([0.0, 40e3]))
+    for path in ENV3.paths:
+        member = result.members.index(path.member)
+        requests = sum(
+            count for name, count in ENV3.members[member].requests.items()
+            if ENV3.structures[name].cf == path.cf
+        )
+        expected = result.throughput[member] * requests + path.background_rate
+        assert np.allclose(result.path_rate[f"{path.member}→{path.cf}"], expected, rtol=5e-3)
+
+
+def test_saturated_subchannels_carry_no_more_than_they_can_serve() -> None:
+    crowded = tuple(replace(p, subchannels=1, background_rate=p.background_rate * 5) for p in ENV3.paths)
+    result = solve_scenario(replace(ENV3, lockable_items=np.inf, paths=crowded), np.array([100e3]))
+    rate = result.path_rate["G1P2→CF1"][0]
+    offered = result.throughput[1, 0] * sum(ENV3.members[1].requests[s] for s in ("LOCK1", "GBPP"))
+    assert rate < offered + 5 * 403
+
+
 def test_the_largest_distance_keeping_the_goal_is_where_the_share_crosses_it() -> None:
     answer = max_distance(ENV2, upper=300e3)
     inside, outside = solve_scenario(ENV2, np.array([answer.distance * 0.999, answer.distance * 1.01]))\
