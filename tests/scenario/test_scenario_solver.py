@@ -70,8 +70,9 @@ def test_subchannel_delay_stays_finite_where_an_open_queue_would_be_unstable() -
 
 
 def test_a_path_carries_its_transactions_requests_and_its_background_load_below_saturation() -> None:
-    # RMF AVG/SEC on a path: X × requests per transaction + castout, while the subchannels keep up
-    # (a finite population carries a hair less than it offers: requesters waiting do not request)
+    # RMF AVG/SEC on a path: X × requests per transaction + castout, while the subchannels keep up;
+    # a finite population carries a little less than that (requesters at the path do not request:
+    # the share of the member's 100 terminals held there, under 3% with 7 subchannels)
     result = solve_scenario(ENV3, np.array([0.0, 40e3]))
     for path in ENV3.paths:
         member = result.members.index(path.member)
@@ -79,8 +80,10 @@ def test_a_path_carries_its_transactions_requests_and_its_background_load_below_
             count for name, count in ENV3.members[member].requests.items()
             if ENV3.structures[name].cf == path.cf
         )
-        expected = result.throughput[member] * requests + path.background_rate
-        assert np.allclose(result.path_rate[f"{path.member}→{path.cf}"], expected, rtol=5e-3)
+        offered = result.throughput[member] * requests + path.background_rate
+        carried = result.path_rate[f"{path.member}→{path.cf}"]
+        assert (carried <= offered).all()
+        assert (carried >= 0.97 * offered).all()
 
 
 def test_saturated_subchannels_carry_no_more_than_they_can_serve() -> None:
