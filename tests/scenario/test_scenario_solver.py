@@ -87,11 +87,12 @@ def test_a_path_carries_its_transactions_requests_and_its_background_load_below_
 
 
 def test_saturated_subchannels_carry_no_more_than_they_can_serve() -> None:
+    # one subchannel held 332 µs + one 1 ms round trip per async request at 100 km serves at most
+    # 1 / 1.332 ms = 751 requests/s, whatever the castout load offered
     crowded = tuple(replace(p, subchannels=1, background_rate=p.background_rate * 5) for p in ENV3.paths)
     result = solve_scenario(replace(ENV3, lockable_items=np.inf, paths=crowded), np.array([100e3]))
-    rate = result.path_rate["G1P2→CF1"][0]
-    offered = result.throughput[1, 0] * sum(ENV3.members[1].requests[s] for s in ("LOCK1", "GBPP"))
-    assert rate < offered + 5 * 403
+    assert result.path_rate["G1P2→CF1"][0] <= 1 / 1.332e-3
+    assert result.path_rate["G1P2→CF1"][0] > 0.9 / 1.332e-3  # and it is kept busy
 
 
 def test_the_largest_distance_keeping_the_goal_is_where_the_share_crosses_it() -> None:
