@@ -19,7 +19,8 @@ home of its formula:
 5. the closed network of terminals: each member's transactions are a class of
    ``terminals`` users with a think time, X = N / (Z + R) (the response-time
    law), the member's CPs an M/M/c station (``mmc_waiting_time``);
-6. lock contention (:func:`qmodel.studies.locks.lock_wait`): R appears on
+6. lock contention (:func:`qmodel.studies.locks.lock_wait`), every lock held
+   through the commit phase (log writes, duplexed writes): R appears on
    both sides; the fixed point is solved by :func:`qmodel.algorithms.fixed_point.iterate`,
    and where none exists the distance is flagged as thrashing, with the
    terminal load at which it begins, never given a number;
@@ -337,6 +338,7 @@ def _solve(
             part.lock_requests,
             throughput,
             current,
+            part.commit + write_queue,
             lockable,
             scenario.resolution_round_trips,
             part.round_trip,

@@ -177,4 +177,4 @@ def test_no_redispatch_wait_explains_g1p2_at_20_km_without_breaking_the_0_km_row
 
     with pytest.raises(InputError, match="no redispatch wait reaches it") as refused:
         fit_redispatch(ENV3, 0.0, {"G1P1": 0.043, "G1P2": 0.045}, 20e3, "G1P2", 0.125)
-    assert "101.9 ms" in str(refused.value)
+    assert "101.8 ms" in str(refused.value)
