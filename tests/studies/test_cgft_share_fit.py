@@ -19,7 +19,8 @@ def test_half_the_time_under_7_s_over_a_4_s_cycle_is_a_mean_of_8_33_s() -> None:
     assert float(result.mean_cgft) == pytest.approx(4 + 3 / math.log(2))
 
 
-@pytest.mark.parametrize(("limit", "share", "cycle_cost"), [(7.0, 0.5, 4.0), (15.0, 0.14, 3.0), (6.0, 0.9, 5.5)])
+@pytest.mark.parametrize(("limit", "share", "cycle_cost"),
+                         [(7.0, 0.5, 4.0), (15.0, 0.14, 3.0), (6.0, 0.9, 5.5)])
 def test_the_fitted_mean_puts_the_share_under_the_limit_again(limit: float, share: float,
                                                               cycle_cost: float) -> None:
     fitted = calc("cgft_share_fit", limit=limit, share=share, cycle_cost=cycle_cost)
