@@ -55,7 +55,8 @@ def _first_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray | Non
     STRIDE + 1 distances: every STRIDE-th distance and the last, then every distance between the
     last one meeting the goal and the first failing it. The share within the goal falls as the
     distance grows and thrashing, once begun, persists (the refinement into rounds rests on the same
-    order), so the goal fails on one stretch from some distance on, and the bracket holds its start.
+    order), so the goal fails from some distance on, and that distance lies between the last coarse
+    distance meeting the goal and the first failing it.
 
     Each distance is solved on its own (the fixed point's columns do not interact), so the answer
     and the values at it are those of one solve over the whole grid."""
