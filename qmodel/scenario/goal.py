@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.scenario.compose import _solve
+from qmodel.scenario.compose import _Fixed, _fixed_parts, _solve
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
 
@@ -42,10 +42,10 @@ class _Round(NamedTuple):
     origin: ScenarioResult  # the solve whose first column is the grid's first distance
 
 
-def _failing(scenario: Scenario, distances: np.ndarray, below: np.ndarray | None
+def _failing(scenario: Scenario, distances: np.ndarray, below: np.ndarray | None, fixed: _Fixed | None = None
              ) -> tuple[np.ndarray, ScenarioResult]:
     result = _solve(scenario, distances, 1.0, with_thrashing_load=False, max_iterations=ITERATIONS,
-                    below=below)
+                    below=below, fixed=fixed)
     meets = (result.share_within_goal >= scenario.goal_share).all(axis=0) & ~result.thrashing
     return ~meets, result
 
@@ -59,16 +59,18 @@ def _first_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray | Non
     distance meeting the goal and the first failing it.
 
     Each distance is solved on its own (the fixed point's columns do not interact), so the answer
-    and the values at it are those of one solve over the whole grid."""
+    and the values at it are those of one solve over the whole grid. The load-free parts are computed
+    once for the whole grid (their cost is per call, hardly per distance) and shared by both solves."""
+    fixed = _fixed_parts(scenario, grid)
     coarse = np.minimum(np.arange(0, grid.size + STRIDE - 1, STRIDE), grid.size - 1)  # 0, 8, ..., 56, 63
-    failing, result = _failing(scenario, grid[coarse], below)
+    failing, result = _failing(scenario, grid[coarse], below, fixed.at(coarse))
     if not failing.any():
         return _Round(None, result, coarse, result)
     place = int(np.argmax(failing))
     if place == 0:
         return _Round(0, result, coarse, result)
     columns = np.arange(coarse[place - 1], coarse[place] + 1)
-    failing, fine = _failing(scenario, grid[columns], below)
+    failing, fine = _failing(scenario, grid[columns], below, fixed.at(columns))
     return _Round(int(columns[np.argmax(failing)]), fine, columns, result)
 
 
