@@ -83,7 +83,7 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                    "subchannels": "1", "metro_mirror": "text"},
                   {"response_time": "ms", "share_within_goal": "ratio", "throughput": "1/s",
                    "transactions": "1", "cpu_of_one_cp": "ratio", "cpu_busy": "ratio",
-                   "delayed_fraction": "ratio", "converted": "1", "propagation": "ms"},
+                   "delayed_fraction": "ratio", "path_rate": "1/s", "converted": "1", "propagation": "ms"},
                   "A shipped scenario solved at one distance: one member's (or all members') results",
                   defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", ""))),
     ModelFunction("burst_suspension", "model", replication.burst_suspension,

@@ -45,8 +45,9 @@ def scenario_quantity(
     """Outputs of a shipped scenario at ``distance`` (m) for ``member`` (or "all"), SI units.
 
     ``transactions`` = throughput × ``interval`` (s); ``cpu_of_one_cp`` the member's CPU as a fraction
-    of one CP (RMF APPL%); ``delayed_fraction`` on the member's path to ``cf``; ``converted``
-    requests converted to async over the interval; ``propagation`` the part every transaction pays.
+    of one CP (RMF APPL%); ``delayed_fraction`` and ``path_rate`` (CF requests per second, all work)
+    on the member's path to ``cf``; ``converted`` requests converted to async over the interval;
+    ``propagation`` the part every transaction pays.
     ``subchannels`` (if not 0) replaces every path's; ``metro_mirror`` "on"/"off" overrides the file's.
     """
     result = _solved(scenario, float(distance), int(subchannels), metro_mirror)
@@ -76,6 +77,7 @@ def scenario_quantity(
     values["transactions"] = values["throughput"] * interval
     values["converted"] = values["converted"] * interval
     path = f"{member}→{cf}"
+    values["path_rate"] = result.path_rate[path][0] if path in result.path_rate else np.nan
     values["delayed_fraction"] = (
         result.delayed_fraction[path][0] if path in result.delayed_fraction else np.nan
     )

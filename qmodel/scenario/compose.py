@@ -19,7 +19,8 @@ home of its formula:
 5. the closed network of terminals: each member's transactions are a class of
    ``terminals`` users with a think time, X = N / (Z + R) (the response-time
    law), the member's CPs an M/M/c station (``mmc_waiting_time``);
-6. lock contention (:func:`qmodel.studies.locks.lock_wait`): R appears on
+6. lock contention (:func:`qmodel.studies.locks.lock_wait`), every lock held
+   through the commit phase (log writes, duplexed writes): R appears on
    both sides; the fixed point is solved by :func:`qmodel.algorithms.fixed_point.iterate`,
    and where none exists the distance is flagged as thrashing, with the
    terminal load at which it begins, never given a number;
@@ -253,8 +254,9 @@ def _disk_queue(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tup
 
 def _subchannels(
     scenario: Scenario, fixed: _Fixed, throughput: np.ndarray
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Subchannel wait per transaction (M, D) and the delayed fraction per path, at throughput X (M, D).
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """Subchannel wait per transaction (M, D), and per path the delayed fraction and the requests per
+    second carried (RMF SUBCHANNEL ACTIVITY, AVG/SEC), at throughput X (M, D).
 
     Every path is one finite-source pool (its member's terminals as the sources); all paths are
     solved in one call, a row each.
@@ -273,7 +275,7 @@ def _subchannels(
     share = np.array([scenario.members[m].tpno_share for m in rows])[:, None]
     wait = np.zeros_like(throughput)
     np.add.at(wait, rows, requests * share * per_request)
-    return wait, list(np.where(holding > 0, probability, 0.0))
+    return wait, list(np.where(holding > 0, probability, 0.0)), list(carried)
 
 
 def _cpu_residence(
@@ -330,7 +332,7 @@ def _solve(
         part = fixed.at(columns)
         throughput = terminals[:, columns] / (think + current)
         cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
-        subchannel_wait, delayed = _subchannels(scenario, part, throughput)
+        subchannel_wait, delayed, path_rate = _subchannels(scenario, part, throughput)
         iosq, volumes_saturated = _disk_queue(scenario, part, throughput)
         read_queue = part.reads[:, None] * iosq
         write_queue = part.writes[:, None] * iosq
@@ -338,6 +340,7 @@ def _solve(
             part.lock_requests,
             throughput,
             current,
+            part.commit + write_queue,
             lockable,
             scenario.resolution_round_trips,
             part.round_trip,
@@ -348,6 +351,7 @@ def _solve(
             saturated=saturated,
             subchannel_wait=subchannel_wait,
             delayed=delayed,
+            path_rate=path_rate,
             locks=locks,
             read_queue=read_queue,
             write_queue=write_queue,
@@ -421,6 +425,10 @@ def _solve(
         delayed_fraction={
             f"{p.member}→{p.cf}": np.where(thrashing, np.nan, d)
             for p, d in zip(scenario.paths, state["delayed"], strict=True)
+        },
+        path_rate={
+            f"{p.member}→{p.cf}": np.where(thrashing, np.nan, rate)
+            for p, rate in zip(scenario.paths, state["path_rate"], strict=True)
         },
         converted_rate=throughput * fixed.converted_rate,
         cpu_saturated=state["saturated"] & ~thrashing[None, :],

@@ -39,6 +39,7 @@ class ScenarioResult:
     cpu_busy: np.ndarray  # fraction of the member's logical CPs
     breakdown: dict[str, np.ndarray]  # component → s per transaction
     delayed_fraction: dict[str, np.ndarray]  # "member→CF" → (D,) share of requests delayed for a subchannel
+    path_rate: dict[str, np.ndarray]  # "member→CF" → (D,) CF requests per second on the path (all work)
     converted_rate: np.ndarray  # CF requests converted to async, per second
     cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
     thrashing: np.ndarray  # (D,) bool: no response time exists (lock contention, or saturated volumes)
@@ -126,13 +127,16 @@ class ScenarioResult:
         return record
 
     def to_json(self) -> dict[str, object]:
-        """The records, the delayed fractions, thrashing loads and the goal, as plain JSON values."""
+        """The records, delayed fractions, path request rates, thrashing loads and goal, as JSON values."""
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
             "results": self.records(),
             "delayed_for_subchannel_pct": {
                 path: [_number(v * 100) for v in values] for path, values in self.delayed_fraction.items()
+            },
+            "path_requests_per_s": {
+                path: [_number(v) for v in values] for path, values in self.path_rate.items()
             },
             "thrashing_from_terminals": [_number(v) for v in self.thrashing_terminals],
         }

@@ -1,0 +1,46 @@
+"""Lock contention (qmodel.studies.locks): Tay's mean-value model with locks held through the commit."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from qmodel.studies.locks import lock_wait
+
+NO_DISTANCE = np.zeros((2, 2, 1))
+
+
+def wait(response: float, commit: float, lockable: float = 1000.0) -> np.ndarray:
+    return lock_wait(
+        np.array([50.0, 50.0]),
+        np.array([[10.0], [10.0]]),
+        np.full((2, 1), response),
+        np.full((2, 1), commit),
+        lockable,
+        2,
+        NO_DISTANCE,
+    )
+
+
+def test_without_a_commit_phase_it_is_tays_model() -> None:
+    # Tay, Goodman and Suri 1985: k · Σ_j (X_j k R / 2) / L · R / 3 for locks taken uniformly over R
+    response = 0.040
+    expected = 50 * 2 * (10 * 50 * response / 2) / 1000 * response / 3
+    assert np.allclose(wait(response, 0.0), expected)
+
+
+def test_a_transaction_that_is_all_commit_holds_every_lock_for_its_whole_response() -> None:
+    # all k locks held for R: X k R held, residual R / 2 of a fixed holding time
+    response = 0.040
+    expected = 50 * 2 * (10 * 50 * response) / 1000 * response / 2
+    assert np.allclose(wait(response, response), expected)
+
+
+@given(st.floats(0.005, 0.5), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_a_longer_commit_at_the_same_response_time_means_longer_waits(response, share, more) -> None:
+    # the study, Environment 2: "the longer the update takes, the longer the locks will be kept"
+    shorter, longer = sorted((share, min(1.0, share + more)))
+    assert (wait(response, longer * response) >= wait(response, shorter * response) * (1 - 1e-12)).all()
+
+
+def test_no_lockable_limit_means_no_contention() -> None:
+    assert (wait(0.040, 0.010, np.inf) == 0).all()
