@@ -309,14 +309,16 @@ def _solve(
     with_thrashing_load: bool,
     max_iterations: int = 2000,
     below: np.ndarray | None = None,
+    fixed: _Fixed | None = None,
 ) -> ScenarioResult:
     """The scenario with every member's terminal population scaled by ``load`` (per distance).
 
     ``below``, response times (M, 1) known to lie below the answer (those at a shorter distance),
-    start the fixed point nearer its end.
+    start the fixed point nearer its end. ``fixed``, the load-free parts at ``distances`` where the
+    caller already has them (``_fixed_parts(...).at(columns)``), saves computing them again.
     """
     members = scenario.members
-    fixed = _fixed_parts(scenario, distances)
+    fixed = _fixed_parts(scenario, distances) if fixed is None else fixed
     terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
         load, distances.shape
     )
