@@ -38,13 +38,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from qmodel.errors import InputError
+from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
 Progress = Callable[[int, int], None]
 
-MEMORY_LIMIT = 2e9          # bytes: a request needing more is refused before it starts
-TIME_LIMIT = 60.0           # seconds (estimated): likewise
 LATTICE_RATE = 2e8          # multiply-adds per second of the vectorised lattice (measured, with margin)
 SWEEP_RATE = 5e8            # multiply-adds per second of the compiled single-class recursion
 CHUNK = 4096                # populations per compiled call between progress reports
@@ -235,29 +233,6 @@ def estimate_lattice(net: Network, populations: np.ndarray) -> tuple[float, floa
               + 24 * width * n_classes * stations)
     work = table.subsets * points * n_classes * (stations + table.coefficient.size)
     return memory, work / LATTICE_RATE
-
-
-def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> None:
-    """An InputError with the estimate, before any work, where memory or time exceed the limits."""
-    if memory > MEMORY_LIMIT or seconds > TIME_LIMIT:
-        raise InputError(what, f"about {_size(memory)} and {_duration(seconds)}",
-                         f"at most {_size(MEMORY_LIMIT)} and {_duration(TIME_LIMIT)}: {way_out}",
-                         reason="too large to compute")
-
-
-def _size(memory: float) -> str:
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
-        if memory >= scale:
-            return f"{memory / scale:.3g} {unit}"
-    return f"{memory / 1e3:.3g} KB"
-
-
-def _duration(seconds: float) -> str:
-    if seconds >= 3600 * 24 * 365:
-        return f"{seconds / (3600 * 24 * 365):.3g} years"
-    if seconds >= 3600:
-        return f"{seconds / 3600:.3g} hours"
-    return f"{seconds / 60:.3g} min" if seconds >= 60 else f"{seconds:.3g} s"
 
 
 def lattice(net: Network, populations: np.ndarray, progress: Progress | None = None) -> Point:

@@ -40,6 +40,7 @@ import numpy as np
 from qmodel.algorithms.fixed_point import iterate
 from qmodel.algorithms.queueing import finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
+from qmodel.limits import refuse_too_large
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
 from qmodel.studies.locks import lock_wait
@@ -317,6 +318,7 @@ def _solve(
     start the fixed point nearer its end. ``fixed``, the load-free parts at ``distances`` where the
     caller already has them (``_fixed_parts(...).at(columns)``), saves computing them again.
     """
+    _refuse_huge(scenario, distances.size, max_iterations, with_thrashing_load)
     members = scenario.members
     fixed = _fixed_parts(scenario, distances) if fixed is None else fixed
     terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
@@ -443,6 +445,26 @@ def _solve(
 
 _LOAD_STEPS = 10  # the load to 1/1,024 of the terminals: under one terminal of 200
 _LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts as no fixed point
+_BYTES_PER_STATE = 64  # the finite-source queue keeps about eight float arrays over its states
+_SECONDS_PER_STATE = 1e-8  # one state of one path at one distance, one evaluation (measured ~9.6 ns)
+
+
+def _refuse_huge(scenario: Scenario, distances: int, max_iterations: int, with_thrashing_load: bool) -> None:
+    """Refuse, before any work, a solve whose subchannel queues would need too much memory or time.
+
+    Each path's finite-source queue has one state per terminal of its member (K + 1), at every
+    distance, in every evaluation of the fixed point: at most ``max_iterations`` of them, and the
+    thrashing-load search's on top where a distance thrashes."""
+    terminals = {m.name: m.terminals for m in scenario.members}
+    states = distances * sum(terminals[path.member] + 1 for path in scenario.paths)
+    evaluations = max_iterations + (_LOAD_STEPS * _LOAD_ITERATIONS if with_thrashing_load else 0)
+    largest = max(terminals.values())
+    refuse_too_large(
+        states * _BYTES_PER_STATE,
+        states * evaluations * _SECONDS_PER_STATE,
+        f"{largest:,} terminals per member at {distances:,} distance(s)",
+        "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer distances",
+    )
 
 
 def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:

@@ -178,3 +178,12 @@ def test_no_redispatch_wait_explains_g1p2_at_20_km_without_breaking_the_0_km_row
     with pytest.raises(InputError, match="no redispatch wait reaches it") as refused:
         fit_redispatch(ENV3, 0.0, {"G1P1": 0.043, "G1P2": 0.045}, 20e3, "G1P2", 0.125)
     assert "101.8 ms" in str(refused.value)
+
+
+def test_a_huge_terminal_population_is_refused_before_any_work_with_its_estimate() -> None:
+    from qmodel.errors import InputError
+
+    crowd = replace(ENV2, members=tuple(replace(m, terminals=10**9) for m in ENV2.members))
+    with pytest.raises(InputError, match=r"about \d.* GB and .*fewer terminals per member") as refused:
+        solve_scenario(crowd, np.array([20e3]))
+    assert "1,000,000,000 terminals per member" in str(refused.value)
