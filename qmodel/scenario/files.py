@@ -27,5 +27,8 @@ def resolve_scenario(name: str) -> Path:
     if path.is_file():
         return path
     raise InputError(
-        "scenario", name, "a scenario file or one of " + ", ".join(sorted(shipped)), reason="no such file"
+        "scenario",
+        name,
+        "a scenario file or one of " + ", ".join(sorted(shipped)),
+        reason="a directory" if path.is_dir() else "no such file",
     )

@@ -82,7 +82,7 @@ from pathlib import Path
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.units import UNITS, parse_list, parse_value, split_range
+from qmodel.units import UNITS, parse_list, parse_value, split_number, split_range
 
 STRUCTURE_KINDS = ("lock", "cache", "list")
 SECONDARY = "secondary of "
@@ -212,6 +212,26 @@ class Scenario:
         return next(p for p in self.paths if p.member == member and p.cf == cf)
 
 
+
+
+def _shown(value: object, key: str) -> str:
+    """A value as a message shows it: a table by its name ([key] table), not its contents cut short."""
+    if isinstance(value, dict):
+        return f"a [{key}] table"
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return f"[[{key}]] tables"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+def _bare_nonzero(text: object) -> bool:
+    """A number without its unit, 8.8 or "8.8", other than 0 (the same in every unit)."""
+    if isinstance(text, bool):
+        return False
+    if isinstance(text, (int, float)):
+        return text != 0
+    split = split_number(text) if isinstance(text, str) else None
+    return split is not None and not split[1] and float(split[0]) != 0
+
 class _Reader:
     """Reads values out of the parsed TOML, naming the key of anything wrong."""
 
@@ -224,7 +244,7 @@ class _Reader:
     def table(self, data: dict, key: str, *, required: bool = True) -> dict:
         value = data.get(key, {} if not required else None)
         if not isinstance(value, dict):
-            raise self.error(key, "missing" if value is None else repr(value), f"a [{key}] table")
+            raise self.error(key, "missing" if value is None else _shown(value, key), f"a [{key}] table")
         return value
 
     def tables(self, data: dict, key: str) -> list[dict]:
@@ -232,7 +252,7 @@ class _Reader:
         if value is None:
             raise self.error(key, "missing", f"at least one [[{key}]] table")
         if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
-            raise self.error(key, repr(value)[:60], f"[[{key}]] tables (double brackets), one per {key}")
+            raise self.error(key, _shown(value, key), f"[[{key}]] tables (double brackets), one per {key}")
         return value
 
     def known(self, table: dict, allowed: set[str], key: str) -> None:
@@ -240,7 +260,7 @@ class _Reader:
         if unknown:
             raise self.error(
                 f"{key}.{unknown[0]}",
-                repr(table[unknown[0]])[:60],
+                _shown(table[unknown[0]], unknown[0]),
                 ", ".join(sorted(allowed)),
                 reason="unknown key",
             )
@@ -261,12 +281,7 @@ class _Reader:
         label = f"{name}.{key}" if name else key
         if text is None:
             raise self.error(label, "missing", f"a value in {unit}")
-        if (
-            UNITS[unit].dimension not in ("count", "ratio", "rate")
-            and isinstance(text, (int, float))
-            and not isinstance(text, bool)
-            and text != 0
-        ):
+        if UNITS[unit].dimension not in ("count", "ratio", "rate") and _bare_nonzero(text):
             raise self.error(
                 label,
                 text,
@@ -275,7 +290,8 @@ class _Reader:
             )
         value = parse_value(label, text, unit) * UNITS[unit].to_si
         if not np.isfinite(value) or value < lower or (strict and value == lower):
-            raise self.error(label, text, f"{'>' if strict else '>='} {lower:g} {unit}")
+            shown_unit = "" if unit == "1" else f" {unit}"
+            raise self.error(label, text, f"{'>' if strict else '>='} {lower:g}{shown_unit}")
         return value
 
     def whole(self, table: dict, key: str, name: str, *, default: int | None = None, lower: int = 1) -> int:
@@ -339,13 +355,18 @@ def load_scenario(path: str | Path) -> Scenario:
 
     path = Path(path)
     if not path.is_file():
-        raise InputError("scenario", str(path), "an existing scenario file (.toml)", reason="no such file")
+        reason = "a directory" if path.is_dir() else "no such file"
+        raise InputError("scenario", str(path), "an existing scenario file (.toml)", reason=reason)
     try:
         data = read_toml(path)
     except UnicodeDecodeError:
         raise InputError("scenario", str(path), "a UTF-8 TOML file", reason="not UTF-8") from None
     except CatalogueError as error:
-        raise InputError("scenario", str(path), "a TOML file", reason=str(error)) from None
+        hint = ""
+        if "Cannot overwrite a value" in str(error) or "Cannot declare" in str(error):
+            hint = ("; members, CFs and paths are written [[member]], [[cf]], [[path]] (double brackets), "
+                    "one per item, never [member] as well")
+        raise InputError("scenario", str(path), "a TOML file", reason=f"{error}{hint}") from None
     return scenario_from_dict(data, path.name)
 
 
@@ -360,7 +381,10 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         or not all(isinstance(s, str) for s in sites)
         or len(set(sites)) != len(sites)
     ):
-        raise reader.error("sites", repr(sites), 'a list of distinct site names, e.g. ["site1", "site2"]')
+        raise reader.error(
+            "sites", "missing" if sites is None else _shown(sites, "sites"),
+            'a list of distinct site names, e.g. ["site1", "site2"]',
+        )
     if len(sites) > 2:
         raise reader.error("sites", repr(sites), "one or two sites (the distance is between two)")
     distances = _distances(reader, data.get("distance", "0km"))

@@ -31,6 +31,7 @@ def test_values_are_read_in_si_units() -> None:
 
 @pytest.mark.parametrize(("old", "new", "key"), [
     ('think_time = "8.7909s"', "think_time = 8.7909", "think_time"),                 # units missing
+    ('think_time = "8.7909s"', 'think_time = "8.7909"', "think_time"),               # quoted, units missing
     ('distance = ["0km", "20km", "40km", "70km", "100km"]', 'distance = "-20km"', "distance"),
     ('member = "G1P2"\ncf = "CF1"', 'member = "G1P3"\ncf = "CF1"', "member"),         # missing member
     ("requests = { LOCK1 = 54.40,", "requests = { LOCK9 = 54.40,", "LOCK9"),          # unknown structure
