@@ -35,5 +35,10 @@ def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: b
 
     results = run_casebooks(list(casebooks))
     report(results, fmt)
-    failed = any(not r.explained or (strict and r.verdict == "miss") for r in results)
-    ctx.exit(1 if failed else 0)
+    unexplained = sum(not r.explained for r in results)
+    misses = sum(r.verdict == "miss" for r in results)
+    if unexplained:
+        click.echo(f"failed: {unexplained} case(s) unexplained or refused by the model", err=True)
+    elif strict and misses:
+        click.echo(f"failed (--strict): {misses} miss(es), explained but not within tolerance", err=True)
+    ctx.exit(1 if unexplained or (strict and misses) else 0)

@@ -51,6 +51,11 @@ R, column = K }`` the value in column K; blank cells ("") leave the column
 out of the rule. A rule calibrated at a column makes its other cases depend on
 that column's case.
 
+Where a fitted value reaches the other cases outside their inputs (a scenario
+file holds it, fitted on a calibrated row), the dependency is declared: ``uses =
+["e2e-env3-g1p1-response-70km", ...]`` on a case, a rule or a whole table (for
+all its rules) names the calibrated cases whose fits its cases rest on.
+
 Quantities name a catalogue entry or a function of :mod:`qmodel.registry`;
 nothing else is imported or run: a case naming anything else is refused when
 the casebook loads. Inputs are written in qmodel's unit dialect (``"70km"``,
@@ -71,10 +76,10 @@ from qmodel.tomlread import read_toml
 from qmodel.units import UNITS
 
 _CASE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "note", "slip",
-              "recomputed", "inconsistent", "calibrated"}
-_TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note"}
+              "recomputed", "inconsistent", "calibrated", "uses"}
+_TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note", "uses"}
 _RULE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "columns", "once", "note",
-              "slip", "recomputed", "inconsistent", "calibrated"}
+              "slip", "recomputed", "inconsistent", "calibrated", "uses"}
 _PER_KEY = ("note", "slip", "recomputed", "inconsistent", "calibrated")
 
 
@@ -178,6 +183,10 @@ def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str
         raise CatalogueError(f"{where}: unit {unit!r} is not a {UNITS[default_unit].dimension} unit "
                              f"like the output's {default_unit!r}")
     inputs = dict(table.get("inputs", {}))
+    declared = table.get("uses", [])
+    if not isinstance(declared, list) or not all(isinstance(other, str) for other in declared):
+        raise CatalogueError(f"{where}: uses must be a list of case ids")
+    uses_rows = tuple(dict.fromkeys(other for other in (*uses_rows, *declared) if other != case_id))
     return Case(
         casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
         inputs=inputs, paper=_paper(table["paper"], where) if "paper" in table else FITTED, unit=unit,
@@ -269,7 +278,8 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
         inputs = {name: _resolve(table, value, key, where) for name, value in rule.get("inputs", {}).items()}
         case_id = f"{table['id']}-{rule['id']}" + (f"-{key}" if key else "")
         case: dict[str, Any] = {"id": case_id, "quantity": rule["quantity"], "inputs": inputs,
-                                "tolerance": rule["tolerance"]}
+                                "tolerance": rule["tolerance"],
+                                "uses": [*table.get("uses", []), *rule.get("uses", [])]}
         if paper_row:
             case["paper"] = _raw(table, paper_row, _column_of(table, paper_ref, key, where), where)
         elif paper_ref is not None:

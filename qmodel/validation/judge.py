@@ -138,9 +138,9 @@ def judge_all(cases: list[Case]) -> list[CaseResult]:
 
     for case in cases:
         evaluate(case)
-    dependents: dict[str, list[str]] = {}
+    dependents: dict[str, list[str]] = {}  # the predictions resting on each case: calibrated rows are not
     for case in cases:
-        for other in case.depends_on:
+        for other in case.depends_on if not case.calibrated else ():
             dependents.setdefault(other, []).append(case.id)
     results = []
     for case in cases:

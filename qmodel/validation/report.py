@@ -28,8 +28,9 @@ LEGEND = (
     ("miss", "the model does not reproduce the printed value; each miss is explained below"),
 )
 DEVIATION_NOTE = ("deviation = model − paper: in % of the paper value where the tolerance is relative, "
-                  "in the quantity's unit where it is absolute; 0 when the model falls inside a printed "
-                  "range. A calibration lists the cases that use its fitted value.")
+                  "in the quantity's unit where it is absolute (pt: percentage points, for quantities "
+                  "that are themselves in %); 0 when the model falls inside a printed range. A "
+                  "calibration lists the cases that use its fitted value.")
 FIELDS = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict", "tolerance",
           "explained", "citation", "remark", "predicts", "uses")
 
@@ -59,10 +60,16 @@ def deviation_text(result: CaseResult) -> str:
     case = result.case
     if case.relative:
         return f"{_signed(result.deviation * 100, 2)}%"
-    if case.tolerance > 0:
-        decimals = _decimals(case.tolerance)
-        return _with_unit(_signed(result.deviation, decimals), case.unit)
-    return _with_unit("0" if result.deviation == 0 else f"{result.deviation:+.4g}", case.unit)
+    if case.tolerance > 0:  # one decimal finer than the tolerance: +2.5 against ±3 is not "+3"
+        decimals = _decimals(case.tolerance) + 1
+        return _absolute(_signed(result.deviation, decimals), case.unit)
+    return _absolute("0" if result.deviation == 0 else f"{result.deviation:+.4g}", case.unit)
+
+
+def _absolute(text: str, unit: str) -> str:
+    """An absolute deviation or tolerance: a difference of percentages is in points (pt), so it never
+    reads like a relative deviation in %."""
+    return f"{text} pt" if unit == "%" else _with_unit(text, unit)
 
 
 def tolerance_text(result: CaseResult) -> str:
@@ -74,7 +81,7 @@ def tolerance_text(result: CaseResult) -> str:
         return "in range" if case.paper[0] != case.paper[1] else "exact"
     if case.relative:
         return f"±{case.tolerance * 100:g}%"
-    return _with_unit(f"±{case.tolerance:g}", case.unit)
+    return _absolute(f"±{case.tolerance:g}", case.unit)
 
 
 def paper_text(result: CaseResult) -> str:
@@ -192,11 +199,11 @@ def _explanations(page: _Page, results: list[CaseResult]) -> None:
         page.lines.append("Calibrations (fitted on the row named; predicting the cases listed)")
         fits = {r.case.id for r in calibrations}
         for r in calibrations:
-            fitted_by = [i for i in r.case.uses_values if i in fits]
+            fitted_by = [i for i in r.case.depends_on if i in fits]
             if r.predicts:
                 predicts = f"predicts {len(r.predicts)}: {', '.join(r.predicts)}"
             elif fitted_by:
-                predicts = f"the row {', '.join(fitted_by)} is fitted on"
+                predicts = f"given back by the fit of {', '.join(fitted_by)}: not a prediction"
             else:
                 predicts = "UNTESTED: no other case uses this fitted value"
             page.text(f"{r.case.id}: {r.remark} — {predicts}", indent=2, hanging=2)

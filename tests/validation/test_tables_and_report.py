@@ -173,6 +173,31 @@ def test_validate_exits_0_for_an_explained_miss_and_1_with_strict(tmp_path) -> N
     assert CliRunner().invoke(cli, ["validate", str(path), "--strict"]).exit_code == 1
 
 
+def test_strict_says_on_stderr_why_it_failed(tmp_path) -> None:
+    path = casebook(tmp_path, '[[case]]\nid = "c"\nquantity = "littles_law.number_in_system"\n'
+                              'citation = "§1"\ninputs = { throughput = 1000, response_time = "5s" }\n'
+                              'paper = 9000\ntolerance = { relative = 0.01 }\n'
+                              'note = "the model leaves out the queue: 5000 vs 9000"\n')
+    result = CliRunner().invoke(cli, ["validate", str(path), "--strict"])
+    assert "failed (--strict): 1 miss(es)" in result.stderr
+
+
+def test_a_difference_of_percentages_is_in_points_one_decimal_finer_than_its_tolerance(tmp_path) -> None:
+    results = results_of(tmp_path, TABLE + '''
+[[case]]
+id = "share"
+quantity = "share_within_goal.share"
+citation = "§1"
+inputs = { goal = "125ms", mean_response = "60ms", fixed_part = "0ms", shape = 1 }
+paper = 85
+unit = "%"
+tolerance = { absolute = 3 }
+''')
+    assert deviation_text(results["share"]).endswith(" pt")
+    assert tolerance_text(results["share"]) == "±3 pt"
+    assert deviation_text(results["share"]).partition(".")[2].removesuffix(" pt").isdigit()
+
+
 def test_csv_and_json_carry_the_same_fields(tmp_path) -> None:
     path = str(casebook(tmp_path, TABLE))
     table = CliRunner().invoke(cli, ["validate", path, "--format", "csv"]).output
