@@ -106,6 +106,16 @@ def record(result: CaseResult) -> dict[str, Any]:
             "uses": " ".join(case.depends_on)}
 
 
+def _json_values(result: CaseResult) -> dict[str, Any]:
+    """The same fields as numbers for JSON: paper (a number, [low, high] for a printed range, null
+    for a fitted row), model (null where the model gives none), predicts and uses as lists."""
+    low, high = result.case.paper
+    paper = None if math.isnan(low) else (low if low == high else [low, high])
+    model = None if math.isnan(result.computed) else float(result.computed)
+    return {"paper": paper, "model": model, "predicts": list(result.predicts),
+            "uses": list(result.case.depends_on)}
+
+
 def totals(results: list[CaseResult]) -> dict[str, int]:
     return {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
 
@@ -233,7 +243,8 @@ def report(results: list[CaseResult], fmt: str) -> None:
         render(FIELDS, [[rec[name] for name in FIELDS] for rec in records], fmt)
         return
     if fmt == "json":
-        render(FIELDS, [], fmt, json_payload={"cases": records, "totals": totals(results),
+        cases = [{**rec, **_json_values(r)} for rec, r in zip(records, results, strict=True)]
+        render(FIELDS, [], fmt, json_payload={"cases": cases, "totals": totals(results),
                                               "summary": summary_sentence(results)})
         return
     width = max(60, min(make_console().size.width, 120))
