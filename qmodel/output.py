@@ -3,9 +3,11 @@
 Tables fit the terminal without ever breaking a number across lines. When the
 columns do not fit side by side, the layout gives way in this order:
 
-1. fold: the columns are split over several tables, each repeating the first
-   (the row's label) so every table can be read on its own;
-2. records: one block per row, a "column | value" table each;
+1. fold: the columns are split over several tables, each repeating the key
+   columns (those that identify a row: the first, and the text columns after
+   it that are needed to tell the rows apart) so every table can be read on its own;
+2. records: one block per row, a "column | value" table each, when the key
+   columns and any one other column do not fit side by side;
 3. truncate: text labels are cut short with "…"; numbers never are.
 
 The width is the terminal's, also when the output is piped (from ``COLUMNS``,
@@ -102,11 +104,14 @@ def render(
     title: str = "",
     caption: str = "",
     json_payload: Any = None,
+    keys: int | None = None,
 ) -> None:
     """Print ``rows`` under ``columns`` in the chosen format to standard output.
 
     ``json_payload`` replaces the default JSON (a list of row objects) where a
-    command has a richer structure to give.
+    command has a richer structure to give. ``keys`` is how many leading
+    columns identify a row (a folded table repeats them in every part); by
+    default :func:`key_columns` infers it.
     """
     if fmt == "json":
         import json
@@ -123,7 +128,7 @@ def render(
         writer.writerow(columns)
         writer.writerows([[csv_number(v) for v in row] for row in rows])
     else:
-        print_table(columns, rows, title=title, caption=caption)
+        print_table(columns, rows, title=title, caption=caption, keys=keys)
 
 
 def _is_number(value: Any) -> bool:
@@ -149,22 +154,36 @@ def _fits(widths: Sequence[int], width: int) -> bool:
     return sum(widths) + _PER_COLUMN * len(widths) + _PER_TABLE <= width
 
 
-def _fold(least: list[int], width: int) -> list[list[int]] | None:
-    """Column indices per table, each table led by column 0; None if a column fits no table."""
+def key_columns(rows: Sequence[Sequence[Any]]) -> int:
+    """How many leading columns identify a row: the first, then each text column after it
+    while rows still share the values of the key columns so far (distance, member)."""
+    width = min((len(row) for row in rows), default=0)
+    keys = 1
+    while keys < width and len({tuple(row[:keys]) for row in rows}) < len(rows) and not any(
+            _is_number(row[keys]) for row in rows):
+        keys += 1
+    return keys
+
+
+def _fold(least: list[int], width: int, keys: int) -> list[list[int]] | None:
+    """Column indices per table, each led by the ``keys`` key columns; None if the keys and some
+    other column do not fit side by side."""
+    leading = list(range(keys))
     groups: list[list[int]] = []
-    for index in range(1, len(least)):
-        if not _fits([least[0], least[index]], width):
+    for index in range(keys, len(least)):
+        if not _fits([least[i] for i in leading] + [least[index]], width):
             return None
         if groups and _fits([least[i] for i in groups[-1]] + [least[index]], width):
             groups[-1].append(index)
         else:
-            groups.append([0, index])
-    return groups
+            groups.append([*leading, index])
+    return groups or None
 
 
 def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "",
-                caption: str = "", width: int | None = None) -> None:
-    """A rich table that fits ``width`` (default: the terminal's) and never breaks a number."""
+                caption: str = "", width: int | None = None, keys: int | None = None) -> None:
+    """A rich table that fits ``width`` (default: the terminal's) and never breaks a number; a
+    folded part repeats the ``keys`` leading columns (default: :func:`key_columns`)."""
     width = width or terminal_width()
     out = console(width=width)
     cells = [[format_number(value) for value in row] for row in rows]
@@ -173,7 +192,8 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
     if _fits(least, width) or len(columns) < 2:
         out.print(_table(columns, cells, numbers, range(len(columns)), title, caption, width))
         return
-    groups = _fold(least, width)
+    keys = min(key_columns(rows) if keys is None else max(keys, 1), len(columns))
+    groups = _fold(least, width, keys)
     if groups is not None:
         for place, group in enumerate(groups, start=1):
             part = f"{title} ({place} of {len(groups)})" if title else f"({place} of {len(groups)})"
@@ -191,7 +211,8 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
     if title:
         out.print(title)
     for index, (row, kinds) in enumerate(zip(cells, numbers, strict=True), start=1):
-        label = f"{names[0]} {row[0]}" if row else f"row {index}"
+        label = ", ".join(f"{name} {value}" for name, value in zip(names[:keys], row[:keys], strict=True)) \
+            if row else f"row {index}"
         record_cells = [[name, value] for name, value in zip(names, row, strict=True)]
         record_numbers = [[False, kind] for kind in kinds]
         for pair, kind in zip(record_cells, record_numbers, strict=True):

@@ -134,7 +134,7 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
     }
     if notes:
         payload["notes"] = notes
-    render(["kind", "name", "value", "unit"], rows, fmt, title=entry.title, json_payload=payload,
+    render(["kind", "name", "value", "unit"], rows, fmt, title=entry.title, json_payload=payload, keys=2,
            caption="\n".join(filter(None, ["; ".join(notes), _warned(result.warnings, fmt)])))
 
 
@@ -308,7 +308,7 @@ def solve(formula_id: str, target: str, unknown: str, assignments: tuple[str, ..
     rows = [["solved", unknown, int(value) if symbol.domain.integer else value, symbol.unit]]
     rows += [["given", name, float(v), entry.symbols[name].unit] for name, v in inputs.items()]
     rows += [["output", o.name, float(solution.outputs[o.name]), o.unit] for o in entry.outputs]
-    render(["kind", "name", "value", "unit"], rows, fmt,
+    render(["kind", "name", "value", "unit"], rows, fmt, keys=2,
            title=f"{entry.id}: {unknown} for {output} = {goal:g} {outputs[output]}")
 
 

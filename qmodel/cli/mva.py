@@ -239,7 +239,7 @@ def _show_sweep(net, population, at: list[int], fmt: str, plot_path: str | None,
     elif all_stations:
         records = [dict(N=int(p.populations[0]), **record) for p in (*result.points, result)[:-1]
                    for record in p.records()]
-        render(list(records[0]), [list(r.values()) for r in records], fmt)
+        render(list(records[0]), [list(r.values()) for r in records], fmt, keys=3)  # N, class, station
     else:
         render(columns, rows, fmt, title="Exact MVA: system", caption=caption)
         if fmt == "table":
@@ -264,7 +264,8 @@ def _station_table(result, fmt: str, title: str = "", caption: str = "") -> None
     records = _without_empty_columns(result.records())
     title = title or (f"Stations at N = {populations} ({result.method})" if closed.any()
                       else "Open network: stations")
-    render(list(records[0]), [list(r.values()) for r in records], fmt, title=title, caption=caption)
+    render(list(records[0]), [list(r.values()) for r in records], fmt, title=title, caption=caption,
+           keys=2)  # class, station
 
 
 def _show_point(net, method: str, population, compare: bool, fmt: str, all_stations: bool) -> None:

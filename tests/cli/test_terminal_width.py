@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from qmodel.cli import cli
-from qmodel.output import format_number, print_table, terminal_width
+from qmodel.output import format_number, key_columns, print_table, terminal_width
 
 COMMANDS = [
     ["calc", "mmc", "arrival_rate=35K", "service_time=150us", "servers=8"],
@@ -108,3 +108,73 @@ def test_labels_are_truncated_last_and_numbers_never() -> None:
 
 def test_minus_zero_is_shown_as_zero() -> None:
     assert format_number(-0.0) == "0"
+
+
+def member_rows():
+    """Rows identified by two columns, as a scenario prints them: three members per distance."""
+    columns = ["distance [km]", "member", *(f"component_{i} [ms]" for i in range(8))]
+    rows = [[float(distance), member, *(1000.25 + i + distance for i in range(8))]
+            for distance in (0, 20, 40) for member in ("G1P1", "G1P2", "all")]
+    return columns, rows
+
+
+def parts(text: str) -> list[str]:
+    """The tables of a printed text, one string each (a table starts with its top rule)."""
+    return text.split("┏")[1:]
+
+
+def test_every_folded_part_repeats_the_columns_that_identify_a_row() -> None:
+    text = printed(80, *member_rows())
+    assert "(2 of " in text
+    for part in parts(text):
+        assert "distance" in part and "member" in part and part.count("G1P2") == 3, part
+
+
+def test_a_first_column_that_tells_the_rows_apart_is_the_only_key() -> None:
+    assert key_columns([["mmc", "M/M/c queue", "Jain"], ["mm1", "M/M/1 queue", "Jain"]]) == 1
+
+
+def test_text_columns_after_the_first_are_keys_while_rows_share_the_first() -> None:
+    assert key_columns(member_rows()[1]) == 2
+
+
+def test_a_number_column_ends_the_keys() -> None:
+    assert key_columns([[1.0, 5.0, "a"], [1.0, 6.0, "b"]]) == 1
+
+
+def test_a_caller_can_declare_the_key_columns() -> None:
+    columns, rows = wide_rows()
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        print_table(columns, rows, title="wide", width=80, keys=2)
+    for part in parts(buffer.getvalue()):
+        assert "output_number_0" in part, part
+
+
+def test_key_columns_that_leave_no_room_for_another_column_give_one_record_per_block() -> None:
+    columns, rows = member_rows()
+    rows = [[row[0], f"member_with_a_long_name_{row[1]}", *row[2:]] for row in rows]
+    text = printed(50, columns, rows)
+    assert "record 9:" in text and "(1 of " not in text
+
+
+def test_a_record_is_labelled_by_all_its_key_columns() -> None:
+    text = printed(30, *member_rows())
+    assert "record 2: distance [km] 0, member G1P2" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("width", [120, 80, 50, 30])
+def test_no_number_of_a_table_with_two_key_columns_is_split_at_any_width(width: int) -> None:
+    columns, rows = member_rows()
+    text = printed(width, columns, rows)
+    assert all(len(line) <= width for line in text.splitlines())
+    assert set(re.findall(r"[0-9.]+", text)) >= {format_number(v) for row in rows for v in row[2:]}
+
+
+@pytest.mark.parametrize("columns", ["80", "50", None], ids=["80", "50", "piped"])
+def test_every_part_of_the_folded_scenario_tables_names_the_member(columns: str | None) -> None:
+    result = run(["scenario", "gdps-env3", "--distance", "0,20km"], columns=columns)
+    assert result.exit_code == 0, result.output
+    assert "(2 of " in result.output
+    for part in parts(result.output)[:-1]:  # the last table, per path, has no members
+        assert "member" in part and part.count("G1P2") == 2, part
