@@ -78,8 +78,10 @@ def sniff_decimal(delimiter: str, cells: list[str]) -> tuple[str, bool]:
     A "," separator means a decimal point. Otherwise the mark the cells show
     decides (0,4 or 12,75 against 0.4 or 12.75; the more common where both
     appear, and then the other is an error in its cells). Where they show none (whole
-    numbers only) results are written with a point, and a cell that would read
-    differently under the two marks (1,234 or 1.234) is refused as ambiguous.
+    numbers only) a ";" file is written with a decimal comma (";" is what Excel
+    exports where the comma is the decimal mark: German, French, Dutch...) and a
+    TAB file with a point; a cell that would read differently under the two marks
+    (1,234 or 1.234) is refused as ambiguous.
     """
     if delimiter == ",":
         return ".", True
@@ -87,7 +89,7 @@ def sniff_decimal(delimiter: str, cells: list[str]) -> tuple[str, bool]:
     comma = len(_DECIMAL_EVIDENCE[","].findall(joined))
     point = len(_DECIMAL_EVIDENCE["."].findall(joined))
     if comma == point == 0:
-        return ".", False
+        return ("," if delimiter == ";" else "."), False
     if comma == point:  # as many of each: a ";" export is a decimal-comma locale's
         return ("," if delimiter == ";" else "."), True
     return ("," if comma > point else "."), True
@@ -461,9 +463,20 @@ def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
     out.write(dialect.line_end.join(lines) + dialect.line_end)
 
 
-def decode(raw: bytes, source: str) -> tuple[str, str]:
-    """(text, encoding) of a CSV file: UTF-8 (with or without its BOM) or UTF-16 with its BOM.
+# a note qmodel adds (an error message) in a Windows-1252 file: the characters that code page lacks
+_CP1252_SPELLING = str.maketrans({"→": "->", "≥": ">=", "≤": "<=", "…": "...", "−": "-"})
 
+
+def decode(raw: bytes, source: str) -> tuple[str, str]:
+    """(text, encoding) of a CSV file: UTF-8 (with or without its BOM), UTF-16 with its BOM, or,
+    for a file that is not valid UTF-8, Windows-1252.
+
+    UTF-8 is checked, not guessed: text with any accented letter in another encoding is
+    almost never valid UTF-8. Windows-1252 is the one fallback because it is what Excel on
+    Windows writes for "CSV (Trennzeichen-getrennt)" / "CSV (Comma delimited)"; numbers and
+    headers are ASCII in both, so the encoding only decides how pass-through text is shown,
+    and it is written back in the same encoding. A file that is neither (a byte
+    Windows-1252 leaves undefined) is refused with how to save it as UTF-8.
     A spreadsheet workbook (.xlsx, .xls, .ods) is refused with how to save it as CSV.
     """
     if raw.startswith(_WORKBOOK_MAGIC) or Path(source).suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
@@ -474,8 +487,47 @@ def decode(raw: bytes, source: str) -> tuple[str, str]:
     try:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as error:
-        raise _file_error(source, "UTF-8 text (save as CSV UTF-8)",
-                          f"not UTF-8 ({error.reason} at byte {error.start})") from None
+        utf8_error = f"not UTF-8 ({error.reason} at byte {error.start})"
+    try:
+        return raw.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError as error:
+        raise _file_error(source, 'UTF-8 text: in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"',
+                          f"{utf8_error}, nor Windows-1252 (byte 0x{raw[error.start]:02X} "
+                          f"at {error.start})") from None
+
+
+def read_csv_file(path: str, err: TextIO) -> tuple[str, str]:
+    """(text, encoding) of the CSV at ``path`` (``-``: standard input), read by :func:`decode`;
+    a note on ``err`` when it was read as Windows-1252."""
+    raw = sys.stdin.buffer.read() if path == "-" else _read_bytes(path)
+    text, encoding = decode(raw, path)
+    if encoding == "cp1252":
+        name = "standard input" if path == "-" else path
+        err.write(f"note: {name} is not UTF-8: read as Windows-1252 (Excel's CSV on Windows) and "
+                  'written back in it; save as "CSV UTF-8" to avoid this note\n')
+    return text, encoding
+
+
+def write_csv_file(path: str, text: str, encoding: str) -> None:
+    """``text`` (with its BOM, if any) to ``path`` (``-``: standard output) in ``encoding``."""
+    if encoding == "utf-16":
+        data = text.removeprefix("\ufeff").encode("utf-16")
+    elif encoding == "cp1252":
+        data = text.translate(_CP1252_SPELLING).encode("cp1252", errors="replace")
+    elif path == "-":
+        sys.stdout.write(text)
+        return
+    else:
+        data = text.encode(encoding)
+    if path == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        return
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as error:
+        raise _file_error(path, "a file that can be written", error.strerror or "cannot write") from None
 
 
 def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
@@ -488,27 +540,13 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
     """
     if output_path != "-":
         check_output_path("-o", output_path)
-    raw = sys.stdin.buffer.read() if input_path == "-" else _read_bytes(input_path)
-    text, encoding = decode(raw, input_path)
+    text, encoding = read_csv_file(input_path, sys.stderr)
     if encoding == "utf-16":
         text = "\ufeff" + text  # the codec took the BOM; the output gets it back
     buffer = io.StringIO()
     summary = run_batch(formula_id, text, buffer, sys.stderr, settings=settings, select=select,
                         mapping=mapping)
-    written = buffer.getvalue()
-    if output_path == "-":
-        if encoding == "utf-8":
-            sys.stdout.write(written)
-        else:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(written.removeprefix("\ufeff").encode(encoding))
-    else:
-        try:
-            with open(output_path, "w", encoding=encoding, newline="") as handle:
-                handle.write(written.removeprefix("\ufeff") if encoding == "utf-16" else written)
-        except OSError as error:
-            raise _file_error(output_path, "a file that can be written",
-                              error.strerror or "cannot write") from None
+    write_csv_file(output_path, buffer.getvalue(), encoding)
     failed = len(summary.errors)
     blank = f", {summary.blank_lines} blank line(s) kept as they were" if summary.blank_lines else ""
     sys.stderr.write(f"{formula_id}: {summary.rows - failed} rows computed, {failed} failed{blank}\n")

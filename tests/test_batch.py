@@ -41,7 +41,7 @@ def test_utf8_bom_crlf_semicolons_and_trailing_blank_lines_are_handled() -> None
     text = "\ufeffarrival_rate;service_time\r\n800;1\r\n400;2\r\n\r\n\r\n"
     summary, rows, _ = batch("mm1", text)
     assert summary.rows == 2 and summary.status == 0
-    assert float(rows[1]["utilization[ratio]"]) == pytest.approx(0.8)
+    assert rows[1]["utilization[ratio]"] == "0,8"  # a ";" file with whole numbers: a decimal comma
 
 
 def test_quoted_fields_with_delimiters_inside() -> None:
@@ -134,10 +134,23 @@ def test_cli_batch_exit_status_is_2_for_an_unusable_file(args, stdin) -> None:
     assert result.output.startswith("error: ")
 
 
-def test_non_utf8_file_is_refused_with_exit_2() -> None:
-    result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input=b"arrival_rate\xff\n")
+def test_a_file_neither_utf8_nor_windows_1252_is_refused_with_how_to_save_it_as_utf8() -> None:
+    result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input=b"arrival_rate\x81\n")
     assert result.exit_code == 2
-    assert "UTF-8" in result.output
+    assert "UTF-8" in result.output and "Save As" in result.output
+
+
+def test_a_windows_1252_export_is_read_with_a_note_and_written_back_in_it(tmp_path) -> None:
+    source, target = tmp_path / "in.csv", tmp_path / "out.csv"
+    source.write_bytes("Gerät;arrival_rate;service_time\r\nPlatte ü;800;1\r\n".encode("cp1252"))
+    result = CliRunner().invoke(cli, ["batch", "mm1", str(source), "-o", str(target)])
+    assert result.exit_code == 0 and "read as Windows-1252" in result.output
+    assert target.read_bytes().split(b"\r\n")[1].startswith("Platte ü;800;1;0,8;".encode("cp1252"))
+
+
+def test_a_tab_file_of_whole_numbers_keeps_decimal_points() -> None:
+    written, _, _ = run_text("mm1", "arrival_rate\tservice_time\n800\t1\n")
+    assert written.splitlines()[1].split("\t")[2] == "0.8"
 
 
 def test_extra_cells_of_a_wide_row_are_named_in_its_error() -> None:

@@ -232,14 +232,19 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
 @click.command(
     "scenario-profile",
     epilog="""\b
-Examples (Environment 3, G1P2 at 0 km: the GBP8, LOCK1, CICS and MSTR tables over 300 s):
-  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K GBP8P.sync=21K \\
-        GBP8P.async=199K GBP8S.async=83K sync_reads=92.3K log_writes=13.23K
-  $ qmodel scenario-profile --transactions 11.31 sync_reads=307.7 log_writes=44.1
+Examples (Environment 3, G1P2 at 0 km: the GBP8, LOCK1, CICS and MSTR
+tables over 300 s):
+  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
+        GBP8P.sync=21K GBP8P.async=199K GBP8S.async=83K \\
+        sync_reads=92.3K log_writes=13.23K
+  $ qmodel scenario-profile --transactions 11.31 \\
+        sync_reads=307.7 log_writes=44.1
 \b
 NAME=COUNT over the interval the transactions were counted in (or NAME=RATE
-with the transaction rate). A structure may be given as NAME.sync, NAME.async
-and NAME.total; the parts must add up to the total within 1%.""",
+with the transaction rate). NAME is sync_reads, log_writes or a CF structure
+as the report prints it (upper case): NAME.sync, NAME.async and NAME.total,
+whose parts must add up to the total within 1%. The lines for the scenario
+file are printed after the table as plain TOML, ready to paste.""",
 )
 @click.option(
     "--transactions",
@@ -259,12 +264,18 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
     names = [assignment.partition("=")[0].strip() for assignment in assignments]
     counts = parse_assignments(assignments, dict.fromkeys(names, "1"), "a count")
     result = profile(counts, parse_value("--transactions", transactions_text, "1"))
-    rows = [[name, value, result.async_share.get(name)] for name, value in result.per_transaction.items()]
+    share = result.async_share
+    rows = [
+        [name, value, None if name not in share else share[name] * 100]
+        for name, value in result.per_transaction.items()
+    ]
+    snippet = result.toml("MEMBER")
     render(
-        ["name", "per transaction", "async share"],
+        ["name", "per transaction [1]", "async share [%]"],
         rows,
         fmt,
         title="Per-transaction profile",
-        caption="for the scenario file:\n" + result.toml("MEMBER"),
-        json_payload={"per_transaction": result.per_transaction, "async_share": result.async_share},
+        json_payload={"per_transaction": result.per_transaction, "async_share": share, "toml": snippet},
     )
+    if fmt == "table":  # plain text, never wrapped or centred: it is pasted into a TOML file
+        click.echo(f"\nFor the scenario file (MEMBER: the member's name):\n{snippet}")

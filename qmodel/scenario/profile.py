@@ -13,13 +13,19 @@ profile is refused: a profile that does not add up is a transcription error, not
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
 from qmodel.errors import InputError
 
 PARTS = ("sync", "async", "total")
+KEYWORDS = ("sync_reads", "log_writes")
 ROUNDING = 0.01
+# a CF structure name as z/OS allows it (IXLCONN STRNAME): upper case letters, digits, $ @ # _,
+# a letter first, up to 16 characters, as the CF activity report prints it
+STRUCTURE_NAME = re.compile(r"[A-Z][A-Z0-9$@#_]{0,15}")
 
 
 class Profile(NamedTuple):
@@ -29,15 +35,24 @@ class Profile(NamedTuple):
     async_share: dict[str, float]
 
     def toml(self, member: str) -> str:
-        """The member's lines for a scenario file."""
-        requests = {n: v for n, v in self.per_transaction.items() if n not in ("sync_reads", "log_writes")}
-        lines = [f'name = "{member}"']
-        lines += [
-            f"{name} = {self.per_transaction[name]:.4g}"
-            for name in ("sync_reads", "log_writes")
-            if name in self.per_transaction
-        ]
-        lines.append("requests = { " + ", ".join(f"{n} = {v:.4g}" for n, v in requests.items()) + " }")
+        """The member's lines for a scenario file, as TOML, and the async shares as comments saying
+        where they go (``converted`` of a [link.NAME] is by structure kind, which the counts do not
+        tell)."""
+        requests = {n: v for n, v in self.per_transaction.items() if n not in KEYWORDS}
+        lines = ["[[member]]", f'name = "{member}"']
+        given = [name for name in KEYWORDS if name in self.per_transaction]
+        lines += [f"{name} = {self.per_transaction[name]:.4g}" for name in given]
+        if requests:
+            lines.append("requests = { " + ", ".join(f"{n} = {v:.4g}" for n, v in requests.items()) + " }")
+        if self.async_share:
+            shares = ", ".join(f"{name} {share:.1%}" for name, share in self.async_share.items())
+            first = next(iter(self.async_share.items()))
+            lines += [
+                f"# async at 0 km: {shares}",
+                f"# goes in the [link.NAME] of {member}'s path to the structure's CF, by its kind",
+                "# (lock, cache or list, as in [[cf]] structures), e.g. for a cache structure:",
+                f'# converted = {{ cache = "{first[1]:.1%}" }}',
+            ]
         return "\n".join(lines)
 
 
@@ -52,6 +67,7 @@ def profile(counts: Mapping[str, float], transactions: float) -> Profile:
         if not value >= 0:
             raise InputError(name, value, ">= 0")
         structure, _, part = name.partition(".")
+        _check_name(name, structure, value)
         if part and part not in PARTS:
             raise InputError(name, value, f"NAME, or NAME.{', NAME.'.join(PARTS)}")
         grouped.setdefault(structure, {})[part or "total"] = float(value)
@@ -74,3 +90,23 @@ def profile(counts: Mapping[str, float], transactions: float) -> Profile:
         if "async" in parts and total > 0:
             async_share[structure] = parts["async"] / total
     return Profile(per_transaction, async_share)
+
+
+def _check_name(name: str, structure: str, value: float) -> None:
+    """A name is sync_reads, log_writes or a structure as z/OS names it (upper case, e.g. LOCK1);
+    anything else is a typo, refused with the nearest name."""
+    if name in KEYWORDS or STRUCTURE_NAME.fullmatch(structure):
+        return
+    close = difflib.get_close_matches(name.lower(), KEYWORDS, n=1, cutoff=0.7)
+    if close:
+        reason = f"did you mean {close[0]}?"
+    elif STRUCTURE_NAME.fullmatch(structure.upper()):
+        reason = f"a structure name is upper case, as the CF activity report prints it: {structure.upper()}"
+    else:
+        reason = "neither a count nor a CF structure name"
+    raise InputError(
+        name,
+        f"{value:g}",
+        f"{', '.join(KEYWORDS)}, or a CF structure (upper case, up to 16 characters: LOCK1, GBP8P.async)",
+        reason=reason,
+    )

@@ -2,77 +2,181 @@
 
 A column named ``distance`` or written as a dotted key overrides that key of the scenario file:
 
-    member.G1P2.terminals   member.*.think_time[s]   path.*.subchannels   path.G1P2.CF1.background_rate
-    locks.lockable_items    conversion.threshold[us] goal.response_time    disk.pprc_overhead[ms]
+    distance [km]           member.G1P2.terminals    member.*.think_time[s]   path.*.subchannels
+    path.G1P2.CF1.background_rate   locks.lockable_items   conversion.threshold (us)   goal.share
 
-(``*`` for every member or path; a unit in [] applies to the column's bare numbers). Other columns
-pass through. Each row is checked like a scenario file, its errors reported with the row number;
+Headers are read as people write them: case is ignored (``Member.G1P2.Terminals``,
+``Distance (km)``) and a unit in () or [] applies to the column's bare numbers. Without a unit
+in the header a bare number is refused where the key needs one (``40`` in a distance column: km
+or miles?), with the form to write in the file's own decimal mark (``8,8s``). ``*`` is every
+member or path. A dotted header that names nothing the scenario has is one error for the file,
+before any row runs; other headers (no dot) pass through.
+
+Each row is checked like a scenario file, its errors naming the CSV file, the row and the column;
 rows that differ only in distance are solved together. The output is each input row with, per
 member and for all, response time, share within the goal, throughput and CPU busy appended, in
-the input's CSV dialect (separator, decimal mark, BOM, line ends).
+the input's CSV dialect (separator, decimal mark, BOM, line ends; see :mod:`qmodel.batch`).
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import re
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel.batch import Dialect, read_table
+from qmodel.batch import Dialect, locale_number, read_table
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
-from qmodel.scenario.spec import scenario_from_dict
+from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, scenario_from_dict
+from qmodel.units import parse_value, unit_named, with_unit
 
-_KEY = re.compile(r"^\s*([A-Za-z_*][\w.*]*?)\s*(?:\[\s*([^\]]+?)\s*\])?\s*$")
-SECTIONS = ("goal", "locks", "conversion", "disk", "distribution")
+# a header: a key (words, dots, *), then optionally a unit in [] or ()
+_HEADER = re.compile(r"^\s*([A-Za-z_*][\w.*]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
+_BARE_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+SECTION_KEYS = {
+    "goal": ("response_time", "share"),
+    "locks": ("lockable_items", "resolution_round_trips"),
+    "conversion": ("threshold", "redispatch", "async_cpu"),
+    "disk": ("pprc_overhead", "volumes", "aliases", "background_rate"),
+    "distribution": ("shape",),
+}
+MEMBER_OVERRIDES = tuple(sorted(MEMBER_KEYS - {"name", "requests"}))
+PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
+KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", ".join(
+    f"{section}.KEY" for section in SECTION_KEYS
+)
 RESULT_COLUMNS = ("R[ms]", "within goal[%]", "X[1/s]", "CPU busy[%]")
 
 
-def _override(data: dict, key: str, value: object, row_label: str) -> None:
-    parts = key.split(".")
-    if parts == ["distance"]:
-        data["distance"] = value
-        return
-    if parts[0] in SECTIONS and len(parts) == 2:
-        data.setdefault(parts[0], {})[parts[1]] = value
-        return
-    if parts[0] == "member" and len(parts) == 3:
-        tables = [t for t in data.get("member", []) if parts[1] in ("*", t.get("name"))]
-    elif parts[0] == "path" and len(parts) == 4:
-        tables = [
-            t
-            for t in data.get("path", [])
-            if parts[1] in ("*", t.get("member")) and parts[2] in ("*", t.get("cf"))
-        ]
-    elif parts[0] == "path" and len(parts) == 3 and parts[1] == "*":
-        tables = list(data.get("path", []))
+class Column(NamedTuple):
+    """An override column: where it is, its header, the scenario key it sets and its unit."""
+
+    index: int
+    title: str
+    key: tuple[str, ...]  # ("distance",), ("member", NAME, KEY), ("path", MEMBER, CF, KEY), (SECTION, KEY)
+    unit: str | None
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.key)
+
+
+def _choice(given: str, names: list[str], what: str, title: str, source: str) -> str:
+    """The one of ``names`` that ``given`` is, ignoring case; a file-level error naming the column if none."""
+    for name in names:
+        if name.lower() == given.lower():
+            return name
+    by_case = {name.lower(): name for name in names}
+    close = difflib.get_close_matches(given.lower(), list(by_case), n=1)
+    hint = f"; did you mean {by_case[close[0]]}?" if close else ""
+    raise InputError(
+        f"{source}: column", title, f"a {what}: {', '.join(names)}", reason=f"no {what} {given!r}{hint}"
+    )
+
+
+def _column(index: int, title: str, raw: dict, source: str) -> Column | None:
+    """The override a header names, None for a pass-through column (no dot and not distance);
+    InputError for a dotted header that names nothing of the scenario, or an unknown unit."""
+    match = _HEADER.match(title)
+    if match is None:
+        return None
+    parts, unit = match.group(1).split("."), match.group(2)
+    if len(parts) == 1 and parts[0].lower() != "distance":
+        return None
+    section = _choice(parts[0], ["distance", "member", "path", *SECTION_KEYS], "section", title, source)
+    members = [str(m.get("name")) for m in raw.get("member", []) if isinstance(m, dict)]
+    paths = [p for p in raw.get("path", []) if isinstance(p, dict)]
+    shape = {
+        "distance": 1,
+        "member": 3,
+        "path": 4 if len(parts) == 4 else 3,
+    }.get(section, 2)
+    if len(parts) != shape or (section == "path" and shape == 3 and parts[1] != "*"):
+        form = {"member": "member.NAME.KEY", "path": "path.MEMBER.CF.KEY or path.*.KEY"}
+        raise InputError(
+            f"{source}: column",
+            title,
+            form.get(section, f"{section}.KEY") + f" (the forms: {KEY_FORMS})",
+            reason=f"{len(parts)} part(s) where {section} needs {shape}",
+        )
+    if section == "distance":
+        key: tuple[str, ...] = ("distance",)
+    elif section == "member":
+        name = parts[1] if parts[1] == "*" else _choice(parts[1], members, "member", title, source)
+        key = ("member", name, _choice(parts[2], list(MEMBER_OVERRIDES), "member key", title, source))
+    elif section == "path":
+        member = parts[1] if parts[1] == "*" else _choice(parts[1], members, "member", title, source)
+        cf = "*" if shape == 3 or parts[2] == "*" else _choice(
+            parts[2], sorted({str(p.get("cf")) for p in paths}), "CF", title, source
+        )
+        if not any(member in ("*", p.get("member")) and cf in ("*", p.get("cf")) for p in paths):
+            raise InputError(
+                f"{source}: column",
+                title,
+                "a path of the scenario: " + ", ".join(_path_name(p) for p in paths),
+                reason=f"no path {member}→{cf}",
+            )
+        key = ("path", member, cf, _choice(parts[-1], list(PATH_OVERRIDES), "path key", title, source))
     else:
+        key = (section, _choice(parts[1], list(SECTION_KEYS[section]), f"{section} key", title, source))
+    if unit is not None and unit_named(unit) is None:
         raise InputError(
-            f"column {key!r}",
-            row_label,
-            "distance, member.NAME.KEY, path.MEMBER.CF.KEY, "
-            "path.*.KEY or " + ", ".join(f"{s}.KEY" for s in SECTIONS),
+            f"{source}: column", title, "a unit such as ms, us, s, km or %", reason=f"unknown unit {unit!r}"
         )
-    if not tables:
-        raise InputError(
-            f"column {key!r}",
-            parts[1],
-            "a member (or path) of the scenario, or *",
-            reason="no such member or path",
-        )
-    for table in tables:
-        table[parts[-1]] = value
+    return Column(index, title, key, unit)
 
 
-def _cell_value(text: str, unit: str | None, dialect: Dialect, name: str) -> object:
-    """A cell as the scenario file would hold it: a whole number, a number, or text with its unit."""
-    from qmodel.batch import locale_number
+def _path_name(path: dict) -> str:
+    """A path as people name it: member→CF."""
+    return f"{path.get('member')}→{path.get('cf')}"
 
-    text = locale_number(name, text, dialect) if dialect.decimal == "," else text.strip()
-    if unit is not None and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text):
-        return f"{text}{unit}"
+
+def _override(data: dict, column: Column, value: object) -> None:
+    """Set the column's key to ``value`` in the parsed scenario ``data`` (every match of a ``*``)."""
+    section, *rest = column.key
+    if section == "distance":
+        data["distance"] = value
+    elif section == "member":
+        for table in data.get("member", []):
+            if rest[0] in ("*", table.get("name")):
+                table[rest[1]] = value
+    elif section == "path":
+        for table in data.get("path", []):
+            if rest[0] in ("*", table.get("member")) and rest[1] in ("*", table.get("cf")):
+                table[rest[2]] = value
+    else:
+        data.setdefault(section, {})[rest[0]] = value
+
+
+def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
+    """A cell as the scenario file would hold it: a whole number, a number, or text with its unit.
+
+    The header's unit applies to a bare number. A distance is read here, so that its error names
+    the forms this file takes: one distance with its unit (or a bare number where the header
+    gives the unit).
+    """
+    text = locale_number(column.name, cell, dialect) if dialect.decimal == "," else cell.strip()
+    bare = _BARE_NUMBER.fullmatch(text) is not None
+    if column.unit is not None and bare:
+        text, bare = with_unit(text, column.unit), False
+    if column.key == ("distance",):
+        if bare:
+            raise InputError(
+                column.name,
+                cell.strip(),
+                f"{cell.strip()}km, or the unit in the header: distance [km]",
+                reason="a bare number is ambiguous: km or miles?",
+            )
+        try:
+            parse_value(column.name, text, "km")
+        except InputError as error:
+            raise InputError(
+                column.name, cell.strip(), "one distance with its unit, e.g. 70km", reason=error.reason
+            ) from None
+        return text
     if re.fullmatch(r"[+-]?\d+", text):
         return int(text)
     try:
@@ -81,24 +185,73 @@ def _cell_value(text: str, unit: str | None, dialect: Dialect, name: str) -> obj
         return text
 
 
-def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "variants") -> int:
-    """Solve every row of CSV ``text`` as a variant of the scenario ``raw`` (its parsed TOML);
-    write the rows with results to ``out``, each bad row's error to ``err``. Exit status: 0, or 1
-    if some row failed (2 is raised as InputError: the file as a whole cannot be used)."""
+def _cell_error(error: InputError, column: Column, cell: str, data: dict, where: str) -> InputError:
+    """A scenario error caused by one cell, named by the column; the value as the cell has it.
+
+    A path is named member→CF, not by its place in the file; where a bare number needs a unit,
+    the advice is written as the cell is (``8,8s`` in a decimal-comma file).
+    """
+    subject = error.parameter.removeprefix(f"{where}: ")
+    paths = data.get("path", [])
+    subject = re.sub(
+        r"path\[(\d+)\]",
+        lambda m: "path " + _path_name(paths[int(m.group(1)) - 1]) if int(m.group(1)) <= len(paths) else m[0],
+        subject,
+    )
+    parameter = f"column {column.title}"
+    if subject.lower().replace(" ", ".") != column.name.lower():
+        parameter += f" ({subject})"
+    allowed = error.allowed
+    example = re.search(r'e\.g\. "(.*)"$', allowed)
+    if error.reason.startswith("a bare number") and example:
+        unit = example.group(1).removeprefix(str(error.value))
+        allowed = f"{cell.strip()}{unit}, or the unit in the header: {column.name} [{unit}]"
+    return InputError(parameter, cell.strip(), allowed, reason=error.reason)
+
+
+def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
+           error: InputError) -> InputError:
+    """The column of this row whose cell alone gives a scenario error, named as in the CSV; the
+    scenario's error as it is when no single cell does (two cells that do not fit together)."""
+    for column in columns:
+        cell = table.columns[column.index][row]
+        if not cell.strip():
+            continue
+        data = copy.deepcopy(raw)
+        _override(data, column, _cell_value(cell, column, dialect))
+        try:
+            scenario_from_dict(data, where)
+        except InputError as alone:
+            return _cell_error(alone, column, cell, data, where)
+    subject = error.parameter.removeprefix(f"{where}: ")
+    return InputError(subject, error.value, error.allowed, reason=error.reason)
+
+
+def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "variants",
+                 source: str = "variants") -> int:
+    """Solve every row of CSV ``text`` as a variant of the scenario ``raw`` (its parsed TOML, from
+    the file ``where``); write the rows with results to ``out``, each bad row's error to ``err``
+    as ``SOURCE: row N: ...`` (``source``: the CSV file). Exit status: 0, or 1 if some row failed
+    (2 is raised as InputError: the file as a whole cannot be used, checked before any row)."""
     table, dialect = read_table(text)
-    header = [title.strip() for title in table.header]
-    columns = {}
-    for index, title in enumerate(header):
-        match = _KEY.match(title)
-        if match and ("." in match.group(1) or match.group(1) == "distance"):
-            columns[index] = (match.group(1), match.group(2))
+    base = scenario_from_dict(raw, where)
+    columns = [c for i, t in enumerate(table.header) if (c := _column(i, t.strip(), raw, source))]
     if not columns:
         raise InputError(
-            "columns",
-            ", ".join(header),
-            "at least one override column: distance, member.NAME.KEY, path.*.KEY, locks.KEY, ...",
+            f"{source}: columns", ", ".join(t.strip() for t in table.header), f"at least one of {KEY_FORMS}",
+            reason="no override column",
         )
-    base = scenario_from_dict(raw, where)
+    named = [c.name for c in columns]
+    twice = next((c for c in columns if named.count(c.name) > 1), None)
+    if twice is not None:
+        raise InputError(f"{source}: column", twice.title, "each key in one column", reason="given twice")
+    if base.distances.size != 1 and ("distance",) not in [c.key for c in columns]:
+        raise InputError(
+            f"{source}: columns",
+            ", ".join(t.strip() for t in table.header),
+            "a distance column (one distance per row)",
+            reason=f"{where} gives {base.distances.size} distances",
+        )
     members = [m.name for m in base.members] + (["all"] if len(base.members) > 1 else [])
     groups: dict[str, list[tuple[int, object, float]]] = {}
     errors: dict[int, InputError] = dict(table.errors)
@@ -106,21 +259,29 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
         if row in errors or row in table.blank:
             continue
         data = copy.deepcopy(raw)
+        column = None
         try:
-            for index, (key, unit) in columns.items():
-                cell = table.columns[index][row]
+            for column in columns:
+                cell = table.columns[column.index][row]
                 if cell.strip():
-                    _override(data, key, _cell_value(cell, unit, dialect, key), f"row {row + 1}")
-            variant = scenario_from_dict(data, where)
-            values = variant.distances
+                    _override(data, column, _cell_value(cell, column, dialect))
         except InputError as error:
-            errors[row] = error
+            errors[row] = InputError(
+                f"column {column.title}", error.value, error.allowed, reason=error.reason
+            )
             continue
-        if values.size != 1:
-            errors[row] = InputError("distance", repr(data.get("distance")), "one distance per row")
+        try:
+            variant = scenario_from_dict(data, where)
+        except InputError as error:
+            errors[row] = _blame(raw, row, columns, table, dialect, where, error)
+            continue
+        if variant.distances.size != 1:
+            errors[row] = InputError(
+                "distance", "empty cell", f"one distance per row ({where} gives {variant.distances.size})"
+            )
             continue
         signature = repr(sorted((k, v) for k, v in data.items() if k != "distance"))
-        groups.setdefault(signature, []).append((row, variant, float(values[0])))
+        groups.setdefault(signature, []).append((row, variant, float(variant.distances[0])))
     results: dict[int, list[float]] = {}
     for rows in groups.values():
         solved = solve_scenario(rows[0][1], np.array([distance for _, _, distance in rows]))
@@ -149,7 +310,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
     titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
     _write(table, dialect, titles, results, errors, out)
     for row in sorted(errors):
-        err.write(f"scenario: {errors[row].at_row(row + 1)}\n")
+        err.write(f"{source}: {errors[row].at_row(row + 1)}\n")
     return 1 if errors else 0
 
 
@@ -176,24 +337,24 @@ def _write(
 
 
 def run_variant_files(scenario_path, input_path: str, output_path: str) -> int:
-    """``qmodel scenario FILE --variants IN.csv -o OUT.csv``: paths in (``-``: stdin/stdout), status out."""
+    """``qmodel scenario FILE --variants IN.csv -o OUT.csv``: paths in (``-``: stdin/stdout), status out.
+
+    Read and written like a batch CSV (:func:`qmodel.batch.read_csv_file`): the output in the
+    input's encoding and dialect.
+    """
     import io
     import sys
 
-    from qmodel.batch import _read_bytes, decode
+    from qmodel.batch import read_csv_file, write_csv_file
     from qmodel.output import check_output_path
     from qmodel.tomlread import read_toml
 
     if output_path != "-":
         check_output_path("-o", output_path)
     raw = read_toml(scenario_path)
-    data = sys.stdin.buffer.read() if input_path == "-" else _read_bytes(input_path)
-    text, encoding = decode(data, input_path)
+    text, encoding = read_csv_file(input_path, sys.stderr)
     buffer = io.StringIO()
-    status = run_variants(raw, text, buffer, sys.stderr, scenario_path.name)
-    if output_path == "-":
-        sys.stdout.write(buffer.getvalue())
-    else:
-        with open(output_path, "w", encoding=encoding, newline="") as handle:
-            handle.write(buffer.getvalue())
+    source = "stdin" if input_path == "-" else input_path
+    status = run_variants(raw, text, buffer, sys.stderr, scenario_path.name, source)
+    write_csv_file(output_path, buffer.getvalue(), encoding)
     return status

@@ -45,8 +45,8 @@ def test_rows_that_differ_only_in_distance_give_what_the_scenario_gives() -> Non
 
 
 def test_an_override_of_something_the_scenario_lacks_is_refused() -> None:
-    _, _, err = variants("member.G1P9.terminals\n50\n")
-    assert "G1P9" in err
+    with pytest.raises(InputError, match="G1P9"):  # a header naming no member: one error for the file
+        variants("member.G1P9.terminals\n50\n")
 
 
 def test_a_file_with_no_override_column_is_refused_as_a_whole() -> None:
@@ -65,3 +65,122 @@ def test_a_profile_divides_counts_by_the_transactions_of_the_same_interval() -> 
 def test_a_profile_whose_parts_do_not_add_up_to_its_total_is_refused() -> None:
     with pytest.raises(InputError, match="does not add up"):
         profile({"LOCK1.sync": 190e3, "LOCK1.async": 10e3, "LOCK1.total": 150e3}, 3394)
+
+
+def test_a_semicolon_file_of_whole_numbers_gets_decimal_commas() -> None:
+    # the planner's v13.csv: German Excel, whole numbers only; 90.709 would read as 90709 there
+    status, out, _ = variants("\ufeffdistance;path.*.subchannels\r\n20km;7\r\n")
+    results = out.split("\r\n")[1].split(";")[2:-1]
+    assert status == 0
+    assert all("." not in cell for cell in results) and any("," in cell for cell in results)
+
+
+def test_a_comma_separated_file_keeps_decimal_points() -> None:
+    _, out, _ = variants("distance,path.*.subchannels\n20km,7\n")
+    assert "." in out.split("\n")[1].split(",")[2]
+
+
+@pytest.mark.parametrize("header", ["Distance (km)", "distance [km]", "DISTANCE[km]"])
+def test_a_distance_header_with_its_unit_makes_bare_numbers_that_unit(header: str) -> None:
+    status, out, _ = variants(f"{header},path.*.subchannels\n20,7\n")
+    _, reference, _ = variants("distance,path.*.subchannels\n20km,7\n")
+    assert status == 0
+    assert out.split("\n")[1].split(",")[2:] == reference.split("\n")[1].split(",")[2:]
+
+
+def test_variant_keys_are_matched_ignoring_case() -> None:
+    status, out, _ = variants("distance,Member.G1P2.Terminals,PATH.*.SUBCHANNELS\n20km,100,7\n")
+    _, reference, _ = variants("distance,member.G1P2.terminals,path.*.subchannels\n20km,100,7\n")
+    assert status == 0 and out.split("\n")[1] == reference.split("\n")[1]
+
+
+def test_a_header_naming_no_key_is_one_error_for_the_file_naming_the_column_and_the_keys() -> None:
+    with pytest.raises(InputError) as caught:
+        variants("distance,member.G1P2.termnals\n20km,100\n30km,100\n")
+    message = str(caught.value)
+    assert "member.G1P2.termnals" in message and "did you mean terminals" in message
+    assert "think_time" in message and "row" not in message and "[" not in message
+
+
+def test_a_bare_distance_without_a_unit_in_the_header_says_exactly_what_to_write() -> None:
+    _, _, err = variants("distance\n40\n")
+    assert "row 1: column distance = 40" in err and "allowed: 40km, or the unit in the header" in err
+
+
+def test_a_distance_that_is_not_one_never_suggests_a_bare_number() -> None:
+    _, _, err = variants("distance\nx\n")
+    assert "(in km)" not in err and "70km" in err
+
+
+def test_advice_for_a_bare_number_is_written_in_the_files_decimal_mark() -> None:
+    # v3.csv: 8,8 refused, then the advised form must not be refused in the same file
+    _, _, err = variants("distance;member.*.think_time\n20km;8,8\n20km;8,8s\n")
+    assert 'allowed: 8,8s' in err and "row 2" not in err
+
+
+def test_an_error_in_a_cell_names_the_csv_file_row_column_and_path_as_member_to_cf() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    run_variants(RAW, "distance,path.*.subchannels\n20km,0\n", out, err, "gdps-env2.toml", "what-if.csv")
+    line = err.getvalue()
+    assert line.startswith("what-if.csv: row 1: column path.*.subchannels")
+    assert "→" in line and "path[" not in line and "gdps-env2.toml" not in line
+
+
+def test_a_scenario_range_without_a_distance_column_is_one_error_for_the_file() -> None:
+    raw = {**RAW, "distance": "0km..100km"}
+    with pytest.raises(InputError, match="a distance column"):
+        run_variants(raw, "path.*.subchannels\n7\n", io.StringIO(), io.StringIO(), "s.toml")
+
+
+def test_a_windows_1252_variants_file_is_read_and_written_back_in_it(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+
+    source, target = tmp_path / "v9.csv", tmp_path / "out.csv"
+    source.write_bytes("Variante;distance;Bemerkung\r\nBasis;20km;Größe ok\r\n".encode("cp1252"))
+    result = CliRunner().invoke(cli, ["scenario", "gdps-env2", "--variants", str(source), "-o", str(target)])
+    assert result.exit_code == 0
+    assert target.read_bytes().split(b"\r\n")[1].startswith("Basis;20km;Größe ok;".encode("cp1252"))
+
+
+def test_the_profile_snippet_is_valid_toml_with_the_members_lines() -> None:
+    import tomllib
+
+    counts = {"LOCK1.sync": 190e3, "GBP8P.sync": 21e3, "GBP8P.async": 199e3, "sync_reads": 92.3e3}
+    result = profile(counts, 3394)
+    member = tomllib.loads(result.toml("G1P2"))["member"][0]
+    assert member["name"] == "G1P2" and member["sync_reads"] == pytest.approx(27.2, abs=0.05)
+    assert member["requests"] == {"LOCK1": pytest.approx(55.98), "GBP8P": pytest.approx(64.82)}
+
+
+def test_the_profile_snippet_says_where_the_async_share_goes_as_a_percentage() -> None:
+    snippet = profile({"GBP8P.sync": 21e3, "GBP8P.async": 199e3}, 3394).toml("G1P2")
+    assert "[link.NAME]" in snippet and 'converted = { cache = "90.5%" }' in snippet
+
+
+def test_a_misspelt_count_name_is_refused_with_the_name_it_is_close_to() -> None:
+    with pytest.raises(InputError, match="did you mean sync_reads"):
+        profile({"syncreads": 5}, 3394)
+
+
+def test_the_profile_command_prints_the_snippet_unwrapped_when_piped_at_any_width() -> None:
+    import tomllib
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+
+    args = ["scenario-profile", "--transactions", "3394", "LOCK1.sync=190K", "GBP8P.sync=21K",
+            "GBP8P.async=199K", "GBP8S.async=83K", "sync_reads=92.3K", "log_writes=13.23K"]
+    result = CliRunner().invoke(cli, args, env={"COLUMNS": "40"})
+    snippet = result.output[result.output.index("[[member]]"):]
+    assert tomllib.loads(snippet)["member"][0]["requests"]["GBP8S"] == pytest.approx(24.45)
+
+
+def test_profile_help_fits_80_columns() -> None:
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+
+    result = CliRunner().invoke(cli, ["scenario-profile", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    assert result.exit_code == 0 and max(len(line) for line in result.output.splitlines()) <= 80
