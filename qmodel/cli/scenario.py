@@ -36,8 +36,8 @@ Examples (the GDPS/PPRC study's environments ship with qmodel):
   $ qmodel scenario gdps-env2 --max-distance
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
-  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190k GBP8P.sync=21k \\
-        GBP8P.async=199k sync_reads=92.3K log_writes=13.2K
+  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
+        GBP8P.sync=21K GBP8P.async=199K sync_reads=92.3K log_writes=13.2K
 \b
 A scenario file (TOML) holds sites and the distance, members (site, CPs,
 terminals and think time, per-transaction profile), coupling facilities and
@@ -63,7 +63,13 @@ sync_io, commit, lock_contention and other."""
     is_flag=True,
     help="The largest distance at which every member meets the WLM goal, and what breaks it.",
 )
-@click.option("--up-to", "up_to", default="300km", show_default=True, help="How far --max-distance searches.")
+@click.option(
+    "--up-to",
+    "up_to",
+    default="300km",
+    show_default=True,
+    help="How far --max-distance searches (the answer does not depend on it).",
+)
 @click.option(
     "--breakdown/--no-breakdown",
     default=True,
@@ -204,10 +210,13 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
         render([], [], fmt, json_payload=payload)
         return
-    records = result.records()
+    from qmodel.scenario.result import SIGNIFICANT
+
     if fmt == "csv":
+        records = result.records(SIGNIFICANT)
         render(list(records[0]), [list(r.values()) for r in records], fmt)
         return
+    records = result.records()  # the table rounds to 0.01 itself
     rows = [[_shown(r[key]) if key != "member" else r[key] for key in SUMMARY] for r in records]
     render(list(SUMMARY.values()), rows, fmt, title=result.title)
     notes = [f"goal: {result.goal_share:.0%} within {_unit(result.goal_time * 1e3, 'ms')}."]

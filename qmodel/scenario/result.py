@@ -69,9 +69,9 @@ class ScenarioResult:
         """(M, D) bool: the member's share within the goal time reaches the goal share."""
         return self.share_within_goal >= self.goal_share
 
-    def records(self) -> list[dict[str, object]]:
+    def records(self, significant: int | None = None) -> list[dict[str, object]]:
         """One record per distance and member (and "all", every member's transactions together), values
-        in ms, /s, % as the keys say, rounded to SIGNIFICANT digits.
+        in ms, /s, % as the keys say, rounded to ``significant`` digits (JSON and CSV: SIGNIFICANT) or not.
 
         ``cpu_busy_pct_of_lpar`` is the share of the member's logical CPs busy with the workload;
         ``cpu_pct_of_one_cp`` the same in CPs' worth (RMF's APPL%: 100 is one CP busy), which "all" sums
@@ -100,6 +100,7 @@ class ScenarioResult:
                         {name: value[m, d] for name, value in self.breakdown.items()},
                         {cf: (self.delayed_fraction[p][d], self.path_rate[p][d]) for cf, p in paths.items()},
                         cfs,
+                        significant,
                     )
                 )
             if len(self.members) > 1:
@@ -122,13 +123,17 @@ class ScenarioResult:
                         {cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in paths])
                          for cf, paths in paths_to.items()},
                         cfs,
+                        significant,
                     )
                 )
         return records
 
     def _record(
-        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs
+        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs, significant
     ) -> dict:
+        def _number(value: float) -> float | None:
+            return number(value, significant)
+
         record = {
             "distance_km": _number(self.distances[d] / 1e3),
             "member": member,
@@ -153,7 +158,7 @@ class ScenarioResult:
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
-            "results": self.records(),
+            "results": self.records(SIGNIFICANT),
         }
 
 
@@ -177,8 +182,10 @@ def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:
     return (float(np.dot(delayed, rates) / total) if total > 0 else float(delayed.mean())), float(total)
 
 
-def _number(value: float) -> float | None:
-    """A float for JSON and CSV to SIGNIFICANT digits (no binary noise such as 15.610000000000001), None
-    for NaN (no number exists there)."""
+def number(value: float, significant: int | None = SIGNIFICANT) -> float | None:
+    """A float to ``significant`` digits (JSON and CSV: no binary noise such as 15.610000000000001) or as
+    it is, None for NaN (no number exists there)."""
     value = float(value)
-    return None if np.isnan(value) else float(f"{value:.{SIGNIFICANT}g}") + 0.0
+    if np.isnan(value):
+        return None
+    return value + 0.0 if significant is None else float(f"{value:.{significant}g}") + 0.0
