@@ -8,7 +8,24 @@ from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
 from qmodel.output import render
 
-SUMMARY = ["distance [km]", "member", "R [ms]", "within goal [%]", "X [/s]", "CPU busy [%]", "converted [/s]"]
+SUMMARY = {
+    "distance_km": "distance [km]",
+    "member": "member",
+    "response_time_ms": "R [ms]",
+    "within_goal_pct": "within goal [%]",
+    "throughput_per_s": "X [/s]",
+    "cpu_busy_pct_of_lpar": "CPU busy [% of LPAR]",
+    "cpu_pct_of_one_cp": "CPU [% of one CP]",
+    "converted_cf_requests_per_s": "converted CF requests [/s]",
+}
+# --points: 10,000 distances take about 6 s and 270 MB (gdps-env3, 0..100 km); the cost per distance grows
+# with the count (30,000 take 18 s) and is some 15 times higher where lock contention thrashes, as the
+# load at which it begins is searched too
+MAX_POINTS = 10_000
+SECONDS_PER_DISTANCE = 0.6e-3
+SECONDS_PER_THRASHING_DISTANCE = 15e-3
+BYTES_PER_DISTANCE = 27e3
+TIME_BUDGET = 10.0  # s: a request estimated to take longer is refused before the work starts
 
 
 @click.command(
@@ -19,8 +36,8 @@ Examples (the GDPS/PPRC study's environments ship with qmodel):
   $ qmodel scenario gdps-env2 --max-distance
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
-  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190k GBP8P.sync=21k \\
-        GBP8P.async=199k sync_reads=92.3K log_writes=13.2K
+  $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
+        GBP8P.sync=21K GBP8P.async=199K sync_reads=92.3K log_writes=13.2K
 \b
 A scenario file (TOML) holds sites and the distance, members (site, CPs,
 terminals and think time, per-transaction profile), coupling facilities and
@@ -37,14 +54,22 @@ sync_io, commit, lock_contention and other."""
     metavar="D | D1,D2 | A..B",
     help="Distances between the sites (default: the file's), e.g. 70km, 20,40,70km, 0..100km.",
 )
-@click.option("--points", default=21, show_default=True, help="Points of a range A..B.")
+@click.option(
+    "--points", default=None, type=int, help=f"Points of a range A..B (default 21, at most {MAX_POINTS:,})."
+)
 @click.option(
     "--max-distance",
     "max_distance",
     is_flag=True,
     help="The largest distance at which every member meets the WLM goal, and what breaks it.",
 )
-@click.option("--up-to", "up_to", default="300km", show_default=True, help="How far --max-distance searches.")
+@click.option(
+    "--up-to",
+    "up_to",
+    default="300km",
+    show_default=True,
+    help="How far --max-distance searches (the answer does not depend on it).",
+)
 @click.option(
     "--breakdown/--no-breakdown",
     default=True,
@@ -79,7 +104,7 @@ def scenario(
     ctx: click.Context,
     scenario_file: str,
     distance_text: str | None,
-    points: int,
+    points: int | None,
     max_distance: bool,
     up_to: str,
     breakdown: bool,
@@ -89,9 +114,12 @@ def scenario(
     fmt: str,
 ) -> None:
     """Solve a Parallel Sysplex scenario end to end: response time and its breakdown, share within the
-    WLM goal, throughput and CPU per member, at each distance."""
+    WLM goal, throughput and CPU per member, at each distance.
+
+    Exit status 1 when lock contention thrashes (or the volumes cannot carry the I/O) at some distance:
+    the other distances are still shown, as --variants still writes its other rows."""
     from qmodel.scenario.files import resolve_scenario
-    from qmodel.scenario.spec import load_scenario, parse_distances
+    from qmodel.scenario.spec import load_scenario
 
     if plot_path:
         from qmodel.plotting import check_plot_path
@@ -99,28 +127,82 @@ def scenario(
         check_plot_path(plot_path)
     path = resolve_scenario(scenario_file)
     if variants_csv is not None:
-        if distance_text is not None or max_distance or plot_path:
+        if distance_text is not None or max_distance or plot_path or points is not None:
             raise InputError("--variants", variants_csv, "--variants alone (each row gives its distance)")
+        if fmt != "table":
+            raise InputError("--format", fmt, "no --format with --variants (it writes the rows as CSV)")
         from qmodel.scenario.variants import run_variant_files
 
         ctx.exit(run_variant_files(path, variants_csv, output_csv))
     spec = load_scenario(path)
     if max_distance:
-        if distance_text is not None or plot_path:
+        if distance_text is not None or plot_path or points is not None:
             raise InputError(
-                "--max-distance", "with --distance or --plot", "--max-distance alone (it searches)"
+                "--max-distance", "with --distance, --points or --plot", "--max-distance alone (it searches)"
             )
         _show_goal_seek(spec, up_to, fmt)
         return
     from qmodel.scenario.compose import solve_scenario
 
-    distances = None if distance_text is None else parse_distances(distance_text, points=points)
+    distances = None if distance_text is None else _distances(spec, distance_text, points)
     result = solve_scenario(spec, distances)
     _show(spec, result, fmt, breakdown)
     if plot_path:
         from qmodel.plotting import plot_scenario
 
         plot_scenario(result, plot_path)
+    if result.thrashing.any():
+        ctx.exit(1)
+
+
+def _distances(spec, text: str, points: int | None):
+    """The distances typed, in m; a range's points refused before the work when the estimate (from the
+    cost per distance measured above, thrashing or not at the range's far end) exceeds TIME_BUDGET."""
+    import numpy as np
+
+    from qmodel.scenario.compose import solve_scenario
+    from qmodel.scenario.spec import parse_distances
+    from qmodel.units import split_range
+
+    if split_range("--distance", text) is None:
+        if points is not None:
+            raise InputError("--points", points, "--points with a range A..B only", reason=f"with {text}")
+        return _echoed(parse_distances, text)
+    count = 21 if points is None else points
+    if not 2 <= count <= MAX_POINTS:
+        estimate = _estimate(count, SECONDS_PER_DISTANCE)
+        raise InputError("--points", count, f"2 to {MAX_POINTS:,}", reason=estimate)
+    distances = _echoed(parse_distances, text, points=count)
+    if solve_scenario(spec, distances[-1:]).thrashing[0]:  # thrashing persists: the far end shows the worst
+        seconds = count * SECONDS_PER_THRASHING_DISTANCE
+        if seconds > TIME_BUDGET:
+            estimate = _estimate(count, SECONDS_PER_THRASHING_DISTANCE)
+            raise InputError(
+                "--distance",
+                text,
+                "a range ending where lock contention still has an answer, or fewer --points",
+                reason=f"lock contention thrashes at {distances[-1] / 1e3:g} km; {estimate}"
+                " (--max-distance tells how far the goal holds)",
+            )
+    return np.asarray(distances)
+
+
+def _echoed(parse, text: str, **options):
+    """``parse(text)`` with its error naming the whole of what was typed (``0..100mi``, not ``0mi``)."""
+    try:
+        return parse(text, **options)
+    except InputError as error:
+        if error.parameter != "--distance" or str(error.value) == text:
+            raise
+        part = f"{error.value}: {error.reason}" if error.reason else str(error.value)
+        raise InputError("--distance", text, error.allowed, reason=part) from None
+
+
+def _estimate(count: int, seconds_per_distance: float) -> str:
+    return (
+        f"{count:,} distances would take over {count * seconds_per_distance:,.0f} s and "
+        f"{count * BYTES_PER_DISTANCE / 1e9:.1f} GB; a plot reads well with a few hundred"
+    )
 
 
 def _show(spec, result, fmt: str, breakdown: bool) -> None:
@@ -128,43 +210,20 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
         render([], [], fmt, json_payload=payload)
         return
-    records = result.records()
+    from qmodel.scenario.result import SIGNIFICANT
+
     if fmt == "csv":
+        records = result.records(SIGNIFICANT)
         render(list(records[0]), [list(r.values()) for r in records], fmt)
         return
-    rows = [
-        [
-            _shown(r["distance_km"]),
-            r["member"],
-            *(
-                _shown(r[key])
-                for key in (
-                    "response_time_ms",
-                    "within_goal_pct",
-                    "throughput_per_s",
-                    "cpu_busy_pct",
-                    "converted_per_s",
-                )
-            ),
-        ]
-        for r in records
-    ]
-    goal = f"goal: {result.goal_share:.0%} within {result.goal_time * 1e3:g} ms"
-    stuck = zip(
-        result.distances, result.thrashing_terminals, result.thrashing, result.disk_saturated, strict=True
-    )
-    thrash, saturated = [], []
-    for distance, terminals, flag, disk in stuck:
-        if flag:
-            (saturated if disk else thrash).append(f"{distance / 1e3:g} km (from {terminals:.0f} terminals)")
-    caption = goal
-    if thrash:
-        caption += f"; lock contention thrashes (no response time exists) at {', '.join(thrash)}"
-    if saturated:
-        caption += (
-            f"; the volumes cannot carry the I/O (add volumes or PAV aliases) at {', '.join(saturated)}"
-        )
-    render(SUMMARY, rows, fmt, title=result.title, caption=caption)
+    records = result.records()  # the table rounds to 0.01 itself
+    rows = [[_shown(r[key]) if key != "member" else r[key] for key in SUMMARY] for r in records]
+    render(list(SUMMARY.values()), rows, fmt, title=result.title)
+    notes = [f"goal: {result.goal_share:.0%} within {_unit(result.goal_time * 1e3, 'ms')}."]
+    if len(result.members) > 1:
+        notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
+    notes += _thrashing_notes(spec, result)
+    _say(" ".join(notes))
     if breakdown:
         from qmodel.scenario.result import BREAKDOWN
 
@@ -175,7 +234,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         ]
         render(columns, parts, fmt, title="Response time breakdown per transaction")
         delayed = [
-            [path, *(_shown(v * 100) for v in values)] for path, values in result.delayed_fraction.items()
+            [path, *(_shown(v * 100) for v in result.delayed_fraction[path])]
+            for path in sorted(result.delayed_fraction)
         ]
         render(
             ["path", *(f"{d / 1e3:g} km" for d in result.distances)],
@@ -185,48 +245,112 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         )
 
 
+def _thrashing_notes(spec, result) -> list[str]:
+    """Where no response time exists: the distances, the terminals (in all and per member) that still
+    have an answer there, and what gives one back."""
+    from qmodel.scenario.result import whole_terminals
+
+    total = sum(m.terminals for m in spec.members)
+    per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
+    notes = []
+    for distance, terminals, flag, disk in zip(
+        result.distances, result.thrashing_terminals, result.thrashing, result.disk_saturated, strict=True
+    ):
+        if flag and disk:
+            notes.append(
+                f"At {_unit(distance / 1e3, 'km')} the volumes cannot carry the I/O (IOSQ grows without end):"
+                " add volumes or PAV aliases."
+            )
+        elif flag:
+            fits = whole_terminals(terminals)
+            shares = ", ".join(f"{m.name} {int(fits / total * m.terminals)}" for m in spec.members)
+            notes.append(
+                f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes (each"
+                f" transaction holds its locks longer than the others can wait) with {total} terminals in"
+                f" all ({per_member}); up to {fits} in all ({shares}) still have an answer. Fewer terminals,"
+                " more subchannels or a shorter distance give one back."
+            )
+    return notes
+
+
+def _unit(value: float, unit: str, digits: str = "g") -> str:
+    """A number and its unit joined by a no-break space: :func:`_say` never puts them on two lines."""
+    return f"{value:{digits}}\N{NO-BREAK SPACE}{unit}"
+
+
+def _say(text: str) -> None:
+    """A sentence under a table, wrapped to the terminal's width (no wider when piped) at spaces only:
+    a number and its unit (:func:`_unit`) stay on one line."""
+    import textwrap
+
+    from qmodel.output import terminal_width
+
+    lines = textwrap.wrap(text, terminal_width(), break_long_words=False, break_on_hyphens=False)
+    click.echo("\n".join(lines).replace("\N{NO-BREAK SPACE}", " "))
+
+
 def _shown(value: float | None) -> float | None:
     """A value for the table: two decimals (0.01 ms, 0.01 %), None where no number exists."""
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
 def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
-    from qmodel.scenario.goal import max_distance
+    import math
+
+    from qmodel.scenario.goal import TOLERANCE, max_distance
+    from qmodel.scenario.result import BREAKDOWN_MEANING
     from qmodel.units import UNITS, parse_value
 
     reach = parse_value("--up-to", up_to, "km")
     if not reach > 0:
         raise InputError("--up-to", up_to, "a distance > 0 km")
     answer = max_distance(spec, reach * UNITS["km"].to_si)
-    goal = f"{spec.goal_share:.0%} of transactions within {spec.goal_time * 1e3:g} ms"
-    if answer.distance != answer.distance:  # NaN: not met at 0 km
-        text = f"The goal ({goal}) is not met even at 0 km: {answer.member} has {answer.share:.1%} within it."
+    # to 0.1 km, rounded down: the goal is known to hold there (the search is good to TOLERANCE, 50 m)
+    km = None if answer.distance != answer.distance else math.floor(answer.distance / 100) / 10
+    goal = f"{spec.goal_share:.0%} of transactions within {_unit(spec.goal_time * 1e3, 'ms')}"
+    if km is None:
+        text = f"The goal ({goal}) is not met even at 0 km: "
+        text += (
+            "lock contention thrashes there." if answer.component == "thrashing"
+            else f"{answer.member} has {answer.share:.1%} within it."
+        )
     elif not answer.member:
-        text = f"The goal ({goal}) holds at every distance up to {answer.searched / 1e3:g} km."
+        text = f"The goal ({goal}) holds at every distance up to {_unit(answer.searched / 1e3, 'km')}."
     elif answer.component == "thrashing":
         text = (
-            f"The goal ({goal}) holds up to {answer.distance / 1e3:.1f} km; beyond it lock contention "
-            "thrashes (no response time exists)."
+            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
+            " lock contention thrashes (fewer terminals, more subchannels or fewer lockable-item"
+            " collisions push it out)."
         )
     else:
         text = (
-            f"The goal ({goal}) holds up to {answer.distance / 1e3:.1f} km; beyond it {answer.member} "
-            f"falls to {answer.share:.1%}, its largest growth being {answer.component}."
+            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it {answer.member} falls below"
+            f" {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
+            f" ({BREAKDOWN_MEANING[answer.component]})."
         )
     payload = {
-        "max_distance_km": None if answer.distance != answer.distance else answer.distance / 1e3,
+        "max_distance_km": km,
+        "tolerance_km": TOLERANCE / 1e3,
         "searched_to_km": answer.searched / 1e3,
         "breaking_member": answer.member or None,
         "breaking_component": answer.component or None,
-        "goal": goal,
+        "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
+    if fmt != "table":
+        render(
+            list(payload),
+            [list(payload.values())],
+            fmt,
+            json_payload={**payload, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
+        )
+        return
     render(
-        ["max distance [km]", "breaking member", "breaking component", "answer"],
-        [[payload["max_distance_km"], answer.member, answer.component, text]],
+        ["max distance [km]", "breaking member", "breaking component"],
+        [[km, answer.member, answer.component]],
         fmt,
         title=spec.title,
-        json_payload=payload,
     )
+    _say(text)
 
 
 @click.command(

@@ -11,8 +11,9 @@ from qmodel.scenario.compose import _Fixed, _fixed_parts, _solve
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
 
-GRID = 64  # distances per refinement round
-ROUNDS = 2  # (1/64)^2 of the range: 0.07 km over 300 km
+FIRST_STEP = 5e3  # m: the ladder's first rung; each further rung doubles the distance
+TOLERANCE = 50.0  # m: the answer lies within this of the distance where the goal first fails
+GRID = 64  # distances per refinement round: each round narrows the bracket 63-fold
 STRIDE = 8  # a round solves every 8th distance of its grid, then only the stretch where the goal first fails
 # a distance still unsettled after this many iterations counts as failing: one that meets the goal has a
 # short response time, reached in a few iterations; only distances near thrashing are slow
@@ -39,7 +40,6 @@ class _Round(NamedTuple):
     first: int | None  # grid index of the first failing distance; None where every distance meets the goal
     result: ScenarioResult  # solved at the grid distances ``columns``
     columns: np.ndarray  # grid indices, ascending; ``first`` and the index before it are among them
-    origin: ScenarioResult  # the solve whose first column is the grid's first distance
 
 
 def _failing(scenario: Scenario, distances: np.ndarray, below: np.ndarray | None, fixed: _Fixed | None = None
@@ -65,38 +65,59 @@ def _first_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray | Non
     coarse = np.minimum(np.arange(0, grid.size + STRIDE - 1, STRIDE), grid.size - 1)  # 0, 8, ..., 56, 63
     failing, result = _failing(scenario, grid[coarse], below, fixed.at(coarse))
     if not failing.any():
-        return _Round(None, result, coarse, result)
+        return _Round(None, result, coarse)
     place = int(np.argmax(failing))
     if place == 0:
-        return _Round(0, result, coarse, result)
+        return _Round(0, result, coarse)
     columns = np.arange(coarse[place - 1], coarse[place] + 1)
     failing, fine = _failing(scenario, grid[columns], below, fixed.at(columns))
-    return _Round(int(columns[np.argmax(failing)]), fine, columns, result)
+    return _Round(int(columns[np.argmax(failing)]), fine, columns)
+
+
+def ladder(upper: float) -> np.ndarray:
+    """The distances (m) the search brackets the answer with: 0, FIRST_STEP, twice that, four times, ...,
+    and ``upper`` itself; the rungs below ``upper`` do not depend on it."""
+    rungs = FIRST_STEP * 2.0 ** np.arange(max(0, int(np.ceil(np.log2(upper / FIRST_STEP)))))
+    return np.concatenate([[0.0], rungs[rungs < upper], [upper]])
 
 
 def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     """The largest distance in [0, upper] m at which every member's share within the goal time reaches
-    the goal share, on refined grids: GRID distances over [0, upper], then GRID over the step where the
-    goal first fails (the share falls as distance grows). Each round finds its step with two small
-    solves (:func:`_first_failing`); the first round's 0 km distance is the base the breaking
-    component is measured from."""
+    the goal share, to within TOLERANCE (50 m) below the first distance where it fails.
+
+    The search rests on one order: once the goal fails (a share below the goal share, or thrashing) it
+    keeps failing further out, as every request's propagation grows with distance. It brackets the
+    answer with one solve of the :func:`ladder` (0, 5, 10, 20, ... km, at most 2 + log2(upper / 5 km)
+    distances, the same rungs whatever ``upper``): the last rung meeting the goal and the first failing
+    it. Rounds of GRID distances over the bracket then narrow it 63-fold each, two small solves a round
+    (:func:`_first_failing`), until it is narrower than TOLERANCE: ceil(log63(width / 50 m)) rounds,
+    at most 6 for any ``upper`` below 10^9 km. So the answer does not depend on ``upper`` beyond the
+    tolerance. Were a scenario not monotone (the goal failing at some distance, met again further out),
+    the answer is the end of the first stretch from 0 km that meets the goal: a distance the goal holds
+    up to, never one beyond a failure. The 0 km solve is the base the breaking component is measured
+    from."""
     if not upper > 0:
         raise InputError("--up-to", upper, "a distance > 0 km")
-    low, high = 0.0, upper
-    base, below = None, None
-    for _ in range(ROUNDS):
+    rungs = ladder(upper)
+    failing, base = _failing(scenario, rungs, None)
+    if failing[0]:
+        return GoalSeek(float("nan"), upper, *_culprit(base, 0, None))
+    if not failing.any():
+        return GoalSeek(upper, upper, "", "", float("nan"))
+    first = int(np.argmax(failing))
+    low, high = rungs[first - 1], rungs[first]
+    found, at = base, first
+    below = base.response_time[:, first - 1 : first]  # R grows with distance: a start from below
+    while high - low > TOLERANCE:
         grid = np.linspace(low, high, GRID)
         found = _first_failing(scenario, grid, below)
-        base = found.origin if base is None else base  # its first column is 0 km
-        if found.first == 0 and low == 0.0:
-            return GoalSeek(float("nan"), upper, *_culprit(found.result, 0, None))
-        if found.first is None:
-            return GoalSeek(high, upper, "", "", float("nan"))
-        first = found.first
+        # the bracket's ends were decided by an earlier solve from another start; should this one, a
+        # few iterations nearer the answer, decide an end otherwise, the earlier verdict stands
+        first = min(max(GRID - 1 if found.first is None else found.first, 1), GRID - 1)
         at = int(np.searchsorted(found.columns, first))  # the first failing distance's column in the solve
         low, high = grid[first - 1], grid[first]
-        below = found.result.response_time[:, at - 1 : at]  # R grows with distance: a start from below
-    return GoalSeek(low, upper, *_culprit(found.result, at, base))
+        below = found.result.response_time[:, at - 1 : at]
+    return GoalSeek(float(low), upper, *_culprit(found.result, at, base))
 
 
 def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) -> tuple[str, str, float]:

@@ -69,14 +69,27 @@ class ScenarioResult:
         """(M, D) bool: the member's share within the goal time reaches the goal share."""
         return self.share_within_goal >= self.goal_share
 
-    def records(self) -> list[dict[str, object]]:
-        """One record per distance and member (and "all"), values in ms, /s, % as the columns say."""
+    def records(self, significant: int | None = None) -> list[dict[str, object]]:
+        """One record per distance and member (and "all", every member's transactions together), values
+        in ms, /s, % as the keys say, rounded to ``significant`` digits (JSON and CSV: SIGNIFICANT) or not.
+
+        ``cpu_busy_pct_of_lpar`` is the share of the member's logical CPs busy with the workload;
+        ``cpu_pct_of_one_cp`` the same in CPs' worth (RMF's APPL%: 100 is one CP busy), which "all" sums
+        while the LPAR share, of different LPARs, is left empty there. ``cpu_ms`` is the CPU part of the
+        response time (with queueing for the CPs; the CPU a transaction needs is one-CP % / 100 / X).
+        Each member's paths give ``CF_delayed_pct`` (CF requests delayed for a subchannel) and
+        ``CF_requests_per_s`` per CF (empty where the member has no path to it; "all" sums the requests
+        and weights the delays by them). ``terminals_with_answer``, at a distance where no response
+        time exists, is the largest whole terminal population (in all, every member's terminals scaled
+        alike; see :attr:`thrashing_terminals`) that still has one."""
+        cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         records = []
-        for d, distance in enumerate(self.distances):
+        for d in range(self.distances.size):
             for m, member in enumerate(self.members):
+                paths = {cf: f"{member}→{cf}" for cf in cfs if f"{member}→{cf}" in self.delayed_fraction}
                 records.append(
                     self._record(
-                        distance,
+                        d,
                         member,
                         self.response_time[m, d],
                         self.throughput[m, d],
@@ -85,64 +98,94 @@ class ScenarioResult:
                         self.cpu_per_transaction[m, d],
                         self.converted_rate[m, d],
                         {name: value[m, d] for name, value in self.breakdown.items()},
-                        self.thrashing[d],
+                        {cf: (self.delayed_fraction[p][d], self.path_rate[p][d]) for cf, p in paths.items()},
+                        cfs,
+                        significant,
                     )
                 )
             if len(self.members) > 1:
                 weights = self.throughput[:, d]
+                paths_to = {cf: [p for p in self.path_rate if p.endswith(f"→{cf}")] for cf in cfs}
                 records.append(
                     self._record(
-                        distance,
+                        d,
                         "all",
                         self.total_response_time[d],
                         self.total_throughput[d],
                         self.total_share_within_goal[d],
                         np.nan,
-                        np.nan,
+                        float(np.dot(self.cpu_per_transaction[:, d], weights) / weights.sum()),
                         self.converted_rate[:, d].sum(),
                         {
                             name: float(np.dot(value[:, d], weights) / weights.sum())
                             for name, value in self.breakdown.items()
                         },
-                        self.thrashing[d],
+                        {cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in paths])
+                         for cf, paths in paths_to.items()},
+                        cfs,
+                        significant,
                     )
                 )
         return records
 
     def _record(
-        self, distance, member, response, throughput, share, busy, cpu, converted, parts, thrashing
+        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs, significant
     ) -> dict:
+        def _number(value: float) -> float | None:
+            return number(value, significant)
+
         record = {
-            "distance_km": _number(distance / 1e3),
+            "distance_km": _number(self.distances[d] / 1e3),
             "member": member,
             "response_time_ms": _number(response * 1e3),
             "within_goal_pct": _number(share * 100),
             "throughput_per_s": _number(throughput),
-            "cpu_busy_pct": _number(busy * 100),
-            "cpu_ms_per_transaction": _number(cpu * 1e3),
-            "converted_per_s": _number(converted),
+            "cpu_busy_pct_of_lpar": _number(busy * 100),
+            "cpu_pct_of_one_cp": _number(throughput * cpu * 100),
+            "converted_cf_requests_per_s": _number(converted),
         }
         record.update({f"{name}_ms": _number(value * 1e3) for name, value in parts.items()})
-        record["thrashing"] = bool(thrashing)
+        for cf in cfs:
+            delayed, rate = paths.get(cf, (np.nan, np.nan))
+            record[f"{cf}_delayed_pct"] = _number(delayed * 100)
+            record[f"{cf}_requests_per_s"] = _number(rate)
+        record["thrashing"] = bool(self.thrashing[d])
+        record["terminals_with_answer"] = whole_terminals(self.thrashing_terminals[d])
         return record
 
     def to_json(self) -> dict[str, object]:
-        """The records, delayed fractions, path request rates, thrashing loads and goal, as JSON values."""
+        """The goal and the records (one per distance and member, each with its paths' values)."""
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
-            "results": self.records(),
-            "delayed_for_subchannel_pct": {
-                path: [_number(v * 100) for v in values] for path, values in self.delayed_fraction.items()
-            },
-            "path_requests_per_s": {
-                path: [_number(v) for v in values] for path, values in self.path_rate.items()
-            },
-            "thrashing_from_terminals": [_number(v) for v in self.thrashing_terminals],
+            "results": self.records(SIGNIFICANT),
         }
 
 
-def _number(value: float) -> float | None:
-    """A float for JSON, None for NaN (no number exists there)."""
+SIGNIFICANT = 6  # digits kept in JSON and CSV: more than any input of the model has
+
+
+def whole_terminals(thrashing_terminals: float) -> int | None:
+    """The largest whole terminal population below the one found thrashing (None where none thrashes):
+    ceil(terminals) − 1. The thrashing load is searched to 1/1,024 of the population, so this is the
+    largest with an answer to within that."""
+    if np.isnan(thrashing_terminals):
+        return None
+    return max(int(np.ceil(thrashing_terminals)) - 1, 0)
+
+
+def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:
+    """(delayed fraction weighted by requests, requests summed) over several members' paths to one CF."""
+    rates = np.array([rate for _, rate in paths])
+    delayed = np.array([fraction for fraction, _ in paths])
+    total = rates.sum()
+    return (float(np.dot(delayed, rates) / total) if total > 0 else float(delayed.mean())), float(total)
+
+
+def number(value: float, significant: int | None = SIGNIFICANT) -> float | None:
+    """A float to ``significant`` digits (JSON and CSV: no binary noise such as 15.610000000000001) or as
+    it is, None for NaN (no number exists there)."""
     value = float(value)
-    return None if np.isnan(value) else value
+    if np.isnan(value):
+        return None
+    return value + 0.0 if significant is None else float(f"{value:.{significant}g}") + 0.0

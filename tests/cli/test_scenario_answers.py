@@ -1,0 +1,133 @@
+"""What `qmodel scenario` tells a planner: the goal seek's sentence, thrashing in plain words with a way
+out, exit statuses, the records JSON and CSV carry, and requests refused before the work."""
+
+import csv
+import io
+import itertools
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from qmodel.cli import cli
+
+
+def run(args: list[str], columns: str = "80"):
+    return CliRunner().invoke(cli, ["scenario", *args], env={"COLUMNS": columns})
+
+
+@pytest.mark.parametrize("columns", ["80", "50", "30"])
+def test_the_goal_seek_sentence_never_splits_a_number_from_its_unit(columns) -> None:
+    result = run(["gdps-env2", "--max-distance"], columns)
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "holds up to 80.1 km" in text and "within 125 ms" in text
+    lines = result.output.splitlines()
+    for line, following in itertools.pairwise(lines):
+        assert not (re.search(r"\d$", line.rstrip()) and re.match(r"\s*(km|ms)\b", following))
+
+
+def test_the_goal_seek_says_the_member_falls_below_the_goal_share() -> None:
+    text = " ".join(run(["gdps-env2", "--max-distance"]).output.split())
+    assert "G1P2 falls below 90%" in text and "falls to" not in text
+
+
+def test_the_goal_seek_gives_the_distance_to_a_tenth_of_a_km_rounded_down() -> None:
+    payload = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)
+    assert payload["max_distance_km"] == 80.1 and payload["tolerance_km"] == 0.05
+
+
+@pytest.mark.parametrize("up_to", ["300km", "100000km", "1e9km"])
+def test_the_goal_seek_answer_is_the_same_however_far_it_may_search(up_to) -> None:
+    payload = json.loads(run(["gdps-env3", "--max-distance", "--up-to", up_to, "--format", "json"]).output)
+    assert payload["max_distance_km"] == 6.3 and payload["breaking_member"] == "G1P2"
+
+
+def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> None:
+    result = run(["gdps-env3", "--distance", "300km", "--no-breakdown"])
+    text = " ".join(result.output.split())
+    assert "200 terminals in all (G1P1 100, G1P2 100)" in text
+    assert re.search(r"up to \d+ in all \(G1P1 \d+, G1P2 \d+\) still have an answer", text)
+    assert "Fewer terminals, more subchannels or a shorter distance" in text
+    assert "fixed point" not in text
+
+
+def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> None:
+    assert run(["gdps-env3", "--distance", "20,300km", "--no-breakdown"]).exit_code == 1
+    assert run(["gdps-env3", "--distance", "20km", "--no-breakdown"]).exit_code == 0
+
+
+def test_json_gives_whole_terminals_where_thrashing_begins() -> None:
+    records = json.loads(run(["gdps-env3", "--distance", "300km", "--format", "json"]).output)["results"]
+    assert all(isinstance(r["terminals_with_answer"], int) for r in records)
+    assert all(0 < r["terminals_with_answer"] < 200 for r in records)
+
+
+def test_csv_carries_every_value_json_does_keyed_by_distance_and_member() -> None:
+    output = run(["gdps-env3", "--distance", "20,70km", "--format", "csv"]).output
+    rows = list(csv.DictReader(io.StringIO(output)))
+    records = json.loads(run(["gdps-env3", "--distance", "20,70km", "--format", "json"]).output)["results"]
+    assert [(r["distance_km"], r["member"]) for r in rows] == [
+        (str(r["distance_km"]), r["member"]) for r in records
+    ]
+    assert set(rows[0]) == set(records[0])
+    for key in ("CF1_delayed_pct", "CF1_requests_per_s", "terminals_with_answer", "cpu_pct_of_one_cp"):
+        assert key in rows[0]
+
+
+def test_json_floats_carry_six_significant_digits_and_no_binary_noise() -> None:
+    records = json.loads(run(["gdps-env3", "--distance", "20km", "--format", "json"]).output)["results"]
+    for record in records:
+        for value in record.values():
+            if isinstance(value, float):
+                assert len(f"{value:.15g}".replace("-", "").replace(".", "").lstrip("0").split("e")[0]) <= 6
+
+
+def test_cpu_is_given_per_lpar_and_per_cp_as_rmf_appl_percent() -> None:
+    # utilization law: one CP's worth busy = throughput × CPU per transaction; the LPAR has 8 CPs
+    record = json.loads(run(["gdps-env2", "--distance", "20km", "--format", "json"]).output)["results"][0]
+    assert record["cpu_pct_of_one_cp"] == pytest.approx(8 * record["cpu_busy_pct_of_lpar"], rel=1e-4)
+    assert "cpu_ms_per_transaction" not in record
+
+
+def test_the_all_row_sums_the_members_cps_worth_and_leaves_the_lpar_share_empty() -> None:
+    records = json.loads(run(["gdps-env3", "--distance", "20km", "--format", "json"]).output)["results"]
+    members, everyone = records[:2], records[2]
+    assert everyone["member"] == "all" and everyone["cpu_busy_pct_of_lpar"] is None
+    summed = sum(m["cpu_pct_of_one_cp"] for m in members)
+    assert everyone["cpu_pct_of_one_cp"] == pytest.approx(summed, rel=1e-4)
+
+
+def test_more_points_than_finish_in_seconds_are_refused_with_an_estimate() -> None:
+    result = run(["gdps-env1", "--distance", "0..100km", "--points", "100000"])
+    assert result.exit_code == 2
+    assert "100,000 distances would take over" in result.output and "GB" in result.output
+
+
+def test_a_long_range_into_thrashing_is_refused_with_an_estimate_before_the_work() -> None:
+    result = run(["gdps-env3", "--distance", "0..100000km", "--points", "10000"])
+    assert result.exit_code == 2 and "thrashes at 100000 km" in result.output and "s and" in result.output
+
+
+def test_points_without_a_range_are_refused() -> None:
+    result = run(["gdps-env3", "--distance", "20km", "--points", "5"])
+    assert result.exit_code == 2 and "--points" in result.output
+
+
+def test_variants_refuse_a_format_they_cannot_honour(tmp_path) -> None:
+    variants = tmp_path / "v.csv"
+    variants.write_text("distance\n20km\n")
+    result = run(["gdps-env3", "--variants", str(variants), "--format", "json"])
+    assert result.exit_code == 2 and "--format" in result.output
+
+
+def test_a_distance_error_echoes_the_range_as_typed() -> None:
+    result = run(["gdps-env3", "--distance", "0..100mi"])
+    assert result.exit_code == 2 and "--distance = 0..100mi" in result.output
+
+
+def test_the_delayed_table_lists_paths_in_order_of_member_and_cf() -> None:
+    output = run(["gdps-env3", "--distance", "20km"], "200").output
+    paths = re.findall(r"(G1P\d→CF\d)", output.split("for a subchannel")[1])
+    assert paths == sorted(paths)
