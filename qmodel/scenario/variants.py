@@ -30,6 +30,7 @@ import numpy as np
 from qmodel.batch import Dialect, locale_number, read_table
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
+from qmodel.scenario.result import whole_terminals
 from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, scenario_from_dict
 from qmodel.units import parse_value, unit_named, with_unit
 
@@ -303,9 +304,15 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
                 ]
             results[row] = values
             if solved.thrashing[place]:
-                begins = f"thrashing from {solved.thrashing_terminals[place]:.0f} terminals"
+                fits = whole_terminals(solved.thrashing_terminals[place])
+                total = sum(m.terminals for m in rows[0][1].members)
                 errors[row] = InputError(
-                    "lock contention", "thrashing", "a load with a fixed point", reason=begins
+                    "lock contention",
+                    f"thrashing with {total} terminals in all",
+                    f"at most {fits} terminals in all at this distance, more subchannels or a shorter "
+                    "distance",
+                    reason="each transaction holds its locks longer than the others can wait: "
+                    "no response time",
                 )
     titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
     _write(table, dialect, titles, results, errors, out)
