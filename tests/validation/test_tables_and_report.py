@@ -164,20 +164,20 @@ tolerance = { relative = 0.001 }
     assert tolerance_text(results["disc-growth-40km"]) == "±0.05 ms"
 
 
+EXPLAINED_MISS = ('[[case]]\nid = "c"\nquantity = "littles_law.number_in_system"\n'
+                  'citation = "§1"\ninputs = { throughput = 1000, response_time = "5s" }\n'
+                  'paper = 9000\ntolerance = { relative = 0.01 }\n'
+                  'note = "the model leaves out the queue: 5000 vs 9000"\n')
+
+
 def test_validate_exits_0_for_an_explained_miss_and_1_with_strict(tmp_path) -> None:
-    path = casebook(tmp_path, '[[case]]\nid = "c"\nquantity = "littles_law.number_in_system"\n'
-                              'citation = "§1"\ninputs = { throughput = 1000, response_time = "5s" }\n'
-                              'paper = 9000\ntolerance = { relative = 0.01 }\n'
-                              'note = "the model leaves out the queue: 5000 vs 9000"\n')
+    path = casebook(tmp_path, EXPLAINED_MISS)
     assert CliRunner().invoke(cli, ["validate", str(path)]).exit_code == 0
     assert CliRunner().invoke(cli, ["validate", str(path), "--strict"]).exit_code == 1
 
 
 def test_strict_says_on_stderr_why_it_failed(tmp_path) -> None:
-    path = casebook(tmp_path, '[[case]]\nid = "c"\nquantity = "littles_law.number_in_system"\n'
-                              'citation = "§1"\ninputs = { throughput = 1000, response_time = "5s" }\n'
-                              'paper = 9000\ntolerance = { relative = 0.01 }\n'
-                              'note = "the model leaves out the queue: 5000 vs 9000"\n')
+    path = casebook(tmp_path, EXPLAINED_MISS)
     result = CliRunner().invoke(cli, ["validate", str(path), "--strict"])
     assert "failed (--strict): 1 miss(es)" in result.stderr
 
