@@ -41,6 +41,7 @@ class ModelFunction(NamedTuple):
     outputs: dict[str, str]       # name → display unit
     title: str
     defaults: tuple[tuple[str, object], ...] = ()   # (input, value it takes when left out)
+    meanings: tuple[tuple[str, str], ...] = ()      # (output, what it means) where the title says too little
 
 
 _ERLANG = {"servers": "1", "offered_load": "1"}
@@ -85,7 +86,19 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                    "transactions": "1", "cpu_of_one_cp": "ratio", "cpu_busy": "ratio",
                    "delayed_fraction": "ratio", "path_rate": "1/s", "converted": "1", "propagation": "ms"},
                   "A shipped scenario solved at one distance: one member's (or all members') results",
-                  defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", ""))),
+                  defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", "")),
+                  meanings=(
+                      ("response_time", "the scenario's mean transaction response time"),
+                      ("share_within_goal", "the scenario's share of transactions within the WLM goal time"),
+                      ("throughput", "the scenario's transactions per second"),
+                      ("transactions", "the scenario's transactions completed in the interval"),
+                      ("cpu_of_one_cp", "the scenario's CPU busy in CPs (RMF APPL%: % of one CP)"),
+                      ("cpu_busy", "the scenario's CPU busy as a share of the member's logical CPs"),
+                      ("delayed_fraction", "the scenario's share of CF requests delayed for a subchannel"),
+                      ("path_rate", "the scenario's CF requests per second on the path (RMF AVG/SEC)"),
+                      ("converted", "the scenario's CF requests converted to async in the interval"),
+                      ("propagation", "the scenario's propagation every transaction pays"),
+                  )),
     ModelFunction("burst_suspension", "model", replication.burst_suspension,
                   {"write_rate": "MB/s", "bandwidth": "MB/s", "burst_size": "MB", "burst_rate": "MB/s",
                    "burst_start": "min", "until": "min"},

@@ -121,7 +121,8 @@ def quantity_label(quantity: str) -> str:
     entry, _, output = quantity.partition(".")
     if entry in load_catalogue():
         return f"{quantity}: {get_formula(entry).output(output).meaning}"
-    return f"{quantity}: {REGISTRY[entry].title}"
+    function = REGISTRY[entry]
+    return f"{quantity}: {dict(function.meanings).get(output, function.title)}"
 
 
 def _output_units(entry: str, where: str) -> dict[str, str]:
