@@ -49,7 +49,7 @@ PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
 KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", ".join(
     f"{section}.KEY" for section in SECTION_KEYS
 )
-RESULT_COLUMNS = ("R[ms]", "within goal[%]", "X[1/s]", "CPU busy[%]")
+RESULT_COLUMNS = ("R[ms]", "within goal[%]", "X[1/s]", "CPU busy[% of LPAR]")
 
 
 class Column(NamedTuple):
