@@ -112,8 +112,10 @@ def _entries_text(name: str, entries: list[tuple[str, dict[str, Any]]], keyed: b
     fragments = [json.dumps(e["id"]) + ": " + json.dumps([f, e] if keyed else e) for f, e in entries]
     lines = "".join(f"    {fragment + ',' if n < len(fragments) - 1 else fragment!r}\n"
                     for n, fragment in enumerate(fragments))
-    decoded = "{key: tuple(value) for key, value in _decoded.items()}" if keyed else "_decoded"
-    return f"_decoded = json.loads(\n    '{{'\n{lines}    '}}'\n)\n{name} = {decoded}\n"
+    decoded = f"json.loads(\n    '{{'\n{lines}    '}}'\n)"
+    if keyed:  # (file, entry) pairs, as the loader's raw entries are
+        return f"{name} = {{key: tuple(value) for key, value in {decoded}.items()}}\n"
+    return f"{name} = {decoded}\n"
 
 
 def generate() -> str:
