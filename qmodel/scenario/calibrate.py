@@ -17,6 +17,7 @@ All values in SI units (s, m).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -106,6 +107,14 @@ def _trial(scenario: Scenario, changes: dict[str, float], base_distance: float,
     return value - response, trial
 
 
+def _bisect(below: Callable[[float], bool], low: float, high: float) -> tuple[float, float]:
+    """The bracket [low, high] narrowed _BISECTIONS times around where ``below`` turns False."""
+    for _ in range(_BISECTIONS):
+        middle = (low + high) / 2
+        low, high = (middle, high) if below(middle) else (low, middle)
+    return low, high
+
+
 def fit_lockable_items(
     scenario: Scenario,
     base_distance: float,
@@ -129,9 +138,7 @@ def fit_lockable_items(
             f"{response * 1e3:g} ms",
             "more than the model gives without lock contention",
         )
-    for _ in range(_BISECTIONS):
-        middle = (low + high) / 2
-        low, high = (middle, high) if excess(np.exp(middle))[0] > 0 else (low, middle)
+    low, high = _bisect(lambda log_items: excess(np.exp(log_items))[0] > 0, low, high)
     return excess(np.exp(high))[1]
 
 
@@ -157,9 +164,7 @@ def fit_redispatch(
     if excess(low)[0] > 0:
         raise InputError(f"response of {member} at {distance / 1e3:g} km", f"{response * 1e3:g} ms",
                          "more than the model gives with no redispatch wait")
-    for _ in range(_BISECTIONS):
-        middle = (low + high) / 2
-        low, high = (middle, high) if excess(middle)[0] < 0 else (low, middle)
+    low, high = _bisect(lambda wait: excess(wait)[0] < 0, low, high)
     gap, fitted = excess(low)
     if gap < -1e-6 * response:
         reached = (gap + response) * 1e3
