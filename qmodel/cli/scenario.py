@@ -248,7 +248,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 def _thrashing_notes(spec, result) -> list[str]:
     """Where no response time exists: the distances, the terminals (in all and per member) that still
     have an answer there, and what gives one back."""
-    from qmodel.scenario.result import whole_terminals
+    from qmodel.scenario.result import THRASHING, whole_terminals
 
     total = sum(m.terminals for m in spec.members)
     per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
@@ -265,8 +265,8 @@ def _thrashing_notes(spec, result) -> list[str]:
             fits = whole_terminals(terminals)
             shares = ", ".join(f"{m.name} {int(fits / total * m.terminals)}" for m in spec.members)
             notes.append(
-                f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes (each"
-                f" transaction holds its locks longer than the others can wait) with {total} terminals in"
+                f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes"
+                f" ({THRASHING}) with {total} terminals in"
                 f" all ({per_member}); up to {fits} in all ({shares}) still have an answer. Fewer terminals,"
                 " more subchannels or a shorter distance give one back."
             )

@@ -165,6 +165,9 @@ class ScenarioResult:
 SIGNIFICANT = 6  # digits kept in JSON and CSV: more than any input of the model has
 
 
+THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
+
+
 def whole_terminals(thrashing_terminals: float) -> int | None:
     """The largest whole terminal population below the one found thrashing (None where none thrashes):
     ceil(terminals) − 1. The thrashing load is searched to 1/1,024 of the population, so this is the

@@ -30,7 +30,7 @@ import numpy as np
 from qmodel.batch import Dialect, locale_number, read_table
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
-from qmodel.scenario.result import whole_terminals
+from qmodel.scenario.result import THRASHING, whole_terminals
 from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, scenario_from_dict
 from qmodel.units import parse_value, unit_named, with_unit
 
@@ -311,8 +311,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
                     f"thrashing with {total} terminals in all",
                     f"at most {fits} terminals in all at this distance, more subchannels or a shorter "
                     "distance",
-                    reason="each transaction holds its locks longer than the others can wait: "
-                    "no response time",
+                    reason=f"{THRASHING}: no response time",
                 )
     titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
     _write(table, dialect, titles, results, errors, out)
