@@ -1,7 +1,9 @@
 """Scenario solver speed: a sweep of 1,000 distances, and --max-distance as a whole process.
 
 Targets (issue 15): a two-member scenario swept over 1,000 distances in ≤ 1 s; `qmodel scenario
-FILE --max-distance` in ≤ 0.3 s whole process (start-up included). Run with qmodel installed:
+FILE --max-distance` in ≤ 0.3 s whole process (start-up included). Also: long sweeps cost time in
+proportion to their distances (the finite-source queue works in blocks of states, so neither memory
+nor time per distance grows with the sweep). Run with qmodel installed:
 
     python bench/scenario_speed.py
 """
@@ -21,11 +23,11 @@ from qmodel.scenario.files import resolve_scenario
 REPEATS = 5
 
 
-def sweep(name: str, points: int = 1000) -> tuple[float, bool]:
+def sweep(name: str, points: int = 1000, repeats: int = REPEATS) -> tuple[float, bool]:
     scenario = load_scenario(resolve_scenario(name))
     distances = np.linspace(0, 100e3, points)
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         result = solve_scenario(scenario, distances)
         times.append(time.perf_counter() - start)
@@ -42,6 +44,10 @@ def main() -> None:
         seconds, thrashing = sweep(name)
         note = " (some distances thrash: their thrashing load is searched too)" if thrashing else ""
         print(f"{name}: 1,000 distances in {seconds * 1e3:.0f} ms (target ≤ 1000 ms){note}")
+    for points in (10_000, 40_000):
+        seconds, _ = sweep("gdps-env3", points, repeats=1)
+        per_distance = seconds / points * 1e3
+        print(f"gdps-env3: {points:,} distances in {seconds:.1f} s ({per_distance:.2f} ms per distance)")
     for name in ("gdps-env2", "gdps-env3"):
         seconds = whole_process(["scenario", name, "--max-distance"])
         print(f"qmodel scenario {name} --max-distance: {seconds * 1e3:.0f} ms, whole process (target 300 ms)")

@@ -101,6 +101,9 @@ def mmck_mean_queue(servers: ArrayLike, capacity: ArrayLike, offered_load: Array
     return _mmck_moments(servers, capacity, offered_load)[2]
 
 
+STATES_PER_BLOCK = 1 << 20  # states per block of elements: about 8 MB per array
+
+
 def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: ArrayLike
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """M/M/c//K (machine-repairman) queue: c servers, K sources each requesting at rate 1/T.
@@ -121,19 +124,35 @@ def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: A
     The weights are summed in log space, all states at once (log w_j is a
     cumulative sum; each sum is taken relative to its largest term, so
     nothing overflows and no probability is formed as 1 − Σ). Cost: K + 1
-    states per element, one array operation each.
+    states per element, one array operation each, over blocks of elements
+    holding about a million states each, so memory stays bounded (tens of MB)
+    and time linear however many elements there are.
     """
     servers, sources, ratio = np.broadcast_arrays(
         np.asarray(servers, float), np.asarray(sources, float), np.asarray(service_ratio, float))
-    states = np.arange(int(sources.max(initial=0)) + 1, dtype=float).reshape((-1,) + (1,) * servers.ndim)
+    shape = servers.shape
+    servers, sources, ratio = (np.ravel(a) for a in (servers, sources, ratio))
+    block = max(1, STATES_PER_BLOCK // (int(sources.max(initial=0)) + 1))
+    if servers.size <= block:
+        return tuple(part.reshape(shape) for part in _finite_source_block(servers, sources, ratio))
+    parts = [_finite_source_block(servers[i:i + block], sources[i:i + block], ratio[i:i + block])
+             for i in range(0, servers.size, block)]
+    return tuple(np.concatenate(part).reshape(shape) for part in zip(*parts, strict=True))
+
+
+
+def _finite_source_block(servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``finite_source_queue`` on 1-D arrays, every state of every element at once."""
+    states = np.arange(int(sources.max(initial=0)) + 1, dtype=float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = np.log(ratio)
     results = []
     for population in (sources - 1, sources):
-        present = states <= population                                   # (K + 1, ...) states that exist
+        present = states <= population                                   # (K + 1, n) states that exist
         steps = np.where(present[1:], np.log(np.maximum(population - states[1:] + 1, 1.0))
                          - np.log(np.minimum(states[1:], servers)) + log_ratio, 0.0)
-        log_weight = np.concatenate([np.zeros((1, *servers.shape)), np.cumsum(steps, axis=0)])
+        log_weight = np.concatenate([np.zeros((1, servers.size)), np.cumsum(steps, axis=0)])
         log_weight = np.where(present, log_weight, -np.inf)
         log_weight = np.where(ratio > 0, log_weight, np.where(states == 0, 0.0, -np.inf))
         weight = np.exp(log_weight - log_weight.max(axis=0))

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from qmodel.algorithms.fixed_point import iterate
-from qmodel.algorithms.queueing import finite_source_queue
+from qmodel.algorithms.queueing import STATES_PER_BLOCK, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.limits import refuse_too_large
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
@@ -318,7 +318,13 @@ def _solve(
     start the fixed point nearer its end. ``fixed``, the load-free parts at ``distances`` where the
     caller already has them (``_fixed_parts(...).at(columns)``), saves computing them again.
     """
-    _refuse_huge(scenario, distances.size, max_iterations, with_thrashing_load)
+    _refuse_huge(
+        scenario,
+        distances.size,
+        _EVALUATIONS,
+        f"{distances.size:,} distance(s)",
+        "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer distances",
+    )
     members = scenario.members
     fixed = _fixed_parts(scenario, distances) if fixed is None else fixed
     terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
@@ -411,6 +417,14 @@ def _solve(
     thrashing_terminals = np.full(distances.shape, np.nan)
     if with_thrashing_load and thrashing.any():
         total = sum(m.terminals for m in members)
+        count = int(thrashing.sum())
+        _refuse_huge(
+            scenario,
+            count,
+            _LOAD_STEPS * _LOAD_EVALUATIONS,
+            f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
+            f"fewer distances from {distances[thrashing].min() / 1e3:.1f} km on, where the locks thrash",
+        )
         thrashing_terminals[thrashing] = _thrashing_load(scenario, distances[thrashing]) * total
     cps = np.array([m.logical_cps for m in members], float)[:, None]
     cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
@@ -445,25 +459,33 @@ def _solve(
 
 _LOAD_STEPS = 10  # the load to 1/1,024 of the terminals: under one terminal of 200
 _LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts as no fixed point
-_BYTES_PER_STATE = 64  # the finite-source queue keeps about eight float arrays over its states
-_SECONDS_PER_STATE = 1e-8  # one state of one path at one distance, one evaluation (measured ~9.6 ns)
+# The cost estimate of a solve (bench/scenario_speed.py measures the real one): evaluations of F(R) per
+# distance until the fixed point settles (8.8 to 10.7 on the shipped scenarios, 0..300 km), per distance
+# and load step of the thrashing-load search (about 32), and the time of one evaluation per state of a
+# path's finite-source queue, everything else at that distance included (69 to 75 ns from 100 to 10,000
+# terminals per member). Memory: the result's arrays per distance (about 1.1 KB measured), and the
+# finite-source queue's block of states (about eight float arrays over them, whatever the distances).
+_EVALUATIONS = 12
+_LOAD_EVALUATIONS = 32
+_SECONDS_PER_STATE = 7e-8
+_BYTES_PER_DISTANCE = 2e3
+_BYTES_PER_STATE = 64
 
 
-def _refuse_huge(scenario: Scenario, distances: int, max_iterations: int, with_thrashing_load: bool) -> None:
-    """Refuse, before any work, a solve whose subchannel queues would need too much memory or time.
+def _refuse_huge(scenario: Scenario, distances: int, evaluations: int, what: str, way_out: str) -> None:
+    """Refuse, before the work, a solve that would need too much memory or time.
 
-    Each path's finite-source queue has one state per terminal of its member (K + 1), at every
-    distance, in every evaluation of the fixed point: at most ``max_iterations`` of them, and the
-    thrashing-load search's on top where a distance thrashes."""
+    Each path's finite-source queue has one state per terminal of its member (K + 1), at each of the
+    ``distances``, evaluated about ``evaluations`` times (an estimate: the fixed point's own
+    ``max_iterations`` is the bound that ends it, not its expected cost)."""
     terminals = {m.name: m.terminals for m in scenario.members}
-    states = distances * sum(terminals[path.member] + 1 for path in scenario.paths)
-    evaluations = max_iterations + (_LOAD_STEPS * _LOAD_ITERATIONS if with_thrashing_load else 0)
-    largest = max(terminals.values())
+    states = sum(terminals[path.member] + 1 for path in scenario.paths)
+    block = max(STATES_PER_BLOCK, max(terminals.values()) + 1)
     refuse_too_large(
-        states * _BYTES_PER_STATE,
-        states * evaluations * _SECONDS_PER_STATE,
-        f"{largest:,} terminals per member at {distances:,} distance(s)",
-        "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer distances",
+        distances * _BYTES_PER_DISTANCE + block * _BYTES_PER_STATE,
+        distances * states * evaluations * _SECONDS_PER_STATE,
+        f"{max(terminals.values()):,} terminals per member, {what}",
+        way_out,
     )
 
 

@@ -83,6 +83,7 @@ class ScenarioResult:
         time exists, is the largest whole terminal population (in all, every member's terminals scaled
         alike; see :attr:`thrashing_terminals`) that still has one."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
+        totals = self.total_response_time, self.total_throughput, self.total_share_within_goal
         records = []
         for d in range(self.distances.size):
             for m, member in enumerate(self.members):
@@ -110,9 +111,7 @@ class ScenarioResult:
                     self._record(
                         d,
                         "all",
-                        self.total_response_time[d],
-                        self.total_throughput[d],
-                        self.total_share_within_goal[d],
+                        *(total[d] for total in totals),
                         np.nan,
                         float(np.dot(self.cpu_per_transaction[:, d], weights) / weights.sum()),
                         self.converted_rate[:, d].sum(),

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qmodel.algorithms.queueing import (
+    STATES_PER_BLOCK,
     erlang_b,
     erlang_c,
     erlang_cdf,
@@ -94,6 +95,19 @@ def test_finite_source_queue_agrees_with_its_chain_enumerated(servers, sources, 
                                            rel=1e-9, abs=1e-300)
     assert float(utilization) == pytest.approx(sum(min(j, servers) * q for j, q in enumerate(p)) / servers,
                                                rel=1e-9)
+
+
+def test_finite_source_queue_over_many_blocks_gives_each_element_its_own_answer() -> None:
+    rng = np.random.default_rng(7)
+    count = 3 * STATES_PER_BLOCK // 101 + 17  # K = 100: four blocks, the last one partial
+    servers = rng.integers(1, 9, count).astype(float)
+    sources = rng.integers(1, 101, count).astype(float)
+    ratio = rng.uniform(0.001, 2.0, count)
+    together = finite_source_queue(servers.reshape(-1, 1), sources.reshape(-1, 1), ratio.reshape(-1, 1))
+    for index in (0, count // 3, 2 * count // 3 + 1, count - 1):
+        alone = finite_source_queue(servers[index], sources[index], ratio[index])
+        for whole, single in zip(together, alone, strict=True):
+            assert whole.shape == (count, 1) and whole[index, 0] == pytest.approx(float(single), rel=1e-12)
 
 
 def test_finite_source_queue_with_many_sources_is_erlang_c() -> None:

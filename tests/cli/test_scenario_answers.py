@@ -99,15 +99,21 @@ def test_the_all_row_sums_the_members_cps_worth_and_leaves_the_lpar_share_empty(
     assert everyone["cpu_pct_of_one_cp"] == pytest.approx(summed, rel=1e-4)
 
 
-def test_more_points_than_finish_in_seconds_are_refused_with_an_estimate() -> None:
-    result = run(["gdps-env1", "--distance", "0..100km", "--points", "100000"])
+def test_a_table_of_more_distances_than_anyone_reads_is_refused_with_the_drawing_time() -> None:
+    result = run(["gdps-env1", "--distance", "0..100km", "--points", "5000"])
     assert result.exit_code == 2
-    assert "100,000 distances would take over" in result.output and "GB" in result.output
+    assert "at most 1,000 distances in a table" in result.output and "about 18 s" in result.output
 
 
-def test_a_long_range_into_thrashing_is_refused_with_an_estimate_before_the_work() -> None:
-    result = run(["gdps-env3", "--distance", "0..100000km", "--points", "10000"])
-    assert result.exit_code == 2 and "thrashes at 100000 km" in result.output and "s and" in result.output
+def test_the_same_sweep_as_csv_is_not_held_to_the_table_limit() -> None:
+    result = run(["gdps-env1", "--distance", "0..100km", "--points", "1001", "--format", "csv"])
+    assert result.exit_code == 0 and len(result.output.splitlines()) == 1 + 1001 * 3
+
+
+def test_a_long_range_into_thrashing_is_refused_with_an_estimate_before_the_search() -> None:
+    result = run(["gdps-env3", "--distance", "0..100000km", "--points", "10000", "--format", "csv"])
+    assert result.exit_code == 2 and "too large to compute" in result.output
+    assert "thrashing distance(s) = about" in result.output and "where the locks thrash" in result.output
 
 
 def test_points_without_a_range_are_refused() -> None:
