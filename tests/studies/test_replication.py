@@ -125,6 +125,49 @@ def test_mix_that_does_not_add_up_to_100_percent_is_refused() -> None:
              sequential_write=0.52)
 
 
+
+@given(st.floats(0, 1), st.floats(0, 0.99), st.floats(0, 0.99), st.floats(0, 1))
+def test_one_hit_ratio_for_random_and_sequential_reads_is_the_mix_s_ratio(random, random_write, seq_write,
+                                                                          hit) -> None:
+    result = calc("read_hit_mix", random_fraction=random, random_write=random_write, random_read_hit=hit,
+                  sequential_fraction=1 - random, sequential_write=seq_write, sequential_read_hit=hit)
+    assert float(result.read_hit_ratio) == pytest.approx(hit, abs=1e-12)
+
+
+@pytest.mark.parametrize(("workload", "mix", "least_read_hit_ratio"), [
+    # Table 1 as printed: random %, random write %, random read hit %, sequential %, sequential write %;
+    # no sequential read hit is printed, so every sequential read is counted a miss (the least ratio)
+    ("Brokerage Market Open", (0.57, 0.22, 0.96, 0.43, 0.52), 0.6556),
+    ("Credit Card", (0.61, 0.15, 0.94, 0.39, 0.37), 0.6378),
+    ("Auto Ins. Online", (0.72, 0.05, 0.95, 0.28, 0.29), 0.7361),
+])
+def test_table_1_oltp_read_hit_ratios_with_every_sequential_read_a_miss(workload, mix,
+                                                                        least_read_hit_ratio) -> None:
+    names = ("random_fraction", "random_write", "random_read_hit", "sequential_fraction", "sequential_write")
+    result = calc("read_hit_mix", **dict(zip(names, mix, strict=True)), sequential_read_hit=0)
+    assert float(result.read_hit_ratio) == pytest.approx(least_read_hit_ratio, abs=5e-5), workload
+
+
+def test_mix_without_reads_has_no_read_hit_ratio() -> None:
+    with pytest.raises(InputError, match="no reads"):
+        calc("read_hit_mix", random_fraction=0.5, random_write=1, random_read_hit=0.9,
+             sequential_fraction=0.5, sequential_write=1, sequential_read_hit=0.9)
+
+
+def test_traditional_flashcopy_on_disks_of_double_capacity_needs_as_many_disks_as_the_primary() -> None:
+    # §2.2 item 2 and §2.3: B mirrors A, C (traditional FlashCopy) is the size of B, Secondary disks double
+    result = calc("secondary_capacity", flashcopy_share=1, drive_capacity_ratio=2)
+    assert float(result.capacity_ratio) == 2
+    assert float(result.drive_ratio) == 1
+
+
+def test_a_smaller_flashcopy_target_needs_fewer_secondary_disks() -> None:
+    traditional = calc("secondary_capacity", flashcopy_share=1, drive_capacity_ratio=2)
+    space_efficient = calc("secondary_capacity", flashcopy_share=0.2, drive_capacity_ratio=2)
+    assert float(space_efficient.drive_ratio) == pytest.approx(0.6)
+    assert float(space_efficient.drive_ratio) < float(traditional.drive_ratio)
+
+
 def test_prod_index_chain_length_and_transfer_size() -> None:
     # §7.4.1: 232 random reads + 421 random writes, 3,265 blocks of 8K
     result = calc("transfer_size", blocks=3265, ssch=232 + 421, blocksize=8)
