@@ -400,7 +400,11 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
         rows,
         fmt,
         title="Per-transaction profile",
-        json_payload={"per_transaction": result.per_transaction, "async_share": share, "toml": snippet},
+        json_payload={
+            "per_transaction": result.per_transaction,
+            "async_share_pct": {name: value * 100 for name, value in share.items()},
+            "toml": snippet,
+        },
     )
     if fmt == "table":  # plain text, never wrapped or centred: it is pasted into a TOML file
         click.echo(f"\nFor the scenario file (MEMBER: the member's name):\n{snippet}")

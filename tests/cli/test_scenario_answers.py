@@ -163,3 +163,10 @@ def test_the_delayed_table_lists_paths_in_order_of_member_and_cf() -> None:
 def test_an_option_typed_where_it_does_nothing_is_refused_naming_what_it_needs(typed, needs) -> None:
     result = run(["gdps-env3", *typed])
     assert result.exit_code == 2 and f"with {needs}" in result.output
+
+
+def test_the_profile_json_gives_the_async_share_in_percent_as_the_table_does() -> None:
+    counts = ["--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K"]
+    result = CliRunner().invoke(cli, ["scenario-profile", *counts, "--format", "json"])
+    payload = json.loads(result.output)
+    assert payload["async_share_pct"]["GBP8P"] == pytest.approx(199 / 220 * 100)
