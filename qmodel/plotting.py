@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from qmodel.errors import InputError, MissingPackageError
 from qmodel.output import check_output_path
 from qmodel.studies.replication import Timeline
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from qmodel.scenario.result import ScenarioResult
 
 
 def _pyplot():
@@ -116,29 +124,85 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     plt.close(figure)
 
 
-def plot_scenario(result, path: str) -> None:
-    """Response time against distance per member, its breakdown stacked, and the goal line (PNG/SVG/PDF)."""
-    from qmodel.scenario.result import BREAKDOWN
-
+def plot_scenario(result: ScenarioResult, path: str) -> None:
+    """Write a scenario swept over distance (PNG, SVG or PDF by suffix): :func:`scenario_figure`."""
     check_plot_path(path)
     plt = _pyplot()
-    km = result.distances / 1e3
-    figure, panels = plt.subplots(1, len(result.members), sharey=True, figsize=(5 * len(result.members), 4.5),
-                                  squeeze=False)
-    for m, (axes, member) in enumerate(zip(panels[0], result.members, strict=True)):
-        layers = [result.breakdown[name][m] * 1e3 for name in BREAKDOWN]
-        axes.stackplot(km, layers, labels=BREAKDOWN, alpha=0.8)
-        axes.plot(km, result.response_time[m] * 1e3, color="black", label="response time")
-        axes.axhline(result.goal_time * 1e3, color="tab:red", linestyle="--",
-                     label=f"goal: {result.goal_share:.0%} within {result.goal_time * 1e3:g} ms")
-        for distance in km[result.thrashing]:
-            axes.axvline(distance, color="tab:red", alpha=0.3)
-        axes.set_title(member)
-        axes.set_xlabel("distance between sites [km]")
-        axes.grid(alpha=0.3)
-    panels[0][0].set_ylabel("response time per transaction [ms]")
-    panels[0][-1].legend(fontsize=7, loc="upper left")
-    figure.suptitle(textwrap.fill(result.title, 100), fontsize=10)
+    _save(scenario_figure(result, plt), path, plt)
+
+
+def scenario_figure(result: ScenarioResult, plt) -> Figure:
+    """One column per member, distance (km) across. Above: the mean response time (ms), its breakdown
+    stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
+    the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
+    a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
+    distances with no answer (thrashing, or volumes that cannot carry the I/O) are marked."""
+    from qmodel.scenario.result import BREAKDOWN
+
+    order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
+    km = result.distances[order] / 1e3
+    goal_met = result.goal_met[:, order]
+    no_answer = {label: where[order] for label, where in _no_answer(result).items()}
+    goal_ms = f"{result.goal_time * 1e3:g} ms"
+    figure, panels = plt.subplots(2, len(result.members), sharex=True, sharey="row", squeeze=False,
+                                  figsize=(4.5 * len(result.members) + 2.5, 7),
+                                  gridspec_kw={"height_ratios": (3, 2)})
+    for m, member in enumerate(result.members):
+        time_axes, share_axes = panels[:, m]
+        time_axes.stackplot(km, [result.breakdown[name][m, order] * 1e3 for name in BREAKDOWN],
+                            labels=BREAKDOWN, alpha=0.8)
+        time_axes.plot(km, result.response_time[m, order] * 1e3, color="black", label="mean response time")
+        share_axes.plot(km, result.share_within_goal[m, order] * 100, color="black", marker=".",
+                        label=f"transactions within {goal_ms}")
+        share_axes.axhline(result.goal_share * 100, color="tab:red", linestyle="--",
+                           label=f"goal: {result.goal_share:.0%} within {goal_ms}")
+        held = goal_held_to(km, goal_met[m])
+        for axes in (time_axes, share_axes):
+            if held is not None and held < km[-1]:
+                axes.axvline(held, color="tab:green", linestyle=":", linewidth=2,
+                             label="goal holds to here (last distance plotted)")
+            for label, where in no_answer.items():
+                for distance in km[where]:
+                    axes.axvline(distance, color="tab:red", alpha=0.3, label=label)
+            axes.grid(alpha=0.3)
+        time_axes.set_title(member)
+        share_axes.set_title(f"goal {_goal_text(km, held)}", fontsize=9)
+        share_axes.set_xlabel("distance between sites [km]")
+    panels[0, 0].set_ylabel("mean response time per transaction [ms]")
+    panels[1, 0].set_ylabel(f"transactions within {goal_ms} [%]")
+    panels[1, 0].set_ylim(0, 100)
+    for row in panels:  # one legend per row, beside it, each label once
+        entries = {label: handle for axes in row
+                   for handle, label in zip(*axes.get_legend_handles_labels(), strict=True)}
+        row[-1].legend(entries.values(), entries.keys(), fontsize=7, loc="upper left",
+                       bbox_to_anchor=(1.02, 1))
+    every_member = _goal_text(km, goal_held_to(km, goal_met.all(axis=0)))
+    figure.suptitle(f"{textwrap.fill(result.title, 100)}\nWLM goal {result.goal_share:.0%} within {goal_ms}, "
+                    f"every member, at the distances plotted: {every_member}", fontsize=10)
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    return figure
+
+
+def goal_held_to(km: np.ndarray, goal_met: np.ndarray) -> float | None:
+    """The largest of the distances ``km`` (ascending) to which the goal holds (``goal_met``, bool) at
+    every one from the first: None where it fails at the first. Read from the sweep drawn, not searched:
+    the goal seek (``--max-distance``) narrows the answer between this distance and the next."""
+    missed = np.flatnonzero(~goal_met)
+    last = km.size - 1 if missed.size == 0 else missed[0] - 1
+    return None if last < 0 else float(km[last])
+
+
+def _goal_text(km, held: float | None) -> str:
+    if held is None:
+        return f"missed at {km[0]:g} km already"
+    if held == km[-1]:
+        return f"holds at every distance, to {held:g} km"
+    return f"holds to {held:g} km, missed at {km[km > held][0]:g} km"
+
+
+def _no_answer(result: ScenarioResult) -> dict[str, np.ndarray]:
+    """The distances (D,) bool with no response time, by why: volumes saturated, else lock contention."""
+    disk = np.zeros_like(result.thrashing) if result.disk_saturated is None else result.disk_saturated
+    causes = {"lock contention thrashes: no answer": result.thrashing & ~disk,
+              "volumes cannot carry the I/O: no answer": disk}
+    return {label: where for label, where in causes.items() if where.any()}

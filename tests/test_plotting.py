@@ -1,0 +1,183 @@
+"""The scenario plot tells the truth about a percentile goal: the WLM goal (90% within 125 ms) is judged
+on each member's share of transactions within 125 ms, drawn in its own panel, never as a line on the
+mean response time; the distances with no answer are marked and named in the legend."""
+
+from dataclasses import replace
+
+import matplotlib
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from qmodel.cli import cli
+from qmodel.plotting import goal_held_to, scenario_figure
+from qmodel.scenario import load_scenario, max_distance, solve_scenario
+from qmodel.scenario.files import resolve_scenario
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # after choosing the backend
+
+ENV3 = load_scenario(resolve_scenario("gdps-env3"))
+README_SWEEP = np.linspace(0, 100e3, 41)  # the README's plot: --distance 0..100km --points 41
+GOAL_LINE = "goal: 90% within 125 ms"
+HELD_LINE = "goal holds to here (last distance plotted)"
+LOCKS = "lock contention thrashes: no answer"
+VOLUMES = "volumes cannot carry the I/O: no answer"
+
+
+@pytest.fixture(scope="module")
+def env3():
+    return solve_scenario(ENV3, README_SWEEP)
+
+
+@pytest.fixture(scope="module")
+def thrashing():
+    # half the lockable items: lock contention thrashes from 25 km on (0..100 km, 21 distances)
+    result = solve_scenario(replace(ENV3, lockable_items=ENV3.lockable_items / 2), np.linspace(0, 100e3, 21))
+    assert result.thrashing.any() and not result.thrashing.all()
+    return result
+
+
+def drawn(result):
+    """The figure's panels as (mean-response panels, share panels), one of each per member."""
+    figure = scenario_figure(result, plt)
+    members = len(result.members)
+    assert len(figure.axes) == 2 * members
+    return figure, figure.axes[:members], figure.axes[members:]
+
+
+@pytest.fixture
+def env3_panels(env3):
+    figure, time_panels, share_panels = drawn(env3)
+    yield figure, time_panels, share_panels
+    plt.close(figure)
+
+
+def lines(axes, label: str):
+    return [line for line in axes.get_lines() if line.get_label() == label]
+
+
+def vertical_at(axes, label: str) -> list[float]:
+    """The distances (km) of the vertical lines labelled ``label``."""
+    found = []
+    for line in lines(axes, label):
+        x = np.asarray(line.get_xdata(), float)
+        assert x[0] == x[-1]
+        found.append(float(x[0]))
+    return sorted(found)
+
+
+def legend_labels(axes) -> list[str]:
+    legend = axes.get_legend()
+    return [] if legend is None else [text.get_text() for text in legend.get_texts()]
+
+
+def test_each_member_has_its_mean_response_above_its_share_within_the_goal_on_one_distance_axis(
+        env3_panels) -> None:
+    _, time_panels, share_panels = env3_panels
+    for time_axes, share_axes in zip(time_panels, share_panels, strict=True):
+        assert share_axes.get_shared_x_axes().joined(time_axes, share_axes)
+        assert share_axes.get_position().y1 <= time_axes.get_position().y0
+    assert [axes.get_title() for axes in time_panels] == ["G1P1", "G1P2"]
+
+
+def test_every_axis_label_gives_its_unit(env3_panels) -> None:
+    _, time_panels, share_panels = env3_panels
+    assert time_panels[0].get_ylabel() == "mean response time per transaction [ms]"
+    assert share_panels[0].get_ylabel() == "transactions within 125 ms [%]"
+    assert all(axes.get_xlabel() == "distance between sites [km]" for axes in share_panels)
+
+
+def test_the_goal_share_is_a_line_at_90_percent_on_the_share_panels(env3_panels) -> None:
+    _, _, share_panels = env3_panels
+    for axes in share_panels:
+        (goal,) = lines(axes, GOAL_LINE)
+        assert np.allclose(goal.get_ydata(), 90)
+    assert GOAL_LINE in legend_labels(share_panels[-1])
+
+
+def test_no_goal_line_is_drawn_on_the_mean_response_time(env3_panels) -> None:
+    _, time_panels, _ = env3_panels
+    for axes in time_panels:
+        assert not any("goal:" in line.get_label() for line in axes.get_lines())
+        assert not any(np.allclose(line.get_ydata(), 125) for line in axes.get_lines())
+
+
+def test_the_share_panel_draws_each_members_share_in_percent(env3_panels) -> None:
+    # `qmodel scenario gdps-env3 --max-distance` review: G1P2 86.8% within 125 ms at 10 km
+    _, _, share_panels = env3_panels
+    (share,) = lines(share_panels[1], "transactions within 125 ms")
+    at_10_km = np.flatnonzero(np.isclose(share.get_xdata(), 10))[0]
+    assert share.get_ydata()[at_10_km] == pytest.approx(86.8, abs=0.01)
+
+
+def test_the_goal_mark_agrees_with_the_goal_seek_to_one_plotted_step(env3_panels) -> None:
+    # the goal seek: G1P2 breaks the goal at 6.3 km; the sweep's step is 2.5 km
+    figure, time_panels, share_panels = env3_panels
+    seek = max_distance(ENV3)
+    g1p2 = vertical_at(share_panels[1], HELD_LINE)
+    assert seek.member == "G1P2" and len(g1p2) == 1
+    assert seek.distance / 1e3 - 2.5 < g1p2[0] <= seek.distance / 1e3
+    assert vertical_at(time_panels[1], HELD_LINE) == g1p2
+    assert f"holds to {g1p2[0]:g} km" in figure.get_suptitle()
+
+
+def test_the_goal_mark_is_the_end_of_the_first_stretch_meeting_the_goal() -> None:
+    km = np.array([0.0, 10.0, 20.0, 30.0])
+    assert goal_held_to(km, np.array([True, True, False, False])) == 10.0
+    assert goal_held_to(km, np.array([True, False, True, True])) == 0.0
+    assert goal_held_to(km, np.array([False, True, True, True])) is None
+    assert goal_held_to(km, np.ones(4, bool)) == 30.0
+
+
+def test_a_goal_held_over_the_whole_sweep_draws_no_mark_and_says_so() -> None:
+    near = solve_scenario(ENV3, np.linspace(0, 4e3, 5))
+    figure, time_panels, share_panels = drawn(near)
+    assert not any(vertical_at(axes, HELD_LINE) for axes in (*time_panels, *share_panels))
+    assert "holds at every distance, to 4 km" in figure.get_suptitle()
+    plt.close(figure)
+
+
+def test_thrashing_distances_are_marked_in_both_panels_with_one_legend_entry(thrashing) -> None:
+    figure, time_panels, share_panels = drawn(thrashing)
+    expected = sorted(thrashing.distances[thrashing.thrashing] / 1e3)
+    for axes in (*time_panels, *share_panels):
+        assert vertical_at(axes, LOCKS) == pytest.approx(expected)
+    for row in (time_panels, share_panels):
+        assert legend_labels(row[-1]).count(LOCKS) == 1 and VOLUMES not in legend_labels(row[-1])
+    plt.close(figure)
+
+
+def test_saturated_volumes_are_named_as_such_not_as_lock_contention(thrashing) -> None:
+    figure, time_panels, _ = drawn(replace(thrashing, disk_saturated=thrashing.thrashing))
+    assert VOLUMES in legend_labels(time_panels[-1]) and LOCKS not in legend_labels(time_panels[-1])
+    plt.close(figure)
+
+
+def test_no_legend_covers_a_panel(thrashing) -> None:
+    figure, time_panels, share_panels = drawn(thrashing)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    panels = [axes.get_window_extent(renderer) for axes in (*time_panels, *share_panels)]
+    for axes in (time_panels[-1], share_panels[-1]):
+        legend = axes.get_legend().get_window_extent(renderer)
+        assert not any(legend.overlaps(panel) for panel in panels)
+        assert legend.x1 <= figure.bbox.x1
+    plt.close(figure)
+
+
+def test_distances_typed_out_of_order_are_drawn_in_order() -> None:
+    result = solve_scenario(ENV3, np.array([50e3, 0.0, 10e3, 20e3]))
+    figure, _, share_panels = drawn(result)
+    (share,) = lines(share_panels[1], "transactions within 125 ms")
+    assert list(share.get_xdata()) == [0, 10, 20, 50]
+    assert list(share.get_ydata()) == sorted(share.get_ydata(), reverse=True)
+    plt.close(figure)
+
+
+def test_the_scenario_command_writes_the_plot(tmp_path) -> None:
+    target = tmp_path / "env3.png"
+    result = CliRunner().invoke(cli, ["scenario", "gdps-env3", "--distance", "0..20km", "--points", "5",
+                                      "--plot", str(target), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes().startswith(b"\x89PNG")
