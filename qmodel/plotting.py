@@ -120,8 +120,7 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
         axes.grid(alpha=0.3)
     figure.suptitle(f"Closed network: bottleneck {bounds.bottleneck}, N* = {bounds.knee:.3g}")
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    _save(figure, path, plt)
 
 
 def plot_scenario(result: ScenarioResult, path: str) -> None:
