@@ -67,7 +67,8 @@ sync_io, commit, lock_contention and other."""
     "up_to",
     default="300km",
     show_default=True,
-    help="How far --max-distance searches (the answer does not depend on it).",
+    help="How far --max-distance searches: an answer within it does not depend on it; where the goal"
+    " holds all the way, the answer is only that it lies beyond.",
 )
 @click.option(
     "--breakdown/--no-breakdown",
@@ -120,6 +121,7 @@ def scenario(
     from qmodel.scenario.files import resolve_scenario
     from qmodel.scenario.spec import load_scenario
 
+    _refuse_unused(ctx, variants_csv, max_distance, distance_text)
     if plot_path:
         from qmodel.plotting import check_plot_path
 
@@ -159,6 +161,21 @@ def scenario(
         plot_scenario(result, plot_path)
     if result.thrashing.any():
         ctx.exit(1)
+
+
+def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distance_text) -> None:
+    """An option typed where it does nothing is refused, never silently ignored."""
+    from click.core import ParameterSource
+
+    typed = {name for name in ("output_csv", "up_to", "points")
+             if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
+    for name, option, needs, given in (
+        ("output_csv", "-o/--output", "--variants", variants_csv is not None),
+        ("up_to", "--up-to", "--max-distance", max_distance),
+        ("points", "--points", "--distance A..B", distance_text is not None),
+    ):
+        if name in typed and not given:
+            raise InputError(option, ctx.params[name], f"{option} with {needs} only", reason=f"no {needs}")
 
 
 def _distances(text: str, points: int | None):
@@ -227,13 +244,13 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 def _thrashing_notes(spec, result) -> list[str]:
     """Where no response time exists: the distances, the terminals (in all and per member) that still
     have an answer there, and what gives one back."""
-    from qmodel.scenario.result import THRASHING, whole_terminals
+    from qmodel.scenario.result import THRASHING
 
     total = sum(m.terminals for m in spec.members)
     per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
     notes = []
-    for distance, terminals, flag, disk in zip(
-        result.distances, result.thrashing_terminals, result.thrashing, result.disk_saturated, strict=True
+    for index, (distance, flag, disk) in enumerate(
+        zip(result.distances, result.thrashing, result.disk_saturated, strict=True)
     ):
         if flag and disk:
             notes.append(
@@ -241,13 +258,13 @@ def _thrashing_notes(spec, result) -> list[str]:
                 " add volumes or PAV aliases."
             )
         elif flag:
-            fits = whole_terminals(terminals)
-            shares = ", ".join(f"{m.name} {int(fits / total * m.terminals)}" for m in spec.members)
+            fits = result.terminals_with_answer(index)
+            shares = ", ".join(f"{m.name} {fit}" for m, fit in zip(spec.members, fits, strict=True))
             notes.append(
                 f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes"
                 f" ({THRASHING}) with {total} terminals in"
-                f" all ({per_member}); up to {fits} in all ({shares}) still have an answer. Fewer terminals,"
-                " more subchannels or a shorter distance give one back."
+                f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer. Fewer"
+                " terminals, more subchannels or a shorter distance give one back."
             )
     return notes
 
@@ -294,7 +311,10 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
             else f"{answer.member} has {answer.share:.1%} within it."
         )
     elif not answer.member:
-        text = f"The goal ({goal}) holds at every distance up to {_unit(answer.searched / 1e3, 'km')}."
+        text = (
+            f"The goal ({goal}) holds at every distance searched, up to {_unit(answer.searched / 1e3, 'km')}:"
+            " the largest distance is beyond it (a larger --up-to searches further)."
+        )
     elif answer.component == "thrashing":
         text = (
             f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
@@ -307,8 +327,10 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
             f" {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
             f" ({BREAKDOWN_MEANING[answer.component]})."
         )
+    beyond_search = km is not None and not answer.member  # the answer is not known, only a lower bound
     payload = {
-        "max_distance_km": km,
+        "max_distance_km": None if beyond_search else km,
+        "goal_holds_beyond_search": beyond_search,
         "tolerance_km": TOLERANCE / 1e3,
         "searched_to_km": answer.searched / 1e3,
         "breaking_member": answer.member or None,
@@ -325,7 +347,7 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
         return
     render(
         ["max distance [km]", "breaking member", "breaking component"],
-        [[km, answer.member, answer.component]],
+        [[f"over {answer.searched / 1e3:g}" if beyond_search else km, answer.member, answer.component]],
         fmt,
         title=spec.title,
     )
@@ -378,7 +400,11 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
         rows,
         fmt,
         title="Per-transaction profile",
-        json_payload={"per_transaction": result.per_transaction, "async_share": share, "toml": snippet},
+        json_payload={
+            "per_transaction": result.per_transaction,
+            "async_share_pct": {name: value * 100 for name, value in share.items()},
+            "toml": snippet,
+        },
     )
     if fmt == "table":  # plain text, never wrapped or centred: it is pasted into a TOML file
         click.echo(f"\nFor the scenario file (MEMBER: the member's name):\n{snippet}")

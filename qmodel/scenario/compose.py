@@ -40,7 +40,7 @@ import numpy as np
 from qmodel.algorithms.fixed_point import iterate
 from qmodel.algorithms.queueing import STATES_PER_BLOCK, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
-from qmodel.limits import refuse_too_large
+from qmodel.limits import TIME_LIMIT, refuse_too_large
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
 from qmodel.studies.locks import lock_wait
@@ -300,6 +300,18 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     ``distances`` default to the scenario's own. See the module docstring for the steps.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
+    _refuse_huge(scenario, distances.size)
+    search = _LOAD_STEPS * _LOAD_EVALUATIONS
+    if distances.size > 1 and _cost(scenario, distances.size, search)[1] > TIME_LIMIT:
+        count, onset = _thrashing_onset(scenario, distances)  # before the work: the search would be long
+        if count:
+            _refuse_huge(
+                scenario,
+                count,
+                search,
+                f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
+                f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
+            )
     return _solve(scenario, distances, 1.0, with_thrashing_load=True)
 
 
@@ -318,13 +330,7 @@ def _solve(
     start the fixed point nearer its end. ``fixed``, the load-free parts at ``distances`` where the
     caller already has them (``_fixed_parts(...).at(columns)``), saves computing them again.
     """
-    _refuse_huge(
-        scenario,
-        distances.size,
-        _EVALUATIONS,
-        f"{distances.size:,} distance(s)",
-        "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer distances",
-    )
+    _refuse_huge(scenario, distances.size)
     members = scenario.members
     fixed = _fixed_parts(scenario, distances) if fixed is None else fixed
     terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
@@ -414,18 +420,9 @@ def _solve(
             shape=scenario.shape,
         )["share"]
     cpu_demand = fixed.cpu
-    thrashing_terminals = np.full(distances.shape, np.nan)
+    thrashing_load = np.full(distances.shape, np.nan)
     if with_thrashing_load and thrashing.any():
-        total = sum(m.terminals for m in members)
-        count = int(thrashing.sum())
-        _refuse_huge(
-            scenario,
-            count,
-            _LOAD_STEPS * _LOAD_EVALUATIONS,
-            f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
-            f"fewer distances from {distances[thrashing].min() / 1e3:.1f} km on, where the locks thrash",
-        )
-        thrashing_terminals[thrashing] = _thrashing_load(scenario, distances[thrashing]) * total
+        thrashing_load[thrashing] = _thrashing_load(scenario, distances[thrashing])
     cps = np.array([m.logical_cps for m in members], float)[:, None]
     cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
     return ScenarioResult(
@@ -449,7 +446,8 @@ def _solve(
         converted_rate=throughput * fixed.converted_rate,
         cpu_saturated=state["saturated"] & ~thrashing[None, :],
         thrashing=thrashing,
-        thrashing_terminals=thrashing_terminals,
+        thrashing_load=thrashing_load,
+        terminals=tuple(m.terminals for m in members),
         goal_time=scenario.goal_time,
         goal_share=scenario.goal_share,
         fixed_part=fixed.fixed_part,
@@ -472,21 +470,50 @@ _BYTES_PER_DISTANCE = 2e3
 _BYTES_PER_STATE = 64
 
 
-def _refuse_huge(scenario: Scenario, distances: int, evaluations: int, what: str, way_out: str) -> None:
-    """Refuse, before the work, a solve that would need too much memory or time.
-
-    Each path's finite-source queue has one state per terminal of its member (K + 1), at each of the
-    ``distances``, evaluated about ``evaluations`` times (an estimate: the fixed point's own
-    ``max_iterations`` is the bound that ends it, not its expected cost)."""
+def _cost(scenario: Scenario, distances: int, evaluations: int) -> tuple[float, float]:
+    """Estimated memory (bytes) and time (s) of ``evaluations`` evaluations of F(R) at ``distances``
+    distances: each path's finite-source queue has one state per terminal of its member (K + 1)."""
     terminals = {m.name: m.terminals for m in scenario.members}
     states = sum(terminals[path.member] + 1 for path in scenario.paths)
     block = max(STATES_PER_BLOCK, max(terminals.values()) + 1)
-    refuse_too_large(
+    return (
         distances * _BYTES_PER_DISTANCE + block * _BYTES_PER_STATE,
         distances * states * evaluations * _SECONDS_PER_STATE,
-        f"{max(terminals.values()):,} terminals per member, {what}",
-        way_out,
     )
+
+
+def _refuse_huge(
+    scenario: Scenario,
+    distances: int,
+    evaluations: int = _EVALUATIONS,
+    what: str = "",
+    way_out: str = "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer"
+    " distances",
+) -> None:
+    """Refuse, before the work, a solve whose :func:`_cost` passes the limits (an estimate: the fixed
+    point's own ``max_iterations`` is the bound that ends it, not its expected cost)."""
+    largest = max(m.terminals for m in scenario.members)
+    memory, seconds = _cost(scenario, distances, evaluations)
+    what = what or f"{distances:,} distance(s)"
+    refuse_too_large(memory, seconds, f"{largest:,} terminals per member, {what}", way_out)
+
+
+def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, float]:
+    """How many of ``distances`` thrash and the shortest that does (NaN if none), by bisection on the
+    sorted distances, one distance per solve: a longer distance only lengthens service times, so
+    thrashing, once begun, persists."""
+    ordered = np.sort(distances)
+
+    def thrashes(index: int) -> bool:
+        return bool(_solve(scenario, ordered[index : index + 1], 1.0, with_thrashing_load=False).thrashing[0])
+
+    if not thrashes(ordered.size - 1):
+        return 0, float("nan")
+    low, high = -1, ordered.size - 1  # ordered[high] thrashes; ordered[low] does not (-1: before the first)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if thrashes(middle) else (middle, high)
+    return ordered.size - high, float(ordered[high])
 
 
 def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:

@@ -25,8 +25,8 @@ class ScenarioResult:
     """A scenario solved at each distance. Arrays are members × distances unless noted; SI units.
 
     ``response_time`` (s) is NaN where the lock fixed point does not exist
-    (``thrashing`` True, (D,)); ``thrashing_terminals`` (D,) is then the total
-    terminal population at which thrashing begins.
+    (``thrashing`` True, (D,)); ``thrashing_load`` (D,) is then the share of every member's
+    ``terminals`` at which thrashing begins (see :meth:`terminals_with_answer`).
     """
 
     title: str
@@ -43,7 +43,8 @@ class ScenarioResult:
     converted_rate: np.ndarray  # CF requests converted to async, per second
     cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
     thrashing: np.ndarray  # (D,) bool: no response time exists (lock contention, or saturated volumes)
-    thrashing_terminals: np.ndarray  # (D,) terminals at which thrashing begins (NaN: no thrashing)
+    thrashing_load: np.ndarray  # (D,) share of the terminals at which thrashing begins (NaN: no thrashing)
+    terminals: tuple[int, ...]  # (M,) each member's terminal population
     goal_time: float  # s
     goal_share: float
     fixed_part: np.ndarray  # s of propagation every transaction pays
@@ -80,8 +81,8 @@ class ScenarioResult:
         Each member's paths give ``CF_delayed_pct`` (CF requests delayed for a subchannel) and
         ``CF_requests_per_s`` per CF (empty where the member has no path to it; "all" sums the requests
         and weights the delays by them). ``terminals_with_answer``, at a distance where no response
-        time exists, is the largest whole terminal population (in all, every member's terminals scaled
-        alike; see :attr:`thrashing_terminals`) that still has one."""
+        time exists, is the member's largest whole terminal population that still has one, every
+        member's terminals scaled alike (:meth:`terminals_with_answer`); "all" gives their sum."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         totals = self.total_response_time, self.total_throughput, self.total_share_within_goal
         records = []
@@ -149,8 +150,21 @@ class ScenarioResult:
             record[f"{cf}_delayed_pct"] = _number(delayed * 100)
             record[f"{cf}_requests_per_s"] = _number(rate)
         record["thrashing"] = bool(self.thrashing[d])
-        record["terminals_with_answer"] = whole_terminals(self.thrashing_terminals[d])
+        fits = self.terminals_with_answer(d)
+        if fits is not None:
+            fits = sum(fits) if member == "all" else fits[self.members.index(member)]
+        record["terminals_with_answer"] = fits
         return record
+
+    def terminals_with_answer(self, d: int) -> tuple[int, ...] | None:
+        """Per member, at distance index ``d`` where lock contention thrashes, the largest whole terminal
+        population that still has an answer, every member's terminals scaled alike (None where none
+        thrashes): ceil(load × terminals) − 1. The load is searched to 1/1,024, so this is the largest
+        with an answer to within that; the population in all is their sum."""
+        load = self.thrashing_load[d]
+        if np.isnan(load):
+            return None
+        return tuple(max(int(np.ceil(load * terminals)) - 1, 0) for terminals in self.terminals)
 
     def to_json(self) -> dict[str, object]:
         """The goal and the records (one per distance and member, each with its paths' values)."""
@@ -165,15 +179,6 @@ SIGNIFICANT = 6  # digits kept in JSON and CSV: more than any input of the model
 
 
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
-
-
-def whole_terminals(thrashing_terminals: float) -> int | None:
-    """The largest whole terminal population below the one found thrashing (None where none thrashes):
-    ceil(terminals) − 1. The thrashing load is searched to 1/1,024 of the population, so this is the
-    largest with an answer to within that."""
-    if np.isnan(thrashing_terminals):
-        return None
-    return max(int(np.ceil(thrashing_terminals)) - 1, 0)
 
 
 def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:

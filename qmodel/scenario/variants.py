@@ -30,7 +30,7 @@ import numpy as np
 from qmodel.batch import Dialect, locale_number, read_table
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
-from qmodel.scenario.result import THRASHING, whole_terminals
+from qmodel.scenario.result import THRASHING
 from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, scenario_from_dict
 from qmodel.units import parse_value, unit_named, with_unit
 
@@ -285,7 +285,11 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
         groups.setdefault(signature, []).append((row, variant, float(variant.distances[0])))
     results: dict[int, list[float]] = {}
     for rows in groups.values():
-        solved = solve_scenario(rows[0][1], np.array([distance for _, _, distance in rows]))
+        try:  # a variant too large to compute is refused before its work: its rows fail, the others run
+            solved = solve_scenario(rows[0][1], np.array([distance for _, _, distance in rows]))
+        except InputError as error:
+            errors.update((row, error) for row, _, _ in rows)
+            continue
         for place, (row, _, _) in enumerate(rows):
             values: list[float] = []
             for m in range(len(base.members)):
@@ -303,14 +307,15 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
                     np.nan,
                 ]
             results[row] = values
-            if solved.thrashing[place]:
-                fits = whole_terminals(solved.thrashing_terminals[place])
-                total = sum(m.terminals for m in rows[0][1].members)
+            fits = solved.terminals_with_answer(place)
+            if fits is not None:
+                members_now = rows[0][1].members
+                each = ", ".join(f"{m.name} {fit}" for m, fit in zip(members_now, fits, strict=True))
                 errors[row] = InputError(
                     "lock contention",
-                    f"thrashing with {total} terminals in all",
-                    f"at most {fits} terminals in all at this distance, more subchannels or a shorter "
-                    "distance",
+                    f"thrashing with {sum(m.terminals for m in members_now)} terminals in all",
+                    f"at most {sum(fits)} terminals in all ({each}) at this distance, more subchannels or a"
+                    " shorter distance",
                     reason=f"{THRASHING}: no response time",
                 )
     titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]

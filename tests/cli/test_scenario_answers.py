@@ -38,6 +38,12 @@ def test_the_goal_seek_gives_the_distance_to_a_tenth_of_a_km_rounded_down() -> N
     assert payload["max_distance_km"] == 80.1 and payload["tolerance_km"] == 0.05
 
 
+def test_a_goal_that_holds_to_the_end_of_the_search_gives_no_distance_only_that_it_lies_beyond() -> None:
+    payload = json.loads(run(["gdps-env2", "--max-distance", "--up-to", "50km", "--format", "json"]).output)
+    assert payload["max_distance_km"] is None and payload["goal_holds_beyond_search"] is True
+    assert payload["searched_to_km"] == 50.0 and "beyond it" in payload["answer"]
+
+
 @pytest.mark.parametrize("up_to", ["300km", "100000km", "1e9km"])
 def test_the_goal_seek_answer_is_the_same_however_far_it_may_search(up_to) -> None:
     payload = json.loads(run(["gdps-env3", "--max-distance", "--up-to", up_to, "--format", "json"]).output)
@@ -58,10 +64,17 @@ def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> 
     assert run(["gdps-env3", "--distance", "20km", "--no-breakdown"]).exit_code == 0
 
 
-def test_json_gives_whole_terminals_where_thrashing_begins() -> None:
+def test_json_gives_whole_terminals_where_thrashing_begins_per_member_and_their_sum_in_all() -> None:
     records = json.loads(run(["gdps-env3", "--distance", "300km", "--format", "json"]).output)["results"]
-    assert all(isinstance(r["terminals_with_answer"], int) for r in records)
-    assert all(0 < r["terminals_with_answer"] < 200 for r in records)
+    fits = {r["member"]: r["terminals_with_answer"] for r in records}
+    assert all(isinstance(fit, int) for fit in fits.values())
+    assert 0 < fits["G1P1"] < 100 and 0 < fits["G1P2"] < 100 and fits["all"] == fits["G1P1"] + fits["G1P2"]
+
+
+def test_the_thrashing_note_adds_up_to_its_members() -> None:
+    text = " ".join(run(["gdps-env3", "--distance", "300km", "--no-breakdown"]).output.split())
+    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\)", text)
+    assert found and int(found[1]) == int(found[2]) + int(found[3])
 
 
 def test_csv_carries_every_value_json_does_keyed_by_distance_and_member() -> None:
@@ -113,7 +126,7 @@ def test_the_same_sweep_as_csv_is_not_held_to_the_table_limit() -> None:
 def test_a_long_range_into_thrashing_is_refused_with_an_estimate_before_the_search() -> None:
     result = run(["gdps-env3", "--distance", "0..100000km", "--points", "10000", "--format", "csv"])
     assert result.exit_code == 2 and "too large to compute" in result.output
-    assert "thrashing distance(s) = about" in result.output and "where the locks thrash" in result.output
+    assert "thrashing distance(s) = about" in result.output and "km on (they thrash)" in result.output
 
 
 def test_points_without_a_range_are_refused() -> None:
@@ -137,3 +150,23 @@ def test_the_delayed_table_lists_paths_in_order_of_member_and_cf() -> None:
     output = run(["gdps-env3", "--distance", "20km"], "200").output
     paths = re.findall(r"(G1P\d→CF\d)", output.split("for a subchannel")[1])
     assert paths == sorted(paths)
+
+
+@pytest.mark.parametrize(
+    ("typed", "needs"),
+    [
+        (["-o", "x.csv"], "--variants"),
+        (["--up-to", "100km"], "--max-distance"),
+        (["--points", "5"], "--distance"),
+    ],
+)
+def test_an_option_typed_where_it_does_nothing_is_refused_naming_what_it_needs(typed, needs) -> None:
+    result = run(["gdps-env3", *typed])
+    assert result.exit_code == 2 and f"with {needs}" in result.output
+
+
+def test_the_profile_json_gives_the_async_share_in_percent_as_the_table_does() -> None:
+    counts = ["--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K"]
+    result = CliRunner().invoke(cli, ["scenario-profile", *counts, "--format", "json"])
+    payload = json.loads(result.output)
+    assert payload["async_share_pct"]["GBP8P"] == pytest.approx(199 / 220 * 100)

@@ -55,7 +55,24 @@ def test_thrashing_is_reported_with_its_load_never_as_a_number() -> None:
     result = solve_scenario(crowded, np.array([0.0, 100e3]))
     assert result.thrashing[-1]
     assert np.isnan(result.response_time[:, -1]).all()
-    assert 0 < result.thrashing_terminals[-1] < sum(m.terminals for m in ENV3.members)
+    assert 0 < result.thrashing_load[-1] < 1
+
+
+def test_the_terminals_with_an_answer_are_each_members_share_of_the_thrashing_load() -> None:
+    result = solve_scenario(ENV3, np.array([20e3, 300e3]))  # the second thrashes
+    fits = result.terminals_with_answer(1)
+    load = result.thrashing_load[1]
+    assert result.terminals_with_answer(0) is None
+    assert fits == tuple(int(np.ceil(load * m.terminals)) - 1 for m in ENV3.members)
+
+
+def test_a_sweep_into_thrashing_too_long_to_search_is_refused_before_its_main_solve() -> None:
+    from qmodel.errors import InputError
+
+    distances = np.linspace(0, 100_000e3, 10_000)  # thrashes from about 110 km: ~9,990 loads to search
+    with pytest.raises(InputError, match=r"searched at 9,9\d\d thrashing distance\(s\)") as refused:
+        solve_scenario(ENV3, distances)
+    assert "fewer terminals per member, or fewer distances from 110.0 km on" in str(refused.value)
 
 
 def test_subchannel_delay_stays_finite_where_an_open_queue_would_be_unstable() -> None:

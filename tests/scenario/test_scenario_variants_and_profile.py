@@ -27,6 +27,14 @@ def test_every_good_row_is_computed_and_each_bad_row_named_with_its_row_number()
     assert "row 2:" in err and "subchannels" in err and "row 1:" not in err and "row 3:" not in err
 
 
+def test_a_row_too_large_to_compute_fails_alone_and_the_other_rows_are_written() -> None:
+    status, out, err = variants("distance,member.G1P2.terminals\n20km,100\n20km,1000000000\n40km,100\n")
+    lines = out.strip().split("\n")
+    assert status == 1 and len(lines) == 4
+    assert lines[1].startswith("20km,100,") and lines[3].startswith("40km,100,")
+    assert "row 2:" in err and "too large to compute" in err and "row 1:" not in err and "row 3:" not in err
+
+
 def test_a_european_export_comes_back_in_its_own_dialect() -> None:
     status, out, _ = variants("\ufeffdistance;member.*.think_time[s]\r\n40km;8,5\r\n")
     assert status == 0
