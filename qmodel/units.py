@@ -66,6 +66,8 @@ UNITS["µs/km"] = UNITS["us/km"]
 # Spellings people type for the same units; each resolves to exactly one entry above.
 _ALIASES = {
     "sec": "s", "msec": "ms", "usec": "us", "µsec": "us", "mins": "min",
+    # the Greek mu (U+03BC) is what keyboards type for the micro sign (U+00B5)
+    "μs": "us", "μsec": "us", "μs/km": "us/km",
     "MBps": "MB/s", "GBps": "GB/s", "KBps": "KB/s", "MB/sec": "MB/s", "GB/sec": "GB/s",
     "Mbps": "Mb/s", "Gbps": "Gb/s", "Kbps": "Kb/s", "Mbit/s": "Mb/s", "Gbit/s": "Gb/s", "Kbit/s": "Kb/s",
 }
@@ -227,12 +229,25 @@ def reading_note(parameter: str, text: str | float | int, unit_name: str) -> str
 
 
 def split_range(option: str, text: str) -> tuple[str, str] | None:
-    """``START..STOP`` as its two texts, or None when ``text`` is a single value."""
+    """``START..STOP`` as its two texts, or None when ``text`` is a single value.
+
+    Refused: half a range (``..100``), more dots than two (``0...100km``: read as 0 to .100 km, it
+    would end at 0.1 km), two ranges (``0..50..100``) and a range mixed with a list (``0..100km,200km``).
+    """
     start, dots, stop = text.partition("..")
     if not dots:
         return None
-    if not start.strip() or not stop.strip():
-        raise InputError(option, text, "START..STOP, e.g. 1..100 or 20km..100km", reason="half a range")
+    reason, allowed = "", "START..STOP, e.g. 1..100 or 20km..100km"
+    if "..." in text:
+        reason = "three dots: a range is START..STOP, with two"
+    elif ".." in stop:
+        reason = "two ranges"
+    elif "," in text:
+        reason, allowed = "a range and a list cannot be mixed", "a range START..STOP or a list A,B,C"
+    elif not start.strip() or not stop.strip():
+        reason = "half a range"
+    if reason:
+        raise InputError(option, text, allowed, reason=reason)
     return start, stop
 
 

@@ -1,10 +1,10 @@
 """A scenario file: a Parallel Sysplex configuration at a distance, in the words of the field.
 
-Layout (every value with its unit; bare numbers are in the unit shown)::
+Layout (every time, distance and speed with its unit; counts as bare numbers, shares as 0.9 or 90%)::
 
     title = "GDPS/PPRC Environment 3"
     sites = ["site1", "site2"]
-    distance = "0km..100km"                 # between the sites: a value, a list or a range
+    distance = "0km..100km"                 # between the sites: a value, a list (ascending) or a range
 
     [goal]                                   # WLM goal: share of transactions within a time
     response_time = "125ms"
@@ -22,6 +22,8 @@ Layout (every value with its unit; bare numbers are in the unit shown)::
     log_writes = 3.7                         # synchronous log writes per transaction
     requests = { LOCK1 = 54.4, GBP8P = 30.0, GBP8S = 10.0 }   # CF requests per transaction
     tpno_share = "78%"                       # share of those requests the transaction waits for
+    # the profile (other, sync_reads, log_writes, requests, tpno_share) is required, none is
+    # assumed: "0ms", 0, {} or "100%" say so where that is what was measured
 
     [[cf]]
     name = "CF1"
@@ -59,8 +61,8 @@ Layout (every value with its unit; bare numbers are in the unit shown)::
     redispatch = "0us"
     async_cpu = "20us"
 
-    [locks]                                  # lock contention (Tay's model)
-    lockable_items = 2000
+    [locks]                                  # lock contention (Tay's model): required
+    lockable_items = 2000                    # or lockable_items = inf: no lock contention
     resolution_round_trips = 2
 
     [distribution]                           # the variable part of the response time
@@ -76,6 +78,8 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +123,32 @@ MEMBER_KEYS = {
 PATH_KEYS = {"member", "cf", "link", "subchannels", "background_rate"}
 IO_KEYS = ("conn", "disc", "pend", "iosq")
 MAX_DISTANCES = 100_000
+# What a scenario file accepts, by dimension. A time, distance or speed needs its unit there (a bare
+# number is refused), so only forms with a unit are shown; the command line, which reads a bare
+# number in the option's unit, keeps the unit dialect's own texts.
+FILE_FORMS = {
+    "count": "a number, e.g. 27.98 or 35K",
+    "rate": "a rate per second, e.g. 415 or 1.2K",
+    "ratio": "a share, e.g. 95% or 0.95",
+    "time": "a time with its unit, e.g. 8.8s, 0.4ms or 150us",
+    "length": "a distance with its unit, e.g. 70km",
+    "speed": "a speed with its unit, e.g. 200000km/s",
+}
+FILE_DISTANCES = "one distance with its unit (70km), a list (20,40,70km) or a range START..STOP (0..100km)"
+# What each part of a member's profile is, said where it is missing: none is assumed.
+PROFILE_FORMS = {
+    "other": 'the response time no step of the model explains, e.g. "4ms" ("0ms" for none)',
+    "sync_reads": "synchronous reads per transaction, e.g. 27.98 (0 for none)",
+    "log_writes": "synchronous log writes per transaction, e.g. 3.77 (0 for none)",
+    "requests": "CF requests per transaction by structure, e.g. { LOCK1 = 54.4, GBPP = 71.4 } ({} for none)",
+    "tpno_share": 'the share of CF requests the transaction waits for, e.g. "78%" ("100%" for all)',
+}
+LOCKS_FORM = (
+    "a [locks] table: lockable_items and resolution_round_trips, "
+    "or lockable_items = inf for no lock contention"
+)
+LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
+ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
 
 
 @dataclass(frozen=True)
@@ -214,13 +244,25 @@ class Scenario:
 
 
 
-def _shown(value: object, key: str) -> str:
-    """A value as a message shows it: a table by its name ([key] table), not its contents cut short."""
+def _shown(value: object, key: str = "") -> str:
+    """A value as the file has it, cut at 60 characters: text as typed (``""`` when empty), numbers,
+    true/false and lists as TOML writes them, a table by its name ([key] table); None is missing."""
+    if value is None:
+        return "missing"
     if isinstance(value, dict):
-        return f"a [{key}] table"
+        return f"a [{key}] table" if value else "{}"
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
         return f"[[{key}]] tables"
-    text = repr(value)
+    if isinstance(value, str):
+        text = value if value.strip() else json.dumps(value)
+    elif isinstance(value, list):
+        text = "[" + ", ".join(json.dumps(v) if isinstance(v, str) else _shown(v, key) for v in value) + "]"
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, float):
+        text = repr(value)
+    else:
+        text = str(value)  # an integer, a TOML date or time
     return text if len(text) <= 60 else text[:57] + "..."
 
 def _bare_nonzero(text: object) -> bool:
@@ -241,10 +283,10 @@ class _Reader:
     def error(self, key: str, value: object, allowed: str, reason: str = "") -> InputError:
         return InputError(f"{self.where}: {key}", value, allowed, reason=reason)
 
-    def table(self, data: dict, key: str, *, required: bool = True) -> dict:
+    def table(self, data: dict, key: str, *, required: bool = True, allowed: str = "") -> dict:
         value = data.get(key, {} if not required else None)
         if not isinstance(value, dict):
-            raise self.error(key, "missing" if value is None else _shown(value, key), f"a [{key}] table")
+            raise self.error(key, _shown(value, key), allowed or f"a [{key}] table")
         return value
 
     def tables(self, data: dict, key: str) -> list[dict]:
@@ -275,78 +317,135 @@ class _Reader:
         default: object = None,
         lower: float = 0.0,
         strict: bool = False,
+        allowed: str = "",
     ) -> float:
-        """A value in ``unit`` read in the unit dialect, converted to SI; must be ≥ lower (> if strict)."""
+        """A value in ``unit`` read in the unit dialect, converted to SI; must be ≥ lower (> if strict),
+        and a share at most 100%. ``allowed``: what to say is allowed where the key is absent (and has
+        no default) or unreadable; by default the forms of its dimension. Errors name the file and echo
+        the value as the file has it."""
         text = table.get(key, default)
         label = f"{name}.{key}" if name else key
+        dimension = UNITS[unit].dimension
+        allowed = allowed or FILE_FORMS[dimension]
         if text is None:
-            raise self.error(label, "missing", f"a value in {unit}")
-        if UNITS[unit].dimension not in ("count", "ratio", "rate") and _bare_nonzero(text):
+            raise self.error(label, "missing", allowed)
+        if dimension not in ("count", "ratio", "rate") and _bare_nonzero(text):
             raise self.error(
                 label,
-                text,
+                _shown(text),
                 f'a value with its unit, e.g. "{text}{unit}"',
                 reason="a bare number is ambiguous here: write the unit",
             )
-        value = parse_value(label, text, unit) * UNITS[unit].to_si
+        if not isinstance(text, (str, int, float)):
+            raise self.error(label, _shown(text, key), allowed, reason="not a number")
+        try:
+            value = parse_value(label, text, unit) * UNITS[unit].to_si
+        except InputError as error:
+            raise self.error(label, _shown(text), allowed, reason=error.reason) from None
+        if dimension == "ratio" and value > 1:
+            raise self.error(label, _shown(text), *_share_advice(text))
         if not np.isfinite(value) or value < lower or (strict and value == lower):
             shown_unit = "" if unit == "1" else f" {unit}"
-            raise self.error(label, text, f"{'>' if strict else '>='} {lower:g}{shown_unit}")
+            raise self.error(label, _shown(text), f"{'>' if strict else '>='} {lower:g}{shown_unit}")
         return value
+
+    def profile(self, table: dict, key: str, unit: str, name: str) -> float:
+        """A part of a member's profile: required (none is assumed), its meaning said where it is missing."""
+        return self.quantity(table, key, unit, name, allowed=PROFILE_FORMS[key])
 
     def whole(self, table: dict, key: str, name: str, *, default: int | None = None, lower: int = 1) -> int:
         value = table.get(key, default)
         label = f"{name}.{key}"
         if isinstance(value, bool) or not isinstance(value, int) or value < lower:
+            quoted = isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value)
             raise self.error(
-                label, repr(value) if value is not None else "missing", f"a whole number >= {lower}"
+                label,
+                f'"{value}"' if quoted else _shown(value, key),
+                f"a whole number >= {lower}",
+                reason="text: a whole number is written without quotes" if quoted else "",
             )
         return value
 
     def name(self, table: dict, key: str, choices, name: str) -> str:
         value = table.get(key)
-        if value not in choices:
-            raise self.error(
-                f"{name}.{key}",
-                repr(value) if value is not None else "missing",
-                "one of " + ", ".join(sorted(choices)),
-            )
+        if not isinstance(value, str) or value not in choices:
+            raise self.error(f"{name}.{key}", _shown(value, key), "one of " + ", ".join(sorted(choices)))
         return value
 
 
+def _share_advice(text: object) -> tuple[str, str]:
+    """(allowed, reason) for a share above 100%: a bare 95 is advised as 95% or 0.95."""
+    number = text if isinstance(text, (int, float)) else None
+    if isinstance(text, str) and (split := split_number(text)) and not split[1]:
+        number = float(split[0])
+    if number is not None and number <= 100:
+        return f"a share up to 100%: {number:g}% or {number / 100:g}", "a bare share is a fraction of 1"
+    return "a share up to 100%, e.g. 95% or 0.95", "above 100%"
+
+
 def _distances(reader: _Reader, text: object) -> np.ndarray:
-    """A distance, a list of distances, or a range ``START..STOP`` (21 points), in m. A number
-    written without its unit is refused (``70`` could be km or miles); text takes the dialect of
-    :func:`parse_distances`."""
+    """A distance, a list of distances (ascending), or a range ``START..STOP`` (21 points), in m. A
+    number written without its unit is refused (``70`` could be km or miles); text takes the dialect
+    of :func:`parse_distances`."""
     if isinstance(text, str):
-        return parse_distances(text, f"{reader.where}: distance")
+        return parse_distances(text, f"{reader.where}: distance", in_file=True)
     items = text if isinstance(text, list) else [text]
     if not items:
-        raise reader.error("distance", "[]", "at least one distance")
+        raise reader.error("distance", "[]", FILE_DISTANCES)
     values = np.array([reader.quantity({"distance": item}, "distance", "km", "") for item in items])
+    _ascending(f"{reader.where}: distance", _shown(text), values, '["20km", "40km", "70km"]')
     return values
 
 
-def parse_distances(text: str, where: str = "--distance", points: int = 21) -> np.ndarray:
+def parse_distances(
+    text: str, where: str = "--distance", points: int = 21, *, in_file: bool = False
+) -> np.ndarray:
     """Distances as typed: ``70km``, ``20,40,70km`` or ``0..100km`` (``points`` points), in m.
 
     Lists and ranges are those of the unit dialect (:func:`qmodel.units.parse_list`,
-    :func:`qmodel.units.split_range`): a unit written on the last item applies to the bare ones,
-    and a bare number is in km.
+    :func:`qmodel.units.split_range`): a unit written on the last item applies to the bare ones.
+    On the command line a bare number is in km; in a scenario file (``in_file``) it is refused, as
+    every bare length there. A list goes up: ``20,5km`` is refused, not run as 20 km then 5 km (in
+    German notation it is 20.5 km). Every error echoes the whole text as typed.
     """
-    ends = split_range(where, text)
+    try:
+        ends = split_range(where, text)
+        values = np.array(parse_list(where, text if ends is None else ",".join(ends), "km"))
+    except InputError as error:
+        part = f"{error.value}: {error.reason}" if error.reason else str(error.value)
+        raise InputError(
+            where, text, FILE_DISTANCES if in_file else error.allowed,
+            reason=error.reason if str(error.value) == text else part,
+        ) from None
+    typed = re.split(r",|\.\.", text)  # the unit of the last item applies to the bare ones
+    if in_file and not split_number(typed[-1])[1] and any(_bare_nonzero(item) for item in typed):
+        raise InputError(where, text, f'a value with its unit, e.g. "{text.strip()}km"',
+                         reason="a bare number is ambiguous here: write the unit")
+    if (values < 0).any() or not np.isfinite(values).all():
+        raise InputError(where, text, "finite distances >= 0 km")
     if ends is not None:
-        low, high = parse_list(where, ",".join(ends), "km")
+        low, high = values
         if not high > low:
             raise InputError(where, text, "START..STOP with STOP beyond START")
         if not 2 <= points <= MAX_DISTANCES:
             raise InputError("--points", points, f"2 to {MAX_DISTANCES:,}")
         values = np.linspace(low, high, points)
     else:
-        values = np.array(parse_list(where, text, "km"))
-    if (values < 0).any() or not np.isfinite(values).all():
-        raise InputError(where, text, "finite distances >= 0 km")
+        _ascending(where, text, values)
     return values * UNITS["km"].to_si
+
+
+def _ascending(where: str, typed: str, values: np.ndarray, example: str = "20,40,70km") -> None:
+    """Distances listed in ascending order, each once. Two items a decimal comma would make one
+    distance (``20,5km``: 20.5 km in German notation) are ambiguous: the error says how to write that."""
+    if (np.diff(values) > 0).all():
+        return
+    allowed = f"distances in ascending order, e.g. {example}"
+    decimal = re.fullmatch(r"\s*(\d+),(\d+)\s*([^\d\s,.]*)\s*", typed)
+    if decimal:
+        number, unit = f"{decimal[1]}.{decimal[2]}", decimal[3] or "km"
+        allowed = f"distances in ascending order; for {number} {unit} write {number}{unit}"
+    raise InputError(where, typed, allowed, reason="not in ascending order")
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -382,18 +481,15 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         or len(set(sites)) != len(sites)
     ):
         raise reader.error(
-            "sites", "missing" if sites is None else _shown(sites, "sites"),
-            'a list of distinct site names, e.g. ["site1", "site2"]',
+            "sites", _shown(sites, "sites"), 'a list of distinct site names, e.g. ["site1", "site2"]'
         )
     if len(sites) > 2:
-        raise reader.error("sites", repr(sites), "one or two sites (the distance is between two)")
+        raise reader.error("sites", _shown(sites), "one or two sites (the distance is between two)")
     distances = _distances(reader, data.get("distance", "0km"))
     fibre_speed = reader.quantity(data, "fibre_speed", "km/s", "", default="200000km/s", strict=True)
     goal = reader.table(data, "goal")
     goal_time = reader.quantity(goal, "response_time", "ms", "goal", strict=True)
     goal_share = reader.quantity(goal, "share", "ratio", "goal", strict=True)
-    if goal_share > 1:
-        raise reader.error("goal.share", goal.get("share"), "a share up to 100%")
 
     cf_sites: dict[str, str] = {}
     structures: dict[str, Structure] = {}
@@ -402,14 +498,18 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         reader.known(table, {"name", "site", "structures"}, label)
         name = table.get("name")
         if not isinstance(name, str) or not name or name in cf_sites:
-            raise reader.error(f"{label}.name", repr(name), "a name, different for each CF")
+            raise reader.error(f"{label}.name", _shown(name), "a name, different for each CF")
         cf_sites[name] = reader.name(table, "site", sites, f"cf {name}")
         given = table.get("structures")
         if not isinstance(given, dict) or not given:
-            raise reader.error(f"cf {name}.structures", repr(given), '{ LOCK1 = "lock", GBP8P = "cache" }')
+            raise reader.error(
+                f"cf {name}.structures", _shown(given, "structures"), '{ LOCK1 = "lock", GBP8P = "cache" }'
+            )
         for structure, kind in given.items():
             if structure in structures:
-                raise reader.error(f"cf {name}.structures.{structure}", kind, "each structure in one CF")
+                raise reader.error(
+                    f"cf {name}.structures.{structure}", _shown(kind), "each structure in one CF"
+                )
             primary = ""
             if isinstance(kind, str) and kind.startswith(SECONDARY):
                 primary = kind.removeprefix(SECONDARY)
@@ -417,7 +517,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
             if kind not in STRUCTURE_KINDS:
                 raise reader.error(
                     f"cf {name}.structures.{structure}",
-                    repr(kind),
+                    _shown(kind, structure),
                     "lock, cache, list, or 'secondary of PRIMARY'",
                 )
             structures[structure] = Structure(structure, name, kind, primary)
@@ -435,18 +535,21 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     for link_name, table in reader.table(data, "link").items():
         if not isinstance(table, dict):
             raise reader.error(
-                f"link.{link_name}", repr(table)[:40], "a [link.NAME] table with sync and async"
+                f"link.{link_name}", _shown(table), "a [link.NAME] table with sync and async"
             )
         reader.known(table, {"sync", "async", "converted"}, f"link.{link_name}")
         links[link_name] = {}
         for mode in ("sync", "async", "converted"):
             times = table.get(mode, {})
             if not isinstance(times, dict):
-                raise reader.error(f"link.{link_name}.{mode}", repr(times), '{ lock = "7us", cache = "9us" }')
+                raise reader.error(
+                    f"link.{link_name}.{mode}", _shown(times, mode), '{ lock = "7us", cache = "9us" }'
+                )
             for kind in times:
                 if kind not in STRUCTURE_KINDS:
                     raise reader.error(
-                        f"link.{link_name}.{mode}.{kind}", times[kind], ", ".join(STRUCTURE_KINDS)
+                        f"link.{link_name}.{mode}.{kind}", _shown(times[kind], kind),
+                        ", ".join(STRUCTURE_KINDS),
                     )
             unit = "ratio" if mode == "converted" else "us"
             links[link_name][mode] = {
@@ -457,25 +560,27 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
             }
 
     members = []
+    typed_requests: dict[str, dict] = {}  # each member's requests as the file has them
     for index, table in enumerate(reader.tables(data, "member"), 1):
         name = table.get("name")
-        label = f"member {name}" if isinstance(name, str) and name else f"member[{index}]"
+        named = isinstance(name, str) and name != "" and name not in typed_requests
+        label = f"member {name}" if named else f"member[{index}]"
         reader.known(table, MEMBER_KEYS, label)
-        if not isinstance(name, str) or not name or any(m.name == name for m in members):
-            raise reader.error(f"{label}.name", repr(name), "a name, different for each member")
-        requests = table.get("requests", {})
+        if not named:
+            raise reader.error(f"{label}.name", _shown(name), "a name, different for each member",
+                               reason="given twice" if isinstance(name, str) and name else "")
+        requests = table.get("requests")
         if not isinstance(requests, dict):
-            raise reader.error(
-                f"{label}.requests", repr(requests), "{ STRUCTURE = requests per transaction }"
-            )
+            raise reader.error(f"{label}.requests", _shown(requests), PROFILE_FORMS["requests"])
         for structure in requests:
             if structure not in structures:
                 raise reader.error(
                     f"{label}.requests.{structure}",
-                    requests[structure],
+                    _shown(requests[structure]),
                     "a structure of a [[cf]]: " + ", ".join(structures),
                     reason="unknown structure",
                 )
+        typed_requests[name] = requests
         members.append(
             Member(
                 name=name,
@@ -484,15 +589,13 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                 terminals=reader.whole(table, "terminals", label),
                 think_time=reader.quantity(table, "think_time", "s", label, strict=True),
                 cpu=reader.quantity(table, "cpu", "ms", label),
-                other=reader.quantity(table, "other", "ms", label, default=0),
-                sync_reads=reader.quantity(table, "sync_reads", "1", label, default=0),
-                log_writes=reader.quantity(table, "log_writes", "1", label, default=0),
+                other=reader.profile(table, "other", "ms", label),
+                sync_reads=reader.profile(table, "sync_reads", "1", label),
+                log_writes=reader.profile(table, "log_writes", "1", label),
                 requests={s: reader.quantity(requests, s, "1", f"{label}.requests") for s in requests},
-                tpno_share=reader.quantity(table, "tpno_share", "ratio", label, default=1),
+                tpno_share=reader.profile(table, "tpno_share", "ratio", label),
             )
         )
-        if members[-1].tpno_share > 1:
-            raise reader.error(f"{label}.tpno_share", table.get("tpno_share"), "a share up to 100%")
     member_names = {m.name for m in members}
 
     paths = []
@@ -518,7 +621,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
             if not any(p.member == member.name and p.cf == cf for p in paths):
                 raise reader.error(
                     f"member {member.name}.requests.{structure}",
-                    member.requests[structure],
+                    _shown(typed_requests[member.name][structure]),
                     f"a [[path]] from {member.name} to {cf}",
                     reason="no path to its CF",
                 )
@@ -549,7 +652,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     )
     metro_mirror = disk.get("metro_mirror", False)
     if not isinstance(metro_mirror, bool):
-        raise reader.error("disk.metro_mirror", repr(metro_mirror), "true or false")
+        raise reader.error("disk.metro_mirror", _shown(metro_mirror), "true or false")
     primary = reader.name(disk, "primary_site", sites, "disk")
     secondary = reader.name(disk, "secondary_site", sites, "disk") if metro_mirror else primary
     io = {}
@@ -560,13 +663,14 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
 
     conversion = reader.table(data, "conversion")
     reader.known(conversion, {"threshold", "redispatch", "async_cpu"}, "conversion")
-    locks = reader.table(data, "locks", required=False)
+    locks = reader.table(data, "locks", allowed=LOCKS_FORM)
     reader.known(locks, {"lockable_items", "resolution_round_trips"}, "locks")
+    no_contention = isinstance(locks.get("lockable_items"), float) and locks["lockable_items"] == np.inf
     distribution = reader.table(data, "distribution", required=False)
     reader.known(distribution, {"shape"}, "distribution")
     calibration = data.get("calibration", [])
     if not isinstance(calibration, list) or not all(isinstance(c, dict) for c in calibration):
-        raise reader.error("calibration", repr(calibration)[:40], "[[calibration]] tables")
+        raise reader.error("calibration", _shown(calibration, "calibration"), "[[calibration]] tables")
     title = data.get("title", where)
     return Scenario(
         title=str(title),
@@ -594,12 +698,13 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         threshold=reader.quantity(conversion, "threshold", "us", "conversion", strict=True),
         redispatch=reader.quantity(conversion, "redispatch", "us", "conversion", default=0),
         async_cpu=reader.quantity(conversion, "async_cpu", "us", "conversion", default=0),
-        lockable_items=(
-            reader.quantity(locks, "lockable_items", "1", "locks", strict=True)
-            if "lockable_items" in locks
-            else np.inf
+        lockable_items=np.inf if no_contention else reader.quantity(
+            locks, "lockable_items", "1", "locks", strict=True, allowed=LOCKABLE_FORM
         ),
-        resolution_round_trips=reader.quantity(locks, "resolution_round_trips", "1", "locks", default=0),
+        resolution_round_trips=reader.quantity(  # no contention: none to resolve
+            locks, "resolution_round_trips", "1", "locks", default=0 if no_contention else None,
+            allowed=ROUND_TRIPS_FORM,
+        ),
         shape=reader.whole(distribution, "shape", "distribution", default=1),
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),

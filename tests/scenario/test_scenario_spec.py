@@ -7,13 +7,18 @@ from qmodel.scenario.files import resolve_scenario, shipped_scenarios
 from qmodel.scenario.spec import load_scenario, parse_distances
 
 GDPS = resolve_scenario("gdps-env2")
+DISTANCE = 'distance = ["0km", "20km", "40km", "70km", "100km"]'
+LOCKS = "[locks]\nlockable_items = 4250.2\nresolution_round_trips = 2\n"
 
 
-def broken(tmp_path, old: str, new: str):
+def broken(tmp_path, old: str, new: str, *more: tuple[str, str]):
+    """gdps-env2 with the first ``old`` made ``new`` (and each further (old, new) pair), as broken.toml."""
     text = GDPS.read_text(encoding="utf-8")
-    assert old in text, old
+    for old_text, new_text in ((old, new), *more):
+        assert old_text in text, old_text
+        text = text.replace(old_text, new_text, 1)
     path = tmp_path / "broken.toml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -73,3 +78,193 @@ def test_a_table_written_where_tables_are_needed_says_double_brackets() -> None:
     data["cf"] = data["cf"][0]                      # [cf] written for [[cf]]
     with pytest.raises(InputError, match=r"cf = .*\[\[cf\]\] tables \(double brackets\)"):
         scenario_from_dict(data, "broken.toml")
+
+
+def refusal(path) -> str:
+    """The one-line message a scenario file is refused with."""
+    with pytest.raises(InputError) as error:
+        load_scenario(path)
+    message = str(error.value)
+    assert "\n" not in message
+    return message
+
+
+def test_every_shipped_scenario_loads() -> None:
+    for name, path in shipped_scenarios().items():
+        assert load_scenario(path).members, name
+
+
+# Distances: ranges, lists and their order, at the command line and in a file
+
+@pytest.mark.parametrize("text", ["0...100km", "0....100km", "0..50..100km"])
+def test_a_range_with_more_than_two_dots_is_refused_naming_start_stop(text) -> None:
+    with pytest.raises(InputError, match=r"START\.\.STOP") as error:
+        parse_distances(text)
+    assert error.value.value == text
+
+
+def test_three_dots_in_a_file_distance_are_refused_not_read_as_a_tenth_of_a_km(tmp_path) -> None:
+    message = refusal(broken(tmp_path, DISTANCE, 'distance = "0...100km"'))
+    assert message.startswith("broken.toml: distance = 0...100km") and "START..STOP" in message
+
+
+@pytest.mark.parametrize("text", ["0..100km,200km", "20km,0..100km"])
+def test_a_range_mixed_with_a_list_is_refused_saying_they_cannot_be_mixed(text) -> None:
+    with pytest.raises(InputError, match="a range and a list cannot be mixed") as error:
+        parse_distances(text)
+    assert error.value.value == text
+
+
+def test_a_list_going_down_is_refused_with_the_decimal_it_may_have_meant() -> None:
+    with pytest.raises(InputError) as error:
+        parse_distances("20,5km")
+    assert "ascending order; for 20.5 km write 20.5km" in str(error.value)
+    assert error.value.value == "20,5km"
+
+
+@pytest.mark.parametrize("text", ["70,20,40km", "20,20km"])
+def test_a_list_not_strictly_ascending_is_refused(text) -> None:
+    with pytest.raises(InputError, match="ascending order"):
+        parse_distances(text)
+
+
+def test_a_file_list_of_distances_going_down_is_refused(tmp_path) -> None:
+    assert "ascending order" in refusal(broken(tmp_path, DISTANCE, 'distance = ["20km", "5km"]'))
+
+
+def test_a_bare_number_at_the_command_line_is_in_km() -> None:
+    assert parse_distances("70").tolist() == [70e3]
+    assert parse_distances("20,40,70").tolist() == [20e3, 40e3, 70e3]
+
+
+@pytest.mark.parametrize(("typed", "advice"), [
+    ('"70"', '"70km"'), ('"0..100"', '"0..100km"'), ('"20,40,70"', '"20,40,70km"'), ('["70"]', '"70km"'),
+])
+def test_a_file_distance_without_its_unit_is_refused_even_quoted(tmp_path, typed, advice) -> None:
+    message = refusal(broken(tmp_path, DISTANCE, f"distance = {typed}"))
+    assert message.startswith("broken.toml: distance = ") and "bare number is ambiguous" in message
+    assert f"e.g. {advice}" in message
+
+
+def test_a_file_distance_of_zero_needs_no_unit(tmp_path) -> None:
+    assert load_scenario(broken(tmp_path, DISTANCE, 'distance = "0"')).distances.tolist() == [0.0]
+
+
+@pytest.mark.parametrize("typed", ['"70KM"', '"0.07Mm"', '"0..100mi"'])
+def test_a_file_distance_error_offers_only_forms_a_file_takes(tmp_path, typed) -> None:
+    message = refusal(broken(tmp_path, DISTANCE, f"distance = {typed}"))
+    assert "(in km)" not in message and "70km" in message and "START..STOP" in message
+
+
+def test_the_command_line_distance_error_still_offers_the_bare_number_it_takes() -> None:
+    with pytest.raises(InputError, match=r"70 \(in km\)"):
+        parse_distances("70KM")
+
+
+def test_every_refused_distance_is_one_line_and_exit_status_2() -> None:
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+
+    for text in ["0...100km", "0..100km,200km", "20km,0..100km", "20,5km"]:
+        result = CliRunner().invoke(cli, ["scenario", "gdps-env2", "--distance", text, "--format", "csv"])
+        assert result.exit_code == 2, text
+        assert result.output.startswith(f"error: --distance = {text} ") and result.output.count("\n") == 1
+
+
+# A member's profile and the lock model: nothing silently assumed
+
+@pytest.mark.parametrize(("line", "key"), [
+    ("requests = { LOCK1 = 63.18, GBPP = 71.40, GBPS = 23.81 }\n", "member G1P2.requests"),
+    ("sync_reads = 28.46\n", "member G1P2.sync_reads"),
+    ("log_writes = 3.92\n", "member G1P2.log_writes"),
+    ('other = "10.33ms"\n', "member G1P2.other"),
+    ('tpno_share = "78%"\n', "member G1P1.tpno_share"),
+])
+def test_a_member_without_a_part_of_its_profile_is_refused_naming_it(tmp_path, line, key) -> None:
+    message = refusal(broken(tmp_path, line, ""))
+    assert message.startswith(f"broken.toml: {key} = missing; allowed: ")
+
+
+def test_a_profile_given_as_explicit_zeros_loads(tmp_path) -> None:
+    path = broken(tmp_path, "sync_reads = 28.46", "sync_reads = 0", ("log_writes = 3.92", "log_writes = 0"),
+                  ("requests = { LOCK1 = 63.18, GBPP = 71.40, GBPS = 23.81 }", "requests = {}"),
+                  ('tpno_share = "78%"\n\n[[cf]]', 'tpno_share = "100%"\n\n[[cf]]'))
+    member = load_scenario(path).member("G1P2")
+    assert (member.sync_reads, member.log_writes, member.requests, member.tpno_share) == (0, 0, {}, 1)
+
+
+def test_a_scenario_without_a_locks_table_is_refused_saying_how_to_write_no_contention(tmp_path) -> None:
+    message = refusal(broken(tmp_path, LOCKS, ""))
+    assert message.startswith("broken.toml: locks = missing") and "lockable_items = inf" in message
+
+
+def test_lockable_items_inf_means_no_lock_contention_and_needs_no_round_trips(tmp_path) -> None:
+    scenario = load_scenario(broken(tmp_path, LOCKS, "[locks]\nlockable_items = inf\n"))
+    assert scenario.lockable_items == float("inf")
+
+
+@pytest.mark.parametrize(("old", "key"), [
+    ("lockable_items = 4250.2\n", "locks.lockable_items"),
+    ("resolution_round_trips = 2\n", "locks.resolution_round_trips"),
+])
+def test_a_locks_table_missing_a_key_is_refused_naming_it(tmp_path, old, key) -> None:
+    assert refusal(broken(tmp_path, old, "")).startswith(f"broken.toml: {key} = missing")
+
+
+# What a message says: the file, the value as typed, only forms the file takes
+
+@pytest.mark.parametrize(("old", "new", "start"), [
+    ('share = "90%"', 'share = "0,95"', "broken.toml: goal.share = 0,95 "),
+    ('think_time = "8.7909s"', 'think_time = "8,8s"', "broken.toml: member G1P1.think_time = 8,8s "),
+    ('other = "4.059ms"', 'other = ""', 'broken.toml: member G1P1.other = "" '),
+    ('threshold = "150us"', 'threshold = "150 ns"', "broken.toml: conversion.threshold = 150 ns "),
+])
+def test_a_value_the_unit_dialect_refuses_is_named_with_the_file_as_typed(tmp_path, old, new, start) -> None:
+    assert refusal(broken(tmp_path, old, new)).startswith(start)
+
+
+def test_a_time_error_in_a_file_never_offers_a_bare_number(tmp_path) -> None:
+    message = refusal(broken(tmp_path, 'think_time = "8.7909s"', 'think_time = "8,8s"'))
+    assert "(in s)" not in message and "8.8s" in message
+
+
+@pytest.mark.parametrize("typed", ["95", '"95"'])
+def test_a_share_written_as_a_bare_percentage_is_advised_as_95_percent_or_0_95(tmp_path, typed) -> None:
+    message = refusal(broken(tmp_path, 'share = "90%"', f"share = {typed}"))
+    assert message.startswith("broken.toml: goal.share = 95 ")
+    assert message.endswith("allowed: a share up to 100%: 95% or 0.95")
+
+
+def test_a_converted_share_above_100_percent_is_refused(tmp_path) -> None:
+    path = broken(tmp_path, 'async = { lock = "272us", cache = "272us" }',
+                  'async = { lock = "272us", cache = "272us" }\nconverted = { cache = "130%" }')
+    assert refusal(path).startswith("broken.toml: link.g1p1_cf1.converted.cache = 130% ")
+
+
+@pytest.mark.parametrize("micro", ["\u03bcs", "\u00b5s"])  # the Greek mu people type, and the micro sign
+def test_microseconds_are_read_with_either_mu(tmp_path, micro) -> None:
+    scenario = load_scenario(broken(tmp_path, 'threshold = "150us"', f'threshold = "150 {micro}"'))
+    assert scenario.threshold == pytest.approx(150e-6)
+
+
+def test_a_member_without_a_name_is_said_to_be_missing_its_name(tmp_path) -> None:
+    message = refusal(broken(tmp_path, 'name = "G1P2"\n', ""))
+    assert message.startswith("broken.toml: member[2].name = missing;")
+
+
+def test_a_member_name_given_twice_is_named_by_its_place(tmp_path) -> None:
+    message = refusal(broken(tmp_path, 'name = "G1P2"\n', 'name = "G1P1"\n'))
+    assert message.startswith("broken.toml: member[2].name = G1P1 (given twice)")
+
+
+def test_a_whole_number_in_quotes_is_echoed_in_quotes_and_said_to_be_text(tmp_path) -> None:
+    message = refusal(broken(tmp_path, "terminals = 100", 'terminals = "100"'))
+    assert 'terminals = "100" (text: a whole number is written without quotes)' in message
+
+
+def test_requests_without_a_path_echo_the_count_as_typed(tmp_path) -> None:
+    path = broken(tmp_path, "requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = 23.81 }",
+                  'requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = "23.81K" }',
+                  ('[[path]]\nmember = "G1P1"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 7\n', ""))
+    assert "member G1P1.requests.GBPS = 23.81K (no path to its CF)" in refusal(path)
