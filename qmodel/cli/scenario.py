@@ -172,33 +172,23 @@ def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distanc
     for name, option, needs, given in (
         ("output_csv", "-o/--output", "--variants", variants_csv is not None),
         ("up_to", "--up-to", "--max-distance", max_distance),
-        ("points", "--points", "--distance A..B", distance_text is not None),
+        ("points", "--points", "--distance A..B", distance_text is not None and _is_range(distance_text)),
     ):
         if name in typed and not given:
             raise InputError(option, ctx.params[name], f"{option} with {needs} only", reason=f"no {needs}")
 
 
+def _is_range(text: str) -> bool:
+    from qmodel.units import split_range
+
+    return split_range("--distance", text) is not None
+
+
 def _distances(text: str, points: int | None):
     """The distances typed, in m (the solver refuses a sweep too large to compute, with its estimate)."""
     from qmodel.scenario.spec import parse_distances
-    from qmodel.units import split_range
 
-    if split_range("--distance", text) is None:
-        if points is not None:
-            raise InputError("--points", points, "--points with a range A..B only", reason=f"with {text}")
-        return _echoed(parse_distances, text)
-    return _echoed(parse_distances, text, points=21 if points is None else points)
-
-
-def _echoed(parse, text: str, **options):
-    """``parse(text)`` with its error naming the whole of what was typed (``0..100mi``, not ``0mi``)."""
-    try:
-        return parse(text, **options)
-    except InputError as error:
-        if error.parameter != "--distance" or str(error.value) == text:
-            raise
-        part = f"{error.value}: {error.reason}" if error.reason else str(error.value)
-        raise InputError("--distance", text, error.allowed, reason=part) from None
+    return parse_distances(text) if points is None else parse_distances(text, points=points)
 
 
 def _show(spec, result, fmt: str, breakdown: bool) -> None:
