@@ -450,6 +450,12 @@ def _ascending(where: str, typed: str, values: np.ndarray, example: str = "20,40
 
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file; InputError naming the key of anything wrong."""
+    return scenario_from_dict(read_scenario_toml(path), Path(path).name)
+
+
+def read_scenario_toml(path: str | Path) -> dict:
+    """A scenario file's TOML tables, unchecked; InputError for a missing file, a directory, text that
+    is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint)."""
     from qmodel.tomlread import read_toml
 
     path = Path(path)
@@ -457,16 +463,13 @@ def load_scenario(path: str | Path) -> Scenario:
         reason = "a directory" if path.is_dir() else "no such file"
         raise InputError("scenario", str(path), "an existing scenario file (.toml)", reason=reason)
     try:
-        data = read_toml(path)
-    except UnicodeDecodeError:
-        raise InputError("scenario", str(path), "a UTF-8 TOML file", reason="not UTF-8") from None
+        return read_toml(path)
     except CatalogueError as error:
         hint = ""
         if "Cannot overwrite a value" in str(error) or "Cannot declare" in str(error):
             hint = ("; members, CFs and paths are written [[member]], [[cf]], [[path]] (double brackets), "
                     "one per item, never [member] as well")
         raise InputError("scenario", str(path), "a TOML file", reason=f"{error}{hint}") from None
-    return scenario_from_dict(data, path.name)
 
 
 def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:

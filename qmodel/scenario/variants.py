@@ -358,11 +358,11 @@ def run_variant_files(scenario_path, input_path: str, output_path: str) -> int:
 
     from qmodel.batch import read_csv_file, write_csv_file
     from qmodel.output import check_output_path
-    from qmodel.tomlread import read_toml
+    from qmodel.scenario.spec import read_scenario_toml
 
     if output_path != "-":
         check_output_path("-o", output_path)
-    raw = read_toml(scenario_path)
+    raw = read_scenario_toml(scenario_path)
     text, encoding = read_csv_file(input_path, sys.stderr)
     buffer = io.StringIO()
     source = "stdin" if input_path == "-" else input_path
