@@ -7,7 +7,7 @@ is spent holding all k_m locks. The study says as much of Environment 2: "the
 longer the update takes, the longer the locks will be kept". A lock taken at a
 uniform point of E is held h = (E − u) + C, h uniform on [C, C + E]:
 
-    E[h] = C + E/2,    E[h²] = ((C + E)³ − C³) / (3E)
+    E[h] = C + E/2,    E[h²] = ((C + E)³ − C³) / (3E) = C² + C·E + E²/3
 
 By Little's law member j's transactions hold X_j · k_j · E[h_j] locks. Out
 of L lockable items (the effective hot set), a request conflicts with
@@ -55,11 +55,7 @@ def lock_wait(
     commit = np.minimum(commit_time, response_time)
     execution = response_time - commit
     mean_hold = commit + execution / 2
-    second_moment = np.where(
-        execution > 0,
-        ((commit + execution) ** 3 - commit**3) / (3 * np.where(execution > 0, execution, 1.0)),
-        commit**2,
-    )
+    second_moment = commit**2 + commit * execution + execution**2 / 3  # ((C + E)³ − C³) / 3E, expanded
     residual_hold = np.divide(
         second_moment, 2 * mean_hold, out=np.zeros_like(mean_hold), where=mean_hold > 0
     )
