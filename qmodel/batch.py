@@ -509,9 +509,10 @@ def read_csv_file(path: str, err: TextIO) -> tuple[str, str]:
 
 
 def write_csv_file(path: str, text: str, encoding: str) -> None:
-    """``text`` (with its BOM, if any) to ``path`` (``-``: standard output) in ``encoding``."""
+    """``text`` (with its BOM, if any; UTF-16 gets the codec's) to ``path`` (``-``: standard output) in
+    ``encoding``."""
     if encoding == "utf-16":
-        data = text.removeprefix("\ufeff").encode("utf-16")
+        data = text.encode("utf-16")
     elif encoding == "cp1252":
         data = text.translate(_CP1252_SPELLING).encode("cp1252", errors="replace")
     elif path == "-":
@@ -541,8 +542,6 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
     if output_path != "-":
         check_output_path("-o", output_path)
     text, encoding = read_csv_file(input_path, sys.stderr)
-    if encoding == "utf-16":
-        text = "\ufeff" + text  # the codec took the BOM; the output gets it back
     buffer = io.StringIO()
     summary = run_batch(formula_id, text, buffer, sys.stderr, settings=settings, select=select,
                         mapping=mapping)
