@@ -221,7 +221,8 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
             raise InputError("--steps", steps_text, f"at most {_MOST_ROWS // others:,} here",
                              reason=f"{steps * others:,.0f} rows, about {size:.3g} GB of table; "
                                     "use fewer --steps or a narrower range")
-        values = np.linspace(*(parse_value(name, end, unit) for end in span_ends), int(steps))
+        # the ends read as a list: a unit on STOP applies to a bare START, as in a scenario's distances
+        values = np.linspace(*parse_list(name, ",".join(span_ends), unit), int(steps))
     if entry.symbols[name].domain.integer:
         values = np.unique(np.round(values))
     known = [o.name for o in entry.outputs]
