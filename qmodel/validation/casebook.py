@@ -184,9 +184,7 @@ def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str
         raise CatalogueError(f"{where}: unit {unit!r} is not a {UNITS[default_unit].dimension} unit "
                              f"like the output's {default_unit!r}")
     inputs = dict(table.get("inputs", {}))
-    declared = table.get("uses", [])
-    if not isinstance(declared, list) or not all(isinstance(other, str) for other in declared):
-        raise CatalogueError(f"{where}: uses must be a list of case ids")
+    declared = _uses(table, where)
     uses_rows = tuple(dict.fromkeys(other for other in (*uses_rows, *declared) if other != case_id))
     return Case(
         casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
@@ -255,6 +253,14 @@ def _per_key(rule: dict[str, Any], name: str, key: str | None, keys: list[str | 
     return value.get(key)
 
 
+def _uses(section: dict, where: str) -> list[str]:
+    """The case ids a case, rule or table declares it ``uses`` (a list of strings, checked)."""
+    declared = section.get("uses", [])
+    if not isinstance(declared, list) or not all(isinstance(other, str) for other in declared):
+        raise CatalogueError(f"{where}: uses must be a list of case ids")
+    return declared
+
+
 def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
     """The case tables one rule of a printed table expands into, with their dependencies.
 
@@ -280,7 +286,7 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
         case_id = f"{table['id']}-{rule['id']}" + (f"-{key}" if key else "")
         case: dict[str, Any] = {"id": case_id, "quantity": rule["quantity"], "inputs": inputs,
                                 "tolerance": rule["tolerance"],
-                                "uses": [*table.get("uses", []), *rule.get("uses", [])]}
+                                "uses": [*_uses(table, where), *_uses(rule, where)]}
         if paper_row:
             case["paper"] = _raw(table, paper_row, _column_of(table, paper_ref, key, where), where)
         elif paper_ref is not None:

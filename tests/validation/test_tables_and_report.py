@@ -215,3 +215,9 @@ def test_the_report_has_a_legend_a_quotable_summary_and_fits_80_columns(monkeypa
     assert "paper-slip   the study's own arithmetic is wrong here" in output
     assert "predictions," in output and "agree within their tolerance" in output
     assert max(len(line) for line in output.splitlines()) <= 80
+
+
+def test_a_table_declaring_uses_as_one_string_is_refused_not_read_letter_by_letter(tmp_path) -> None:
+    body = TABLE.replace('citation = "Table 1"', 'citation = "Table 1"\nuses = "other-case"', 1)
+    with pytest.raises(CatalogueError, match="uses must be a list of case ids"):
+        load_casebook(casebook(tmp_path, body))
