@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import subprocess
 import tempfile
-import time
 from fractions import Fraction
 
 import numpy as np
+from timing import median_time
 
 from qmodel.algorithms.queueing import erlang_c
 from qmodel.networks.model import network
@@ -38,16 +37,6 @@ MULTI_DEMANDS = RNG.uniform(0.1, 1.0, (3, 10))
 MULTI_N = (30, 30, 30)
 ERLANG_LOAD = 0.9
 SERVERS = np.arange(1, 1001)
-
-
-def median_time(call, repeats: int) -> tuple[float, object]:
-    call()                                       # warm-up: imports, numba's compiled code
-    times, value = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        value = call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), value
 
 
 def line_solver():

@@ -15,9 +15,7 @@ import statistics
 import subprocess
 import sys
 
-from timing import wall_time
-
-QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]
+from timing import QUICK, wall_time
 
 
 def main() -> None:

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 
 import numpy as np
-from timing import wall_time
+from timing import median_time, wall_time
 
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.files import resolve_scenario
@@ -26,12 +25,8 @@ REPEATS = 5
 def sweep(name: str, points: int = 1000, repeats: int = REPEATS) -> tuple[float, bool]:
     scenario = load_scenario(resolve_scenario(name))
     distances = np.linspace(0, 100e3, points)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = solve_scenario(scenario, distances)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), bool(result.thrashing.any())
+    seconds, result = median_time(lambda: solve_scenario(scenario, distances), repeats)
+    return seconds, bool(result.thrashing.any())
 
 
 def whole_process(arguments: list[str]) -> float:

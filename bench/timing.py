@@ -1,9 +1,14 @@
-"""What the benchmark scripts share: the wall time of one command run as a user runs it."""
+"""What the benchmark scripts share: the quick answer they time, the wall time of one command run as a
+user runs it, and the median time of an in-process call."""
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import time
+from collections.abc import Callable
+
+QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]  # a quick answer at the terminal
 
 
 def wall_time(command: list[str], env: dict[str, str] | None = None) -> float:
@@ -11,3 +16,15 @@ def wall_time(command: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
+
+
+def median_time(call: Callable[[], object], repeats: int) -> tuple[float, object]:
+    """Median seconds of ``call()`` over ``repeats`` runs after one warm-up run (imports, numba's
+    compiled code), and the last run's value."""
+    call()
+    times, value = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        value = call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), value
