@@ -121,6 +121,15 @@ MEMBER_KEYS = {
     "tpno_share",
 }
 PATH_KEYS = {"member", "cf", "link", "subchannels", "background_rate"}
+# the keys of the scenario's one-of-a-kind tables
+SECTION_KEYS = {
+    "goal": {"response_time", "share"},
+    "locks": {"lockable_items", "resolution_round_trips"},
+    "conversion": {"threshold", "redispatch", "async_cpu"},
+    "disk": {"primary_site", "secondary_site", "metro_mirror", "pprc_overhead", "read", "write", "volumes",
+             "aliases", "background_rate"},
+    "distribution": {"shape"},
+}
 IO_KEYS = ("conn", "disc", "pend", "iosq")
 MAX_DISTANCES = 100_000
 # What a scenario file accepts, by dimension. A time, distance or speed needs its unit there (a bare
@@ -491,6 +500,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     distances = _distances(reader, data.get("distance", "0km"))
     fibre_speed = reader.quantity(data, "fibre_speed", "km/s", "", default="200000km/s", strict=True)
     goal = reader.table(data, "goal")
+    reader.known(goal, SECTION_KEYS["goal"], "goal")
     goal_time = reader.quantity(goal, "response_time", "ms", "goal", strict=True)
     goal_share = reader.quantity(goal, "share", "ratio", "goal", strict=True)
 
@@ -638,21 +648,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                 )
 
     disk = reader.table(data, "disk")
-    reader.known(
-        disk,
-        {
-            "primary_site",
-            "secondary_site",
-            "metro_mirror",
-            "pprc_overhead",
-            "read",
-            "write",
-            "volumes",
-            "aliases",
-            "background_rate",
-        },
-        "disk",
-    )
+    reader.known(disk, SECTION_KEYS["disk"], "disk")
     metro_mirror = disk.get("metro_mirror", False)
     if not isinstance(metro_mirror, bool):
         raise reader.error("disk.metro_mirror", _shown(metro_mirror), "true or false")
@@ -665,12 +661,12 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         io[kind] = IOTimes(*(reader.quantity(table, key, "ms", f"disk.{kind}", default=0) for key in IO_KEYS))
 
     conversion = reader.table(data, "conversion")
-    reader.known(conversion, {"threshold", "redispatch", "async_cpu"}, "conversion")
+    reader.known(conversion, SECTION_KEYS["conversion"], "conversion")
     locks = reader.table(data, "locks", allowed=LOCKS_FORM)
-    reader.known(locks, {"lockable_items", "resolution_round_trips"}, "locks")
+    reader.known(locks, SECTION_KEYS["locks"], "locks")
     no_contention = isinstance(locks.get("lockable_items"), float) and locks["lockable_items"] == np.inf
     distribution = reader.table(data, "distribution", required=False)
-    reader.known(distribution, {"shape"}, "distribution")
+    reader.known(distribution, SECTION_KEYS["distribution"], "distribution")
     calibration = data.get("calibration", [])
     if not isinstance(calibration, list) or not all(isinstance(c, dict) for c in calibration):
         raise reader.error("calibration", _shown(calibration, "calibration"), "[[calibration]] tables")

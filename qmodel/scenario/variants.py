@@ -31,23 +31,22 @@ from qmodel.batch import Dialect, locale_number, read_table
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING
-from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, scenario_from_dict
+from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, SECTION_KEYS, scenario_from_dict
 from qmodel.units import parse_value, unit_named, with_unit
 
 # a header: a key (words, dots, *), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w.*]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
 _BARE_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-SECTION_KEYS = {
-    "goal": ("response_time", "share"),
-    "locks": ("lockable_items", "resolution_round_trips"),
-    "conversion": ("threshold", "redispatch", "async_cpu"),
-    "disk": ("pprc_overhead", "volumes", "aliases", "background_rate"),
-    "distribution": ("shape",),
+# what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
+# or off, or the RMF components of reads and writes)
+SECTION_OVERRIDES = {
+    section: tuple(sorted(keys - {"primary_site", "secondary_site", "metro_mirror", "read", "write"}))
+    for section, keys in SECTION_KEYS.items()
 }
 MEMBER_OVERRIDES = tuple(sorted(MEMBER_KEYS - {"name", "requests"}))
 PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
 KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", ".join(
-    f"{section}.KEY" for section in SECTION_KEYS
+    f"{section}.KEY" for section in SECTION_OVERRIDES
 )
 RESULT_COLUMNS = ("R[ms]", "within goal[%]", "X[1/s]", "CPU busy[% of LPAR]")
 
@@ -87,7 +86,7 @@ def _column(index: int, title: str, raw: dict, source: str) -> Column | None:
     parts, unit = match.group(1).split("."), match.group(2)
     if len(parts) == 1 and parts[0].lower() != "distance":
         return None
-    section = _choice(parts[0], ["distance", "member", "path", *SECTION_KEYS], "section", title, source)
+    section = _choice(parts[0], ["distance", "member", "path", *SECTION_OVERRIDES], "section", title, source)
     members = [str(m.get("name")) for m in raw.get("member", []) if isinstance(m, dict)]
     paths = [p for p in raw.get("path", []) if isinstance(p, dict)]
     shape = {
@@ -122,7 +121,7 @@ def _column(index: int, title: str, raw: dict, source: str) -> Column | None:
             )
         key = ("path", member, cf, _choice(parts[-1], list(PATH_OVERRIDES), "path key", title, source))
     else:
-        key = (section, _choice(parts[1], list(SECTION_KEYS[section]), f"{section} key", title, source))
+        key = (section, _choice(parts[1], list(SECTION_OVERRIDES[section]), f"{section} key", title, source))
     if unit is not None and unit_named(unit) is None:
         raise InputError(
             f"{source}: column", title, "a unit such as ms, us, s, km or %", reason=f"unknown unit {unit!r}"
