@@ -146,6 +146,13 @@ def split_number(text: str) -> tuple[str, str] | None:
     return match.group(), suffix
 
 
+def bare_number(text: str) -> str | None:
+    """The number of a text that is a number alone (``"8.8"``, ``" 70 "``, ``"-3"``, ``"1e3"``); None
+    where a unit or anything else follows it, or no number begins it (qmodel's one number pattern)."""
+    parts = split_number(text)
+    return parts[0] if parts is not None and not parts[1] else None
+
+
 def parse_value(parameter: str, text: str | float | int, unit_name: str) -> float:
     """Parse one typed-in value for a symbol whose display unit is ``unit_name``.
 

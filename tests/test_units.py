@@ -127,3 +127,13 @@ def test_a_bare_number_for_a_data_rate_says_which_unit_it_was_taken_in() -> None
 def test_a_value_in_the_symbols_own_unit_needs_no_note() -> None:
     assert reading_note("link_bandwidth", "100MB/s", "MB/s") == ""
     assert reading_note("service_time", "1", "ms") == ""
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("8.8", "8.8"), (" 70 ", "70"), ("-3", "-3"), ("1e3", "1e3"), (".5", ".5"),
+    ("8.8s", None), ("70 km", None), ("x", None), ("", None), ("1e", None),
+])
+def test_a_bare_number_is_a_number_with_nothing_after_it(text: str, number: str | None) -> None:
+    from qmodel.units import bare_number
+
+    assert bare_number(text) == number

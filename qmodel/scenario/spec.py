@@ -86,7 +86,7 @@ from pathlib import Path
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.units import UNITS, parse_list, parse_value, split_number, split_range
+from qmodel.units import UNITS, bare_number, parse_list, parse_value, split_number, split_range
 
 STRUCTURE_KINDS = ("lock", "cache", "list")
 SECONDARY = "secondary of "
@@ -366,7 +366,7 @@ class _Reader:
         value = table.get(key, default)
         label = f"{name}.{key}"
         if isinstance(value, bool) or not isinstance(value, int) or value < lower:
-            quoted = isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value)
+            quoted = isinstance(value, str) and (bare_number(value) or "").isdigit()
             raise self.error(
                 label,
                 f'"{value}"' if quoted else _shown(value, key),

@@ -27,16 +27,13 @@ from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel.batch import Dialect, locale_number, read_table
+from qmodel.batch import Dialect, locale_number, read_table, split_header
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING
 from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, SECTION_KEYS, scenario_from_dict
-from qmodel.units import parse_value, unit_named, with_unit
+from qmodel.units import bare_number, parse_value, unit_named, with_unit
 
-# a header: a key (words, dots, *), then optionally a unit in [] or ()
-_HEADER = re.compile(r"^\s*([A-Za-z_*][\w.*]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
-_BARE_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
 # or off, or the RMF components of reads and writes)
 SECTION_OVERRIDES = {
@@ -80,10 +77,10 @@ def _choice(given: str, names: list[str], what: str, title: str, source: str) ->
 def _column(index: int, title: str, raw: dict, source: str) -> Column | None:
     """The override a header names, None for a pass-through column (no dot and not distance);
     InputError for a dotted header that names nothing of the scenario, or an unknown unit."""
-    match = _HEADER.match(title)
-    if match is None:
+    named = split_header(title)
+    if named is None:
         return None
-    parts, unit = match.group(1).split("."), match.group(2)
+    parts, unit = named[0].split("."), named[1]
     if len(parts) == 1 and parts[0].lower() != "distance":
         return None
     section = _choice(parts[0], ["distance", "member", "path", *SECTION_OVERRIDES], "section", title, source)
@@ -159,7 +156,8 @@ def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
     gives the unit).
     """
     text = locale_number(column.name, cell, dialect) if dialect.decimal == "," else cell.strip()
-    bare = _BARE_NUMBER.fullmatch(text) is not None
+    number = bare_number(text)
+    bare = number is not None
     if column.unit is not None and bare:
         text, bare = with_unit(text, column.unit), False
     if column.key == ("distance",):
@@ -177,10 +175,10 @@ def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
                 column.name, cell.strip(), "one distance with its unit, e.g. 70km", reason=error.reason
             ) from None
         return text
-    if re.fullmatch(r"[+-]?\d+", text):
-        return int(text)
+    if bare and number.lstrip("+-").isdigit():
+        return int(number)
     try:
-        return float(text)
+        return float(text)  # inf too (locks.lockable_items)
     except ValueError:
         return text
 
