@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import re
 from typing import NamedTuple, TextIO
 
 import numpy as np
@@ -31,7 +30,7 @@ from qmodel.batch import Dialect, locale_number, read_table, split_header
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING
-from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, SECTION_KEYS, scenario_from_dict
+from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, SECTION_KEYS, ScenarioError, scenario_from_dict
 from qmodel.units import bare_number, parse_value, unit_named, with_unit
 
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
@@ -183,32 +182,21 @@ def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
         return text
 
 
-def _cell_error(error: InputError, column: Column, cell: str, data: dict, where: str) -> InputError:
-    """A scenario error caused by one cell, named by the column; the value as the cell has it.
-
-    A path is named member→CF, not by its place in the file; where a bare number needs a unit,
-    the advice is written as the cell is (``8,8s`` in a decimal-comma file).
-    """
-    subject = error.parameter.removeprefix(f"{where}: ")
-    paths = data.get("path", [])
-    subject = re.sub(
-        r"path\[(\d+)\]",
-        lambda m: "path " + _path_name(paths[int(m.group(1)) - 1]) if int(m.group(1)) <= len(paths) else m[0],
-        subject,
-    )
+def _cell_error(error: ScenarioError, column: Column, cell: str) -> InputError:
+    """A scenario error caused by one cell, named by the column (and the key it set, where that reads
+    otherwise: ``path G1P2→CF1.subchannels``); the value as the cell has it. Where a bare number needs
+    a unit, the advice is written as the cell is (``8,8s`` in a decimal-comma file)."""
     parameter = f"column {column.title}"
-    if subject.lower().replace(" ", ".") != column.name.lower():
-        parameter += f" ({subject})"
-    allowed = error.allowed
-    example = re.search(r'e\.g\. "(.*)"$', allowed)
-    if error.reason.startswith("a bare number") and example:
-        unit = example.group(1).removeprefix(str(error.value))
-        allowed = f"{cell.strip()}{unit}, or the unit in the header: {column.name} [{unit}]"
+    if error.key.lower().replace(" ", ".") != column.name.lower():
+        parameter += f" ({error.key})"
+    allowed = "one distance with its unit, e.g. 70km" if column.key == ("distance",) else error.allowed
+    if error.unit:
+        allowed = f"{cell.strip()}{error.unit}, or the unit in the header: {column.name} [{error.unit}]"
     return InputError(parameter, cell.strip(), allowed, reason=error.reason)
 
 
 def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
-           error: InputError) -> InputError:
+           error: ScenarioError) -> InputError:
     """The column of this row whose cell alone gives a scenario error, named as in the CSV; the
     scenario's error as it is when no single cell does (two cells that do not fit together)."""
     for column in columns:
@@ -219,10 +207,9 @@ def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, 
         _override(data, column, _cell_value(cell, column, dialect))
         try:
             scenario_from_dict(data, where)
-        except InputError as alone:
-            return _cell_error(alone, column, cell, data, where)
-    subject = error.parameter.removeprefix(f"{where}: ")
-    return InputError(subject, error.value, error.allowed, reason=error.reason)
+        except ScenarioError as alone:
+            return _cell_error(alone, column, cell)
+    return InputError(error.key, error.value, error.allowed, reason=error.reason)
 
 
 def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "variants",
@@ -270,7 +257,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
             continue
         try:
             variant = scenario_from_dict(data, where)
-        except InputError as error:
+        except ScenarioError as error:
             errors[row] = _blame(raw, row, columns, table, dialect, where, error)
             continue
         if variant.distances.size != 1:

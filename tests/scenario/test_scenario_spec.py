@@ -268,3 +268,28 @@ def test_requests_without_a_path_echo_the_count_as_typed(tmp_path) -> None:
                   'requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = "23.81K" }',
                   ('[[path]]\nmember = "G1P1"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 7\n', ""))
     assert "member G1P1.requests.GBPS = 23.81K (no path to its CF)" in refusal(path)
+
+
+# Errors say what is wrong in the file's own words, and carry it for callers that set the value elsewhere
+
+def test_a_path_error_names_the_path_as_member_to_cf(tmp_path) -> None:
+    g1p2_cf1 = "subchannels = 7\nbackground_rate = 415"
+    message = refusal(broken(tmp_path, g1p2_cf1, g1p2_cf1.replace("7", "0")))
+    assert message.startswith("broken.toml: path G1P2→CF1.subchannels = 0")
+
+
+def test_a_bare_number_error_carries_the_key_and_the_unit_it_needs(tmp_path) -> None:
+    from qmodel.scenario.spec import ScenarioError
+
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(broken(tmp_path, 'think_time = "8.7909s"', "think_time = 8.8"))
+    refused = error.value
+    assert (refused.where, refused.key, refused.unit) == ("broken.toml", "member G1P1.think_time", "s")
+
+
+def test_a_bare_file_distance_error_carries_km_as_the_unit_it_needs(tmp_path) -> None:
+    from qmodel.scenario.spec import ScenarioError
+
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(broken(tmp_path, DISTANCE, 'distance = "20,40"'))
+    assert (error.value.key, error.value.unit) == ("distance", "km")

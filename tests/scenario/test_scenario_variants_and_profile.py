@@ -192,3 +192,9 @@ def test_profile_help_fits_80_columns() -> None:
 
     result = CliRunner().invoke(cli, ["scenario-profile", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
     assert result.exit_code == 0 and max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_a_bare_number_cell_is_advised_with_the_unit_in_the_cell_or_the_header() -> None:
+    _, _, err = variants("distance,member.G1P2.think_time\n20km,8.8\n")
+    assert "row 1: column member.G1P2.think_time = 8.8" in err
+    assert "allowed: 8.8s, or the unit in the header: member.G1P2.think_time [s]" in err
