@@ -30,8 +30,15 @@ from qmodel.batch import Dialect, locale_number, read_table, split_header
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING
-from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, SECTION_KEYS, ScenarioError, scenario_from_dict
-from qmodel.units import bare_number, parse_value, unit_named, with_unit
+from qmodel.scenario.spec import (
+    FILE_DISTANCES,
+    MEMBER_KEYS,
+    PATH_KEYS,
+    SECTION_KEYS,
+    ScenarioError,
+    scenario_from_dict,
+)
+from qmodel.units import bare_number, unit_named, with_unit
 
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
 # or off, or the RMF components of reads and writes)
@@ -44,6 +51,8 @@ PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
 KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", ".join(
     f"{section}.KEY" for section in SECTION_OVERRIDES
 )
+# a cell holds one distance, where the file may hold a list or a range
+CELL_DISTANCE = "one distance with its unit, e.g. 70km"
 RESULT_COLUMNS = ("R[ms]", "within goal[%]", "X[1/s]", "CPU busy[% of LPAR]")
 
 
@@ -150,31 +159,16 @@ def _override(data: dict, column: Column, value: object) -> None:
 def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
     """A cell as the scenario file would hold it: a whole number, a number, or text with its unit.
 
-    The header's unit applies to a bare number. A distance is read here, so that its error names
-    the forms this file takes: one distance with its unit (or a bare number where the header
-    gives the unit).
+    The header's unit applies to a bare number. A distance stays text, read as the file's
+    ``distance`` is (:func:`qmodel.scenario.spec.parse_distances`).
     """
     text = locale_number(column.name, cell, dialect) if dialect.decimal == "," else cell.strip()
     number = bare_number(text)
-    bare = number is not None
-    if column.unit is not None and bare:
-        text, bare = with_unit(text, column.unit), False
+    if column.unit is not None and number is not None:
+        return with_unit(text, column.unit)
     if column.key == ("distance",):
-        if bare:
-            raise InputError(
-                column.name,
-                cell.strip(),
-                f"{cell.strip()}km, or the unit in the header: distance [km]",
-                reason="a bare number is ambiguous: km or miles?",
-            )
-        try:
-            parse_value(column.name, text, "km")
-        except InputError as error:
-            raise InputError(
-                column.name, cell.strip(), "one distance with its unit, e.g. 70km", reason=error.reason
-            ) from None
         return text
-    if bare and number.lstrip("+-").isdigit():
+    if number is not None and number.lstrip("+-").isdigit():
         return int(number)
     try:
         return float(text)  # inf too (locks.lockable_items)
@@ -189,7 +183,7 @@ def _cell_error(error: ScenarioError, column: Column, cell: str) -> InputError:
     parameter = f"column {column.title}"
     if error.key.lower().replace(" ", ".") != column.name.lower():
         parameter += f" ({error.key})"
-    allowed = "one distance with its unit, e.g. 70km" if column.key == ("distance",) else error.allowed
+    allowed = CELL_DISTANCE if error.allowed == FILE_DISTANCES else error.allowed
     if error.unit:
         allowed = f"{cell.strip()}{error.unit}, or the unit in the header: {column.name} [{error.unit}]"
     return InputError(parameter, cell.strip(), allowed, reason=error.reason)
@@ -260,9 +254,12 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
         except ScenarioError as error:
             errors[row] = _blame(raw, row, columns, table, dialect, where, error)
             continue
-        if variant.distances.size != 1:
+        if variant.distances.size != 1:  # a list or range in the cell, or the file's where the cell is empty
+            distance = next(c for c in columns if c.key == ("distance",))
+            cell = table.columns[distance.index][row].strip()
             errors[row] = InputError(
-                "distance", "empty cell", f"one distance per row ({where} gives {variant.distances.size})"
+                f"column {distance.title}", cell or "empty cell", "one distance per row, e.g. 70km",
+                reason=f"{'' if cell else where + ' gives '}{variant.distances.size} distances",
             )
             continue
         signature = repr(sorted((k, v) for k, v in data.items() if k != "distance"))

@@ -198,3 +198,19 @@ def test_a_bare_number_cell_is_advised_with_the_unit_in_the_cell_or_the_header()
     _, _, err = variants("distance,member.G1P2.think_time\n20km,8.8\n")
     assert "row 1: column member.G1P2.think_time = 8.8" in err
     assert "allowed: 8.8s, or the unit in the header: member.G1P2.think_time [s]" in err
+
+
+@pytest.mark.parametrize("typed", ["70KM", "0...100km", "-5km", "70 parsecs", "40"])
+def test_a_distance_cell_is_refused_for_what_the_file_refuses_it_for(typed: str) -> None:
+    from qmodel.scenario.spec import scenario_from_dict
+
+    with pytest.raises(InputError) as in_file:
+        scenario_from_dict({**RAW, "distance": typed}, "gdps-env2.toml")
+    _, _, err = variants(f"distance\n{typed}\n")
+    why = f" ({in_file.value.reason})" if in_file.value.reason else ";"
+    assert f"row 1: column distance = {typed}{why}" in err
+
+
+def test_a_list_in_a_distance_cell_is_refused_naming_the_cell() -> None:
+    _, _, err = variants('distance\n"20,40km"\n')
+    assert "row 1: column distance = 20,40km (2 distances); allowed: one distance per row" in err
