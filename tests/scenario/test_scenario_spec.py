@@ -293,3 +293,13 @@ def test_a_bare_file_distance_error_carries_km_as_the_unit_it_needs(tmp_path) ->
     with pytest.raises(ScenarioError) as error:
         load_scenario(broken(tmp_path, DISTANCE, 'distance = "20,40"'))
     assert (error.value.key, error.value.unit) == ("distance", "km")
+
+
+@pytest.mark.parametrize(("old", "bare"), [
+    (DISTANCE, "distance = {}"), ('think_time = "8.7909s"', "think_time = {}"),
+])
+def test_a_bare_number_is_refused_alike_quoted_or_not_advised_with_its_unit(tmp_path, old, bare) -> None:
+    quoted = refusal(broken(tmp_path, old, bare.format('"70"')))
+    assert refusal(broken(tmp_path, old, bare.format("70"))) == quoted
+    advice = quoted.split("allowed: ")[1]
+    assert "bare number is ambiguous" in quoted and "(in " not in advice and "70 " not in advice

@@ -214,3 +214,8 @@ def test_a_distance_cell_is_refused_for_what_the_file_refuses_it_for(typed: str)
 def test_a_list_in_a_distance_cell_is_refused_naming_the_cell() -> None:
     _, _, err = variants('distance\n"20,40km"\n')
     assert "row 1: column distance = 20,40km (2 distances); allowed: one distance per row" in err
+
+
+def test_a_share_cell_written_as_a_bare_percentage_is_advised_as_95_percent_or_0_95() -> None:
+    _, _, err = variants("distance,goal.share\n20km,95\n")
+    assert "row 1: column goal.share = 95 " in err and err.rstrip().endswith("95% or 0.95")
