@@ -137,3 +137,30 @@ def test_a_bare_number_is_a_number_with_nothing_after_it(text: str, number: str 
     from qmodel.units import bare_number
 
     assert bare_number(text) == number
+
+
+@pytest.mark.parametrize(("text", "reading"), [
+    ("0,5km", ("0.5", "km")), ("20,5km", ("20.5", "km")), ("0,95", ("0.95", "")), ("1,5 ms", ("1.5", "ms")),
+    ("0, 5km", None), ("0km,5km", None), ("20,40,70km", None), ("0.5km", None), ("70km", None),
+])
+def test_two_whole_numbers_and_a_comma_may_be_one_number_with_a_decimal_comma(text, reading) -> None:
+    from qmodel.units import decimal_comma
+
+    assert decimal_comma(text) == reading
+
+
+def test_an_ambiguous_list_of_two_is_refused_saying_how_to_write_either_meaning() -> None:
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("distance", "0,5km")
+    assert "ambiguous: 0.5 km with a decimal comma" in str(error.value)
+    assert error.value.allowed == "0.5km for one value, or 0km,5km or 0, 5km for two"
+
+
+def test_the_advice_for_an_ambiguous_list_without_a_unit_never_offers_the_refused_form() -> None:
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("ratio", "0,95")
+    assert error.value.allowed == "0.95 for one value, or 0, 95 for two"

@@ -87,7 +87,16 @@ from pathlib import Path
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.units import UNITS, bare_number, parse_list, parse_value, split_number, split_range
+from qmodel.units import (
+    UNITS,
+    bare_number,
+    decimal_comma,
+    parse_list,
+    parse_value,
+    refuse_decimal_comma,
+    split_number,
+    split_range,
+)
 
 STRUCTURE_KINDS = ("lock", "cache", "list")
 SECONDARY = "secondary of "
@@ -430,7 +439,8 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
     On the command line (errors named ``where``) a bare number is in km; in a scenario ``file``
     (errors are its :class:`ScenarioError` of key ``distance``) it is refused, as every bare length
     there. A list goes up: ``20,5km`` is refused, not run as 20 km then 5 km (in German notation it
-    is 20.5 km). Every error echoes the whole text as typed.
+    is 20.5 km); two items a decimal comma would make one (``0,5km``) are refused as ambiguous
+    (:func:`qmodel.units.refuse_decimal_comma`). Every error echoes the whole text as typed.
     """
     refuse = partial(ScenarioError, file, "distance") if file else partial(InputError, where)
     try:
@@ -456,6 +466,10 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
         values = np.linspace(low, high, points)
     else:
         _ascending(refuse, text, values)
+        try:
+            refuse_decimal_comma(where, text)
+        except InputError as error:
+            raise refuse(text, error.allowed, reason=error.reason) from None
     return values * UNITS["km"].to_si
 
 
@@ -465,9 +479,9 @@ def _ascending(refuse, typed: str, values: np.ndarray, example: str = "20,40,70k
     if (np.diff(values) > 0).all():
         return
     allowed = f"distances in ascending order, e.g. {example}"
-    decimal = re.fullmatch(r"\s*(\d+),(\d+)\s*([^\d\s,.]*)\s*", typed)
+    decimal = decimal_comma(typed)
     if decimal:
-        number, unit = f"{decimal[1]}.{decimal[2]}", decimal[3] or "km"
+        number, unit = decimal[0], decimal[1] or "km"
         allowed = f"distances in ascending order; for {number} {unit} write {number}{unit}"
     raise refuse(typed, allowed, reason="not in ascending order")
 

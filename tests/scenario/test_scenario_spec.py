@@ -303,3 +303,26 @@ def test_a_bare_number_is_refused_alike_quoted_or_not_advised_with_its_unit(tmp_
     assert refusal(broken(tmp_path, old, bare.format("70"))) == quoted
     advice = quoted.split("allowed: ")[1]
     assert "bare number is ambiguous" in quoted and "(in " not in advice and "70 " not in advice
+
+
+# A list of two that a decimal comma would make one number
+
+@pytest.mark.parametrize("text", ["0,5km", "0,5", "1,50km"])
+def test_an_ascending_list_of_two_that_may_be_a_decimal_comma_is_refused(text) -> None:
+    with pytest.raises(InputError, match=r"ambiguous: .* with a decimal comma, or a list of two"):
+        parse_distances(text)
+
+
+@pytest.mark.parametrize("text", ["0, 5km", "0km,5km", "0,5,10km"])
+def test_a_list_written_as_a_list_beyond_doubt_is_read_as_one(text) -> None:
+    assert parse_distances(text).tolist()[:2] == [0.0, 5e3]
+
+
+def test_a_file_refuses_an_ambiguous_list_of_two_as_the_command_line_does(tmp_path) -> None:
+    message = refusal(broken(tmp_path, DISTANCE, 'distance = "0,5km"'))
+    assert message.startswith("broken.toml: distance = 0,5km (ambiguous")
+    assert message.endswith("allowed: 0.5km for one value, or 0km,5km or 0, 5km for two")
+
+
+def test_a_range_is_never_taken_for_a_decimal_comma() -> None:
+    assert parse_distances("0..5km", points=6).tolist() == pytest.approx([i * 1e3 for i in range(6)])

@@ -212,10 +212,23 @@ def test_a_distance_cell_is_refused_for_what_the_file_refuses_it_for(typed: str)
 
 
 def test_a_list_in_a_distance_cell_is_refused_naming_the_cell() -> None:
-    _, _, err = variants('distance\n"20,40km"\n')
-    assert "row 1: column distance = 20,40km (2 distances); allowed: one distance per row" in err
+    _, _, err = variants('distance\n"20km,40km"\n')
+    assert "row 1: column distance = 20km,40km (2 distances); allowed: one distance per row" in err
 
 
 def test_a_share_cell_written_as_a_bare_percentage_is_advised_as_95_percent_or_0_95() -> None:
     _, _, err = variants("distance,goal.share\n20km,95\n")
     assert "row 1: column goal.share = 95 " in err and err.rstrip().endswith("95% or 0.95")
+
+
+def test_a_distance_cell_of_two_that_may_be_a_decimal_comma_is_refused_as_in_the_file() -> None:
+    _, _, err = variants('distance\n"0,5km"\n')
+    assert "row 1: column distance = 0,5km (ambiguous: 0.5 km with a decimal comma" in err
+
+
+def test_a_decimal_comma_file_reads_a_distance_cell_with_its_decimal_comma() -> None:
+    status, out, _ = variants("distance;path.*.subchannels\n0,5km;7\n")
+    _, reference, _ = variants("distance,path.*.subchannels\n0.5km,7\n")
+    assert status == 0
+    results = reference.split("\n")[1].split(",")[2:-1]
+    assert out.split("\n")[1].split(";")[2:-1] == [cell.replace(".", ",") for cell in results]
