@@ -53,7 +53,7 @@ KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", "
 )
 # a cell holds one distance, where the file may hold a list or a range
 CELL_DISTANCE = "one distance with its unit, e.g. 70km"
-RESULT_COLUMNS = ("R[ms]", "within goal[%]", "X[1/s]", "CPU busy[% of LPAR]")
+RESULT_COLUMNS = ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]")  # as the scenario table
 
 
 class Column(NamedTuple):
@@ -212,7 +212,14 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
     the file ``where``); write the rows with results to ``out``, each bad row's error to ``err``
     as ``SOURCE: row N: ...`` (``source``: the CSV file). Exit status: 0, or 1 if some row failed
     (2 is raised as InputError: the file as a whole cannot be used, checked before any row)."""
-    table, dialect = read_table(text)
+    try:
+        table, dialect = read_table(text)
+    except InputError as error:  # an empty file: named by its name
+        named = f"{source}: {error.parameter}"
+        raise InputError(named, error.value, error.allowed, reason=error.reason) from None
+    if len(table.blank) == len(table.row_texts):
+        raise InputError(source, "blank rows only" if table.row_texts else "a header only",
+                         "one row per variant under the header", reason="no rows")
     base = scenario_from_dict(raw, where)
     columns = [c for i, t in enumerate(table.header) if (c := _column(i, t.strip(), raw, source))]
     if not columns:
@@ -320,7 +327,9 @@ def _write(
     if dialect.bom:
         out.write("\ufeff")
     lines = [separator.join([table.header_text, *titles, "error"])]
+    width = separator * (len(table.header) - 1)  # a blank row written back as wide as the header
     for row, text in enumerate(table.row_texts):
+        text = width if row in table.blank else text
         values = results.get(row, [np.nan] * len(titles))
         cells = ["" if value != value else (f"{value:.6g}".replace(".", dialect.decimal)) for value in values]
         error = _quote(errors[row].message(), separator) if row in errors else ""

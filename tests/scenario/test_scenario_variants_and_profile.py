@@ -232,3 +232,30 @@ def test_a_decimal_comma_file_reads_a_distance_cell_with_its_decimal_comma() -> 
     assert status == 0
     results = reference.split("\n")[1].split(",")[2:-1]
     assert out.split("\n")[1].split(";")[2:-1] == [cell.replace(".", ",") for cell in results]
+
+
+def test_a_blank_line_comes_back_as_wide_as_every_other_row() -> None:
+    import csv
+
+    status, out, _ = variants("label,distance\na,20km\n\nb,40km\n")
+    widths = [len(fields) for fields in csv.reader(io.StringIO(out))]
+    assert status == 0 and len(widths) == 4 and len(set(widths)) == 1 and out.split("\n")[2].strip(",") == ""
+
+
+@pytest.mark.parametrize("text", ["distance\n", "distance\n,\n"])
+def test_a_variants_file_without_rows_is_refused_naming_the_file(text: str) -> None:
+    with pytest.raises(InputError, match=r"^what-if\.csv = .*\(no rows\)"):
+        run_variants(RAW, text, io.StringIO(), io.StringIO(), "gdps-env2.toml", "what-if.csv")
+
+
+def test_an_empty_variants_file_is_refused_naming_the_file() -> None:
+    with pytest.raises(InputError, match=r"^what-if\.csv: file = empty"):
+        run_variants(RAW, "", io.StringIO(), io.StringIO(), "gdps-env2.toml", "what-if.csv")
+
+
+def test_result_headers_are_spelt_as_the_scenario_table_spells_them() -> None:
+    from qmodel.cli.scenario import SUMMARY
+
+    header = variants("distance\n20km\n")[1].split("\n")[0].split(",")
+    for title in ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]"):
+        assert title in SUMMARY.values() and f"G1P1 {title}" in header
