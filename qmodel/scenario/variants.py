@@ -38,7 +38,7 @@ from qmodel.scenario.spec import (
     ScenarioError,
     scenario_from_dict,
 )
-from qmodel.units import bare_number, unit_named, with_unit
+from qmodel.units import bare_number, decimal_comma, unit_named, with_unit
 
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
 # or off, or the RMF components of reads and writes)
@@ -179,10 +179,17 @@ def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
 def _cell_error(error: ScenarioError, column: Column, cell: str) -> InputError:
     """A scenario error caused by one cell, named by the column (and the key it set, where that reads
     otherwise: ``path G1P2→CF1.subchannels``); the value as the cell has it. Where a bare number needs
-    a unit, the advice is written as the cell is (``8,8s`` in a decimal-comma file)."""
+    a unit, the advice is written as the cell is (``8,8s`` in a decimal-comma file); a cell holds one
+    distance, so a list or a decimal comma is advised as that one."""
     parameter = f"column {column.title}"
     if error.key.lower().replace(" ", ".") != column.name.lower():
         parameter += f" ({error.key})"
+    reading = decimal_comma(cell) if column.key == ("distance",) else None
+    if reading is not None:  # 0,5km: a list is no cell's meaning, so the advice is the one distance
+        number, unit = reading
+        one = number + (unit or ("" if column.unit else "km"))
+        return InputError(parameter, cell.strip(), f"{one} (a decimal point; one distance per row)",
+                          reason="ambiguous: a decimal comma, or a list of two?")
     allowed = CELL_DISTANCE if error.allowed == FILE_DISTANCES else error.allowed
     if error.unit:
         allowed = f"{cell.strip()}{error.unit}, or the unit in the header: {column.name} [{error.unit}]"

@@ -221,9 +221,13 @@ def test_a_share_cell_written_as_a_bare_percentage_is_advised_as_95_percent_or_0
     assert "row 1: column goal.share = 95 " in err and err.rstrip().endswith("95% or 0.95")
 
 
-def test_a_distance_cell_of_two_that_may_be_a_decimal_comma_is_refused_as_in_the_file() -> None:
-    _, _, err = variants('distance\n"0,5km"\n')
-    assert "row 1: column distance = 0,5km (ambiguous: 0.5 km with a decimal comma" in err
+@pytest.mark.parametrize(("header", "cell", "advice"), [
+    ("distance", "0,5km", "0.5km"), ("distance", "20,5km", "20.5km"), ("distance [km]", "0,5", "0.5"),
+])
+def test_a_distance_cell_a_decimal_comma_may_make_one_is_refused_advising_one(header, cell, advice) -> None:
+    _, _, err = variants(f'{header}\n"{cell}"\n')
+    assert f"row 1: column {header} = {cell} (ambiguous: a decimal comma" in err
+    assert f"allowed: {advice} (a decimal point; one distance per row)" in err
 
 
 def test_a_decimal_comma_file_reads_a_distance_cell_with_its_decimal_comma() -> None:
