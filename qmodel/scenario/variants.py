@@ -182,7 +182,7 @@ def _cell_error(error: ScenarioError, column: Column, cell: str) -> InputError:
     a unit, the advice is written as the cell is (``8,8s`` in a decimal-comma file); a cell holds one
     distance, so a list or a decimal comma is advised as that one."""
     parameter = f"column {column.title}"
-    if error.key.lower().replace(" ", ".") != column.name.lower():
+    if error.key.lower().replace(" ", ".").replace("→", ".") != column.name.lower():
         parameter += f" ({error.key})"
     reading = decimal_comma(cell) if column.key == ("distance",) else None
     if reading is not None:  # 0,5km: a list is no cell's meaning, so the advice is the one distance

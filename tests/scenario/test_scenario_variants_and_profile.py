@@ -263,3 +263,8 @@ def test_result_headers_are_spelt_as_the_scenario_table_spells_them() -> None:
     header = variants("distance\n20km\n")[1].split("\n")[0].split(",")
     for title in ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]"):
         assert title in SUMMARY.values() and f"G1P1 {title}" in header
+
+
+def test_a_cell_error_names_the_path_once_where_the_column_names_it() -> None:
+    _, _, err = variants("distance,path.G1P2.CF1.subchannels\n20km,0\n")
+    assert "row 1: column path.G1P2.CF1.subchannels = 0;" in err
