@@ -272,18 +272,19 @@ def decimal_comma(text: str) -> tuple[str, str] | None:
     return None if match is None else (f"{match[1]}.{match[2]}", match[3] or "")
 
 
-def refuse_decimal_comma(name: str, text: str) -> None:
+def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
     """Refuse a list of two that a decimal comma would make one number (:func:`decimal_comma`), saying
-    how to write each: ``0,5km`` is written 0.5km for one value, 0km,5km or 0, 5km for two.
+    how to write each: ``0,5km`` is written 0.5km for one value, 0km,5km or 0, 5km for two. ``unit``:
+    the unit the advice writes where the text has none (where a bare number is refused too).
 
     For lists as a person types them (``distance=0,5km``), not for a range's two ends joined
     (``0..5km``, whose ends are clear)."""
     reading = decimal_comma(text)
     if reading is None:
         return
-    number, unit = reading
-    first, second = (item.strip() for item in text.split(","))
-    as_list = f"{first}{unit},{second} or {first}, {second}" if unit else f"{first}, {second}"
+    number, unit = reading[0], reading[1] or unit
+    first, second = number.split(".")
+    as_list = f"{first}{unit},{second}{unit} or {first}, {second}{unit}" if unit else f"{first}, {second}"
     one = with_unit(number, unit or "1")
     raise InputError(name, text.strip(), f"{number}{unit} for one value, or {as_list} for two",
                      reason=f"ambiguous: {one} with a decimal comma, or a list of two?")

@@ -164,3 +164,11 @@ def test_the_advice_for_an_ambiguous_list_without_a_unit_never_offers_the_refuse
     with pytest.raises(InputError) as error:
         refuse_decimal_comma("ratio", "0,95")
     assert error.value.allowed == "0.95 for one value, or 0, 95 for two"
+
+
+def test_the_advice_for_an_ambiguous_list_writes_the_unit_it_is_given_where_the_text_has_none() -> None:
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("distance", "0,95", "km")
+    assert error.value.allowed == "0.95km for one value, or 0km,95km or 0, 95km for two"

@@ -452,11 +452,17 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
             text, FILE_DISTANCES if file else error.allowed,
             reason=error.reason if str(error.value) == text else part,
         ) from None
+    if (values < 0).any() or not np.isfinite(values).all():
+        raise refuse(text, "finite distances >= 0 km")
+    if ends is None:  # a list: its order and a decimal comma first, so that no advice is a form refused after
+        _ascending(refuse, text, values)
+        try:
+            refuse_decimal_comma(where, text, "km" if file else "")
+        except InputError as error:
+            raise refuse(text, error.allowed, reason=error.reason) from None
     typed = re.split(r",|\.\.", text)  # the unit of the last item applies to the bare ones
     if file and not split_number(typed[-1])[1] and any(_bare_nonzero(item) for item in typed):
         raise _unit_missing(refuse, text, "km")
-    if (values < 0).any() or not np.isfinite(values).all():
-        raise refuse(text, "finite distances >= 0 km")
     if ends is not None:
         low, high = values
         if not high > low:
@@ -464,12 +470,6 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
         if not 2 <= points <= MAX_DISTANCES:
             raise InputError("--points", points, f"2 to {MAX_DISTANCES:,}")
         values = np.linspace(low, high, points)
-    else:
-        _ascending(refuse, text, values)
-        try:
-            refuse_decimal_comma(where, text)
-        except InputError as error:
-            raise refuse(text, error.allowed, reason=error.reason) from None
     return values * UNITS["km"].to_si
 
 

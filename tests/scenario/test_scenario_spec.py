@@ -291,7 +291,7 @@ def test_a_bare_file_distance_error_carries_km_as_the_unit_it_needs(tmp_path) ->
     from qmodel.scenario.spec import ScenarioError
 
     with pytest.raises(ScenarioError) as error:
-        load_scenario(broken(tmp_path, DISTANCE, 'distance = "20,40"'))
+        load_scenario(broken(tmp_path, DISTANCE, 'distance = "20,40,70"'))
     assert (error.value.key, error.value.unit) == ("distance", "km")
 
 
@@ -326,3 +326,14 @@ def test_a_file_refuses_an_ambiguous_list_of_two_as_the_command_line_does(tmp_pa
 
 def test_a_range_is_never_taken_for_a_decimal_comma() -> None:
     assert parse_distances("0..5km", points=6).tolist() == pytest.approx([i * 1e3 for i in range(6)])
+
+
+@pytest.mark.parametrize(("typed", "forms"), [
+    ("0,95", ["0.95km", "0km,95km", "0, 95km"]), ("20,5", ["20.5km"]),
+    ("0,5km", ["0.5km", "0km,5km", "0, 5km"]),
+])
+def test_every_form_a_file_distance_refusal_advises_is_one_the_file_takes(tmp_path, typed, forms) -> None:
+    advice = refusal(broken(tmp_path, DISTANCE, f'distance = "{typed}"')).split("allowed: ")[1]
+    for form in forms:
+        assert form in advice
+        assert load_scenario(broken(tmp_path, DISTANCE, f'distance = "{form}"')).distances.size >= 1
