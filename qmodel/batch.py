@@ -37,8 +37,8 @@ from qmodel.errors import InputError
 from qmodel.output import check_output_path
 from qmodel.units import UNITS, parse_value, unit_named, with_unit
 
-# a header: a name of words (letters, digits, _ - . and spaces), then optionally a unit in [] or ()
-_HEADER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ .\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
+# a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
+_HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
 _DELIMITERS = (",", ";", "\t")
 _WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")  # .xlsx/.ods (zip), .xls (OLE)
 _RESULT_PRECISION = "%.12g"
@@ -112,6 +112,14 @@ def _file_error(value: object, allowed: str, reason: str) -> InputError:
     return InputError("file", value, allowed, reason=reason)
 
 
+def split_header(title: str) -> tuple[str, str | None] | None:
+    """A column header as (name, unit text or None): ``Service Time (ms)`` is ("Service Time", "ms"),
+    ``member.*.think_time[s]`` ("member.*.think_time", "s"), ``distance`` ("distance", None); None for
+    a header that is no name (``2024``, ``R/ms``). The unit is not checked here."""
+    match = _HEADER.match(title)
+    return None if match is None else (match.group(1).strip(), match.group(2))
+
+
 def sniff_delimiter(header_line: str) -> str:
     """The delimiter of a CSV file from its header: whichever of , ; TAB occurs most."""
     counts = {d: header_line.count(d) for d in _DELIMITERS}
@@ -126,15 +134,15 @@ def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[s
     service_time: case is ignored and spaces, hyphens and dots read as ``_``.
     ``mapping`` (from --map) names a symbol for a header as written.
     """
-    match = _HEADER.match(title)
-    unit_text = match.group(2) if match else None
-    for key in (title.strip(), match.group(1).strip() if match else None):
+    named = split_header(title)
+    unit_text = named[1] if named else None
+    for key in (title.strip(), named[0] if named else None):
         if key is not None and key in mapping:
-            target = _HEADER.match(mapping[key])
-            return target.group(1), target.group(2) or unit_text
-    if match is None:
+            target = split_header(mapping[key])
+            return target[0], target[1] or unit_text
+    if named is None:
         return None
-    name = re.sub(r"[\s.\-]+", "_", match.group(1).strip()).lower()
+    name = re.sub(r"[\s.\-]+", "_", named[0]).lower()
     return (name, unit_text) if name in formula.symbols else None
 
 
@@ -147,7 +155,7 @@ def _input_columns(formula: Formula, header: list[str], given: set[str] = frozen
     """
     mapping = mapping or {}
     unused = [key for key in mapping if key not in header
-              and key not in {(_HEADER.match(t) or [None, None])[1] for t in header}]
+              and key not in {named[0] for title in header if (named := split_header(title))}]
     if unused:
         raise InputError("--map", unused[0], "a column of the header: " + ", ".join(header),
                          reason="no such column")

@@ -146,6 +146,13 @@ def split_number(text: str) -> tuple[str, str] | None:
     return match.group(), suffix
 
 
+def bare_number(text: str) -> str | None:
+    """The number of a text that is a number alone (``"8.8"``, ``" 70 "``, ``"-3"``, ``"1e3"``); None
+    where a unit or anything else follows it, or no number begins it (qmodel's one number pattern)."""
+    parts = split_number(text)
+    return parts[0] if parts is not None and not parts[1] else None
+
+
 def parse_value(parameter: str, text: str | float | int, unit_name: str) -> float:
     """Parse one typed-in value for a symbol whose display unit is ``unit_name``.
 
@@ -249,6 +256,38 @@ def split_range(option: str, text: str) -> tuple[str, str] | None:
     if reason:
         raise InputError(option, text, allowed, reason=reason)
     return start, stop
+
+
+# Two whole numbers and a comma read as one number with a decimal comma as well as a list: 0,5km is 0.5 km
+# in German notation, or 0 km and 5 km. A space after the comma (0, 5km) or a unit on the first item
+# (0km,5km) makes it a list; three items or more are a list.
+_DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+),(\d+)(?:\s*([^\d\s,.][^,]*?))?\s*")
+
+
+def decimal_comma(text: str) -> tuple[str, str] | None:
+    """(number, unit) that ``text`` is with its comma read as a decimal mark, where it may be meant so:
+    ``20,5km`` is ("20.5", "km"), ``0,95`` ("0.95", ""); None where it is a list beyond doubt
+    (``0, 5km``, ``0km,5km``, ``20,40,70km``) or no list."""
+    match = _DECIMAL_COMMA.fullmatch(text)
+    return None if match is None else (f"{match[1]}.{match[2]}", match[3] or "")
+
+
+def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
+    """Refuse a list of two that a decimal comma would make one number (:func:`decimal_comma`), saying
+    how to write each: ``0,5km`` is written 0.5km for one value, 0km,5km or 0, 5km for two. ``unit``:
+    the unit the advice writes where the text has none (where a bare number is refused too).
+
+    For lists as a person types them (``distance=0,5km``), not for a range's two ends joined
+    (``0..5km``, whose ends are clear)."""
+    reading = decimal_comma(text)
+    if reading is None:
+        return
+    number, unit = reading[0], reading[1] or unit
+    first, second = number.split(".")
+    as_list = f"{first}{unit},{second}{unit} or {first}, {second}{unit}" if unit else f"{first}, {second}"
+    one = with_unit(number, unit or "1")
+    raise InputError(name, text.strip(), f"{number}{unit} for one value, or {as_list} for two",
+                     reason=f"ambiguous: {one} with a decimal comma, or a list of two?")
 
 
 def parse_list(name: str, text: str, unit: str) -> list[float]:

@@ -342,3 +342,16 @@ def test_ssd_candidates_threshold_outside_its_domain_is_one_usage_error() -> Non
 def test_summary_line_counts_blank_lines_apart_from_failed_rows() -> None:
     result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input="arrival_rate,service_time\n800,1\n\n;\n")
     assert "1 rows computed, 0 failed" in result.output or "rows computed" in result.output
+
+
+@pytest.mark.parametrize(("title", "named"), [
+    ("Service Time (ms)", ("Service Time", "ms")),
+    (" service-time [us] ", ("service-time", "us")),
+    ("member.*.think_time[s]", ("member.*.think_time", "s")),
+    ("distance", ("distance", None)),
+    ("2024", None),
+])
+def test_a_header_is_read_as_a_name_and_the_unit_in_its_brackets(title: str, named) -> None:
+    from qmodel.batch import split_header
+
+    assert split_header(title) == named

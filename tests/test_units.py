@@ -127,3 +127,48 @@ def test_a_bare_number_for_a_data_rate_says_which_unit_it_was_taken_in() -> None
 def test_a_value_in_the_symbols_own_unit_needs_no_note() -> None:
     assert reading_note("link_bandwidth", "100MB/s", "MB/s") == ""
     assert reading_note("service_time", "1", "ms") == ""
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("8.8", "8.8"), (" 70 ", "70"), ("-3", "-3"), ("1e3", "1e3"), (".5", ".5"),
+    ("8.8s", None), ("70 km", None), ("x", None), ("", None), ("1e", None),
+])
+def test_a_bare_number_is_a_number_with_nothing_after_it(text: str, number: str | None) -> None:
+    from qmodel.units import bare_number
+
+    assert bare_number(text) == number
+
+
+@pytest.mark.parametrize(("text", "reading"), [
+    ("0,5km", ("0.5", "km")), ("20,5km", ("20.5", "km")), ("0,95", ("0.95", "")), ("1,5 ms", ("1.5", "ms")),
+    ("0, 5km", None), ("0km,5km", None), ("20,40,70km", None), ("0.5km", None), ("70km", None),
+])
+def test_two_whole_numbers_and_a_comma_may_be_one_number_with_a_decimal_comma(text, reading) -> None:
+    from qmodel.units import decimal_comma
+
+    assert decimal_comma(text) == reading
+
+
+def test_an_ambiguous_list_of_two_is_refused_saying_how_to_write_either_meaning() -> None:
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("distance", "0,5km")
+    assert "ambiguous: 0.5 km with a decimal comma" in str(error.value)
+    assert error.value.allowed == "0.5km for one value, or 0km,5km or 0, 5km for two"
+
+
+def test_the_advice_for_an_ambiguous_list_without_a_unit_never_offers_the_refused_form() -> None:
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("ratio", "0,95")
+    assert error.value.allowed == "0.95 for one value, or 0, 95 for two"
+
+
+def test_the_advice_for_an_ambiguous_list_writes_the_unit_it_is_given_where_the_text_has_none() -> None:
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("distance", "0,95", "km")
+    assert error.value.allowed == "0.95km for one value, or 0km,95km or 0, 95km for two"

@@ -300,7 +300,7 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     ``distances`` default to the scenario's own. See the module docstring for the steps.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
-    _refuse_huge(scenario, distances.size)
+    _refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
     search = _LOAD_STEPS * _LOAD_EVALUATIONS
     if distances.size > 1 and _cost(scenario, distances.size, search)[1] > TIME_LIMIT:
         count, onset = _thrashing_onset(scenario, distances)  # before the work: the search would be long
@@ -312,7 +312,7 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
                 f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
                 f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
             )
-    return _solve(scenario, distances, 1.0, with_thrashing_load=True)
+    return _solve(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
 
 
 def _solve(
@@ -323,14 +323,21 @@ def _solve(
     max_iterations: int = 2000,
     below: np.ndarray | None = None,
     fixed: _Fixed | None = None,
+    *,
+    checked: bool = False,
 ) -> ScenarioResult:
     """The scenario with every member's terminal population scaled by ``load`` (per distance).
+
+    Refused before its work where :func:`_refuse_huge` estimates it too large, unless ``checked``: the
+    caller has run that check for these distances or for a set holding them (:func:`solve_scenario`
+    and the thrashing searches it starts), so that a solve is estimated once.
 
     ``below``, response times (M, 1) known to lie below the answer (those at a shorter distance),
     start the fixed point nearer its end. ``fixed``, the load-free parts at ``distances`` where the
     caller already has them (``_fixed_parts(...).at(columns)``), saves computing them again.
     """
-    _refuse_huge(scenario, distances.size)
+    if not checked:
+        _refuse_huge(scenario, distances.size)
     members = scenario.members
     fixed = _fixed_parts(scenario, distances) if fixed is None else fixed
     terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
@@ -505,7 +512,8 @@ def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, fl
     ordered = np.sort(distances)
 
     def thrashes(index: int) -> bool:
-        return bool(_solve(scenario, ordered[index : index + 1], 1.0, with_thrashing_load=False).thrashing[0])
+        one = ordered[index : index + 1]
+        return bool(_solve(scenario, one, 1.0, with_thrashing_load=False, checked=True).thrashing[0])
 
     if not thrashes(ordered.size - 1):
         return 0, float("nan")
@@ -517,11 +525,12 @@ def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, fl
 
 
 def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
-    """Per distance, the fraction of the terminals at which the lock fixed point stops existing."""
+    """Per distance, the fraction of the terminals at which the lock fixed point stops existing; part of a
+    solve whose size is checked (at most these distances, each at no more than its terminals)."""
     low, high = np.zeros(distances.shape), np.ones(distances.shape)
     for _ in range(_LOAD_STEPS):
         middle = (low + high) / 2
-        exists = ~_solve(scenario, distances, middle, False, _LOAD_ITERATIONS).thrashing
+        exists = ~_solve(scenario, distances, middle, False, _LOAD_ITERATIONS, checked=True).thrashing
         low = np.where(exists, middle, low)
         high = np.where(exists, high, middle)
     return high

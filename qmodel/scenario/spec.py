@@ -81,12 +81,22 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.units import UNITS, parse_list, parse_value, split_number, split_range
+from qmodel.units import (
+    UNITS,
+    bare_number,
+    decimal_comma,
+    parse_list,
+    parse_value,
+    refuse_decimal_comma,
+    split_number,
+    split_range,
+)
 
 STRUCTURE_KINDS = ("lock", "cache", "list")
 SECONDARY = "secondary of "
@@ -158,6 +168,26 @@ LOCKS_FORM = (
 )
 LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
+
+
+class ScenarioError(InputError):
+    """A value of a scenario file refused. Besides InputError's fields: ``where``, the file; ``key``, the
+    value's name as the file gives it (``member G1P2.think_time``, ``path G1P2→CF1.subchannels``,
+    ``distance``), which ``parameter`` is the two of (``where: key``); ``unit``, where a bare number is
+    the fault, the unit it needs (``s``, ``km``), else "". So a caller that set the value from elsewhere
+    (a --variants cell) can name its own source and say how to write it there."""
+
+    def __init__(
+        self, where: str, key: str, value: object, allowed: str, *, reason: str = "", unit: str = ""
+    ) -> None:
+        self.where, self.key, self.unit = where, key, unit
+        super().__init__(f"{where}: {key}", value, allowed, reason=reason)
+
+
+def _unit_missing(refuse, typed: str, unit: str) -> ScenarioError:
+    """A bare number where a unit is needed, with the value written with it (``"8.8s"``)."""
+    return refuse(typed, f'a value with its unit, e.g. "{typed.strip()}{unit}"',
+                  reason="a bare number is ambiguous here: write the unit", unit=unit)
 
 
 @dataclass(frozen=True)
@@ -289,8 +319,8 @@ class _Reader:
     def __init__(self, where: str) -> None:
         self.where = where
 
-    def error(self, key: str, value: object, allowed: str, reason: str = "") -> InputError:
-        return InputError(f"{self.where}: {key}", value, allowed, reason=reason)
+    def error(self, key: str, value: object, allowed: str, reason: str = "", unit: str = "") -> ScenarioError:
+        return ScenarioError(self.where, key, value, allowed, reason=reason, unit=unit)
 
     def table(self, data: dict, key: str, *, required: bool = True, allowed: str = "") -> dict:
         value = data.get(key, {} if not required else None)
@@ -339,12 +369,7 @@ class _Reader:
         if text is None:
             raise self.error(label, "missing", allowed)
         if dimension not in ("count", "ratio", "rate") and _bare_nonzero(text):
-            raise self.error(
-                label,
-                _shown(text),
-                f'a value with its unit, e.g. "{text}{unit}"',
-                reason="a bare number is ambiguous here: write the unit",
-            )
+            raise _unit_missing(partial(self.error, label), _shown(text), unit)
         if not isinstance(text, (str, int, float)):
             raise self.error(label, _shown(text, key), allowed, reason="not a number")
         try:
@@ -366,7 +391,7 @@ class _Reader:
         value = table.get(key, default)
         label = f"{name}.{key}"
         if isinstance(value, bool) or not isinstance(value, int) or value < lower:
-            quoted = isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value)
+            quoted = isinstance(value, str) and (bare_number(value) or "").isdigit()
             raise self.error(
                 label,
                 f'"{value}"' if quoted else _shown(value, key),
@@ -397,64 +422,68 @@ def _distances(reader: _Reader, text: object) -> np.ndarray:
     number written without its unit is refused (``70`` could be km or miles); text takes the dialect
     of :func:`parse_distances`."""
     if isinstance(text, str):
-        return parse_distances(text, f"{reader.where}: distance", in_file=True)
+        return parse_distances(text, file=reader.where)
     items = text if isinstance(text, list) else [text]
     if not items:
         raise reader.error("distance", "[]", FILE_DISTANCES)
     values = np.array([reader.quantity({"distance": item}, "distance", "km", "") for item in items])
-    _ascending(f"{reader.where}: distance", _shown(text), values, '["20km", "40km", "70km"]')
+    _ascending(partial(reader.error, "distance"), _shown(text), values, '["20km", "40km", "70km"]')
     return values
 
 
-def parse_distances(
-    text: str, where: str = "--distance", points: int = 21, *, in_file: bool = False
-) -> np.ndarray:
+def parse_distances(text: str, where: str = "--distance", points: int = 21, *, file: str = "") -> np.ndarray:
     """Distances as typed: ``70km``, ``20,40,70km`` or ``0..100km`` (``points`` points), in m.
 
     Lists and ranges are those of the unit dialect (:func:`qmodel.units.parse_list`,
     :func:`qmodel.units.split_range`): a unit written on the last item applies to the bare ones.
-    On the command line a bare number is in km; in a scenario file (``in_file``) it is refused, as
-    every bare length there. A list goes up: ``20,5km`` is refused, not run as 20 km then 5 km (in
-    German notation it is 20.5 km). Every error echoes the whole text as typed.
+    On the command line (errors named ``where``) a bare number is in km; in a scenario ``file``
+    (errors are its :class:`ScenarioError` of key ``distance``) it is refused, as every bare length
+    there. A list goes up: ``20,5km`` is refused, not run as 20 km then 5 km (in German notation it
+    is 20.5 km); two items a decimal comma would make one (``0,5km``) are refused as ambiguous
+    (:func:`qmodel.units.refuse_decimal_comma`). Every error echoes the whole text as typed.
     """
+    refuse = partial(ScenarioError, file, "distance") if file else partial(InputError, where)
     try:
         ends = split_range(where, text)
         values = np.array(parse_list(where, text if ends is None else ",".join(ends), "km"))
     except InputError as error:
         part = f"{error.value}: {error.reason}" if error.reason else str(error.value)
-        raise InputError(
-            where, text, FILE_DISTANCES if in_file else error.allowed,
+        raise refuse(
+            text, FILE_DISTANCES if file else error.allowed,
             reason=error.reason if str(error.value) == text else part,
         ) from None
-    typed = re.split(r",|\.\.", text)  # the unit of the last item applies to the bare ones
-    if in_file and not split_number(typed[-1])[1] and any(_bare_nonzero(item) for item in typed):
-        raise InputError(where, text, f'a value with its unit, e.g. "{text.strip()}km"',
-                         reason="a bare number is ambiguous here: write the unit")
     if (values < 0).any() or not np.isfinite(values).all():
-        raise InputError(where, text, "finite distances >= 0 km")
+        raise refuse(text, "finite distances >= 0 km")
+    if ends is None:  # a list: its order and a decimal comma first, so that no advice is a form refused after
+        _ascending(refuse, text, values)
+        try:
+            refuse_decimal_comma(where, text, "km" if file else "")
+        except InputError as error:
+            raise refuse(text, error.allowed, reason=error.reason) from None
+    typed = re.split(r",|\.\.", text)  # the unit of the last item applies to the bare ones
+    if file and not split_number(typed[-1])[1] and any(_bare_nonzero(item) for item in typed):
+        raise _unit_missing(refuse, text, "km")
     if ends is not None:
         low, high = values
         if not high > low:
-            raise InputError(where, text, "START..STOP with STOP beyond START")
+            raise refuse(text, "START..STOP with STOP beyond START")
         if not 2 <= points <= MAX_DISTANCES:
             raise InputError("--points", points, f"2 to {MAX_DISTANCES:,}")
         values = np.linspace(low, high, points)
-    else:
-        _ascending(where, text, values)
     return values * UNITS["km"].to_si
 
 
-def _ascending(where: str, typed: str, values: np.ndarray, example: str = "20,40,70km") -> None:
+def _ascending(refuse, typed: str, values: np.ndarray, example: str = "20,40,70km") -> None:
     """Distances listed in ascending order, each once. Two items a decimal comma would make one
     distance (``20,5km``: 20.5 km in German notation) are ambiguous: the error says how to write that."""
     if (np.diff(values) > 0).all():
         return
     allowed = f"distances in ascending order, e.g. {example}"
-    decimal = re.fullmatch(r"\s*(\d+),(\d+)\s*([^\d\s,.]*)\s*", typed)
+    decimal = decimal_comma(typed)
     if decimal:
-        number, unit = f"{decimal[1]}.{decimal[2]}", decimal[3] or "km"
+        number, unit = decimal[0], decimal[1] or "km"
         allowed = f"distances in ascending order; for {number} {unit} write {number}{unit}"
-    raise InputError(where, typed, allowed, reason="not in ascending order")
+    raise refuse(typed, allowed, reason="not in ascending order")
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -613,12 +642,12 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
 
     paths = []
     for index, table in enumerate(reader.tables(data, "path"), 1):
-        label = f"path[{index}]"
-        reader.known(table, PATH_KEYS, label)
-        member = reader.name(table, "member", member_names, label)
-        cf = reader.name(table, "cf", set(cf_sites), label)
+        reader.known(table, PATH_KEYS, f"path[{index}]")
+        member = reader.name(table, "member", member_names, f"path[{index}]")
+        cf = reader.name(table, "cf", set(cf_sites), f"path[{index}]")
+        label = f"path {member}→{cf}"  # as people name a path, once it has its ends
         if any(p.member == member and p.cf == cf for p in paths):
-            raise reader.error(f"{label}", f"{member} → {cf}", "one [[path]] per member and CF")
+            raise reader.error(f"path[{index}]", f"{member} → {cf}", "one [[path]] per member and CF")
         paths.append(
             CFPath(
                 member,

@@ -22,21 +22,24 @@ from __future__ import annotations
 
 import copy
 import difflib
-import re
 from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel.batch import Dialect, locale_number, read_table
+from qmodel.batch import Dialect, locale_number, read_table, split_header
 from qmodel.errors import InputError
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING
-from qmodel.scenario.spec import MEMBER_KEYS, PATH_KEYS, SECTION_KEYS, scenario_from_dict
-from qmodel.units import parse_value, unit_named, with_unit
+from qmodel.scenario.spec import (
+    FILE_DISTANCES,
+    MEMBER_KEYS,
+    PATH_KEYS,
+    SECTION_KEYS,
+    ScenarioError,
+    scenario_from_dict,
+)
+from qmodel.units import bare_number, decimal_comma, unit_named, with_unit
 
-# a header: a key (words, dots, *), then optionally a unit in [] or ()
-_HEADER = re.compile(r"^\s*([A-Za-z_*][\w.*]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
-_BARE_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
 # or off, or the RMF components of reads and writes)
 SECTION_OVERRIDES = {
@@ -48,7 +51,9 @@ PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
 KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", ".join(
     f"{section}.KEY" for section in SECTION_OVERRIDES
 )
-RESULT_COLUMNS = ("R[ms]", "within goal[%]", "X[1/s]", "CPU busy[% of LPAR]")
+# a cell holds one distance, where the file may hold a list or a range
+CELL_DISTANCE = "one distance with its unit, e.g. 70km"
+RESULT_COLUMNS = ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]")  # as the scenario table
 
 
 class Column(NamedTuple):
@@ -80,10 +85,10 @@ def _choice(given: str, names: list[str], what: str, title: str, source: str) ->
 def _column(index: int, title: str, raw: dict, source: str) -> Column | None:
     """The override a header names, None for a pass-through column (no dot and not distance);
     InputError for a dotted header that names nothing of the scenario, or an unknown unit."""
-    match = _HEADER.match(title)
-    if match is None:
+    named = split_header(title)
+    if named is None:
         return None
-    parts, unit = match.group(1).split("."), match.group(2)
+    parts, unit = named[0].split("."), named[1]
     if len(parts) == 1 and parts[0].lower() != "distance":
         return None
     section = _choice(parts[0], ["distance", "member", "path", *SECTION_OVERRIDES], "section", title, source)
@@ -154,63 +159,45 @@ def _override(data: dict, column: Column, value: object) -> None:
 def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
     """A cell as the scenario file would hold it: a whole number, a number, or text with its unit.
 
-    The header's unit applies to a bare number. A distance is read here, so that its error names
-    the forms this file takes: one distance with its unit (or a bare number where the header
-    gives the unit).
+    The header's unit applies to a bare number. A distance stays text, read as the file's
+    ``distance`` is (:func:`qmodel.scenario.spec.parse_distances`).
     """
     text = locale_number(column.name, cell, dialect) if dialect.decimal == "," else cell.strip()
-    bare = _BARE_NUMBER.fullmatch(text) is not None
-    if column.unit is not None and bare:
-        text, bare = with_unit(text, column.unit), False
+    number = bare_number(text)
+    if column.unit is not None and number is not None:
+        return with_unit(text, column.unit)
     if column.key == ("distance",):
-        if bare:
-            raise InputError(
-                column.name,
-                cell.strip(),
-                f"{cell.strip()}km, or the unit in the header: distance [km]",
-                reason="a bare number is ambiguous: km or miles?",
-            )
-        try:
-            parse_value(column.name, text, "km")
-        except InputError as error:
-            raise InputError(
-                column.name, cell.strip(), "one distance with its unit, e.g. 70km", reason=error.reason
-            ) from None
         return text
-    if re.fullmatch(r"[+-]?\d+", text):
-        return int(text)
+    if number is not None and number.lstrip("+-").isdigit():
+        return int(number)
     try:
-        return float(text)
+        return float(text)  # inf too (locks.lockable_items)
     except ValueError:
         return text
 
 
-def _cell_error(error: InputError, column: Column, cell: str, data: dict, where: str) -> InputError:
-    """A scenario error caused by one cell, named by the column; the value as the cell has it.
-
-    A path is named member→CF, not by its place in the file; where a bare number needs a unit,
-    the advice is written as the cell is (``8,8s`` in a decimal-comma file).
-    """
-    subject = error.parameter.removeprefix(f"{where}: ")
-    paths = data.get("path", [])
-    subject = re.sub(
-        r"path\[(\d+)\]",
-        lambda m: "path " + _path_name(paths[int(m.group(1)) - 1]) if int(m.group(1)) <= len(paths) else m[0],
-        subject,
-    )
+def _cell_error(error: ScenarioError, column: Column, cell: str) -> InputError:
+    """A scenario error caused by one cell, named by the column (and the key it set, where that reads
+    otherwise: ``path G1P2→CF1.subchannels``); the value as the cell has it. Where a bare number needs
+    a unit, the advice is written as the cell is (``8,8s`` in a decimal-comma file); a cell holds one
+    distance, so a list or a decimal comma is advised as that one."""
     parameter = f"column {column.title}"
-    if subject.lower().replace(" ", ".") != column.name.lower():
-        parameter += f" ({subject})"
-    allowed = error.allowed
-    example = re.search(r'e\.g\. "(.*)"$', allowed)
-    if error.reason.startswith("a bare number") and example:
-        unit = example.group(1).removeprefix(str(error.value))
-        allowed = f"{cell.strip()}{unit}, or the unit in the header: {column.name} [{unit}]"
+    if error.key.lower().replace(" ", ".").replace("→", ".") != column.name.lower():
+        parameter += f" ({error.key})"
+    reading = decimal_comma(cell) if column.key == ("distance",) else None
+    if reading is not None:  # 0,5km: a list is no cell's meaning, so the advice is the one distance
+        number, unit = reading
+        one = number + (unit or ("" if column.unit else "km"))
+        return InputError(parameter, cell.strip(), f"{one} (a decimal point; one distance per row)",
+                          reason="ambiguous: a decimal comma, or a list of two?")
+    allowed = CELL_DISTANCE if error.allowed == FILE_DISTANCES else error.allowed
+    if error.unit:
+        allowed = f"{cell.strip()}{error.unit}, or the unit in the header: {column.name} [{error.unit}]"
     return InputError(parameter, cell.strip(), allowed, reason=error.reason)
 
 
 def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
-           error: InputError) -> InputError:
+           error: ScenarioError) -> InputError:
     """The column of this row whose cell alone gives a scenario error, named as in the CSV; the
     scenario's error as it is when no single cell does (two cells that do not fit together)."""
     for column in columns:
@@ -221,10 +208,9 @@ def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, 
         _override(data, column, _cell_value(cell, column, dialect))
         try:
             scenario_from_dict(data, where)
-        except InputError as alone:
-            return _cell_error(alone, column, cell, data, where)
-    subject = error.parameter.removeprefix(f"{where}: ")
-    return InputError(subject, error.value, error.allowed, reason=error.reason)
+        except ScenarioError as alone:
+            return _cell_error(alone, column, cell)
+    return InputError(error.key, error.value, error.allowed, reason=error.reason)
 
 
 def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "variants",
@@ -233,7 +219,14 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
     the file ``where``); write the rows with results to ``out``, each bad row's error to ``err``
     as ``SOURCE: row N: ...`` (``source``: the CSV file). Exit status: 0, or 1 if some row failed
     (2 is raised as InputError: the file as a whole cannot be used, checked before any row)."""
-    table, dialect = read_table(text)
+    try:
+        table, dialect = read_table(text)
+    except InputError as error:  # an empty file: named by its name
+        named = f"{source}: {error.parameter}"
+        raise InputError(named, error.value, error.allowed, reason=error.reason) from None
+    if len(table.blank) == len(table.row_texts):
+        raise InputError(source, "blank rows only" if table.row_texts else "a header only",
+                         "one row per variant under the header", reason="no rows")
     base = scenario_from_dict(raw, where)
     columns = [c for i, t in enumerate(table.header) if (c := _column(i, t.strip(), raw, source))]
     if not columns:
@@ -272,12 +265,15 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
             continue
         try:
             variant = scenario_from_dict(data, where)
-        except InputError as error:
+        except ScenarioError as error:
             errors[row] = _blame(raw, row, columns, table, dialect, where, error)
             continue
-        if variant.distances.size != 1:
+        if variant.distances.size != 1:  # a list or range in the cell, or the file's where the cell is empty
+            distance = next(c for c in columns if c.key == ("distance",))
+            cell = table.columns[distance.index][row].strip()
             errors[row] = InputError(
-                "distance", "empty cell", f"one distance per row ({where} gives {variant.distances.size})"
+                f"column {distance.title}", cell or "empty cell", "one distance per row, e.g. 70km",
+                reason=f"{'' if cell else where + ' gives '}{variant.distances.size} distances",
             )
             continue
         signature = repr(sorted((k, v) for k, v in data.items() if k != "distance"))
@@ -338,7 +334,9 @@ def _write(
     if dialect.bom:
         out.write("\ufeff")
     lines = [separator.join([table.header_text, *titles, "error"])]
+    width = separator * (len(table.header) - 1)  # a blank row written back as wide as the header
     for row, text in enumerate(table.row_texts):
+        text = width if row in table.blank else text
         values = results.get(row, [np.nan] * len(titles))
         cells = ["" if value != value else (f"{value:.6g}".replace(".", dialect.decimal)) for value in values]
         error = _quote(errors[row].message(), separator) if row in errors else ""

@@ -60,7 +60,7 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
 
 
 def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> None:
-    assert run(["gdps-env3", "--distance", "20,300km", "--no-breakdown"]).exit_code == 1
+    assert run(["gdps-env3", "--distance", "20km,300km", "--no-breakdown"]).exit_code == 1
     assert run(["gdps-env3", "--distance", "20km", "--no-breakdown"]).exit_code == 0
 
 
@@ -78,9 +78,9 @@ def test_the_thrashing_note_adds_up_to_its_members() -> None:
 
 
 def test_csv_carries_every_value_json_does_keyed_by_distance_and_member() -> None:
-    output = run(["gdps-env3", "--distance", "20,70km", "--format", "csv"]).output
+    output = run(["gdps-env3", "--distance", "20km,70km", "--format", "csv"]).output
     rows = list(csv.DictReader(io.StringIO(output)))
-    records = json.loads(run(["gdps-env3", "--distance", "20,70km", "--format", "json"]).output)["results"]
+    records = json.loads(run(["gdps-env3", "--distance", "20km,70km", "--format", "json"]).output)["results"]
     assert [(r["distance_km"], r["member"]) for r in rows] == [
         (str(r["distance_km"]), r["member"]) for r in records
     ]

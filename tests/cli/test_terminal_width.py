@@ -173,7 +173,7 @@ def test_no_number_of_a_table_with_two_key_columns_is_split_at_any_width(width: 
 
 @pytest.mark.parametrize("columns", ["80", "50", None], ids=["80", "50", "piped"])
 def test_every_part_of_the_folded_scenario_tables_names_the_member(columns: str | None) -> None:
-    result = run(["scenario", "gdps-env3", "--distance", "0,20km"], columns=columns)
+    result = run(["scenario", "gdps-env3", "--distance", "0km,20km"], columns=columns)
     assert result.exit_code == 0, result.output
     assert "(2 of " in result.output
     for part in parts(result.output)[:-1]:  # the last table, per path, has no members

@@ -75,6 +75,21 @@ def test_a_sweep_into_thrashing_too_long_to_search_is_refused_before_its_main_so
     assert "fewer terminals per member, or fewer distances from 110.0 km on" in str(refused.value)
 
 
+def test_a_solve_into_thrashing_is_estimated_once_before_its_work(monkeypatch) -> None:
+    from qmodel.scenario import compose
+
+    estimates = []
+    check = compose._refuse_huge
+
+    def counted(scenario, distances, *rest):
+        estimates.append(distances)
+        check(scenario, distances, *rest)
+
+    monkeypatch.setattr(compose, "_refuse_huge", counted)
+    result = solve_scenario(ENV3, np.array([20e3, 300e3]))  # the second thrashes: its load is searched
+    assert result.thrashing.tolist() == [False, True] and estimates == [2]
+
+
 def test_subchannel_delay_stays_finite_where_an_open_queue_would_be_unstable() -> None:
     # 2 subchannels and castout load enough to saturate them: Erlang C has no answer, the finite
     # population of requesters does

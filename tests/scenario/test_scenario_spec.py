@@ -268,3 +268,72 @@ def test_requests_without_a_path_echo_the_count_as_typed(tmp_path) -> None:
                   'requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = "23.81K" }',
                   ('[[path]]\nmember = "G1P1"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 7\n', ""))
     assert "member G1P1.requests.GBPS = 23.81K (no path to its CF)" in refusal(path)
+
+
+# Errors say what is wrong in the file's own words, and carry it for callers that set the value elsewhere
+
+def test_a_path_error_names_the_path_as_member_to_cf(tmp_path) -> None:
+    g1p2_cf1 = "subchannels = 7\nbackground_rate = 415"
+    message = refusal(broken(tmp_path, g1p2_cf1, g1p2_cf1.replace("7", "0")))
+    assert message.startswith("broken.toml: path G1P2→CF1.subchannels = 0")
+
+
+def test_a_bare_number_error_carries_the_key_and_the_unit_it_needs(tmp_path) -> None:
+    from qmodel.scenario.spec import ScenarioError
+
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(broken(tmp_path, 'think_time = "8.7909s"', "think_time = 8.8"))
+    refused = error.value
+    assert (refused.where, refused.key, refused.unit) == ("broken.toml", "member G1P1.think_time", "s")
+
+
+def test_a_bare_file_distance_error_carries_km_as_the_unit_it_needs(tmp_path) -> None:
+    from qmodel.scenario.spec import ScenarioError
+
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(broken(tmp_path, DISTANCE, 'distance = "20,40,70"'))
+    assert (error.value.key, error.value.unit) == ("distance", "km")
+
+
+@pytest.mark.parametrize(("old", "bare"), [
+    (DISTANCE, "distance = {}"), ('think_time = "8.7909s"', "think_time = {}"),
+])
+def test_a_bare_number_is_refused_alike_quoted_or_not_advised_with_its_unit(tmp_path, old, bare) -> None:
+    quoted = refusal(broken(tmp_path, old, bare.format('"70"')))
+    assert refusal(broken(tmp_path, old, bare.format("70"))) == quoted
+    advice = quoted.split("allowed: ")[1]
+    assert "bare number is ambiguous" in quoted and "(in " not in advice and "70 " not in advice
+
+
+# A list of two that a decimal comma would make one number
+
+@pytest.mark.parametrize("text", ["0,5km", "0,5", "1,50km"])
+def test_an_ascending_list_of_two_that_may_be_a_decimal_comma_is_refused(text) -> None:
+    with pytest.raises(InputError, match=r"ambiguous: .* with a decimal comma, or a list of two"):
+        parse_distances(text)
+
+
+@pytest.mark.parametrize("text", ["0, 5km", "0km,5km", "0,5,10km"])
+def test_a_list_written_as_a_list_beyond_doubt_is_read_as_one(text) -> None:
+    assert parse_distances(text).tolist()[:2] == [0.0, 5e3]
+
+
+def test_a_file_refuses_an_ambiguous_list_of_two_as_the_command_line_does(tmp_path) -> None:
+    message = refusal(broken(tmp_path, DISTANCE, 'distance = "0,5km"'))
+    assert message.startswith("broken.toml: distance = 0,5km (ambiguous")
+    assert message.endswith("allowed: 0.5km for one value, or 0km,5km or 0, 5km for two")
+
+
+def test_a_range_is_never_taken_for_a_decimal_comma() -> None:
+    assert parse_distances("0..5km", points=6).tolist() == pytest.approx([i * 1e3 for i in range(6)])
+
+
+@pytest.mark.parametrize(("typed", "forms"), [
+    ("0,95", ["0.95km", "0km,95km", "0, 95km"]), ("20,5", ["20.5km"]),
+    ("0,5km", ["0.5km", "0km,5km", "0, 5km"]),
+])
+def test_every_form_a_file_distance_refusal_advises_is_one_the_file_takes(tmp_path, typed, forms) -> None:
+    advice = refusal(broken(tmp_path, DISTANCE, f'distance = "{typed}"')).split("allowed: ")[1]
+    for form in forms:
+        assert form in advice
+        assert load_scenario(broken(tmp_path, DISTANCE, f'distance = "{form}"')).distances.size >= 1

@@ -192,3 +192,79 @@ def test_profile_help_fits_80_columns() -> None:
 
     result = CliRunner().invoke(cli, ["scenario-profile", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
     assert result.exit_code == 0 and max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_a_bare_number_cell_is_advised_with_the_unit_in_the_cell_or_the_header() -> None:
+    _, _, err = variants("distance,member.G1P2.think_time\n20km,8.8\n")
+    assert "row 1: column member.G1P2.think_time = 8.8" in err
+    assert "allowed: 8.8s, or the unit in the header: member.G1P2.think_time [s]" in err
+
+
+@pytest.mark.parametrize("typed", ["70KM", "0...100km", "-5km", "70 parsecs", "40"])
+def test_a_distance_cell_is_refused_for_what_the_file_refuses_it_for(typed: str) -> None:
+    from qmodel.scenario.spec import scenario_from_dict
+
+    with pytest.raises(InputError) as in_file:
+        scenario_from_dict({**RAW, "distance": typed}, "gdps-env2.toml")
+    _, _, err = variants(f"distance\n{typed}\n")
+    why = f" ({in_file.value.reason})" if in_file.value.reason else ";"
+    assert f"row 1: column distance = {typed}{why}" in err
+
+
+def test_a_list_in_a_distance_cell_is_refused_naming_the_cell() -> None:
+    _, _, err = variants('distance\n"20km,40km"\n')
+    assert "row 1: column distance = 20km,40km (2 distances); allowed: one distance per row" in err
+
+
+def test_a_share_cell_written_as_a_bare_percentage_is_advised_as_95_percent_or_0_95() -> None:
+    _, _, err = variants("distance,goal.share\n20km,95\n")
+    assert "row 1: column goal.share = 95 " in err and err.rstrip().endswith("95% or 0.95")
+
+
+@pytest.mark.parametrize(("header", "cell", "advice"), [
+    ("distance", "0,5km", "0.5km"), ("distance", "20,5km", "20.5km"), ("distance [km]", "0,5", "0.5"),
+])
+def test_a_distance_cell_a_decimal_comma_may_make_one_is_refused_advising_one(header, cell, advice) -> None:
+    _, _, err = variants(f'{header}\n"{cell}"\n')
+    assert f"row 1: column {header} = {cell} (ambiguous: a decimal comma" in err
+    assert f"allowed: {advice} (a decimal point; one distance per row)" in err
+
+
+def test_a_decimal_comma_file_reads_a_distance_cell_with_its_decimal_comma() -> None:
+    status, out, _ = variants("distance;path.*.subchannels\n0,5km;7\n")
+    _, reference, _ = variants("distance,path.*.subchannels\n0.5km,7\n")
+    assert status == 0
+    results = reference.split("\n")[1].split(",")[2:-1]
+    assert out.split("\n")[1].split(";")[2:-1] == [cell.replace(".", ",") for cell in results]
+
+
+def test_a_blank_line_comes_back_as_wide_as_every_other_row() -> None:
+    import csv
+
+    status, out, _ = variants("label,distance\na,20km\n\nb,40km\n")
+    widths = [len(fields) for fields in csv.reader(io.StringIO(out))]
+    assert status == 0 and len(widths) == 4 and len(set(widths)) == 1 and out.split("\n")[2].strip(",") == ""
+
+
+@pytest.mark.parametrize("text", ["distance\n", "distance\n,\n"])
+def test_a_variants_file_without_rows_is_refused_naming_the_file(text: str) -> None:
+    with pytest.raises(InputError, match=r"^what-if\.csv = .*\(no rows\)"):
+        run_variants(RAW, text, io.StringIO(), io.StringIO(), "gdps-env2.toml", "what-if.csv")
+
+
+def test_an_empty_variants_file_is_refused_naming_the_file() -> None:
+    with pytest.raises(InputError, match=r"^what-if\.csv: file = empty"):
+        run_variants(RAW, "", io.StringIO(), io.StringIO(), "gdps-env2.toml", "what-if.csv")
+
+
+def test_result_headers_are_spelt_as_the_scenario_table_spells_them() -> None:
+    from qmodel.cli.scenario import SUMMARY
+
+    header = variants("distance\n20km\n")[1].split("\n")[0].split(",")
+    for title in ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]"):
+        assert title in SUMMARY.values() and f"G1P1 {title}" in header
+
+
+def test_a_cell_error_names_the_path_once_where_the_column_names_it() -> None:
+    _, _, err = variants("distance,path.G1P2.CF1.subchannels\n20km,0\n")
+    assert "row 1: column path.G1P2.CF1.subchannels = 0;" in err
