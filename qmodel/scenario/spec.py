@@ -565,12 +565,15 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
             structures[structure] = Structure(structure, name, kind, primary)
     for structure in structures.values():
         if structure.primary and (
-            structure.primary not in structures or structures[structure.primary].primary
+            structure.primary not in structures
+            or structures[structure.primary].primary
+            or structures[structure.primary].kind != "cache"
         ):
             raise reader.error(
                 f"cf {structure.cf}.structures.{structure.name}",
                 f"secondary of {structure.primary}",
-                "the secondary of a primary structure declared in a [[cf]]",
+                "the secondary of a cache structure (a group buffer pool) declared in a [[cf]]: DB2 duplexes "
+                "group buffer pools",
             )
 
     links: dict[str, dict[str, dict[str, float]]] = {}
@@ -674,6 +677,15 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                     f"link.{link}",
                     f"no {kind} service",
                     f"sync and async service for {kind} requests (used by {member.name}'s {structure})",
+                )
+            primary = structures[structure].primary
+            if primary and member.requests[structure] > member.requests.get(primary, 0.0):
+                typed = typed_requests[member.name]
+                raise reader.error(
+                    f"member {member.name}.requests.{structure}",
+                    _shown(typed[structure]),
+                    f"at most its primary's {_shown(typed.get(primary, 0))} ({primary})",
+                    reason="only pages written to the primary are duplexed: the profile does not add up",
                 )
 
     disk = reader.table(data, "disk")

@@ -337,3 +337,21 @@ def test_every_form_a_file_distance_refusal_advises_is_one_the_file_takes(tmp_pa
     for form in forms:
         assert form in advice
         assert load_scenario(broken(tmp_path, DISTANCE, f'distance = "{form}"')).distances.size >= 1
+
+
+def test_a_secondary_structure_must_duplex_a_cache_structure(tmp_path) -> None:
+    path = broken(tmp_path, '{ GBPS = "secondary of GBPP" }', '{ GBPS = "secondary of LOCK1" }')
+    assert refusal(path).startswith("broken.toml: cf CF2.structures.GBPS = secondary of LOCK1; allowed: "
+                                    "the secondary of a cache structure")
+
+
+def test_more_requests_to_a_secondary_than_to_its_primary_do_not_add_up(tmp_path) -> None:
+    path = broken(tmp_path, "GBPS = 23.81 }", "GBPS = 123.81 }")
+    message = refusal(path)
+    assert message.startswith("broken.toml: member G1P1.requests.GBPS = 123.81 (")
+    assert "does not add up" in message and message.endswith("allowed: at most its primary's 71.4 (GBPP)")
+
+
+def test_a_secondary_as_busy_as_its_primary_loads(tmp_path) -> None:
+    path = broken(tmp_path, "GBPS = 23.81 }", "GBPS = 71.40 }")
+    assert load_scenario(path).members[0].requests["GBPS"] == 71.40
