@@ -78,7 +78,13 @@ def console(markup: bool = False, width: int | None = None):
     """
     from rich.console import Console
 
-    return Console(width=width or terminal_width(), markup=markup, emoji=False, highlight=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """Output closed by its reader: raised again (rich would exit 1, the status of a found
+            failure), for the command line's entry point to end quietly (:func:`qmodel.cli.main`)."""
+            raise BrokenPipeError
+
+    return _Console(width=width or terminal_width(), markup=markup, emoji=False, highlight=False)
 
 
 def check_output_path(option: str, path: str) -> None:

@@ -48,6 +48,10 @@ class Failure(click.ClickException):
         click.echo(f"error: {self.message}", err=True)
 
 
+class OutputClosedError(Exception):
+    """Standard output was closed by its reader (``qmodel ... | head -1``); see :func:`qmodel.cli.main`."""
+
+
 class QmodelGroup(click.Group):
     """Turns qmodel's own errors into one-line messages without a traceback."""
 
@@ -56,6 +60,8 @@ class QmodelGroup(click.Group):
             return super().invoke(ctx)
         except QmodelError as error:
             raise Failure(str(error), error.exit_status) from None
+        except BrokenPipeError:
+            raise OutputClosedError from None  # click would exit 1 silently, the status of a found failure
 
 
 def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> list[tuple[str, str]]:
