@@ -28,10 +28,20 @@ _FALLBACK_WIDTH = 80
 _PER_COLUMN, _PER_TABLE = 3, 1
 
 
+SIGNIFICANT = 12  # digits of a float in CSV and JSON: more than any input has, none of the binary noise
+
+
+def exact_enough(value: float) -> float:
+    """A float rounded to :data:`SIGNIFICANT` digits (6.0, not 5.999999999999999), -0.0 as 0."""
+    return float(f"{value + 0.0:.{SIGNIFICANT}g}") + 0.0
+
+
 def format_number(value: Any) -> str:
-    """Six significant digits for floats, whole numbers in full; other values as they are."""
+    """Six significant digits for floats, whole numbers in full; other values as they are. A float is
+    rounded from the number CSV and JSON write (:func:`exact_enough`), so the table agrees with them
+    (28531.250000000004 is 28531.25 there, so 28531.2 here, never 28531.3)."""
     if isinstance(value, float):
-        value += 0.0  # -0.0 is shown as 0
+        value = exact_enough(value) if math.isfinite(value) else value
         if value.is_integer() and abs(value) < 1e15:
             return str(int(value))
         return f"{value:.6g}"
@@ -39,17 +49,20 @@ def format_number(value: Any) -> str:
 
 
 def csv_number(value: Any) -> Any:
-    """A float as CSV text without binary noise: rounded to 12 significant digits (as batch
-    writes), then written as Python writes a float (6.0, not 5.999999999999999)."""
+    """A CSV cell: a float to :data:`SIGNIFICANT` digits written as Python writes it (6.0), a boolean
+    as JSON writes it (true, false), no value as an empty cell."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
-        return repr(float(f"{value + 0.0:.12g}"))
+        return repr(exact_enough(value))
     return "" if value is None else value
 
 
 def json_value(value: Any) -> Any:
-    """A value JSON can hold: -0.0 as 0, a float that is not finite as null (JSON has no NaN)."""
+    """A value JSON can hold: a float to :data:`SIGNIFICANT` digits, -0.0 as 0, a float that is not
+    finite as null (JSON has no NaN)."""
     if isinstance(value, float):
-        return value + 0.0 if math.isfinite(value) else None
+        return exact_enough(value) if math.isfinite(value) else None
     if isinstance(value, dict):
         return {key: json_value(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

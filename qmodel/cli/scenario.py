@@ -196,13 +196,10 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
         render([], [], fmt, json_payload=payload)
         return
-    from qmodel.scenario.result import SIGNIFICANT
-
+    records = result.records()  # CSV rounds to 12 digits (qmodel.output), the table to 0.01 (_shown)
     if fmt == "csv":
-        records = result.records(SIGNIFICANT)
         render(list(records[0]), [list(r.values()) for r in records], fmt)
         return
-    records = result.records()  # the table rounds to 0.01 itself
     rows = [[_shown(r[key]) if key != "member" else r[key] for key in SUMMARY] for r in records]
     render(list(SUMMARY.values()), rows, fmt, title=result.title)
     notes = [f"goal: {result.goal_share:.0%} within {_unit(result.goal_time * 1e3, 'ms')}."]

@@ -89,12 +89,27 @@ def test_csv_carries_every_value_json_does_keyed_by_distance_and_member() -> Non
         assert key in rows[0]
 
 
-def test_json_floats_carry_six_significant_digits_and_no_binary_noise() -> None:
-    records = json.loads(run(["gdps-env3", "--distance", "20km", "--format", "json"]).output)["results"]
-    for record in records:
-        for value in record.values():
-            if isinstance(value, float):
-                assert len(f"{value:.15g}".replace("-", "").replace(".", "").lstrip("0").split("e")[0]) <= 6
+def digits(value: float) -> int:
+    return len(f"{value:.15g}".replace("-", "").replace(".", "").lstrip("0").split("e")[0])
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_floats_carry_twelve_significant_digits_as_the_readme_says_and_no_binary_noise(fmt: str) -> None:
+    output = run(["gdps-env3", "--distance", "20km", "--format", fmt]).output
+    if fmt == "json":
+        records = json.loads(output)["results"]
+        values = [v for record in records for v in record.values() if isinstance(v, float)]
+    else:
+        values = [float(cell) for row in list(csv.reader(io.StringIO(output)))[1:] for cell in row
+                  if re.fullmatch(r"-?[\d.]+(e-?\d+)?", cell)]
+    assert max(digits(value) for value in values) == 12  # G1P1's R is 55.1268716962 ms, not 55.1269
+    assert all(digits(value) <= 12 for value in values)
+
+
+def test_csv_writes_booleans_as_json_does() -> None:
+    output = run(["gdps-env3", "--distance", "20,300km", "--format", "csv"]).output
+    rows = list(csv.DictReader(io.StringIO(output)))
+    assert {row["thrashing"] for row in rows} == {"true", "false"}
 
 
 def test_cpu_is_given_per_lpar_and_per_cp_as_rmf_appl_percent() -> None:
