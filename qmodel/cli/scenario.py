@@ -160,6 +160,8 @@ def scenario(
 
         plot_scenario(result, plot_path)
     if result.thrashing.any():
+        if fmt != "table":  # the table's notes say it; CSV and JSON carry it in their rows only
+            click.echo(_thrashing_line(result), err=True)
         ctx.exit(1)
 
 
@@ -230,11 +232,12 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
 def _thrashing_notes(spec, result) -> list[str]:
     """Where no response time exists: the distances, the terminals (in all and per member) that still
-    have an answer there, and what gives one back."""
+    have an answer there, and the remedies that apply there (:func:`_remedies`)."""
     from qmodel.scenario.result import THRASHING
 
     total = sum(m.terminals for m in spec.members)
     per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
+    subchannel_bound = _subchannel_wait_material(spec, result)
     notes = []
     for index, (distance, flag, disk) in enumerate(
         zip(result.distances, result.thrashing, result.disk_saturated, strict=True)
@@ -250,10 +253,67 @@ def _thrashing_notes(spec, result) -> list[str]:
             notes.append(
                 f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes"
                 f" ({THRASHING}) with {total} terminals in"
-                f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer. Fewer"
-                " terminals, more subchannels or a shorter distance give one back."
+                f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer."
+                f" {_remedies(distance, subchannel_bound.get(index, False))} give one back."
             )
     return notes
+
+
+def _remedies(distance: float, subchannel_bound: bool) -> str:
+    """What gives a thrashing distance (m) a response time back: fewer terminals always; more subchannels
+    where waiting for them is a material part of the response time; a shorter distance beyond 0 km."""
+    remedies = ["Fewer terminals"]
+    if subchannel_bound:
+        remedies.append("more subchannels")
+    if distance > 0:
+        remedies.append("a shorter distance")
+    return " or ".join([", ".join(remedies[:-1]), remedies[-1]]) if len(remedies) > 1 else remedies[0]
+
+
+# subchannel wait is a material part of a member's response time from this share on
+MATERIAL_SHARE = 0.05
+
+
+def _subchannel_wait_material(spec, result) -> dict[int, bool]:
+    """Per thrashing distance (index): whether some member waits for a subchannel for at least
+    :data:`MATERIAL_SHARE` of its response time at the edge of thrashing, that is, with the terminals that
+    still have an answer there (:meth:`~qmodel.scenario.result.ScenarioResult.terminals_with_answer`).
+    Distances with the same terminals are solved together: one solve per distinct population."""
+    import dataclasses
+
+    import numpy as np
+
+    from qmodel.scenario.compose import solve_scenario
+
+    populations: dict[tuple[int, ...], list[int]] = {}
+    locks = result.thrashing & ~np.asarray(result.disk_saturated, bool)
+    for index in np.flatnonzero(locks).tolist():
+        populations.setdefault(result.terminals_with_answer(index), []).append(index)
+    material = {}
+    for fits, indices in populations.items():
+        if not all(fits):
+            continue  # no terminal has an answer: nothing to read the wait from
+        members = tuple(dataclasses.replace(m, terminals=f) for m, f in zip(spec.members, fits, strict=True))
+        edge = solve_scenario(dataclasses.replace(spec, members=members), result.distances[indices])
+        share = edge.breakdown["subchannel_wait"] / edge.response_time  # NaN where it still thrashes: False
+        material.update(zip(indices, (share >= MATERIAL_SHARE).any(axis=0).tolist(), strict=True))
+    return material
+
+
+def _thrashing_line(result) -> str:
+    """One line for standard error when CSV or JSON carry thrashing distances (exit status 1): which."""
+    import numpy as np
+
+    def distances(flags) -> str:
+        km = [f"{d / 1e3:g}" for d in result.distances[flags]]
+        return f"{', '.join(km)} km" if len(km) <= 5 else f"{len(km)} distances from {km[0]} to {km[-1]} km"
+
+    disk = np.asarray(result.disk_saturated, bool)
+    locks = result.thrashing & ~disk
+    parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
+    if (result.thrashing & disk).any():
+        parts.append(f"the volumes cannot carry the I/O at {distances(result.thrashing & disk)}")
+    return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:

@@ -55,8 +55,57 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
     text = " ".join(result.output.split())
     assert "200 terminals in all (G1P1 100, G1P2 100)" in text
     assert re.search(r"up to \d+ in all \(G1P1 \d+, G1P2 \d+\) still have an answer", text)
-    assert "Fewer terminals, more subchannels or a shorter distance" in text
+    assert "Fewer terminals or a shorter distance give one back" in text
     assert "fixed point" not in text
+
+
+def env3_with(tmp_path, **changes: str):
+    """Environment 3's file with whole lines replaced (``terminals="2000"``: every member's terminals)."""
+    from qmodel.scenario.files import shipped_scenarios
+
+    text = shipped_scenarios()["gdps-env3"].read_text(encoding="utf-8")
+    for key, value in changes.items():
+        text, count = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
+        assert count
+    path = tmp_path / "env3.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def remedies(output: str) -> list[str]:
+    return re.findall(r"still have an answer\. (.*?) give one back", " ".join(output.split()))
+
+
+def test_a_shorter_distance_is_no_remedy_at_0_km(tmp_path) -> None:
+    result = run([env3_with(tmp_path, terminals="2000"), "--distance", "0,20km", "--no-breakdown"])
+    assert remedies(result.output) == ["Fewer terminals", "Fewer terminals or a shorter distance"]
+
+
+def test_more_subchannels_are_no_remedy_where_the_wait_for_them_is_a_sliver() -> None:
+    # Environment 3 (7 subchannels) at 300 km, 46 terminals per member: G1P2 waits 2.6 ms of 739 ms
+    assert remedies(run(["gdps-env3", "--distance", "300km", "--no-breakdown"]).output) == [
+        "Fewer terminals or a shorter distance"]
+
+
+def test_more_subchannels_are_a_remedy_where_the_wait_for_them_is_material(tmp_path) -> None:
+    # one subchannel per path: at 20 km G1P2 waits for it most of its response time
+    result = run([env3_with(tmp_path, subchannels="1", terminals="2000"), "--distance", "0,20km",
+                  "--no-breakdown"])
+    assert remedies(result.output) == ["Fewer terminals or more subchannels",
+                                       "Fewer terminals, more subchannels or a shorter distance"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str) -> None:
+    result = run(["gdps-env3", "--distance", "20,250,300km", "--format", fmt])
+    assert result.exit_code == 1
+    assert result.stderr == "failed: no response time exists where lock contention thrashes at 250, 300 km" \
+                            " (--format table says what helps)\n"
+
+
+def test_a_long_run_of_thrashing_distances_is_named_by_its_ends() -> None:
+    result = run(["gdps-env3", "--distance", "0..300km", "--points", "31", "--format", "csv"])
+    assert "lock contention thrashes at 20 distances from 110 to 300 km" in result.stderr
 
 
 def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> None:
@@ -65,7 +114,7 @@ def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> 
 
 
 def test_json_gives_whole_terminals_where_thrashing_begins_per_member_and_their_sum_in_all() -> None:
-    records = json.loads(run(["gdps-env3", "--distance", "300km", "--format", "json"]).output)["results"]
+    records = json.loads(run(["gdps-env3", "--distance", "300km", "--format", "json"]).stdout)["results"]
     fits = {r["member"]: r["terminals_with_answer"] for r in records}
     assert all(isinstance(fit, int) for fit in fits.values())
     assert 0 < fits["G1P1"] < 100 and 0 < fits["G1P2"] < 100 and fits["all"] == fits["G1P1"] + fits["G1P2"]
@@ -107,7 +156,7 @@ def test_floats_carry_twelve_significant_digits_as_the_readme_says_and_no_binary
 
 
 def test_csv_writes_booleans_as_json_does() -> None:
-    output = run(["gdps-env3", "--distance", "20,300km", "--format", "csv"]).output
+    output = run(["gdps-env3", "--distance", "20,300km", "--format", "csv"]).stdout
     rows = list(csv.DictReader(io.StringIO(output)))
     assert {row["thrashing"] for row in rows} == {"true", "false"}
 
