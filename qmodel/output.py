@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -158,11 +159,29 @@ def _longest_word(text: str) -> int:
     return max((len(word) for word in text.split()), default=0)
 
 
+_NUMBER_AND_UNIT = re.compile(r"(\d) +(?=[^\d\s])")  # "100 km": the space a header never breaks at
+
+
+def _header_words(title: str) -> list[str]:
+    """A header's words, a number and the unit after it being one word ("100 km")."""
+    return _NUMBER_AND_UNIT.sub("\\1\N{NO-BREAK SPACE}", title).split(" ")
+
+
+def _header(title: str, width: int) -> str:
+    """A header (or a table's title) wrapped to ``width`` here, at its spaces but never between a number
+    and its unit (rich would break at any space); a word longer than the width is folded."""
+    import textwrap  # breaks at ASCII whitespace only, so the no-break space holds
+
+    lines = textwrap.wrap(" ".join(_header_words(title)), max(width, 1), break_on_hyphens=False)
+    return "\n".join(lines).replace("\N{NO-BREAK SPACE}", " ")
+
+
 def _least_widths(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]]) -> list[int]:
-    """Each column's least width: its longest number (never broken) or longest word."""
+    """Each column's least width: its longest number (never broken) or longest word, a header's number
+    and unit counted as one word."""
     widths = []
     for index, title in enumerate(columns):
-        least = _longest_word(title)
+        least = max(len(word) for word in _header_words(title))
         for row, kinds in zip(cells, numbers, strict=True):
             least = max(least, len(row[index]) if kinds[index] else _longest_word(row[index]))
         widths.append(least)
@@ -278,11 +297,13 @@ def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bo
     natural = [max([len(name)] + [len(row[place]) for row in picked_cells])
                for place, name in enumerate(names)]
     widths = _allot(natural, least, width)
-    table = Table(title=title or None, caption=caption or None)
+    table_width = sum(widths) + _PER_COLUMN * len(widths) + _PER_TABLE
+    table = Table(title=_header(title, table_width) if title else None, caption=caption or None)
     for place, name in enumerate(names):
         numeric = any(kinds[place] for kinds in picked_numbers) and all(
             kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
-        table.add_column(name, overflow="fold", width=widths[place], justify="right" if numeric else "left")
+        table.add_column(_header(name, widths[place]), overflow="fold", width=widths[place],
+                         justify="right" if numeric else "left")
     for row in picked_cells:
         table.add_row(*row)
     return table
