@@ -26,7 +26,8 @@ SECONDS_PER_TABLE_DISTANCE = 3.6e-3
 
 @click.command(
     epilog="""\b
-Examples (the GDPS/PPRC study's environments ship with qmodel):
+Examples (the GDPS/PPRC study's environments ship with qmodel: --list
+names their files):
   $ qmodel scenario gdps-env2
   $ qmodel scenario gdps-env3 --distance 0..100km --points 11 --plot env3.png
   $ qmodel scenario gdps-env2 --max-distance
@@ -43,6 +44,15 @@ Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
 sync_io, commit, lock_contention and other."""
 )
 @click.argument("scenario_file", metavar="SCENARIO")
+@click.option(
+    "--list",
+    "list_shipped",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=lambda ctx, param, value: _list_shipped(ctx) if value else None,
+    help="List the scenarios that ship with qmodel (name, title, file to copy) and exit.",
+)
 @click.option(
     "--distance",
     "distance_text",
@@ -126,7 +136,11 @@ def scenario(
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
-    path = resolve_scenario(scenario_file)
+    try:
+        path = resolve_scenario(scenario_file)
+    except InputError as error:  # say where the shipped ones are, to copy and edit
+        raise InputError(error.parameter, error.value, f"{error.allowed} (files in {_shipped_folder()};"
+                         " qmodel scenario --list)", reason=error.reason) from None
     if variants_csv is not None:
         if distance_text is not None or max_distance or plot_path or points is not None:
             raise InputError("--variants", variants_csv, "--variants alone (each row gives its distance)")
@@ -163,6 +177,25 @@ def scenario(
         if fmt != "table":  # the table's notes say it; CSV and JSON carry it in their rows only
             click.echo(_thrashing_line(result), err=True)
         ctx.exit(1)
+
+
+def _shipped_folder() -> str:
+    from qmodel.scenario.files import shipped_scenarios
+
+    return str(next(iter(shipped_scenarios().values())).parent)
+
+
+def _list_shipped(ctx: click.Context) -> None:
+    """The shipped scenarios, one a line: name, title and the full path of the file (to copy and edit)."""
+    from qmodel.scenario.files import shipped_scenarios
+    from qmodel.tomlread import read_toml
+
+    shipped = dict(sorted(shipped_scenarios().items()))
+    titles = {name: str(read_toml(path).get("title", "")) for name, path in shipped.items()}
+    name_width, title_width = max(map(len, shipped)), max(map(len, titles.values()))
+    for name, path in shipped.items():
+        click.echo(f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}")
+    ctx.exit(0)
 
 
 def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distance_text) -> None:

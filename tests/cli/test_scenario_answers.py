@@ -234,3 +234,24 @@ def test_the_profile_json_gives_the_async_share_in_percent_as_the_table_does() -
     result = CliRunner().invoke(cli, ["scenario-profile", *counts, "--format", "json"])
     payload = json.loads(result.output)
     assert payload["async_share_pct"]["GBP8P"] == pytest.approx(199 / 220 * 100)
+
+
+def test_list_names_each_shipped_scenario_with_its_title_and_the_file_to_copy() -> None:
+    from pathlib import Path
+
+    result = CliRunner().invoke(cli, ["scenario", "--list"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines] == ["gdps-env1", "gdps-env2", "gdps-env3"]
+    assert "GDPS/PPRC Environment 3: multi-site workload" in lines[2]
+    for line in lines:
+        path = Path(line.split()[-1])
+        assert path.is_absolute() and path.is_file() and path.stem == line.split()[0]
+
+
+def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:
+    from qmodel.scenario.files import shipped_scenarios
+
+    result = run(["gdps-env9"])
+    assert result.exit_code == 2
+    assert str(shipped_scenarios()["gdps-env1"].parent) in result.output and "--list" in result.output
