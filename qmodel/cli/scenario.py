@@ -466,9 +466,16 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
     from qmodel.scenario.profile import profile
     from qmodel.units import parse_value
 
-    names = [assignment.partition("=")[0].strip() for assignment in assignments]
-    counts = parse_assignments(assignments, dict.fromkeys(names, "1"), "a count")
-    result = profile(counts, parse_value("--transactions", transactions_text, "1"))
+    typed = {name.strip(): text for name, _, text in (a.partition("=") for a in assignments)}
+    counts = parse_assignments(assignments, dict.fromkeys(typed, "1"), "a count")
+    try:
+        result = profile(counts, parse_value("--transactions", transactions_text, "1"))
+    except InputError as error:  # the value as typed (92.3K), not as read (92300)
+        typed["transactions"] = transactions_text
+        if error.parameter not in typed:
+            raise
+        parameter = "--transactions" if error.parameter == "transactions" else error.parameter
+        raise InputError(parameter, typed[error.parameter], error.allowed, reason=error.reason) from None
     share = result.async_share
     rows = [
         [name, value, None if name not in share else share[name] * 100]

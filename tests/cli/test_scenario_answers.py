@@ -255,3 +255,14 @@ def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:
     result = run(["gdps-env9"])
     assert result.exit_code == 2
     assert str(shipped_scenarios()["gdps-env1"].parent) in result.output and "--list" in result.output
+
+
+@pytest.mark.parametrize("args, echoed", [
+    (["--transactions", "3394", "syncreads=92.3K"], "syncreads = 92.3K (did you mean sync_reads?)"),
+    (["--transactions", "0", "sync_reads=5"], "--transactions = 0;"),
+    (["--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K", "GBP8P.total=100K"],
+     "GBP8P.total = 100K"),
+])
+def test_a_profile_error_echoes_the_value_as_typed(args: list[str], echoed: str) -> None:
+    result = CliRunner().invoke(cli, ["scenario-profile", *args])
+    assert result.exit_code == 2 and echoed in result.output
