@@ -493,5 +493,22 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
             "toml": snippet,
         },
     )
-    if fmt == "table":  # plain text, never wrapped or centred: it is pasted into a TOML file
-        click.echo(f"\nFor the scenario file (MEMBER: the member's name):\n{snippet}")
+    if fmt == "table":  # plain text, never centred: it is pasted into a TOML file
+        click.echo(f"\nFor the scenario file (MEMBER: the member's name):\n{_comments_wrapped(snippet)}")
+
+
+def _comments_wrapped(toml: str) -> str:
+    """TOML lines as they are, but a comment wider than the terminal wrapped into comment lines."""
+    import textwrap
+
+    from qmodel.output import terminal_width
+
+    width = terminal_width()
+    lines = []
+    for line in toml.splitlines():
+        if line.startswith("# ") and len(line) > width:
+            lines += textwrap.wrap(line[2:], width, initial_indent="# ", subsequent_indent="# ",
+                                   break_long_words=False, break_on_hyphens=False)
+        else:
+            lines.append(line)
+    return "\n".join(lines)

@@ -266,3 +266,13 @@ def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:
 def test_a_profile_error_echoes_the_value_as_typed(args: list[str], echoed: str) -> None:
     result = CliRunner().invoke(cli, ["scenario-profile", *args])
     assert result.exit_code == 2 and echoed in result.output
+
+
+def test_the_profile_snippet_wraps_its_comments_to_the_terminal_and_stays_the_same_toml() -> None:
+    import tomllib
+
+    args = ["scenario-profile", "--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K"]
+    outputs = {c: CliRunner().invoke(cli, args, env={"COLUMNS": c}).output for c in ("60", "200")}
+    texts = {columns: output.split("member's name):\n")[1] for columns, output in outputs.items()}
+    assert all(len(line) <= 60 for line in texts["60"].splitlines() if line.startswith("#"))
+    assert texts["60"] != texts["200"] and tomllib.loads(texts["60"]) == tomllib.loads(texts["200"])
