@@ -109,10 +109,14 @@ def usage_line(error: click.UsageError, ctx: click.Context) -> str:
 def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> list[tuple[str, str]]:
     """NAME=VALUE pairs as (name, text), each name known and given once."""
     pairs: dict[str, str] = {}
-    for assignment in assignments:
+    for place, assignment in enumerate(assignments):
         name, sep, text = assignment.partition("=")
         name = name.strip()
         if not sep or not name:
+            before = assignments[place - 1] if place else ""
+            if "=" in before and before[-1:].isdigit() and not any(c.isdigit() for c in assignment):
+                raise InputError(assignment, "", f"{before}{assignment} (a number and its unit are one word)",
+                                 reason=f"a unit apart from its number, after {before}")
             raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
                              reason="not a NAME=VALUE pair")
         if name not in units:

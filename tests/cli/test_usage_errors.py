@@ -46,3 +46,8 @@ def test_a_second_value_is_not_taken_for_a_unit() -> None:
 
 def test_qmodel_alone_still_shows_the_help() -> None:
     assert "Commands:" in run().output
+
+
+def test_a_unit_typed_apart_from_its_number_in_name_value_pairs_gets_the_pair_written_as_one_word() -> None:
+    result = run("calc", "mm1", "arrival_rate=800", "service_time=1", "ms")
+    assert result.exit_code == 2 and "allowed: service_time=1ms" in result.output
