@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -28,10 +29,20 @@ _FALLBACK_WIDTH = 80
 _PER_COLUMN, _PER_TABLE = 3, 1
 
 
+SIGNIFICANT = 12  # digits of a float in CSV and JSON: more than any input has, none of the binary noise
+
+
+def exact_enough(value: float) -> float:
+    """A float rounded to :data:`SIGNIFICANT` digits (6.0, not 5.999999999999999), -0.0 as 0."""
+    return float(f"{value + 0.0:.{SIGNIFICANT}g}") + 0.0
+
+
 def format_number(value: Any) -> str:
-    """Six significant digits for floats, whole numbers in full; other values as they are."""
+    """Six significant digits for floats, whole numbers in full; other values as they are. A float is
+    rounded from the number CSV and JSON write (:func:`exact_enough`), so the table agrees with them
+    (28531.250000000004 is 28531.25 there, so 28531.2 here, never 28531.3)."""
     if isinstance(value, float):
-        value += 0.0  # -0.0 is shown as 0
+        value = exact_enough(value) if math.isfinite(value) else value
         if value.is_integer() and abs(value) < 1e15:
             return str(int(value))
         return f"{value:.6g}"
@@ -39,17 +50,20 @@ def format_number(value: Any) -> str:
 
 
 def csv_number(value: Any) -> Any:
-    """A float as CSV text without binary noise: rounded to 12 significant digits (as batch
-    writes), then written as Python writes a float (6.0, not 5.999999999999999)."""
+    """A CSV cell: a float to :data:`SIGNIFICANT` digits written as Python writes it (6.0), a boolean
+    as JSON writes it (true, false), no value as an empty cell."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
-        return repr(float(f"{value + 0.0:.12g}"))
+        return repr(exact_enough(value))
     return "" if value is None else value
 
 
 def json_value(value: Any) -> Any:
-    """A value JSON can hold: -0.0 as 0, a float that is not finite as null (JSON has no NaN)."""
+    """A value JSON can hold: a float to :data:`SIGNIFICANT` digits, -0.0 as 0, a float that is not
+    finite as null (JSON has no NaN)."""
     if isinstance(value, float):
-        return value + 0.0 if math.isfinite(value) else None
+        return exact_enough(value) if math.isfinite(value) else None
     if isinstance(value, dict):
         return {key: json_value(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -78,7 +92,13 @@ def console(markup: bool = False, width: int | None = None):
     """
     from rich.console import Console
 
-    return Console(width=width or terminal_width(), markup=markup, emoji=False, highlight=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """Output closed by its reader: raised again (rich would exit 1, the status of a found
+            failure), for the command line's entry point to end quietly (:func:`qmodel.cli.main`)."""
+            raise BrokenPipeError
+
+    return _Console(width=width or terminal_width(), markup=markup, emoji=False, highlight=False)
 
 
 def check_output_path(option: str, path: str) -> None:
@@ -139,11 +159,29 @@ def _longest_word(text: str) -> int:
     return max((len(word) for word in text.split()), default=0)
 
 
+_NUMBER_AND_UNIT = re.compile(r"(\d) +(?=[^\d\s])")  # "100 km": the space a header never breaks at
+
+
+def _header_words(title: str) -> list[str]:
+    """A header's words, a number and the unit after it being one word ("100 km")."""
+    return _NUMBER_AND_UNIT.sub("\\1\N{NO-BREAK SPACE}", title).split(" ")
+
+
+def _header(title: str, width: int) -> str:
+    """A header (or a table's title) wrapped to ``width`` here, at its spaces but never between a number
+    and its unit (rich would break at any space); a word longer than the width is folded."""
+    import textwrap  # breaks at ASCII whitespace only, so the no-break space holds
+
+    lines = textwrap.wrap(" ".join(_header_words(title)), max(width, 1), break_on_hyphens=False)
+    return "\n".join(lines).replace("\N{NO-BREAK SPACE}", " ")
+
+
 def _least_widths(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]]) -> list[int]:
-    """Each column's least width: its longest number (never broken) or longest word."""
+    """Each column's least width: its longest number (never broken) or longest word, a header's number
+    and unit counted as one word."""
     widths = []
     for index, title in enumerate(columns):
-        least = _longest_word(title)
+        least = max(len(word) for word in _header_words(title))
         for row, kinds in zip(cells, numbers, strict=True):
             least = max(least, len(row[index]) if kinds[index] else _longest_word(row[index]))
         widths.append(least)
@@ -259,11 +297,13 @@ def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bo
     natural = [max([len(name)] + [len(row[place]) for row in picked_cells])
                for place, name in enumerate(names)]
     widths = _allot(natural, least, width)
-    table = Table(title=title or None, caption=caption or None)
+    table_width = sum(widths) + _PER_COLUMN * len(widths) + _PER_TABLE
+    table = Table(title=_header(title, table_width) if title else None, caption=caption or None)
     for place, name in enumerate(names):
         numeric = any(kinds[place] for kinds in picked_numbers) and all(
             kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
-        table.add_column(name, overflow="fold", width=widths[place], justify="right" if numeric else "left")
+        table.add_column(_header(name, widths[place]), overflow="fold", width=widths[place],
+                         justify="right" if numeric else "left")
     for row in picked_cells:
         table.add_row(*row)
     return table

@@ -68,6 +68,25 @@ def cli() -> None:
     """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""
 
 
+# exit status when the reader of standard output goes away (``qmodel ... | head -1``): 141 = 128 + SIGPIPE,
+# the status of a shell tool such as cat or sort killed by SIGPIPE, so ``set -o pipefail`` scripts read
+# it as they read theirs; 1 stays "the command ran and found failures"
+CLOSED_OUTPUT_STATUS = 141
+
+
 def main() -> None:
-    """Console-script entry point."""
-    sys.exit(cli.main(prog_name="qmodel"))
+    """Console-script entry point. Output cut short by its reader ends the command quietly, with
+    :data:`CLOSED_OUTPUT_STATUS` and no traceback: what is still buffered goes to the null device (as the
+    Python documentation advises for SIGPIPE), since flushing it at exit would fail again."""
+    import os
+
+    from qmodel.cli.common import OutputClosedError
+
+    try:
+        try:
+            cli.main(prog_name="qmodel")
+        finally:
+            sys.stdout.flush()  # output still buffered at exit meets the closed pipe here
+    except (OutputClosedError, BrokenPipeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(CLOSED_OUTPUT_STATUS)

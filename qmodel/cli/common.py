@@ -48,23 +48,75 @@ class Failure(click.ClickException):
         click.echo(f"error: {self.message}", err=True)
 
 
+class OutputClosedError(Exception):
+    """Standard output was closed by its reader (``qmodel ... | head -1``); see :func:`qmodel.cli.main`."""
+
+
 class QmodelGroup(click.Group):
-    """Turns qmodel's own errors into one-line messages without a traceback."""
+    """Turns qmodel's own errors and click's usage errors into one-line messages without a traceback."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta.setdefault(_WORDS, list(args))  # the words as typed after ``qmodel``, for the hints
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # ``qmodel`` alone shows the help
+        except click.UsageError as error:
+            raise Failure(usage_line(error, ctx), error.exit_code) from None
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except QmodelError as error:
             raise Failure(str(error), error.exit_status) from None
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise Failure(usage_line(error, ctx), error.exit_code) from None
+        except BrokenPipeError:
+            raise OutputClosedError from None  # click would exit 1 silently, the status of a found failure
+
+
+_WORDS = "qmodel.words"
+
+
+def usage_line(error: click.UsageError, ctx: click.Context) -> str:
+    """Click's usage error as qmodel's one line: the message, and the help to read.
+
+    A unit typed apart from its number (``--distance 70 km``) reaches click as an extra
+    argument; the line then says how to write the value as one word."""
+    import re
+
+    message = error.format_message().removesuffix(".")
+    if error.ctx is not None:
+        command = error.ctx.command_path
+    else:  # an option's missing value is reported without the subcommand's context
+        command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand)))
+    words = ctx.meta[_WORDS]
+    extra = re.fullmatch(r"Got unexpected extra arguments? \((\S+).*\)", error.message)
+    if extra and extra[1] in words and re.fullmatch(r"[^\d\s]+", extra[1]):
+        place = words.index(extra[1])
+        value = words[place - 1] if place >= 1 else ""
+        option = words[place - 2] if place >= 2 and words[place - 2].startswith("-") else ""
+        if value.startswith("-") and "=" in value:
+            option, _, value = value.partition("=")
+        if option and value[-1:].isdigit():
+            message += (f"; a number and its unit are one value: {option} {value}{extra[1]}"
+                        f" or, quoted, {option} \"{value} {extra[1]}\"")
+    return f"{message} (see '{command} --help')"
 
 
 def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> list[tuple[str, str]]:
     """NAME=VALUE pairs as (name, text), each name known and given once."""
     pairs: dict[str, str] = {}
-    for assignment in assignments:
+    for place, assignment in enumerate(assignments):
         name, sep, text = assignment.partition("=")
         name = name.strip()
         if not sep or not name:
+            before = assignments[place - 1] if place else ""
+            if "=" in before and before[-1:].isdigit() and not any(c.isdigit() for c in assignment):
+                raise InputError(assignment, "", f"{before}{assignment} (a number and its unit are one word)",
+                                 reason=f"a unit apart from its number, after {before}")
             raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
                              reason="not a NAME=VALUE pair")
         if name not in units:

@@ -26,7 +26,8 @@ SECONDS_PER_TABLE_DISTANCE = 3.6e-3
 
 @click.command(
     epilog="""\b
-Examples (the GDPS/PPRC study's environments ship with qmodel):
+Examples (the GDPS/PPRC study's environments ship with qmodel: --list
+names their files):
   $ qmodel scenario gdps-env2
   $ qmodel scenario gdps-env3 --distance 0..100km --points 11 --plot env3.png
   $ qmodel scenario gdps-env2 --max-distance
@@ -43,6 +44,15 @@ Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
 sync_io, commit, lock_contention and other."""
 )
 @click.argument("scenario_file", metavar="SCENARIO")
+@click.option(
+    "--list",
+    "list_shipped",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=lambda ctx, param, value: _list_shipped(ctx) if value else None,
+    help="List the scenarios that ship with qmodel (name, title, file to copy) and exit.",
+)
 @click.option(
     "--distance",
     "distance_text",
@@ -126,7 +136,11 @@ def scenario(
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
-    path = resolve_scenario(scenario_file)
+    try:
+        path = resolve_scenario(scenario_file)
+    except InputError as error:  # say where the shipped ones are, to copy and edit
+        raise InputError(error.parameter, error.value, f"{error.allowed} (files in {_shipped_folder()};"
+                         " qmodel scenario --list)", reason=error.reason) from None
     if variants_csv is not None:
         if distance_text is not None or max_distance or plot_path or points is not None:
             raise InputError("--variants", variants_csv, "--variants alone (each row gives its distance)")
@@ -160,7 +174,28 @@ def scenario(
 
         plot_scenario(result, plot_path)
     if result.thrashing.any():
+        if fmt != "table":  # the table's notes say it; CSV and JSON carry it in their rows only
+            click.echo(_thrashing_line(result), err=True)
         ctx.exit(1)
+
+
+def _shipped_folder() -> str:
+    from qmodel.scenario.files import shipped_scenarios
+
+    return str(next(iter(shipped_scenarios().values())).parent)
+
+
+def _list_shipped(ctx: click.Context) -> None:
+    """The shipped scenarios, one a line: name, title and the full path of the file (to copy and edit)."""
+    from qmodel.scenario.files import shipped_scenarios
+    from qmodel.tomlread import read_toml
+
+    shipped = dict(sorted(shipped_scenarios().items()))
+    titles = {name: str(read_toml(path).get("title", "")) for name, path in shipped.items()}
+    name_width, title_width = max(map(len, shipped)), max(map(len, titles.values()))
+    for name, path in shipped.items():
+        click.echo(f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}")
+    ctx.exit(0)
 
 
 def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distance_text) -> None:
@@ -196,13 +231,10 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
         render([], [], fmt, json_payload=payload)
         return
-    from qmodel.scenario.result import SIGNIFICANT
-
+    records = result.records()  # CSV rounds to 12 digits (qmodel.output), the table to 0.01 (_shown)
     if fmt == "csv":
-        records = result.records(SIGNIFICANT)
         render(list(records[0]), [list(r.values()) for r in records], fmt)
         return
-    records = result.records()  # the table rounds to 0.01 itself
     rows = [[_shown(r[key]) if key != "member" else r[key] for key in SUMMARY] for r in records]
     render(list(SUMMARY.values()), rows, fmt, title=result.title)
     notes = [f"goal: {result.goal_share:.0%} within {_unit(result.goal_time * 1e3, 'ms')}."]
@@ -233,11 +265,12 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
 def _thrashing_notes(spec, result) -> list[str]:
     """Where no response time exists: the distances, the terminals (in all and per member) that still
-    have an answer there, and what gives one back."""
+    have an answer there, and the remedies that apply there (:func:`_remedies`)."""
     from qmodel.scenario.result import THRASHING
 
     total = sum(m.terminals for m in spec.members)
     per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
+    subchannel_bound = _subchannel_wait_material(spec, result)
     notes = []
     for index, (distance, flag, disk) in enumerate(
         zip(result.distances, result.thrashing, result.disk_saturated, strict=True)
@@ -253,10 +286,67 @@ def _thrashing_notes(spec, result) -> list[str]:
             notes.append(
                 f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes"
                 f" ({THRASHING}) with {total} terminals in"
-                f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer. Fewer"
-                " terminals, more subchannels or a shorter distance give one back."
+                f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer."
+                f" {_remedies(distance, subchannel_bound.get(index, False))} give one back."
             )
     return notes
+
+
+def _remedies(distance: float, subchannel_bound: bool) -> str:
+    """What gives a thrashing distance (m) a response time back: fewer terminals always; more subchannels
+    where waiting for them is a material part of the response time; a shorter distance beyond 0 km."""
+    remedies = ["Fewer terminals"]
+    if subchannel_bound:
+        remedies.append("more subchannels")
+    if distance > 0:
+        remedies.append("a shorter distance")
+    return " or ".join([", ".join(remedies[:-1]), remedies[-1]]) if len(remedies) > 1 else remedies[0]
+
+
+# subchannel wait is a material part of a member's response time from this share on
+MATERIAL_SHARE = 0.05
+
+
+def _subchannel_wait_material(spec, result) -> dict[int, bool]:
+    """Per thrashing distance (index): whether some member waits for a subchannel for at least
+    :data:`MATERIAL_SHARE` of its response time at the edge of thrashing, that is, with the terminals that
+    still have an answer there (:meth:`~qmodel.scenario.result.ScenarioResult.terminals_with_answer`).
+    Distances with the same terminals are solved together: one solve per distinct population."""
+    import dataclasses
+
+    import numpy as np
+
+    from qmodel.scenario.compose import solve_scenario
+
+    populations: dict[tuple[int, ...], list[int]] = {}
+    locks = result.thrashing & ~np.asarray(result.disk_saturated, bool)
+    for index in np.flatnonzero(locks).tolist():
+        populations.setdefault(result.terminals_with_answer(index), []).append(index)
+    material = {}
+    for fits, indices in populations.items():
+        if not all(fits):
+            continue  # no terminal has an answer: nothing to read the wait from
+        members = tuple(dataclasses.replace(m, terminals=f) for m, f in zip(spec.members, fits, strict=True))
+        edge = solve_scenario(dataclasses.replace(spec, members=members), result.distances[indices])
+        share = edge.breakdown["subchannel_wait"] / edge.response_time  # NaN where it still thrashes: False
+        material.update(zip(indices, (share >= MATERIAL_SHARE).any(axis=0).tolist(), strict=True))
+    return material
+
+
+def _thrashing_line(result) -> str:
+    """One line for standard error when CSV or JSON carry thrashing distances (exit status 1): which."""
+    import numpy as np
+
+    def distances(flags) -> str:
+        km = [f"{d / 1e3:g}" for d in result.distances[flags]]
+        return f"{', '.join(km)} km" if len(km) <= 5 else f"{len(km)} distances from {km[0]} to {km[-1]} km"
+
+    disk = np.asarray(result.disk_saturated, bool)
+    locks = result.thrashing & ~disk
+    parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
+    if (result.thrashing & disk).any():
+        parts.append(f"the volumes cannot carry the I/O at {distances(result.thrashing & disk)}")
+    return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
@@ -376,9 +466,16 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
     from qmodel.scenario.profile import profile
     from qmodel.units import parse_value
 
-    names = [assignment.partition("=")[0].strip() for assignment in assignments]
-    counts = parse_assignments(assignments, dict.fromkeys(names, "1"), "a count")
-    result = profile(counts, parse_value("--transactions", transactions_text, "1"))
+    typed = {name.strip(): text for name, _, text in (a.partition("=") for a in assignments)}
+    counts = parse_assignments(assignments, dict.fromkeys(typed, "1"), "a count")
+    try:
+        result = profile(counts, parse_value("--transactions", transactions_text, "1"))
+    except InputError as error:  # the value as typed (92.3K), not as read (92300)
+        typed["transactions"] = transactions_text
+        if error.parameter not in typed:
+            raise
+        parameter = "--transactions" if error.parameter == "transactions" else error.parameter
+        raise InputError(parameter, typed[error.parameter], error.allowed, reason=error.reason) from None
     share = result.async_share
     rows = [
         [name, value, None if name not in share else share[name] * 100]
@@ -396,5 +493,22 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
             "toml": snippet,
         },
     )
-    if fmt == "table":  # plain text, never wrapped or centred: it is pasted into a TOML file
-        click.echo(f"\nFor the scenario file (MEMBER: the member's name):\n{snippet}")
+    if fmt == "table":  # plain text, never centred: it is pasted into a TOML file
+        click.echo(f"\nFor the scenario file (MEMBER: the member's name):\n{_comments_wrapped(snippet)}")
+
+
+def _comments_wrapped(toml: str) -> str:
+    """TOML lines as they are, but a comment wider than the terminal wrapped into comment lines."""
+    import textwrap
+
+    from qmodel.output import terminal_width
+
+    width = terminal_width()
+    lines = []
+    for line in toml.splitlines():
+        if line.startswith("# ") and len(line) > width:
+            lines += textwrap.wrap(line[2:], width, initial_indent="# ", subsequent_indent="# ",
+                                   break_long_words=False, break_on_hyphens=False)
+        else:
+            lines.append(line)
+    return "\n".join(lines)

@@ -70,9 +70,9 @@ class ScenarioResult:
         """(M, D) bool: the member's share within the goal time reaches the goal share."""
         return self.share_within_goal >= self.goal_share
 
-    def records(self, significant: int | None = None) -> list[dict[str, object]]:
+    def records(self) -> list[dict[str, object]]:
         """One record per distance and member (and "all", every member's transactions together), values
-        in ms, /s, % as the keys say, rounded to ``significant`` digits (JSON and CSV: SIGNIFICANT) or not.
+        in ms, /s, % as the keys say (None where no number exists; CSV and JSON round them, qmodel.output).
 
         ``cpu_busy_pct_of_lpar`` is the share of the member's logical CPs busy with the workload;
         ``cpu_pct_of_one_cp`` the same in CPs' worth (RMF's APPL%: 100 is one CP busy), which "all" sums
@@ -102,7 +102,6 @@ class ScenarioResult:
                         {name: value[m, d] for name, value in self.breakdown.items()},
                         {cf: (self.delayed_fraction[p][d], self.path_rate[p][d]) for cf, p in paths.items()},
                         cfs,
-                        significant,
                     )
                 )
             if len(self.members) > 1:
@@ -123,32 +122,28 @@ class ScenarioResult:
                         {cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in paths])
                          for cf, paths in paths_to.items()},
                         cfs,
-                        significant,
                     )
                 )
         return records
 
     def _record(
-        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs, significant
+        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs
     ) -> dict:
-        def _number(value: float) -> float | None:
-            return number(value, significant)
-
         record = {
-            "distance_km": _number(self.distances[d] / 1e3),
+            "distance_km": number(self.distances[d] / 1e3),
             "member": member,
-            "response_time_ms": _number(response * 1e3),
-            "within_goal_pct": _number(share * 100),
-            "throughput_per_s": _number(throughput),
-            "cpu_busy_pct_of_lpar": _number(busy * 100),
-            "cpu_pct_of_one_cp": _number(throughput * cpu * 100),
-            "converted_cf_requests_per_s": _number(converted),
+            "response_time_ms": number(response * 1e3),
+            "within_goal_pct": number(share * 100),
+            "throughput_per_s": number(throughput),
+            "cpu_busy_pct_of_lpar": number(busy * 100),
+            "cpu_pct_of_one_cp": number(throughput * cpu * 100),
+            "converted_cf_requests_per_s": number(converted),
         }
-        record.update({f"{name}_ms": _number(value * 1e3) for name, value in parts.items()})
+        record.update({f"{name}_ms": number(value * 1e3) for name, value in parts.items()})
         for cf in cfs:
             delayed, rate = paths.get(cf, (np.nan, np.nan))
-            record[f"{cf}_delayed_pct"] = _number(delayed * 100)
-            record[f"{cf}_requests_per_s"] = _number(rate)
+            record[f"{cf}_delayed_pct"] = number(delayed * 100)
+            record[f"{cf}_requests_per_s"] = number(rate)
         record["thrashing"] = bool(self.thrashing[d])
         fits = self.terminals_with_answer(d)
         if fits is not None:
@@ -171,11 +166,8 @@ class ScenarioResult:
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
-            "results": self.records(SIGNIFICANT),
+            "results": self.records(),
         }
-
-
-SIGNIFICANT = 6  # digits kept in JSON and CSV: more than any input of the model has
 
 
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
@@ -189,10 +181,7 @@ def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:
     return (float(np.dot(delayed, rates) / total) if total > 0 else float(delayed.mean())), float(total)
 
 
-def number(value: float, significant: int | None = SIGNIFICANT) -> float | None:
-    """A float to ``significant`` digits (JSON and CSV: no binary noise such as 15.610000000000001) or as
-    it is, None for NaN (no number exists there)."""
+def number(value: float) -> float | None:
+    """A float as it is, None for NaN (no number exists there)."""
     value = float(value)
-    if np.isnan(value):
-        return None
-    return value + 0.0 if significant is None else float(f"{value:.{significant}g}") + 0.0
+    return None if np.isnan(value) else value + 0.0

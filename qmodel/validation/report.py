@@ -134,7 +134,8 @@ def summary_sentence(results: list[CaseResult]) -> str:
 
 
 class _Page:
-    """Plain-text output at a given width; words and numbers are never split across lines."""
+    """Plain-text output at a given width; words and numbers are never split across lines, except a word
+    (a case id) longer than the whole line."""
 
     def __init__(self, width: int) -> None:
         self.width = width
@@ -142,11 +143,22 @@ class _Page:
 
     def text(self, text: str, indent: int = 0, hanging: int = 0) -> None:
         self.lines += textwrap.wrap(text, self.width, initial_indent=" " * indent,
-                                    subsequent_indent=" " * (indent + hanging), break_long_words=False,
+                                    subsequent_indent=" " * (indent + hanging), break_long_words=True,
                                     break_on_hyphens=False) or [""]
 
     def blank(self) -> None:
         self.lines.append("")
+
+    def pack(self, items: list[str], indent: int) -> None:
+        """Items side by side, two spaces apart, as many to a line as fit; an item is never split."""
+        line = ""
+        for item in items:
+            if line and indent + len(line) + 2 + len(item) > self.width:
+                self.lines.append(" " * indent + line)
+                line = ""
+            line = f"{line}  {item}" if line else item
+        if line:
+            self.lines.append(" " * indent + line)
 
 
 _NUMERIC = ("paper", "model", "deviation", "tolerance")
@@ -158,19 +170,25 @@ def _study_table(page: _Page, results: list[CaseResult]) -> None:
     widths = [max(len(header), *(len(row[i]) for row in cells)) for i, header in
               enumerate(("case", *_NUMERIC, "verdict"))]
     fixed = sum(widths[1:]) + 2 * 5
+    narrow = fixed + 2 > page.width  # the numbers do not fit side by side: one case per block
     widths[0] = max(0, min(widths[0], page.width - fixed - 2))
 
     def line(row: tuple[str, ...]) -> str:
         numbers = "  ".join(text.rjust(width) for text, width in zip(row[1:5], widths[1:5], strict=True))
         return f"  {row[0]:<{widths[0]}}  {numbers}  {row[5]}".rstrip()
 
-    page.lines.append(line(("case", *_NUMERIC, "verdict")))
+    if not narrow:
+        page.lines.append(line(("case", *_NUMERIC, "verdict")))
     group = None
     for result, row in zip(results, cells, strict=True):
         if (result.case.quantity, result.case.unit) != group:
             group = (result.case.quantity, result.case.unit)
             unit = "" if result.case.unit == "1" else f" [{result.case.unit}]"
             page.text(f"{result.case.label}{unit}", indent=1, hanging=2)
+        if narrow:
+            page.text(row[0], indent=2)
+            page.pack([f"{name} {text}" for name, text in zip(_NUMERIC, row[1:5], strict=True)] + [row[5]], 4)
+            continue
         if len(row[0]) > widths[0]:
             page.lines.append(f"  {row[0]}")
             row = ("", *row[1:])
@@ -194,7 +212,12 @@ def _totals_table(page: _Page, results: list[CaseResult]) -> None:
                  f"{100 * agree / predictions:.0f}%" if predictions else "n/a"))
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
     widths[0] = min(widths[0], page.width - sum(widths[1:]) - 2 * len(widths))
-    for row in (headers, *rows):
+    if widths[0] < len("study"):  # the counts do not fit side by side: one study per block
+        for row in rows:
+            page.text(row[0], indent=2)
+            page.pack([f"{h} {v}" for h, v in zip(headers[1:], row[1:], strict=True)], 4)
+        widths = []
+    for row in (headers, *rows) if widths else ():
         name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 1] + "…"
         page.lines.append("  " + "  ".join([name.ljust(widths[0]),
                                             *(v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True))]))
@@ -206,7 +229,7 @@ def _explanations(page: _Page, results: list[CaseResult]) -> None:
     calibrations = [r for r in results if r.verdict == "calibrated"]
     if calibrations:
         page.blank()
-        page.lines.append("Calibrations (fitted on the row named; predicting the cases listed)")
+        page.text("Calibrations (fitted on the row named; predicting the cases listed)")
         fits = {r.case.id for r in calibrations}
         for r in calibrations:
             fitted_by = [i for i in r.case.depends_on if i in fits]
@@ -224,14 +247,14 @@ def _explanations(page: _Page, results: list[CaseResult]) -> None:
     notes = [(r.case.id, r.remark) for r in results if r.verdict == "ok" and r.remark]
     if remarks:
         page.blank()
-        page.lines.append("Explanations (every case that is not plainly ok)")
+        page.text("Explanations (every case that is not plainly ok)")
         for (verdict, remark), case_ids in remarks.items():
             page.blank()
             page.text(f"{verdict}: {', '.join(case_ids)}", indent=0, hanging=2)
             page.text(remark, indent=2)
     if notes:
         page.blank()
-        page.lines.append("Notes on ok cases")
+        page.text("Notes on ok cases")
         for case_id, note in notes:
             page.text(f"{case_id}: {note}", indent=2, hanging=2)
 
@@ -247,9 +270,9 @@ def report(results: list[CaseResult], fmt: str) -> None:
         render(FIELDS, [], fmt, json_payload={"cases": cases, "totals": totals(results),
                                               "summary": summary_sentence(results)})
         return
-    width = max(60, min(make_console().size.width, 120))
+    width = max(40, min(make_console().size.width, 120))
     page = _Page(width)
-    page.lines.append("qmodel validate: the studies' printed numbers against the models")
+    page.text("qmodel validate: the studies' printed numbers against the models")
     for verdict, meaning in LEGEND:
         page.text(f"{verdict:<13}{meaning}", indent=2, hanging=13)
     page.text(DEVIATION_NOTE, indent=2)
@@ -258,7 +281,7 @@ def report(results: list[CaseResult], fmt: str) -> None:
         page.text(study)
         _study_table(page, [r for r in results if r.case.study == study])
     page.blank()
-    page.lines.append("Totals by study")
+    page.text("Totals by study")
     _totals_table(page, results)
     page.blank()
     page.text(summary_sentence(results))

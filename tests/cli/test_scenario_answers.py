@@ -55,8 +55,57 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
     text = " ".join(result.output.split())
     assert "200 terminals in all (G1P1 100, G1P2 100)" in text
     assert re.search(r"up to \d+ in all \(G1P1 \d+, G1P2 \d+\) still have an answer", text)
-    assert "Fewer terminals, more subchannels or a shorter distance" in text
+    assert "Fewer terminals or a shorter distance give one back" in text
     assert "fixed point" not in text
+
+
+def env3_with(tmp_path, **changes: str):
+    """Environment 3's file with whole lines replaced (``terminals="2000"``: every member's terminals)."""
+    from qmodel.scenario.files import shipped_scenarios
+
+    text = shipped_scenarios()["gdps-env3"].read_text(encoding="utf-8")
+    for key, value in changes.items():
+        text, count = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
+        assert count
+    path = tmp_path / "env3.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def remedies(output: str) -> list[str]:
+    return re.findall(r"still have an answer\. (.*?) give one back", " ".join(output.split()))
+
+
+def test_a_shorter_distance_is_no_remedy_at_0_km(tmp_path) -> None:
+    result = run([env3_with(tmp_path, terminals="2000"), "--distance", "0,20km", "--no-breakdown"])
+    assert remedies(result.output) == ["Fewer terminals", "Fewer terminals or a shorter distance"]
+
+
+def test_more_subchannels_are_no_remedy_where_the_wait_for_them_is_a_sliver() -> None:
+    # Environment 3 (7 subchannels) at 300 km, 46 terminals per member: G1P2 waits 2.6 ms of 739 ms
+    assert remedies(run(["gdps-env3", "--distance", "300km", "--no-breakdown"]).output) == [
+        "Fewer terminals or a shorter distance"]
+
+
+def test_more_subchannels_are_a_remedy_where_the_wait_for_them_is_material(tmp_path) -> None:
+    # one subchannel per path: at 20 km G1P2 waits for it most of its response time
+    result = run([env3_with(tmp_path, subchannels="1", terminals="2000"), "--distance", "0,20km",
+                  "--no-breakdown"])
+    assert remedies(result.output) == ["Fewer terminals or more subchannels",
+                                       "Fewer terminals, more subchannels or a shorter distance"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str) -> None:
+    result = run(["gdps-env3", "--distance", "20,250,300km", "--format", fmt])
+    assert result.exit_code == 1
+    assert result.stderr == "failed: no response time exists where lock contention thrashes at 250, 300 km" \
+                            " (--format table says what helps)\n"
+
+
+def test_a_long_run_of_thrashing_distances_is_named_by_its_ends() -> None:
+    result = run(["gdps-env3", "--distance", "0..300km", "--points", "31", "--format", "csv"])
+    assert "lock contention thrashes at 20 distances from 110 to 300 km" in result.stderr
 
 
 def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> None:
@@ -65,7 +114,7 @@ def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> 
 
 
 def test_json_gives_whole_terminals_where_thrashing_begins_per_member_and_their_sum_in_all() -> None:
-    records = json.loads(run(["gdps-env3", "--distance", "300km", "--format", "json"]).output)["results"]
+    records = json.loads(run(["gdps-env3", "--distance", "300km", "--format", "json"]).stdout)["results"]
     fits = {r["member"]: r["terminals_with_answer"] for r in records}
     assert all(isinstance(fit, int) for fit in fits.values())
     assert 0 < fits["G1P1"] < 100 and 0 < fits["G1P2"] < 100 and fits["all"] == fits["G1P1"] + fits["G1P2"]
@@ -89,12 +138,27 @@ def test_csv_carries_every_value_json_does_keyed_by_distance_and_member() -> Non
         assert key in rows[0]
 
 
-def test_json_floats_carry_six_significant_digits_and_no_binary_noise() -> None:
-    records = json.loads(run(["gdps-env3", "--distance", "20km", "--format", "json"]).output)["results"]
-    for record in records:
-        for value in record.values():
-            if isinstance(value, float):
-                assert len(f"{value:.15g}".replace("-", "").replace(".", "").lstrip("0").split("e")[0]) <= 6
+def digits(value: float) -> int:
+    return len(f"{value:.15g}".replace("-", "").replace(".", "").lstrip("0").split("e")[0])
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_floats_carry_twelve_significant_digits_as_the_readme_says_and_no_binary_noise(fmt: str) -> None:
+    output = run(["gdps-env3", "--distance", "20km", "--format", fmt]).output
+    if fmt == "json":
+        records = json.loads(output)["results"]
+        values = [v for record in records for v in record.values() if isinstance(v, float)]
+    else:
+        values = [float(cell) for row in list(csv.reader(io.StringIO(output)))[1:] for cell in row
+                  if re.fullmatch(r"-?[\d.]+(e-?\d+)?", cell)]
+    assert max(digits(value) for value in values) == 12  # G1P1's R is 55.1268716962 ms, not 55.1269
+    assert all(digits(value) <= 12 for value in values)
+
+
+def test_csv_writes_booleans_as_json_does() -> None:
+    output = run(["gdps-env3", "--distance", "20,300km", "--format", "csv"]).stdout
+    rows = list(csv.DictReader(io.StringIO(output)))
+    assert {row["thrashing"] for row in rows} == {"true", "false"}
 
 
 def test_cpu_is_given_per_lpar_and_per_cp_as_rmf_appl_percent() -> None:
@@ -170,3 +234,45 @@ def test_the_profile_json_gives_the_async_share_in_percent_as_the_table_does() -
     result = CliRunner().invoke(cli, ["scenario-profile", *counts, "--format", "json"])
     payload = json.loads(result.output)
     assert payload["async_share_pct"]["GBP8P"] == pytest.approx(199 / 220 * 100)
+
+
+def test_list_names_each_shipped_scenario_with_its_title_and_the_file_to_copy() -> None:
+    from pathlib import Path
+
+    result = CliRunner().invoke(cli, ["scenario", "--list"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines] == ["gdps-env1", "gdps-env2", "gdps-env3"]
+    assert "GDPS/PPRC Environment 3: multi-site workload" in lines[2]
+    for line in lines:
+        path = Path(line.split()[-1])
+        assert path.is_absolute() and path.is_file() and path.stem == line.split()[0]
+
+
+def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:
+    from qmodel.scenario.files import shipped_scenarios
+
+    result = run(["gdps-env9"])
+    assert result.exit_code == 2
+    assert str(shipped_scenarios()["gdps-env1"].parent) in result.output and "--list" in result.output
+
+
+@pytest.mark.parametrize("args, echoed", [
+    (["--transactions", "3394", "syncreads=92.3K"], "syncreads = 92.3K (did you mean sync_reads?)"),
+    (["--transactions", "0", "sync_reads=5"], "--transactions = 0;"),
+    (["--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K", "GBP8P.total=100K"],
+     "GBP8P.total = 100K"),
+])
+def test_a_profile_error_echoes_the_value_as_typed(args: list[str], echoed: str) -> None:
+    result = CliRunner().invoke(cli, ["scenario-profile", *args])
+    assert result.exit_code == 2 and echoed in result.output
+
+
+def test_the_profile_snippet_wraps_its_comments_to_the_terminal_and_stays_the_same_toml() -> None:
+    import tomllib
+
+    args = ["scenario-profile", "--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K"]
+    outputs = {c: CliRunner().invoke(cli, args, env={"COLUMNS": c}).output for c in ("60", "200")}
+    texts = {columns: output.split("member's name):\n")[1] for columns, output in outputs.items()}
+    assert all(len(line) <= 60 for line in texts["60"].splitlines() if line.startswith("#"))
+    assert texts["60"] != texts["200"] and tomllib.loads(texts["60"]) == tomllib.loads(texts["200"])

@@ -178,3 +178,31 @@ def test_every_part_of_the_folded_scenario_tables_names_the_member(columns: str 
     assert "(2 of " in result.output
     for part in parts(result.output)[:-1]:  # the last table, per path, has no members
         assert "member" in part and part.count("G1P2") == 2, part
+
+
+def header_cells(text: str) -> list[str]:
+    return [cell.strip() for line in text.splitlines() if "┃" in line for cell in line.split("┃")]
+
+
+@pytest.mark.parametrize("columns", ["80", "60", "40"])
+def test_a_header_never_puts_a_number_and_its_unit_on_two_lines(columns: str) -> None:
+    # the delayed table's headers are distances ("100 km"); at 60 columns they folded as "100" / "km"
+    result = run(["scenario", "gdps-env3", "--distance", "0..100km", "--points", "21"], columns=columns)
+    assert result.exit_code == 0
+    assert all(len(line) <= int(columns) for line in result.output.splitlines())
+    assert not [cell for cell in header_cells(result.output) if re.fullmatch(r"[0-9.]+|km", cell)]
+    assert "100 km" in header_cells(result.output)
+
+
+def test_a_title_keeps_a_number_with_the_word_after_it() -> None:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        print_table(["distance [km]", "R [ms]"], [[20.0, 55.0]], title="response time here at 70 km",
+                    width=40)
+    text = buffer.getvalue()
+    assert "70 km" in text and "at 70 \n" not in text and "at 70\n" not in text
+
+
+def test_a_header_longer_than_its_column_still_wraps_at_its_other_spaces() -> None:
+    cells = header_cells(printed(30, ["member", "converted CF requests [/s]"], [["G1P2", 1.0]]))
+    assert "converted CF" in cells
