@@ -15,11 +15,17 @@ from qmodel.cli.common import (
 )
 from qmodel.errors import InputError
 from qmodel.output import render
-from qmodel.units import parse_list, split_range
+from qmodel.units import parse_list, refuse_decimal_comma, split_range
 
 
 def _symbol_units(entry) -> dict[str, str]:
     return {name: symbol.unit for name, symbol in entry.symbols.items()}
+
+
+def _lists(entry, assignments: tuple[str, ...]) -> dict[str, list[float]]:
+    """The NAME=VALUE pairs typed for ``entry``, each a list of values in its symbol's unit."""
+    whole = frozenset(name for name, symbol in entry.symbols.items() if symbol.domain.integer)
+    return parse_list_assignments(assignments, _symbol_units(entry), f"an input of {entry.id}", whole)
 
 
 _MOST_ROWS = 1_000_000  # a table of more rows is refused before it is computed
@@ -104,7 +110,9 @@ Examples:
 Values: ratios as 0.95 or 95%; counts and rates as 35K or 1.4M; times and
 distances in the symbol's unit or with their own (400us, 0.4ms, 70km); link
 speeds in bytes or bits (250MB/s, 2Gb/s). A list (20,40,70km; a unit on the
-last item applies to all) gives one row per combination of the listed values.""")
+last item applies to all) gives one row per combination of the listed values;
+two whole numbers need a space or units (0, 5km or 0km,5km): 0,5km is refused
+as a possible decimal comma.""")
 @click.argument("formula_id")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @FORMAT_OPTION
@@ -115,7 +123,7 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
     from qmodel.catalogue.loader import get_formula
 
     entry = get_formula(formula_id)
-    lists = parse_list_assignments(assignments, _symbol_units(entry), f"an input of {entry.id}")
+    lists = _lists(entry, assignments)
     notes = _notes(entry, assignments)
     if any(len(values) > 1 for values in lists.values()):
         _calc_grid(entry, lists, notes, fmt)
@@ -210,11 +218,13 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
     span_ends = split_range(vary, span)
     if span_ends is None:
         values = np.asarray(parse_list(name, span, unit))
+        if not entry.symbols[name].domain.integer:
+            refuse_decimal_comma(name, span)
     else:
         steps = parse_value("--steps", steps_text, "1")
         if not (steps >= 2 and steps == int(steps)):
             raise InputError("--steps", steps_text, "a whole number >= 2")
-        lists = parse_list_assignments(assignments, _symbol_units(entry), f"an input of {entry.id}")
+        lists = _lists(entry, assignments)
         others = int(np.prod([len(v) for n, v in lists.items() if n != name]))
         if steps * others > _MOST_ROWS:
             size = steps * others * (len(entry.symbols) + len(entry.outputs)) * 8 / 1e9
@@ -233,7 +243,7 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
-    lists = parse_list_assignments(assignments, _symbol_units(entry), f"an input of {entry.id}")
+    lists = _lists(entry, assignments)
     lists.pop(name, None)
     varied = [name] + [n for n, v in lists.items() if len(v) > 1]
     fixed = {n: v[0] for n, v in lists.items() if len(v) == 1}

@@ -9,7 +9,7 @@ import click
 
 from qmodel.errors import InputError, QmodelError
 from qmodel.output import FORMATS
-from qmodel.units import parse_list
+from qmodel.units import parse_list, refuse_decimal_comma
 
 FORMAT_OPTION = click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
@@ -134,7 +134,15 @@ def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what:
     return {name: parse_value(name, text, units[name]) for name, text in _pairs(assignments, units, what)}
 
 
-def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str],
-                           what: str) -> dict[str, list[float]]:
-    """NAME=VALUE pairs where a value may be a list (``distance=20,40,70km``), each item in its unit."""
-    return {name: parse_list(name, text, units[name]) for name, text in _pairs(assignments, units, what)}
+def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str,
+                           whole: frozenset[str] = frozenset()) -> dict[str, list[float]]:
+    """NAME=VALUE pairs where a value may be a list (``distance=20,40,70km``), each item in its unit.
+
+    Two whole numbers joined by a comma (``distance=0,5km``) are refused as ambiguous (0.5 km, or 0 and
+    5 km?) unless the name is in ``whole``, counts that cannot have a decimal part (``servers=6,8``)."""
+    lists = {}
+    for name, text in _pairs(assignments, units, what):
+        lists[name] = parse_list(name, text, units[name])  # first: 35,000 is refused as a thousands mark
+        if name not in whole:
+            refuse_decimal_comma(name, text)
+    return lists

@@ -77,7 +77,7 @@ def remedies(output: str) -> list[str]:
 
 
 def test_a_shorter_distance_is_no_remedy_at_0_km(tmp_path) -> None:
-    result = run([env3_with(tmp_path, terminals="2000"), "--distance", "0,20km", "--no-breakdown"])
+    result = run([env3_with(tmp_path, terminals="2000"), "--distance", "0km,20km", "--no-breakdown"])
     assert remedies(result.output) == ["Fewer terminals", "Fewer terminals or a shorter distance"]
 
 
@@ -89,7 +89,7 @@ def test_more_subchannels_are_no_remedy_where_the_wait_for_them_is_a_sliver() ->
 
 def test_more_subchannels_are_a_remedy_where_the_wait_for_them_is_material(tmp_path) -> None:
     # one subchannel per path: at 20 km G1P2 waits for it most of its response time
-    result = run([env3_with(tmp_path, subchannels="1", terminals="2000"), "--distance", "0,20km",
+    result = run([env3_with(tmp_path, subchannels="1", terminals="2000"), "--distance", "0km,20km",
                   "--no-breakdown"])
     assert remedies(result.output) == ["Fewer terminals or more subchannels",
                                        "Fewer terminals, more subchannels or a shorter distance"]
@@ -156,7 +156,7 @@ def test_floats_carry_twelve_significant_digits_as_the_readme_says_and_no_binary
 
 
 def test_csv_writes_booleans_as_json_does() -> None:
-    output = run(["gdps-env3", "--distance", "20,300km", "--format", "csv"]).stdout
+    output = run(["gdps-env3", "--distance", "20km,300km", "--format", "csv"]).stdout
     rows = list(csv.DictReader(io.StringIO(output)))
     assert {row["thrashing"] for row in rows} == {"true", "false"}
 
