@@ -265,12 +265,11 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
 def _thrashing_notes(spec, result) -> list[str]:
     """Where no response time exists: the distances, the terminals (in all and per member) that still
-    have an answer there, and the remedies that apply there (:func:`_remedies`)."""
+    have an answer there, and the remedies that apply there (``result.remedies``)."""
     from qmodel.scenario.result import THRASHING
 
     total = sum(m.terminals for m in spec.members)
     per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
-    subchannel_bound = _subchannel_wait_material(spec, result)
     notes = []
     for index, (distance, flag, disk) in enumerate(
         zip(result.distances, result.thrashing, result.disk_saturated, strict=True)
@@ -287,50 +286,19 @@ def _thrashing_notes(spec, result) -> list[str]:
                 f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes"
                 f" ({THRASHING}) with {total} terminals in"
                 f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer."
-                f" {_remedies(distance, subchannel_bound.get(index, False))} give one back."
+                f" {_sentence(_either(result.remedies(index)))} give one back."
             )
     return notes
 
 
-def _remedies(distance: float, subchannel_bound: bool) -> str:
-    """What gives a thrashing distance (m) a response time back: fewer terminals always; more subchannels
-    where waiting for them is a material part of the response time; a shorter distance beyond 0 km."""
-    remedies = ["Fewer terminals"]
-    if subchannel_bound:
-        remedies.append("more subchannels")
-    if distance > 0:
-        remedies.append("a shorter distance")
+def _either(remedies: tuple[str, ...]) -> str:
+    """Remedies as a sentence names them: "a", "a or b", "a, b or c"."""
     return " or ".join([", ".join(remedies[:-1]), remedies[-1]]) if len(remedies) > 1 else remedies[0]
 
 
-# subchannel wait is a material part of a member's response time from this share on
-MATERIAL_SHARE = 0.05
-
-
-def _subchannel_wait_material(spec, result) -> dict[int, bool]:
-    """Per thrashing distance (index): whether some member waits for a subchannel for at least
-    :data:`MATERIAL_SHARE` of its response time at the edge of thrashing, that is, with the terminals that
-    still have an answer there (:meth:`~qmodel.scenario.result.ScenarioResult.terminals_with_answer`).
-    Distances with the same terminals are solved together: one solve per distinct population."""
-    import dataclasses
-
-    import numpy as np
-
-    from qmodel.scenario.compose import solve_scenario
-
-    populations: dict[tuple[int, ...], list[int]] = {}
-    locks = result.thrashing & ~np.asarray(result.disk_saturated, bool)
-    for index in np.flatnonzero(locks).tolist():
-        populations.setdefault(result.terminals_with_answer(index), []).append(index)
-    material = {}
-    for fits, indices in populations.items():
-        if not all(fits):
-            continue  # no terminal has an answer: nothing to read the wait from
-        members = tuple(dataclasses.replace(m, terminals=f) for m, f in zip(spec.members, fits, strict=True))
-        edge = solve_scenario(dataclasses.replace(spec, members=members), result.distances[indices])
-        share = edge.breakdown["subchannel_wait"] / edge.response_time  # NaN where it still thrashes: False
-        material.update(zip(indices, (share >= MATERIAL_SHARE).any(axis=0).tolist(), strict=True))
-    return material
+def _sentence(text: str) -> str:
+    """Text that opens a sentence: its first letter upper case, the rest as it is."""
+    return text[:1].upper() + text[1:]
 
 
 def _thrashing_line(result) -> str:

@@ -95,6 +95,16 @@ def test_more_subchannels_are_a_remedy_where_the_wait_for_them_is_material(tmp_p
                                        "Fewer terminals, more subchannels or a shorter distance"]
 
 
+def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch) -> None:
+    from qmodel.scenario import compose
+
+    solves = []
+    solve = compose.solve_scenario
+    monkeypatch.setattr(compose, "solve_scenario", lambda *args: solves.append(args) or solve(*args))
+    result = run(["gdps-env3", "--distance", "20km,250km,300km", "--no-breakdown"])
+    assert "give one back" in result.output and len(solves) == 1
+
+
 @pytest.mark.parametrize("fmt", ["csv", "json"])
 def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str) -> None:
     result = run(["gdps-env3", "--distance", "20,250,300km", "--format", fmt])
