@@ -264,31 +264,53 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
 
 def _thrashing_notes(spec, result) -> list[str]:
-    """Where no response time exists: the distances, the terminals (in all and per member) that still
-    have an answer there, and the remedies that apply there (``result.remedies``)."""
+    """Where no response time exists, one note per run of consecutive distances alike (the volumes
+    saturated, or lock contention thrashing with the same remedies, ``result.remedies``): its distances,
+    for lock contention the terminals (in all and per member) that still have an answer at the run's
+    first and last distance, and the remedies."""
+    import itertools
+
     from qmodel.scenario.result import THRASHING
 
-    total = sum(m.terminals for m in spec.members)
-    per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
+    kinds = [
+        None if not flag else "disk" if disk else result.remedies(index)
+        for index, (flag, disk) in enumerate(zip(result.thrashing, result.disk_saturated, strict=True))
+    ]
     notes = []
-    for index, (distance, flag, disk) in enumerate(
-        zip(result.distances, result.thrashing, result.disk_saturated, strict=True)
-    ):
-        if flag and disk:
-            notes.append(
-                f"At {_unit(distance / 1e3, 'km')} the volumes cannot carry the I/O (IOSQ grows without end):"
-                " add volumes or PAV aliases."
-            )
-        elif flag:
-            fits = result.terminals_with_answer(index)
-            shares = ", ".join(f"{m.name} {fit}" for m, fit in zip(spec.members, fits, strict=True))
-            notes.append(
-                f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes"
-                f" ({THRASHING}) with {total} terminals in"
-                f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer."
-                f" {_sentence(_either(result.remedies(index)))} give one back."
-            )
+    for kind, run in itertools.groupby(range(len(kinds)), key=kinds.__getitem__):
+        if kind is None:
+            continue
+        indices = list(run)
+        first, last = indices[0], indices[-1]
+        where = f"At {_km(result, first)}" if first == last else (
+            f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
+        if kind == "disk":
+            notes.append(f"{where} the volumes cannot carry the I/O (IOSQ grows without end):"
+                         " add volumes or PAV aliases.")
+            continue
+        answer = _terminals(spec, result.terminals_with_answer(first))
+        if result.terminals_with_answer(last) != result.terminals_with_answer(first):
+            answer += (f" at {_km(result, first)} and {_terminals(spec, result.terminals_with_answer(last))}"
+                       f" at {_km(result, last)}")
+        notes.append(
+            f"{where} no response time exists: lock contention thrashes ({THRASHING}) with"
+            f" {_terminals(spec, [m.terminals for m in spec.members], 'terminals in all')};"
+            f" up to {answer} still have an answer. {_sentence(_either(kind))} give one back."
+        )
     return notes
+
+
+def _km(result, index: int) -> str:
+    """The distance at ``index``, with its unit."""
+    return _unit(result.distances[index] / 1e3, "km")
+
+
+def _terminals(spec, populations, in_all: str = "in all") -> str:
+    """Terminal populations, their sum and each member's: "92 in all (G1P1 46, G1P2 46)", no number
+    apart from what it counts."""
+    shares = ", ".join(f"{m.name}\N{NO-BREAK SPACE}{count}" for m, count in zip(spec.members, populations,
+                                                                              strict=True))
+    return f"{_unit(sum(populations), in_all, 'd')} ({shares})"
 
 
 def _either(remedies: tuple[str, ...]) -> str:
@@ -318,8 +340,8 @@ def _thrashing_line(result) -> str:
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
-    """A number and its unit joined by a no-break space: :func:`_say` never puts them on two lines."""
-    return f"{value:{digits}}\N{NO-BREAK SPACE}{unit}"
+    """A number and its unit joined by no-break spaces: :func:`_say` never puts them on two lines."""
+    return "\N{NO-BREAK SPACE}".join([f"{value:{digits}}", *unit.split(" ")])
 
 
 def _say(text: str) -> None:

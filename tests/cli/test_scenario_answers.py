@@ -59,6 +59,34 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
     assert "fixed point" not in text
 
 
+SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 110 km on
+
+
+def test_a_run_of_thrashing_distances_gets_one_note_naming_its_ends_and_how_many() -> None:
+    text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
+    assert text.count("no response time exists") == 1
+    assert "From 110 km to 300 km (20 distances) no response time exists" in text
+
+
+def test_a_run_gives_the_terminals_with_an_answer_at_its_first_and_last_distance() -> None:
+    records = json.loads(run([*SWEEP, "--format", "json"]).stdout)["results"]
+    fits = {(r["distance_km"], r["member"]): r["terminals_with_answer"] for r in records}
+    text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
+    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 110 km and (\d+) in all"
+                      r" \(G1P1 (\d+), G1P2 (\d+)\) at 300 km still have an answer", text)
+    assert found and [int(n) for n in found.groups()] == [
+        fits[km, member] for km in (110, 300) for member in ("all", "G1P1", "G1P2")]
+    assert fits[110, "all"] != fits[300, "all"]  # else the note would give one population
+
+
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_a_run_note_keeps_every_number_with_what_it_counts_on_one_line(columns) -> None:
+    lines = run([*SWEEP, "--no-breakdown"], columns).output.splitlines()
+    text = " ".join(" ".join(lines).split())
+    phrases = re.findall(r"\d[\d.,]* (?:km|ms|distances|terminals in all|in all)", text)
+    assert len(phrases) >= 8 and all(any(phrase in line for line in lines) for phrase in phrases)
+
+
 def env3_with(tmp_path, **changes: str):
     """Environment 3's file with whole lines replaced (``terminals="2000"``: every member's terminals)."""
     from qmodel.scenario.files import shipped_scenarios
@@ -74,6 +102,14 @@ def env3_with(tmp_path, **changes: str):
 
 def remedies(output: str) -> list[str]:
     return re.findall(r"still have an answer\. (.*?) give one back", " ".join(output.split()))
+
+
+def test_a_run_is_split_where_its_remedies_change(tmp_path) -> None:
+    result = run([env3_with(tmp_path, terminals="2000"), "--distance", "0..20km", "--points", "3",
+                  "--no-breakdown"])
+    text = " ".join(result.output.split())
+    assert "At 0 km no response time exists" in text and "From 10 km to 20 km (2 distances)" in text
+    assert remedies(result.output) == ["Fewer terminals", "Fewer terminals or a shorter distance"]
 
 
 def test_a_shorter_distance_is_no_remedy_at_0_km(tmp_path) -> None:
@@ -102,7 +138,7 @@ def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch)
     solve = compose.solve_scenario
     monkeypatch.setattr(compose, "solve_scenario", lambda *args: solves.append(args) or solve(*args))
     result = run(["gdps-env3", "--distance", "20km,250km,300km", "--no-breakdown"])
-    assert "give one back" in result.output and len(solves) == 1
+    assert "give one back" in " ".join(result.output.split()) and len(solves) == 1
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
