@@ -377,8 +377,8 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km: "
         text += (
-            "lock contention thrashes there." if answer.component == "thrashing"
-            else f"{answer.member} has {answer.share:.1%} within it."
+            f"lock contention thrashes there ({_either(answer.remedies)} give one back)."
+            if answer.component == "thrashing" else f"{answer.member} has {answer.share:.1%} within it."
         )
     elif not answer.member:
         text = (
@@ -388,8 +388,7 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     elif answer.component == "thrashing":
         text = (
             f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
-            " lock contention thrashes (fewer terminals, more subchannels or fewer lockable-item"
-            " collisions push it out)."
+            f" lock contention thrashes ({_either(answer.remedies)} give one back)."
         )
     else:
         text = (

@@ -167,17 +167,9 @@ class ScenarioResult:
         return tuple(max(int(np.ceil(load * terminals)) - 1, 0) for terminals in self.terminals)
 
     def remedies(self, d: int) -> tuple[str, ...]:
-        """What gives distance index ``d``, where lock contention thrashes, a response time back: fewer
-        terminals always; more subchannels where some member waits for them at least
-        :data:`MATERIAL_SHARE` of its response time at the edge of thrashing
-        (``subchannel_share_at_edge``: with about the terminals that still have an answer); a shorter
-        distance beyond 0 km. The one rule for every place that names remedies."""
-        remedies = ["fewer terminals"]
-        if (self.subchannel_share_at_edge[:, d] >= MATERIAL_SHARE).any():  # NaN (no answer): not material
-            remedies.append("more subchannels")
-        if self.distances[d] > 0:
-            remedies.append("a shorter distance")
-        return tuple(remedies)
+        """What gives distance index ``d``, where lock contention thrashes, a response time back
+        (:func:`remedies`, from ``subchannel_share_at_edge``)."""
+        return remedies(float(self.distances[d]), self.subchannel_share_at_edge[:, d])
 
     def to_json(self) -> dict[str, object]:
         """The goal and the records (one per distance and member, each with its paths' values)."""
@@ -191,6 +183,21 @@ class ScenarioResult:
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # waiting for a subchannel is a material part of a member's response time from this share on
 MATERIAL_SHARE = 0.05
+
+
+def remedies(distance: float, subchannel_share: np.ndarray) -> tuple[str, ...]:
+    """What gives a distance (m) where lock contention thrashes a response time back: fewer terminals
+    always; more subchannels where some member waits for them at least :data:`MATERIAL_SHARE` of its
+    response time at the edge of thrashing (``subchannel_share``, (M,): at the largest load searched
+    that has an answer, about the terminals that still have one; NaN, no answer: not material); a
+    shorter distance beyond 0 km. The one rule for every place that names remedies (the table's notes,
+    the goal seek's answer)."""
+    found = ["fewer terminals"]
+    if (np.asarray(subchannel_share) >= MATERIAL_SHARE).any():
+        found.append("more subchannels")
+    if distance > 0:
+        found.append("a shorter distance")
+    return tuple(found)
 
 
 def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:

@@ -141,6 +141,44 @@ def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch)
     assert "give one back" in " ".join(result.output.split()) and len(solves) == 1
 
 
+def env2_thrashing_far(tmp_path, subchannels: int = 7) -> str:
+    """Environment 2 with half the lockable items, a 375 ms goal and ``subchannels`` per path: it meets
+    the goal until lock contention thrashes, at 89.9 km (68.7 km with one subchannel)."""
+    from qmodel.scenario.files import shipped_scenarios
+
+    text = shipped_scenarios()["gdps-env2"].read_text(encoding="utf-8")
+    for key, value in (("lockable_items", "2125.1"), ("response_time", '"375ms"'),
+                       ("subchannels", str(subchannels))):
+        text, count = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
+        assert count
+    path = tmp_path / "env2.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("subchannels, expected", [
+    (7, "fewer terminals or a shorter distance give one back"),
+    (1, "fewer terminals, more subchannels or a shorter distance give one back"),
+])
+def test_the_goal_seek_names_only_the_remedies_that_apply_past_its_distance(tmp_path, subchannels, expected):
+    text = " ".join(run([env2_thrashing_far(tmp_path, subchannels), "--max-distance"]).output.split())
+    assert "lock contention thrashes" in text and f"({expected})" in text and "lockable-item" not in text
+
+
+def test_the_goal_seek_and_the_table_name_the_same_remedies_past_the_distance(tmp_path) -> None:
+    scenario = env2_thrashing_far(tmp_path, subchannels=1)
+    past = json.loads(run([scenario, "--max-distance", "--format", "json"]).output)["max_distance_km"] + 0.2
+    sentence = " ".join(run([scenario, "--max-distance"]).output.split())
+    goal = re.search(r"thrashes \((.*) give one back\)", sentence)
+    table = remedies(run([scenario, "--distance", f"{past:g}km", "--no-breakdown"]).output)
+    assert goal and table == [goal[1][:1].upper() + goal[1][1:]]
+
+
+def test_the_goal_seek_at_0_km_names_no_shorter_distance(tmp_path) -> None:
+    text = " ".join(run([env3_with(tmp_path, terminals="2000"), "--max-distance"]).output.split())
+    assert "not met even at 0 km: lock contention thrashes there (fewer terminals give one back)" in text
+
+
 @pytest.mark.parametrize("fmt", ["csv", "json"])
 def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str) -> None:
     result = run(["gdps-env3", "--distance", "20,250,300km", "--format", fmt])
