@@ -186,16 +186,36 @@ def _shipped_folder() -> str:
 
 
 def _list_shipped(ctx: click.Context) -> None:
-    """The shipped scenarios, one a line: name, title and the full path of the file (to copy and edit)."""
+    """The shipped scenarios: name, title and the full path of the file (to copy and edit). Piped, or where
+    they fit the terminal, one line each; else each gets its name and title (wrapped at spaces) and then
+    its path, whole, indented on a line of its own: a path is never broken."""
+    import textwrap
+
+    from qmodel.output import terminal_width
     from qmodel.scenario.files import shipped_scenarios
     from qmodel.tomlread import read_toml
 
     shipped = dict(sorted(shipped_scenarios().items()))
     titles = {name: str(read_toml(path).get("title", "")) for name, path in shipped.items()}
     name_width, title_width = max(map(len, shipped)), max(map(len, titles.values()))
-    for name, path in shipped.items():
-        click.echo(f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}")
+    lines = {name: f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}"
+             for name, path in shipped.items()}
+    width = terminal_width()
+    if not _at_terminal() or max(map(len, lines.values())) <= width:
+        click.echo("\n".join(lines.values()))
+        ctx.exit(0)
+    for name, path in shipped.items():  # every scenario alike: name and title, then the path
+        heading = textwrap.wrap(f"{name:<{name_width}}  {titles[name]}", width, break_long_words=False,
+                                break_on_hyphens=False, subsequent_indent=" " * (name_width + 2))
+        click.echo("\n".join([*heading, f"  {path.resolve()}"]))
     ctx.exit(0)
+
+
+def _at_terminal() -> bool:
+    """Whether standard output is a terminal (not piped or redirected to a file)."""
+    import sys
+
+    return sys.stdout.isatty()
 
 
 def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distance_text) -> None:

@@ -333,6 +333,22 @@ def test_list_names_each_shipped_scenario_with_its_title_and_the_file_to_copy() 
         assert path.is_absolute() and path.is_file() and path.stem == line.split()[0]
 
 
+@pytest.mark.parametrize("columns", [80, 60])
+def test_list_at_a_terminal_fits_its_width_with_each_path_whole_on_a_line_of_its_own(monkeypatch, columns):
+    from pathlib import Path
+
+    from qmodel.cli import scenario
+    from qmodel.scenario.files import shipped_scenarios
+
+    monkeypatch.setattr(scenario, "_at_terminal", lambda: True)
+    lines = CliRunner().invoke(cli, ["scenario", "--list"], env={"COLUMNS": str(columns)}).output.splitlines()
+    paths = {str(path.resolve()) for path in shipped_scenarios().values()}
+    assert {line.strip() for line in lines if line.startswith("  /")} == paths
+    assert all(len(line) <= columns for line in lines if line.strip() not in paths)
+    assert [line.split()[0] for line in lines if not line.startswith(" ")] == sorted(shipped_scenarios())
+    assert all(Path(line.strip()).is_file() for line in lines if line.strip() in paths)
+
+
 def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:
     from qmodel.scenario.files import shipped_scenarios
 
