@@ -186,16 +186,36 @@ def _shipped_folder() -> str:
 
 
 def _list_shipped(ctx: click.Context) -> None:
-    """The shipped scenarios, one a line: name, title and the full path of the file (to copy and edit)."""
+    """The shipped scenarios: name, title and the full path of the file (to copy and edit). Piped, or where
+    they fit the terminal, one line each; else each gets its name and title (wrapped at spaces) and then
+    its path, whole, indented on a line of its own: a path is never broken."""
+    import textwrap
+
+    from qmodel.output import terminal_width
     from qmodel.scenario.files import shipped_scenarios
     from qmodel.tomlread import read_toml
 
     shipped = dict(sorted(shipped_scenarios().items()))
     titles = {name: str(read_toml(path).get("title", "")) for name, path in shipped.items()}
     name_width, title_width = max(map(len, shipped)), max(map(len, titles.values()))
-    for name, path in shipped.items():
-        click.echo(f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}")
+    lines = {name: f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}"
+             for name, path in shipped.items()}
+    width = terminal_width()
+    if not _at_terminal() or max(map(len, lines.values())) <= width:
+        click.echo("\n".join(lines.values()))
+        ctx.exit(0)
+    for name, path in shipped.items():  # every scenario alike: name and title, then the path
+        heading = textwrap.wrap(f"{name:<{name_width}}  {titles[name]}", width, break_long_words=False,
+                                break_on_hyphens=False, subsequent_indent=" " * (name_width + 2))
+        click.echo("\n".join([*heading, f"  {path.resolve()}"]))
     ctx.exit(0)
+
+
+def _at_terminal() -> bool:
+    """Whether standard output is a terminal (not piped or redirected to a file)."""
+    import sys
+
+    return sys.stdout.isatty()
 
 
 def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distance_text) -> None:
@@ -264,73 +284,63 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
 
 def _thrashing_notes(spec, result) -> list[str]:
-    """Where no response time exists: the distances, the terminals (in all and per member) that still
-    have an answer there, and the remedies that apply there (:func:`_remedies`)."""
+    """Where no response time exists, one note per run of consecutive distances alike (the volumes
+    saturated, or lock contention thrashing with the same remedies, ``result.remedies``): its distances,
+    for lock contention the terminals (in all and per member) that still have an answer at the run's
+    first and last distance, and the remedies."""
+    import itertools
+
     from qmodel.scenario.result import THRASHING
 
-    total = sum(m.terminals for m in spec.members)
-    per_member = ", ".join(f"{m.name} {m.terminals}" for m in spec.members)
-    subchannel_bound = _subchannel_wait_material(spec, result)
+    kinds = [
+        None if not flag else "disk" if disk else result.remedies(index)
+        for index, (flag, disk) in enumerate(zip(result.thrashing, result.disk_saturated, strict=True))
+    ]
     notes = []
-    for index, (distance, flag, disk) in enumerate(
-        zip(result.distances, result.thrashing, result.disk_saturated, strict=True)
-    ):
-        if flag and disk:
-            notes.append(
-                f"At {_unit(distance / 1e3, 'km')} the volumes cannot carry the I/O (IOSQ grows without end):"
-                " add volumes or PAV aliases."
-            )
-        elif flag:
-            fits = result.terminals_with_answer(index)
-            shares = ", ".join(f"{m.name} {fit}" for m, fit in zip(spec.members, fits, strict=True))
-            notes.append(
-                f"At {_unit(distance / 1e3, 'km')} no response time exists: lock contention thrashes"
-                f" ({THRASHING}) with {total} terminals in"
-                f" all ({per_member}); up to {sum(fits)} in all ({shares}) still have an answer."
-                f" {_remedies(distance, subchannel_bound.get(index, False))} give one back."
-            )
+    for kind, run in itertools.groupby(range(len(kinds)), key=kinds.__getitem__):
+        if kind is None:
+            continue
+        indices = list(run)
+        first, last = indices[0], indices[-1]
+        where = f"At {_km(result, first)}" if first == last else (
+            f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
+        if kind == "disk":
+            notes.append(f"{where} the volumes cannot carry the I/O (IOSQ grows without end):"
+                         " add volumes or PAV aliases.")
+            continue
+        answer = _terminals(spec, result.terminals_with_answer(first))
+        if result.terminals_with_answer(last) != result.terminals_with_answer(first):
+            answer += (f" at {_km(result, first)} and {_terminals(spec, result.terminals_with_answer(last))}"
+                       f" at {_km(result, last)}")
+        notes.append(
+            f"{where} no response time exists: lock contention thrashes ({THRASHING}) with"
+            f" {_terminals(spec, [m.terminals for m in spec.members], 'terminals in all')};"
+            f" up to {answer} still have an answer. {_sentence(_either(kind))} give one back."
+        )
     return notes
 
 
-def _remedies(distance: float, subchannel_bound: bool) -> str:
-    """What gives a thrashing distance (m) a response time back: fewer terminals always; more subchannels
-    where waiting for them is a material part of the response time; a shorter distance beyond 0 km."""
-    remedies = ["Fewer terminals"]
-    if subchannel_bound:
-        remedies.append("more subchannels")
-    if distance > 0:
-        remedies.append("a shorter distance")
+def _km(result, index: int) -> str:
+    """The distance at ``index``, with its unit."""
+    return _unit(result.distances[index] / 1e3, "km")
+
+
+def _terminals(spec, populations, in_all: str = "in all") -> str:
+    """Terminal populations, their sum and each member's: "92 in all (G1P1 46, G1P2 46)", no number
+    apart from what it counts."""
+    shares = ", ".join(f"{m.name}\N{NO-BREAK SPACE}{count}" for m, count in zip(spec.members, populations,
+                                                                              strict=True))
+    return f"{_unit(sum(populations), in_all, 'd')} ({shares})"
+
+
+def _either(remedies: tuple[str, ...]) -> str:
+    """Remedies as a sentence names them: "a", "a or b", "a, b or c"."""
     return " or ".join([", ".join(remedies[:-1]), remedies[-1]]) if len(remedies) > 1 else remedies[0]
 
 
-# subchannel wait is a material part of a member's response time from this share on
-MATERIAL_SHARE = 0.05
-
-
-def _subchannel_wait_material(spec, result) -> dict[int, bool]:
-    """Per thrashing distance (index): whether some member waits for a subchannel for at least
-    :data:`MATERIAL_SHARE` of its response time at the edge of thrashing, that is, with the terminals that
-    still have an answer there (:meth:`~qmodel.scenario.result.ScenarioResult.terminals_with_answer`).
-    Distances with the same terminals are solved together: one solve per distinct population."""
-    import dataclasses
-
-    import numpy as np
-
-    from qmodel.scenario.compose import solve_scenario
-
-    populations: dict[tuple[int, ...], list[int]] = {}
-    locks = result.thrashing & ~np.asarray(result.disk_saturated, bool)
-    for index in np.flatnonzero(locks).tolist():
-        populations.setdefault(result.terminals_with_answer(index), []).append(index)
-    material = {}
-    for fits, indices in populations.items():
-        if not all(fits):
-            continue  # no terminal has an answer: nothing to read the wait from
-        members = tuple(dataclasses.replace(m, terminals=f) for m, f in zip(spec.members, fits, strict=True))
-        edge = solve_scenario(dataclasses.replace(spec, members=members), result.distances[indices])
-        share = edge.breakdown["subchannel_wait"] / edge.response_time  # NaN where it still thrashes: False
-        material.update(zip(indices, (share >= MATERIAL_SHARE).any(axis=0).tolist(), strict=True))
-    return material
+def _sentence(text: str) -> str:
+    """Text that opens a sentence: its first letter upper case, the rest as it is."""
+    return text[:1].upper() + text[1:]
 
 
 def _thrashing_line(result) -> str:
@@ -350,8 +360,8 @@ def _thrashing_line(result) -> str:
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
-    """A number and its unit joined by a no-break space: :func:`_say` never puts them on two lines."""
-    return f"{value:{digits}}\N{NO-BREAK SPACE}{unit}"
+    """A number and its unit joined by no-break spaces: :func:`_say` never puts them on two lines."""
+    return "\N{NO-BREAK SPACE}".join([f"{value:{digits}}", *unit.split(" ")])
 
 
 def _say(text: str) -> None:
@@ -387,8 +397,8 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km: "
         text += (
-            "lock contention thrashes there." if answer.component == "thrashing"
-            else f"{answer.member} has {answer.share:.1%} within it."
+            f"lock contention thrashes there ({_either(answer.remedies)} give one back)."
+            if answer.component == "thrashing" else f"{answer.member} has {answer.share:.1%} within it."
         )
     elif not answer.member:
         text = (
@@ -398,8 +408,7 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     elif answer.component == "thrashing":
         text = (
             f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
-            " lock contention thrashes (fewer terminals, more subchannels or fewer lockable-item"
-            " collisions push it out)."
+            f" lock contention thrashes ({_either(answer.remedies)} give one back)."
         )
     else:
         text = (

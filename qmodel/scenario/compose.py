@@ -428,8 +428,9 @@ def _solve(
         )["share"]
     cpu_demand = fixed.cpu
     thrashing_load = np.full(distances.shape, np.nan)
+    edge_share = np.full(current.shape, np.nan)
     if with_thrashing_load and thrashing.any():
-        thrashing_load[thrashing] = _thrashing_load(scenario, distances[thrashing])
+        thrashing_load[thrashing], edge_share[:, thrashing] = _thrashing_load(scenario, distances[thrashing])
     cps = np.array([m.logical_cps for m in members], float)[:, None]
     cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
     return ScenarioResult(
@@ -454,6 +455,7 @@ def _solve(
         cpu_saturated=state["saturated"] & ~thrashing[None, :],
         thrashing=thrashing,
         thrashing_load=thrashing_load,
+        subchannel_share_at_edge=edge_share,
         terminals=tuple(m.terminals for m in members),
         goal_time=scenario.goal_time,
         goal_share=scenario.goal_share,
@@ -524,13 +526,19 @@ def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, fl
     return ordered.size - high, float(ordered[high])
 
 
-def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
-    """Per distance, the fraction of the terminals at which the lock fixed point stops existing; part of a
-    solve whose size is checked (at most these distances, each at no more than its terminals)."""
+def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per distance, the fraction of the terminals at which the lock fixed point stops existing, and per
+    member and distance the share of the response time spent waiting for a subchannel at the largest
+    load searched that still has an answer (within 1/1,024 of the terminals below it; NaN where no load
+    searched has one). Part of a solve whose size is checked (at most these distances, each at no more
+    than its terminals)."""
     low, high = np.zeros(distances.shape), np.ones(distances.shape)
+    edge_share = np.full((len(scenario.members), distances.size), np.nan)
     for _ in range(_LOAD_STEPS):
         middle = (low + high) / 2
-        exists = ~_solve(scenario, distances, middle, False, _LOAD_ITERATIONS, checked=True).thrashing
+        solved = _solve(scenario, distances, middle, False, _LOAD_ITERATIONS, checked=True)
+        exists = ~solved.thrashing
+        edge_share[:, exists] = (solved.breakdown["subchannel_wait"] / solved.response_time)[:, exists]
         low = np.where(exists, middle, low)
         high = np.where(exists, high, middle)
-    return high
+    return high, edge_share

@@ -7,8 +7,8 @@ from typing import NamedTuple
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.scenario.compose import _Fixed, _fixed_parts, _solve
-from qmodel.scenario.result import BREAKDOWN, ScenarioResult
+from qmodel.scenario.compose import _Fixed, _fixed_parts, _solve, _thrashing_load
+from qmodel.scenario.result import BREAKDOWN, ScenarioResult, remedies
 from qmodel.scenario.spec import Scenario
 
 FIRST_STEP = 5e3  # m: the ladder's first rung; each further rung doubles the distance
@@ -24,7 +24,9 @@ class GoalSeek(NamedTuple):
     """The answer: the largest distance (m) keeping the goal, the member that breaks it past there and why.
 
     ``distance`` is NaN when the goal fails already at 0 km; ``member`` is ""
-    when the goal holds over the whole searched range (up to ``searched``).
+    when the goal holds over the whole searched range (up to ``searched``). Where lock contention
+    thrashes just past the distance (or at 0 km), ``remedies`` are those that apply there
+    (:func:`qmodel.scenario.result.remedies`).
     """
 
     distance: float
@@ -32,6 +34,7 @@ class GoalSeek(NamedTuple):
     member: str
     component: str  # the breakdown component that grew most from 0 km, or "thrashing"
     share: float  # the member's share within the goal just past the distance
+    remedies: tuple[str, ...] = ()
 
 
 class _Round(NamedTuple):
@@ -101,7 +104,7 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     rungs = ladder(upper)
     failing, base = _failing(scenario, rungs, None)
     if failing[0]:
-        return GoalSeek(float("nan"), upper, *_culprit(base, 0, None))
+        return _answer(scenario, float("nan"), upper, base, 0, None)
     if not failing.any():
         return GoalSeek(upper, upper, "", "", float("nan"))
     first = int(np.argmax(failing))
@@ -117,7 +120,19 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
         at = int(np.searchsorted(found.columns, first))  # the first failing distance's column in the solve
         low, high = grid[first - 1], grid[first]
         below = found.result.response_time[:, at - 1 : at]
-    return GoalSeek(float(low), upper, *_culprit(found.result, at, base))
+    return _answer(scenario, float(low), upper, found.result, at, base)
+
+
+def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioResult, index: int,
+            base: ScenarioResult | None) -> GoalSeek:
+    """The answer, its culprit at column ``index`` of ``result``, and where that is thrashing the remedies
+    there, read from the search for the load at which it begins (as the table's notes read them)."""
+    culprit = _culprit(result, index, base)
+    if culprit[1] != "thrashing":
+        return GoalSeek(distance, upper, *culprit)
+    where = result.distances[index : index + 1]
+    edge_share = _thrashing_load(scenario, where)[1][:, 0]
+    return GoalSeek(distance, upper, *culprit, remedies(float(where[0]), edge_share))
 
 
 def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) -> tuple[str, str, float]:

@@ -26,7 +26,9 @@ class ScenarioResult:
 
     ``response_time`` (s) is NaN where the lock fixed point does not exist
     (``thrashing`` True, (D,)); ``thrashing_load`` (D,) is then the share of every member's
-    ``terminals`` at which thrashing begins (see :meth:`terminals_with_answer`).
+    ``terminals`` at which thrashing begins (see :meth:`terminals_with_answer`), and
+    ``subchannel_share_at_edge`` each member's share of its response time spent waiting for a
+    subchannel just below that load (what :meth:`remedies` reads).
     """
 
     title: str
@@ -44,6 +46,9 @@ class ScenarioResult:
     cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
     thrashing: np.ndarray  # (D,) bool: no response time exists (lock contention, or saturated volumes)
     thrashing_load: np.ndarray  # (D,) share of the terminals at which thrashing begins (NaN: no thrashing)
+    # subchannel wait / response time at the largest load searched below thrashing_load that has an answer
+    # (NaN: no thrashing, or no load searched has an answer)
+    subchannel_share_at_edge: np.ndarray
     terminals: tuple[int, ...]  # (M,) each member's terminal population
     goal_time: float  # s
     goal_share: float
@@ -161,6 +166,11 @@ class ScenarioResult:
             return None
         return tuple(max(int(np.ceil(load * terminals)) - 1, 0) for terminals in self.terminals)
 
+    def remedies(self, d: int) -> tuple[str, ...]:
+        """What gives distance index ``d``, where lock contention thrashes, a response time back
+        (:func:`remedies`, from ``subchannel_share_at_edge``)."""
+        return remedies(float(self.distances[d]), self.subchannel_share_at_edge[:, d])
+
     def to_json(self) -> dict[str, object]:
         """The goal and the records (one per distance and member, each with its paths' values)."""
         return {
@@ -171,6 +181,23 @@ class ScenarioResult:
 
 
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
+# waiting for a subchannel is a material part of a member's response time from this share on
+MATERIAL_SHARE = 0.05
+
+
+def remedies(distance: float, subchannel_share: np.ndarray) -> tuple[str, ...]:
+    """What gives a distance (m) where lock contention thrashes a response time back: fewer terminals
+    always; more subchannels where some member waits for them at least :data:`MATERIAL_SHARE` of its
+    response time at the edge of thrashing (``subchannel_share``, (M,): at the largest load searched
+    that has an answer, about the terminals that still have one; NaN, no answer: not material); a
+    shorter distance beyond 0 km. The one rule for every place that names remedies (the table's notes,
+    the goal seek's answer)."""
+    found = ["fewer terminals"]
+    if (np.asarray(subchannel_share) >= MATERIAL_SHARE).any():
+        found.append("more subchannels")
+    if distance > 0:
+        found.append("a shorter distance")
+    return tuple(found)
 
 
 def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:

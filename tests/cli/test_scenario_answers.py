@@ -59,6 +59,34 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
     assert "fixed point" not in text
 
 
+SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 110 km on
+
+
+def test_a_run_of_thrashing_distances_gets_one_note_naming_its_ends_and_how_many() -> None:
+    text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
+    assert text.count("no response time exists") == 1
+    assert "From 110 km to 300 km (20 distances) no response time exists" in text
+
+
+def test_a_run_gives_the_terminals_with_an_answer_at_its_first_and_last_distance() -> None:
+    records = json.loads(run([*SWEEP, "--format", "json"]).stdout)["results"]
+    fits = {(r["distance_km"], r["member"]): r["terminals_with_answer"] for r in records}
+    text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
+    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 110 km and (\d+) in all"
+                      r" \(G1P1 (\d+), G1P2 (\d+)\) at 300 km still have an answer", text)
+    assert found and [int(n) for n in found.groups()] == [
+        fits[km, member] for km in (110, 300) for member in ("all", "G1P1", "G1P2")]
+    assert fits[110, "all"] != fits[300, "all"]  # else the note would give one population
+
+
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_a_run_note_keeps_every_number_with_what_it_counts_on_one_line(columns) -> None:
+    lines = run([*SWEEP, "--no-breakdown"], columns).output.splitlines()
+    text = " ".join(" ".join(lines).split())
+    phrases = re.findall(r"\d[\d.,]* (?:km|ms|distances|terminals in all|in all)", text)
+    assert len(phrases) >= 8 and all(any(phrase in line for line in lines) for phrase in phrases)
+
+
 def env3_with(tmp_path, **changes: str):
     """Environment 3's file with whole lines replaced (``terminals="2000"``: every member's terminals)."""
     from qmodel.scenario.files import shipped_scenarios
@@ -74,6 +102,14 @@ def env3_with(tmp_path, **changes: str):
 
 def remedies(output: str) -> list[str]:
     return re.findall(r"still have an answer\. (.*?) give one back", " ".join(output.split()))
+
+
+def test_a_run_is_split_where_its_remedies_change(tmp_path) -> None:
+    result = run([env3_with(tmp_path, terminals="2000"), "--distance", "0..20km", "--points", "3",
+                  "--no-breakdown"])
+    text = " ".join(result.output.split())
+    assert "At 0 km no response time exists" in text and "From 10 km to 20 km (2 distances)" in text
+    assert remedies(result.output) == ["Fewer terminals", "Fewer terminals or a shorter distance"]
 
 
 def test_a_shorter_distance_is_no_remedy_at_0_km(tmp_path) -> None:
@@ -93,6 +129,54 @@ def test_more_subchannels_are_a_remedy_where_the_wait_for_them_is_material(tmp_p
                   "--no-breakdown"])
     assert remedies(result.output) == ["Fewer terminals or more subchannels",
                                        "Fewer terminals, more subchannels or a shorter distance"]
+
+
+def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch) -> None:
+    from qmodel.scenario import compose
+
+    solves = []
+    solve = compose.solve_scenario
+    monkeypatch.setattr(compose, "solve_scenario", lambda *args: solves.append(args) or solve(*args))
+    result = run(["gdps-env3", "--distance", "20km,250km,300km", "--no-breakdown"])
+    assert "give one back" in " ".join(result.output.split()) and len(solves) == 1
+
+
+def env2_thrashing_far(tmp_path, subchannels: int = 7) -> str:
+    """Environment 2 with half the lockable items, a 375 ms goal and ``subchannels`` per path: it meets
+    the goal until lock contention thrashes, at 89.9 km (68.7 km with one subchannel)."""
+    from qmodel.scenario.files import shipped_scenarios
+
+    text = shipped_scenarios()["gdps-env2"].read_text(encoding="utf-8")
+    for key, value in (("lockable_items", "2125.1"), ("response_time", '"375ms"'),
+                       ("subchannels", str(subchannels))):
+        text, count = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
+        assert count
+    path = tmp_path / "env2.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("subchannels, expected", [
+    (7, "fewer terminals or a shorter distance give one back"),
+    (1, "fewer terminals, more subchannels or a shorter distance give one back"),
+])
+def test_the_goal_seek_names_only_the_remedies_that_apply_past_its_distance(tmp_path, subchannels, expected):
+    text = " ".join(run([env2_thrashing_far(tmp_path, subchannels), "--max-distance"]).output.split())
+    assert "lock contention thrashes" in text and f"({expected})" in text and "lockable-item" not in text
+
+
+def test_the_goal_seek_and_the_table_name_the_same_remedies_past_the_distance(tmp_path) -> None:
+    scenario = env2_thrashing_far(tmp_path, subchannels=1)
+    past = json.loads(run([scenario, "--max-distance", "--format", "json"]).output)["max_distance_km"] + 0.2
+    sentence = " ".join(run([scenario, "--max-distance"]).output.split())
+    goal = re.search(r"thrashes \((.*) give one back\)", sentence)
+    table = remedies(run([scenario, "--distance", f"{past:g}km", "--no-breakdown"]).output)
+    assert goal and table == [goal[1][:1].upper() + goal[1][1:]]
+
+
+def test_the_goal_seek_at_0_km_names_no_shorter_distance(tmp_path) -> None:
+    text = " ".join(run([env3_with(tmp_path, terminals="2000"), "--max-distance"]).output.split())
+    assert "not met even at 0 km: lock contention thrashes there (fewer terminals give one back)" in text
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -247,6 +331,22 @@ def test_list_names_each_shipped_scenario_with_its_title_and_the_file_to_copy() 
     for line in lines:
         path = Path(line.split()[-1])
         assert path.is_absolute() and path.is_file() and path.stem == line.split()[0]
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_list_at_a_terminal_fits_its_width_with_each_path_whole_on_a_line_of_its_own(monkeypatch, columns):
+    from pathlib import Path
+
+    from qmodel.cli import scenario
+    from qmodel.scenario.files import shipped_scenarios
+
+    monkeypatch.setattr(scenario, "_at_terminal", lambda: True)
+    lines = CliRunner().invoke(cli, ["scenario", "--list"], env={"COLUMNS": str(columns)}).output.splitlines()
+    paths = {str(path.resolve()) for path in shipped_scenarios().values()}
+    assert {line.strip() for line in lines if line.startswith("  /")} == paths
+    assert all(len(line) <= columns for line in lines if line.strip() not in paths)
+    assert [line.split()[0] for line in lines if not line.startswith(" ")] == sorted(shipped_scenarios())
+    assert all(Path(line.strip()).is_file() for line in lines if line.strip() in paths)
 
 
 def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:

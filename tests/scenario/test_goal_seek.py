@@ -83,3 +83,17 @@ def test_the_ladder_rungs_below_the_bound_are_the_same_for_every_bound() -> None
     assert list(ladder(300e3)) == [0, 5e3, 10e3, 20e3, 40e3, 80e3, 160e3, 300e3]
     assert list(ladder(1e9)[:8]) == [0, 5e3, 10e3, 20e3, 40e3, 80e3, 160e3, 320e3]
     assert list(ladder(3e3)) == [0, 3e3]
+
+
+ONE_SUBCHANNEL = replace(SCENARIOS["env2-thrashes-far"],
+                         paths=tuple(replace(p, subchannels=1) for p in ENV2.paths))  # thrashes at 68.7 km
+
+
+@pytest.mark.parametrize("scenario, expected", [
+    (SCENARIOS["env3-crowded-locks"], ("fewer terminals",)),  # at 0 km: no shorter distance
+    (SCENARIOS["env2-thrashes-far"], ("fewer terminals", "a shorter distance")),
+    (ONE_SUBCHANNEL, ("fewer terminals", "more subchannels", "a shorter distance")),
+    (ENV2, ()),  # broken by its share within the goal, not by thrashing: nothing to give back
+])
+def test_a_goal_broken_by_thrashing_names_only_the_remedies_that_apply_there(scenario, expected) -> None:
+    assert max_distance(scenario).remedies == expected

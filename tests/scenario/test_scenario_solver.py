@@ -66,6 +66,36 @@ def test_the_terminals_with_an_answer_are_each_members_share_of_the_thrashing_lo
     assert fits == tuple(int(np.ceil(load * m.terminals)) - 1 for m in ENV3.members)
 
 
+def test_the_subchannel_share_at_the_edge_is_that_of_the_largest_load_searched_with_an_answer() -> None:
+    from qmodel.scenario.compose import _LOAD_ITERATIONS, _LOAD_STEPS, _solve
+
+    result = solve_scenario(ENV3, np.array([20e3, 300e3]))  # the second thrashes
+    below = result.thrashing_load[1] - 0.5**_LOAD_STEPS  # the bisection's last load with an answer
+    edge = _solve(ENV3, np.array([300e3]), below, False, _LOAD_ITERATIONS)
+    assert not edge.thrashing[0]
+    expected = edge.breakdown["subchannel_wait"][:, 0] / edge.response_time[:, 0]
+    assert result.subchannel_share_at_edge[:, 1] == pytest.approx(expected, rel=1e-12)
+    assert 0 < expected.max() < 0.05  # G1P2 waits 2.6 ms of 739 ms: a sliver
+
+
+def test_no_subchannel_share_at_the_edge_is_given_where_nothing_thrashes() -> None:
+    result = solve_scenario(ENV3, np.array([20e3, 300e3]))
+    assert np.isnan(result.subchannel_share_at_edge[:, 0]).all()
+
+
+@pytest.mark.parametrize("subchannels, distance, expected", [
+    (7, 0.0, ("fewer terminals",)),
+    (7, 20e3, ("fewer terminals", "a shorter distance")),
+    (1, 0.0, ("fewer terminals", "more subchannels")),
+    (1, 20e3, ("fewer terminals", "more subchannels", "a shorter distance")),
+])
+def test_the_remedies_are_fewer_terminals_and_what_applies_at_the_distance(subchannels, distance, expected):
+    crowded = replace(ENV3, members=tuple(replace(m, terminals=2000) for m in ENV3.members),
+                      paths=tuple(replace(p, subchannels=subchannels) for p in ENV3.paths))
+    result = solve_scenario(crowded, np.array([distance]))
+    assert result.thrashing[0] and result.remedies(0) == expected
+
+
 def test_a_sweep_into_thrashing_too_long_to_search_is_refused_before_its_main_solve() -> None:
     from qmodel.errors import InputError
 
