@@ -176,7 +176,7 @@ def fit_lock_span(
     if trial(0.0)[0] < transactions:
         raise InputError(f"transactions of {member} at {distance / 1e3:g} km", f"{transactions:g}",
                          "at most what the model gives with locks held through the commit alone")
-    low, high = _bisect(lambda span: trial(span)[0] > transactions, 0.0, 1.0, _SPAN_STEPS)
+    low, _ = _bisect(lambda span: trial(span)[0] > transactions, 0.0, 1.0, _SPAN_STEPS)
     return trial(low)[1]
 
 
@@ -261,7 +261,8 @@ def calibrate_gdps() -> dict[str, Scenario]:
                                      (span_member, span_km * 1e3, transactions, subchannels), 300.0)
             carried.update(lockable_items=scenario.lockable_items, lock_span=scenario.lock_span)
         else:
-            scenario = replace(scenario, lockable_items=carried["lockable_items"], lock_span=carried["lock_span"])
+            scenario = replace(scenario, lockable_items=carried["lockable_items"],
+                               lock_span=carried["lock_span"])
         if "cpu" in rows:
             member, percent = rows["cpu"]
             scenario = fit_cpu(fit_other(scenario, 0.0, base), 0.0, member, percent / 100)
