@@ -10,7 +10,10 @@ and get the file's values back:
   transactions over an interval, by the response-time law Z = N·T/C − R;
 - :func:`fit_lockable_items`: the lock model's effective hot set L from one
   member's response time at one distance, refitting "other" at the base
-  distance each time (the two are fitted jointly).
+  distance each time (the two are fitted jointly);
+- :func:`fit_lock_span`: the lock span s (the last share of the execution over
+  which locks are taken) from one member's transactions at the same distance,
+  L refitted for every s tried.
 
 All values in SI units (s, m).
 """
@@ -28,6 +31,7 @@ from qmodel.scenario.spec import Scenario
 
 _STEPS = 200
 _BISECTIONS = 60
+_SPAN_STEPS = 16  # lock span to 1/65,536: each step refits lockable_items (seconds)
 
 
 def _response(scenario: Scenario, distance: float) -> np.ndarray:
@@ -107,9 +111,10 @@ def _trial(scenario: Scenario, changes: dict[str, float], base_distance: float,
     return value - response, trial
 
 
-def _bisect(below: Callable[[float], bool], low: float, high: float) -> tuple[float, float]:
-    """The bracket [low, high] narrowed _BISECTIONS times around where ``below`` turns False."""
-    for _ in range(_BISECTIONS):
+def _bisect(below: Callable[[float], bool], low: float, high: float,
+            steps: int = _BISECTIONS) -> tuple[float, float]:
+    """The bracket [low, high] narrowed ``steps`` times around where ``below`` turns False."""
+    for _ in range(steps):
         middle = (low + high) / 2
         low, high = (middle, high) if below(middle) else (low, middle)
     return low, high
@@ -140,6 +145,39 @@ def fit_lockable_items(
         )
     low, high = _bisect(lambda log_items: excess(np.exp(log_items))[0] > 0, low, high)
     return excess(np.exp(high))[1]
+
+
+def fit_lock_span(
+    scenario: Scenario,
+    base_distance: float,
+    base_responses: dict[str, float],
+    lock_row: tuple[str, float, float],
+    span_row: tuple[str, float, float, int],
+    interval: float,
+) -> Scenario:
+    """The scenario with ``lock_span`` s and ``lockable_items`` L fitted jointly at one distance.
+
+    For each s tried, L is fitted on ``lock_row`` (member, distance m, response s) by
+    :func:`fit_lockable_items`; s is then the span at which ``span_row``'s member (member, distance m,
+    transactions over ``interval`` s, subchannels on every path) completes its measured transactions.
+    A longer span holds locks longer: more contention, fewer transactions (a thrashing trial counts as
+    none); bisection on s in [0, 1], _SPAN_STEPS steps."""
+    member, distance, transactions, subchannels = span_row
+    lock_member, lock_distance, lock_response = lock_row
+
+    def trial(span: float) -> tuple[float, Scenario]:
+        fitted = fit_lockable_items(replace(scenario, lock_span=span), base_distance, base_responses,
+                                    lock_distance, lock_member, lock_response)
+        paths = tuple(replace(p, subchannels=subchannels) for p in fitted.paths)
+        result = _solve(replace(fitted, paths=paths), np.array([distance]), 1.0, with_thrashing_load=False)
+        done = 0.0 if result.thrashing[0] else result.throughput[result.members.index(member), 0] * interval
+        return done, fitted
+
+    if trial(0.0)[0] < transactions:
+        raise InputError(f"transactions of {member} at {distance / 1e3:g} km", f"{transactions:g}",
+                         "at most what the model gives with locks held through the commit alone")
+    low, _ = _bisect(lambda span: trial(span)[0] > transactions, 0.0, 1.0, _SPAN_STEPS)
+    return trial(low)[1]
 
 
 def fit_redispatch(
@@ -190,10 +228,11 @@ def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: flo
 # in ms, transactions over the 5-minute interval, CPU in % of one CP.
 GDPS_ROWS = {
     # Environment 3, adjusted TPNO tables (G1P1: .043 at pprc 0 km, .100 at 70 km; G1P2: .045), Number
-    # rows (3388, 3394), and G1P2's RMF CICSERV APPL% at 0 km (12.3: the CICS region, where the
-    # transaction runs; TOTAL 23.3 adds DB2, system and other work the model does not carry)
+    # rows (3388, 3394; G1P2 3241 at 70 km, run with 2 subchannels per image and CF, Appendix A), and
+    # G1P2's RMF CICSERV APPL% at 0 km (12.3: the CICS region, where the transaction runs; TOTAL 23.3
+    # adds DB2, system and other work the model does not carry). The lock rows are both at 70 km.
     "gdps-env3": {"base": {"G1P1": 43, "G1P2": 45}, "transactions": {"G1P1": 3388, "G1P2": 3394},
-                  "locks": ("G1P1", 70, 100), "cpu": ("G1P2", 12.3)},
+                  "locks": ("G1P1", 70, 100), "span": ("G1P2", 70, 3241, 2), "cpu": ("G1P2", 12.3)},
     # Environment 2, TPNO P1 table at pprc 0 km (30 ms, 3401) and the both-members table (34 ms average,
     # 6820): G1P2 = 2 × 34 − 30 = 38 ms over 6820 − 3401 = 3419 transactions
     "gdps-env2": {"base": {"G1P1": 30, "G1P2": 38}, "transactions": {"G1P1": 3401, "G1P2": 3419}},
@@ -204,7 +243,8 @@ GDPS_ROWS = {
 
 def calibrate_gdps() -> dict[str, Scenario]:
     """Fit the shipped GDPS scenarios on their declared rows (GDPS_ROWS); Environment 3 first, its
-    lockable_items and CPU then carried to Environments 1 and 2 (same workload, LPARs, lock structure)."""
+    lockable_items, lock_span and CPU then carried to Environments 1 and 2 (same workload, LPARs, lock
+    structure). Takes a few minutes: every lock span tried refits lockable_items."""
     from qmodel.scenario.files import shipped_scenarios
     from qmodel.scenario.spec import load_scenario
 
@@ -216,10 +256,13 @@ def calibrate_gdps() -> dict[str, Scenario]:
         base = {member: value / 1e3 for member, value in rows["base"].items()}
         if "locks" in rows:
             member, km, value = rows["locks"]
-            scenario = fit_lockable_items(scenario, 0.0, base, km * 1e3, member, value / 1e3)
-            carried["lockable_items"] = scenario.lockable_items
+            span_member, span_km, transactions, subchannels = rows["span"]
+            scenario = fit_lock_span(scenario, 0.0, base, (member, km * 1e3, value / 1e3),
+                                     (span_member, span_km * 1e3, transactions, subchannels), 300.0)
+            carried.update(lockable_items=scenario.lockable_items, lock_span=scenario.lock_span)
         else:
-            scenario = replace(scenario, lockable_items=carried["lockable_items"])
+            scenario = replace(scenario, lockable_items=carried["lockable_items"],
+                               lock_span=carried["lock_span"])
         if "cpu" in rows:
             member, percent = rows["cpu"]
             scenario = fit_cpu(fit_other(scenario, 0.0, base), 0.0, member, percent / 100)
@@ -235,7 +278,7 @@ def calibrate_gdps() -> dict[str, Scenario]:
 def main() -> None:
     """Print the fitted values of the shipped GDPS scenarios (python -m qmodel.scenario.calibrate)."""
     for name, scenario in calibrate_gdps().items():
-        print(f"{name}: lockable_items = {scenario.lockable_items:.5g}")
+        print(f"{name}: lockable_items = {scenario.lockable_items:.5g}, lock_span = {scenario.lock_span:.2%}")
         for member in scenario.members:
             print(f"  {member.name}: cpu = {member.cpu * 1e3:.4g} ms, other = {member.other * 1e3:.4g} ms, "
                   f"think_time = {member.think_time:.5g} s")

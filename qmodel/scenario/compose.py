@@ -127,6 +127,9 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
                 async_cpu=scenario.async_cpu,
                 fibre_speed=scenario.fibre_speed,
             )
+        # of a primary's requests, the page writes its secondary duplexes are made at commit, with it
+        duplexed = {scenario.structures[name].primary: count for name, count in member.requests.items()
+                    if scenario.structures[name].primary}
         for name, count in member.requests.items():
             structure = scenario.structures[name]
             request = requests[name]
@@ -149,13 +152,14 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
                     primary_write=primary_write,
                     secondary_write=request["async_service"],
                 )
-                parts["commit"][m] += waited * (overlapped["duplexed_write"] - primary_write)
+                parts["commit"][m] += waited * overlapped["duplexed_write"]
                 continue
             parts["cpu"][m] += waited * request["cpu_time"]
             parts["converted_rate"][m] += count * request["converted_fraction"]
             fraction = request["converted_fraction"]
-            parts["cf_sync"][m] += waited * (1 - fraction) * request["sync_service"]
-            parts["cf_async"][m] += waited * fraction * (request["async_service"] + scenario.redispatch)
+            executing = (count - duplexed.get(name, 0.0)) * member.tpno_share
+            parts["cf_sync"][m] += executing * (1 - fraction) * request["sync_service"]
+            parts["cf_async"][m] += executing * fraction * (request["async_service"] + scenario.redispatch)
         parts["cpu"][m] += member.cpu
         remote = _separation(scenario, distances, member.site, scenario.primary_site)
         mirror = np.zeros_like(distances)
@@ -365,6 +369,7 @@ def _solve(
             lockable,
             scenario.resolution_round_trips,
             part.round_trip,
+            scenario.lock_span,
         )
         state.update(
             throughput=throughput,

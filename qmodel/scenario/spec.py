@@ -64,6 +64,7 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     [locks]                                  # lock contention (Tay's model): required
     lockable_items = 2000                    # or lockable_items = inf: no lock contention
     resolution_round_trips = 2
+    lock_span = "100%"                       # locks taken over the last 100% of the execution
 
     [distribution]                           # the variable part of the response time
     shape = 2                                # Erlang shape (1: exponential)
@@ -134,7 +135,7 @@ PATH_KEYS = {"member", "cf", "link", "subchannels", "background_rate"}
 # the keys of the scenario's one-of-a-kind tables
 SECTION_KEYS = {
     "goal": {"response_time", "share"},
-    "locks": {"lockable_items", "resolution_round_trips"},
+    "locks": {"lockable_items", "resolution_round_trips", "lock_span"},
     "conversion": {"threshold", "redispatch", "async_cpu"},
     "disk": {"primary_site", "secondary_site", "metro_mirror", "pprc_overhead", "read", "write", "volumes",
              "aliases", "background_rate"},
@@ -163,11 +164,12 @@ PROFILE_FORMS = {
     "tpno_share": 'the share of CF requests the transaction waits for, e.g. "78%" ("100%" for all)',
 }
 LOCKS_FORM = (
-    "a [locks] table: lockable_items and resolution_round_trips, "
+    "a [locks] table: lockable_items, resolution_round_trips and lock_span, "
     "or lockable_items = inf for no lock contention"
 )
 LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
+LOCK_SPAN_FORM = 'the last share of the execution over which locks are taken, e.g. "20%" ("100%": all of it)'
 
 
 class ScenarioError(InputError):
@@ -270,6 +272,7 @@ class Scenario:
     async_cpu: float
     lockable_items: float
     resolution_round_trips: float
+    lock_span: float
     shape: int
     calibration: tuple[dict[str, str], ...] = ()
     source: str = ""
@@ -744,6 +747,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         resolution_round_trips=reader.quantity(  # no contention: none to resolve
             locks, "resolution_round_trips", "1", "locks", default=0 if no_contention else None,
             allowed=ROUND_TRIPS_FORM,
+        ),
+        lock_span=reader.quantity(
+            locks, "lock_span", "ratio", "locks", default=1 if no_contention else None, allowed=LOCK_SPAN_FORM
         ),
         shape=reader.whole(distribution, "shape", "distribution", default=1),
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),

@@ -1,13 +1,15 @@
 """Lock contention across the members of a data-sharing group (Tay's mean-value model, extended).
 
-A transaction of member m requests k_m locks while it executes, uniformly over
-its execution time E, and holds every one of them until its commit has
-finished: the commit phase C (log writes, duplexed group-buffer-pool writes)
-is spent holding all k_m locks. The study says as much of Environment 2: "the
-longer the update takes, the longer the locks will be kept". A lock taken at a
-uniform point of E is held h = (E − u) + C, h uniform on [C, C + E]:
+A transaction of member m requests k_m locks while it executes, at a uniform
+point of the last share s of its execution time E (the lock span: s = 1, over
+the whole execution, is Tay's assumption; s < 1, locks taken late, as updates
+come after the reads that find their rows), and holds every one of them until
+its commit has finished: the commit phase C (log writes, the duplexed
+group-buffer-pool writes) is spent holding all k_m locks. The study says as
+much of Environment 2: "the longer the update takes, the longer the locks will
+be kept". With S = s·E, a lock is held h = (S − u) + C, h uniform on [C, C + S]:
 
-    E[h] = C + E/2,    E[h²] = ((C + E)³ − C³) / (3E) = C² + C·E + E²/3
+    E[h] = C + S/2,    E[h²] = ((C + S)³ − C³) / (3S) = C² + C·S + S²/3
 
 By Little's law member j's transactions hold X_j · k_j · E[h_j] locks. Out
 of L lockable items (the effective hot set), a request conflicts with
@@ -19,7 +21,7 @@ their sites:
 
     W_m = k_m · Σ_j (X_j k_j E[h_j]) / L · (E[h_j²] / (2 E[h_j]) + a · rtt_jm)     (s per transaction)
 
-With no commit phase (C = 0) this is Tay's model: R/2 held, R/3 residual
+With no commit phase (C = 0) and s = 1 this is Tay's model: R/2 held, R/3 residual
 (Tay, Goodman and Suri, "Locking performance in centralized databases", ACM
 TODS 10(4), 1985: conflict probability and the R/3 residual; thrashing where
 k² N / L passes a constant). W depends on R, which contains W: the scenario
@@ -42,20 +44,22 @@ def lock_wait(
     lockable_items: float,
     resolution_round_trips: float,
     round_trip: np.ndarray,
+    lock_span: float = 1.0,
 ) -> np.ndarray:
     """Mean lock wait per transaction W_m (s), members × distances (formula in the module docstring).
 
     ``lock_requests`` (M,) per transaction; ``throughput`` (M, D) 1/s;
     ``response_time`` R and ``commit_time`` C (M, D) s, the execution time being E = R − C;
-    ``round_trip`` (M, M, D) s between members' sites.
+    ``round_trip`` (M, M, D) s between members' sites; ``lock_span`` s, the last share of the
+    execution over which locks are taken (0 to 1; 1: Tay's uniform).
     An infinite ``lockable_items`` means no contention.
     """
     if not np.isfinite(lockable_items):
         return np.zeros_like(response_time)
     commit = np.minimum(commit_time, response_time)
-    execution = response_time - commit
+    execution = lock_span * (response_time - commit)  # S: the part of the execution spent holding
     mean_hold = commit + execution / 2
-    second_moment = commit**2 + commit * execution + execution**2 / 3  # ((C + E)³ − C³) / 3E, expanded
+    second_moment = commit**2 + commit * execution + execution**2 / 3  # ((C + S)³ − C³) / 3S, expanded
     residual_hold = np.divide(
         second_moment, 2 * mean_hold, out=np.zeros_like(mean_hold), where=mean_hold > 0
     )

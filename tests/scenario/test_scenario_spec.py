@@ -1,5 +1,7 @@
 """Scenario files: every value read with its unit, every mistake one line naming the key."""
 
+import re
+
 import pytest
 
 from qmodel.errors import InputError
@@ -8,7 +10,10 @@ from qmodel.scenario.spec import load_scenario, parse_distances
 
 GDPS = resolve_scenario("gdps-env2")
 DISTANCE = 'distance = ["0km", "20km", "40km", "70km", "100km"]'
-LOCKS = "[locks]\nlockable_items = 4250.2\nresolution_round_trips = 2\n"
+TEXT = GDPS.read_text(encoding="utf-8")
+LOCKS = re.search(r"\[locks\]\n(?:\w+ = .*\n)+", TEXT)[0]  # the file's [locks] table, fitted values and all
+LOCKABLE = re.search(r"lockable_items = .*\n", TEXT)[0]
+OTHER = re.findall(r'other = ".*"', TEXT)  # G1P1's, G1P2's
 
 
 def broken(tmp_path, old: str, new: str, *more: tuple[str, str]):
@@ -178,7 +183,7 @@ def test_every_refused_distance_is_one_line_and_exit_status_2() -> None:
     ("requests = { LOCK1 = 63.18, GBPP = 71.40, GBPS = 23.81 }\n", "member G1P2.requests"),
     ("sync_reads = 28.46\n", "member G1P2.sync_reads"),
     ("log_writes = 3.92\n", "member G1P2.log_writes"),
-    ('other = "10.33ms"\n', "member G1P2.other"),
+    (OTHER[1] + "\n", "member G1P2.other"),
     ('tpno_share = "78%"\n', "member G1P1.tpno_share"),
 ])
 def test_a_member_without_a_part_of_its_profile_is_refused_naming_it(tmp_path, line, key) -> None:
@@ -199,14 +204,15 @@ def test_a_scenario_without_a_locks_table_is_refused_saying_how_to_write_no_cont
     assert message.startswith("broken.toml: locks = missing") and "lockable_items = inf" in message
 
 
-def test_lockable_items_inf_means_no_lock_contention_and_needs_no_round_trips(tmp_path) -> None:
+def test_lockable_items_inf_means_no_lock_contention_and_needs_no_round_trips_or_span(tmp_path) -> None:
     scenario = load_scenario(broken(tmp_path, LOCKS, "[locks]\nlockable_items = inf\n"))
     assert scenario.lockable_items == float("inf")
 
 
 @pytest.mark.parametrize(("old", "key"), [
-    ("lockable_items = 4250.2\n", "locks.lockable_items"),
+    (LOCKABLE, "locks.lockable_items"),
     ("resolution_round_trips = 2\n", "locks.resolution_round_trips"),
+    (re.search(r"lock_span = .*\n", TEXT)[0], "locks.lock_span"),
 ])
 def test_a_locks_table_missing_a_key_is_refused_naming_it(tmp_path, old, key) -> None:
     assert refusal(broken(tmp_path, old, "")).startswith(f"broken.toml: {key} = missing")
@@ -217,7 +223,7 @@ def test_a_locks_table_missing_a_key_is_refused_naming_it(tmp_path, old, key) ->
 @pytest.mark.parametrize(("old", "new", "start"), [
     ('share = "90%"', 'share = "0,95"', "broken.toml: goal.share = 0,95 "),
     ('think_time = "8.7909s"', 'think_time = "8,8s"', "broken.toml: member G1P1.think_time = 8,8s "),
-    ('other = "4.059ms"', 'other = ""', 'broken.toml: member G1P1.other = "" '),
+    (OTHER[0], 'other = ""', 'broken.toml: member G1P1.other = "" '),
     ('threshold = "150us"', 'threshold = "150 ns"', "broken.toml: conversion.threshold = 150 ns "),
 ])
 def test_a_value_the_unit_dialect_refuses_is_named_with_the_file_as_typed(tmp_path, old, new, start) -> None:
@@ -355,3 +361,15 @@ def test_more_requests_to_a_secondary_than_to_its_primary_do_not_add_up(tmp_path
 def test_a_secondary_as_busy_as_its_primary_loads(tmp_path) -> None:
     path = broken(tmp_path, "GBPS = 23.81 }", "GBPS = 71.40 }")
     assert load_scenario(path).members[0].requests["GBPS"] == 71.40
+
+
+@pytest.mark.parametrize("span", ['"130%"', '"-5%"', '"20ms"'])
+def test_a_lock_span_beyond_the_whole_execution_or_not_a_share_is_refused(tmp_path, span: str) -> None:
+    path = broken(tmp_path, re.search(r"lock_span = .*\n", TEXT)[0], f"lock_span = {span}\n")
+    assert refusal(path).startswith(f"broken.toml: locks.lock_span = {span.strip(chr(34))}")
+
+
+@pytest.mark.parametrize(("span", "value"), [('"25%"', 0.25), ("0.25", 0.25), ('"100%"', 1.0), ("0", 0.0)])
+def test_a_lock_span_is_a_share_of_the_execution(tmp_path, span: str, value: float) -> None:
+    path = broken(tmp_path, re.search(r"lock_span = .*\n", TEXT)[0], f"lock_span = {span}\n")
+    assert load_scenario(path).lock_span == pytest.approx(value)

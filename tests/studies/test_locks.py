@@ -1,4 +1,5 @@
-"""Lock contention (qmodel.studies.locks): Tay's mean-value model with locks held through the commit."""
+"""Lock contention (qmodel.studies.locks): Tay's mean-value model with locks held through the commit,
+taken over the last share (the lock span) of the execution."""
 
 import numpy as np
 from hypothesis import given
@@ -9,7 +10,7 @@ from qmodel.studies.locks import lock_wait
 NO_DISTANCE = np.zeros((2, 2, 1))
 
 
-def wait(response: float, commit: float, lockable: float = 1000.0) -> np.ndarray:
+def wait(response: float, commit: float, lockable: float = 1000.0, span: float = 1.0) -> np.ndarray:
     return lock_wait(
         np.array([50.0, 50.0]),
         np.array([[10.0], [10.0]]),
@@ -18,6 +19,7 @@ def wait(response: float, commit: float, lockable: float = 1000.0) -> np.ndarray
         lockable,
         2,
         NO_DISTANCE,
+        span,
     )
 
 
@@ -44,3 +46,25 @@ def test_a_longer_commit_at_the_same_response_time_means_longer_waits(response, 
 
 def test_no_lockable_limit_means_no_contention() -> None:
     assert (wait(0.040, 0.010, np.inf) == 0).all()
+
+
+def test_locks_taken_over_the_last_share_of_the_execution_are_held_for_that_share_and_the_commit() -> None:
+    # h uniform on [C, C + sE]: X k (C + sE/2) held, residual (C² + C·sE + (sE)²/3) / (2 (C + sE/2))
+    response, commit, span = 0.040, 0.010, 0.25
+    held = commit + span * (response - commit)
+    mean = (commit + held) / 2
+    second = commit**2 + commit * (held - commit) + (held - commit) ** 2 / 3
+    expected = 50 * 2 * (10 * 50 * mean) / 1000 * second / (2 * mean)
+    assert np.allclose(wait(response, commit, span=span), expected)
+
+
+def test_a_span_of_nothing_holds_locks_through_the_commit_alone() -> None:
+    response, commit = 0.040, 0.010
+    assert np.allclose(wait(response, commit, span=0.0), wait(commit, commit))
+
+
+@given(st.floats(0.005, 0.5), st.floats(0.0, 0.9), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_a_longer_lock_span_means_longer_waits(response, commit_share, span, more) -> None:
+    shorter, longer = sorted((span, min(1.0, span + more)))
+    commit = commit_share * response
+    assert (wait(response, commit, span=longer) >= wait(response, commit, span=shorter) * (1 - 1e-12)).all()
