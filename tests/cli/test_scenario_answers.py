@@ -59,24 +59,24 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
     assert "fixed point" not in text
 
 
-SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 110 km on
+SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 230 km on
 
 
 def test_a_run_of_thrashing_distances_gets_one_note_naming_its_ends_and_how_many() -> None:
     text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
     assert text.count("no response time exists") == 1
-    assert "From 110 km to 300 km (20 distances) no response time exists" in text
+    assert "From 230 km to 300 km (8 distances) no response time exists" in text
 
 
 def test_a_run_gives_the_terminals_with_an_answer_at_its_first_and_last_distance() -> None:
     records = json.loads(run([*SWEEP, "--format", "json"]).stdout)["results"]
     fits = {(r["distance_km"], r["member"]): r["terminals_with_answer"] for r in records}
     text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
-    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 110 km and (\d+) in all"
+    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 230 km and (\d+) in all"
                       r" \(G1P1 (\d+), G1P2 (\d+)\) at 300 km still have an answer", text)
     assert found and [int(n) for n in found.groups()] == [
-        fits[km, member] for km in (110, 300) for member in ("all", "G1P1", "G1P2")]
-    assert fits[110, "all"] != fits[300, "all"]  # else the note would give one population
+        fits[km, member] for km in (230, 300) for member in ("all", "G1P1", "G1P2")]
+    assert fits[230, "all"] != fits[300, "all"]  # else the note would give one population
 
 
 @pytest.mark.parametrize("columns", ["80", "60"])
@@ -142,12 +142,12 @@ def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch)
 
 
 def env2_thrashing_far(tmp_path, subchannels: int = 7) -> str:
-    """Environment 2 with half the lockable items, a 375 ms goal and ``subchannels`` per path: it meets
-    the goal until lock contention thrashes, at 89.9 km (68.7 km with one subchannel)."""
+    """Environment 2 with half the lockable items, a 10 s goal and ``subchannels`` per path: it meets
+    the goal until lock contention thrashes, at 117.4 km (107.5 km with one subchannel)."""
     from qmodel.scenario.files import shipped_scenarios
 
     text = shipped_scenarios()["gdps-env2"].read_text(encoding="utf-8")
-    for key, value in (("lockable_items", "2125.1"), ("response_time", '"375ms"'),
+    for key, value in (("lockable_items", "349.2"), ("response_time", '"10s"'),
                        ("subchannels", str(subchannels))):
         text, count = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
         assert count
