@@ -961,9 +961,18 @@ SHARED_SYMBOLS = {
     'io_rate': ('symbols.toml', {'meaning': 'front-end I/O rate', 'unit': '1/s', 'domain': '[0, inf)'}),
     'write_rate': ('symbols.toml', {'meaning': 'write data rate to replicate', 'unit': 'MB/s', 'domain': '[0, inf)'}),
     'target_delayed': ('symbols.toml', {'meaning': 'delayed fraction to stay under', 'unit': 'ratio', 'domain': '(0, 1)', 'default': 0.1}),
+    'random_fraction': ('symbols.toml', {'meaning': 'random I/Os as a fraction of all I/Os', 'unit': 'ratio', 'domain': '[0, 1]'}),
+    'random_write': ('symbols.toml', {'meaning': 'writes as a fraction of random I/Os', 'unit': 'ratio', 'domain': '[0, 1]'}),
+    'sequential_fraction': ('symbols.toml', {'meaning': 'sequential I/Os as a fraction of all I/Os', 'unit': 'ratio', 'domain': '[0, 1]'}),
+    'sequential_write': ('symbols.toml', {'meaning': 'writes as a fraction of sequential I/Os', 'unit': 'ratio', 'domain': '[0, 1]'}),
+    'cycle_cost': ('symbols.toml', {'meaning': 'fixed cost of one consistency-group cycle (CGFT with ample bandwidth)', 'unit': 's', 'domain': '(0, inf)'}),
+    'read_miss_fraction': ('symbols.toml', {'meaning': 'fraction of I/Os that are read misses (backend_load.read_miss_fraction)', 'unit': 'ratio', 'domain': '[0, 1]'}),
+    'drives_per_rank': ('symbols.toml', {'meaning': 'drives per rank', 'unit': '1', 'domain': '[1, inf) integer'}),
+    'drive_service': ('symbols.toml', {'meaning': 'drive time per back-end operation (1 / capability: 240 ops/s is 4.2 ms)', 'unit': 'ms', 'domain': '(0, inf)'}),
 }
 SHARED_CONSTRAINTS = {
     'erlang_stability': ('symbols.toml', {'name': 'offered_load/servers', 'expr': 'offered_load/servers', 'below': 1, 'reason': 'the queue is unstable: offered load must be below the number of servers'}),
     'queue_stability': ('symbols.toml', {'name': 'utilization', 'expr': 'utilization', 'below': 1, 'reason': 'the queue is unstable: arrivals outpace service'}),
     'mmck_capacity': ('symbols.toml', {'name': 'capacity - servers', 'expr': 'capacity - servers', 'at_least': 0, 'reason': 'the system must hold at least the requests in service'}),
+    'mix_adds_up': ('symbols.toml', {'name': '|random_fraction + sequential_fraction - 1|', 'expr': 'Abs(random_fraction + sequential_fraction - 1)', 'at_most': 0.005, 'reason': 'random % and sequential % of I/Os must add up to 100% (within 0.5% for rounding)'}),
 }
