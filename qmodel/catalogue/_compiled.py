@@ -978,6 +978,15 @@ SHARED_SYMBOLS = {
     'read_miss_fraction': ('symbols.toml', {'meaning': 'fraction of I/Os that are read misses (backend_load.read_miss_fraction)', 'unit': 'ratio', 'domain': '[0, 1]'}),
     'drives_per_rank': ('symbols.toml', {'meaning': 'drives per rank', 'unit': '1', 'domain': '[1, inf) integer'}),
     'drive_service': ('symbols.toml', {'meaning': 'drive time per back-end operation (1 / capability: 240 ops/s is 4.2 ms)', 'unit': 'ms', 'domain': '(0, inf)'}),
+    'base_write_rate': ('symbols.toml', {'meaning': 'steady write data rate', 'unit': 'MB/s', 'domain': '[0, inf)'}),
+    'burst_size': ('symbols.toml', {'meaning': 'data written by the burst', 'unit': 'GB', 'domain': '[0, inf)'}),
+    'burst_rate': ('symbols.toml', {'meaning': 'rate at which the burst is written, on top of the steady rate', 'unit': 'GB/s', 'domain': '(0, inf)'}),
+    'drive_capability': ('symbols.toml', {'meaning': 'back-end operations per second one drive sustains (about 240 for a 15K RPM drive)', 'unit': '1/s', 'domain': '(0, inf)', 'default': 240}),
+    'subchannels_per_link': ('symbols.toml', {'meaning': 'subchannels per CF link: 7 for peer links, 2 for older ones', 'unit': '1', 'domain': '[1, inf) integer', 'default': 7}),
+    'measured_subchannels': ('symbols.toml', {'meaning': 'subchannels in use when the delayed fraction was measured (k)', 'unit': '1', 'domain': '[1, inf) integer', 'default': 2}),
+    'async_threshold': ('symbols.toml', {'meaning': 'assumed sync service time above which z/OS converts to async', 'unit': 'us', 'domain': '(0, inf)'}),
+    'sync_writes': ('symbols.toml', {'meaning': 'synchronously remote-copied writes per transaction', 'unit': '1', 'domain': '[0, inf)'}),
+    'subchannel_delayed': ('symbols.toml', {'meaning': 'fraction of CF requests delayed for a subchannel (RMF % delayed requests)', 'unit': 'ratio', 'domain': '(0, 1)'}),
 }
 SHARED_CONSTRAINTS = {
     'erlang_stability': ('symbols.toml', {'name': 'offered_load/servers', 'expr': 'offered_load/servers', 'below': 1, 'reason': 'the queue is unstable: offered load must be below the number of servers'}),
