@@ -47,6 +47,21 @@ class ModelFunction(NamedTuple):
 _ERLANG = {"servers": "1", "offered_load": "1"}
 _MMCK = {"servers": "1", "capacity": "1", "offered_load": "1"}
 
+# The scenario function's outputs: display unit, and what each means after "the scenario's ".
+_SCENARIO_OUTPUTS = {
+    "response_time": ("ms", "mean transaction response time"),
+    "share_within_goal": ("ratio", "share of transactions within the WLM goal time"),
+    "throughput": ("1/s", "transactions per second"),
+    "transactions": ("1", "transactions completed in the interval"),
+    "cpu_of_one_cp": ("ratio", "CPU busy in CPs (RMF APPL%: % of one CP)"),
+    "cpu_busy": ("ratio", "CPU busy as a share of the member's logical CPs"),
+    "delayed_fraction": ("ratio", "share of CF requests delayed for a subchannel"),
+    "path_rate": ("1/s", "CF requests per second on the path (RMF AVG/SEC)"),
+    "converted": ("1", "CF requests converted to async in the interval"),
+    "propagation": ("ms", "propagation every transaction pays"),
+}
+
+
 def _scenario_quantity(**inputs: object) -> dict[str, float]:
     """The scenario solver, imported when a case asks for it (the quick path never does)."""
     from qmodel.scenario.cases import scenario_quantity
@@ -82,23 +97,11 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
     ModelFunction("scenario", "model", _scenario_quantity,
                   {"scenario": "text", "member": "text", "distance": "km", "interval": "s", "cf": "text",
                    "subchannels": "1", "metro_mirror": "text"},
-                  {"response_time": "ms", "share_within_goal": "ratio", "throughput": "1/s",
-                   "transactions": "1", "cpu_of_one_cp": "ratio", "cpu_busy": "ratio",
-                   "delayed_fraction": "ratio", "path_rate": "1/s", "converted": "1", "propagation": "ms"},
+                  {output: unit for output, (unit, _) in _SCENARIO_OUTPUTS.items()},
                   "A shipped scenario solved at one distance: one member's (or all members') results",
                   defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", "")),
-                  meanings=(
-                      ("response_time", "the scenario's mean transaction response time"),
-                      ("share_within_goal", "the scenario's share of transactions within the WLM goal time"),
-                      ("throughput", "the scenario's transactions per second"),
-                      ("transactions", "the scenario's transactions completed in the interval"),
-                      ("cpu_of_one_cp", "the scenario's CPU busy in CPs (RMF APPL%: % of one CP)"),
-                      ("cpu_busy", "the scenario's CPU busy as a share of the member's logical CPs"),
-                      ("delayed_fraction", "the scenario's share of CF requests delayed for a subchannel"),
-                      ("path_rate", "the scenario's CF requests per second on the path (RMF AVG/SEC)"),
-                      ("converted", "the scenario's CF requests converted to async in the interval"),
-                      ("propagation", "the scenario's propagation every transaction pays"),
-                  )),
+                  meanings=tuple((output, f"the scenario's {meaning}")
+                                 for output, (_, meaning) in _SCENARIO_OUTPUTS.items())),
     ModelFunction("burst_suspension", "model", replication.burst_suspension,
                   {"write_rate": "MB/s", "bandwidth": "MB/s", "burst_size": "MB", "burst_rate": "MB/s",
                    "burst_start": "min", "until": "min"},

@@ -72,19 +72,25 @@ def _direction(formula: Formula, output: str, unknown: str) -> int:
 def proven_direction(formula_id: str, output: str, unknown: str) -> int:
     """+1 or −1 where sympy proves the sign of d(output)/d(unknown) on the domains, else 0.
 
-    Only continuous closed forms qualify (no Piecewise, ceiling or catalogue
-    function call, whose jumps or unknown shape a derivative does not see).
+    Only continuous closed forms qualify (no Piecewise, ceiling or call to an
+    algorithm entry, whose jumps or unknown shape a derivative does not see);
+    calls to closed-form function entries (LinksBandwidth) are expanded first.
     Symbols are taken positive or non-negative as their domains say.
     """
     import sympy
 
-    from qmodel.catalogue.symbolic import parsed
+    from qmodel.catalogue.symbolic import parsed, shipped
 
     formula = get_formula(formula_id)
     if formula.model:
         return 0
     entry = parsed(formula_id)
     expr = entry.definition(output, expand_functions=False)
+    context = entry.context or shipped()
+    while closed := {call for call in expr.atoms(sympy.core.function.AppliedUndef)
+                     if not context.by_function[type(call).__name__].algorithm}:
+        expr = expr.xreplace({call: context.function_definition(type(call).__name__)(*call.args)
+                              for call in closed})
     opaque = (sympy.Piecewise, sympy.ceiling, sympy.floor, sympy.core.function.AppliedUndef)
     if any(expr.atoms(kind) for kind in opaque) or entry.symbols[unknown] not in expr.free_symbols:
         return 0

@@ -18,7 +18,16 @@ One case::
     inconsistent = "..."                       # printed values that disagree with each other
     calibrated = "..."                         # the row fits a parameter: not a prediction
 
-An input may take another case's model value: ``read_fraction = { case =
+A case may instead give the value of one input at which an output reaches a
+printed target, solved by the inverse solver (:mod:`qmodel.catalogue.inverse`;
+``qmodel solve ENTRY OUTPUT=TARGET --for INPUT``): its quantity names the
+entry and the input, its ``target`` the output and the value::
+
+    quantity = "cgft.bandwidth"                 # the input solved for
+    target = { cgft = "6s" }                    # the output and the value it reaches
+    inputs = { cycle_cost = "4s", write_rate = "250MB/s" }
+
+An input (or a target) may take another case's model value: ``read_fraction = { case =
 "reads-per-write" }``. A case that uses a calibrated case's value is one of the
 rows that calibration predicts; the report lists them (or says the calibration
 is untested when there are none).
@@ -75,7 +84,7 @@ from qmodel.registry import REGISTRY
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS
 
-_CASE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "note", "slip",
+_CASE_KEYS = {"id", "quantity", "citation", "inputs", "target", "paper", "unit", "tolerance", "note", "slip",
               "recomputed", "inconsistent", "calibrated", "uses"}
 _TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note", "uses"}
 _RULE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "columns", "once", "note",
@@ -102,6 +111,7 @@ class Case:
     calibrated: str = ""
     inconsistent: str = ""
     note: str = ""
+    target: dict[str, Any] = field(default_factory=dict)  # {output: value}: the quantity is an input solved
     uses_values: tuple[str, ...] = field(default=())  # cases whose model values are inputs of this one
     uses_rows: tuple[str, ...] = field(default=())  # calibrated cases whose printed values are inputs
 
@@ -117,10 +127,14 @@ class Case:
 
 
 def quantity_label(quantity: str) -> str:
-    """``entry.output: meaning`` for a catalogue output, ``entry.output: title`` for a model function."""
+    """``entry.output: meaning`` for a catalogue output (``entry.input: meaning`` for an input solved for),
+    ``entry.output: title`` for a model function."""
     entry, _, output = quantity.partition(".")
     if entry in load_catalogue():
-        return f"{quantity}: {get_formula(entry).output(output).meaning}"
+        formula = get_formula(entry)
+        if output in formula.symbols:
+            return f"{quantity}: {formula.symbols[output].meaning}"
+        return f"{quantity}: {formula.output(output).meaning}"
     function = REGISTRY[entry]
     return f"{quantity}: {dict(function.meanings).get(output, function.title)}"
 
@@ -133,6 +147,24 @@ def _output_units(entry: str, where: str) -> dict[str, str]:
         return REGISTRY[entry].outputs
     raise CatalogueError(f"{where}: unknown formula {entry!r}: neither a catalogue entry nor a registered "
                          "model function (qmodel formula list; qmodel.registry)")
+
+
+def _solved_unit(table: dict[str, Any], where: str) -> str:
+    """The unit of the input a ``target`` case solves for, after checking the target names one output
+    of a catalogue entry and the quantity one of its inputs, not given."""
+    entry, _, unknown = table["quantity"].partition(".")
+    target = table["target"]
+    if entry not in load_catalogue():
+        raise CatalogueError(f"{where}: a target needs a catalogue entry to solve, not {entry!r}")
+    formula = get_formula(entry)
+    outputs = [output.name for output in formula.outputs]
+    if not isinstance(target, dict) or len(target) != 1 or next(iter(target)) not in outputs:
+        raise CatalogueError(f"{where}: target must be {{ OUTPUT = value }} for one output of {entry}: "
+                             f"{', '.join(outputs)}")
+    if unknown not in formula.symbols or unknown in table.get("inputs", {}):
+        raise CatalogueError(f"{where}: with a target, the quantity names the input of {entry} solved for, "
+                             f"left out of the inputs: one of {', '.join(formula.symbols)}")
+    return formula.symbols[unknown].unit
 
 
 def _default_unit(quantity: str, where: str) -> str:
@@ -154,8 +186,9 @@ def _paper(value: Any, where: str) -> tuple[float, float]:
     raise CatalogueError(f"{where}: paper must be a number or [low, high], not {value!r}")
 
 
-def _references(inputs: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(value["case"] for value in inputs.values() if isinstance(value, dict) and "case" in value)
+def _references(*values: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(value["case"] for given in values for value in given.values()
+                 if isinstance(value, dict) and "case" in value)
 
 
 def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str, ...] = ()) -> Case:
@@ -176,7 +209,8 @@ def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str
         raise CatalogueError(f"{where}: tolerance must be {{ relative = x }} or {{ absolute = x }}")
     if ("slip" in table) != ("recomputed" in table):
         raise CatalogueError(f"{where}: 'slip' and 'recomputed' go together")
-    default_unit = _default_unit(table["quantity"], where)
+    default_unit = (_solved_unit(table, where) if "target" in table
+                    else _default_unit(table["quantity"], where))
     unit = table.get("unit") or default_unit
     if unit not in UNITS:
         raise CatalogueError(f"{where}: unknown unit {unit!r}")
@@ -192,7 +226,8 @@ def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str
         tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
         slip=table.get("slip", ""), recomputed=table.get("recomputed"),
         calibrated=table.get("calibrated", ""), inconsistent=table.get("inconsistent", ""),
-        note=table.get("note", ""), uses_values=_references(inputs), uses_rows=uses_rows,
+        note=table.get("note", ""), target=dict(table.get("target", {})),
+        uses_values=_references(inputs, table.get("target", {})), uses_rows=uses_rows,
     )
 
 

@@ -64,9 +64,14 @@ def _typed(value: Any, computed: dict[str, float], cases: dict[str, Case]) -> An
     return value
 
 
-def compute(case: Case, inputs: dict[str, Any] | None = None) -> float:
-    """The model's value for a case, in the case's unit (``inputs`` with references resolved)."""
+def compute(case: Case, inputs: dict[str, Any] | None = None, target: dict[str, Any] | None = None) -> float:
+    """The model's value for a case, in the case's unit (``inputs`` and ``target`` with references resolved).
+
+    A case with a target gives the input its quantity names at which the target's output reaches
+    the target's value (the inverse solver, :func:`qmodel.catalogue.inverse.solve`).
+    """
     inputs = case.inputs if inputs is None else inputs
+    target = case.target if target is None else target
     entry_id, _, output = case.quantity.partition(".")
     if entry_id not in load_catalogue():
         outputs = call(entry_id, inputs, f"{case.casebook}: case {case.id!r}")
@@ -78,6 +83,13 @@ def compute(case: Case, inputs: dict[str, Any] | None = None) -> float:
             raise CatalogueError(f"{case.casebook}: case {case.id!r}: {name!r} is not an input "
                                  f"of {entry_id}")
         values[name] = parse_value(name, value, formula.symbols[name].unit)
+    if target:
+        from qmodel.catalogue.inverse import solve
+
+        (reached, value), = target.items()
+        solution = solve(formula, reached, parse_value(reached, value, formula.output(reached).unit), output,
+                         values)
+        return float(solution.value) * UNITS[formula.symbols[output].unit].to_si / UNITS[case.unit].to_si
     result = calc(entry_id, **values)
     model_unit = UNITS[formula.output(output).unit]
     return float(result.outputs[output]) * model_unit.to_si / UNITS[case.unit].to_si
@@ -131,7 +143,8 @@ def judge_all(cases: list[Case]) -> list[CaseResult]:
             return
         try:
             inputs = {name: _typed(value, computed, by_id) for name, value in case.inputs.items()}
-            computed[case.id] = compute(case, inputs)
+            target = {name: _typed(value, computed, by_id) for name, value in case.target.items()}
+            computed[case.id] = compute(case, inputs, target)
         except InputError as error:
             computed[case.id] = float("nan")
             refused[case.id] = f"model refused: {error}"

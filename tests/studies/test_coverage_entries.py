@@ -78,18 +78,6 @@ def test_striped_drives_match_a_faster_device_at_the_ratio_of_their_rates() -> N
     assert float(result.advantage) == pytest.approx(1.2)
 
 
-def test_cgft_bandwidth_inverts_the_cgft_entry() -> None:
-    # global-mirror-ds8000-2009: 6 s at 250 MB/s with a 4 s cycle cost is a link at 1/3, 750 MB/s.
-    bandwidth = float(calc("cgft_bandwidth", observed_cgft=6, cycle_cost=4, write_rate=250).bandwidth)
-    assert bandwidth == pytest.approx(750)
-    assert float(calc("cgft", cycle_cost=4, write_rate=250, bandwidth=bandwidth).cgft) == pytest.approx(6)
-
-
-def test_cgft_bandwidth_refuses_a_cgft_at_or_below_the_cycle_cost() -> None:
-    with pytest.raises(InputError, match="cycle_cost"):
-        calc("cgft_bandwidth", observed_cgft=3, cycle_cost=4, write_rate=250)
-
-
 def test_two_gigabit_lines_carry_237_mb_s_of_tcp_payload() -> None:
     # 2 × 125 MB/s on the wire × 1,460 / 1,538 bytes of payload per frame.
     result = calc("ip_link", lines=2, line_rate=125, write_rate=250)

@@ -160,3 +160,57 @@ def test_validate_csv_carries_the_citations() -> None:
     header = result.output.splitlines()[0]
     assert header.startswith("casebook,case,quantity,paper,model,unit,deviation,verdict")
     assert "6882 / 300 = 22.94" in result.output
+
+
+SOLVE = 'quantity = "cgft.bandwidth"\ninputs = { cycle_cost = "4s", write_rate = "250MB/s" }\n'
+
+
+def test_a_target_case_gives_the_input_at_which_the_output_reaches_the_target(tmp_path) -> None:
+    # global-mirror-ds8000-2009 §4.3: a 6 s CGFT at 250 MB/s with a 4 s cycle cost is a link at 1/3.
+    result = verdict_of(tmp_path, 'target = { cgft = "6s" }\npaper = 750\ntolerance = { relative = 1e-9 }\n',
+                        SOLVE)
+    assert result.verdict == "ok"
+    assert result.case.unit == "MB/s"
+    assert result.computed == pytest.approx(750, rel=1e-9)
+
+
+def test_a_target_case_is_computed_in_the_case_unit(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'target = { cgft = "6000ms" }\nunit = "GB/s"\npaper = 0.75\n'
+                                  "tolerance = { relative = 1e-9 }\n", SOLVE)
+    assert result.computed == pytest.approx(0.75, rel=1e-9)
+
+
+def test_a_case_may_take_a_solved_case_value(tmp_path) -> None:
+    path = casebook(tmp_path, '[[case]]\nid = "fit"\ncitation = "§1"\n' + SOLVE
+                    + 'target = { cgft = "6s" }\ncalibrated = "fitted on 6 s"\ntolerance = { relative = 0 }\n'
+                    '[[case]]\nid = "back"\ncitation = "§2"\nquantity = "cgft.cgft"\n'
+                    'inputs = { cycle_cost = "4s", write_rate = "250MB/s", bandwidth = { case = "fit" } }\n'
+                    "paper = 6\ntolerance = { relative = 1e-9 }\n")
+    fit, back = run_casebooks([str(path)])
+    assert back.verdict == "ok" and back.case.depends_on == ("fit",)
+    assert fit.predicts == ("back",)
+
+
+def test_a_target_the_model_cannot_reach_is_a_miss_that_says_why(tmp_path) -> None:
+    result = verdict_of(tmp_path, 'target = { cgft = "3s" }\npaper = 750\ntolerance = { relative = 0.01 }\n',
+                        SOLVE)
+    assert result.verdict == "miss" and not result.explained
+    assert "not reachable" in result.remark
+
+
+@pytest.mark.parametrize(("quantity", "target", "message"), [
+    (SOLVE, 'target = { utilisation = 0.5 }', "target must be { OUTPUT = value } for one output of cgft"),
+    (SOLVE, 'target = { cgft = "6s", utilization = 0.5 }', "target must be"),
+    ('quantity = "cgft.utilization"\ninputs = { cycle_cost = "4s", write_rate = "250MB/s" }\n',
+     'target = { cgft = "6s" }', "the quantity names the input of cgft solved for"),
+    ('quantity = "cgft.bandwidth"\ninputs = { cycle_cost = "4s", write_rate = 250, bandwidth = 700 }\n',
+     'target = { cgft = "6s" }', "left out of the inputs"),
+    ('quantity = "distance_slope.slope"\ninputs = { round_trips = 1 }\n', 'target = { intercept = 1 }',
+     "a target needs a catalogue entry to solve"),
+])
+def test_a_malformed_target_case_is_refused_when_the_casebook_loads(tmp_path, quantity, target,
+                                                                    message) -> None:
+    path = casebook(tmp_path, f'[[case]]\nid = "c"\ncitation = "§1"\n{quantity}{target}\n'
+                              "paper = 1\ntolerance = { relative = 0.01 }\n")
+    with pytest.raises(CatalogueError, match=message.replace("{", r"\{").replace("}", r"\}")):
+        load_casebook(path)
