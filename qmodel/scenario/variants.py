@@ -306,11 +306,12 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
             if fits is not None:
                 members_now = rows[0][1].members
                 each = ", ".join(f"{m.name} {fit}" for m, fit in zip(members_now, fits, strict=True))
+                others = [remedy for remedy in solved.remedies(place) if remedy != "fewer terminals"]
                 errors[row] = InputError(
                     "lock contention",
                     f"thrashing with {sum(m.terminals for m in members_now)} terminals in all",
-                    f"at most {sum(fits)} terminals in all ({each}) at this distance, more subchannels or a"
-                    " shorter distance",
+                    f"at most {sum(fits)} terminals in all ({each}) at this distance"
+                    + "".join(f", or {remedy}" for remedy in others),
                     reason=f"{THRASHING}: no response time",
                 )
     titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]

@@ -268,3 +268,11 @@ def test_result_headers_are_spelt_as_the_scenario_table_spells_them() -> None:
 def test_a_cell_error_names_the_path_once_where_the_column_names_it() -> None:
     _, _, err = variants("distance,path.G1P2.CF1.subchannels\n20km,0\n")
     assert "row 1: column path.G1P2.CF1.subchannels = 0;" in err
+
+
+def test_a_thrashing_row_names_only_the_remedies_that_apply_there() -> None:
+    # Tay's uniform holding (span 100%) thrashes Environment 2 at 70 km, where its subchannels wait for
+    # nothing: fewer terminals or a shorter distance, not more subchannels
+    status, _, err = variants("locks.lock_span,distance\n100%,70km\n")
+    assert status == 1 and "row 1:" in err
+    assert err.strip().endswith("at this distance, or a shorter distance")
