@@ -12,6 +12,12 @@ only if it stays above the plain step and below the ceiling (it can never jump
 past a fixed point the plain iteration would reach). An element that passes the
 ceiling, or is not finite, has no fixed point below it: it is reported, never
 given a number.
+
+The elements of one problem are coupled (each member's response time sets the
+others' lock waits), so a problem settles only when every one of its elements
+has: an element frozen while its partners still move would hold the partners
+off their own fixed point by its last step. With ``independent_columns`` each
+column is one problem; otherwise the whole array is.
 """
 
 from __future__ import annotations
@@ -57,15 +63,21 @@ def iterate(
 ) -> FixedPoint:
     """Solve x = update(x) element-wise from ``start`` (below the fixed point), in ``update``'s units.
 
-    Converged where the step is below ``tolerance`` relative to the value;
-    diverged where the value passes ``ceiling``; an element that does neither
-    within ``max_iterations`` is in neither mask (see :meth:`FixedPoint.settled`).
-    With ``independent_columns`` the problems along the last axis do not interact:
-    ``update(values, columns)`` is called with only the columns still moving.
+    Converged where every element of the problem steps less than ``tolerance`` relative to its value;
+    diverged where one passes ``ceiling``; a problem that does neither within ``max_iterations`` is in
+    neither mask (see :meth:`FixedPoint.settled`). With ``independent_columns`` the problems along the
+    last axis do not interact: ``update(values, columns)`` is called with only the columns still moving.
     """
     current = np.array(start, float)
     settled = np.zeros(current.shape, dtype=bool)
     diverged = np.zeros(current.shape, dtype=bool)
+
+    def together(flags: np.ndarray, combine: Callable[..., np.ndarray]) -> np.ndarray:
+        """``flags`` combined over each problem (a column, or the whole array), spread to its elements."""
+        if not independent_columns:
+            return np.full(flags.shape, bool(combine(flags)))
+        columns = flags.reshape(-1, flags.shape[-1])
+        return np.broadcast_to(combine(columns, axis=0), columns.shape).reshape(flags.shape)
 
     def advance(values: np.ndarray) -> np.ndarray:
         if not independent_columns:
@@ -87,9 +99,10 @@ def iterate(
             proposal = np.where(useful, extrapolated, twice)
         frozen = settled | diverged
         proposal = np.where(frozen, current, proposal)
-        newly_diverged = ~frozen & (~np.isfinite(proposal) | (proposal > ceiling))
+        newly_diverged = ~frozen & together(~np.isfinite(proposal) | (proposal > ceiling), np.any)
         step = np.abs(proposal - current)
-        newly_settled = ~frozen & ~newly_diverged & (step <= tolerance * np.maximum(np.abs(proposal), 1e-300))
+        small = step <= tolerance * np.maximum(np.abs(proposal), 1e-300)
+        newly_settled = ~frozen & ~newly_diverged & together(small, np.all)
         diverged |= newly_diverged
         settled |= newly_settled
         current = np.where(newly_diverged, current, proposal)
