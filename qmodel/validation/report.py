@@ -32,7 +32,7 @@ DEVIATION_NOTE = ("deviation = model − paper: in % of the paper value where th
                   "that are themselves in %); 0 when the model falls inside a printed range. A "
                   "calibration lists the cases that use its fitted value.")
 FIELDS = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict", "tolerance",
-          "explained", "citation", "remark", "predicts", "uses")
+          "explained", "citation", "remark", "predicts", "uses", "deviation_value", "deviation_unit")
 
 
 def _with_unit(text: str, unit: str) -> str:
@@ -64,6 +64,16 @@ def deviation_text(result: CaseResult) -> str:
         decimals = _decimals(case.tolerance) + 1
         return _absolute(_signed(result.deviation, decimals), case.unit)
     return _absolute("0" if result.deviation == 0 else f"{result.deviation:+.4g}", case.unit)
+
+
+def deviation_value(result: CaseResult) -> tuple[float, str]:
+    """The deviation as a number for a spreadsheet, and its unit: % of the paper value where the
+    tolerance is relative, else the quantity's unit (pt for a quantity itself in %); NaN where the
+    model gives no value."""
+    case = result.case
+    if case.relative:
+        return result.deviation * 100, "%"
+    return result.deviation, "pt" if case.unit == "%" else case.unit
 
 
 def _absolute(text: str, unit: str) -> str:
@@ -103,7 +113,12 @@ def record(result: CaseResult) -> dict[str, Any]:
             "deviation": deviation_text(result),
             "verdict": result.verdict, "tolerance": tolerance_text(result), "explained": result.explained,
             "citation": case.citation, "remark": result.remark, "predicts": " ".join(result.predicts),
-            "uses": " ".join(case.depends_on)}
+            "uses": " ".join(case.depends_on), **_deviation_fields(result)}
+
+
+def _deviation_fields(result: CaseResult) -> dict[str, Any]:
+    value, unit = deviation_value(result)
+    return {"deviation_value": "" if math.isnan(value) else value, "deviation_unit": unit}
 
 
 def _json_values(result: CaseResult) -> dict[str, Any]:
@@ -112,8 +127,9 @@ def _json_values(result: CaseResult) -> dict[str, Any]:
     low, high = result.case.paper
     paper = None if math.isnan(low) else (low if low == high else [low, high])
     model = None if math.isnan(result.computed) else float(result.computed)
+    value = deviation_value(result)[0]
     return {"paper": paper, "model": model, "predicts": list(result.predicts),
-            "uses": list(result.case.depends_on)}
+            "uses": list(result.case.depends_on), "deviation_value": None if math.isnan(value) else value}
 
 
 def totals(results: list[CaseResult]) -> dict[str, int]:

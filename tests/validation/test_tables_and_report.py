@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -207,6 +208,18 @@ def test_csv_and_json_carry_the_same_fields(tmp_path) -> None:
     assert tuple(payload["cases"][0]) == FIELDS
     assert [row["deviation"] for row in rows] == [case["deviation"] for case in payload["cases"]]
     assert payload["summary"].startswith("Of 2 predictions, 2 agree within their tolerance")
+
+
+def test_csv_and_json_give_the_deviation_as_a_number_with_its_unit_for_spreadsheets(tmp_path) -> None:
+    path = str(casebook(tmp_path, TABLE))
+    table = CliRunner().invoke(cli, ["validate", path, "--format", "csv"]).output
+    rows = list(csv.DictReader(io.StringIO(table)))
+    cases = json.loads(CliRunner().invoke(cli, ["validate", path, "--format", "json"]).output)["cases"]
+    for row, case in zip(rows, cases, strict=True):
+        shown = float(re.match(r"[-+]?[\d.]+", row["deviation"])[0])  # the text, rounded for reading
+        assert float(row["deviation_value"]) == pytest.approx(shown, abs=1e-3)
+        assert case["deviation_value"] == pytest.approx(float(row["deviation_value"]))
+        assert row["deviation_unit"] == case["deviation_unit"] == "ms"
 
 
 def test_the_report_has_a_legend_a_quotable_summary_and_fits_80_columns(monkeypatch) -> None:
