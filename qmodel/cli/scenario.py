@@ -306,7 +306,7 @@ def _thrashing_notes(spec, result) -> list[str]:
             f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
         if kind == "disk":
             notes.append(f"{where} the volumes cannot carry the I/O (IOSQ grows without end):"
-                         " add volumes or PAV aliases.")
+                         f" {VOLUMES_WAY_OUT}.")
             continue
         answer = _terminals(spec, result.terminals_with_answer(first))
         if result.terminals_with_answer(last) != result.terminals_with_answer(first):
@@ -318,6 +318,9 @@ def _thrashing_notes(spec, result) -> list[str]:
             f" up to {answer} still have an answer. {_sentence(_either(kind))} give one back."
         )
     return notes
+
+
+VOLUMES_WAY_OUT = "add volumes or PAV aliases"  # where the volumes cannot carry the I/O
 
 
 def _km(result, index: int) -> str:
@@ -383,7 +386,7 @@ def _shown(value: float | None) -> float | None:
 def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     import math
 
-    from qmodel.scenario.goal import TOLERANCE, max_distance
+    from qmodel.scenario.goal import SATURATED, TOLERANCE, max_distance
     from qmodel.scenario.result import BREAKDOWN_MEANING
     from qmodel.units import UNITS, parse_value
 
@@ -396,10 +399,12 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(spec.goal_time * 1e3, 'ms')}"
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km: "
-        text += (
-            f"lock contention thrashes there ({_either(answer.remedies)} give one back)."
-            if answer.component == "thrashing" else f"{answer.member} has {answer.share:.1%} within it."
-        )
+        if answer.component == "thrashing":
+            text += f"lock contention thrashes there ({_either(answer.remedies)} give one back)."
+        elif answer.component == SATURATED:
+            text += f"the volumes cannot carry the I/O there ({VOLUMES_WAY_OUT})."
+        else:
+            text += f"{answer.member} has {answer.share:.1%} within it."
     elif not answer.member:
         text = (
             f"The goal ({goal}) holds at every distance searched, up to {_unit(answer.searched / 1e3, 'km')}:"
@@ -409,6 +414,11 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
         text = (
             f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
             f" lock contention thrashes ({_either(answer.remedies)} give one back)."
+        )
+    elif answer.component == SATURATED:
+        text = (
+            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
+            f" the volumes cannot carry the I/O ({VOLUMES_WAY_OUT})."
         )
     else:
         text = (

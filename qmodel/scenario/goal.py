@@ -19,6 +19,8 @@ STRIDE = 8  # a round solves every 8th distance of its grid, then only the stret
 # short response time, reached in a few iterations; only distances near thrashing are slow
 ITERATIONS = 60
 
+SATURATED = "saturated volumes"  # the culprit where the volumes cannot carry the I/O (IOSQ unbounded)
+
 
 class GoalSeek(NamedTuple):
     """The answer: the largest distance (m) keeping the goal, the member that breaks it past there and why.
@@ -136,9 +138,11 @@ def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioR
 
 
 def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) -> tuple[str, str, float]:
-    """(member, component, share) of the member with the lowest share at column ``index`` of ``result``."""
+    """(member, component, share) of the member with the lowest share at column ``index`` of ``result``;
+    where no response time exists, the component says why: "saturated volumes" or "thrashing"."""
     if result.thrashing[index]:
-        return "all", "thrashing", float("nan")
+        disk = result.disk_saturated is not None and bool(result.disk_saturated[index])
+        return "all", SATURATED if disk else "thrashing", float("nan")
     m = int(np.nanargmin(result.share_within_goal[:, index]))
     if base is None:
         return result.members[m], "", float(result.share_within_goal[m, index])
