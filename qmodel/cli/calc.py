@@ -15,7 +15,7 @@ from qmodel.cli.common import (
 )
 from qmodel.errors import InputError
 from qmodel.output import render
-from qmodel.units import parse_list, refuse_decimal_comma, split_range
+from qmodel.units import parse_list, split_range
 
 
 def _symbol_units(entry) -> dict[str, str]:
@@ -217,9 +217,7 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
     unit = entry.symbols[name].unit
     span_ends = split_range(vary, span)
     if span_ends is None:
-        values = np.asarray(parse_list(name, span, unit))
-        if not entry.symbols[name].domain.integer:
-            refuse_decimal_comma(name, span)
+        values = np.asarray(_lists(entry, (vary,))[name])
     else:
         steps = parse_value("--steps", steps_text, "1")
         if not (steps >= 2 and steps == int(steps)):
