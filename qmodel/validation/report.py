@@ -73,13 +73,18 @@ def deviation_value(result: CaseResult) -> tuple[float, str]:
     case = result.case
     if case.relative:
         return result.deviation * 100, "%"
-    return result.deviation, "pt" if case.unit == "%" else case.unit
+    return result.deviation, _absolute_unit(case.unit)
+
+
+def _absolute_unit(unit: str) -> str:
+    """The unit of an absolute deviation or tolerance: a difference of percentages is in points (pt), so
+    it never reads like a relative deviation in %."""
+    return "pt" if unit == "%" else unit
 
 
 def _absolute(text: str, unit: str) -> str:
-    """An absolute deviation or tolerance: a difference of percentages is in points (pt), so it never
-    reads like a relative deviation in %."""
-    return f"{text} pt" if unit == "%" else _with_unit(text, unit)
+    """An absolute deviation or tolerance with its unit (:func:`_absolute_unit`)."""
+    return _with_unit(text, _absolute_unit(unit))
 
 
 def tolerance_text(result: CaseResult) -> str:
