@@ -92,6 +92,7 @@ class ScenarioResult:
         totals = self.total_response_time, self.total_throughput, self.total_share_within_goal
         records = []
         for d in range(self.distances.size):
+            fits = self.terminals_with_answer(d)
             for m, member in enumerate(self.members):
                 paths = {cf: f"{member}→{cf}" for cf in cfs if f"{member}→{cf}" in self.delayed_fraction}
                 records.append(
@@ -107,6 +108,7 @@ class ScenarioResult:
                         {name: value[m, d] for name, value in self.breakdown.items()},
                         {cf: (self.delayed_fraction[p][d], self.path_rate[p][d]) for cf, p in paths.items()},
                         cfs,
+                        None if fits is None else fits[m],
                     )
                 )
             if len(self.members) > 1:
@@ -127,12 +129,13 @@ class ScenarioResult:
                         {cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in paths])
                          for cf, paths in paths_to.items()},
                         cfs,
+                        None if fits is None else sum(fits),
                     )
                 )
         return records
 
     def _record(
-        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs
+        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs, fits
     ) -> dict:
         record = {
             "distance_km": number(self.distances[d] / 1e3),
@@ -150,9 +153,6 @@ class ScenarioResult:
             record[f"{cf}_delayed_pct"] = number(delayed * 100)
             record[f"{cf}_requests_per_s"] = number(rate)
         record["thrashing"] = bool(self.thrashing[d])
-        fits = self.terminals_with_answer(d)
-        if fits is not None:
-            fits = sum(fits) if member == "all" else fits[self.members.index(member)]
         record["terminals_with_answer"] = fits
         return record
 

@@ -413,8 +413,8 @@ class _Reader:
 def _share_advice(text: object) -> tuple[str, str]:
     """(allowed, reason) for a share above 100%: a bare 95 is advised as 95% or 0.95."""
     number = text if isinstance(text, (int, float)) else None
-    if isinstance(text, str) and (split := split_number(text)) and not split[1]:
-        number = float(split[0])
+    if isinstance(text, str) and (bare := bare_number(text)) is not None:
+        number = float(bare)
     if number is not None and number <= 100:
         return f"a share up to 100%: {number:g}% or {number / 100:g}", "a bare share is a fraction of 1"
     return "a share up to 100%, e.g. 95% or 0.95", "above 100%"
