@@ -34,14 +34,14 @@ import numpy as np
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
-from qmodel.output import check_output_path
+from qmodel.output import SIGNIFICANT, check_output_path
 from qmodel.units import UNITS, parse_value, unit_named, with_unit
 
 # a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
 _DELIMITERS = (",", ";", "\t")
 _WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")  # .xlsx/.ods (zip), .xls (OLE)
-_RESULT_PRECISION = "%.12g"
+_RESULT_PRECISION = f"%.{SIGNIFICANT}g"
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ SIGNIFICANT = 12  # digits of a float in CSV and JSON: more than any input has, 
 
 def exact_enough(value: float) -> float:
     """A float rounded to :data:`SIGNIFICANT` digits (6.0, not 5.999999999999999), -0.0 as 0."""
-    return float(f"{value + 0.0:.{SIGNIFICANT}g}") + 0.0
+    return float(f"{value:.{SIGNIFICANT}g}") + 0.0
 
 
 def format_number(value: Any) -> str:

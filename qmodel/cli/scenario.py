@@ -128,7 +128,7 @@ def scenario(
 
     Exit status 1 when lock contention thrashes (or the volumes cannot carry the I/O) at some distance:
     the other distances are still shown, as --variants still writes its other rows."""
-    from qmodel.scenario.files import resolve_scenario
+    from qmodel.scenario.files import resolve_scenario, shipped_folder
     from qmodel.scenario.spec import load_scenario
 
     _refuse_unused(ctx, variants_csv, max_distance, distance_text)
@@ -139,10 +139,10 @@ def scenario(
     try:
         path = resolve_scenario(scenario_file)
     except InputError as error:  # say where the shipped ones are, to copy and edit
-        raise InputError(error.parameter, error.value, f"{error.allowed} (files in {_shipped_folder()};"
+        raise InputError(error.parameter, error.value, f"{error.allowed} (files in {shipped_folder()};"
                          " qmodel scenario --list)", reason=error.reason) from None
     if variants_csv is not None:
-        if distance_text is not None or max_distance or plot_path or points is not None:
+        if distance_text is not None or max_distance or plot_path:
             raise InputError("--variants", variants_csv, "--variants alone (each row gives its distance)")
         if fmt != "table":
             raise InputError("--format", fmt, "no --format with --variants (it writes the rows as CSV)")
@@ -151,7 +151,7 @@ def scenario(
         ctx.exit(run_variant_files(path, variants_csv, output_csv))
     spec = load_scenario(path)
     if max_distance:
-        if distance_text is not None or plot_path or points is not None:
+        if distance_text is not None or plot_path:
             raise InputError(
                 "--max-distance", "with --distance, --points or --plot", "--max-distance alone (it searches)"
             )
@@ -177,12 +177,6 @@ def scenario(
         if fmt != "table":  # the table's notes say it; CSV and JSON carry it in their rows only
             click.echo(_thrashing_line(result), err=True)
         ctx.exit(1)
-
-
-def _shipped_folder() -> str:
-    from qmodel.scenario.files import shipped_scenarios
-
-    return str(next(iter(shipped_scenarios().values())).parent)
 
 
 def _list_shipped(ctx: click.Context) -> None:
@@ -308,9 +302,10 @@ def _thrashing_notes(spec, result) -> list[str]:
             notes.append(f"{where} the volumes cannot carry the I/O (IOSQ grows without end):"
                          f" {VOLUMES_WAY_OUT}.")
             continue
-        answer = _terminals(spec, result.terminals_with_answer(first))
-        if result.terminals_with_answer(last) != result.terminals_with_answer(first):
-            answer += (f" at {_km(result, first)} and {_terminals(spec, result.terminals_with_answer(last))}"
+        at_first, at_last = result.terminals_with_answer(first), result.terminals_with_answer(last)
+        answer = _terminals(spec, at_first)
+        if at_last != at_first:
+            answer += (f" at {_km(result, first)} and {_terminals(spec, at_last)}"
                        f" at {_km(result, last)}")
         notes.append(
             f"{where} no response time exists: lock contention thrashes ({THRASHING}) with"
@@ -318,6 +313,18 @@ def _thrashing_notes(spec, result) -> list[str]:
             f" up to {answer} still have an answer. {_sentence(_either(kind))} give one back."
         )
     return notes
+
+
+def _no_answer(component: str, remedies: tuple[str, ...]):
+    """Where the goal breaks for want of any response time, why, with what gives one back: a function
+    of where ("" or " there"); None where the goal breaks on its share."""
+    from qmodel.scenario.goal import SATURATED
+
+    if component == "thrashing":
+        return lambda there: f"lock contention thrashes{there} ({_either(remedies)} give one back)"
+    if component == SATURATED:
+        return lambda there: f"the volumes cannot carry the I/O{there} ({VOLUMES_WAY_OUT})"
+    return None
 
 
 VOLUMES_WAY_OUT = "add volumes or PAV aliases"  # where the volumes cannot carry the I/O
@@ -386,7 +393,7 @@ def _shown(value: float | None) -> float | None:
 def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     import math
 
-    from qmodel.scenario.goal import SATURATED, TOLERANCE, max_distance
+    from qmodel.scenario.goal import TOLERANCE, max_distance
     from qmodel.scenario.result import BREAKDOWN_MEANING
     from qmodel.units import UNITS, parse_value
 
@@ -397,29 +404,19 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     # to 0.1 km, rounded down: the goal is known to hold there (the search is good to TOLERANCE, 50 m)
     km = None if answer.distance != answer.distance else math.floor(answer.distance / 100) / 10
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(spec.goal_time * 1e3, 'ms')}"
+    no_answer = _no_answer(answer.component, answer.remedies)
     if km is None:
-        text = f"The goal ({goal}) is not met even at 0 km: "
-        if answer.component == "thrashing":
-            text += f"lock contention thrashes there ({_either(answer.remedies)} give one back)."
-        elif answer.component == SATURATED:
-            text += f"the volumes cannot carry the I/O there ({VOLUMES_WAY_OUT})."
-        else:
-            text += f"{answer.member} has {answer.share:.1%} within it."
+        text = f"The goal ({goal}) is not met even at 0 km: " + (
+            no_answer(" there") + "." if no_answer
+            else f"{answer.member} has {answer.share:.1%} within it.")
     elif not answer.member:
         text = (
             f"The goal ({goal}) holds at every distance searched, up to {_unit(answer.searched / 1e3, 'km')}:"
             " the largest distance is beyond it (a larger --up-to searches further)."
         )
-    elif answer.component == "thrashing":
-        text = (
-            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
-            f" lock contention thrashes ({_either(answer.remedies)} give one back)."
-        )
-    elif answer.component == SATURATED:
-        text = (
-            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists:"
-            f" the volumes cannot carry the I/O ({VOLUMES_WAY_OUT})."
-        )
+    elif no_answer:
+        text = (f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists: "
+                + no_answer("") + ".")
     else:
         text = (
             f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it {answer.member} falls below"
