@@ -79,18 +79,13 @@ def proven_direction(formula_id: str, output: str, unknown: str) -> int:
     """
     import sympy
 
-    from qmodel.catalogue.symbolic import parsed, shipped
+    from qmodel.catalogue.symbolic import parsed
 
     formula = get_formula(formula_id)
     if formula.model:
         return 0
     entry = parsed(formula_id)
-    expr = entry.definition(output, expand_functions=False)
-    context = entry.context or shipped()
-    while closed := {call for call in expr.atoms(sympy.core.function.AppliedUndef)
-                     if not context.by_function[type(call).__name__].algorithm}:
-        expr = expr.xreplace({call: context.function_definition(type(call).__name__)(*call.args)
-                              for call in closed})
+    expr = entry.definition(output, expand_functions="closed")
     opaque = (sympy.Piecewise, sympy.ceiling, sympy.floor, sympy.core.function.AppliedUndef)
     if any(expr.atoms(kind) for kind in opaque) or entry.symbols[unknown] not in expr.free_symbols:
         return 0

@@ -30,17 +30,20 @@ class ParsedFormula:
     identities: tuple[sympy.Expr, ...] = ()  # the ``identity`` properties' expressions, in order
     context: SymbolicCatalogue | None = field(default=None, compare=False, repr=False)
 
-    def definition(self, output: str, expand_functions: bool = True) -> sympy.Expr:
+    def definition(self, output: str, expand_functions: bool | str = True) -> sympy.Expr:
         """The output as an expression of the inputs only.
 
         Earlier outputs are substituted in; with ``expand_functions`` the calls
         to function entries (ErlangC, WritePenalty, ...) are replaced by their
-        textbook definitions, which is what the 50-digit cross-check evaluates.
+        textbook definitions, which is what the 50-digit cross-check evaluates;
+        with ``expand_functions="closed"`` only the calls to closed-form entries
+        (LinksBandwidth), not those to algorithm entries.
         """
         return self.expand(self.outputs[output], expand_functions)
 
-    def expand(self, expr: sympy.Expr, expand_functions: bool) -> sympy.Expr:
-        """``expr`` with earlier outputs substituted in (and function calls expanded, if asked)."""
+    def expand(self, expr: sympy.Expr, expand_functions: bool | str) -> sympy.Expr:
+        """``expr`` with earlier outputs substituted in (and function calls expanded, if asked: all, or
+        with ``"closed"`` those to entries that are not algorithms)."""
         earlier = {sympy.Symbol(name): value for name, value in self.outputs.items()}
         for _ in range(len(earlier)):
             expanded = expr.xreplace(earlier)
@@ -48,11 +51,16 @@ class ParsedFormula:
                 break
             expr = expanded
         context = self.context or shipped()
-        while expand_functions and expr.atoms(sympy.core.function.AppliedUndef):
+
+        def expandable(node: sympy.Basic) -> bool:
+            return isinstance(node, sympy.core.function.AppliedUndef) and (
+                expand_functions is True or not context.by_function[type(node).__name__].algorithm)
+
+        calls = sympy.core.function.AppliedUndef
+        while expand_functions and any(expandable(call) for call in expr.atoms(calls)):
             # a function's definition may call another (MMCWait calls ErlangC)
             expr = expr.replace(
-                lambda node: isinstance(node, sympy.core.function.AppliedUndef),
-                lambda node: context.function_definition(type(node).__name__)(*node.args),
+                expandable, lambda node: context.function_definition(type(node).__name__)(*node.args)
             )
         return expr
 
