@@ -133,12 +133,9 @@ def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: A
     shape = servers.shape
     servers, sources, ratio = (np.ravel(a) for a in (servers, sources, ratio))
     block = max(1, STATES_PER_BLOCK // (int(sources.max(initial=0)) + 1))
-    if servers.size <= block:
-        return tuple(part.reshape(shape) for part in _finite_source_block(servers, sources, ratio))
     parts = [_finite_source_block(servers[i:i + block], sources[i:i + block], ratio[i:i + block])
              for i in range(0, servers.size, block)]
     return tuple(np.concatenate(part).reshape(shape) for part in zip(*parts, strict=True))
-
 
 
 def _finite_source_block(servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray

@@ -89,10 +89,10 @@ def compute(case: Case, inputs: dict[str, Any] | None = None, target: dict[str, 
         (reached, value), = target.items()
         solution = solve(formula, reached, parse_value(reached, value, formula.output(reached).unit), output,
                          values)
-        return float(solution.value) * UNITS[formula.symbols[output].unit].to_si / UNITS[case.unit].to_si
-    result = calc(entry_id, **values)
-    model_unit = UNITS[formula.output(output).unit]
-    return float(result.outputs[output]) * model_unit.to_si / UNITS[case.unit].to_si
+        computed, model_unit = float(solution.value), formula.symbols[output].unit
+    else:
+        computed, model_unit = float(calc(entry_id, **values).outputs[output]), formula.output(output).unit
+    return computed * UNITS[model_unit].to_si / UNITS[case.unit].to_si
 
 
 def _verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
