@@ -201,7 +201,6 @@ def _goal_text(km, held: float | None) -> str:
 
 def _no_answer(result: ScenarioResult) -> dict[str, np.ndarray]:
     """The distances (D,) bool with no response time, by why: volumes saturated, else lock contention."""
-    disk = np.zeros_like(result.thrashing) if result.disk_saturated is None else result.disk_saturated
-    causes = {"lock contention thrashes: no answer": result.thrashing & ~disk,
-              "volumes cannot carry the I/O: no answer": disk}
+    causes = {"lock contention thrashes: no answer": result.lock_thrashing,
+              "volumes cannot carry the I/O: no answer": result.disk_saturated}
     return {label: where for label, where in causes.items() if where.any()}

@@ -355,17 +355,14 @@ def _sentence(text: str) -> str:
 
 def _thrashing_line(result) -> str:
     """One line for standard error when CSV or JSON carry thrashing distances (exit status 1): which."""
-    import numpy as np
-
     def distances(flags) -> str:
         km = [f"{d / 1e3:g}" for d in result.distances[flags]]
         return f"{', '.join(km)} km" if len(km) <= 5 else f"{len(km)} distances from {km[0]} to {km[-1]} km"
 
-    disk = np.asarray(result.disk_saturated, bool)
-    locks = result.thrashing & ~disk
+    locks, disk = result.lock_thrashing, result.disk_saturated
     parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
-    if (result.thrashing & disk).any():
-        parts.append(f"the volumes cannot carry the I/O at {distances(result.thrashing & disk)}")
+    if disk.any():
+        parts.append(f"the volumes cannot carry the I/O at {distances(disk)}")
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 

@@ -141,8 +141,7 @@ def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) ->
     """(member, component, share) of the member with the lowest share at column ``index`` of ``result``;
     where no response time exists, the component says why: "saturated volumes" or "thrashing"."""
     if result.thrashing[index]:
-        disk = result.disk_saturated is not None and bool(result.disk_saturated[index])
-        return "all", SATURATED if disk else "thrashing", float("nan")
+        return "all", SATURATED if result.disk_saturated[index] else "thrashing", float("nan")
     m = int(np.nanargmin(result.share_within_goal[:, index]))
     if base is None:
         return result.members[m], "", float(result.share_within_goal[m, index])

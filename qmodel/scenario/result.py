@@ -45,6 +45,7 @@ class ScenarioResult:
     converted_rate: np.ndarray  # CF requests converted to async, per second
     cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
     thrashing: np.ndarray  # (D,) bool: no response time exists (lock contention, or saturated volumes)
+    disk_saturated: np.ndarray  # (D,) bool, within thrashing: the volumes cannot carry the I/O
     thrashing_load: np.ndarray  # (D,) share of the terminals at which thrashing begins (NaN: no thrashing)
     # subchannel wait / response time at the largest load searched below thrashing_load that has an answer
     # (NaN: no thrashing, or no load searched has an answer)
@@ -53,7 +54,11 @@ class ScenarioResult:
     goal_time: float  # s
     goal_share: float
     fixed_part: np.ndarray  # s of propagation every transaction pays
-    disk_saturated: np.ndarray | None = None  # (D,) bool: the volumes cannot carry the I/O (IOSQ unbounded)
+
+    @property
+    def lock_thrashing(self) -> np.ndarray:
+        """(D,) bool: no response time because lock contention thrashes (not the volumes)."""
+        return self.thrashing & ~self.disk_saturated
 
     @property
     def total_throughput(self) -> np.ndarray:
