@@ -13,8 +13,8 @@ BREAKDOWN_MEANING = {
     "cf_sync": "CF requests that stay synchronous",
     "cf_async": "CF requests converted to async, with their redispatch",
     "subchannel_wait": "waiting for a CF subchannel",
-    "sync_io": "synchronous reads",
-    "commit": "log writes and duplexed group-buffer-pool writes at commit",
+    "sync_io": "synchronous reads, with their IOSQ",
+    "commit": "log writes with their IOSQ, and duplexed group-buffer-pool writes at commit",
     "lock_contention": "lock/latch and global contention",
     "other": "what the model does not explain (fitted at the calibration distance)",
 }
@@ -45,7 +45,7 @@ class ScenarioResult:
     converted_rate: np.ndarray  # CF requests converted to async, per second
     cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
     thrashing: np.ndarray  # (D,) bool: no response time exists (lock contention, or saturated volumes)
-    disk_saturated: np.ndarray  # (D,) bool, within thrashing: the volumes cannot carry the I/O
+    disk_saturated: np.ndarray  # (D,) bool, within thrashing: the volumes' other work alone saturates them
     thrashing_load: np.ndarray  # (D,) share of the terminals at which thrashing begins (NaN: no thrashing)
     # subchannel wait / response time at the largest load searched below thrashing_load that has an answer
     # (NaN: no thrashing, or no load searched has an answer)
