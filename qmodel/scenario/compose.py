@@ -267,7 +267,8 @@ def _disk_queue(
     scenario: Scenario, part: _Fixed, terminals: np.ndarray, think: np.ndarray, rest: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """IOSQ per SSCH w (D,) s in balance with the throughput it leaves, and where the volumes are
-    saturated by their other work alone (D,), given each member's response time without IOSQ ``rest``.
+    saturated by their other work alone (D,: no w exists; 0 is given there, for the caller to flag),
+    given each member's response time without IOSQ ``rest``.
 
     The terminals' throughput falls as the queue grows, X = N / (Z + rest + n w) with n the member's
     SSCHs per transaction, so w = IOSQ(X(w)) (:func:`_iosq`) has one root: the left side grows with w,
@@ -296,7 +297,7 @@ def _disk_queue(
         middle = (low + high) / 2
         below = excess(middle) <= 0
         low, high = np.where(below, middle, low), np.where(below, high, middle)
-    return np.where(saturated, np.inf, high), saturated
+    return np.where(saturated, 0.0, high), saturated
 
 
 def _subchannels(
@@ -478,8 +479,9 @@ def _solve(
     cpu_demand = fixed.cpu
     thrashing_load = np.full(distances.shape, np.nan)
     edge_share = np.full(current.shape, np.nan)
-    if with_thrashing_load and thrashing.any():
-        thrashing_load[thrashing], edge_share[:, thrashing] = _thrashing_load(scenario, distances[thrashing])
+    locked = thrashing & ~state["volumes_saturated"]  # no terminal load helps saturated volumes: not searched
+    if with_thrashing_load and locked.any():
+        thrashing_load[locked], edge_share[:, locked] = _thrashing_load(scenario, distances[locked])
     cps = np.array([m.logical_cps for m in members], float)[:, None]
     cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
     return ScenarioResult(
@@ -557,14 +559,14 @@ def _refuse_huge(
 
 
 def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, float]:
-    """How many of ``distances`` thrash and the shortest that does (NaN if none), by bisection on the
-    sorted distances, one distance per solve: a longer distance only lengthens service times, so
-    thrashing, once begun, persists."""
+    """How many of ``distances`` thrash (lock contention) and the shortest that does (NaN if none), by
+    bisection on the sorted distances, one distance per solve: a longer distance only lengthens
+    service times, so thrashing, once begun, persists."""
     ordered = np.sort(distances)
 
     def thrashes(index: int) -> bool:
         one = ordered[index : index + 1]
-        return bool(_solve(scenario, one, 1.0, with_thrashing_load=False, checked=True).thrashing[0])
+        return bool(_solve(scenario, one, 1.0, with_thrashing_load=False, checked=True).lock_thrashing[0])
 
     if not thrashes(ordered.size - 1):
         return 0, float("nan")

@@ -276,3 +276,16 @@ def test_a_thrashing_row_names_only_the_remedies_that_apply_there() -> None:
     status, _, err = variants("locks.lock_span,distance\n100%,70km\n")
     assert status == 1 and "row 1:" in err
     assert err.strip().endswith("at this distance, or a shorter distance")
+
+
+def test_a_row_whose_volumes_cannot_carry_their_other_work_is_named_as_such() -> None:
+    import copy
+
+    raw = copy.deepcopy(RAW)
+    raw["disk"].update(volumes=2, aliases=0, background_rate=1000)
+    out, err = io.StringIO(), io.StringIO()
+    status = run_variants(raw, "disk.background_rate,distance\n1000,40km\n3100,40km\n", out, err, "disk.toml")
+    lines = out.getvalue().strip().split("\n")
+    assert status == 1 and len(lines) == 3 and lines[1].startswith("1000,40km,")
+    assert "row 2:" in err.getvalue() and "disk.background_rate = 3100 SSCH/s" in err.getvalue()
+    assert "lock contention" not in err.getvalue() and "row 1:" not in err.getvalue()
