@@ -63,6 +63,7 @@ class _Fixed:
     commit: np.ndarray  # log writes and what duplexed secondary writes add
     sync_io: np.ndarray  # synchronous reads
     cpu: np.ndarray  # CPU demand per transaction (own CPU, sync CF spin, async CPU)
+    spin: np.ndarray  # of it, the spin of sync CF requests: elapsed time already in cf_sync and commit
     fixed_part: np.ndarray  # propagation every transaction pays
     lock_requests: np.ndarray  # (M,) lock-structure requests per transaction
     converted_rate: np.ndarray  # converted requests per transaction (all work)
@@ -105,6 +106,7 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
             "commit",
             "sync_io",
             "cpu",
+            "spin",
             "fixed_part",
             "converted_rate",
             "device_busy",
@@ -158,6 +160,7 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
                 parts["commit"][m] += waited * overlapped["duplexed_write"]
                 continue
             parts["cpu"][m] += waited * request["cpu_time"]
+            parts["spin"][m] += waited * (1 - request["converted_fraction"]) * request["sync_service"]
             parts["converted_rate"][m] += count * request["converted_fraction"]
             fraction = request["converted_fraction"]
             executing = (count - duplexed.get(name, 0.0)) * member.tpno_share
@@ -327,18 +330,22 @@ def _subchannels(
 
 
 def _cpu_residence(
-    scenario: Scenario, demand: np.ndarray, throughput: np.ndarray
+    scenario: Scenario, demand: np.ndarray, spin: np.ndarray, throughput: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """CPU residence per transaction (M, D) at the member's CPs as M/M/c (``mmc_waiting_time``, called
-    on inputs checked here: a saturated member is flagged and computed at no load), and where the
-    CPs are saturated."""
+    """The CPU part of the response time per transaction (M, D), and where the CPs are saturated.
+
+    The member's CPs are an M/M/c station (``mmc_waiting_time``, called on inputs checked here: a
+    saturated member is flagged and computed at no load) whose service is the whole CPU ``demand``,
+    the ``spin`` of synchronous CF requests included (it holds the CP); the transaction's time at
+    the CPU is that demand and its wait, less the spin, which its CF requests' time already counts
+    (``cf_sync``, ``commit``): a synchronous request is waited for once."""
     cps = np.array([m.logical_cps for m in scenario.members], float)[:, None]
     load = throughput * demand
     saturated = load >= cps
     wait = compute_si(
         "mmc_waiting_time", servers=cps, offered_load=np.where(saturated, 0.0, load), service_time=demand
     )
-    return demand + next(iter(wait.values())), saturated
+    return demand - spin + next(iter(wait.values())), saturated
 
 
 def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> ScenarioResult:
@@ -403,7 +410,7 @@ def _solve(
         read_queue = part.reads[:, None] * iosq
         write_queue = part.writes[:, None] * iosq
         throughput = terminals[:, columns] / (think + current + read_queue + write_queue)
-        cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
+        cpu, saturated = _cpu_residence(scenario, part.cpu, part.spin, throughput)
         subchannel_wait, delayed, path_rate = _subchannels(scenario, part, throughput)
         locks = lock_wait(
             part.lock_requests,
@@ -438,7 +445,7 @@ def _solve(
             + locks
         )
 
-    start = fixed.cpu + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
+    start = fixed.cpu - fixed.spin + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
     if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
         queued = (fixed.reads + fixed.writes)[:, None] * _iosq(scenario, fixed, terminals / (think + below))
         start = np.maximum(start, below - queued)

@@ -9,7 +9,7 @@ import numpy as np
 # the components of a transaction's response time, in the order they are shown
 BREAKDOWN = ("cpu", "cf_sync", "cf_async", "subchannel_wait", "sync_io", "commit", "lock_contention", "other")
 BREAKDOWN_MEANING = {
-    "cpu": "CPU, with queueing for the member's CPs",
+    "cpu": "CPU, with queueing for the member's CPs (a sync CF request's spin is in cf_sync)",
     "cf_sync": "CF requests that stay synchronous",
     "cf_async": "CF requests converted to async, with their redispatch",
     "subchannel_wait": "waiting for a CF subchannel",
