@@ -159,29 +159,46 @@ def _longest_word(text: str) -> int:
     return max((len(word) for word in text.split()), default=0)
 
 
-_NUMBER_AND_UNIT = re.compile(r"(\d) +(?=[^\d\s])")  # "100 km": the space a header never breaks at
+# The spaces text is never wrapped at (besides no-break spaces): after a number standing as a word, before
+# the unit or word it counts ("100 km", "7 subchannels", "(1 of").
+# A number inside a word (G1P2) binds nothing.
+_NUMBER = r"[+-]?\d+(?:[.,]\d+)*"  # 70, 0.95, 35,000: no mark after its last digit
+_NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s])")
+_NO_BREAK = "\N{NO-BREAK SPACE}"
 
 
-def _header_words(title: str) -> list[str]:
-    """A header's words, a number and the unit after it being one word ("100 km")."""
-    return _NUMBER_AND_UNIT.sub("\\1\N{NO-BREAK SPACE}", title).split(" ")
+def _unbreakable(text: str) -> str:
+    """``text`` with the spaces wrapping never breaks at made no-break spaces (:data:`_NUMBER_AND_UNIT`)."""
+    return _NUMBER_AND_UNIT.sub(f"\\1{_NO_BREAK}", text)
+
+
+def wrap_at_spaces(text: str, width: int, *, indent: str = "", subsequent_indent: str = "",
+                   fold_long_words: bool = False) -> list[str]:
+    """``text`` as lines of at most ``width`` characters, broken at its spaces only: never at a no-break
+    space, between a number and its unit ("100 km"), nor at a hyphen.
+    A word longer than the width stays whole on a line of its own, or is folded with ``fold_long_words``.
+    ``indent`` opens the first line, ``subsequent_indent`` the others; no-break spaces come out as spaces.
+    (rich wraps at any space; textwrap breaks at ASCII whitespace only, so a no-break space holds.)"""
+    import textwrap
+
+    lines = textwrap.wrap(_unbreakable(text), max(width, 1), initial_indent=indent,
+                          subsequent_indent=subsequent_indent, break_long_words=fold_long_words,
+                          break_on_hyphens=False)
+    return [line.replace(_NO_BREAK, " ") for line in lines]
 
 
 def _header(title: str, width: int) -> str:
-    """A header (or a table's title) wrapped to ``width`` here, at its spaces but never between a number
-    and its unit (rich would break at any space); a word longer than the width is folded."""
-    import textwrap  # breaks at ASCII whitespace only, so the no-break space holds
-
-    lines = textwrap.wrap(" ".join(_header_words(title)), max(width, 1), break_on_hyphens=False)
-    return "\n".join(lines).replace("\N{NO-BREAK SPACE}", " ")
+    """A header (or a table's title) wrapped to ``width`` here (:func:`wrap_at_spaces`; rich would break
+    at any space); a word longer than the width is folded."""
+    return "\n".join(wrap_at_spaces(title, width, fold_long_words=True))
 
 
 def _least_widths(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]]) -> list[int]:
     """Each column's least width: its longest number (never broken) or longest word, a header's number
-    and unit counted as one word."""
+    and unit counted as one word (:func:`wrap_at_spaces`)."""
     widths = []
     for index, title in enumerate(columns):
-        least = max(len(word) for word in _header_words(title))
+        least = max(len(word) for word in _unbreakable(title).split(" "))
         for row, kinds in zip(cells, numbers, strict=True):
             least = max(least, len(row[index]) if kinds[index] else _longest_word(row[index]))
         widths.append(least)

@@ -1,0 +1,43 @@
+"""Text wrapped at spaces (qmodel.output.wrap_at_spaces): the one rule for headers, notes, lists, comments."""
+
+from __future__ import annotations
+
+import pytest
+
+from qmodel.output import wrap_at_spaces
+
+
+@pytest.mark.parametrize("width", range(8, 40))
+def test_a_number_is_never_on_another_line_than_its_unit(width: int) -> None:
+    lines = wrap_at_spaces("the goal holds up to 70.3 km with 7 subchannels (1 of 2)", width)
+    assert any("70.3 km" in line for line in lines)
+    assert any("7 subchannels" in line for line in lines)
+
+
+def test_a_number_inside_a_name_binds_nothing() -> None:
+    assert wrap_at_spaces("G1P2 falls below", 10) == ["G1P2 falls", "below"]
+    assert wrap_at_spaces("G1P2 falls below", 5) == ["G1P2", "falls", "below"]
+
+
+def test_a_comma_after_a_number_ends_it() -> None:
+    assert wrap_at_spaces("(G1P1 78, G1P2 78)", 10) == ["(G1P1 78,", "G1P2 78)"]
+
+
+def test_a_no_break_space_holds_and_is_printed_as_a_space() -> None:
+    assert wrap_at_spaces("up to 92\N{NO-BREAK SPACE}in\N{NO-BREAK SPACE}all still", 12) == [
+        "up to", "92 in all", "still"]
+
+
+def test_a_hyphen_is_no_place_to_break() -> None:
+    assert wrap_at_spaces("a multi-site workload", 11) == ["a", "multi-site", "workload"]
+
+
+def test_a_word_longer_than_the_width_stays_whole_unless_folded() -> None:
+    assert wrap_at_spaces("see /a/long/path/name", 8) == ["see", "/a/long/path/name"]
+    assert wrap_at_spaces("see /a/long/path/name", 8, fold_long_words=True) == [
+        "see /a/l", "ong/path", "/name"]
+
+
+def test_the_first_line_and_the_others_take_their_own_indent() -> None:
+    assert wrap_at_spaces("one two three", 9, indent="# ", subsequent_indent="# ") == [
+        "# one two", "# three"]
