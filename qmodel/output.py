@@ -160,22 +160,25 @@ def _longest_word(text: str) -> int:
 
 
 # The spaces text is never wrapped at (besides no-break spaces): after a number standing as a word, before
-# the unit or word it counts ("100 km", "7 subchannels", "(1 of").
-# A number inside a word (G1P2) binds nothing.
+# the unit or word it counts ("100 km", "7 subchannels", "(1 of"); before a number that ends a clause, after
+# the word it belongs to ("site 2", "Environment 1:", "of 2)").
+# A number inside a word (G1P2) is neither.
 _NUMBER = r"[+-]?\d+(?:[.,]\d+)*"  # 70, 0.95, 35,000: no mark after its last digit
 _NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s])")
+_NAME_AND_NUMBER = re.compile(rf"(?<=[^\W\d_]) +(?={_NUMBER}(?:$|[)\]:;,.]+(?:\s|$)))")
 _NO_BREAK = "\N{NO-BREAK SPACE}"
 
 
 def _unbreakable(text: str) -> str:
-    """``text`` with the spaces wrapping never breaks at made no-break spaces (:data:`_NUMBER_AND_UNIT`)."""
-    return _NUMBER_AND_UNIT.sub(f"\\1{_NO_BREAK}", text)
+    """``text`` with the spaces wrapping never breaks at made no-break spaces (:data:`_NUMBER_AND_UNIT`,
+    :data:`_NAME_AND_NUMBER`)."""
+    return _NAME_AND_NUMBER.sub(_NO_BREAK, _NUMBER_AND_UNIT.sub(f"\\1{_NO_BREAK}", text))
 
 
 def wrap_at_spaces(text: str, width: int, *, indent: str = "", subsequent_indent: str = "",
                    fold_long_words: bool = False) -> list[str]:
     """``text`` as lines of at most ``width`` characters, broken at its spaces only: never at a no-break
-    space, between a number and its unit ("100 km"), nor at a hyphen.
+    space, between a number and its unit ("100 km") or a name and its number ("site 2"), nor at a hyphen.
     A word longer than the width stays whole on a line of its own, or is folded with ``fold_long_words``.
     ``indent`` opens the first line, ``subsequent_indent`` the others; no-break spaces come out as spaces.
     (rich wraps at any space; textwrap breaks at ASCII whitespace only, so a no-break space holds.)"""

@@ -14,6 +14,20 @@ def test_a_number_is_never_on_another_line_than_its_unit(width: int) -> None:
     assert any("7 subchannels" in line for line in lines)
 
 
+@pytest.mark.parametrize("width", range(10, 60))
+def test_a_number_ending_a_clause_stays_with_the_word_before_it(width: int) -> None:
+    lines = wrap_at_spaces("GDPS Environment 1: single site, Metro Mirror secondary at site 2", width)
+    assert any("Environment 1:" in line for line in lines)
+    assert any(line.endswith("site 2") for line in lines)
+
+
+@pytest.mark.parametrize("width", range(8, 50))
+def test_a_folded_tables_part_stays_whole_in_its_title(width: int) -> None:
+    # at 50 columns "... subchannel [%] (3 of" ended a line, with "6)" alone under it
+    lines = wrap_at_spaces("CF requests delayed for a subchannel [%] (3 of 6)", width)
+    assert lines[-1].endswith("(3 of 6)")
+
+
 def test_a_number_inside_a_name_binds_nothing() -> None:
     assert wrap_at_spaces("G1P2 falls below", 10) == ["G1P2 falls", "below"]
     assert wrap_at_spaces("G1P2 falls below", 5) == ["G1P2", "falls", "below"]
