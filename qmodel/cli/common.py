@@ -5,6 +5,9 @@ Only click is imported here: the quick path pays for nothing else.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import click
 
 from qmodel.errors import InputError, QmodelError
@@ -57,24 +60,29 @@ class QmodelGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta.setdefault(_WORDS, list(args))  # the words as typed after ``qmodel``, for the hints
-        try:
+        with _one_line_errors(ctx):
             return super().parse_args(ctx, args)
-        except click.exceptions.NoArgsIsHelpError:
-            raise  # ``qmodel`` alone shows the help
-        except click.UsageError as error:
-            raise Failure(usage_line(error, ctx), error.exit_code) from None
 
     def invoke(self, ctx: click.Context):
-        try:
+        with _one_line_errors(ctx):
             return super().invoke(ctx)
-        except QmodelError as error:
-            raise Failure(str(error), error.exit_status) from None
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as error:
-            raise Failure(usage_line(error, ctx), error.exit_code) from None
-        except BrokenPipeError:
-            raise OutputClosedError from None  # click would exit 1 silently, the status of a found failure
+
+
+@contextlib.contextmanager
+def _one_line_errors(ctx: click.Context) -> Iterator[None]:
+    """qmodel's errors and click's usage errors as a :class:`Failure` (one line, its exit status); output
+    closed by its reader as :class:`OutputClosedError` (click would exit 1 silently, the status of a found
+    failure). ``qmodel`` alone still shows the help."""
+    try:
+        yield
+    except QmodelError as error:
+        raise Failure(str(error), error.exit_status) from None
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as error:
+        raise Failure(usage_line(error, ctx), error.exit_code) from None
+    except BrokenPipeError:
+        raise OutputClosedError from None
 
 
 _WORDS = "qmodel.words"
