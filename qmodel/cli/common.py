@@ -6,13 +6,14 @@ Only click is imported here: the quick path pays for nothing else.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 
 import click
 
 from qmodel.errors import InputError, QmodelError
 from qmodel.output import FORMATS
-from qmodel.units import parse_list, refuse_decimal_comma
+from qmodel.units import bare_number, parse_list, refuse_decimal_comma
 
 FORMAT_OPTION = click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
@@ -92,9 +93,7 @@ def usage_line(error: click.UsageError, ctx: click.Context) -> str:
     """Click's usage error as qmodel's one line: the message, and the help to read.
 
     A unit typed apart from its number (``--distance 70 km``) reaches click as an extra
-    argument; the line then says how to write the value as one word."""
-    import re
-
+    argument; the line then says how to write the value as one word (:func:`unit_apart`)."""
     message = error.format_message().removesuffix(".")
     if error.ctx is not None:
         command = error.ctx.command_path
@@ -102,16 +101,27 @@ def usage_line(error: click.UsageError, ctx: click.Context) -> str:
         command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand)))
     words = ctx.meta[_WORDS]
     extra = re.fullmatch(r"Got unexpected extra arguments? \((\S+).*\)", error.message)
-    if extra and extra[1] in words and re.fullmatch(r"[^\d\s]+", extra[1]):
+    if extra and extra[1] in words:
         place = words.index(extra[1])
         value = words[place - 1] if place >= 1 else ""
         option = words[place - 2] if place >= 2 and words[place - 2].startswith("-") else ""
         if value.startswith("-") and "=" in value:
             option, _, value = value.partition("=")
-        if option and value[-1:].isdigit():
+        if option and unit_apart(value, extra[1]):
             message += (f"; a number and its unit are one value: {option} {value}{extra[1]}"
                         f" or, quoted, {option} \"{value} {extra[1]}\"")
     return f"{message} (see '{command} --help')"
+
+
+# what may be a unit: letters, / and % (km, us/km, /s, %, K); not a name (service_time) or a number
+_UNIT_LIKE = re.compile(r"(?:[^\W\d_]|[/%])+")
+
+
+def unit_apart(number: str, word: str) -> bool:
+    """Whether ``word`` is a unit typed apart from the ``number`` before it (``70 km``, ``5 /s``, ``190 K``,
+    ``1. ms``): the number alone (:func:`qmodel.units.bare_number`), the word made of letters, / and % only.
+    The one rule for an option's value (:func:`usage_line`) and a NAME=VALUE pair (:func:`_pairs`)."""
+    return bare_number(number) is not None and _UNIT_LIKE.fullmatch(word) is not None
 
 
 def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> list[tuple[str, str]]:
@@ -122,7 +132,7 @@ def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> li
         name = name.strip()
         if not sep or not name:
             before = assignments[place - 1] if place else ""
-            if "=" in before and before[-1:].isdigit() and not any(c.isdigit() for c in assignment):
+            if "=" in before and unit_apart(before.partition("=")[2], assignment):
                 raise InputError(assignment, "", f"{before}{assignment} (a number and its unit are one word)",
                                  reason=f"a unit apart from its number, after {before}")
             raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
