@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import click
 
@@ -120,12 +120,15 @@ _UNIT_LIKE = re.compile(r"(?:[^\W\d_]|[/%])+")
 def unit_apart(number: str, word: str) -> bool:
     """Whether ``word`` is a unit typed apart from the ``number`` before it (``70 km``, ``5 /s``, ``190 K``,
     ``1. ms``): the number alone (:func:`qmodel.units.bare_number`), the word made of letters, / and % only.
-    The one rule for an option's value (:func:`usage_line`) and a NAME=VALUE pair (:func:`_pairs`)."""
+    The one rule for an option's value (:func:`usage_line`) and a NAME=VALUE pair
+    (:func:`name_value_pairs`)."""
     return bare_number(number) is not None and _UNIT_LIKE.fullmatch(word) is not None
 
 
-def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> list[tuple[str, str]]:
-    """NAME=VALUE pairs as (name, text), each name known and given once."""
+def name_value_pairs(assignments: tuple[str, ...], names: Collection[str] | None = None,
+                     what: str = "") -> dict[str, str]:
+    """NAME=VALUE pairs as {name: text as typed}, each name given once and, with ``names``, one of those
+    (else refused as not ``what``)."""
     pairs: dict[str, str] = {}
     for place, assignment in enumerate(assignments):
         name, sep, text = assignment.partition("=")
@@ -137,19 +140,20 @@ def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> li
                                  reason=f"a unit apart from its number, after {before}")
             raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
                              reason="not a NAME=VALUE pair")
-        if name not in units:
-            raise InputError(name, text, ", ".join(units), reason=f"not {what}")
+        if names is not None and name not in names:
+            raise InputError(name, text, ", ".join(names), reason=f"not {what}")
         if name in pairs:
             raise InputError(name, text, "one value per name", reason="given twice")
         pairs[name] = text
-    return list(pairs.items())
+    return pairs
 
 
 def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str) -> dict[str, float]:
     """NAME=VALUE pairs, each value parsed in the unit of its name (``service_time=1ms``)."""
     from qmodel.units import parse_value
 
-    return {name: parse_value(name, text, units[name]) for name, text in _pairs(assignments, units, what)}
+    return {name: parse_value(name, text, units[name])
+            for name, text in name_value_pairs(assignments, units, what).items()}
 
 
 def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str,
@@ -159,7 +163,7 @@ def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], 
     Two whole numbers joined by a comma (``distance=0,5km``) are refused as ambiguous (0.5 km, or 0 and
     5 km?) unless the name is in ``whole``, counts that cannot have a decimal part (``servers=6,8``)."""
     lists = {}
-    for name, text in _pairs(assignments, units, what):
+    for name, text in name_value_pairs(assignments, units, what).items():
         lists[name] = parse_list(name, text, units[name])  # first: 35,000 is refused as a thousands mark
         if name not in whole:
             refuse_decimal_comma(name, text)

@@ -471,12 +471,12 @@ file are printed after the table as plain TOML, ready to paste.""",
 @FORMAT_OPTION
 def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: str) -> None:
     """A member's per-transaction profile (CF requests by structure, reads, log writes) from RMF counts."""
-    from qmodel.cli.common import parse_assignments
+    from qmodel.cli.common import name_value_pairs
     from qmodel.scenario.profile import profile
     from qmodel.units import parse_value
 
-    typed = {name.strip(): text for name, _, text in (a.partition("=") for a in assignments)}
-    counts = parse_assignments(assignments, dict.fromkeys(typed, "1"), "a count")
+    typed = name_value_pairs(assignments)  # any name here: profile() says which it reads
+    counts = {name: parse_value(name, text, "1") for name, text in typed.items()}
     try:
         result = profile(counts, parse_value("--transactions", transactions_text, "1"))
     except InputError as error:  # the value as typed (92.3K), not as read (92300)
