@@ -126,6 +126,25 @@ def test_advice_for_a_bare_number_is_written_in_the_files_decimal_mark() -> None
     assert 'allowed: 8,8s' in err and "row 2" not in err
 
 
+def test_share_advice_is_written_in_the_files_decimal_mark() -> None:
+    # a decimal-comma file's 1,3 was advised as "1.3% or 0.013", in points the file does not use
+    _, _, err = variants("distance;goal.share\n20km;1,3\n20km;1,3%\n20km;0,013\n")
+    assert "row 1:" in err and "allowed: a share up to 100%: 1,3% or 0,013" in err
+    assert "row 2" not in err and "row 3" not in err
+
+
+def test_share_advice_keeps_decimal_points_in_a_decimal_point_file() -> None:
+    _, _, err = variants("distance,goal.share\n20km,1.3\n")
+    assert "allowed: a share up to 100%: 1.3% or 0.013" in err
+
+
+def test_a_bare_distance_with_the_files_decimal_comma_is_advised_its_unit_not_called_ambiguous() -> None:
+    # in a decimal-comma file 0,5 is 0.5 beyond doubt; it was refused as a possible list of two
+    _, _, err = variants("distance;member.*.think_time[s]\n0,5;8\n0,5km;8\n")
+    assert "row 1: column distance = 0,5" in err and "allowed: 0,5km" in err
+    assert "ambiguous: a decimal comma" not in err and "row 2" not in err
+
+
 def test_an_error_in_a_cell_names_the_csv_file_row_column_and_path_as_member_to_cf() -> None:
     out, err = io.StringIO(), io.StringIO()
     run_variants(RAW, "distance,path.*.subchannels\n20km,0\n", out, err, "gdps-env2.toml", "what-if.csv")
