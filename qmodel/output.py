@@ -196,6 +196,14 @@ def _header(title: str, width: int) -> str:
     return "\n".join(wrap_at_spaces(title, width, fold_long_words=True))
 
 
+def count_in_all(names: Sequence[str], counts: Sequence[int], words: str = "in all", space: str = " ") -> str:
+    """A count in all, then each part's: "92 in all (G1P1 46, G1P2 46)", "92 terminals in all (...)" with
+    ``words``. ``space`` joins each number to its words: a no-break space in text to be wrapped
+    (:func:`wrap_at_spaces`), a plain one in a CSV cell."""
+    each = ", ".join(f"{name}{space}{count}" for name, count in zip(names, counts, strict=True))
+    return space.join([f"{sum(counts)}", *words.split(" ")]) + f" ({each})"
+
+
 def _least_widths(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]]) -> list[int]:
     """Each column's least width: its longest number (never broken) or longest word, a header's number
     and unit counted as one word (:func:`wrap_at_spaces`)."""

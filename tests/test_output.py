@@ -55,3 +55,19 @@ def test_a_word_longer_than_the_width_stays_whole_unless_folded() -> None:
 def test_the_first_line_and_the_others_take_their_own_indent() -> None:
     assert wrap_at_spaces("one two three", 9, indent="# ", subsequent_indent="# ") == [
         "# one two", "# three"]
+
+
+def test_a_count_in_all_gives_the_sum_then_each_part() -> None:
+    from qmodel.output import count_in_all
+
+    assert count_in_all(["G1P1", "G1P2"], [46, 46]) == "92 in all (G1P1 46, G1P2 46)"
+    assert count_in_all(["G1P1", "G1P2"], [80, 80], "terminals in all") == \
+        "160 terminals in all (G1P1 80, G1P2 80)"
+
+
+def test_a_count_in_all_for_wrapped_text_joins_each_number_to_its_words() -> None:
+    from qmodel.output import count_in_all
+
+    text = count_in_all(["G1P1", "G1P2"], [98, 98], space="\N{NO-BREAK SPACE}")
+    assert text.split(" ") == ["196\N{NO-BREAK SPACE}in\N{NO-BREAK SPACE}all", "(G1P1\N{NO-BREAK SPACE}98,",
+                               "G1P2\N{NO-BREAK SPACE}98)"]

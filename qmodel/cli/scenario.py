@@ -335,10 +335,10 @@ def _km(result, index: int) -> str:
 
 def _terminals(spec, populations, in_all: str = "in all") -> str:
     """Terminal populations, their sum and each member's: "92 in all (G1P1 46, G1P2 46)", no number
-    apart from what it counts."""
-    shares = ", ".join(f"{m.name}\N{NO-BREAK SPACE}{count}" for m, count in zip(spec.members, populations,
-                                                                              strict=True))
-    return f"{_unit(sum(populations), in_all, 'd')} ({shares})"
+    apart from what it counts (:func:`qmodel.output.count_in_all`, with no-break spaces)."""
+    from qmodel.output import count_in_all
+
+    return count_in_all([m.name for m in spec.members], populations, in_all, "\N{NO-BREAK SPACE}")
 
 
 def _either(remedies: tuple[str, ...]) -> str:

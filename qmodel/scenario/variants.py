@@ -29,6 +29,7 @@ import numpy as np
 
 from qmodel.batch import Dialect, locale_number, read_table, split_header
 from qmodel.errors import InputError
+from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING
 from qmodel.scenario.spec import (
@@ -311,12 +312,12 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
             fits = solved.terminals_with_answer(place)
             if fits is not None:
                 members_now = rows[0][1].members
-                each = ", ".join(f"{m.name} {fit}" for m, fit in zip(members_now, fits, strict=True))
                 others = [remedy for remedy in solved.remedies(place) if remedy != "fewer terminals"]
                 errors[row] = InputError(
                     "lock contention",
                     f"thrashing with {sum(m.terminals for m in members_now)} terminals in all",
-                    f"at most {sum(fits)} terminals in all ({each}) at this distance"
+                    f"at most {count_in_all([m.name for m in members_now], fits, 'terminals in all')}"
+                    " at this distance"
                     + "".join(f", or {remedy}" for remedy in others),
                     reason=f"{THRASHING}: no response time",
                 )

@@ -1,6 +1,7 @@
 """What-if variants from a CSV, and per-transaction profiles from RMF counts."""
 
 import io
+import re
 
 import pytest
 
@@ -295,3 +296,11 @@ def test_a_thrashing_row_names_only_the_remedies_that_apply_there() -> None:
     status, _, err = variants("locks.lock_span,distance\n100%,70km\n")
     assert status == 1 and "row 1:" in err
     assert err.strip().endswith("at this distance, or a shorter distance")
+
+
+def test_a_thrashing_row_names_the_terminals_with_an_answer_in_all_and_per_member_in_plain_spaces() -> None:
+    status, out, err = variants("distance,member.*.terminals\n300km,2000\n")
+    assert status == 1
+    assert "thrashing with 4000 terminals in all" in err
+    assert re.search(r"at most \d+ terminals in all \(G1P1 \d+, G1P2 \d+\) at this distance", err)
+    assert "\N{NO-BREAK SPACE}" not in out + err
