@@ -135,7 +135,7 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
     stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
-    distances with no answer (thrashing, or volumes that cannot carry the I/O) are marked."""
+    distances with no answer (thrashing, or volumes that cannot carry their other work) are marked."""
     from qmodel.scenario.result import BREAKDOWN
 
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
@@ -202,5 +202,5 @@ def _goal_text(km, held: float | None) -> str:
 def _no_answer(result: ScenarioResult) -> dict[str, np.ndarray]:
     """The distances (D,) bool with no response time, by why: volumes saturated, else lock contention."""
     causes = {"lock contention thrashes: no answer": result.lock_thrashing,
-              "volumes cannot carry the I/O: no answer": result.disk_saturated}
+              "volumes cannot carry their other work: no answer": result.disk_saturated}
     return {label: where for label, where in causes.items() if where.any()}

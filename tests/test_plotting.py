@@ -22,7 +22,7 @@ README_SWEEP = np.linspace(0, 100e3, 41)  # the README's plot: --distance 0..100
 GOAL_LINE = "goal: 90% within 125 ms"
 HELD_LINE = "goal holds to here (last distance plotted)"
 LOCKS = "lock contention thrashes: no answer"
-VOLUMES = "volumes cannot carry the I/O: no answer"
+VOLUMES = "volumes cannot carry their other work: no answer"
 
 
 @pytest.fixture(scope="module")

@@ -126,8 +126,8 @@ def scenario(
     """Solve a Parallel Sysplex scenario end to end: response time and its breakdown, share within the
     WLM goal, throughput and CPU per member, at each distance.
 
-    Exit status 1 when lock contention thrashes (or the volumes cannot carry the I/O) at some distance:
-    the other distances are still shown, as --variants still writes its other rows."""
+    Exit status 1 when lock contention thrashes (or the volumes cannot carry their other work) at some
+    distance: the other distances are still shown, as --variants still writes its other rows."""
     from qmodel.scenario.files import resolve_scenario, shipped_folder
     from qmodel.scenario.spec import load_scenario
 
@@ -297,8 +297,8 @@ def _thrashing_notes(spec, result) -> list[str]:
         where = f"At {_km(result, first)}" if first == last else (
             f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
         if kind == "disk":
-            notes.append(f"{where} the volumes cannot carry the I/O (IOSQ grows without end):"
-                         f" {VOLUMES_WAY_OUT}.")
+            notes.append(f"{where} the volumes cannot carry their other work ([disk] background_rate)"
+                         f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}.")
             continue
         at_first, at_last = result.terminals_with_answer(first), result.terminals_with_answer(last)
         answer = _terminals(spec, at_first)
@@ -321,11 +321,11 @@ def _no_answer(component: str, remedies: tuple[str, ...]):
     if component == "thrashing":
         return lambda there: f"lock contention thrashes{there} ({_either(remedies)} give one back)"
     if component == SATURATED:
-        return lambda there: f"the volumes cannot carry the I/O{there} ({VOLUMES_WAY_OUT})"
+        return lambda there: f"the volumes cannot carry their other work alone{there} ({VOLUMES_WAY_OUT})"
     return None
 
 
-VOLUMES_WAY_OUT = "add volumes or PAV aliases"  # where the volumes cannot carry the I/O
+VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"  # where the volumes cannot carry it
 
 
 def _km(result, index: int) -> str:
@@ -360,7 +360,7 @@ def _thrashing_line(result) -> str:
     locks, disk = result.lock_thrashing, result.disk_saturated
     parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
     if disk.any():
-        parts.append(f"the volumes cannot carry the I/O at {distances(disk)}")
+        parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
@@ -401,7 +401,8 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km: " + (
             no_answer(" there") + "." if no_answer
-            else f"{answer.member} has {answer.share:.1%} within it.")
+            else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
+            f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
     elif not answer.member:
         text = (
             f"The goal ({goal}) holds at every distance searched, up to {_unit(answer.searched / 1e3, 'km')}:"

@@ -15,7 +15,10 @@ home of its formula:
    (:func:`qmodel.algorithms.queueing.finite_source_queue`), the K requesters
    being the member's terminals: the delay stays finite where Erlang C goes
    unstable;
-4. disk: RMF components (``rmf_response_time``), remote PEND, Metro Mirror;
+4. disk: RMF components (``rmf_response_time``), remote PEND, Metro Mirror; with
+   ``volumes``, IOSQ (``pav_iosq``) in balance with the throughput it leaves
+   (:func:`_disk_queue`): the fixed point below runs on the response time
+   without IOSQ, which keeps it increasing where IOSQ alone would fall as R grows;
 5. the closed network of terminals: each member's transactions are a class of
    ``terminals`` users with a think time, X = N / (Z + R) (the response-time
    law), the member's CPs an M/M/c station (``mmc_waiting_time``);
@@ -234,15 +237,15 @@ def _io_time(
     return response, pend - times.pend
 
 
-def _disk_queue(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """IOSQ per SSCH (D,) s, and where the volumes are saturated (D,), at throughput X (M, D).
+def _iosq(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> np.ndarray:
+    """IOSQ per SSCH (D,) s at throughput X (M, D); inf where the volumes cannot carry the load.
 
     The members' synchronous reads and log writes and the other work on the same volumes
     (``background_rate``, served like a write) spread over ``volumes``; each volume an M/M/c with
     1 + aliases exposures (``pav_iosq``). Zero where the scenario gives IOSQ itself.
     """
     if scenario.volumes is None:
-        return np.zeros(throughput.shape[1:]), np.zeros(throughput.shape[1:], dtype=bool)
+        return np.zeros(throughput.shape[1:])
     ssch = (throughput * (part.reads + part.writes)[:, None]).sum(axis=0) + scenario.disk_background
     busy = (throughput * part.device_busy).sum(axis=0) + scenario.disk_background * part.write_service
     service = np.divide(busy, ssch, out=np.zeros_like(busy), where=ssch > 0)
@@ -254,7 +257,47 @@ def _disk_queue(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tup
         service_time=np.where(service > 0, service, 1.0),
         aliases=scenario.aliases,
     )
-    return np.where(saturated, np.inf, wait["iosq"]), saturated
+    return np.where(saturated, np.inf, wait["iosq"])
+
+
+_BALANCE_STEPS = 64  # bisection halvings of the IOSQ bracket: far below the fixed point's tolerance
+
+
+def _disk_queue(
+    scenario: Scenario, part: _Fixed, terminals: np.ndarray, think: np.ndarray, rest: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """IOSQ per SSCH w (D,) s in balance with the throughput it leaves, and where the volumes are
+    saturated by their other work alone (D,: no w exists; 0 is given there, for the caller to flag),
+    given each member's response time without IOSQ ``rest``.
+
+    The terminals' throughput falls as the queue grows, X = N / (Z + rest + n w) with n the member's
+    SSCHs per transaction, so w = IOSQ(X(w)) (:func:`_iosq`) has one root: the left side grows with w,
+    the right side falls towards the IOSQ of the other work alone. Found by bisection, so a load the
+    volumes could not carry at the response time ``rest`` slows the transactions down to what they
+    can carry instead of having no answer.
+    """
+    columns = rest.shape[-1]
+    if scenario.volumes is None:  # IOSQ as the scenario gives it
+        return np.zeros(columns), np.zeros(columns, dtype=bool)
+    per_transaction = (part.reads + part.writes)[:, None]
+
+    def excess(wait: np.ndarray) -> np.ndarray:
+        return wait - _iosq(scenario, part, terminals / (think + rest + per_transaction * wait))
+
+    alone = _iosq(scenario, part, np.zeros_like(rest))  # the other work only
+    saturated = ~np.isfinite(alone)
+    low = np.zeros(columns)
+    high = np.where(saturated, 1.0, np.maximum(2 * alone, 1e-6))
+    for _ in range(_BALANCE_STEPS):  # widen until the root lies in [low, high]
+        short = ~saturated & (excess(high) <= 0)
+        if not short.any():
+            break
+        low, high = np.where(short, high, low), np.where(short, 2 * high, high)
+    for _ in range(_BALANCE_STEPS):
+        middle = (low + high) / 2
+        below = excess(middle) <= 0
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    return np.where(saturated, 0.0, high), saturated
 
 
 def _subchannels(
@@ -353,18 +396,19 @@ def _solve(
     state: dict[str, object] = {}
 
     def response(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """R = F(R) at the distances ``columns`` (all by default): every part, and the lock wait."""
+        """R' = F(R') at the distances ``columns`` (all by default), R' the response time without IOSQ
+        (the disk queue is balanced inside, :func:`_disk_queue`): every part, and the lock wait."""
         part = fixed.at(columns)
-        throughput = terminals[:, columns] / (think + current)
-        cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
-        subchannel_wait, delayed, path_rate = _subchannels(scenario, part, throughput)
-        iosq, volumes_saturated = _disk_queue(scenario, part, throughput)
+        iosq, volumes_saturated = _disk_queue(scenario, part, terminals[:, columns], think, current)
         read_queue = part.reads[:, None] * iosq
         write_queue = part.writes[:, None] * iosq
+        throughput = terminals[:, columns] / (think + current + read_queue + write_queue)
+        cpu, saturated = _cpu_residence(scenario, part.cpu, throughput)
+        subchannel_wait, delayed, path_rate = _subchannels(scenario, part, throughput)
         locks = lock_wait(
             part.lock_requests,
             throughput,
-            current,
+            current + read_queue + write_queue,
             part.commit + write_queue,
             lockable,
             scenario.resolution_round_trips,
@@ -389,24 +433,25 @@ def _solve(
             + part.cf_async
             + subchannel_wait
             + part.sync_io
-            + read_queue
             + part.commit
-            + write_queue
             + other[:, columns]
             + locks
         )
 
     start = fixed.cpu + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
-    if below is not None:
-        start = np.maximum(start, below)
+    if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
+        queued = (fixed.reads + fixed.writes)[:, None] * _iosq(scenario, fixed, terminals / (think + below))
+        start = np.maximum(start, below - queued)
     solution = iterate(
         response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
     )
     if with_thrashing_load:  # the answer itself: every element must be decided
         solution = solution.settled()
     thrashing = ~solution.converged.all(axis=0)  # while bisecting the load, undecided counts as none
-    current = np.where(thrashing[None, :], np.nan, solution.value)
-    response(np.where(np.isnan(current), start, current))
+    rest = np.where(thrashing[None, :], start, solution.value)
+    response(rest)
+    thrashing |= state["volumes_saturated"]  # no response time either: the I/O never completes
+    current = np.where(thrashing[None, :], np.nan, rest + state["read_queue"] + state["write_queue"])
     breakdown = {
         "cpu": state["cpu"],
         "cf_sync": fixed.cf_sync,
@@ -434,8 +479,9 @@ def _solve(
     cpu_demand = fixed.cpu
     thrashing_load = np.full(distances.shape, np.nan)
     edge_share = np.full(current.shape, np.nan)
-    if with_thrashing_load and thrashing.any():
-        thrashing_load[thrashing], edge_share[:, thrashing] = _thrashing_load(scenario, distances[thrashing])
+    locked = thrashing & ~state["volumes_saturated"]  # no terminal load helps saturated volumes: not searched
+    if with_thrashing_load and locked.any():
+        thrashing_load[locked], edge_share[:, locked] = _thrashing_load(scenario, distances[locked])
     cps = np.array([m.logical_cps for m in members], float)[:, None]
     cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
     return ScenarioResult(
@@ -513,14 +559,14 @@ def _refuse_huge(
 
 
 def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, float]:
-    """How many of ``distances`` thrash and the shortest that does (NaN if none), by bisection on the
-    sorted distances, one distance per solve: a longer distance only lengthens service times, so
-    thrashing, once begun, persists."""
+    """How many of ``distances`` thrash (lock contention) and the shortest that does (NaN if none), by
+    bisection on the sorted distances, one distance per solve: a longer distance only lengthens
+    service times, so thrashing, once begun, persists."""
     ordered = np.sort(distances)
 
     def thrashes(index: int) -> bool:
         one = ordered[index : index + 1]
-        return bool(_solve(scenario, one, 1.0, with_thrashing_load=False, checked=True).thrashing[0])
+        return bool(_solve(scenario, one, 1.0, with_thrashing_load=False, checked=True).lock_thrashing[0])
 
     if not thrashes(ordered.size - 1):
         return 0, float("nan")

@@ -19,7 +19,7 @@ STRIDE = 8  # a round solves every 8th distance of its grid, then only the stret
 # short response time, reached in a few iterations; only distances near thrashing are slow
 ITERATIONS = 60
 
-SATURATED = "saturated volumes"  # the culprit where the volumes cannot carry the I/O (IOSQ unbounded)
+SATURATED = "saturated volumes"  # the culprit where the volumes' other work alone saturates them
 
 
 class GoalSeek(NamedTuple):
@@ -138,12 +138,13 @@ def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioR
 
 
 def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) -> tuple[str, str, float]:
-    """(member, component, share) of the member with the lowest share at column ``index`` of ``result``;
-    where no response time exists, the component says why: "saturated volumes" or "thrashing"."""
+    """(member, component, share) of the member with the lowest share at column ``index`` of ``result``,
+    the component the part of its response time that grew most from ``base`` (0 km), or with no base
+    (the goal fails at 0 km) its largest part; where no response time exists, the component says why:
+    "saturated volumes" or "thrashing"."""
     if result.thrashing[index]:
         return "all", SATURATED if result.disk_saturated[index] else "thrashing", float("nan")
     m = int(np.nanargmin(result.share_within_goal[:, index]))
-    if base is None:
-        return result.members[m], "", float(result.share_within_goal[m, index])
-    growth = {name: result.breakdown[name][m, index] - base.breakdown[name][m, 0] for name in BREAKDOWN}
+    growth = {name: result.breakdown[name][m, index] - (0.0 if base is None else base.breakdown[name][m, 0])
+              for name in BREAKDOWN}
     return result.members[m], max(growth, key=growth.get), float(result.share_within_goal[m, index])

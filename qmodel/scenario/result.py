@@ -13,8 +13,8 @@ BREAKDOWN_MEANING = {
     "cf_sync": "CF requests that stay synchronous",
     "cf_async": "CF requests converted to async, with their redispatch",
     "subchannel_wait": "waiting for a CF subchannel",
-    "sync_io": "synchronous reads",
-    "commit": "log writes and duplexed group-buffer-pool writes at commit",
+    "sync_io": "synchronous reads, with their IOSQ",
+    "commit": "log writes with their IOSQ, and duplexed group-buffer-pool writes at commit",
     "lock_contention": "lock/latch and global contention",
     "other": "what the model does not explain (fitted at the calibration distance)",
 }
@@ -24,9 +24,10 @@ BREAKDOWN_MEANING = {
 class ScenarioResult:
     """A scenario solved at each distance. Arrays are members × distances unless noted; SI units.
 
-    ``response_time`` (s) is NaN where the lock fixed point does not exist
-    (``thrashing`` True, (D,)); ``thrashing_load`` (D,) is then the share of every member's
-    ``terminals`` at which thrashing begins (see :meth:`terminals_with_answer`), and
+    ``response_time`` (s) is NaN where no response time exists (``thrashing`` True, (D,)): the lock
+    fixed point does not exist (:attr:`lock_thrashing`), or the volumes cannot carry their other work
+    (``disk_saturated``). Where lock contention thrashes, ``thrashing_load`` (D,) is the share of every
+    member's ``terminals`` at which thrashing begins (see :meth:`terminals_with_answer`), and
     ``subchannel_share_at_edge`` each member's share of its response time spent waiting for a
     subchannel just below that load (what :meth:`remedies` reads).
     """
@@ -45,7 +46,7 @@ class ScenarioResult:
     converted_rate: np.ndarray  # CF requests converted to async, per second
     cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
     thrashing: np.ndarray  # (D,) bool: no response time exists (lock contention, or saturated volumes)
-    disk_saturated: np.ndarray  # (D,) bool, within thrashing: the volumes cannot carry the I/O
+    disk_saturated: np.ndarray  # (D,) bool, within thrashing: the volumes' other work alone saturates them
     thrashing_load: np.ndarray  # (D,) share of the terminals at which thrashing begins (NaN: no thrashing)
     # subchannel wait / response time at the largest load searched below thrashing_load that has an answer
     # (NaN: no thrashing, or no load searched has an answer)
@@ -90,9 +91,11 @@ class ScenarioResult:
         response time (with queueing for the CPs; the CPU a transaction needs is one-CP % / 100 / X).
         Each member's paths give ``CF_delayed_pct`` (CF requests delayed for a subchannel) and
         ``CF_requests_per_s`` per CF (empty where the member has no path to it; "all" sums the requests
-        and weights the delays by them). ``terminals_with_answer``, at a distance where no response
-        time exists, is the member's largest whole terminal population that still has one, every
-        member's terminals scaled alike (:meth:`terminals_with_answer`); "all" gives their sum."""
+        and weights the delays by them). ``thrashing`` says lock contention leaves no response time,
+        ``volumes_saturated`` that the volumes cannot carry their other work. ``terminals_with_answer``,
+        at a distance where lock contention thrashes, is the member's largest whole terminal population
+        that still has one, every member's terminals scaled alike (:meth:`terminals_with_answer`); "all"
+        gives their sum."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         totals = self.total_response_time, self.total_throughput, self.total_share_within_goal
         records = []
@@ -157,7 +160,8 @@ class ScenarioResult:
             delayed, rate = paths.get(cf, (np.nan, np.nan))
             record[f"{cf}_delayed_pct"] = number(delayed * 100)
             record[f"{cf}_requests_per_s"] = number(rate)
-        record["thrashing"] = bool(self.thrashing[d])
+        record["thrashing"] = bool(self.lock_thrashing[d])
+        record["volumes_saturated"] = bool(self.disk_saturated[d])
         record["terminals_with_answer"] = fits
         return record
 

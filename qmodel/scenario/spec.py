@@ -708,7 +708,8 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     reader.known(conversion, SECTION_KEYS["conversion"], "conversion")
     locks = reader.table(data, "locks", allowed=LOCKS_FORM)
     reader.known(locks, SECTION_KEYS["locks"], "locks")
-    no_contention = isinstance(locks.get("lockable_items"), float) and locks["lockable_items"] == np.inf
+    hot_set = locks.get("lockable_items")  # inf as TOML's bare inf or as the text "inf"
+    no_contention = hot_set == np.inf or (isinstance(hot_set, str) and hot_set.strip().lower() == "inf")
     distribution = reader.table(data, "distribution", required=False)
     reader.known(distribution, SECTION_KEYS["distribution"], "distribution")
     calibration = data.get("calibration", [])

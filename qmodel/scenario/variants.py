@@ -310,7 +310,14 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
                 ]
             results[row] = values
             fits = solved.terminals_with_answer(place)
-            if fits is not None:
+            if solved.disk_saturated[place]:
+                errors[row] = InputError(
+                    "disk.background_rate",
+                    f"{rows[0][1].disk_background:g} SSCH/s",
+                    "less other work than the volumes carry alone (add volumes or PAV aliases)",
+                    reason="IOSQ grows without end: no response time",
+                )
+            elif fits is not None:
                 members_now = rows[0][1].members
                 others = [remedy for remedy in solved.remedies(place) if remedy != "fewer terminals"]
                 errors[row] = InputError(

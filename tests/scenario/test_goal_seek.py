@@ -101,7 +101,15 @@ def test_a_goal_broken_by_thrashing_names_only_the_remedies_that_apply_there(sce
 
 def test_a_goal_broken_by_saturated_volumes_says_so_not_that_lock_contention_thrashes() -> None:
     plain = replace(ENV2.read, iosq=0.0)
-    crowded = replace(ENV2, volumes=2, aliases=0, disk_background=3000.0, read=plain,
-                      write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf)  # saturated from 0 km
+    crowded = replace(ENV2, volumes=2, aliases=0, disk_background=3100.0, read=plain,
+                      write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf)  # saturated by it from 0 km
     answer = max_distance(crowded)
     assert answer.component == "saturated volumes" and answer.remedies == ()
+
+
+def test_a_goal_that_fails_at_0_km_names_the_largest_part_of_the_response_time() -> None:
+    plain = replace(ENV2.read, iosq=0.0)
+    crowded = replace(ENV2, volumes=2, aliases=0, disk_background=3000.0, read=plain,
+                      write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf)  # reads wait seconds
+    answer = max_distance(crowded)
+    assert answer.distance != answer.distance and answer.component == "sync_io"

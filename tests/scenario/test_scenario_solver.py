@@ -225,10 +225,48 @@ def test_iosq_grows_with_distance_as_mirrored_writes_hold_the_volumes_longer() -
     assert (queueing[:, 1] > queueing[:, 0]).all()
 
 
-def test_volumes_that_cannot_carry_the_io_are_reported_not_given_a_number() -> None:
+def test_volumes_their_other_work_alone_saturates_are_reported_not_given_a_number() -> None:
     result = solve_scenario(_with_volumes(1, 0, 5000.0), np.array([0.0]))
     assert result.thrashing[0] and result.disk_saturated[0]
     assert np.isnan(result.response_time[:, 0]).all()
+
+
+def _volume_utilization(scenario, result) -> np.ndarray:
+    """Busy exposures per volume (of 1 + aliases) from the result's throughput: the utilization law."""
+    from qmodel.scenario.compose import _fixed_parts
+
+    fixed = _fixed_parts(scenario, result.distances)
+    other_work = scenario.disk_background * fixed.write_service
+    return ((result.throughput * fixed.device_busy).sum(axis=0) + other_work) / scenario.volumes
+
+
+def test_volumes_the_transactions_would_saturate_slow_them_to_what_the_volumes_carry() -> None:
+    # 3000 SSCH/s of other work keep the 2 volumes 97.5% busy at 0 km: at the terminals' unhindered
+    # rate the transactions' I/O would saturate them, so IOSQ grows until the terminals slow down
+    crowded = _with_volumes(2, 0, 3000.0)
+    result = solve_scenario(crowded, np.array([0.0]))
+    assert not result.thrashing[0]
+    assert 0.975 < _volume_utilization(crowded, result)[0] < 1
+    assert (result.response_time[:, 0] > 1.0).all()  # seconds, not milliseconds: the queue shows
+
+
+def test_more_other_work_on_the_volumes_lengthens_the_response_time() -> None:
+    responses = [solve_scenario(_with_volumes(2, 0, background), np.array([40e3])).response_time[:, 0]
+                 for background in (0.0, 800.0, 1500.0, 1850.0, 1890.0)]  # 1905/s saturates
+    assert (np.diff(np.array(responses), axis=0) > 0).all()
+
+
+def test_the_disk_queue_is_in_balance_with_the_throughput_it_leaves() -> None:
+    # IOSQ per SSCH read back from the breakdown equals pav_iosq at the volumes' load from the result's X
+    crowded = _with_volumes(2, 0, 1850.0)
+    result = solve_scenario(crowded, np.array([40e3]))
+    unqueued = solve_scenario(_with_volumes(10**9, 0, 0.0), np.array([40e3]))
+    reads = np.array([m.sync_reads for m in crowded.members])
+    iosq = (result.breakdown["sync_io"] - unqueued.breakdown["sync_io"])[:, 0] / reads
+    from qmodel.scenario.compose import _fixed_parts, _iosq
+
+    expected = _iosq(crowded, _fixed_parts(crowded, result.distances), result.throughput)[0]
+    assert iosq == pytest.approx([expected, expected], rel=1e-6)
 
 
 def test_no_redispatch_wait_explains_g1p2_at_20_km_without_breaking_the_0_km_row() -> None:

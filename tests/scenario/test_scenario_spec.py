@@ -209,6 +209,11 @@ def test_lockable_items_inf_means_no_lock_contention_and_needs_no_round_trips_or
     assert scenario.lockable_items == float("inf")
 
 
+def test_lockable_items_inf_may_be_written_in_quotes(tmp_path) -> None:
+    scenario = load_scenario(broken(tmp_path, LOCKS, '[locks]\nlockable_items = "Inf"\n'))
+    assert scenario.lockable_items == float("inf")
+
+
 @pytest.mark.parametrize(("old", "key"), [
     (LOCKABLE, "locks.lockable_items"),
     ("resolution_round_trips = 2\n", "locks.resolution_round_trips"),

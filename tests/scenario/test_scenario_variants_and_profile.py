@@ -298,6 +298,19 @@ def test_a_thrashing_row_names_only_the_remedies_that_apply_there() -> None:
     assert err.strip().endswith("at this distance, or a shorter distance")
 
 
+def test_a_row_whose_volumes_cannot_carry_their_other_work_is_named_as_such() -> None:
+    import copy
+
+    raw = copy.deepcopy(RAW)
+    raw["disk"].update(volumes=2, aliases=0, background_rate=1000)
+    out, err = io.StringIO(), io.StringIO()
+    status = run_variants(raw, "disk.background_rate,distance\n1000,40km\n3100,40km\n", out, err, "disk.toml")
+    lines = out.getvalue().strip().split("\n")
+    assert status == 1 and len(lines) == 3 and lines[1].startswith("1000,40km,")
+    assert "row 2:" in err.getvalue() and "disk.background_rate = 3100 SSCH/s" in err.getvalue()
+    assert "lock contention" not in err.getvalue() and "row 1:" not in err.getvalue()
+
+
 def test_a_thrashing_row_names_the_terminals_with_an_answer_in_all_and_per_member_in_plain_spaces() -> None:
     status, out, err = variants("distance,member.*.terminals\n300km,2000\n")
     assert status == 1
