@@ -159,29 +159,57 @@ def _longest_word(text: str) -> int:
     return max((len(word) for word in text.split()), default=0)
 
 
-_NUMBER_AND_UNIT = re.compile(r"(\d) +(?=[^\d\s])")  # "100 km": the space a header never breaks at
+# The spaces text is never wrapped at (besides no-break spaces): after a number standing as a word, before
+# the unit or word it counts ("100 km", "7 subchannels", "(1 of"); before a number that ends a clause, after
+# the word it belongs to ("site 2", "Environment 1:", "of 2)").
+# A number inside a word (G1P2) is neither.
+_NUMBER = r"[+-]?\d+(?:[.,]\d+)*"  # 70, 0.95, 35,000: no mark after its last digit
+_NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s])")
+_NAME_AND_NUMBER = re.compile(rf"(?<=[^\W\d_]) +(?={_NUMBER}(?:$|[)\]:;,.]+(?:\s|$)))")
+_NO_BREAK = "\N{NO-BREAK SPACE}"
 
 
-def _header_words(title: str) -> list[str]:
-    """A header's words, a number and the unit after it being one word ("100 km")."""
-    return _NUMBER_AND_UNIT.sub("\\1\N{NO-BREAK SPACE}", title).split(" ")
+def _unbreakable(text: str) -> str:
+    """``text`` with the spaces wrapping never breaks at made no-break spaces (:data:`_NUMBER_AND_UNIT`,
+    :data:`_NAME_AND_NUMBER`)."""
+    return _NAME_AND_NUMBER.sub(_NO_BREAK, _NUMBER_AND_UNIT.sub(f"\\1{_NO_BREAK}", text))
+
+
+def wrap_at_spaces(text: str, width: int, *, indent: str = "", subsequent_indent: str = "",
+                   fold_long_words: bool = False) -> list[str]:
+    """``text`` as lines of at most ``width`` characters, broken at its spaces only: never at a no-break
+    space, between a number and its unit ("100 km") or a name and its number ("site 2"), nor at a hyphen.
+    A word longer than the width stays whole on a line of its own, or is folded with ``fold_long_words``.
+    ``indent`` opens the first line, ``subsequent_indent`` the others; no-break spaces come out as spaces.
+    (rich wraps at any space; textwrap breaks at ASCII whitespace only, so a no-break space holds.)"""
+    import textwrap
+
+    lines = textwrap.wrap(_unbreakable(text), max(width, 1), initial_indent=indent,
+                          subsequent_indent=subsequent_indent, break_long_words=fold_long_words,
+                          break_on_hyphens=False)
+    return [line.replace(_NO_BREAK, " ") for line in lines]
 
 
 def _header(title: str, width: int) -> str:
-    """A header (or a table's title) wrapped to ``width`` here, at its spaces but never between a number
-    and its unit (rich would break at any space); a word longer than the width is folded."""
-    import textwrap  # breaks at ASCII whitespace only, so the no-break space holds
+    """A header (or a table's title) wrapped to ``width`` here (:func:`wrap_at_spaces`; rich would break
+    at any space); a word longer than the width is folded."""
+    return "\n".join(wrap_at_spaces(title, width, fold_long_words=True))
 
-    lines = textwrap.wrap(" ".join(_header_words(title)), max(width, 1), break_on_hyphens=False)
-    return "\n".join(lines).replace("\N{NO-BREAK SPACE}", " ")
+
+def count_in_all(names: Sequence[str], counts: Sequence[int], words: str = "in all", space: str = " ") -> str:
+    """A count in all, then each part's: "92 in all (G1P1 46, G1P2 46)", "92 terminals in all (...)" with
+    ``words``. ``space`` joins each number to its words: a no-break space in text to be wrapped
+    (:func:`wrap_at_spaces`), a plain one in a CSV cell."""
+    each = ", ".join(f"{name}{space}{count}" for name, count in zip(names, counts, strict=True))
+    return space.join([f"{sum(counts)}", *words.split(" ")]) + f" ({each})"
 
 
 def _least_widths(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]]) -> list[int]:
     """Each column's least width: its longest number (never broken) or longest word, a header's number
-    and unit counted as one word."""
+    and unit counted as one word (:func:`wrap_at_spaces`)."""
     widths = []
     for index, title in enumerate(columns):
-        least = max(len(word) for word in _header_words(title))
+        least = max(len(word) for word in _unbreakable(title).split(" "))
         for row, kinds in zip(cells, numbers, strict=True):
             least = max(least, len(row[index]) if kinds[index] else _longest_word(row[index]))
         widths.append(least)

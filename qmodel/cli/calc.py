@@ -216,14 +216,15 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
                          + ", ".join(entry.symbols), reason="not a range or list of an input")
     unit = entry.symbols[name].unit
     span_ends = split_range(vary, span)
+    lists = _lists(entry, assignments)
+    lists.pop(name, None)
     if span_ends is None:
         values = np.asarray(_lists(entry, (vary,))[name])
     else:
         steps = parse_value("--steps", steps_text, "1")
         if not (steps >= 2 and steps == int(steps)):
             raise InputError("--steps", steps_text, "a whole number >= 2")
-        lists = _lists(entry, assignments)
-        others = int(np.prod([len(v) for n, v in lists.items() if n != name]))
+        others = int(np.prod([len(v) for v in lists.values()]))
         if steps * others > _MOST_ROWS:
             size = steps * others * (len(entry.symbols) + len(entry.outputs)) * 8 / 1e9
             raise InputError("--steps", steps_text, f"at most {_MOST_ROWS // others:,} here",
@@ -241,8 +242,6 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
         from qmodel.plotting import check_plot_path
 
         check_plot_path(plot_path)
-    lists = _lists(entry, assignments)
-    lists.pop(name, None)
     varied = [name] + [n for n, v in lists.items() if len(v) > 1]
     fixed = {n: v[0] for n, v in lists.items() if len(v) == 1}
     grid = _grid(entry, {name: values.tolist(), **{n: lists[n] for n in varied[1:]}})

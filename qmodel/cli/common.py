@@ -5,11 +5,15 @@ Only click is imported here: the quick path pays for nothing else.
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import Collection, Iterator
+
 import click
 
 from qmodel.errors import InputError, QmodelError
 from qmodel.output import FORMATS
-from qmodel.units import parse_list, refuse_decimal_comma
+from qmodel.units import bare_number, parse_list, refuse_decimal_comma
 
 FORMAT_OPTION = click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
@@ -57,24 +61,29 @@ class QmodelGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta.setdefault(_WORDS, list(args))  # the words as typed after ``qmodel``, for the hints
-        try:
+        with _one_line_errors(ctx):
             return super().parse_args(ctx, args)
-        except click.exceptions.NoArgsIsHelpError:
-            raise  # ``qmodel`` alone shows the help
-        except click.UsageError as error:
-            raise Failure(usage_line(error, ctx), error.exit_code) from None
 
     def invoke(self, ctx: click.Context):
-        try:
+        with _one_line_errors(ctx):
             return super().invoke(ctx)
-        except QmodelError as error:
-            raise Failure(str(error), error.exit_status) from None
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as error:
-            raise Failure(usage_line(error, ctx), error.exit_code) from None
-        except BrokenPipeError:
-            raise OutputClosedError from None  # click would exit 1 silently, the status of a found failure
+
+
+@contextlib.contextmanager
+def _one_line_errors(ctx: click.Context) -> Iterator[None]:
+    """qmodel's errors and click's usage errors as a :class:`Failure` (one line, its exit status); output
+    closed by its reader as :class:`OutputClosedError` (click would exit 1 silently, the status of a found
+    failure). ``qmodel`` alone still shows the help."""
+    try:
+        yield
+    except QmodelError as error:
+        raise Failure(str(error), error.exit_status) from None
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as error:
+        raise Failure(usage_line(error, ctx), error.exit_code) from None
+    except BrokenPipeError:
+        raise OutputClosedError from None
 
 
 _WORDS = "qmodel.words"
@@ -84,9 +93,7 @@ def usage_line(error: click.UsageError, ctx: click.Context) -> str:
     """Click's usage error as qmodel's one line: the message, and the help to read.
 
     A unit typed apart from its number (``--distance 70 km``) reaches click as an extra
-    argument; the line then says how to write the value as one word."""
-    import re
-
+    argument; the line then says how to write the value as one word (:func:`unit_apart`)."""
     message = error.format_message().removesuffix(".")
     if error.ctx is not None:
         command = error.ctx.command_path
@@ -94,44 +101,59 @@ def usage_line(error: click.UsageError, ctx: click.Context) -> str:
         command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand)))
     words = ctx.meta[_WORDS]
     extra = re.fullmatch(r"Got unexpected extra arguments? \((\S+).*\)", error.message)
-    if extra and extra[1] in words and re.fullmatch(r"[^\d\s]+", extra[1]):
+    if extra and extra[1] in words:
         place = words.index(extra[1])
         value = words[place - 1] if place >= 1 else ""
         option = words[place - 2] if place >= 2 and words[place - 2].startswith("-") else ""
         if value.startswith("-") and "=" in value:
             option, _, value = value.partition("=")
-        if option and value[-1:].isdigit():
+        if option and unit_apart(value, extra[1]):
             message += (f"; a number and its unit are one value: {option} {value}{extra[1]}"
                         f" or, quoted, {option} \"{value} {extra[1]}\"")
     return f"{message} (see '{command} --help')"
 
 
-def _pairs(assignments: tuple[str, ...], units: dict[str, str], what: str) -> list[tuple[str, str]]:
-    """NAME=VALUE pairs as (name, text), each name known and given once."""
+# what may be a unit: letters, / and % (km, us/km, /s, %, K); not a name (service_time) or a number
+_UNIT_LIKE = re.compile(r"(?:[^\W\d_]|[/%])+")
+
+
+def unit_apart(number: str, word: str) -> bool:
+    """Whether ``word`` is a unit typed apart from the ``number`` before it (``70 km``, ``5 /s``, ``190 K``,
+    ``1. ms``): the number alone (:func:`qmodel.units.bare_number`), the word made of letters, / and % only.
+    The one rule for an option's value (:func:`usage_line`) and a NAME=VALUE pair
+    (:func:`name_value_pairs`)."""
+    return bare_number(number) is not None and _UNIT_LIKE.fullmatch(word) is not None
+
+
+def name_value_pairs(assignments: tuple[str, ...], names: Collection[str] | None = None,
+                     what: str = "") -> dict[str, str]:
+    """NAME=VALUE pairs as {name: text as typed}, each name given once and, with ``names``, one of those
+    (else refused as not ``what``)."""
     pairs: dict[str, str] = {}
     for place, assignment in enumerate(assignments):
         name, sep, text = assignment.partition("=")
         name = name.strip()
         if not sep or not name:
             before = assignments[place - 1] if place else ""
-            if "=" in before and before[-1:].isdigit() and not any(c.isdigit() for c in assignment):
+            if "=" in before and unit_apart(before.partition("=")[2], assignment):
                 raise InputError(assignment, "", f"{before}{assignment} (a number and its unit are one word)",
                                  reason=f"a unit apart from its number, after {before}")
             raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
                              reason="not a NAME=VALUE pair")
-        if name not in units:
-            raise InputError(name, text, ", ".join(units), reason=f"not {what}")
+        if names is not None and name not in names:
+            raise InputError(name, text, ", ".join(names), reason=f"not {what}")
         if name in pairs:
             raise InputError(name, text, "one value per name", reason="given twice")
         pairs[name] = text
-    return list(pairs.items())
+    return pairs
 
 
 def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str) -> dict[str, float]:
     """NAME=VALUE pairs, each value parsed in the unit of its name (``service_time=1ms``)."""
     from qmodel.units import parse_value
 
-    return {name: parse_value(name, text, units[name]) for name, text in _pairs(assignments, units, what)}
+    return {name: parse_value(name, text, units[name])
+            for name, text in name_value_pairs(assignments, units, what).items()}
 
 
 def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str,
@@ -141,7 +163,7 @@ def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], 
     Two whole numbers joined by a comma (``distance=0,5km``) are refused as ambiguous (0.5 km, or 0 and
     5 km?) unless the name is in ``whole``, counts that cannot have a decimal part (``servers=6,8``)."""
     lists = {}
-    for name, text in _pairs(assignments, units, what):
+    for name, text in name_value_pairs(assignments, units, what).items():
         lists[name] = parse_list(name, text, units[name])  # first: 35,000 is refused as a thousands mark
         if name not in whole:
             refuse_decimal_comma(name, text)

@@ -183,9 +183,7 @@ def _list_shipped(ctx: click.Context) -> None:
     """The shipped scenarios: name, title and the full path of the file (to copy and edit). Piped, or where
     they fit the terminal, one line each; else each gets its name and title (wrapped at spaces) and then
     its path, whole, indented on a line of its own: a path is never broken."""
-    import textwrap
-
-    from qmodel.output import terminal_width
+    from qmodel.output import terminal_width, wrap_at_spaces
     from qmodel.scenario.files import shipped_scenarios
     from qmodel.tomlread import read_toml
 
@@ -199,8 +197,8 @@ def _list_shipped(ctx: click.Context) -> None:
         click.echo("\n".join(lines.values()))
         ctx.exit(0)
     for name, path in shipped.items():  # every scenario alike: name and title, then the path
-        heading = textwrap.wrap(f"{name:<{name_width}}  {titles[name]}", width, break_long_words=False,
-                                break_on_hyphens=False, subsequent_indent=" " * (name_width + 2))
+        heading = wrap_at_spaces(f"{name:<{name_width}}  {titles[name]}", width,
+                                 subsequent_indent=" " * (name_width + 2))
         click.echo("\n".join([*heading, f"  {path.resolve()}"]))
     ctx.exit(0)
 
@@ -337,10 +335,10 @@ def _km(result, index: int) -> str:
 
 def _terminals(spec, populations, in_all: str = "in all") -> str:
     """Terminal populations, their sum and each member's: "92 in all (G1P1 46, G1P2 46)", no number
-    apart from what it counts."""
-    shares = ", ".join(f"{m.name}\N{NO-BREAK SPACE}{count}" for m, count in zip(spec.members, populations,
-                                                                              strict=True))
-    return f"{_unit(sum(populations), in_all, 'd')} ({shares})"
+    apart from what it counts (:func:`qmodel.output.count_in_all`, with no-break spaces)."""
+    from qmodel.output import count_in_all
+
+    return count_in_all([m.name for m in spec.members], populations, in_all, "\N{NO-BREAK SPACE}")
 
 
 def _either(remedies: tuple[str, ...]) -> str:
@@ -367,19 +365,17 @@ def _thrashing_line(result) -> str:
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
-    """A number and its unit joined by no-break spaces: :func:`_say` never puts them on two lines."""
+    """A number and its unit joined by no-break spaces: :func:`_say` never puts them on two lines (a unit
+    of several words, "terminals in all", stays whole too)."""
     return "\N{NO-BREAK SPACE}".join([f"{value:{digits}}", *unit.split(" ")])
 
 
 def _say(text: str) -> None:
     """A sentence under a table, wrapped to the terminal's width (no wider when piped) at spaces only:
     a number and its unit (:func:`_unit`) stay on one line."""
-    import textwrap
+    from qmodel.output import terminal_width, wrap_at_spaces
 
-    from qmodel.output import terminal_width
-
-    lines = textwrap.wrap(text, terminal_width(), break_long_words=False, break_on_hyphens=False)
-    click.echo("\n".join(lines).replace("\N{NO-BREAK SPACE}", " "))
+    click.echo("\n".join(wrap_at_spaces(text, terminal_width())))
 
 
 def _shown(value: float | None) -> float | None:
@@ -476,12 +472,12 @@ file are printed after the table as plain TOML, ready to paste.""",
 @FORMAT_OPTION
 def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: str) -> None:
     """A member's per-transaction profile (CF requests by structure, reads, log writes) from RMF counts."""
-    from qmodel.cli.common import parse_assignments
+    from qmodel.cli.common import name_value_pairs
     from qmodel.scenario.profile import profile
     from qmodel.units import parse_value
 
-    typed = {name.strip(): text for name, _, text in (a.partition("=") for a in assignments)}
-    counts = parse_assignments(assignments, dict.fromkeys(typed, "1"), "a count")
+    typed = name_value_pairs(assignments)  # any name here: profile() says which it reads
+    counts = {name: parse_value(name, text, "1") for name, text in typed.items()}
     try:
         result = profile(counts, parse_value("--transactions", transactions_text, "1"))
     except InputError as error:  # the value as typed (92.3K), not as read (92300)
@@ -513,16 +509,13 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
 
 def _comments_wrapped(toml: str) -> str:
     """TOML lines as they are, but a comment wider than the terminal wrapped into comment lines."""
-    import textwrap
-
-    from qmodel.output import terminal_width
+    from qmodel.output import terminal_width, wrap_at_spaces
 
     width = terminal_width()
     lines = []
     for line in toml.splitlines():
         if line.startswith("# ") and len(line) > width:
-            lines += textwrap.wrap(line[2:], width, initial_indent="# ", subsequent_indent="# ",
-                                   break_long_words=False, break_on_hyphens=False)
+            lines += wrap_at_spaces(line[2:], width, indent="# ", subsequent_indent="# ")
         else:
             lines.append(line)
     return "\n".join(lines)

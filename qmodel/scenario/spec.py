@@ -80,7 +80,6 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -448,7 +447,8 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
     refuse = partial(ScenarioError, file, "distance") if file else partial(InputError, where)
     try:
         ends = split_range(where, text)
-        values = np.array(parse_list(where, text if ends is None else ",".join(ends), "km"))
+        typed = text.split(",") if ends is None else list(ends)  # the items of a list, or a range's ends
+        values = np.array(parse_list(where, ",".join(typed), "km"))
     except InputError as error:
         part = f"{error.value}: {error.reason}" if error.reason else str(error.value)
         raise refuse(
@@ -463,7 +463,7 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
             refuse_decimal_comma(where, text, "km" if file else "")
         except InputError as error:
             raise refuse(text, error.allowed, reason=error.reason) from None
-    typed = re.split(r",|\.\.", text)  # the unit of the last item applies to the bare ones
+    # a bare item takes the unit of the last: in a file, the last needs one (a bare 0 needs none)
     if file and not split_number(typed[-1])[1] and any(_bare_nonzero(item) for item in typed):
         raise _unit_missing(refuse, text, "km")
     if ends is not None:

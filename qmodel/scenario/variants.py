@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import copy
 import difflib
+import re
 from typing import NamedTuple, TextIO
 
 import numpy as np
 
 from qmodel.batch import Dialect, locale_number, read_table, split_header
 from qmodel.errors import InputError
+from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING
 from qmodel.scenario.spec import (
@@ -176,24 +178,29 @@ def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
         return text
 
 
-def _cell_error(error: ScenarioError, column: Column, cell: str) -> InputError:
+def _cell_error(error: ScenarioError, column: Column, cell: str, dialect: Dialect) -> InputError:
     """A scenario error caused by one cell, named by the column (and the key it set, where that reads
-    otherwise: ``path G1P2→CF1.subchannels``); the value as the cell has it. Where a bare number needs
-    a unit, the advice is written as the cell is (``8,8s`` in a decimal-comma file); a cell holds one
-    distance, so a list or a decimal comma is advised as that one."""
+    otherwise: ``path G1P2→CF1.subchannels``); the value as the cell has it, the advice in the file's
+    decimal mark (``8,8s``, ``1,3% or 0,013`` in a decimal-comma file). A cell holds one distance, so in
+    a decimal-point file a list a decimal comma would make one (``0,5km``) is advised as that one."""
     parameter = f"column {column.title}"
     if error.key.lower().replace(" ", ".").replace("→", ".") != column.name.lower():
         parameter += f" ({error.key})"
-    reading = decimal_comma(cell) if column.key == ("distance",) else None
+    reading = decimal_comma(cell) if column.key == ("distance",) and dialect.decimal == "." else None
     if reading is not None:  # 0,5km: a list is no cell's meaning, so the advice is the one distance
         number, unit = reading
         one = number + (unit or ("" if column.unit else "km"))
         return InputError(parameter, cell.strip(), f"{one} (a decimal point; one distance per row)",
                           reason="ambiguous: a decimal comma, or a list of two?")
-    allowed = CELL_DISTANCE if error.allowed == FILE_DISTANCES else error.allowed
+    allowed = CELL_DISTANCE if error.allowed == FILE_DISTANCES else _in_decimal_mark(error.allowed, dialect)
     if error.unit:
         allowed = f"{cell.strip()}{error.unit}, or the unit in the header: {column.name} [{error.unit}]"
     return InputError(parameter, cell.strip(), allowed, reason=error.reason)
+
+
+def _in_decimal_mark(advice: str, dialect: Dialect) -> str:
+    """Advice with its numbers written in the file's decimal mark: 1.3% as 1,3% in a decimal-comma file."""
+    return advice if dialect.decimal == "." else re.sub(r"(?<=\d)\.(?=\d)", dialect.decimal, advice)
 
 
 def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
@@ -209,8 +216,8 @@ def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, 
         try:
             scenario_from_dict(data, where)
         except ScenarioError as alone:
-            return _cell_error(alone, column, cell)
-    return InputError(error.key, error.value, error.allowed, reason=error.reason)
+            return _cell_error(alone, column, cell, dialect)
+    return InputError(error.key, error.value, _in_decimal_mark(error.allowed, dialect), reason=error.reason)
 
 
 def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "variants",
@@ -312,12 +319,12 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
                 )
             elif fits is not None:
                 members_now = rows[0][1].members
-                each = ", ".join(f"{m.name} {fit}" for m, fit in zip(members_now, fits, strict=True))
                 others = [remedy for remedy in solved.remedies(place) if remedy != "fewer terminals"]
                 errors[row] = InputError(
                     "lock contention",
                     f"thrashing with {sum(m.terminals for m in members_now)} terminals in all",
-                    f"at most {sum(fits)} terminals in all ({each}) at this distance"
+                    f"at most {count_in_all([m.name for m in members_now], fits, 'terminals in all')}"
+                    " at this distance"
                     + "".join(f", or {remedy}" for remedy in others),
                     reason=f"{THRASHING}: no response time",
                 )

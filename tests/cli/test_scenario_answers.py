@@ -349,6 +349,18 @@ def test_list_at_a_terminal_fits_its_width_with_each_path_whole_on_a_line_of_its
     assert all(Path(line.strip()).is_file() for line in lines if line.strip() in paths)
 
 
+@pytest.mark.parametrize("columns", [80, 60, 40])
+def test_list_at_a_terminal_never_puts_a_number_on_another_line_than_its_word(monkeypatch, columns):
+    # at 80 columns the env1 title ended "... secondary at site" with "2" alone on the next line
+    from qmodel.cli import scenario
+
+    monkeypatch.setattr(scenario, "_at_terminal", lambda: True)
+    lines = CliRunner().invoke(cli, ["scenario", "--list"], env={"COLUMNS": str(columns)}).output.splitlines()
+    assert any(line.endswith("at site 2") or line.strip() == "site 2" for line in lines)
+    assert any("7 subchannels" in line for line in lines)
+    assert not [line for line in lines if re.fullmatch(r"[\d.,]+\W*", line.strip())]
+
+
 def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:
     from qmodel.scenario.files import shipped_scenarios
 

@@ -1,6 +1,7 @@
 """What-if variants from a CSV, and per-transaction profiles from RMF counts."""
 
 import io
+import re
 
 import pytest
 
@@ -124,6 +125,25 @@ def test_advice_for_a_bare_number_is_written_in_the_files_decimal_mark() -> None
     # v3.csv: 8,8 refused, then the advised form must not be refused in the same file
     _, _, err = variants("distance;member.*.think_time\n20km;8,8\n20km;8,8s\n")
     assert 'allowed: 8,8s' in err and "row 2" not in err
+
+
+def test_share_advice_is_written_in_the_files_decimal_mark() -> None:
+    # a decimal-comma file's 1,3 was advised as "1.3% or 0.013", in points the file does not use
+    _, _, err = variants("distance;goal.share\n20km;1,3\n20km;1,3%\n20km;0,013\n")
+    assert "row 1:" in err and "allowed: a share up to 100%: 1,3% or 0,013" in err
+    assert "row 2" not in err and "row 3" not in err
+
+
+def test_share_advice_keeps_decimal_points_in_a_decimal_point_file() -> None:
+    _, _, err = variants("distance,goal.share\n20km,1.3\n")
+    assert "allowed: a share up to 100%: 1.3% or 0.013" in err
+
+
+def test_a_bare_distance_with_the_files_decimal_comma_is_advised_its_unit_not_called_ambiguous() -> None:
+    # in a decimal-comma file 0,5 is 0.5 beyond doubt; it was refused as a possible list of two
+    _, _, err = variants("distance;member.*.think_time[s]\n0,5;8\n0,5km;8\n")
+    assert "row 1: column distance = 0,5" in err and "allowed: 0,5km" in err
+    assert "ambiguous: a decimal comma" not in err and "row 2" not in err
 
 
 def test_an_error_in_a_cell_names_the_csv_file_row_column_and_path_as_member_to_cf() -> None:
@@ -289,3 +309,11 @@ def test_a_row_whose_volumes_cannot_carry_their_other_work_is_named_as_such() ->
     assert status == 1 and len(lines) == 3 and lines[1].startswith("1000,40km,")
     assert "row 2:" in err.getvalue() and "disk.background_rate = 3100 SSCH/s" in err.getvalue()
     assert "lock contention" not in err.getvalue() and "row 1:" not in err.getvalue()
+
+
+def test_a_thrashing_row_names_the_terminals_with_an_answer_in_all_and_per_member_in_plain_spaces() -> None:
+    status, out, err = variants("distance,member.*.terminals\n300km,2000\n")
+    assert status == 1
+    assert "thrashing with 4000 terminals in all" in err
+    assert re.search(r"at most \d+ terminals in all \(G1P1 \d+, G1P2 \d+\) at this distance", err)
+    assert "\N{NO-BREAK SPACE}" not in out + err
