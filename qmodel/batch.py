@@ -198,7 +198,7 @@ def locale_number(name: str, cell: str, dialect: Dialect) -> str:
 
     In a decimal-comma file 1.234,5 is 1234.5 and 0,4 is 0.4; in a decimal-point
     file 1,234.5 is 1234.5. A thousands separator is accepted only between
-    groups of three digits; 1,234 where the file does not show its decimal mark
+    groups of three digits, the first not 0 (0.500 is never five hundred); 1,234 where the file does not show its decimal mark
     is refused as ambiguous, as is a decimal mark the file does not use.
     """
     text = _GROUP_SPACE.sub("", cell.strip())
@@ -206,7 +206,7 @@ def locale_number(name: str, cell: str, dialect: Dialect) -> str:
     if match is None or ("," not in match.group() and "." not in match.group()):
         return text
     number, rest = match.group(), text[match.end():]
-    if not dialect.known and re.fullmatch(r"[+-]?\d{1,3}[.,]\d{3}", number):
+    if not dialect.known and re.fullmatch(r"[+-]?[1-9]\d{0,2}[.,]\d{3}", number):
         return _ambiguous(name, cell, number)
     decimal = dialect.decimal
     thousands = "." if decimal == "," else ","
@@ -215,7 +215,7 @@ def locale_number(name: str, cell: str, dialect: Dialect) -> str:
         raise InputError(name, cell, f"a number with {decimal!r} as decimal mark, as the file uses",
                          reason="more than one decimal mark, or a separator after it")
     if thousands in whole:
-        grouped = re.fullmatch(rf"[+-]?\d{{1,3}}(?:{re.escape(thousands)}\d{{3}})+", whole)
+        grouped = re.fullmatch(rf"[+-]?[1-9]\d{{0,2}}(?:{re.escape(thousands)}\d{{3}})+", whole)
         if grouped is None:
             other = "comma" if thousands == "," else "point"
             raise InputError(name, cell, f"a number with {decimal!r} as decimal mark, as the file uses",

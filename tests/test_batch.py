@@ -263,6 +263,13 @@ def test_a_decimal_point_in_a_decimal_comma_file_is_an_error_row() -> None:
     assert "decimal point" in str(summary.errors[1])
 
 
+def test_a_leading_zero_is_never_a_group_of_thousands() -> None:
+    # 0.500 in a ';' export (decimal commas) is a decimal point the file does not use, not five hundred
+    for text in ("arrival_rate;service_time\n100;0,4\n100;0.500\n", "arrival_rate;service_time\n100;0.500\n"):
+        _, _, summary = run_text("mm1", text)
+        assert len(summary.errors) == 1 and "decimal point" in str(next(iter(summary.errors.values())))
+
+
 def test_mac_cr_only_line_ends_are_read_and_written() -> None:
     written, _, summary = run_text("mm1", "arrival_rate,service_time\r800,1\r100,1\r")
     assert summary.rows == 2 and not summary.errors
