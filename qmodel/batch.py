@@ -198,8 +198,9 @@ def locale_number(name: str, cell: str, dialect: Dialect) -> str:
 
     In a decimal-comma file 1.234,5 is 1234.5 and 0,4 is 0.4; in a decimal-point
     file 1,234.5 is 1234.5. A thousands separator is accepted only between
-    groups of three digits, the first not 0 (0.500 is never five hundred); 1,234 where the file does not show its decimal mark
-    is refused as ambiguous, as is a decimal mark the file does not use.
+    groups of three digits, the first not 0 (0.500 is never five hundred); 1,234
+    where the file does not show its decimal mark is refused as ambiguous, as is
+    a decimal mark the file does not use.
     """
     text = _GROUP_SPACE.sub("", cell.strip())
     match = _NUMERIC_PART.match(text)
@@ -306,7 +307,12 @@ def _split_plain(lines: list[str], delimiter: str) -> _Table | None:
     cells = delimiter.join(rows).split(delimiter) if rows else []
     width = separators + 1
     columns = [cells[index::width] for index in range(width)]
-    return _Table(header_text.split(delimiter), header_text, rows, columns, {})
+    return _Table(header_text.split(delimiter), header_text, rows, columns, {}, _blank_rows(rows, delimiter))
+
+
+def _blank_rows(texts: list[str], delimiter: str) -> frozenset[int]:
+    """The rows with no cell filled in: an empty line, or ;;; from a spreadsheet's empty row."""
+    return frozenset(row for row, text in enumerate(texts) if not text.strip(delimiter + " \t"))
 
 
 def _split_csv(lines: list[str], delimiter: str) -> _Table:
@@ -327,8 +333,7 @@ def _split_csv(lines: list[str], delimiter: str) -> _Table:
     header_text, texts = texts[0], texts[1:]
     width = len(header)
     errors = {}
-    empty = delimiter + " \t"
-    blank = {row for row, text in enumerate(texts) if not text.strip(empty)}
+    blank = _blank_rows(texts, delimiter)
     for row in blank:
         rows[row] = [""] * width
     for row, fields in enumerate(rows):
@@ -341,7 +346,7 @@ def _split_csv(lines: list[str], delimiter: str) -> _Table:
             rows[row] = (fields + [""] * width)[:width]
             texts[row] = delimiter.join(_quote(cell, delimiter) for cell in rows[row])
     columns = [[fields[index] for fields in rows] for index in range(width)]
-    return _Table(header, header_text, texts, columns, errors, frozenset(blank))
+    return _Table(header, header_text, texts, columns, errors, blank)
 
 
 def _check_settings(formula: Formula, settings: dict[str, float]) -> None:

@@ -174,6 +174,14 @@ def test_blank_line_inside_the_data_is_kept_in_place_and_not_a_failed_row() -> N
     assert out.getvalue().splitlines()[3].startswith("100,1,0.1,")
 
 
+def test_a_spreadsheets_empty_row_of_separators_is_blank_not_a_failed_row() -> None:
+    # ';;' as wide as the header (the plain fast path) as well as narrower (the full CSV reader)
+    for empty_row in ("\t;", ";"):
+        out, err = io.StringIO(), io.StringIO()
+        summary = run_batch("mm1", f"arrival_rate;service_time\n800;1\n{empty_row}\n100;1\n", out, err)
+        assert summary.errors == {} and summary.rows == 2 and summary.blank_lines == 1
+
+
 @given(st.lists(st.tuples(st.floats(0, 900), st.floats(0.01, 1.0)), min_size=1, max_size=30))
 def test_plain_and_quoted_files_give_the_same_results(cells) -> None:
     body = "".join(f"{rate!r},{service!r}\n" for rate, service in cells)
