@@ -53,7 +53,8 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     pprc_overhead = "0.4ms"
     read = { conn = "0.1ms", disc = "0ms", pend = "0.1ms", iosq = "0ms" }
     write = { conn = "0.2ms", disc = "0ms", pend = "0.1ms", iosq = "0ms" }
-    # optional: IOSQ computed instead of given (pav_iosq: M/M/c with 1 + aliases per volume)
+    # optional: IOSQ computed instead of given (pav_iosq: M/M/c with 1 + aliases per volume; iosq
+    # above then 0ms or left out) in balance with the throughput it leaves
     # volumes = 40; aliases = 3; background_rate = 212    # SSCH/s of other work, served like writes
 
     [conversion]                             # CF sync → async (estimate: z/OS's heuristic)
@@ -703,6 +704,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         table = reader.table(disk, kind)
         reader.known(table, set(IO_KEYS), f"disk.{kind}")
         io[kind] = IOTimes(*(reader.quantity(table, key, "ms", f"disk.{kind}", default=0) for key in IO_KEYS))
+        if "volumes" in disk and io[kind].iosq:  # computed from the load there: a given one would go unused
+            raise reader.error(f"disk.{kind}.iosq", _shown(table["iosq"]), "0ms, or left out",
+                               reason="with disk.volumes, IOSQ is computed from the load")
 
     conversion = reader.table(data, "conversion")
     reader.known(conversion, SECTION_KEYS["conversion"], "conversion")

@@ -378,3 +378,15 @@ def test_a_lock_span_beyond_the_whole_execution_or_not_a_share_is_refused(tmp_pa
 def test_a_lock_span_is_a_share_of_the_execution(tmp_path, span: str, value: float) -> None:
     path = broken(tmp_path, re.search(r"lock_span = .*\n", TEXT)[0], f"lock_span = {span}\n")
     assert load_scenario(path).lock_span == pytest.approx(value)
+
+
+def test_a_given_iosq_beside_volumes_is_refused_not_silently_unused(tmp_path) -> None:
+    message = refusal(broken(tmp_path, 'metro_mirror = true\n', 'metro_mirror = true\nvolumes = 4\n'))
+    assert message.startswith("broken.toml: disk.read.iosq = 0.1ms")
+    assert "computed from the load" in message and "0ms, or left out" in message
+
+
+def test_volumes_with_iosq_left_at_0ms_are_read(tmp_path) -> None:
+    scenario = load_scenario(broken(tmp_path, 'metro_mirror = true\n', 'metro_mirror = true\nvolumes = 4\n',
+                                    ('iosq = "0.1ms"', 'iosq = "0ms"')))
+    assert scenario.volumes == 4
