@@ -305,10 +305,11 @@ def _thrashing_notes(spec, result) -> list[str]:
         if at_last != at_first:
             answer += (f" at {_km(result, first)} and {_terminals(spec, at_last)}"
                        f" at {_km(result, last)}")
+        fits = f"up to {answer} still have an answer" if sum(at_first) else "not one terminal has an answer"
         notes.append(
             f"{where} no response time exists: lock contention thrashes ({THRASHING}) with"
             f" {_terminals(spec, [m.terminals for m in spec.members], 'terminals in all')};"
-            f" up to {answer} still have an answer. {_sentence(_either(kind))} give one back."
+            f" {fits}. {_sentence(_give_one_back(kind))}."
         )
     return notes
 
@@ -319,7 +320,7 @@ def _no_answer(component: str, remedies: tuple[str, ...]):
     from qmodel.scenario.goal import SATURATED
 
     if component == "thrashing":
-        return lambda there: f"lock contention thrashes{there} ({_either(remedies)} give one back)"
+        return lambda there: f"lock contention thrashes{there} ({_give_one_back(remedies)})"
     if component == SATURATED:
         return lambda there: f"the volumes cannot carry their other work alone{there} ({VOLUMES_WAY_OUT})"
     return None
@@ -344,6 +345,13 @@ def _terminals(spec, populations, in_all: str = "in all") -> str:
 def _either(remedies: tuple[str, ...]) -> str:
     """Remedies as a sentence names them: "a", "a or b", "a, b or c"."""
     return " or ".join([", ".join(remedies[:-1]), remedies[-1]]) if len(remedies) > 1 else remedies[0]
+
+
+def _give_one_back(remedies: tuple[str, ...]) -> str:
+    """The remedies and what they do, the verb agreeing with a lone singular one: "fewer terminals give
+    one back", "a shorter distance gives one back", "fewer terminals or a shorter distance give one back"."""
+    singular = len(remedies) == 1 and remedies[0].startswith("a ")
+    return f"{_either(remedies)} give{'s' if singular else ''} one back"
 
 
 def _sentence(text: str) -> str:

@@ -196,13 +196,14 @@ MATERIAL_SHARE = 0.05
 
 def remedies(distance: float, subchannel_share: np.ndarray) -> tuple[str, ...]:
     """What gives a distance (m) where lock contention thrashes a response time back: fewer terminals
-    always; more subchannels where some member waits for them at least :data:`MATERIAL_SHARE` of its
-    response time at the edge of thrashing (``subchannel_share``, (M,): at the largest load searched
-    that has an answer, about the terminals that still have one; NaN, no answer: not material); a
-    shorter distance beyond 0 km. The one rule for every place that names remedies (the table's notes,
-    the goal seek's answer)."""
-    found = ["fewer terminals"]
-    if (np.asarray(subchannel_share) >= MATERIAL_SHARE).any():
+    where some load searched has an answer (or at 0 km, where nothing else can); more subchannels where
+    some member waits for them at least :data:`MATERIAL_SHARE` of its response time at the edge of
+    thrashing (``subchannel_share``, (M,): at the largest load searched that has an answer, about the
+    terminals that still have one; NaN, no load has one: not material); a shorter distance beyond 0 km.
+    The one rule for every place that names remedies (the table's notes, the goal seek's answer)."""
+    share = np.asarray(subchannel_share)
+    found = ["fewer terminals"] if not np.isnan(share).all() or distance <= 0 else []
+    if (share >= MATERIAL_SHARE).any():
         found.append("more subchannels")
     if distance > 0:
         found.append("a shorter distance")

@@ -388,3 +388,9 @@ def test_the_profile_snippet_wraps_its_comments_to_the_terminal_and_stays_the_sa
     texts = {columns: output.split("member's name):\n")[1] for columns, output in outputs.items()}
     assert all(len(line) <= 60 for line in texts["60"].splitlines() if line.startswith("#"))
     assert texts["60"] != texts["200"] and tomllib.loads(texts["60"]) == tomllib.loads(texts["200"])
+
+
+def test_where_not_one_terminal_has_an_answer_only_a_shorter_distance_is_offered() -> None:
+    text = " ".join(run(["gdps-env2", "--distance", "1e9km", "--no-breakdown"]).output.split())
+    assert "not one terminal has an answer. A shorter distance gives one back." in text
+    assert "Fewer terminals" not in text and "up to 0 in all" not in text

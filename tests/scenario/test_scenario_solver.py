@@ -78,6 +78,13 @@ def test_the_subchannel_share_at_the_edge_is_that_of_the_largest_load_searched_w
     assert 0 < expected.max() < 0.05  # G1P2 waits 2.6 ms of 739 ms: a sliver
 
 
+def test_fewer_terminals_are_no_remedy_where_no_load_searched_has_an_answer() -> None:
+    from qmodel.scenario.result import remedies
+
+    assert remedies(20e3, np.array([np.nan, np.nan])) == ("a shorter distance",)
+    assert remedies(0.0, np.array([np.nan, np.nan])) == ("fewer terminals",)  # nothing else can help
+
+
 def test_no_subchannel_share_at_the_edge_is_given_where_nothing_thrashes() -> None:
     result = solve_scenario(ENV3, np.array([20e3, 300e3]))
     assert np.isnan(result.subchannel_share_at_edge[:, 0]).all()
