@@ -36,6 +36,7 @@ Units: SI inside (s, m, 1/s); the result says its units.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -263,7 +264,8 @@ def _iosq(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> np.ndarra
     return np.where(saturated, np.inf, wait["iosq"])
 
 
-_BALANCE_STEPS = 64  # bisection halvings of the IOSQ bracket: far below the fixed point's tolerance
+_BALANCE_STEPS = 64  # at most: the regula falsi below ends in about 10 (bench/scenario_speed.py)
+_BALANCE_TOLERANCE = 1e-13  # relative, on IOSQ: far below the fixed point's 1e-9 on the response time
 
 
 def _disk_queue(
@@ -274,10 +276,12 @@ def _disk_queue(
     given each member's response time without IOSQ ``rest``.
 
     The terminals' throughput falls as the queue grows, X = N / (Z + rest + n w) with n the member's
-    SSCHs per transaction, so w = IOSQ(X(w)) (:func:`_iosq`) has one root: the left side grows with w,
-    the right side falls towards the IOSQ of the other work alone. Found by bisection, so a load the
-    volumes could not carry at the response time ``rest`` slows the transactions down to what they
-    can carry instead of having no answer.
+    SSCHs per transaction, so g(w) = w − IOSQ(X(w)) (:func:`_iosq`) has one root: w grows, IOSQ(X(w))
+    falls towards the IOSQ of the other work alone. The bracket [0, high] is doubled until g(high) > 0,
+    then narrowed by regula falsi with the Illinois step (halving the weight of an end kept twice),
+    bisecting where g is still −inf (the volumes saturated at that w). So a load the volumes could not
+    carry at the response time ``rest`` slows the transactions down to what they can carry instead of
+    having no answer.
     """
     columns = rest.shape[-1]
     if scenario.volumes is None:  # IOSQ as the scenario gives it
@@ -285,22 +289,39 @@ def _disk_queue(
     per_transaction = (part.reads + part.writes)[:, None]
 
     def excess(wait: np.ndarray) -> np.ndarray:
-        return wait - _iosq(scenario, part, terminals / (think + rest + per_transaction * wait))
+        with np.errstate(invalid="ignore"):
+            return wait - _iosq(scenario, part, terminals / (think + rest + per_transaction * wait))
 
     alone = _iosq(scenario, part, np.zeros_like(rest))  # the other work only
     saturated = ~np.isfinite(alone)
-    low = np.zeros(columns)
-    high = np.where(saturated, 1.0, np.maximum(2 * alone, 1e-6))
+    low, high = np.zeros(columns), np.where(saturated, 1.0, np.maximum(2 * alone, 1e-6))
+    low_excess, high_excess = excess(low), excess(high)
     for _ in range(_BALANCE_STEPS):  # widen until the root lies in [low, high]
-        short = ~saturated & (excess(high) <= 0)
+        short = ~saturated & (high_excess <= 0)
         if not short.any():
             break
-        low, high = np.where(short, high, low), np.where(short, 2 * high, high)
+        low, low_excess = np.where(short, high, low), np.where(short, high_excess, low_excess)
+        high = np.where(short, 2 * high, high)
+        high_excess = np.where(short, excess(high), high_excess)
+    kept = np.zeros(columns)  # +1: the low end was kept last, −1: the high end
     for _ in range(_BALANCE_STEPS):
-        middle = (low + high) / 2
-        below = excess(middle) <= 0
-        low, high = np.where(below, middle, low), np.where(below, high, middle)
-    return np.where(saturated, 0.0, high), saturated
+        finite = np.isfinite(low_excess)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            falsi = (low * high_excess - high * low_excess) / (high_excess - low_excess)
+        inside = finite & (falsi > low) & (falsi < high)
+        middle = np.where(inside, falsi, (low + high) / 2)
+        middle_excess = excess(middle)
+        below = middle_excess <= 0
+        high_excess = np.where(below & (kept < 0), high_excess / 2, high_excess)  # Illinois
+        low_excess = np.where(~below & (kept > 0), low_excess / 2, low_excess)
+        low, low_excess = np.where(below, middle, low), np.where(below, middle_excess, low_excess)
+        high, high_excess = np.where(below, high, middle), np.where(below, high_excess, middle_excess)
+        kept = np.where(below, -1.0, 1.0)
+        done = saturated | (high - low <= _BALANCE_TOLERANCE * high) | (
+            np.abs(middle_excess) <= _BALANCE_TOLERANCE * middle)
+        if done.all():
+            break
+    return np.where(saturated, 0.0, middle), saturated
 
 
 def _subchannels(
@@ -530,22 +551,26 @@ _LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts 
 # path's finite-source queue, everything else at that distance included (69 to 75 ns from 100 to 10,000
 # terminals per member). Memory: the result's arrays per distance (about 1.1 KB measured), and the
 # finite-source queue's block of states (about eight float arrays over them, whatever the distances).
+# With volumes, each evaluation also balances the disk queue: 11 to 12 us per distance (1,000 to 10,000).
 _EVALUATIONS = 12
 _LOAD_EVALUATIONS = 32
 _SECONDS_PER_STATE = 7e-8
+_SECONDS_PER_BALANCE = 1.2e-5
 _BYTES_PER_DISTANCE = 2e3
 _BYTES_PER_STATE = 64
 
 
 def _cost(scenario: Scenario, distances: int, evaluations: int) -> tuple[float, float]:
     """Estimated memory (bytes) and time (s) of ``evaluations`` evaluations of F(R) at ``distances``
-    distances: each path's finite-source queue has one state per terminal of its member (K + 1)."""
+    distances: each path's finite-source queue has one state per terminal of its member (K + 1), and
+    with volumes the disk queue is balanced in each."""
     terminals = {m.name: m.terminals for m in scenario.members}
     states = sum(terminals[path.member] + 1 for path in scenario.paths)
     block = max(STATES_PER_BLOCK, max(terminals.values()) + 1)
+    balance = _SECONDS_PER_BALANCE if scenario.volumes is not None else 0.0
     return (
         distances * _BYTES_PER_DISTANCE + block * _BYTES_PER_STATE,
-        distances * states * evaluations * _SECONDS_PER_STATE,
+        distances * evaluations * (states * _SECONDS_PER_STATE + balance),
     )
 
 
@@ -566,22 +591,32 @@ def _refuse_huge(
 
 
 def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, float]:
-    """How many of ``distances`` thrash (lock contention) and the shortest that does (NaN if none), by
-    bisection on the sorted distances, one distance per solve: a longer distance only lengthens
-    service times, so thrashing, once begun, persists."""
+    """How many of ``distances`` lock contention thrashes at (the load search runs there) and the
+    shortest of them (NaN if none), by bisection on the sorted distances, one distance per solve: a
+    longer distance only lengthens service times, so no answer, once begun, persists; of the distances
+    with none, those where the volumes' other work saturates them come last (it only grows)."""
     ordered = np.sort(distances)
+    solved: dict[int, ScenarioResult] = {}
 
-    def thrashes(index: int) -> bool:
-        one = ordered[index : index + 1]
-        return bool(_solve(scenario, one, 1.0, with_thrashing_load=False, checked=True).lock_thrashing[0])
+    def at(index: int) -> ScenarioResult:
+        if index not in solved:
+            one = ordered[index : index + 1]
+            solved[index] = _solve(scenario, one, 1.0, with_thrashing_load=False, checked=True)
+        return solved[index]
 
-    if not thrashes(ordered.size - 1):
-        return 0, float("nan")
-    low, high = -1, ordered.size - 1  # ordered[high] thrashes; ordered[low] does not (-1: before the first)
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (low, middle) if thrashes(middle) else (middle, high)
-    return ordered.size - high, float(ordered[high])
+    def first(flag: Callable[[ScenarioResult], bool]) -> int:
+        """The first index where ``flag`` holds (it holds from there on), ordered.size if none."""
+        if not flag(at(ordered.size - 1)):
+            return ordered.size
+        low, high = -1, ordered.size - 1  # flag at high; not at low (-1: before the first)
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (low, middle) if flag(at(middle)) else (middle, high)
+        return high
+
+    no_answer = first(lambda result: bool(result.thrashing[0]))
+    saturated = first(lambda result: bool(result.disk_saturated[0]))
+    return saturated - no_answer, float(ordered[no_answer]) if saturated > no_answer else float("nan")
 
 
 def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -112,6 +112,19 @@ def test_a_sweep_into_thrashing_too_long_to_search_is_refused_before_its_main_so
     assert "fewer terminals per member, or fewer distances from 230.0 km on" in str(refused.value)
 
 
+def test_the_estimate_counts_only_the_thrashing_distances_before_the_volumes_saturate() -> None:
+    # lock contention with IOSQ from the load: it thrashes from some distance, then (beyond about 68 km,
+    # 1500 SSCH/s of other work on 2 volumes) the volumes saturate and no load is searched
+    from qmodel.scenario.compose import _thrashing_onset
+
+    crowded = replace(_with_volumes(2, 0, 1500.0), lockable_items=ENV2.lockable_items)
+    distances = np.linspace(0, 100e3, 1001)
+    count, onset = _thrashing_onset(crowded, distances)
+    result = solve_scenario(crowded, distances)
+    assert count == int(result.lock_thrashing.sum()) > 0 and result.disk_saturated.any()
+    assert onset == distances[np.argmax(result.lock_thrashing)]
+
+
 def test_a_solve_into_thrashing_is_estimated_once_before_its_work(monkeypatch) -> None:
     from qmodel.scenario import compose
 
