@@ -273,6 +273,11 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
             fmt,
             title="CF requests delayed for a subchannel [%]",
         )
+        if result.io_queue is not None:
+            volumes = [["IOSQ per SSCH [ms]", *(_shown(v * 1e3) for v in result.io_queue)],
+                       ["busy [% of exposures]", *(_shown(v * 100) for v in result.volume_busy)]]
+            render(["volumes", *(f"{d / 1e3:g} km" for d in result.distances)], volumes, fmt,
+                   title="Volumes: IOSQ computed from the load")
 
 
 def _thrashing_notes(spec, result) -> list[str]:

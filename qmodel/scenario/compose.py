@@ -241,19 +241,24 @@ def _io_time(
     return response, pend - times.pend
 
 
-def _iosq(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> np.ndarray:
-    """IOSQ per SSCH (D,) s at throughput X (M, D); inf where the volumes cannot carry the load.
-
-    The members' synchronous reads and log writes and the other work on the same volumes
-    (``background_rate``, served like a write) spread over ``volumes``; each volume an M/M/c with
-    1 + aliases exposures (``pav_iosq``). Zero where the scenario gives IOSQ itself.
-    """
-    if scenario.volumes is None:
-        return np.zeros(throughput.shape[1:])
+def _volume_load(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(SSCH rate per volume (D,) 1/s, device service time per SSCH (D,) s) at throughput X (M, D): the
+    members' synchronous reads and log writes and the other work on the same volumes
+    (``background_rate``, served like a write) spread over ``volumes``."""
     ssch = (throughput * (part.reads + part.writes)[:, None]).sum(axis=0) + scenario.disk_background
     busy = (throughput * part.device_busy).sum(axis=0) + scenario.disk_background * part.write_service
     service = np.divide(busy, ssch, out=np.zeros_like(busy), where=ssch > 0)
-    rate = ssch / scenario.volumes
+    return ssch / scenario.volumes, service
+
+
+def _iosq(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> np.ndarray:
+    """IOSQ per SSCH (D,) s at throughput X (M, D); inf where the volumes cannot carry the load: each
+    volume an M/M/c with 1 + aliases exposures (``pav_iosq``) at its :func:`_volume_load`. Zero where
+    the scenario gives IOSQ itself.
+    """
+    if scenario.volumes is None:
+        return np.zeros(throughput.shape[1:])
+    rate, service = _volume_load(scenario, part, throughput)
     saturated = rate * service >= 1 + scenario.aliases
     wait = compute_si(
         "pav_iosq",
@@ -453,6 +458,7 @@ def _solve(
             locks=locks,
             read_queue=read_queue,
             write_queue=write_queue,
+            iosq=iosq,
             volumes_saturated=volumes_saturated,
         )
         return (
@@ -506,10 +512,17 @@ def _solve(
         )["share"]
     cpu_demand = fixed.cpu
     thrashing_load = np.full(distances.shape, np.nan)
-    edge_share = np.full(current.shape, np.nan)
+    edge_share = {name: np.full(current.shape, np.nan) for name in ("subchannel_wait", "io_queue")}
     locked = thrashing & ~state["volumes_saturated"]  # no terminal load helps saturated volumes: not searched
     if with_thrashing_load and locked.any():
-        thrashing_load[locked], edge_share[:, locked] = _thrashing_load(scenario, distances[locked])
+        thrashing_load[locked], at_edge = _thrashing_load(scenario, distances[locked])
+        for name, value in at_edge.items():
+            edge_share[name][:, locked] = value
+    io_queue = volume_busy = None
+    if scenario.volumes is not None:
+        io_queue = np.where(thrashing, np.nan, state["iosq"])
+        rate, service = _volume_load(scenario, fixed, throughput)
+        volume_busy = np.where(thrashing, np.nan, rate * service / (1 + scenario.aliases))
     cps = np.array([m.logical_cps for m in members], float)[:, None]
     cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
     return ScenarioResult(
@@ -534,7 +547,10 @@ def _solve(
         cpu_saturated=state["saturated"] & ~thrashing[None, :],
         thrashing=thrashing,
         thrashing_load=thrashing_load,
-        subchannel_share_at_edge=edge_share,
+        subchannel_share_at_edge=edge_share["subchannel_wait"],
+        io_queue_share_at_edge=edge_share["io_queue"],
+        io_queue=io_queue,
+        volume_busy=volume_busy,
         terminals=tuple(m.terminals for m in members),
         goal_time=scenario.goal_time,
         goal_share=scenario.goal_share,
@@ -619,19 +635,24 @@ def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, fl
     return saturated - no_answer, float(ordered[no_answer]) if saturated > no_answer else float("nan")
 
 
-def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Per distance, the fraction of the terminals at which the lock fixed point stops existing, and per
-    member and distance the share of the response time spent waiting for a subchannel at the largest
-    load searched that still has an answer (within 1/1,024 of the terminals below it; NaN where no load
-    searched has one). Part of a solve whose size is checked (at most these distances, each at no more
-    than its terminals)."""
+    member and distance the shares of the response time spent waiting for a subchannel
+    (``subchannel_wait``) and in IOSQ (``io_queue``) at the largest load searched that still has an
+    answer (within 1/1,024 of the terminals below it; NaN where no load searched has one). Part of a
+    solve whose size is checked (at most these distances, each at no more than its terminals)."""
     low, high = np.zeros(distances.shape), np.ones(distances.shape)
-    edge_share = np.full((len(scenario.members), distances.size), np.nan)
+    edge_share = {name: np.full((len(scenario.members), distances.size), np.nan)
+                  for name in ("subchannel_wait", "io_queue")}
+    ssch = np.array([m.sync_reads + m.log_writes for m in scenario.members])[:, None]
     for _ in range(_LOAD_STEPS):
         middle = (low + high) / 2
         solved = _solve(scenario, distances, middle, False, _LOAD_ITERATIONS, checked=True)
         exists = ~solved.thrashing
-        edge_share[:, exists] = (solved.breakdown["subchannel_wait"] / solved.response_time)[:, exists]
+        waits = {"subchannel_wait": solved.breakdown["subchannel_wait"],
+                 "io_queue": ssch * (0.0 if solved.io_queue is None else solved.io_queue)}
+        for name, wait in waits.items():
+            edge_share[name][:, exists] = (wait / solved.response_time)[:, exists]
         low = np.where(exists, middle, low)
         high = np.where(exists, high, middle)
     return high, edge_share

@@ -133,8 +133,9 @@ def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioR
     if culprit[1] != "thrashing":
         return GoalSeek(distance, upper, *culprit)
     where = result.distances[index : index + 1]
-    edge_share = _thrashing_load(scenario, where)[1][:, 0]
-    return GoalSeek(distance, upper, *culprit, remedies(float(where[0]), edge_share))
+    edge_share = _thrashing_load(scenario, where)[1]
+    return GoalSeek(distance, upper, *culprit, remedies(float(where[0]), edge_share["subchannel_wait"][:, 0],
+                                                         edge_share["io_queue"][:, 0]))
 
 
 def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) -> tuple[str, str, float]:

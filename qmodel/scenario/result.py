@@ -51,6 +51,9 @@ class ScenarioResult:
     # subchannel wait / response time at the largest load searched below thrashing_load that has an answer
     # (NaN: no thrashing, or no load searched has an answer)
     subchannel_share_at_edge: np.ndarray
+    io_queue_share_at_edge: np.ndarray  # the same for the time in IOSQ (0: IOSQ given, not computed)
+    io_queue: np.ndarray | None  # (D,) s of IOSQ per SSCH where computed from the load (volumes), else None
+    volume_busy: np.ndarray | None  # (D,) share of each volume's exposures (1 + aliases) busy, or None
     terminals: tuple[int, ...]  # (M,) each member's terminal population
     goal_time: float  # s
     goal_share: float
@@ -91,7 +94,9 @@ class ScenarioResult:
         response time (with queueing for the CPs; the CPU a transaction needs is one-CP % / 100 / X).
         Each member's paths give ``CF_delayed_pct`` (CF requests delayed for a subchannel) and
         ``CF_requests_per_s`` per CF (empty where the member has no path to it; "all" sums the requests
-        and weights the delays by them). ``thrashing`` says lock contention leaves no response time,
+        and weights the delays by them). Where IOSQ is computed from the load, ``iosq_ms`` (per SSCH)
+        and ``volume_busy_pct`` (of each volume's exposures) are the volumes', the same on every row of
+        a distance. ``thrashing`` says lock contention leaves no response time,
         ``volumes_saturated`` that the volumes cannot carry their other work. ``terminals_with_answer``,
         at a distance where lock contention thrashes, is the member's largest whole terminal population
         that still has one, every member's terminals scaled alike (:meth:`terminals_with_answer`); "all"
@@ -160,6 +165,9 @@ class ScenarioResult:
             delayed, rate = paths.get(cf, (np.nan, np.nan))
             record[f"{cf}_delayed_pct"] = number(delayed * 100)
             record[f"{cf}_requests_per_s"] = number(rate)
+        if self.io_queue is not None:
+            record["iosq_ms"] = number(self.io_queue[d] * 1e3)
+            record["volume_busy_pct"] = number(self.volume_busy[d] * 100)
         record["thrashing"] = bool(self.lock_thrashing[d])
         record["volumes_saturated"] = bool(self.disk_saturated[d])
         record["terminals_with_answer"] = fits
@@ -177,8 +185,9 @@ class ScenarioResult:
 
     def remedies(self, d: int) -> tuple[str, ...]:
         """What gives distance index ``d``, where lock contention thrashes, a response time back
-        (:func:`remedies`, from ``subchannel_share_at_edge``)."""
-        return remedies(float(self.distances[d]), self.subchannel_share_at_edge[:, d])
+        (:func:`remedies`, from ``subchannel_share_at_edge`` and ``io_queue_share_at_edge``)."""
+        return remedies(float(self.distances[d]), self.subchannel_share_at_edge[:, d],
+                        self.io_queue_share_at_edge[:, d])
 
     def to_json(self) -> dict[str, object]:
         """The goal and the records (one per distance and member, each with its paths' values)."""
@@ -194,17 +203,23 @@ THRASHING = "each transaction holds its locks longer than the others can wait"  
 MATERIAL_SHARE = 0.05
 
 
-def remedies(distance: float, subchannel_share: np.ndarray) -> tuple[str, ...]:
+def remedies(
+    distance: float, subchannel_share: np.ndarray, io_queue_share: np.ndarray | None = None
+) -> tuple[str, ...]:
     """What gives a distance (m) where lock contention thrashes a response time back: fewer terminals
     where some load searched has an answer (or at 0 km, where nothing else can); more subchannels where
     some member waits for them at least :data:`MATERIAL_SHARE` of its response time at the edge of
     thrashing (``subchannel_share``, (M,): at the largest load searched that has an answer, about the
-    terminals that still have one; NaN, no load has one: not material); a shorter distance beyond 0 km.
-    The one rule for every place that names remedies (the table's notes, the goal seek's answer)."""
+    terminals that still have one; NaN, no load has one: not material); more volumes or PAV aliases
+    where IOSQ is as material (``io_queue_share``, the same for IOSQ; None: not computed); a shorter
+    distance beyond 0 km. The one rule for every place that names remedies (the table's notes, the
+    goal seek's answer)."""
     share = np.asarray(subchannel_share)
     found = ["fewer terminals"] if not np.isnan(share).all() or distance <= 0 else []
     if (share >= MATERIAL_SHARE).any():
         found.append("more subchannels")
+    if io_queue_share is not None and (np.asarray(io_queue_share) >= MATERIAL_SHARE).any():
+        found.append("more volumes (or PAV aliases)")
     if distance > 0:
         found.append("a shorter distance")
     return tuple(found)

@@ -394,3 +394,17 @@ def test_where_not_one_terminal_has_an_answer_only_a_shorter_distance_is_offered
     text = " ".join(run(["gdps-env2", "--distance", "1e9km", "--no-breakdown"]).output.split())
     assert "not one terminal has an answer. A shorter distance gives one back." in text
     assert "Fewer terminals" not in text and "up to 0 in all" not in text
+
+
+def test_volumes_with_iosq_from_the_load_get_their_own_table_and_csv_columns(tmp_path) -> None:
+    from qmodel.scenario.files import resolve_scenario
+
+    text = open(resolve_scenario("gdps-env2"), encoding="utf-8").read()
+    text = text.replace("metro_mirror = true\n", "metro_mirror = true\nvolumes = 2\nbackground_rate = 1500\n")
+    path = tmp_path / "volumes.toml"
+    path.write_text(text.replace('iosq = "0.1ms"', 'iosq = "0ms"'), encoding="utf-8")
+    table = run([str(path), "--distance", "0km,40km"]).output
+    assert "Volumes: IOSQ computed from the load" in table and "busy [% of exposures]" in table
+    header = run([str(path), "--distance", "40km", "--format", "csv"]).output.splitlines()[0]
+    assert "iosq_ms,volume_busy_pct" in header
+    assert "Volumes:" not in run(["gdps-env2", "--distance", "40km"]).output

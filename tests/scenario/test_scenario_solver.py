@@ -85,6 +85,23 @@ def test_fewer_terminals_are_no_remedy_where_no_load_searched_has_an_answer() ->
     assert remedies(0.0, np.array([np.nan, np.nan])) == ("fewer terminals",)  # nothing else can help
 
 
+def test_more_volumes_are_a_remedy_where_iosq_is_material_at_the_edge() -> None:
+    from qmodel.scenario.result import remedies
+
+    assert "more volumes (or PAV aliases)" in remedies(20e3, np.array([0.0, 0.0]), np.array([0.01, 0.2]))
+    assert "more volumes (or PAV aliases)" not in remedies(20e3, np.array([0.0, 0.0]), np.array([0.01, 0.02]))
+
+
+def test_iosq_and_volume_busy_are_given_where_computed_and_absent_where_given() -> None:
+    crowded = _with_volumes(2, 0, 1500.0)
+    result = solve_scenario(crowded, np.array([0.0, 40e3]))
+    assert (np.diff(result.io_queue) > 0).all() and (result.volume_busy < 1).all()
+    assert result.volume_busy == pytest.approx(_volume_utilization(crowded, result), rel=1e-9)
+    assert {"iosq_ms", "volume_busy_pct"} <= set(result.records()[0])
+    plain = solve_scenario(ENV2, np.array([0.0]))
+    assert plain.io_queue is None and "iosq_ms" not in plain.records()[0]
+
+
 def test_no_subchannel_share_at_the_edge_is_given_where_nothing_thrashes() -> None:
     result = solve_scenario(ENV3, np.array([20e3, 300e3]))
     assert np.isnan(result.subchannel_share_at_edge[:, 0]).all()
