@@ -8,12 +8,15 @@ log writes per transaction:
 
 A structure given as parts (``LOCK1.sync``, ``LOCK1.async``) is summed; given with its total as
 well (``LOCK1.total``), the parts must add up to it within the rounding of the report (1%), or the
-profile is refused: a profile that does not add up is a transcription error, not an input.
+profile is refused: a profile that does not add up is a transcription error, not an input. A total
+and one part (as RMF prints total and sync) give the other part as the rest; a part larger than the
+total is refused the same way.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -73,9 +76,13 @@ def profile(counts: Mapping[str, float], transactions: float) -> Profile:
         grouped.setdefault(structure, {})[part or "total"] = float(value)
     per_transaction, async_share = {}, {}
     for structure, parts in grouped.items():
+        given = [part for part in ("sync", "async") if part in parts]
+        if "total" in parts and len(given) == 1:  # the other part is the rest, as RMF prints total and sync
+            other = "async" if given == ["sync"] else "sync"
+            parts[other] = max(parts["total"] - parts[given[0]], 0.0)
         summed = parts.get("sync", 0.0) + parts.get("async", 0.0)
         if (
-            ("sync" in parts or "async" in parts)
+            given
             and "total" in parts
             and abs(summed - parts["total"]) > ROUNDING * max(parts["total"], 1.0)
         ):
@@ -86,6 +93,9 @@ def profile(counts: Mapping[str, float], transactions: float) -> Profile:
                 reason="the profile does not add up",
             )
         total = parts.get("total", summed)
+        if not math.isfinite(total / transactions):
+            raise InputError(structure, f"{total:g} over {transactions:g} transactions",
+                             "counts whose sum per transaction is a finite number", reason="too large")
         per_transaction[structure] = total / transactions
         if "async" in parts and total > 0:
             async_share[structure] = parts["async"] / total

@@ -318,3 +318,15 @@ def test_a_thrashing_row_names_the_terminals_with_an_answer_in_all_and_per_membe
     assert "thrashing with 4000 terminals in all" in err
     assert re.search(r"at most \d+ terminals in all \(G1P1 \d+, G1P2 \d+\) at this distance", err)
     assert "\N{NO-BREAK SPACE}" not in out + err
+
+
+def test_a_total_and_its_sync_part_give_the_async_part_as_the_rest() -> None:
+    # RMF's CF activity report prints total and sync: 220K - 21K = 199K async
+    given = profile({"GBP8P.sync": 21_000, "GBP8P.total": 220_000}, 3394)
+    assert given.per_transaction["GBP8P"] == pytest.approx(220_000 / 3394)
+    assert given.async_share["GBP8P"] == pytest.approx(199_000 / 220_000)
+
+
+def test_counts_too_large_to_add_are_refused_not_written_as_inf() -> None:
+    with pytest.raises(InputError, match="LOCK1 = inf over 1 transactions"):
+        profile({"LOCK1.sync": 1e308, "LOCK1.async": 1e308}, 1)
