@@ -44,6 +44,7 @@ import numpy as np
 from qmodel.algorithms.fixed_point import iterate
 from qmodel.algorithms.queueing import STATES_PER_BLOCK, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
+from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_too_large
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario
@@ -380,6 +381,8 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     ``distances`` default to the scenario's own. See the module docstring for the steps.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
+    if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():
+        raise InputError("distances", distances.tolist(), "one or more finite distances >= 0, in m")
     _refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
     search = _LOAD_STEPS * _LOAD_EVALUATIONS
     if distances.size > 1 and _cost(scenario, distances.size, search)[1] > TIME_LIMIT:

@@ -355,3 +355,11 @@ def test_the_page_writes_a_secondary_duplexes_are_commit_time_with_their_primary
     m = result.members.index("G1P2")
     duplexed = g1p2.tpno_share * g1p2.requests["GBPS"] * 1e-3  # one 1 ms round trip each at 100 km
     assert result.breakdown["commit"][m, 0] > duplexed
+
+
+@pytest.mark.parametrize("distances", [[], [-1.0], [np.nan], [[0.0, 1.0]]])
+def test_distances_that_are_none_negative_or_not_a_list_are_refused_by_name(distances) -> None:
+    from qmodel.errors import InputError
+
+    with pytest.raises(InputError, match=r"distances = .*allowed: one or more finite distances >= 0"):
+        solve_scenario(ENV2, distances)
