@@ -11,6 +11,7 @@ import numpy as np
 from qmodel.errors import InputError, MissingPackageError
 from qmodel.output import check_output_path
 from qmodel.studies.replication import Timeline
+from qmodel.units import goal_time
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -142,7 +143,7 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
     km = result.distances[order] / 1e3
     goal_met = result.goal_met[:, order]
     no_answer = {label: where[order] for label, where in _no_answer(result).items()}
-    goal_ms = f"{result.goal_time * 1e3:g} ms"
+    goal_within = "{:g} {}".format(*goal_time(result.goal_time))
     figure, panels = plt.subplots(2, len(result.members), sharex=True, sharey="row", squeeze=False,
                                   figsize=(4.5 * len(result.members) + 2.5, 7),
                                   gridspec_kw={"height_ratios": (3, 2)})
@@ -152,9 +153,9 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
                             labels=BREAKDOWN, alpha=0.8)
         time_axes.plot(km, result.response_time[m, order] * 1e3, color="black", label="mean response time")
         share_axes.plot(km, result.share_within_goal[m, order] * 100, color="black", marker=".",
-                        label=f"transactions within {goal_ms}")
+                        label=f"transactions within {goal_within}")
         share_axes.axhline(result.goal_share * 100, color="tab:red", linestyle="--",
-                           label=f"goal: {result.goal_share:.0%} within {goal_ms}")
+                           label=f"goal: {result.goal_share:.0%} within {goal_within}")
         held = goal_held_to(km, goal_met[m])
         for axes in (time_axes, share_axes):
             if held is not None and held < km[-1]:
@@ -168,7 +169,7 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
         share_axes.set_title(f"goal {_goal_text(km, held)}", fontsize=9)
         share_axes.set_xlabel("distance between sites [km]")
     panels[0, 0].set_ylabel("mean response time per transaction [ms]")
-    panels[1, 0].set_ylabel(f"transactions within {goal_ms} [%]")
+    panels[1, 0].set_ylabel(f"transactions within {goal_within} [%]")
     panels[1, 0].set_ylim(0, 100)
     for row in panels:  # one legend per row, beside it, each label once
         entries = {label: handle for axes in row
@@ -176,8 +177,8 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
         row[-1].legend(entries.values(), entries.keys(), fontsize=7, loc="upper left",
                        bbox_to_anchor=(1.02, 1))
     every_member = _goal_text(km, goal_held_to(km, goal_met.all(axis=0)))
-    figure.suptitle(f"{textwrap.fill(result.title, 100)}\nWLM goal {result.goal_share:.0%} within {goal_ms}, "
-                    f"every member, at the distances plotted: {every_member}", fontsize=10)
+    figure.suptitle(f"{textwrap.fill(result.title, 100)}\nWLM goal {result.goal_share:.0%} within "
+                    f"{goal_within}, every member, at the distances plotted: {every_member}", fontsize=10)
     figure.tight_layout()
     return figure
 

@@ -7,6 +7,7 @@ import click
 from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
 from qmodel.output import render
+from qmodel.units import goal_time
 
 SUMMARY = {
     "distance_km": "distance [km]",
@@ -249,7 +250,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         return
     rows = [[_shown(r[key]) if key != "member" else r[key] for key in SUMMARY] for r in records]
     render(list(SUMMARY.values()), rows, fmt, title=result.title)
-    notes = [f"goal: {result.goal_share:.0%} within {_unit(result.goal_time * 1e3, 'ms')}."]
+    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}."]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _thrashing_notes(spec, result)
@@ -409,7 +410,7 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
     answer = max_distance(spec, reach * UNITS["km"].to_si)
     # to 0.1 km, rounded down: the goal is known to hold there (the search is good to TOLERANCE, 50 m)
     km = None if answer.distance != answer.distance else math.floor(answer.distance / 100) / 10
-    goal = f"{spec.goal_share:.0%} of transactions within {_unit(spec.goal_time * 1e3, 'ms')}"
+    goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km: " + (

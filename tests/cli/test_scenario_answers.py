@@ -408,3 +408,13 @@ def test_volumes_with_iosq_from_the_load_get_their_own_table_and_csv_columns(tmp
     header = run([str(path), "--distance", "40km", "--format", "csv"]).output.splitlines()[0]
     assert "iosq_ms,volume_busy_pct" in header
     assert "Volumes:" not in run(["gdps-env2", "--distance", "40km"]).output
+
+
+def test_a_goal_of_seconds_is_echoed_in_seconds(tmp_path) -> None:
+    from qmodel.scenario.files import resolve_scenario
+
+    text = open(resolve_scenario("gdps-env2"), encoding="utf-8").read()
+    path = tmp_path / "hour.toml"
+    path.write_text(text.replace('response_time = "125ms"', 'response_time = "3600s"'), encoding="utf-8")
+    output = " ".join(run([str(path), "--distance", "0km", "--no-breakdown"]).output.split())
+    assert "goal: 90% within 3600 s." in output and "e+06" not in output
