@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 import sys
-import textwrap
 from typing import Any
 
 from qmodel.output import console as make_console
-from qmodel.output import format_number, render
+from qmodel.output import format_number, render, wrap_at_spaces
 from qmodel.units import with_unit
 from qmodel.validation.judge import VERDICTS, CaseResult
 
@@ -163,9 +162,8 @@ class _Page:
         self.lines: list[str] = []
 
     def text(self, text: str, indent: int = 0, hanging: int = 0) -> None:
-        self.lines += textwrap.wrap(text, self.width, initial_indent=" " * indent,
-                                    subsequent_indent=" " * (indent + hanging), break_long_words=True,
-                                    break_on_hyphens=False) or [""]
+        self.lines += wrap_at_spaces(text, self.width, indent=" " * indent,
+                                     subsequent_indent=" " * (indent + hanging), fold_long_words=True) or [""]
 
     def blank(self) -> None:
         self.lines.append("")
