@@ -217,7 +217,10 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
     unit = entry.symbols[name].unit
     span_ends = split_range(vary, span)
     lists = _lists(entry, assignments)
-    lists.pop(name, None)
+    if name in lists:  # the swept input given again: one of the two would go unused
+        given = next(a for a in assignments if a.partition("=")[0].strip() == name)
+        raise InputError(name, given.partition("=")[2], f"{name} once, as the input swept ({vary})",
+                         reason="given twice")
     if span_ends is None:
         values = np.asarray(_lists(entry, (vary,))[name])
     else:

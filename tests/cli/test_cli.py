@@ -147,6 +147,12 @@ def test_sweep_refuses_a_range_of_something_that_is_not_an_input() -> None:
     assert result.output.startswith("error: servers=1..4")
 
 
+def test_sweep_refuses_the_swept_input_given_again_rather_than_drop_one() -> None:
+    result = run("sweep", "mm1", "arrival_rate=100..950", "service_time=1ms", "arrival_rate=5")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: arrival_rate = 5 (given twice)")
+
+
 # Issue 12: lists for any input, several outputs, estimates before work, no float noise.
 
 def test_calc_accepts_a_list_with_the_unit_on_the_last_item() -> None:
