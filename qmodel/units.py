@@ -90,7 +90,7 @@ def with_unit(value: str, unit_name: str) -> str:
 
 def goal_time(seconds: float) -> tuple[float, str]:
     """A WLM goal time in the unit it is read in: ms as RMF prints response times (125 ms), s from
-    10 s up (a goal typed as "10s" or "1h" is not echoed as 10000 or 3.6e+06 ms)."""
+    10 s up (a goal typed as "10s" or "3600s" is not echoed as 10000 or 3.6e+06 ms)."""
     return (seconds, "s") if seconds >= 10 else (seconds * 1e3, "ms")
 
 

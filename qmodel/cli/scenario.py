@@ -288,7 +288,7 @@ def _thrashing_notes(spec, result) -> list[str]:
     first and last distance, and the remedies."""
     import itertools
 
-    from qmodel.scenario.result import THRASHING
+    from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 
     kinds = [
         None if not flag else "disk" if disk else result.remedies(index)
@@ -324,15 +324,13 @@ def _no_answer(component: str, remedies: tuple[str, ...]):
     """Where the goal breaks for want of any response time, why, with what gives one back: a function
     of where ("" or " there"); None where the goal breaks on its share."""
     from qmodel.scenario.goal import SATURATED
+    from qmodel.scenario.result import VOLUMES_WAY_OUT
 
     if component == "thrashing":
         return lambda there: f"lock contention thrashes{there} ({_give_one_back(remedies)})"
     if component == SATURATED:
         return lambda there: f"the volumes cannot carry their other work alone{there} ({VOLUMES_WAY_OUT})"
     return None
-
-
-VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"  # where the volumes cannot carry it
 
 
 def _km(result, index: int) -> str:

@@ -77,6 +77,11 @@ class _Fixed:
     device_busy: np.ndarray  # (M, D) s of device service per transaction (reads and writes, no IOSQ)
     write_service: np.ndarray  # (D,) s of device service of a write (no IOSQ)
 
+    @property
+    def ssch(self) -> np.ndarray:
+        """(M, 1) SSCHs per transaction (synchronous reads and log writes): what IOSQ is paid on."""
+        return (self.reads + self.writes)[:, None]
+
     def at(self, columns: np.ndarray | slice) -> _Fixed:
         """The same parts at some distances only (the last axis of every per-distance array)."""
 
@@ -246,7 +251,7 @@ def _volume_load(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tu
     """(SSCH rate per volume (D,) 1/s, device service time per SSCH (D,) s) at throughput X (M, D): the
     members' synchronous reads and log writes and the other work on the same volumes
     (``background_rate``, served like a write) spread over ``volumes``."""
-    ssch = (throughput * (part.reads + part.writes)[:, None]).sum(axis=0) + scenario.disk_background
+    ssch = (throughput * part.ssch).sum(axis=0) + scenario.disk_background
     busy = (throughput * part.device_busy).sum(axis=0) + scenario.disk_background * part.write_service
     service = np.divide(busy, ssch, out=np.zeros_like(busy), where=ssch > 0)
     return ssch / scenario.volumes, service
@@ -292,11 +297,10 @@ def _disk_queue(
     columns = rest.shape[-1]
     if scenario.volumes is None:  # IOSQ as the scenario gives it
         return np.zeros(columns), np.zeros(columns, dtype=bool)
-    per_transaction = (part.reads + part.writes)[:, None]
 
     def excess(wait: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
-            return wait - _iosq(scenario, part, terminals / (think + rest + per_transaction * wait))
+            return wait - _iosq(scenario, part, terminals / (think + rest + part.ssch * wait))
 
     alone = _iosq(scenario, part, np.zeros_like(rest))  # the other work only
     saturated = ~np.isfinite(alone)
@@ -438,13 +442,14 @@ def _solve(
         iosq, volumes_saturated = _disk_queue(scenario, part, terminals[:, columns], think, current)
         read_queue = part.reads[:, None] * iosq
         write_queue = part.writes[:, None] * iosq
-        throughput = terminals[:, columns] / (think + current + read_queue + write_queue)
+        response_time = current + read_queue + write_queue
+        throughput = terminals[:, columns] / (think + response_time)
         cpu, saturated = _cpu_residence(scenario, part.cpu, part.spin, throughput)
         subchannel_wait, delayed, path_rate = _subchannels(scenario, part, throughput)
         locks = lock_wait(
             part.lock_requests,
             throughput,
-            current + read_queue + write_queue,
+            response_time,
             part.commit + write_queue,
             lockable,
             scenario.resolution_round_trips,
@@ -477,7 +482,7 @@ def _solve(
 
     start = fixed.cpu - fixed.spin + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
     if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
-        queued = (fixed.reads + fixed.writes)[:, None] * _iosq(scenario, fixed, terminals / (think + below))
+        queued = fixed.ssch * _iosq(scenario, fixed, terminals / (think + below))
         start = np.maximum(start, below - queued)
     solution = iterate(
         response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
@@ -515,7 +520,7 @@ def _solve(
         )["share"]
     cpu_demand = fixed.cpu
     thrashing_load = np.full(distances.shape, np.nan)
-    edge_share = {name: np.full(current.shape, np.nan) for name in ("subchannel_wait", "io_queue")}
+    edge_share = {name: np.full(current.shape, np.nan) for name in _EDGE_WAITS}
     locked = thrashing & ~state["volumes_saturated"]  # no terminal load helps saturated volumes: not searched
     if with_thrashing_load and locked.any():
         thrashing_load[locked], at_edge = _thrashing_load(scenario, distances[locked])
@@ -562,6 +567,7 @@ def _solve(
     )
 
 
+_EDGE_WAITS = ("subchannel_wait", "io_queue")  # the waits whose share at the edge of thrashing names remedies
 _LOAD_STEPS = 10  # the load to 1/1,024 of the terminals: under one terminal of 200
 _LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts as no fixed point
 # The cost estimate of a solve (bench/scenario_speed.py measures the real one): evaluations of F(R) per
@@ -645,8 +651,7 @@ def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarr
     answer (within 1/1,024 of the terminals below it; NaN where no load searched has one). Part of a
     solve whose size is checked (at most these distances, each at no more than its terminals)."""
     low, high = np.zeros(distances.shape), np.ones(distances.shape)
-    edge_share = {name: np.full((len(scenario.members), distances.size), np.nan)
-                  for name in ("subchannel_wait", "io_queue")}
+    edge_share = {name: np.full((len(scenario.members), distances.size), np.nan) for name in _EDGE_WAITS}
     ssch = np.array([m.sync_reads + m.log_writes for m in scenario.members])[:, None]
     for _ in range(_LOAD_STEPS):
         middle = (low + high) / 2

@@ -199,6 +199,8 @@ class ScenarioResult:
 
 
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
+# where the volumes' other work saturates them by itself
+VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
 # waiting for a subchannel is a material part of a member's response time from this share on
 MATERIAL_SHARE = 0.05
 

@@ -31,7 +31,7 @@ from qmodel.batch import Dialect, locale_number, read_table, split_header
 from qmodel.errors import InputError
 from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
-from qmodel.scenario.result import THRASHING
+from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 from qmodel.scenario.spec import (
     FILE_DISTANCES,
     MEMBER_KEYS,
@@ -314,7 +314,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
                 errors[row] = InputError(
                     "disk.background_rate",
                     f"{rows[0][1].disk_background:g} SSCH/s",
-                    "less other work than the volumes carry alone (add volumes or PAV aliases)",
+                    f"less other work than the volumes carry alone ({VOLUMES_WAY_OUT})",
                     reason="IOSQ grows without end: no response time",
                 )
             elif fits is not None:
