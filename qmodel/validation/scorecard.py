@@ -1,0 +1,181 @@
+"""The validation scorecard: per study, how many predictions agree within tolerance, and the rest.
+
+One home for the counting that ``qmodel validate`` opens with (text and JSON) and that the
+docs carry between marker lines, regenerated, never typed::
+
+    python -m qmodel.validation.scorecard --write README.md docs/background/validation.md
+    python -m qmodel.validation.scorecard --check README.md     # exit 1 when a block has drifted
+
+Definitions (per study and for all):
+
+- predictions = cases − calibrated (a calibrated row fits a parameter: not a prediction);
+- within tolerance = ok + paper-slip (a slip: the model matches the study's corrected arithmetic);
+- inconsistent: the study's printed values disagree with each other; not agreement, and left
+  out of the share;
+- agreement = within tolerance / (predictions − inconsistent): the headline;
+- coverage = the study's model statements encoded (as cases or their inputs) / all of them,
+  from the casebook's ``coverage = { statements = N, not_encoded = [...] }``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from qmodel.validation.judge import CaseResult, run_casebooks
+
+BEGIN = "<!-- scorecard:begin -->"
+END = "<!-- scorecard:end -->"
+COMMAND = "python -m qmodel.validation.scorecard --write FILE"
+
+
+@dataclass(frozen=True)
+class StudyScore:
+    """One study's (or all studies') counts."""
+
+    study: str  # the casebook name, or "all"
+    cases: int
+    ok: int
+    slips: int
+    inconsistent: int
+    misses: int
+    calibrated: int
+    encoded: int  # model statements encoded; 0 of 0 where the casebook states none
+    statements: int
+
+    @property
+    def predictions(self) -> int:
+        return self.cases - self.calibrated
+
+    @property
+    def within(self) -> int:
+        """Within tolerance: ok and paper-slip, nothing else."""
+        return self.ok + self.slips
+
+    @property
+    def judged(self) -> int:
+        """The predictions the agreement share is over: neither calibrated nor inconsistent."""
+        return self.predictions - self.inconsistent
+
+    @property
+    def agreement(self) -> float | None:
+        return self.within / self.judged if self.judged else None
+
+    @property
+    def coverage(self) -> float | None:
+        return self.encoded / self.statements if self.statements else None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"study": self.study, "predictions": self.predictions, "within_tolerance": self.within,
+                "ok": self.ok, "paper_slips": self.slips, "inconsistent": self.inconsistent,
+                "misses": self.misses, "calibrated": self.calibrated, "judged": self.judged,
+                "agreement": self.agreement, "statements_encoded": self.encoded,
+                "statements": self.statements, "coverage": self.coverage}
+
+
+def _score(study: str, results: list[CaseResult], encoded: int, statements: int) -> StudyScore:
+    def count(verdict: str) -> int:
+        return sum(r.verdict == verdict for r in results)
+
+    return StudyScore(study, len(results), count("ok"), count("paper-slip"), count("inconsistent"),
+                      count("miss"), count("calibrated"), encoded, statements)
+
+
+def scorecard(results: list[CaseResult]) -> list[StudyScore]:
+    """The score of each casebook in the results, in their order, then of all of them ("all")."""
+    scores = []
+    for casebook in dict.fromkeys(r.case.casebook for r in results):
+        these = [r for r in results if r.case.casebook == casebook]
+        encoded, statements = these[0].case.coverage or (0, 0)
+        scores.append(_score(casebook, these, encoded, statements))
+    scores.append(_score("all", results, sum(s.encoded for s in scores), sum(s.statements for s in scores)))
+    return scores
+
+
+def percent(share: float | None) -> str:
+    """A share as a whole percent with one decimal ("84.7%"), "n/a" where there is nothing to share."""
+    return "n/a" if share is None else f"{100 * share:.1f}%"
+
+
+def headline(results: list[CaseResult]) -> str:
+    """The sentence a planner can quote: agreement within tolerance over the judged predictions."""
+    total = scorecard(results)[-1]
+    unexplained = sum(not r.explained for r in results)
+    misses = (f"{total.misses} miss" + (f" ({unexplained} without an explanation or refused by the model)"
+                                        if unexplained else ", each explained with its deviation and cause"))
+    return (f"Of {total.judged} predictions judged, {total.within} agree within their tolerance "
+            f"({percent(total.agreement)}): {total.ok} ok and {total.slips} matching the study's corrected "
+            f"arithmetic (paper-slip); {misses}. Left out of the share: {total.inconsistent} inconsistent "
+            f"(the study's printed values disagree with each other) and {total.calibrated} calibrated rows "
+            "(fitted, not predicted).")
+
+
+HEADERS = ("study", "pred", "within", "slip", "incons", "miss", "calib", "cover", "agree")
+
+
+def rows(results: list[CaseResult]) -> list[tuple[str, ...]]:
+    """The scorecard as text cells under :data:`HEADERS`, one row per study and one for all."""
+    return [(s.study, *(str(n) for n in (s.predictions, s.within, s.slips, s.inconsistent, s.misses,
+                                         s.calibrated)),
+             percent(s.coverage), percent(s.agreement)) for s in scorecard(results)]
+
+
+def markdown(results: list[CaseResult]) -> str:
+    """The scorecard as a markdown table with its headline, as the docs carry it between the markers."""
+    names = ("study", "predictions", "within tolerance", "paper-slips", "inconsistent", "misses",
+             "calibrated", "coverage", "agreement")
+    lines = [f"<!-- generated by `{COMMAND}`: do not edit by hand -->", "",
+             "| " + " | ".join(names) + " |", "| --- |" + " ---: |" * (len(names) - 1)]
+    lines += ["| " + " | ".join((f"`{row[0]}`" if row[0] != "all" else "**all**", *row[1:])) + " |"
+              for row in rows(results)]
+    lines += ["", headline(results)]
+    return "\n".join(lines)
+
+
+def regenerate(text: str, block: str, name: str) -> str:
+    """``text`` with everything between each BEGIN and END marker line replaced by ``block``."""
+    out, rest = [], text
+    while BEGIN in rest:
+        head, _, rest = rest.partition(BEGIN)
+        if END not in rest:
+            raise SystemExit(f"error: {name}: {BEGIN} without {END}")
+        rest = rest.partition(END)[2]
+        out += [head, BEGIN, "\n", block, "\n", END]
+    return "".join(out) + rest
+
+
+def marked_files(root: Path) -> list[Path]:
+    """The markdown files of a repository that carry a scorecard block: README.md and docs/**/*.md."""
+    candidates = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    return [path for path in candidates if path.is_file() and BEGIN in path.read_text(encoding="utf-8")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--write FILE...`` regenerates the blocks; ``--check FILE...`` exits 1 naming each drifted file."""
+    parser = argparse.ArgumentParser(prog="python -m qmodel.validation.scorecard", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--write", nargs="+", type=Path, metavar="FILE", help="regenerate the blocks")
+    group.add_argument("--check", nargs="+", type=Path, metavar="FILE", help="exit 1 if a block drifted")
+    args = parser.parse_args(argv)
+    block = markdown(run_casebooks([]))
+    drifted = []
+    for path in args.write or args.check:
+        text = path.read_text(encoding="utf-8")
+        if BEGIN not in text:
+            print(f"error: {path}: no {BEGIN} ... {END} block", file=sys.stderr)
+            return 2
+        new = regenerate(text, block, str(path))
+        if new != text:
+            if args.write:
+                path.write_text(new, encoding="utf-8")
+            drifted.append(path)
+    for path in drifted:
+        print(f"{'regenerated' if args.write else 'drifted'}: {path}", file=sys.stderr)
+    return 1 if drifted and args.check else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
