@@ -429,8 +429,10 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
                  if isinstance(value, dict) and "row" in value
                  for column in value.get("columns", [value.get("column")]) if column is not None]
         paper_cell = (paper_row, key) if paper_row and not isinstance(paper_ref.get("column"), str) else None
-        printed = (("cell", table["id"], paper_row, _column_of(table, paper_ref, key, where))
-                   if paper_row else ())
+        # the printed number: a cell of the table; a rule's constant paper is a claim each column's data is
+        # set against (the study's 10 µs/km against each table's slope), one per case
+        printed = (("cell", table["id"], paper_row, _column_of(table, paper_ref, key, where)) if paper_row
+                   else ("claim", case_id))
         expanded.append({"table": case, "cells": cells, "paper_cell": paper_cell, "printed": printed})
     return expanded
 
