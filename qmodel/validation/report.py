@@ -19,7 +19,7 @@ from qmodel.output import console as make_console
 from qmodel.output import format_number, render, wrap_at_spaces
 from qmodel.units import with_unit
 from qmodel.validation.judge import VERDICTS, CaseResult
-from qmodel.validation.scorecard import HEADERS, headline, rows, scorecard
+from qmodel.validation.score import HEADERS, headline, rows, scorecard
 
 LEGEND = (
     ("ok", "the model is within tolerance of the printed value (or inside a printed range)"),
