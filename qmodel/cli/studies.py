@@ -85,7 +85,7 @@ and the peak backlog, marked in the event column.""")
 @click.option("--until", default="30min", show_default=True, help="Length of the time-line.")
 @click.option("--step", default="1min", show_default=True, help="Row spacing of the table.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
-              help="Also draw the time-line to FILE (.png, .svg, .pdf); needs the extra 'plot'.")
+              help="Also draw the time-line to FILE (.png, .svg, .pdf).")
 @FORMAT_OPTION
 def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, link_bandwidth: str | None,
                     bursts: tuple[str, ...], burst_rate: str, burst_at: str, outage: str, outage_from: str,
