@@ -87,7 +87,7 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio", "more_needed": "1"},
                   "Subchannels for a target delayed fraction by Erlang C, from a measured fraction"),
     ModelFunction("erlang_c_subchannels_from_rate", "model", subchannels.erlang_c_subchannels_from_rate,
-                  {"request_rate": "1/s", "service_time": "us", "target_delayed": "ratio"},
+                  {"request_rate": "1/s", "service_time": "ms", "target_delayed": "ratio"},
                   {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio"},
                   "Subchannels for a target delayed fraction by Erlang C, from rate × service time"),
     ModelFunction("distance_slope", "model", distance.distance_slope,
