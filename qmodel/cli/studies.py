@@ -32,7 +32,8 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
                 fmt: str) -> None:
     """CF subchannels needed for a target delayed fraction: the study's rule and Erlang C."""
     from qmodel.catalogue.loader import get_formula
-    from qmodel.studies.subchannels import compare_methods, paired_links
+    from qmodel.studies.subchannel_methods import compare_methods
+    from qmodel.studies.subchannels import paired_links
 
     rule = get_formula("subchannel_rule")
     values = parse_assignments(
