@@ -293,3 +293,14 @@ def test_a_distance_reads_the_same_in_calc_and_a_scenario_file(text) -> None:
         return  # a scenario file wants the unit on a length (a bare number there is refused as ambiguous)
     data["distance"] = [text]
     assert scenario_from_dict(data).distances[0] == pytest.approx(70e3)
+
+
+@pytest.mark.parametrize("text", [t for t in RATE_SPELLINGS if t != "800"])
+def test_a_rate_reads_the_same_as_a_default_in_a_catalogue_file(text) -> None:
+    from qmodel.catalogue.loader import load_files
+
+    entry = ('[[formula]]\nid = "x"\ntitle = "t"\nsource = "s"\n'
+             '[formula.symbols.arrival_rate]\nmeaning = "m"\nunit = "1/s"\ndomain = "[0, inf)"\n'
+             f'default = "{text}"\n'
+             '[[formula.outputs]]\nname = "y"\nexpr = "arrival_rate"\nunit = "1/s"\nmeaning = "m"\n')
+    assert load_files([("mine.toml", entry)])["x"].symbols["arrival_rate"].default == pytest.approx(800)
