@@ -96,7 +96,7 @@ from typing import Any
 
 from qmodel.catalogue.loader import get_formula, load_catalogue
 from qmodel.errors import CatalogueError
-from qmodel.registry import REGISTRY
+from qmodel.studies.quantities import REGISTRY  # the registry with the study functions registered
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS
 
