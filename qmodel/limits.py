@@ -42,7 +42,8 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
                 chunks.append(chunk)
                 total += len(chunk)
     except OSError as error:
-        raise InputError(parameter, os.fspath(path), allowed, reason=error.strerror or "cannot read") from None
+        reason = error.strerror or "cannot read"
+        raise InputError(parameter, os.fspath(path), allowed, reason=reason) from None
     if total > limit:
         raise InputError(parameter, os.fspath(path), f"{allowed} up to {_size(limit)}",
                          reason=f"longer than {_size(limit)}")

@@ -79,13 +79,13 @@ class _Printer(NumPyPrinter):
             self.module_imports[top].add(rest)
         return f"{PREFIX}{top}.{rest}" if rest else f"{PREFIX}{top}"
 
-    def _print_Abs(self, expr: sympy.Abs) -> str:
+    def _print_Abs(self, expr: sympy.Abs) -> str:  # noqa: N802 (sympy's printer method names)
         return f"{self._module_format('numpy.abs')}({self._print(expr.args[0])})"
 
     def _print_factorial(self, expr: sympy.factorial) -> str:
         return f"{_RUNTIME}.factorial({self._print(expr.args[0])})"
 
-    def _print_Sum(self, expr: sympy.Sum) -> str:
+    def _print_Sum(self, expr: sympy.Sum) -> str:  # noqa: N802
         text = self._print(expr.function)
         for index, first, last in reversed(expr.limits):
             text = (f"{_RUNTIME}.sum_terms(lambda {self._print(index)}: {text}, {self._print(first)}, "
@@ -130,7 +130,8 @@ def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrin
 
 
 def _imports(printer: NumPyPrinter, registered: set[str], shipped_values: list[str]) -> list[str]:
-    imports = [f"import {module} as {PREFIX}{module}\n" for module in sorted({"json", *printer.module_imports})]
+    modules = sorted({"json", *printer.module_imports})
+    imports = [f"import {module} as {PREFIX}{module}\n" for module in modules]
     imports.append(f"\nfrom qmodel.catalogue import runtime as {_RUNTIME}\n")
     for name in sorted(registered):
         function = model_function(name).function
