@@ -17,6 +17,15 @@ model entry calls its registered model function, which returns its outputs by
 name (:mod:`qmodel.registry`; the generated module imports each by its home).
 A user's entry calling a shipped closed-form function imports its value
 function from ``qmodel.catalogue._compiled``.
+
+A user's file is untrusted, and its module is run: what the file says reaches
+the module only as names the loader has validated (ids, symbols and outputs
+are lower-case words, functions CamelCase, a Sum index a word) and as its
+tables in an escaped string literal (``ENTRIES``); its path is not written at
+all. Every name the module gives itself starts with ``_qm_`` (``_qm_numpy``,
+``_qm_runtime`` for :mod:`qmodel.catalogue.runtime`, ``_qm_registered_erlang_c``),
+or is ``_<id>_value``, which no catalogue name can be, so no name a user
+chooses shadows one the code relies on.
 """
 
 from __future__ import annotations
