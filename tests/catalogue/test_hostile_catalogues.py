@@ -252,6 +252,13 @@ def test_every_construct_works_under_names_that_once_shadowed_the_generated_code
     assert np.allclose(result.factorial, expected[:, 2], rtol=1e-13)
 
 
+def test_check_passes_every_construct_under_those_names_against_50_digits(tmp_path) -> None:
+    (tmp_path / "c.toml").write_text(CONSTRUCTS, encoding="utf-8")
+    result = run(tmp_path, "check", "c.toml", "--examples", "20")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed, 0 failed" in result.stdout
+
+
 def test_the_constructs_entry_covers_every_function_the_parser_allows() -> None:
     called = {name for name in MATH_FUNCTION_ARITIES if f"{name}(" in CONSTRUCTS}
     assert called == set(MATH_FUNCTION_ARITIES)
