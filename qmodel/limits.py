@@ -25,6 +25,17 @@ def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> 
                          reason="too large to compute")
 
 
+SECONDS_PER_STEP = 1e-5  # one vectorized step of a loop (a recursion, a Sum's term): numpy's overhead
+SECONDS_PER_ELEMENT_STEP = 1e-8  # and per element it works on; both measured orders of magnitude
+
+
+def refuse_long_loop(steps: float, elements: int, what: str, way_out: str) -> None:
+    """Refuse (:func:`refuse_too_large`) a loop of ``steps`` vectorized steps over ``elements``
+    elements whose estimated time passes the limit, before its first step."""
+    seconds = steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
+    refuse_too_large(8.0 * 8 * elements, seconds, what, way_out)
+
+
 def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: str) -> bytes:
     """The bytes of the file at ``path``, read until its end or one byte past ``limit``.
 

@@ -19,19 +19,11 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qmodel.limits import refuse_too_large
+from qmodel.limits import refuse_long_loop
 
 _RESCALE_ABOVE = 1e250
 RECURSION_LIMIT = 1000  # servers or stages: up to here a recursion (numpy only), past it a closed form
 _SERIES_LARGEST_X = 700.0  # e^(−x) is a normal double up to about x = 708
-_SECONDS_PER_STEP = 5e-6  # one vectorized step of a recursion: numpy's overhead per call, measured order
-_SECONDS_PER_ELEMENT_STEP = 1e-8  # and per element
-
-
-def _estimate(steps: float, elements: int, what: str, way_out: str) -> None:
-    """Refuse (limits.refuse_too_large) a recursion of ``steps`` vectorized steps over ``elements``."""
-    seconds = steps * (_SECONDS_PER_STEP + elements * _SECONDS_PER_ELEMENT_STEP)
-    refuse_too_large(8.0 * 8 * elements, seconds, what, way_out)
 
 
 def _by_size(sizes: np.ndarray, small: Callable[..., np.ndarray], large: Callable[..., np.ndarray],
@@ -108,7 +100,7 @@ def _erlang_b_large(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
     if underflow.any():
         c, a = servers[underflow], load[underflow]
         steps = float(np.max(np.minimum(c, np.ceil(40 / (1 - c / a)))))
-        _estimate(steps, c.size, "servers", "fewer servers, or an offered load nearer the servers")
+        refuse_long_loop(steps, c.size, "servers", "fewer servers, or an offered load nearer the servers")
         term, total = np.ones(c.size), np.ones(c.size)
         for j in range(1, int(steps) + 1):
             term = term * np.maximum(c - j + 1, 0.0) / a
@@ -141,7 +133,7 @@ def _mmck_moments(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLi
     servers, capacity, load = np.broadcast_arrays(
         np.asarray(servers, float), np.asarray(capacity, float), np.asarray(offered_load, float)
     )
-    _estimate(float(capacity.max(initial=0)), capacity.size, "capacity",
+    refuse_long_loop(float(capacity.max(initial=0)), capacity.size, "capacity",
               "a smaller capacity (the M/M/c/K chain takes one step per place)")
     weight = np.ones(servers.shape)
     total = np.ones(servers.shape)

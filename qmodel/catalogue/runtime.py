@@ -16,11 +16,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qmodel.errors import InputError
-from qmodel.limits import refuse_too_large
+from qmodel.limits import refuse_long_loop
 
 # n! for n = 0..170 (171! is past the largest double)
 _FACTORIALS = np.array([float(math.factorial(n)) for n in range(171)])
-_SECONDS_PER_TERM = 2e-8  # one element of one term of a Sum, measured order of magnitude
 
 
 def factorial(n: ArrayLike) -> np.ndarray:
@@ -50,8 +49,8 @@ def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: A
     if not np.isfinite(spans).all():
         raise InputError(f"Sum over {index}", "a limit that is not finite", "finite limits")
     terms = max(0.0, float(np.floor(spans.max())) + 1)
-    refuse_too_large(8.0 * 4 * first.size, terms * first.size * _SECONDS_PER_TERM,
-                     f"Sum over {index}", f"{terms:.3g} terms: give the Sum's limits smaller values")
+    refuse_long_loop(terms, first.size, f"Sum over {index}",
+                     f"{terms:.3g} terms: give the Sum's limits smaller values")
     total = np.zeros(first.shape)
     for offset in range(int(terms)):
         active = offset <= spans
