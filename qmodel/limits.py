@@ -45,7 +45,11 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
     """
     chunks, total = [], 0
     try:
-        with open(path, "rb") as handle:
+        # opened without waiting (a FIFO no one writes to would block the open forever), then read
+        # as usual: a FIFO with no writer reads as empty, one with a writer as far as the bound
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        os.set_blocking(descriptor, True)
+        with open(descriptor, "rb") as handle:
             while total <= limit:
                 chunk = handle.read(limit + 1 - total)
                 if not chunk:

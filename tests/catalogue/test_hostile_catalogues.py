@@ -344,3 +344,11 @@ def test_an_endless_device_as_a_catalogue_is_refused_at_once(tmp_path, route: st
         result = run(tmp_path, "calc", "mm1", "arrival_rate=1", "service_time=1ms",
                      "--catalogue", "/dev/zero")
     assert_one_line_error(result, "/dev/zero", "longer than 10 MB")
+
+
+def test_a_fifo_no_one_writes_to_is_read_as_empty_not_waited_on(tmp_path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    os.mkfifo(tmp_path / "fifo.toml")
+    result = run(tmp_path, "calc", "my_entry", "x=1", "--catalogue", "fifo.toml")
+    assert_one_line_error(result, "no [[formula]] entries")
