@@ -2,10 +2,14 @@
 
 A request whose estimated memory or time passes the limits (2 GB, 60 s) is
 refused before any work starts, with the estimate and a way out (an MVA sweep
-or lattice, a scenario with a huge terminal population, ...).
+or lattice, a scenario with a huge terminal population, ...). A file is read
+with a bound on its length (:func:`read_bounded`), never by its reported size,
+which is 0 for a device or a pipe that never ends (``/dev/zero``).
 """
 
 from __future__ import annotations
+
+import os
 
 from qmodel.errors import InputError
 
@@ -19,6 +23,46 @@ def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> 
         raise InputError(what, f"about {_size(memory)} and {_duration(seconds)}",
                          f"at most {_size(MEMORY_LIMIT)} and {_duration(TIME_LIMIT)}: {way_out}",
                          reason="too large to compute")
+
+
+SECONDS_PER_STEP = 1e-5  # one vectorized step of a loop (a recursion, a Sum's term): numpy's overhead
+SECONDS_PER_ELEMENT_STEP = 1e-8  # and per element it works on; both measured orders of magnitude
+
+
+def refuse_long_loop(steps: float, elements: int, what: str, way_out: str) -> None:
+    """Refuse (:func:`refuse_too_large`) a loop of ``steps`` vectorized steps over ``elements``
+    elements whose estimated time passes the limit, before its first step."""
+    seconds = steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
+    refuse_too_large(8.0 * 8 * elements, seconds, what, way_out)
+
+
+def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: str) -> bytes:
+    """The bytes of the file at ``path``, read until its end or one byte past ``limit``.
+
+    More than ``limit`` bytes, or a file that cannot be read, is an InputError
+    naming ``parameter`` and the path (``allowed`` says what may be given);
+    nothing past limit + 1 bytes is read, so an endless device is refused at once.
+    """
+    chunks, total = [], 0
+    try:
+        # opened without waiting (a FIFO no one writes to would block the open forever), then read
+        # as usual: a FIFO with no writer reads as empty, one with a writer as far as the bound
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        os.set_blocking(descriptor, True)
+        with open(descriptor, "rb") as handle:
+            while total <= limit:
+                chunk = handle.read(limit + 1 - total)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+    except OSError as error:
+        reason = error.strerror or "cannot read"
+        raise InputError(parameter, os.fspath(path), allowed, reason=reason) from None
+    if total > limit:
+        raise InputError(parameter, os.fspath(path), f"{allowed} up to {_size(limit)}",
+                         reason=f"longer than {_size(limit)}")
+    return b"".join(chunks)
 
 
 def _size(memory: float) -> str:

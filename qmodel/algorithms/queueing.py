@@ -4,14 +4,42 @@ All functions take numpy arrays (a scalar is a 0-d array), broadcast them, and
 never form a factorial or a power of the load, so they stay accurate for
 thousands of servers and loads close to saturation. Inputs are assumed valid
 (the catalogue's domains and constraints are checked before these run).
+
+A recursion takes one step per server (stage, state); past
+:data:`RECURSION_LIMIT` of them, Erlang B and C and the Erlang distribution
+are computed from the regularized incomplete gamma function instead (scipy,
+imported only then, O(1) per element), and the M/M/c/K chain, which has no
+such form here, is refused with its estimate before it starts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike
 
+from qmodel.limits import refuse_long_loop
+
 _RESCALE_ABOVE = 1e250
+RECURSION_LIMIT = 1000  # servers or stages: up to here a recursion (numpy only), past it a closed form
+_SERIES_LARGEST_X = 700.0  # e^(−x) is a normal double up to about x = 708
+
+
+def _by_size(sizes: np.ndarray, small: Callable[..., np.ndarray], large: Callable[..., np.ndarray],
+             *arrays: np.ndarray) -> np.ndarray:
+    """``small`` on the elements whose size is at most RECURSION_LIMIT, ``large`` on the others
+    (1-D arrays each), put back together in the broadcast shape."""
+    sizes, *arrays = np.broadcast_arrays(sizes, *arrays)
+    shape = sizes.shape
+    sizes, arrays = sizes.ravel(), [a.ravel() for a in arrays]
+    few = ~(sizes > RECURSION_LIMIT)
+    if few.all():
+        return small(sizes, *arrays).reshape(shape)
+    result = np.empty(sizes.size)
+    result[few] = small(sizes[few], *(a[few] for a in arrays))
+    result[~few] = large(sizes[~few], *(a[~few] for a in arrays))
+    return result.reshape(shape)
 
 
 def erlang_b(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
@@ -19,9 +47,15 @@ def erlang_b(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
 
     Recursion B(0) = 1, B(k) = a·B(k−1) / (k + a·B(k−1)) (Jagerman 1974): every
     step is a ratio of positive numbers, so there is no overflow or cancellation.
-    Cost: max(c) vectorized steps.
+    Cost: max(c) vectorized steps, for c up to RECURSION_LIMIT; past it
+    :func:`_erlang_b_large`, O(1) per element.
     """
-    servers, load = np.broadcast_arrays(np.asarray(servers, float), np.asarray(offered_load, float))
+    return _by_size(np.asarray(servers, float), _erlang_b_recursion, _erlang_b_large,
+                    np.asarray(offered_load, float))
+
+
+def _erlang_b_recursion(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
+    """Erlang B by the Jagerman recursion, 1-D arrays."""
     # largest server counts first: the elements still recursing at step k are a prefix
     order = np.argsort(-servers, axis=None, kind="stable")
     counts = servers.ravel()[order]
@@ -44,7 +78,35 @@ def erlang_b(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
             b, a, t, d = blocking[:last + 1], loads[:last + 1], carried[:last + 1], denominator[:last + 1]
     result = np.empty(counts.size)
     result[order] = final
-    return result.reshape(servers.shape)
+    return result
+
+
+def _erlang_b_large(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
+    """Erlang B for many servers, 1-D arrays: B(c, a) = π(c) / Σ_{k≤c} π(k) for the Poisson(a)
+    probabilities π(k) = e^(−a)·a^k/k!, the numerator in log space (ln π(c) = c·ln a − a − ln c!)
+    and the denominator the regularized upper incomplete gamma Q(c + 1, a), both O(1) (scipy).
+
+    Where a is so far above c that Q underflows, the top-down series
+    1/B = Σ_j Π_{i<j} (c − i)/a is summed instead: its terms fall at least as
+    (c/a)^j, so 40/(1 − c/a) of them reach double precision; that count is
+    estimated (and refused if too large) before the loop.
+    """
+    from scipy import special
+
+    with np.errstate(under="ignore", divide="ignore", invalid="ignore"):  # 0/0 where Q underflows
+        cumulative = special.gammaincc(servers + 1, load)
+        blocking = np.exp(special.xlogy(servers, load) - load - special.gammaln(servers + 1)) / cumulative
+    underflow = ~(cumulative > 1e-200)
+    if underflow.any():
+        c, a = servers[underflow], load[underflow]
+        steps = float(np.max(np.minimum(c, np.ceil(40 / (1 - c / a)))))
+        refuse_long_loop(steps, c.size, "servers", "fewer servers, or an offered load nearer the servers")
+        term, total = np.ones(c.size), np.ones(c.size)
+        for j in range(1, int(steps) + 1):
+            term = term * np.maximum(c - j + 1, 0.0) / a
+            total = total + term
+        blocking[underflow] = 1 / total
+    return blocking
 
 
 def erlang_c(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
@@ -71,6 +133,8 @@ def _mmck_moments(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLi
     servers, capacity, load = np.broadcast_arrays(
         np.asarray(servers, float), np.asarray(capacity, float), np.asarray(offered_load, float)
     )
+    refuse_long_loop(float(capacity.max(initial=0)), capacity.size, "capacity",
+              "a smaller capacity (the M/M/c/K chain takes one step per place)")
     weight = np.ones(servers.shape)
     total = np.ones(servers.shape)
     weighted = np.zeros(servers.shape)
@@ -170,8 +234,25 @@ def erlang_cdf(shape: ArrayLike, x: ArrayLike) -> np.ndarray:
     series Σ_{i≥k} directly, so a tiny probability keeps its digits instead of
     being 1 − (1 − ε); above it 1 minus the finite head. Terms are built one
     from the last (t_i = t_{i−1}·x/i), never as a power over a factorial.
+    Past RECURSION_LIMIT stages, or past x = 700 (where e^(−x) underflows and the
+    series would give nan or 1), the regularized lower incomplete gamma P(k, x)
+    itself (scipy), O(1) per element.
     """
     shape, x = np.broadcast_arrays(np.asarray(shape, float), np.asarray(x, float))
+    size = np.where(x > _SERIES_LARGEST_X, np.inf, shape)
+    return _by_size(size, lambda _, k, t: _erlang_cdf_series(k, t), lambda _, k, t: _erlang_cdf_large(k, t),
+                    shape, x)
+
+
+def _erlang_cdf_large(shape: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The Erlang-k distribution function for many stages: the regularized P(k, x) (scipy)."""
+    from scipy import special
+
+    return special.gammainc(shape, x)
+
+
+def _erlang_cdf_series(shape: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The Erlang-k distribution function summed term by term, 1-D arrays."""
     below = x < shape
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         term = np.exp(-x)

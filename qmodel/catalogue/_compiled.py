@@ -3,18 +3,19 @@
 Every function takes and returns values in SI units (s, 1/s, m).
 """
 
-import functools
-import json
-import numpy
+import functools as _qm_functools
+import json as _qm_json
+import numpy as _qm_numpy
 
-from qmodel.algorithms.queueing import erlang_b as _erlang_b
-from qmodel.algorithms.queueing import erlang_c as _erlang_c
-from qmodel.studies.subchannels import erlang_c_subchannels as _erlang_c_subchannels
-from qmodel.studies.subchannels import erlang_c_subchannels_from_rate as _erlang_c_subchannels_from_rate
-from qmodel.algorithms.queueing import erlang_cdf as _erlang_cdf
-from qmodel.algorithms.queueing import mmck_blocking as _mmck_blocking
-from qmodel.algorithms.queueing import mmck_mean_number as _mmck_mean_number
-from qmodel.algorithms.queueing import mmck_mean_queue as _mmck_mean_queue
+from qmodel.catalogue import runtime as _qm_runtime
+from qmodel.algorithms.queueing import erlang_b as _qm_registered_erlang_b
+from qmodel.algorithms.queueing import erlang_c as _qm_registered_erlang_c
+from qmodel.studies.subchannels import erlang_c_subchannels as _qm_registered_erlang_c_subchannels
+from qmodel.studies.subchannels import erlang_c_subchannels_from_rate as _qm_registered_erlang_c_subchannels_from_rate
+from qmodel.algorithms.queueing import erlang_cdf as _qm_registered_erlang_cdf
+from qmodel.algorithms.queueing import mmck_blocking as _qm_registered_mmck_blocking
+from qmodel.algorithms.queueing import mmck_mean_number as _qm_registered_mmck_mean_number
+from qmodel.algorithms.queueing import mmck_mean_queue as _qm_registered_mmck_mean_queue
 
 
 def round_trip_time(distance, fibre_speed):
@@ -63,8 +64,8 @@ def pprc_write_cost__constraints(sync_writes, base_overhead, distance, mirror_ro
 
 def cf_sync_async_conversion(sync_service_at_zero, distance, threshold, cf_round_trips, fibre_speed):
     sync_service = cf_round_trips*_round_trip_time_value(distance, fibre_speed) + sync_service_at_zero
-    converted = numpy.select([numpy.greater(sync_service, threshold),True], [1,0], default=numpy.nan)
-    max_sync_distance = functools.reduce(numpy.maximum, [0, (1/2)*fibre_speed*(-sync_service_at_zero + threshold)/cf_round_trips])
+    converted = _qm_numpy.select([_qm_numpy.greater(sync_service, threshold),True], [1,0], default=_qm_numpy.nan)
+    max_sync_distance = _qm_functools.reduce(_qm_numpy.maximum, [0, (1/2)*fibre_speed*(-sync_service_at_zero + threshold)/cf_round_trips])
     return {"sync_service": sync_service, "converted": converted, "max_sync_distance": max_sync_distance}
 
 
@@ -73,7 +74,7 @@ def cf_sync_async_conversion__constraints(sync_service_at_zero, distance, thresh
 
 
 def gbp_duplexed_write(primary_write, secondary_write):
-    duplexed_write = functools.reduce(numpy.maximum, [primary_write, secondary_write])
+    duplexed_write = _qm_functools.reduce(_qm_numpy.maximum, [primary_write, secondary_write])
     saved_by_overlap = -duplexed_write + primary_write + secondary_write
     return {"duplexed_write": duplexed_write, "saved_by_overlap": saved_by_overlap}
 
@@ -183,7 +184,7 @@ def lpar_busy__constraints(cp_fraction, logical_cps):
 
 
 def erlang_b(servers, offered_load):
-    blocking_probability = _erlang_b(servers, offered_load)
+    blocking_probability = _qm_registered_erlang_b(servers, offered_load)
     return {"blocking_probability": blocking_probability}
 
 
@@ -192,7 +193,7 @@ def erlang_b__constraints(servers, offered_load):
 
 
 def erlang_c(servers, offered_load):
-    wait_probability = _erlang_c(servers, offered_load)
+    wait_probability = _qm_registered_erlang_c(servers, offered_load)
     return {"wait_probability": wait_probability}
 
 
@@ -201,12 +202,12 @@ def erlang_c__constraints(servers, offered_load):
 
 
 def mmc_waiting_time(servers, offered_load, service_time):
-    waiting_time = service_time*_erlang_c(servers, offered_load)/(-offered_load + servers)
+    waiting_time = service_time*_qm_registered_erlang_c(servers, offered_load)/(-offered_load + servers)
     return {"waiting_time": waiting_time}
 
 
 def _mmc_waiting_time_value(servers, offered_load, service_time):
-    return service_time*_erlang_c(servers, offered_load)/(-offered_load + servers)
+    return service_time*_qm_registered_erlang_c(servers, offered_load)/(-offered_load + servers)
 
 
 def mmc_waiting_time__constraints(servers, offered_load, service_time):
@@ -229,7 +230,7 @@ def mm1__constraints(arrival_rate, service_time):
 def mmc(arrival_rate, service_time, servers):
     offered_load = arrival_rate*service_time
     utilization = offered_load/servers
-    wait_probability = _erlang_c(servers, offered_load)
+    wait_probability = _qm_registered_erlang_c(servers, offered_load)
     waiting_time = _mmc_waiting_time_value(servers, offered_load, service_time)
     response_time = service_time + waiting_time
     number_in_queue = arrival_rate*waiting_time
@@ -255,7 +256,7 @@ def mg1__constraints(arrival_rate, service_time, service_cv):
 
 
 def mmck_blocking(servers, capacity, offered_load):
-    blocking_probability = _mmck_blocking(servers, capacity, offered_load)
+    blocking_probability = _qm_registered_mmck_blocking(servers, capacity, offered_load)
     return {"blocking_probability": blocking_probability}
 
 
@@ -264,7 +265,7 @@ def mmck_blocking__constraints(servers, capacity, offered_load):
 
 
 def mmck_mean_number(servers, capacity, offered_load):
-    number_in_system = _mmck_mean_number(servers, capacity, offered_load)
+    number_in_system = _qm_registered_mmck_mean_number(servers, capacity, offered_load)
     return {"number_in_system": number_in_system}
 
 
@@ -273,7 +274,7 @@ def mmck_mean_number__constraints(servers, capacity, offered_load):
 
 
 def mmck_mean_queue(servers, capacity, offered_load):
-    number_in_queue = _mmck_mean_queue(servers, capacity, offered_load)
+    number_in_queue = _qm_registered_mmck_mean_queue(servers, capacity, offered_load)
     return {"number_in_queue": number_in_queue}
 
 
@@ -283,11 +284,11 @@ def mmck_mean_queue__constraints(servers, capacity, offered_load):
 
 def mmck(arrival_rate, service_time, servers, capacity):
     offered_load = arrival_rate*service_time
-    blocking_probability = _mmck_blocking(servers, capacity, offered_load)
+    blocking_probability = _qm_registered_mmck_blocking(servers, capacity, offered_load)
     throughput = arrival_rate*(1 - blocking_probability)
     utilization = service_time*throughput/servers
-    number_in_system = _mmck_mean_number(servers, capacity, offered_load)
-    number_in_queue = _mmck_mean_queue(servers, capacity, offered_load)
+    number_in_system = _qm_registered_mmck_mean_number(servers, capacity, offered_load)
+    number_in_queue = _qm_registered_mmck_mean_queue(servers, capacity, offered_load)
     waiting_time = number_in_queue/throughput
     response_time = service_time + waiting_time
     return {"offered_load": offered_load, "blocking_probability": blocking_probability, "throughput": throughput, "utilization": utilization, "number_in_system": number_in_system, "number_in_queue": number_in_queue, "waiting_time": waiting_time, "response_time": response_time}
@@ -304,7 +305,7 @@ def write_mix(random_fraction, random_write, sequential_fraction, sequential_wri
 
 
 def write_mix__constraints(random_fraction, random_write, sequential_fraction, sequential_write):
-    return (abs(random_fraction + sequential_fraction - 1), )
+    return (_qm_numpy.abs(random_fraction + sequential_fraction - 1), )
 
 
 def read_hit_mix(random_fraction, random_write, random_read_hit, sequential_fraction, sequential_write, sequential_read_hit):
@@ -313,7 +314,7 @@ def read_hit_mix(random_fraction, random_write, random_read_hit, sequential_frac
 
 
 def read_hit_mix__constraints(random_fraction, random_write, random_read_hit, sequential_fraction, sequential_write, sequential_read_hit):
-    return (abs(random_fraction + sequential_fraction - 1), random_fraction*(1 - random_write) + sequential_fraction*(1 - sequential_write), )
+    return (_qm_numpy.abs(random_fraction + sequential_fraction - 1), random_fraction*(1 - random_write) + sequential_fraction*(1 - sequential_write), )
 
 
 def transfer_size(blocks, ssch, blocksize):
@@ -362,7 +363,7 @@ def link_sizing(write_rate, link_bandwidth, links, available_fraction, target_ut
     utilization = write_rate/bandwidth
     headroom = bandwidth - write_rate
     required_bandwidth = write_rate/target_utilization
-    required_links = numpy.ceil(required_bandwidth/_links_bandwidth_value(link_bandwidth, 1, available_fraction) - 1/1000000000)
+    required_links = _qm_numpy.ceil(required_bandwidth/_links_bandwidth_value(link_bandwidth, 1, available_fraction) - 1/1000000000)
     return {"bandwidth": bandwidth, "utilization": utilization, "headroom": headroom, "required_bandwidth": required_bandwidth, "required_links": required_links}
 
 
@@ -383,8 +384,8 @@ def cgft__constraints(cycle_cost, write_rate, bandwidth):
 def burst_drain(base_write_rate, burst_size, burst_rate, bandwidth):
     burst_duration = burst_size/burst_rate
     peak_write_rate = base_write_rate + burst_rate
-    peak_backlog = burst_duration*functools.reduce(numpy.maximum, [0, -bandwidth + peak_write_rate])
-    time_to_empty = numpy.select([numpy.greater_equal(bandwidth, peak_write_rate),True], [0,burst_size/(bandwidth - base_write_rate)], default=numpy.nan)
+    peak_backlog = burst_duration*_qm_functools.reduce(_qm_numpy.maximum, [0, -bandwidth + peak_write_rate])
+    time_to_empty = _qm_numpy.select([_qm_numpy.greater_equal(bandwidth, peak_write_rate),True], [0,burst_size/(bandwidth - base_write_rate)], default=_qm_numpy.nan)
     return {"burst_duration": burst_duration, "peak_write_rate": peak_write_rate, "peak_backlog": peak_backlog, "time_to_empty": time_to_empty}
 
 
@@ -393,7 +394,7 @@ def burst_drain__constraints(base_write_rate, burst_size, burst_rate, bandwidth)
 
 
 def bandwidth_for_burst(base_write_rate, burst_size, burst_rate, drain_within):
-    bandwidth = base_write_rate + functools.reduce(numpy.minimum, [burst_rate, burst_size/drain_within])
+    bandwidth = base_write_rate + _qm_functools.reduce(_qm_numpy.minimum, [burst_rate, burst_size/drain_within])
     return {"bandwidth": bandwidth}
 
 
@@ -402,7 +403,7 @@ def bandwidth_for_burst__constraints(base_write_rate, burst_size, burst_rate, dr
 
 
 def link_outage(write_rate, bandwidth, available_fraction, outage):
-    backlog_growth = functools.reduce(numpy.maximum, [0, -available_fraction*bandwidth + write_rate])
+    backlog_growth = _qm_functools.reduce(_qm_numpy.maximum, [0, -available_fraction*bandwidth + write_rate])
     peak_backlog = backlog_growth*outage
     catch_up = peak_backlog/(bandwidth - write_rate)
     return {"backlog_growth": backlog_growth, "peak_backlog": peak_backlog, "catch_up": catch_up}
@@ -482,12 +483,12 @@ def delay_over_all_requests__constraints(delayed_fraction, delay_per_delayed):
 
 
 def raid_write_penalty(raid_level):
-    write_penalty = numpy.select([numpy.equal(raid_level, 10),numpy.equal(raid_level, 5),True], [2,4,6], default=numpy.nan)
+    write_penalty = _qm_numpy.select([_qm_numpy.equal(raid_level, 10),_qm_numpy.equal(raid_level, 5),True], [2,4,6], default=_qm_numpy.nan)
     return {"write_penalty": write_penalty}
 
 
 def _raid_write_penalty_value(raid_level):
-    return numpy.select([numpy.equal(raid_level, 10),numpy.equal(raid_level, 5),True], [2,4,6], default=numpy.nan)
+    return _qm_numpy.select([_qm_numpy.equal(raid_level, 10),_qm_numpy.equal(raid_level, 5),True], [2,4,6], default=_qm_numpy.nan)
 
 
 def raid_write_penalty__constraints(raid_level):
@@ -574,9 +575,9 @@ def backend_elapsed__constraints(ios, hit_ratio, disk_read_time):
 
 
 def raid_random_read(drives, drive_capacity, drive_iops, raid_level):
-    reading_drives = numpy.select([numpy.equal(raid_level, 5),True], [drives,(1/2)*drives], default=numpy.nan)
+    reading_drives = _qm_numpy.select([_qm_numpy.equal(raid_level, 5),True], [drives,(1/2)*drives], default=_qm_numpy.nan)
     read_iops = drive_iops*reading_drives
-    usable_capacity = numpy.select([numpy.equal(raid_level, 5),True], [drive_capacity*(drives - 1),(1/2)*drive_capacity*drives], default=numpy.nan)
+    usable_capacity = _qm_numpy.select([_qm_numpy.equal(raid_level, 5),True], [drive_capacity*(drives - 1),(1/2)*drive_capacity*drives], default=_qm_numpy.nan)
     return {"reading_drives": reading_drives, "read_iops": read_iops, "usable_capacity": usable_capacity}
 
 
@@ -619,7 +620,7 @@ def type74_split__constraints(ssch, random_reads, random_writes, sequential_read
 
 
 def ssd_candidate(disc, iort, rh, rp, rr, disc_above, iort_above, rh_below, rp_above, rr_above):
-    candidate = numpy.select([numpy.logical_and.reduce((numpy.greater(disc, disc_above),numpy.greater(iort, iort_above),numpy.greater(rp, rp_above),numpy.greater(rr, rr_above),numpy.less(rh, rh_below))),True], [1,0], default=numpy.nan)
+    candidate = _qm_numpy.select([_qm_numpy.logical_and.reduce((_qm_numpy.greater(disc, disc_above),_qm_numpy.greater(iort, iort_above),_qm_numpy.greater(rp, rp_above),_qm_numpy.greater(rr, rr_above),_qm_numpy.less(rh, rh_below))),True], [1,0], default=_qm_numpy.nan)
     read_disc_rate = disc*iort*rp
     return {"candidate": candidate, "read_disc_rate": read_disc_rate}
 
@@ -743,8 +744,8 @@ def striped_sequential_rate__constraints(drives, drive_rate, device_rate):
 
 
 def flashcopy_space(volume_size, data_written, write_size, allocation_unit):
-    units_written = numpy.ceil(data_written/functools.reduce(numpy.minimum, [allocation_unit, write_size]))
-    se_space = functools.reduce(numpy.minimum, [volume_size, allocation_unit*units_written])
+    units_written = _qm_numpy.ceil(data_written/_qm_functools.reduce(_qm_numpy.minimum, [allocation_unit, write_size]))
+    se_space = _qm_functools.reduce(_qm_numpy.minimum, [volume_size, allocation_unit*units_written])
     traditional_space = volume_size
     space_saving = -se_space/traditional_space + 1
     return {"units_written": units_written, "se_space": se_space, "traditional_space": traditional_space, "space_saving": space_saving}
@@ -756,11 +757,11 @@ def flashcopy_space__constraints(volume_size, data_written, write_size, allocati
 
 def subchannel_rule(delayed_fraction, measured_subchannels, target_delayed, subchannels_per_link):
     subchannel_busy = delayed_fraction**(measured_subchannels**(-1.0))
-    subchannels = measured_subchannels*numpy.log(target_delayed)/numpy.log(delayed_fraction)
+    subchannels = measured_subchannels*_qm_numpy.log(target_delayed)/_qm_numpy.log(delayed_fraction)
     links = subchannels/subchannels_per_link
-    subchannels_needed = numpy.ceil(subchannels - 1/1000000000)
+    subchannels_needed = _qm_numpy.ceil(subchannels - 1/1000000000)
     links_needed = _cf_links_needed_value(subchannels_needed, subchannels_per_link)
-    more_needed = functools.reduce(numpy.maximum, [0, -measured_subchannels + subchannels_needed])
+    more_needed = _qm_functools.reduce(_qm_numpy.maximum, [0, -measured_subchannels + subchannels_needed])
     return {"subchannel_busy": subchannel_busy, "subchannels": subchannels, "links": links, "subchannels_needed": subchannels_needed, "links_needed": links_needed, "more_needed": more_needed}
 
 
@@ -778,7 +779,7 @@ def all_subchannels_busy__constraints(subchannel_busy, subchannels):
 
 
 def erlang_c_subchannels(measured_subchannels, delayed_fraction, target_delayed):
-    return _erlang_c_subchannels(measured_subchannels=measured_subchannels, delayed_fraction=delayed_fraction, target_delayed=target_delayed)
+    return _qm_registered_erlang_c_subchannels(measured_subchannels=measured_subchannels, delayed_fraction=delayed_fraction, target_delayed=target_delayed)
 
 
 def erlang_c_subchannels__constraints(measured_subchannels, delayed_fraction, target_delayed):
@@ -786,7 +787,7 @@ def erlang_c_subchannels__constraints(measured_subchannels, delayed_fraction, ta
 
 
 def erlang_c_subchannels_from_rate(request_rate, service_time, target_delayed):
-    return _erlang_c_subchannels_from_rate(request_rate=request_rate, service_time=service_time, target_delayed=target_delayed)
+    return _qm_registered_erlang_c_subchannels_from_rate(request_rate=request_rate, service_time=service_time, target_delayed=target_delayed)
 
 
 def erlang_c_subchannels_from_rate__constraints(request_rate, service_time, target_delayed):
@@ -803,12 +804,12 @@ def subchannel_delay_per_transaction__constraints(delayed_requests, delay_per_re
 
 
 def cf_links_needed(subchannels, subchannels_per_link):
-    links_needed = numpy.ceil(subchannels/subchannels_per_link)
+    links_needed = _qm_numpy.ceil(subchannels/subchannels_per_link)
     return {"links_needed": links_needed}
 
 
 def _cf_links_needed_value(subchannels, subchannels_per_link):
-    return numpy.ceil(subchannels/subchannels_per_link)
+    return _qm_numpy.ceil(subchannels/subchannels_per_link)
 
 
 def cf_links_needed__constraints(subchannels, subchannels_per_link):
@@ -816,7 +817,7 @@ def cf_links_needed__constraints(subchannels, subchannels_per_link):
 
 
 def erlang_cdf(shape, x):
-    probability = _erlang_cdf(shape, x)
+    probability = _qm_registered_erlang_cdf(shape, x)
     return {"probability": probability}
 
 
@@ -825,7 +826,7 @@ def erlang_cdf__constraints(shape, x):
 
 
 def share_within_goal(goal, mean_response, fixed_part, shape):
-    share = _erlang_cdf(shape, functools.reduce(numpy.maximum, [0, shape*(-fixed_part + goal)/(-fixed_part + mean_response)]))
+    share = _qm_registered_erlang_cdf(shape, _qm_functools.reduce(_qm_numpy.maximum, [0, shape*(-fixed_part + goal)/(-fixed_part + mean_response)]))
     return {"share": share}
 
 
@@ -837,7 +838,7 @@ def cf_request_at_distance(sync_service_at_zero, async_service_at_zero, distance
     propagation = cf_round_trips*_round_trip_time_value(distance, fibre_speed)
     sync_service = propagation + sync_service_at_zero
     async_service = async_service_at_zero + propagation
-    converted_fraction = converted_at_zero + (1 - converted_at_zero)*numpy.select([numpy.greater_equal(propagation, threshold),True], [1,numpy.exp((propagation - threshold)/sync_service_at_zero)], default=numpy.nan)
+    converted_fraction = converted_at_zero + (1 - converted_at_zero)*_qm_numpy.select([_qm_numpy.greater_equal(propagation, threshold),True], [1,_qm_numpy.exp((propagation - threshold)/sync_service_at_zero)], default=_qm_numpy.nan)
     request_time = converted_fraction*(async_service + redispatch) + sync_service*(1 - converted_fraction)
     subchannel_time = async_service*converted_fraction + sync_service*(1 - converted_fraction)
     cpu_time = async_cpu*converted_fraction + sync_service*(1 - converted_fraction)
@@ -872,7 +873,7 @@ def elapsed_scaling__constraints(elapsed, io_wait, response_before, response_aft
 
 
 # The catalogue entries as read from formulas/*.toml, for the quick path.
-ENTRIES = {key: tuple(value) for key, value in json.loads(
+ENTRIES = {key: tuple(value) for key, value in _qm_json.loads(
     '{'
     '"round_trip_time": ["distance.toml", {"id": "round_trip_time", "title": "Round-trip time over a distance: 2 \\u00d7 distance / speed of light in fibre", "source": "gdps-pprc-100km-2006.txt, Introduction (light in fibre about 200,000 km/s) and \'Montpellier Test Environments\' (10 microseconds/Km * 70 km = 700 microseconds)", "function": "RoundTripTime", "notes": "At 200,000 km/s: 5 \\u00b5s/km each way, 10 \\u00b5s/km per round trip. Other entries call it as RoundTripTime(distance, fibre_speed).", "symbols": {"distance": {"meaning": "distance between the sites", "unit": "km", "domain": "[0, inf)"}, "fibre_speed": {"meaning": "speed of light in the fibre (about 2/3 of 300,000 km/s)", "unit": "km/s", "domain": "(0, inf)", "default": 200000}}, "outputs": [{"name": "round_trip_time", "expr": "2*distance/fibre_speed", "unit": "us", "meaning": "time of one round trip"}], "properties": [{"kind": "increasing", "output": "round_trip_time", "symbol": "distance"}, {"kind": "decreasing", "output": "round_trip_time", "symbol": "fibre_speed"}]}],'
     '"transaction_elongation": ["distance.toml", {"id": "transaction_elongation", "title": "Propagation elongation of a transaction: \\u03a3 requests \\u00d7 round trips \\u00d7 delay per km \\u00d7 km", "source": "gdps-pprc-100km-2006.txt, \'Montpellier Test Environments\': 10 \\u00b5s/km per round trip; 12 CF requests and 4 synchronous I/Os at 70 km give (12 \\u00d7 .7 ms) + ((4*2) \\u00d7 .7 ms) = 14 ms", "notes": "Light in fibre covers about 200,000 km/s: 5 \\u00b5s/km each way, 10 \\u00b5s/km per round trip. Round trips as the study counts them: a CF request one (cf_round_trips), a synchronous write issued across the distance two (its \'(4*2)\'): the host\'s I/O to its primary disk (io_round_trips, in PEND) and the primary\'s Metro Mirror write to the secondary (mirror_round_trips, in DISC). For a host beside its primary disk (only the secondary at the distance, the study\'s Environment 1) set io_round_trips = 0: the elongation per write is then pprc_write_cost\'s propagation. Use this entry for what distance adds to a transaction; pprc_write_cost for the DISC a Metro Mirror write pays, its 0 km overhead included.", "symbols": {"cf_requests": {"meaning": "coupling-facility requests per transaction that cross the distance", "unit": "1", "domain": "[0, inf)"}, "sync_writes": {"meaning": "synchronously remote-copied writes per transaction issued across the distance", "unit": "1", "domain": "[0, inf)"}, "distance": {"meaning": "distance between the sites", "unit": "km", "domain": "[0, inf)"}, "cf_round_trips": {"meaning": "round trips per CF request that crosses the distance", "unit": "1", "domain": "[0, inf)", "default": 1}, "io_round_trips": {"meaning": "round trips host to primary disk per I/O issued across the distance: the PEND leg", "unit": "1", "domain": "[0, inf)", "default": 1}, "mirror_round_trips": {"meaning": "round trips primary to secondary disk per Metro Mirror (PPRC) write: the DISC leg", "unit": "1", "domain": "[0, inf)", "default": 1}, "fibre_speed": {"meaning": "speed of light in the fibre (about 2/3 of 300,000 km/s)", "unit": "km/s", "domain": "(0, inf)", "default": 200000}}, "outputs": [{"name": "round_trip_time", "expr": "RoundTripTime(distance, fibre_speed)", "unit": "us", "meaning": "time of one round trip over the distance (10 \\u00b5s/km at 200,000 km/s)"}, {"name": "round_trips", "expr": "cf_requests*cf_round_trips + sync_writes*(io_round_trips + mirror_round_trips)", "unit": "1", "meaning": "round trips per transaction"}, {"name": "elongation", "expr": "round_trips*round_trip_time", "unit": "ms", "meaning": "added response time per transaction"}], "properties": [{"kind": "increasing", "output": "elongation", "symbol": "distance"}, {"kind": "increasing", "output": "elongation", "symbol": "cf_requests"}, {"kind": "increasing", "output": "elongation", "symbol": "sync_writes"}, {"kind": "bounded", "output": "elongation", "lower": 0}]}],'

@@ -127,13 +127,12 @@ def check_identity(formula: Formula, prop: Property, data: st.DataObject, contex
     expr = context.parsed(formula.id).identities[identities.index(prop)]
     names = sorted(values)
     if expr.atoms(sympy.core.function.AppliedUndef):
-        function = sympy.lambdify([sympy.Symbol(n) for n in names], expr,
-                                  modules=[numeric_functions(context), "numpy"])
+        function = _lambdify([sympy.Symbol(n) for n in names], expr, [numeric_functions(context), "numpy"])
         expected = function(*(values[n] for n in names))
     else:
         # the identity's own form may be ill-conditioned (log of p near 1):
         # evaluate it exactly, so that only the entry's rounding is measured
-        function = sympy.lambdify([sympy.Symbol(n) for n in names], expr, modules="mpmath")
+        function = _lambdify([sympy.Symbol(n) for n in names], expr, "mpmath")
         with mpmath.workdps(50):
             expected = float(function(*(mpmath.mpf(float(values[n])) for n in names)))
     if not close(values[prop.output], expected):
@@ -148,6 +147,15 @@ PROPERTY_CHECKS = {"increasing": check_monotone, "decreasing": check_monotone, "
 def check_property(formula: Formula, prop: Property, data: st.DataObject, context: SymbolicCatalogue) -> None:
     """One draw of the property's check; PropertyFailedError when the entry breaks it."""
     PROPERTY_CHECKS[prop.kind](formula, prop, data, context)
+
+
+def _lambdify(arguments: list[sympy.Symbol], expr: sympy.Expr, modules: Any) -> Callable[..., Any]:
+    """sympy.lambdify with every symbol (arguments and Sum indices) renamed ``_qm_s0``, ``_qm_s1``...
+    first: a user's symbol named abs, range or sqrt would otherwise shadow the function of that
+    name in the code lambdify writes."""
+    symbols = sorted({*arguments, *expr.atoms(sympy.Symbol)}, key=str)
+    renamed = {symbol: sympy.Symbol(f"_qm_s{n}", **symbol.assumptions0) for n, symbol in enumerate(symbols)}
+    return sympy.lambdify([renamed[a] for a in arguments], expr.xreplace(renamed), modules=modules)
 
 
 def _magnitude(expr: sympy.Expr) -> sympy.Expr:
@@ -174,9 +182,8 @@ class FiftyDigits:
         if key not in self._functions:
             entry = self.context.parsed(formula_id)
             definition = entry.definition(output)
-            self._functions[key] = sympy.lambdify(list(entry.symbols.values()),
-                                                  _magnitude(definition) if magnitude else definition,
-                                                  modules="mpmath")
+            self._functions[key] = _lambdify(list(entry.symbols.values()),
+                                             _magnitude(definition) if magnitude else definition, "mpmath")
         formula = self.context.catalogue[formula_id]
         arguments = [int(si_inputs[name]) if s.domain.integer else mpmath.mpf(si_inputs[name])
                      for name, s in formula.symbols.items()]

@@ -17,6 +17,15 @@ model entry calls its registered model function, which returns its outputs by
 name (:mod:`qmodel.registry`; the generated module imports each by its home).
 A user's entry calling a shipped closed-form function imports its value
 function from ``qmodel.catalogue._compiled``.
+
+A user's file is untrusted, and its module is run: what the file says reaches
+the module only as names the loader has validated (ids, symbols and outputs
+are lower-case words, functions CamelCase, a Sum index a word) and as its
+tables in an escaped string literal (``ENTRIES``); its path is not written at
+all. Every name the module gives itself starts with ``_qm_`` (``_qm_numpy``,
+``_qm_runtime`` for :mod:`qmodel.catalogue.runtime`, ``_qm_registered_erlang_c``),
+or is ``_<id>_value``, which no catalogue name can be, so no name a user
+chooses shadows one the code relies on.
 """
 
 from __future__ import annotations
@@ -49,14 +58,48 @@ Every function takes and returns values in SI units (s, 1/s, m).
 '''
 
 
+# Every name the generated module defines or imports for itself starts with this prefix, which no
+# catalogue name can (ids, symbols and outputs start with a lower-case letter, functions with a
+# capital), so a user's names never shadow an import or a helper, nor the other way round.
+PREFIX = "_qm_"
+_RUNTIME = f"{PREFIX}runtime"  # qmodel.catalogue.runtime: Sum and factorial, element-wise
+
+
 def _value_function(formula: Formula) -> str:
-    """The generated name of a closed-form function entry's single value."""
+    """The generated name of a closed-form function entry's single value (it cannot be a catalogue
+    name, nor one of the prefixed names: those never end in _value)."""
     return f"_{formula.id}_value"
 
 
 def _registered(name: str) -> str:
     """The generated module's local name for a registered function."""
-    return f"_{name}"
+    return f"{PREFIX}registered_{name}"
+
+
+class _Printer(NumPyPrinter):
+    """numpy code whose every module reference goes through a prefixed alias (``_qm_numpy.exp``),
+    with ``Abs``, ``factorial`` and ``Sum`` printed as element-wise calls (sympy prints them as
+    the Python built-ins abs, math.factorial and a generator over range, which fail on arrays
+    or are shadowed by a symbol of the same name)."""
+
+    def _module_format(self, fqn: str, register: bool = True) -> str:
+        top, _, rest = fqn.partition(".")
+        if register:
+            self.module_imports[top].add(rest)
+        return f"{PREFIX}{top}.{rest}" if rest else f"{PREFIX}{top}"
+
+    def _print_Abs(self, expr: sympy.Abs) -> str:  # noqa: N802 (sympy's printer method names)
+        return f"{self._module_format('numpy.abs')}({self._print(expr.args[0])})"
+
+    def _print_factorial(self, expr: sympy.factorial) -> str:
+        return f"{_RUNTIME}.factorial({self._print(expr.args[0])})"
+
+    def _print_Sum(self, expr: sympy.Sum) -> str:  # noqa: N802
+        text = self._print(expr.function)
+        for index, first, last in reversed(expr.limits):
+            text = (f"{_RUNTIME}.sum_terms(lambda {self._print(index)}: {text}, {self._print(first)}, "
+                    f"{self._print(last)}, {str(index)!r})")
+        return text
 
 
 def _printer(catalogue: dict[str, Formula]) -> NumPyPrinter:
@@ -64,7 +107,7 @@ def _printer(catalogue: dict[str, Formula]) -> NumPyPrinter:
         f.function: _registered(f.algorithm) if f.algorithm else _value_function(f)
         for f in catalogue.values() if f.function
     }
-    return NumPyPrinter({"user_functions": functions, "fully_qualified_modules": True})
+    return _Printer({"user_functions": functions, "fully_qualified_modules": True})
 
 
 def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrinter) -> str:
@@ -96,8 +139,9 @@ def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrin
 
 
 def _imports(printer: NumPyPrinter, registered: set[str], shipped_values: list[str]) -> list[str]:
-    imports = [f"import {module}\n" for module in sorted({"json", *printer.module_imports})]
-    imports.append("\n")
+    modules = sorted({"json", *printer.module_imports})
+    imports = [f"import {module} as {PREFIX}{module}\n" for module in modules]
+    imports.append(f"\nfrom qmodel.catalogue import runtime as {_RUNTIME}\n")
     for name in sorted(registered):
         function = model_function(name).function
         imports.append(f"from {function.__module__} import {function.__name__} as {_registered(name)}\n")
@@ -112,7 +156,7 @@ def _entries_text(name: str, entries: list[tuple[str, dict[str, Any]]], keyed: b
     fragments = [json.dumps(e["id"]) + ": " + json.dumps([f, e] if keyed else e) for f, e in entries]
     lines = "".join(f"    {fragment + ',' if n < len(fragments) - 1 else fragment!r}\n"
                     for n, fragment in enumerate(fragments))
-    decoded = f"json.loads(\n    '{{'\n{lines}    '}}'\n)"
+    decoded = f"{PREFIX}json.loads(\n    '{{'\n{lines}    '}}'\n)"
     if keyed:  # (file, entry) pairs, as the loader's raw entries are
         return f"{name} = {{key: tuple(value) for key, value in {decoded}.items()}}\n"
     return f"{name} = {decoded}\n"
@@ -157,8 +201,9 @@ def generate_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[st
     registered |= {by_function[name].algorithm for name in called if by_function[name].algorithm}
     shipped_values = sorted(_value_function(by_function[name]) for name in called
                             if by_function[name].builtin and not by_function[name].algorithm)
-    header = (f'"""Generated by qmodel from a user catalogue ({", ".join(sorted({f for f, _ in entries}))}). '
-              'Do not edit.\n\nEvery function takes and returns values in SI units.\n"""\n\n')
+    # The files' paths are not written here: a path is the user's text, and this module is run.
+    header = ('"""Generated by qmodel from a user catalogue. Do not edit.\n\n'
+              'Every function takes and returns values in SI units.\n"""\n\n')
     parts = [header, *_imports(printer, registered, shipped_values), "\n\n", *parts]
     parts.append(f"KEY = {key!r}\n")
     parts.append(_entries_text("ENTRIES", entries, keyed=False))

@@ -34,9 +34,10 @@ from collections.abc import Callable, Mapping
 
 import sympy
 
+from qmodel.catalogue.loader import MATH_FUNCTION_ARITIES, MAX_EXPRESSION_LENGTH, is_name
 from qmodel.errors import CatalogueError
 
-MAX_LENGTH = 2000
+MAX_LENGTH = MAX_EXPRESSION_LENGTH
 MAX_DEPTH = 100
 MAX_EXPONENT = 1000
 MAX_TERMS = 100_000
@@ -44,21 +45,7 @@ _LARGEST_CONSTANT_LOG10 = 300
 
 # name → (sympy callable, fewest arguments, most arguments or None for any number)
 MATH_FUNCTIONS: dict[str, tuple[Callable[..., sympy.Basic], int, int | None]] = {
-    "sqrt": (sympy.sqrt, 1, 1),
-    "exp": (sympy.exp, 1, 1),
-    "log": (sympy.log, 1, 2),
-    "Abs": (sympy.Abs, 1, 1),
-    "ceiling": (sympy.ceiling, 1, 1),
-    "floor": (sympy.floor, 1, 1),
-    "factorial": (sympy.factorial, 1, 1),
-    "Min": (sympy.Min, 2, None),
-    "Max": (sympy.Max, 2, None),
-    "Eq": (sympy.Eq, 2, 2),
-    "Ne": (sympy.Ne, 2, 2),
-    "And": (sympy.And, 2, None),
-    "Or": (sympy.Or, 2, None),
-    "Piecewise": (sympy.Piecewise, 1, None),
-    "Sum": (sympy.Sum, 2, 2),
+    name: (getattr(sympy, name), fewest, most) for name, (fewest, most) in MATH_FUNCTION_ARITIES.items()
 }
 CONSTANTS = {"pi": sympy.pi}
 
@@ -202,6 +189,9 @@ class _Builder:
                 and isinstance(limits.elts[0], ast.Name)):
             raise _RefusedError("Sum limits must be (index, first, last)", limits)
         index = limits.elts[0].id
+        if not is_name(index):
+            raise _RefusedError(f"the Sum index {index!r} is not a name: lower-case letters and digits, "
+                                "words joined by single underscores, starting with a letter", limits)
         if index in self.names or index in CONSTANTS or index in self.functions or index in MATH_FUNCTIONS:
             raise _RefusedError(f"the Sum index {index!r} is already a name", limits)
         first, last = self.build(limits.elts[1], depth), self.build(limits.elts[2], depth)

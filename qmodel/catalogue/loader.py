@@ -35,6 +35,7 @@ which needs sympy and so is kept off the quick path.
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 from functools import cache
@@ -45,13 +46,22 @@ from qmodel.domains import Domain
 from qmodel.errors import CatalogueError, InputError
 from qmodel.units import UNITS, parse_value
 
+MAX_EXPRESSION_LENGTH = 2000  # characters of one expression; a longer one is refused unread
 PROPERTY_KINDS = ("increasing", "decreasing", "bounded", "equals", "identity")
 # Ids, symbol and output names become Python names in the generated code: lower-case words joined by
-# single underscores; function names are CamelCase. Reserved: the generated module's imports, the
-# constant pi, and the keyword arguments of calc().
+# single underscores; function names are CamelCase. The generated module's own names start with an
+# underscore (codegen.PREFIX), which these cannot. Reserved: the constant pi and the keyword
+# arguments of calc().
 _NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*\Z")
 _FUNCTION_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
-RESERVED_NAMES = frozenset({"numpy", "functools", "math", "pi", "units", "formula_id"})
+RESERVED_NAMES = frozenset({"pi", "units", "formula_id"})
+# The mathematical functions an expression may call (the sympy functions of these names), with their
+# fewest and most arguments (None: any number); a catalogue function entry may not take one's name.
+MATH_FUNCTION_ARITIES: dict[str, tuple[int, int | None]] = {
+    "sqrt": (1, 1), "exp": (1, 1), "log": (1, 2), "Abs": (1, 1), "ceiling": (1, 1), "floor": (1, 1),
+    "factorial": (1, 1), "Min": (2, None), "Max": (2, None), "Eq": (2, 2), "Ne": (2, 2),
+    "And": (2, None), "Or": (2, None), "Piecewise": (1, None), "Sum": (2, 2),
+}
 BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
 CONSTRAINT_KINDS = ("refuse", "warn")
 
@@ -164,9 +174,15 @@ def _unit(table: dict[str, Any], where: str) -> str:
     return name
 
 
+def is_name(value: object) -> bool:
+    """Whether ``value`` may name an entry, symbol, output or Sum index: lower-case words joined by
+    single underscores, not a Python keyword (reserved names aside)."""
+    return isinstance(value, str) and bool(_NAME.match(value)) and not keyword.iskeyword(value)
+
+
 def _name(value: object, kind: str, where: str) -> str:
     """``value`` if it may name an entry, symbol or output; a CatalogueError saying why not otherwise."""
-    if not isinstance(value, str) or not _NAME.match(value) or keyword.iskeyword(value):
+    if not is_name(value):
         raise CatalogueError(f"{where}: {kind} {value!r} is not a name: lower-case letters and digits, "
                              "words joined by single underscores, starting with a letter")
     if value in RESERVED_NAMES:
@@ -290,6 +306,9 @@ def parse_entry(entry: dict[str, Any], file: str, builtin: bool = True) -> Formu
     function = entry.get("function", "")
     if function and not (isinstance(function, str) and _FUNCTION_NAME.match(function)):
         raise CatalogueError(f"{where}: function {function!r} is not a name: CamelCase letters and digits")
+    if function in MATH_FUNCTION_ARITIES:
+        raise CatalogueError(f"{where}: function {function!r} is a built-in mathematical function's name; "
+                             "choose another")
     if algorithm and not function:
         raise CatalogueError(f"{where}: an 'algorithm' entry needs the 'function' name it is called by")
     if function and len(outputs) != 1:
@@ -311,6 +330,48 @@ def parse_entry(entry: dict[str, Any], file: str, builtin: bool = True) -> Formu
         notes=entry.get("notes", ""),
         builtin=builtin,
     )
+
+
+def _called_functions(formula: Formula) -> set[str]:
+    """The names of the functions the entry's outputs call (read by Python's parser, which runs
+    nothing; an expression it cannot read is left to the safe parser to refuse)."""
+    called = set()
+    for output in formula.outputs:
+        if not output.expr or len(output.expr) > MAX_EXPRESSION_LENGTH:
+            continue
+        try:
+            tree = ast.parse(output.expr.strip(), mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        called |= {node.func.id for node in ast.walk(tree)
+                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    return called
+
+
+def refuse_call_cycles(formulas: dict[str, Formula]) -> None:
+    """A CatalogueError naming the first cycle of function entries calling each other (or one calling
+    itself), which no evaluation could finish: ``formula 'a' calls 'b' calls 'a'``."""
+    by_function = {f.function: f for f in formulas.values() if f.function}
+    calls = {f.id: [by_function[name].id for name in sorted(_called_functions(f)) if name in by_function]
+             for f in by_function.values()}
+    finished: set[str] = set()
+    for start in calls:
+        if start in finished:
+            continue
+        on_path, pending = [start], [iter(calls[start])]  # depth first, without recursion
+        while pending:
+            node = next(pending[-1], None)
+            if node is None:
+                finished.add(on_path.pop())
+                pending.pop()
+            elif node in on_path:
+                cycle = [*on_path[on_path.index(node):], node]
+                raise CatalogueError(f"{_where(formulas[node].file, node)}: calls itself: "
+                                     f"{' calls '.join(repr(i) for i in cycle)} "
+                                     "(an entry may not call itself, directly or through others)")
+            elif node not in finished:
+                on_path.append(node)
+                pending.append(iter(calls[node]))
 
 
 # the keys of a shared symbol an entry may override; its unit is the fact it shares
@@ -423,6 +484,7 @@ def load_files(files: list[tuple[str, str]]) -> dict[str, Formula]:
             first = catalogue[formula.id].file
             raise CatalogueError(f"{file}: formula {formula.id!r}: duplicate id (also in {first})")
         catalogue[formula.id] = formula
+    refuse_call_cycles(catalogue)
     for formula in catalogue.values():
         for prop in formula.properties:
             other = prop.other.split(".")[0]

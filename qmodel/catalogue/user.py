@@ -35,13 +35,16 @@ from qmodel.catalogue.loader import (
     forget_user_entries,
     parse_entry,
     raw_entries,
+    refuse_call_cycles,
     use_user_entries,
     user_entries,
 )
 from qmodel.errors import CatalogueError, InputError
+from qmodel.limits import read_bounded
 
-CACHE_FORMAT = "1"  # bump when the generated module's shape changes
+CACHE_FORMAT = "2"  # bump when the generated module's shape changes
 MAX_FILE_BYTES = 10_000_000
+_KEY_LINE = "# qmodel user catalogue, key "  # a cached module's first line: its key, read before it runs
 _MODULES: dict[str, ModuleType] = {}  # user entry id → its compiled module
 
 
@@ -54,16 +57,7 @@ def cache_dir() -> Path:
 def read_catalogue_file(path: str) -> tuple[str, str]:
     """(path, text) of a user catalogue file; an InputError naming the path if it cannot be read or is
     larger than any catalogue (the shipped one is 0.2 MB)."""
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise InputError("catalogue", path, f"a catalogue file up to {MAX_FILE_BYTES // 10**6} MB",
-                             reason=f"{size / 1e6:.0f} MB")
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as error:
-        raise InputError("catalogue", path, "a readable TOML file",
-                         reason=error.strerror or "cannot read") from None
+    raw = read_bounded(path, MAX_FILE_BYTES, "catalogue", "a readable TOML file")
     try:
         return path, raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
@@ -118,6 +112,7 @@ def load_user_files(files: list[tuple[str, str]]
             raise CatalogueError(f"{where}: function {formula.function!r} is the shipped entry "
                                  f"{shipped_functions[formula.function]!r}'s; choose another name")
         formulas[formula.id] = formula
+    refuse_call_cycles(formulas)
     known = {*_compiled.ENTRIES, *formulas}
     for formula in formulas.values():
         for prop in formula.properties:
@@ -161,7 +156,7 @@ def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str
     key = _key(files)
     tables = {table["id"]: table for _, table in entries}
     path = _cache_file(files)
-    if path.is_file():
+    if _cached_key(path) == key:  # checked before the module runs: a stale or foreign file is not run
         try:
             module = _load_module(path, key)
         except Exception:  # a damaged cache file (disk full, killed mid-write): compile again
@@ -171,7 +166,7 @@ def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str
     from qmodel.catalogue.codegen import generate_user
     from qmodel.catalogue.loader import load_catalogue
 
-    text = generate_user(formulas, entries, load_catalogue(), key)
+    text = f"{_KEY_LINE}{key}\n" + generate_user(formulas, entries, load_catalogue(), key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_suffix(f".{os.getpid()}.tmp")
@@ -185,6 +180,16 @@ def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str
             scratch.write_text(text, encoding="utf-8")
             return _load_module(scratch, key)
     return _load_module(path, key)
+
+
+def _cached_key(path: Path) -> str | None:
+    """The key on the first line of a cached module (``_KEY_LINE``), None if there is none."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline(200).rstrip("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return first.removeprefix(_KEY_LINE) if first.startswith(_KEY_LINE) else None
 
 
 def _load_module(path: Path, key: str) -> ModuleType:

@@ -1,12 +1,17 @@
 """The stable recursions against values worked by hand and against each other."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from qmodel.algorithms.queueing import (
+    RECURSION_LIMIT,
     STATES_PER_BLOCK,
+    _erlang_b_large,
+    _erlang_b_recursion,
     erlang_b,
     erlang_c,
     erlang_cdf,
@@ -15,6 +20,7 @@ from qmodel.algorithms.queueing import (
     mmck_mean_number,
     mmck_mean_queue,
 )
+from qmodel.errors import InputError
 
 
 def test_erlang_b_one_server_one_erlang_is_one_half() -> None:
@@ -131,3 +137,52 @@ def test_erlang_cdf_agrees_with_the_regularised_incomplete_gamma(shape, x) -> No
     with mpmath.workdps(50):
         exact = mpmath.gammainc(shape, 0, x, regularized=True)
     assert float(erlang_cdf(shape, x)) == pytest.approx(float(exact), rel=1e-9, abs=1e-300)
+
+
+def _erlang_b_exact(servers: int, load: float) -> float:
+    """B(c, a) = π(c) / Σ_{k≤c} π(k) for Poisson(a), at 50 digits (mpmath)."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        a = mpmath.mpf(load)
+        head = mpmath.gammainc(servers + 1, a, mpmath.inf, regularized=True)  # P(Poisson(a) ≤ c)
+        return float(mpmath.exp(servers * mpmath.log(a) - a - mpmath.loggamma(servers + 1)) / head)
+
+
+@given(st.integers(RECURSION_LIMIT + 1, 20 * RECURSION_LIMIT), st.floats(0.01, 3.0))
+def test_erlang_b_past_the_recursion_agrees_with_50_digits(servers, load_per_server) -> None:
+    load = servers * load_per_server
+    assert float(erlang_b(servers, load)) == pytest.approx(_erlang_b_exact(servers, load), rel=1e-9)
+
+
+@pytest.mark.parametrize("load_per_server", [0.5, 0.99, 1.0, 1.01, 1.3, 4.0])
+def test_erlang_b_closed_form_and_recursion_agree_where_they_meet(load_per_server) -> None:
+    servers = np.array([float(RECURSION_LIMIT)])
+    load = servers * load_per_server
+    assert float(_erlang_b_large(servers, load)[0]) == pytest.approx(
+        float(_erlang_b_recursion(servers, load)[0]), rel=1e-10)
+
+
+def test_erlang_c_for_a_billion_servers_is_answered_from_the_closed_form() -> None:
+    # Halfin-Whitt (1981): for c → ∞ at a = c − β√c, C → (1 + β·Φ(β)/φ(β))⁻¹, within O(1/√c)
+    servers, beta = 1e9, 1.0
+    normal_cdf = (1 + math.erf(beta / math.sqrt(2))) / 2
+    normal_pdf = math.exp(-beta**2 / 2) / math.sqrt(2 * math.pi)
+    limit = 1 / (1 + beta * normal_cdf / normal_pdf)  # 0.2234
+    assert float(erlang_c(servers, servers - beta * np.sqrt(servers))) == pytest.approx(limit, abs=1e-4)
+    assert 0.3333 < float(erlang_b(servers, 1.5 * servers)) < 0.33334  # B → 1 − c/a for a ≫ c
+
+
+@pytest.mark.parametrize("shape, x", [(1000, 900.0), (1000, 1100.0), (5, 800.0), (2000, 1900.0),
+                                      (10**5, 100_300.0)])
+def test_erlang_cdf_where_the_series_underflows_or_is_too_long(shape, x) -> None:
+    import mpmath
+
+    with mpmath.workdps(50):
+        exact = mpmath.gammainc(shape, 0, x, regularized=True)
+    assert float(erlang_cdf(shape, x)) == pytest.approx(float(exact), rel=1e-9, abs=1e-300)
+
+
+def test_a_mmck_chain_too_long_to_walk_is_refused_with_its_estimate() -> None:
+    with pytest.raises(InputError, match=r"capacity = about .* hours \(too large to compute\)"):
+        mmck_blocking(2, 1e9, 1.0)

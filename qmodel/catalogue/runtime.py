@@ -1,0 +1,58 @@
+"""The helpers the generated catalogue modules call where numpy has no element-wise counterpart.
+
+The code generator (:mod:`qmodel.catalogue.codegen`) prints ``Sum(...)`` and
+``factorial(...)`` of a catalogue expression as calls to these functions, under
+the generated module's ``_qm_runtime`` alias (a name no catalogue entry can
+take). Both work element-wise on numpy arrays (a scalar is a 0-d array), as
+every generated function must, and import neither sympy nor scipy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from qmodel.errors import InputError
+from qmodel.limits import refuse_long_loop
+
+# n! for n = 0..170 (171! is past the largest double)
+_FACTORIALS = np.array([float(math.factorial(n)) for n in range(171)])
+
+
+def factorial(n: ArrayLike) -> np.ndarray:
+    """n! element-wise: exact (as a double) for whole n from 0 to 170, Γ(n + 1) for other n ≥ 0,
+    inf past 170, nan for negative n (where sympy's factorial has no finite value)."""
+    n = np.asarray(n, dtype=float)
+    result = np.full(n.shape, np.nan)
+    whole = (n >= 0) & (n <= 170) & (n == np.floor(n))
+    result[whole] = _FACTORIALS[n[whole].astype(int)]
+    fractional = (n >= 0) & (n < 170) & ~whole
+    result[fractional] = [math.gamma(value + 1) for value in n[fractional]]
+    result[n > 170] = np.inf
+    return result
+
+
+def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: ArrayLike,
+              index: str) -> np.ndarray:
+    """Σ term(k) for k = first, first + 1, ... up to last, element-wise (0 where last < first).
+
+    The number of terms is that of the element with the most; its estimated time
+    and memory are checked first, so a limit of 1e9 is refused, not looped over.
+    """
+    first, last = np.broadcast_arrays(np.asarray(first, dtype=float), np.asarray(last, dtype=float))
+    if first.size == 0:
+        return np.zeros(first.shape)
+    spans = last - first
+    if not np.isfinite(spans).all():
+        raise InputError(f"Sum over {index}", "a limit that is not finite", "finite limits")
+    terms = max(0.0, float(np.floor(spans.max())) + 1)
+    refuse_long_loop(terms, first.size, f"Sum over {index}",
+                     f"{terms:.3g} terms: give the Sum's limits smaller values")
+    total = np.zeros(first.shape)
+    for offset in range(int(terms)):
+        active = offset <= spans
+        total = total + np.where(active, term(first + offset), 0.0)
+    return total
