@@ -30,7 +30,7 @@ command. A Network holds them in SI units (seconds, jobs per second); its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,11 @@ class Network:
     def visit_counts(self) -> np.ndarray:
         """Visits per job (classes × stations): as given, else one visit wherever a class has demand."""
         return self.visits if self.visits is not None else (self.demands > 0).astype(float)
+
+    def within(self, jobs: int) -> Network:
+        """The same network for at most ``jobs`` jobs: each station's rate table cut to what they use
+        (Station.within), so a station with a billion servers costs no more than one with ``jobs``."""
+        return replace(self, stations=tuple(s.within(jobs) for s in self.stations))
 
     def unsupported(self, solver: str) -> list[Station]:
         """The stations whose type the named solver does not handle."""
