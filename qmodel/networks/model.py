@@ -149,7 +149,7 @@ def load_network(path: str | Path) -> Network:
     from qmodel.tomlread import read_toml
 
     where = str(path)
-    data = read_toml(Path(path), _file_text(Path(path)))
+    data = read_toml(Path(path), what="model file")
     unknown = set(data) - {"time_unit", "station", "class", "title"}
     if unknown:
         raise InputError(f"{where}: key", ", ".join(sorted(unknown)), "time_unit, title, station, class")
@@ -186,21 +186,6 @@ def load_network(path: str | Path) -> Network:
         arrival_rates=_rates_per_class([t.get("arrival_rate", 0.0) for t in class_tables], n_classes,
                                        "arrival_rate", unit),
         visits=np.array(visit_rows, float).T if any_visits else None, time_unit=time_unit))
-
-
-def _file_text(path: Path) -> str:
-    """The file's text (UTF-8, a byte-order mark allowed), or a one-line error saying what is wrong."""
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("model file", str(path), "an existing TOML file", reason="no such file") from None
-    except IsADirectoryError:
-        raise InputError("model file", str(path), "a TOML file", reason="a directory") from None
-    except UnicodeDecodeError as error:
-        raise InputError("model file", str(path), "a UTF-8 text file",
-                         reason=f"not UTF-8 text at byte {error.start}") from None
-    except OSError as error:
-        raise InputError("model file", str(path), "a readable TOML file", reason=error.strerror) from None
 
 
 def _tables(data: dict, key: str, where: str) -> list[dict]:

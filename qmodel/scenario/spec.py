@@ -501,11 +501,12 @@ def read_scenario_toml(path: str | Path) -> dict:
     from qmodel.tomlread import read_toml
 
     path = Path(path)
-    if not path.is_file():
-        reason = "a directory" if path.is_dir() else "no such file"
-        raise InputError("scenario", str(path), "an existing scenario file (.toml)", reason=reason)
     try:
-        return read_toml(path)
+        data = read_toml(path, what="scenario")
+        if not data:
+            raise InputError("scenario", str(path), "a scenario file: sites, [[member]], [[cf]] and [[path]] "
+                             "tables (qmodel scenario --list shows the shipped ones)", reason="empty")
+        return data
     except CatalogueError as error:
         hint = ""
         if "Cannot overwrite a value" in str(error) or "Cannot declare" in str(error):
