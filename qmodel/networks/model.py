@@ -42,6 +42,10 @@ from qmodel.units import UNITS, parse_value
 
 STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates"}
 CLASS_KEYS = {"name", "population", "think_time", "arrival_rate"}
+# plausible magnitudes of a nonzero value, SI: a time from a femtosecond to about 30 years, a rate up to
+# 10^15 per second; outside them the arithmetic over- or underflows (N/X − Z with Z = 1e308 s is 0)
+TIME_RANGE = (1e-15, 1e9)
+RATE_RANGE = (1e-15, 1e15)
 TIME_UNITS = tuple(unit.name for unit in UNITS.values() if unit.dimension == "time" and unit.name != "µs")
 
 
@@ -379,20 +383,29 @@ def _servers(servers: Any, n_stations: int) -> list[tuple[str, int]]:
     return kinds
 
 
+def _plausible(name: str, value: float, bounds: tuple[float, float], scale: float, unit: str) -> None:
+    """Refuse a value (SI) that is negative, not finite, or nonzero outside ``bounds``, shown in ``unit``."""
+    low, high = bounds
+    if value == 0 or low <= value <= high:
+        return
+    reason = "negative" if value < 0 else "not finite" if not np.isfinite(value) else \
+        "outside what the arithmetic holds"
+    allowed = f"0, or from {low / scale:g} to {high / scale:g} {unit}"
+    raise InputError(name, f"{value / scale:g} {unit}", allowed, reason=reason)
+
+
 def checked(net: Network) -> Network:
     """Refuse negative or non-finite demands, bad populations and rates, idle classes, naming the field."""
+    scale = UNITS[net.time_unit].to_si
     for c, name in enumerate(net.classes):
         for k, station in enumerate(net.stations):
-            demand = net.demands[c, k]
-            if not np.isfinite(demand) or demand < 0:
-                raise InputError(f"demand of class {name!r} at station {station.name!r}",
-                                 f"{demand / UNITS[net.time_unit].to_si:g}", "a finite number ≥ 0")
+            _plausible(f"demand of class {name!r} at station {station.name!r}", net.demands[c, k],
+                       TIME_RANGE, scale, net.time_unit)
         population = net.populations[c]
         if not np.isfinite(population) or population < 0 or population != int(population):
             raise InputError(f"population of class {name!r}", f"{population:g}", "a whole number ≥ 0")
-        for field, values in (("think_time", net.think_times), ("arrival_rate", net.arrival_rates)):
-            if not np.isfinite(values[c]) or values[c] < 0:
-                raise InputError(f"{field} of class {name!r}", f"{values[c]:g}", "a finite number ≥ 0")
+        _plausible(f"think_time of class {name!r}", net.think_times[c], TIME_RANGE, scale, net.time_unit)
+        _plausible(f"arrival_rate of class {name!r}", net.arrival_rates[c], RATE_RANGE, 1.0, "1/s")
         if net.populations[c] > 0 and net.arrival_rates[c] > 0:
             raise InputError(f"class {name!r}", "population and arrival_rate",
                              "one of them: a class is closed or open")
