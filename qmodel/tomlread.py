@@ -13,7 +13,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-from qmodel.errors import CatalogueError, InputError
+from qmodel.errors import CatalogueError
 from qmodel.limits import read_bounded_text
 
 FILE_LIMIT = 10_000_000   # bytes: a model, scenario, casebook or catalogue file is kilobytes
@@ -28,20 +28,23 @@ def read_toml(path: Path, text: str | None = None, what: str = "file") -> dict[s
 
     The file is read with a bound (:func:`qmodel.limits.read_bounded_text`, FILE_LIMIT); a UTF-8
     byte-order mark (Windows editors write one) is skipped. A file that is missing, a directory, not
-    UTF-8, too large or nested deeper than NESTING_LIMIT is an InputError naming it as ``what``.
+    UTF-8 or too large is an InputError naming it as ``what``; nested deeper than NESTING_LIMIT, a
+    CatalogueError as a syntax error is.
     """
     if text is None:
         text = read_bounded_text(path, what, FILE_LIMIT)
     if nesting(text) > NESTING_LIMIT:
-        raise InputError(what, str(path), f"TOML nested at most {NESTING_LIMIT} deep",
-                         reason=f"arrays or inline tables nested deeper than {NESTING_LIMIT}")
+        raise CatalogueError(_too_deep(path))
     try:
         return tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as error:
         raise CatalogueError(f"{path.name}: TOML syntax error: {error}") from None
     except RecursionError:  # a backstop: nesting() counts every bracket outside strings and comments
-        raise InputError(what, str(path), f"TOML nested at most {NESTING_LIMIT} deep",
-                         reason="arrays or inline tables nested too deeply to read") from None
+        raise CatalogueError(_too_deep(path)) from None
+
+
+def _too_deep(path: Path) -> str:
+    return f"{path}: TOML nested too deeply: arrays or inline tables deeper than {NESTING_LIMIT} levels"
 
 
 def nesting(text: str) -> int:

@@ -18,6 +18,9 @@ from qmodel.units import split_range
 METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
 TABLE_ROWS = 40           # a table shows every N up to this; past it N = 1, a round step and the last
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
+# the network's parameters (qmodel.networks.network) as the flags that set them, for errors
+FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
+         "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
 PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
 
 
@@ -75,8 +78,16 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
         net = load_network(model_file)
     else:
-        net = network(**_flag_network(demand, service_time, visits, servers, names, think_time, arrival_rate,
-                                      time_unit))
+        flags = {**FLAGS, "demand": "--demand" if demand is not None else "--service-time"}
+        try:
+            net = network(**_flag_network(demand, service_time, visits, servers, names, think_time,
+                                          arrival_rate, time_unit))
+        except InputError as error:  # named as the Python parameter: name the flag as typed
+            first, _, rest = error.parameter.partition(" ")
+            if first not in flags and error.parameter not in flags:
+                raise
+            flag = flags.get(error.parameter) or f"{flags[first]} {rest}".strip()
+            raise InputError(flag, error.value, error.allowed, reason=error.reason) from None
     swept = population_text is not None and split_range("--population", population_text) is not None
     sweep = swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
     _refuse_flags(net, method, compare, all_stations, plot_path, fmt, sweep)

@@ -107,7 +107,8 @@ def closed_bounds(net: Network, populations: np.ndarray | int) -> Bounds:
         queues = demand[~delay]
         refuse_too_large(24.0 * (n.size + queues.size), geometric_seconds(queues.size, n.size),
                          f"bounds of {queues.size:,} queues at {n.size:,} populations",
-                         "--at N1,N2,... for the populations you need, or a smaller N")
+                         "the populations you need (qmodel mva --at N1,N2,... with a table or CSV), "
+                         "or a smaller N")
         bjb_upper = n / (total + think + (n - 1) * queues.mean() / (1 + think / total))
         bjb_lower = n / (total + think + (n - 1) * d_max / (1 + think / (n * total)))
         gb_lower, gb_upper = geometric_bounds(queues, think, n)

@@ -46,7 +46,7 @@ CLASS_KEYS = {"name", "population", "think_time", "arrival_rate"}
 # 10^15 per second; outside them the arithmetic over- or underflows (N/X − Z with Z = 1e308 s is 0)
 TIME_RANGE = (1e-15, 1e9)
 RATE_RANGE = (1e-15, 1e15)
-TIME_UNITS = tuple(unit.name for unit in UNITS.values() if unit.dimension == "time" and unit.name != "µs")
+TIME_UNITS = tuple(dict.fromkeys(unit.name for unit in UNITS.values() if unit.dimension == "time"))
 
 
 @dataclass(frozen=True)
