@@ -17,6 +17,7 @@ from qmodel.units import split_range
 
 METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
 TABLE_ROWS = 40           # a table shows every N up to this; past it N = 1, a round step and the last
+AT_TABLES = 100           # station tables a terminal is shown at most (one per --at population)
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
 # the network's parameters (qmodel.networks.network) as the flags that set them, for errors
 FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
@@ -226,6 +227,9 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
     if beyond:
         raise InputError("--at", ",".join(map(str, beyond)), f"populations of the sweep, 1..{n}")
     at = sorted(set(at))
+    if fmt == "table" and len(at) > AT_TABLES:
+        raise InputError("--at", f"{len(at):,} populations", f"at most {AT_TABLES} station tables in a "
+                         "terminal: --format csv --stations --at ... for every station at each")
     if fmt == "csv" and all_stations:
         at = at or list(range(1, n + 1))
     if fmt != "table":
