@@ -193,7 +193,7 @@ def test_values_take_units_and_throughput_is_shown_per_second() -> None:
 def test_time_unit_that_is_not_time_is_refused() -> None:
     result = run("mva", "--demand", "1,2", "--population", "3", "--time-unit", "km")
     assert result.exit_code == 2
-    assert "time_unit = 'km'" in result.output
+    assert "--time-unit = 'km'; allowed: a time unit: s, ms, us, min\n" in result.output
 
 
 @pytest.mark.parametrize("population", ["inf", "nan", "1..inf", "-inf"])
