@@ -312,7 +312,10 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
     import numpy as np
 
     lattice = int(np.prod(net.populations[net.closed_classes] + 1)) if method == "exact" else 0
-    result = _solve(net, method, population, total=lattice)
+    from dataclasses import replace
+
+    # one population: the curve exact MVA passed through on the way is not part of the answer (1..N is)
+    result = replace(_solve(net, method, population, total=lattice), curve=None, points=())
     caption = ""
     deviation = None
     if compare:
