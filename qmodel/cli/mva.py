@@ -219,7 +219,7 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
                 all_stations: bool) -> None:
     import numpy as np
 
-    from qmodel.networks.bounds import closed_bounds
+    from qmodel.networks.bounds import UPPER_BOUNDS, closed_bounds
     from qmodel.units import UNITS
 
     n = population
@@ -247,9 +247,12 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
     scale = UNITS[unit].to_si
     index = np.searchsorted(bounded, shown)
     columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
-    rows = [[int(m), float(curve.throughput[m - 1]), float(curve.response_time[m - 1] / scale),
-             float(bounds.throughput_upper[i]), float(bounds.throughput_lower[i]), bounds.binding_at(i)]
-            for m, i in zip(shown.tolist(), index.tolist(), strict=True)]
+    names = [name for name, _ in UPPER_BOUNDS]   # by binding code
+    binding = [names[code] for code in bounds.binding_code[index].tolist()]
+    rows = [list(row) for row in zip(shown.tolist(), curve.throughput[shown - 1].tolist(),
+                                     (curve.response_time[shown - 1] / scale).tolist(),
+                                     bounds.throughput_upper[index].tolist(),
+                                     bounds.throughput_lower[index].tolist(), binding, strict=True)]
     caption = "; ".join([f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}",
                          *(["balanced job and geometric bounds need single-server stations (asymptotic "
                             "only)"] if not bounds.balanced else []),
