@@ -5,7 +5,9 @@ imports (numpy, numba) included. Targets (issue 11, item 5; issue 12):
 
 - K = 1,000 queueing stations, N = 1..1,000,000, stations kept at N = 10, 100, 1000: ≤ 5 s, ≤ 300 MB;
 - N = 1..200,000 with a 4-server station (was 18 s: the marginals cost N² before they were truncated
-  at the rate table's length).
+  at the rate table's length);
+- the command line, K = 1,000, N = 1..1,000,000 as CSV with the bounds at every N (issue 22: tried to
+  allocate 7.44 GiB for N x K bound arrays; now O(N + K)), and the same with --at 10,1000000.
 
 Usage: python bench/mva_sweep.py
 """
@@ -39,6 +41,21 @@ def run(stations: int, population: int, servers: int) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
+def run_cli(stations: int, population: int, *extra: str) -> tuple[float, float]:
+    """(seconds, peak bytes) of ``qmodel mva`` over K random demands to N as CSV, output discarded."""
+    import random
+    import resource
+    import time
+
+    rng = random.Random(2026)
+    demands = ",".join(f"{rng.uniform(0.1, 1.0):.4f}" for _ in range(stations))
+    command = [sys.executable, "-c", "from qmodel.cli import main; main()", "mva", "--demand", demands,
+               "--think-time", "1", "--population", f"1..{population}", "--format", "csv", *extra]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+
+
 def main() -> None:
     baseline = run(2, 3, 1)
     print(f"interpreter with numpy and numba loaded: {baseline['peak'] / 1e6:.0f} MB peak")
@@ -48,6 +65,11 @@ def main() -> None:
         kind = "a 4-server station" if servers > 1 else "queues"
         print(f"K = {stations:,} ({kind}), N = 1..{population:,}: {figures['seconds']:.2f} s, "
               f"peak {figures['peak'] / 1e6:.0f} MB, X(N) = {figures['x']:.9g} ({target})")
+    for extra in ((), ("--at", "10,1000000")):
+        seconds, peak = run_cli(1000, 1_000_000, *extra)
+        rows = " ".join(extra) or "(every N)"
+        print(f"qmodel mva, K = 1,000, N = 1..1,000,000, CSV {rows}: {seconds:.1f} s, "
+              f"peak so far {peak / 1e6:.0f} MB (was a 7.44 GiB allocation)")
 
 
 if __name__ == "__main__":

@@ -454,8 +454,8 @@ def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
         return
     every_row = len(rows) == len(table.row_texts)
     texts = table.row_texts if every_row else [table.row_texts[row] for row in rows]
-    values = [outputs[o.name].tolist() if every_row else outputs[o.name][rows].tolist()
-              for o in formula.outputs]
+    values = [(outputs[o.name] + 0.0).tolist() if every_row else (outputs[o.name][rows] + 0.0).tolist()
+              for o in formula.outputs]  # + 0.0: -0.0 (a ceiling of -1e-9) is written 0, never -0
     if dialect.decimal == ".":
         row_format = "%s" + f"{delimiter}{_RESULT_PRECISION}" * len(formula.outputs) + delimiter
         lines = [row_format % row for row in zip(texts, *values, strict=True)]

@@ -3,8 +3,9 @@
 A request whose estimated memory or time passes the limits (2 GB, 60 s) is
 refused before any work starts, with the estimate and a way out (an MVA sweep
 or lattice, a scenario with a huge terminal population, ...). A file is read
-with a bound on its length (:func:`read_bounded`), never by its reported size,
-which is 0 for a device or a pipe that never ends (``/dev/zero``).
+with a bound on its length (:func:`read_bounded`, and :func:`read_bounded_text` for UTF-8
+text), never by its reported size, which is 0 for a device or a pipe that never ends
+(``/dev/zero``).
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
                     break
                 chunks.append(chunk)
                 total += len(chunk)
+    except FileNotFoundError:
+        raise InputError(parameter, os.fspath(path), "an existing file", reason="no such file") from None
+    except IsADirectoryError:
+        raise InputError(parameter, os.fspath(path), "a file", reason="a directory") from None
     except OSError as error:
         reason = error.strerror or "cannot read"
         raise InputError(parameter, os.fspath(path), allowed, reason=reason) from None
@@ -63,6 +68,20 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
         raise InputError(parameter, os.fspath(path), f"{allowed} up to {_size(limit)}",
                          reason=f"longer than {_size(limit)}")
     return b"".join(chunks)
+
+
+def read_bounded_text(path: str | os.PathLike, what: str, limit_bytes: int) -> str:
+    """The UTF-8 text of a file (a byte-order mark dropped), read by :func:`read_bounded`.
+
+    InputError naming ``what`` and the path, in one line: no such file, a directory, unreadable, larger
+    than the limit (also a device that never ends), or not UTF-8.
+    """
+    raw = read_bounded(path, limit_bytes, what, "a readable file")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(what, os.fspath(path), "a UTF-8 text file",
+                         reason=f"not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 def _size(memory: float) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,25 +13,42 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-from qmodel.errors import CatalogueError, InputError
+from qmodel.errors import CatalogueError
+from qmodel.limits import read_bounded_text
+
+FILE_LIMIT = 10_000_000   # bytes: a model, scenario, casebook or catalogue file is kilobytes
+NESTING_LIMIT = 100       # levels of arrays and inline tables (a model file needs three); tomllib recurses
+_SKIPPED = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
+_BRACKET = re.compile(r"[\[\]{}]")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def read_toml(path: Path, text: str | None = None) -> dict[str, Any]:
+def read_toml(path: Path, text: str | None = None, what: str = "file") -> dict[str, Any]:
     """Parse a TOML file; a syntax error becomes a CatalogueError naming the file.
 
-    A UTF-8 byte-order mark (Windows editors write one) is skipped. A file that
-    is missing, a directory or not UTF-8 is an InputError naming it.
+    The file is read with a bound (:func:`qmodel.limits.read_bounded_text`, FILE_LIMIT); a UTF-8
+    byte-order mark (Windows editors write one) is skipped. A file that is missing, a directory, not
+    UTF-8 or too large is an InputError naming it as ``what``; nested deeper than NESTING_LIMIT, a
+    CatalogueError as a syntax error is.
     """
     if text is None:
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError("file", str(path), "a UTF-8 text file",
-                             reason=f"not UTF-8 ({error.reason} at byte {error.start})") from None
-        except OSError as error:
-            raise InputError("file", str(path), "a readable TOML file",
-                             reason=error.strerror or "cannot read") from None
+        text = read_bounded_text(path, what, FILE_LIMIT)
+    if nesting(text) > NESTING_LIMIT:
+        raise CatalogueError(_too_deep(path))
     try:
         return tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as error:
         raise CatalogueError(f"{path.name}: TOML syntax error: {error}") from None
+    except RecursionError:  # a backstop: nesting() counts every bracket outside strings and comments
+        raise CatalogueError(_too_deep(path)) from None
+
+
+def _too_deep(path: Path) -> str:
+    return f"{path}: TOML nested too deeply: arrays or inline tables deeper than {NESTING_LIMIT} levels"
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of [ and { in TOML text, strings and comments skipped (a table header counts
+    its brackets: [[a]] is 2)."""
+    steps = map(_STEP.__getitem__, _BRACKET.findall(_SKIPPED.sub("", text)))
+    return max(itertools.accumulate(steps), default=0)

@@ -77,11 +77,17 @@ CLOSED_OUTPUT_STATUS = 141
 def main() -> None:
     """Console-script entry point. Output cut short by its reader ends the command quietly, with
     :data:`CLOSED_OUTPUT_STATUS` and no traceback: what is still buffered goes to the null device (as the
-    Python documentation advises for SIGPIPE), since flushing it at exit would fail again."""
+    Python documentation advises for SIGPIPE), since flushing it at exit would fail again. Output that
+    cannot be written at all (standard output closed, a full disk, ``> /dev/full``) is one line on
+    standard error and exit status 2."""
     import os
 
     from qmodel.cli.common import OutputClosedError
 
+    if sys.stdout is None:  # started with standard output closed (``qmodel ... >&-``)
+        sys.stderr.write("error: standard output is closed; allowed: an open standard output "
+                         "(qmodel ... > FILE)\n")
+        sys.exit(2)
     try:
         try:
             cli.main(prog_name="qmodel")
@@ -90,3 +96,9 @@ def main() -> None:
     except (OutputClosedError, BrokenPipeError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(CLOSED_OUTPUT_STATUS)
+    except OSError as error:  # the output could not be written: a full disk, /dev/full, an I/O error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        where = error.filename or "standard output"
+        sys.stderr.write(f"error: output = {where} ({error.strerror or error}); allowed: a place the answer "
+                         "can be written\n")
+        sys.exit(2)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import warnings
 from collections.abc import Collection, Iterator
 
 import click
@@ -73,11 +74,18 @@ class QmodelGroup(click.Group):
 def _one_line_errors(ctx: click.Context) -> Iterator[None]:
     """qmodel's errors and click's usage errors as a :class:`Failure` (one line, its exit status); output
     closed by its reader as :class:`OutputClosedError` (click would exit 1 silently, the status of a found
-    failure). ``qmodel`` alone still shows the help."""
+    failure); a numpy RuntimeWarning (overflow, invalid value) as a one-line error, never on the terminal.
+    ``qmodel`` alone still shows the help."""
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # numpy's over- and underflows: never printed
+            yield
     except QmodelError as error:
         raise Failure(str(error), error.exit_status) from None
+    except RuntimeWarning as warning:  # a step met a value outside what it holds (each is refused by name
+        # where found; this is the net for the rest)
+        raise Failure(f"the arithmetic failed ({warning}): an input is outside the range the model holds; "
+                      "allowed: values of a plausible size (please report the command)", 2) from None
     except click.exceptions.NoArgsIsHelpError:
         raise
     except click.UsageError as error:

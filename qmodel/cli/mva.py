@@ -16,8 +16,12 @@ from qmodel.output import render
 from qmodel.units import split_range
 
 METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
-TABLE_ROWS = 25           # a terminal table of a long sweep shows about this many populations
+TABLE_ROWS = 40           # a table shows every N up to this; past it N = 1, a round step and the last
+AT_TABLES = 100           # station tables a terminal is shown at most (one per --at population)
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
+# the network's parameters (qmodel.networks.network) as the flags that set them, for errors
+FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
+         "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
 PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
 
 
@@ -36,9 +40,12 @@ docs. Values take units (2ms, 400us, 250/s); bare numbers are in the
 model's time_unit (flags: --time-unit). Throughput is per second.""")
 @click.argument("model_file", required=False, metavar="[MODEL.toml]")
 @click.option("--population", "population_text", default=None, metavar="N | 1..N | N1,N2",
-              help="Population: a sweep 1..N (single class), or one per closed class.")
+              help="Population: N (the network at N jobs), 1..N (a sweep: every population from 1 to N, "
+                   "one class), or one per closed class. As in Python: solve(net, population=N) or "
+                   "range(1, N + 1).")
 @click.option("--at", "at_text", default=None, metavar="N1,N2,...",
-              help="Populations of a sweep at which to show every station.")
+              help="Populations of a sweep to show: every station at each (table, JSON); only these rows "
+                   "(CSV).")
 @click.option("--demand", default=None, metavar="D1,D2,...", help="Service demand per station.")
 @click.option("--service-time", default=None, metavar="S1,S2,...", help="Service time per visit.")
 @click.option("--visits", default=None, metavar="V1,V2,...", help="Visits per job (with --service-time).")
@@ -72,9 +79,18 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
         net = load_network(model_file)
     else:
-        net = network(**_flag_network(demand, service_time, visits, servers, names, think_time, arrival_rate,
-                                      time_unit))
-    sweep = net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
+        flags = {**FLAGS, "demand": "--demand" if demand is not None else "--service-time"}
+        try:
+            net = network(**_flag_network(demand, service_time, visits, servers, names, think_time,
+                                          arrival_rate, time_unit))
+        except InputError as error:  # named as the Python parameter: name the flag as typed
+            first, _, rest = error.parameter.partition(" ")
+            if first not in flags and error.parameter not in flags:
+                raise
+            flag = flags.get(error.parameter) or f"{flags[first]} {rest}".strip()
+            raise InputError(flag, error.value, error.allowed, reason=error.reason) from None
+    swept = population_text is not None and split_range("--population", population_text) is not None
+    sweep = swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
     _refuse_flags(net, method, compare, all_stations, plot_path, fmt, sweep)
     population = _population(population_text, net)
     at = _at(at_text, sweep)
@@ -94,7 +110,8 @@ def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path
         raise InputError("--compare", "with an open network", "a network with closed classes (an open "
                          "network is solved exactly)")
     if plot_path and not sweep:
-        raise InputError("--plot", plot_path, "a single-class closed network solved exactly (a curve over N)")
+        raise InputError("--plot", plot_path, "a sweep --population 1..N of a single-class closed network "
+                         "solved exactly (a curve over N)")
     if all_stations and fmt != "csv":
         raise InputError("--stations", "given", "--format csv (every station: of every population of a "
                          "sweep, or of every class)")
@@ -144,7 +161,8 @@ def _count(option: str, text: str) -> int:
 
 
 def _population(text: str | None, net) -> object:
-    """The population to solve at: N (a sweep 1..N for one class), one per closed class, or None."""
+    """The population: N, 1..N (a sweep of a single-class closed network: its N), one per closed class,
+    or None (the model's). A bare N is one population, as in Python."""
     closed = int(net.closed_classes.sum())
     if text is None:
         if closed and net.populations[net.closed_classes].sum() == 0:
@@ -156,9 +174,9 @@ def _population(text: str | None, net) -> object:
     if span is not None:
         if span[0].strip() != "1":
             raise InputError("--population", text, "N or 1..N (MVA computes every population from 1)")
-        if closed > 1:
+        if closed > 1 or len(net.classes) > 1:
             raise InputError("--population", text, "one population per closed class (a sweep 1..N is for "
-                             "a single-class network)")
+                             "a single-class closed network)")
         return _count("--population", span[1])
     values = [_count("--population", item) for item in text.split(",")]
     if len(values) != closed:
@@ -170,7 +188,8 @@ def _at(text: str | None, sweep: bool) -> list[int]:
     if text is None:
         return []
     if not sweep:
-        raise InputError("--at", text, "a single-class closed network solved exactly (a sweep)")
+        raise InputError("--at", text, "a sweep --population 1..N of a single-class closed network solved "
+                         "exactly")
     return [_count("--at", item) for item in text.split(",")]
 
 
@@ -196,49 +215,58 @@ def _solve(net, method: str, population, at=(), total: int = 0):
                      at=at)
 
 
-def _show_sweep(net, population, at: list[int], fmt: str, plot_path: str | None, all_stations: bool) -> None:
+def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | None,
+                all_stations: bool) -> None:
     import numpy as np
 
-    from qmodel.networks.bounds import closed_bounds
+    from qmodel.networks.bounds import UPPER_BOUNDS, closed_bounds
     from qmodel.units import UNITS
 
-    n = int(net.populations[0]) if population is None else int(population)
+    n = population
     beyond = [a for a in at if a > n]
     if beyond:
         raise InputError("--at", ",".join(map(str, beyond)), f"populations of the sweep, 1..{n}")
+    at = sorted(set(at))
+    if fmt == "table" and len(at) > AT_TABLES:
+        raise InputError("--at", f"{len(at):,} populations", f"at most {AT_TABLES} station tables in a "
+                         "terminal: --format csv --stations --at ... for every station at each")
+    if fmt == "csv" and all_stations:
+        at = at or list(range(1, n + 1))
     if fmt != "table":
-        rows = n * len(net.stations) if all_stations else n
+        rows = (len(at) if fmt == "csv" and at else n) * (len(net.stations) if all_stations else 1)
         if rows > ROW_LIMIT:
-            raise InputError("--population", n, f"at most {ROW_LIMIT:,} {fmt.upper()} rows: --at N1,N2,... "
-                             "for the populations you need, or a smaller N",
+            raise InputError("--population", f"1..{n}", f"at most {ROW_LIMIT:,} {fmt.upper()} rows: --at "
+                             "N1,N2,... for the populations you need, or a smaller N",
                              reason=f"{rows:,} rows, about {rows * 60 / 1e6:,.0f} MB of {fmt.upper()}")
-    if all_stations:
-        at = list(range(1, n + 1))
+    shown, left_out = _shown(n, at, fmt)
+    bounded = np.arange(1, n + 1) if fmt == "json" or plot_path else shown
+    bounds = closed_bounds(net, bounded)          # refused with its estimate before the sweep where too long
     result = _solve(net, "exact", n, at, n)
     curve = result.curve
-    bounds = closed_bounds(net, curve.population)
     unit = net.time_unit
     scale = UNITS[unit].to_si
-    shown = np.arange(n) if fmt != "table" or n <= TABLE_ROWS else _spread(n)
-    shown = np.union1d(shown, np.asarray(at, dtype=int) - 1) if fmt == "table" else shown
+    index = np.searchsorted(bounded, shown)
     columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
-    rows = [[int(curve.population[i]), float(curve.throughput[i]), float(curve.response_time[i] / scale),
-             float(bounds.throughput_upper[i]), float(bounds.throughput_lower[i]), bounds.binding_at(i)]
-            for i in shown]
-    caption = (f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}"
-               + ("" if bounds.balanced
-                  else "; balanced job and geometric bounds need single-server stations (asymptotic only)")
-               + (f"; {len(shown)} of {n} populations shown, --format csv for all" if len(shown) < n else ""))
+    names = [name for name, _ in UPPER_BOUNDS]   # by binding code
+    binding = [names[code] for code in bounds.binding_code[index].tolist()]
+    rows = [list(row) for row in zip(shown.tolist(), curve.throughput[shown - 1].tolist(),
+                                     (curve.response_time[shown - 1] / scale).tolist(),
+                                     bounds.throughput_upper[index].tolist(),
+                                     bounds.throughput_lower[index].tolist(), binding, strict=True)]
+    caption = "; ".join([f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}",
+                         *(["balanced job and geometric bounds need single-server stations (asymptotic "
+                            "only)"] if not bounds.balanced else []),
+                         *bounds.formulas(index), *([left_out] if left_out else [])])
     if fmt == "json":
         payload = result.to_json()
         payload["bounds"] = {"throughput_upper": bounds.throughput_upper.tolist(),
                              "throughput_lower": bounds.throughput_lower.tolist(),
                              "binding": [bounds.binding_at(i) for i in range(n)],
+                             "binding_formulas": dict(bounds.formulas(range(n), pairs=True)),
                              "bottleneck": bounds.bottleneck, "knee": bounds.knee}
         render([], [], fmt, json_payload=payload)
     elif all_stations:
-        records = [dict(N=int(p.populations[0]), **record) for p in (*result.points, result)[:-1]
-                   for record in p.records()]
+        records = [dict(N=int(p.populations[0]), **record) for p in result.points for record in p.records()]
         render(list(records[0]), [list(r.values()) for r in records], fmt, keys=3)  # N, class, station
     else:
         render(columns, rows, fmt, title="Exact MVA: system", caption=caption)
@@ -251,10 +279,25 @@ def _show_sweep(net, population, at: list[int], fmt: str, plot_path: str | None,
         plot_mva(curve.population, curve.throughput, curve.response_time, bounds, unit, plot_path)
 
 
-def _spread(n: int):
+def _shown(n: int, at: list[int], fmt: str):
+    """(the populations a sweep's rows show, what the caption says of those left out).
+
+    CSV: every population, or those of --at only. JSON: every one. A table: every one up to
+    TABLE_ROWS, else N = 1, every multiple of a round step (1, 2 or 5 × 10^k) and N, with --at's added,
+    and the caption names the step and how to get the others.
+    """
     import numpy as np
 
-    return np.unique(np.round(np.linspace(0, n - 1, TABLE_ROWS)).astype(int))
+    if fmt == "csv" and at:
+        return np.asarray(at, dtype=np.int64), ""
+    if fmt != "table" or n <= TABLE_ROWS:
+        return np.arange(1, n + 1), ""
+    step = next(size * 10 ** power for power in range(20) for size in (1, 2, 5)
+                if n / (size * 10 ** power) <= TABLE_ROWS)
+    shown = np.union1d(np.union1d(np.arange(step, n + 1, step), [1, n]), np.asarray(at, dtype=np.int64))
+    return shown, (f"{shown.size:,} of {n:,} populations shown: N = 1, every multiple of {step:,}"
+                   + (", --at's" if at else "") + f" and {n:,}; the others with --format csv or "
+                   "--at N1,N2,...")
 
 
 def _station_table(result, fmt: str, title: str = "", caption: str = "") -> None:
@@ -272,7 +315,10 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
     import numpy as np
 
     lattice = int(np.prod(net.populations[net.closed_classes] + 1)) if method == "exact" else 0
-    result = _solve(net, method, population, total=lattice)
+    from dataclasses import replace
+
+    # one population: the curve exact MVA passed through on the way is not part of the answer (1..N is)
+    result = replace(_solve(net, method, population, total=lattice), curve=None, points=())
     caption = ""
     deviation = None
     if compare:

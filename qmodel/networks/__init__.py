@@ -16,7 +16,10 @@ visits, names, classes, time_unit)``: see qmodel.networks.model; a TOML
 model file: ``load_network(path)``.
 
 ``solve(network, method="exact", population=None, progress=None, at=())``
-returns a :class:`NetworkResult`, in SI units (seconds, jobs per second):
+returns a :class:`NetworkResult`, in SI units (seconds, jobs per second).
+``population=N`` is the network at N jobs; ``range(1, N + 1)`` a sweep (the
+same result, its ``curve`` read as the answer), as ``qmodel mva --population
+N`` and ``1..N``:
 
 | field                 | shape  | meaning                                                        |
 | --------------------- | ------ | -------------------------------------------------------------- |

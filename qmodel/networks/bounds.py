@@ -34,13 +34,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from qmodel.errors import InputError
+from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
-UPPER_LABELS = ("no queueing: N/(D + Z)", "bottleneck {}: 1/D_max",
-                "balanced job: N/(D + Z + (N−1)·D_avg/(1 + Z/D))", "geometric (Casale et al. 2008)",
-                "bottleneck {}: geometric (Casale et al. 2008)")
+GEOMETRIC_RATE = 1e8    # queue-populations per second, geometric bounds' compiled loop (measured, margin)
+# the optimistic bounds, by binding_code: (name, formula); {} is the bottleneck station
+UPPER_BOUNDS = (("no queueing", "N/(D + Z)"), ("bottleneck", "1/D_max at {}"),
+                ("balanced job", "N/(D + Z + (N−1)·D_avg/(1 + Z/D))"),
+                ("geometric", "Casale, Muntz & Serazzi 2008"),
+                ("bottleneck, geometric", "Casale, Muntz & Serazzi 2008, past the knee at {}"))
 
 
 @dataclass(frozen=True)
@@ -52,14 +57,20 @@ class Bounds:
     throughput_lower: np.ndarray      # (P,) the tightest pessimistic bound
     response_lower: np.ndarray        # (P,) seconds in the stations, think time excluded
     response_upper: np.ndarray        # (P,)
-    binding_code: np.ndarray          # (P,) index into UPPER_LABELS of the bound that sets throughput_upper
+    binding_code: np.ndarray          # (P,) index into UPPER_BOUNDS of the bound that sets throughput_upper
     balanced: bool                    # whether balanced job and geometric bounds were applicable
     bottleneck: str                   # the station with the largest demand per server
     knee: float                       # N* = (D + Z) / D_max, where the asymptotes cross
 
     def binding_at(self, index: int) -> str:
         """The name of the bound that sets throughput_upper at populations[index]."""
-        return UPPER_LABELS[int(self.binding_code[index])].format(self.bottleneck)
+        return UPPER_BOUNDS[int(self.binding_code[index])][0]
+
+    def formulas(self, indices, pairs: bool = False) -> list:
+        """Each bound binding at these indices once, in code order: "name: formula" (or (name, formula))."""
+        codes = sorted(set(self.binding_code[np.asarray(indices, dtype=np.int64)].tolist()))
+        named = [(UPPER_BOUNDS[code][0], UPPER_BOUNDS[code][1].format(self.bottleneck)) for code in codes]
+        return named if pairs else [f"{name}: {formula}" for name, formula in named]
 
     @property
     def binding(self) -> tuple[str, ...]:
@@ -67,10 +78,14 @@ class Bounds:
 
 
 def closed_bounds(net: Network, populations: np.ndarray | int) -> Bounds:
-    """Asymptotic, balanced job and geometric bounds of a single-class closed network (module docstring)."""
+    """Asymptotic, balanced job and geometric bounds of a single-class closed network (module docstring).
+
+    Memory O(P + K); time P·K for the geometric bounds, refused with its estimate where too long.
+    """
     if net.demands.shape[0] != 1:
         raise InputError("classes", len(net.classes), "one class: class_bounds gives per-class bounds")
     n = np.atleast_1d(np.asarray(populations, float))
+    net = net.within(int(n.max()))
     demand = net.demands[0]
     delay = net.infinite
     total = float((demand * _fastest(net))[~delay].sum())
@@ -90,6 +105,10 @@ def closed_bounds(net: Network, populations: np.ndarray | int) -> Bounds:
     balanced = not any(s.load_dependent or (not s.infinite and s.capacity != 1) for s in net.stations)
     if balanced:
         queues = demand[~delay]
+        refuse_too_large(24.0 * (n.size + queues.size), geometric_seconds(queues.size, n.size),
+                         f"bounds of {queues.size:,} queues at {n.size:,} populations",
+                         "the populations you need (qmodel mva --at N1,N2,... with a table or CSV), "
+                         "or a smaller N")
         bjb_upper = n / (total + think + (n - 1) * queues.mean() / (1 + think / total))
         bjb_lower = n / (total + think + (n - 1) * d_max / (1 + think / (n * total)))
         gb_lower, gb_upper = geometric_bounds(queues, think, n)
@@ -106,29 +125,52 @@ def closed_bounds(net: Network, populations: np.ndarray | int) -> Bounds:
 
 def geometric_bounds(loadings: np.ndarray, think: float, populations: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """(X⁻, X⁺) of Casale, Muntz & Serazzi (2008) for single-server queues with these loadings (docstring)."""
-    loadings = np.asarray(loadings, float)
-    n = np.asarray(populations, float)
+    """(X⁻, X⁺) of Casale, Muntz & Serazzi (2008) for single-server queues with these loadings (docstring).
+
+    One population at a time: O(P + K) memory and P·K time (GEOMETRIC_RATE; estimate with
+    :func:`geometric_seconds`), whatever P and K.
+    """
+    loadings = np.ascontiguousarray(loadings, float)
+    n = np.ascontiguousarray(np.atleast_1d(populations), float)
+    lower, upper = np.empty(n.size), np.empty(n.size)
+    _geometric_kernel(loadings, float(think), n, lower, upper)
+    return lower, upper
+
+
+def geometric_seconds(stations: int, populations: int) -> float:
+    """Estimated seconds of :func:`geometric_bounds` for this many queues and populations."""
+    return stations * populations / GEOMETRIC_RATE
+
+
+@njit(cache=True)
+def _geometric_kernel(loadings, think, populations, lower, upper):  # pragma: no cover - compiled
+    """The bounds of the module docstring at each population, summing Q_i^± over the queues in place."""
     total = loadings.sum()
     top = loadings.max()
-    below = loadings < top
-    previous = (n - 1)[:, None]                                   # Q bounds at N − 1
-
-    def queue(y: np.ndarray) -> np.ndarray:
-        return (y - y ** (previous + 1)) / (1 - y)
-
-    y = loadings[below] * previous / (think + total + top * previous)
     sigma = (loadings ** 2).sum() / total
-    aba = np.where(previous > 1, np.minimum(1 / top, (previous - 1) / (total + think)), 0.0)
-    denominator = think + total + sigma * (previous - 1 - think * aba)
-    estimate = np.divide(previous, denominator, out=np.zeros(previous.shape), where=previous > 0)
-    big_y = loadings[below] * np.minimum(1 / top, estimate)
-    gap = top - loadings[below]
-    b_lower = think + total + top * (n - 1) - (gap * queue(y)).sum(axis=1)
-    b_upper = think + total + top * (n - 1) - (gap * queue(big_y)).sum(axis=1)
-    lower = 2 * n / (b_lower + np.sqrt(np.maximum(b_lower ** 2 - 4 * think * top * (n - 1), 0.0)))
-    upper = 2 * n / (b_upper + np.sqrt(np.maximum(b_upper ** 2 - 4 * think * top * n, 0.0)))
-    return lower, upper
+    for p in range(populations.size):
+        n = populations[p]
+        previous = n - 1.0                                           # Q bounds at N − 1
+        scale = previous / (think + total + top * previous)
+        aba = min(1.0 / top, (previous - 1.0) / (total + think)) if previous > 1.0 else 0.0
+        denominator = think + total + sigma * (previous - 1.0 - think * aba)
+        estimate = previous / denominator if previous > 0.0 else 0.0
+        big = min(1.0 / top, estimate)
+        negligible = np.exp(-40.0 / previous) if previous > 0.0 else 1.0   # y^n < e^−40 y: y − y^(n+1) = y
+        sum_lower, sum_upper = 0.0, 0.0
+        for i in range(loadings.size):
+            if loadings[i] < top:
+                gap = top - loadings[i]
+                y = loadings[i] * scale
+                power = y ** (previous + 1.0) if y >= negligible else 0.0
+                sum_lower += gap * (y - power) / (1.0 - y)
+                y = loadings[i] * big
+                power = y ** (previous + 1.0) if y >= negligible else 0.0
+                sum_upper += gap * (y - power) / (1.0 - y)
+        b_lower = think + total + top * previous - sum_lower
+        b_upper = think + total + top * previous - sum_upper
+        lower[p] = 2.0 * n / (b_lower + np.sqrt(max(b_lower ** 2 - 4.0 * think * top * previous, 0.0)))
+        upper[p] = 2.0 * n / (b_upper + np.sqrt(max(b_upper ** 2 - 4.0 * think * top * n, 0.0)))
 
 
 @dataclass(frozen=True)
@@ -144,6 +186,7 @@ class ClassBounds:
 def class_bounds(net: Network, populations: np.ndarray) -> ClassBounds:
     """Per-class asymptotic bounds of a closed network with any stations (module docstring)."""
     counts = np.asarray(populations, float)
+    net = net.within(int(counts.sum()))
     demand = net.demands
     delay = net.infinite
     capacity = np.where(delay, np.inf, net.capacities)

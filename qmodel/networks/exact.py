@@ -131,7 +131,7 @@ def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progr
         _sweep_kernel(np.ascontiguousarray(net.demands[0], float), table.infinite, table.inverse_last,
                       table.ld, table.offsets, table.coefficient, table.inverse_rate, removed, order,
                       float(net.think_times[0]), start, stop, queue, state, throughput, response, at_array,
-                      queue_at, residence_at, empty_at)
+                      int(np.searchsorted(at_array, start)), queue_at, residence_at, empty_at)
         if progress is not None:
             progress(stop - 1, population)
     return Sweep(throughput[1:], response[1:], at_array, queue_at, residence_at, empty_at)
@@ -139,9 +139,12 @@ def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progr
 
 @njit(cache=True)
 def _sweep_kernel(demand, infinite, inverse_last, ld, offsets, coefficient, inverse_rate, removed, order,
-                  think, start, stop, queue, state, throughput, response, at, queue_at, residence_at,
+                  think, start, stop, queue, state, throughput, response, at, next_at, queue_at, residence_at,
                   empty_at):  # pragma: no cover - compiled
-    """Populations start..stop−1 of the recursion in the module docstring, every subnetwork in lockstep."""
+    """Populations start..stop−1 of the recursion in the module docstring, every subnetwork in lockstep.
+
+    ``at`` is sorted and unique; ``next_at`` is the first of them ≥ start (one comparison per n).
+    """
     stations = demand.size
     subsets = order.size
     x_now = np.zeros(subsets)
@@ -191,13 +194,13 @@ def _sweep_kernel(demand, infinite, inverse_last, ld, offsets, coefficient, inve
                 state[s, base] = 0.0 if other == np.inf else state[s, base] * x / other
         throughput[n] = x_now[0]
         response[n] = n / x_now[0] - think
-        for a in range(at.size):
-            if at[a] == n:
-                for k in range(stations):
-                    queue_at[a, k] = queue[0, k]
-                    residence_at[a, k] = residence[k]
-                for m in range(ld.size):
-                    empty_at[a, ld[m]] = state[0, offsets[m]]
+        if next_at < at.size and at[next_at] == n:
+            for k in range(stations):
+                queue_at[next_at, k] = queue[0, k]
+                residence_at[next_at, k] = residence[k]
+            for m in range(ld.size):
+                empty_at[next_at, ld[m]] = state[0, offsets[m]]
+            next_at += 1
 
 
 @dataclass(frozen=True)

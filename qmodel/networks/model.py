@@ -30,7 +30,7 @@ command. A Network holds them in SI units (seconds, jobs per second); its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,11 @@ from qmodel.units import UNITS, parse_value
 
 STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates"}
 CLASS_KEYS = {"name", "population", "think_time", "arrival_rate"}
-TIME_UNITS = tuple(unit.name for unit in UNITS.values() if unit.dimension == "time" and unit.name != "µs")
+# plausible magnitudes of a nonzero value, SI: a time from a femtosecond to about 30 years, a rate up to
+# 10^15 per second; outside them the arithmetic over- or underflows (N/X − Z with Z = 1e308 s is 0)
+TIME_RANGE = (1e-15, 1e9)
+RATE_RANGE = (1e-15, 1e15)
+TIME_UNITS = tuple(dict.fromkeys(unit.name for unit in UNITS.values() if unit.dimension == "time"))
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,11 @@ class Network:
     def visit_counts(self) -> np.ndarray:
         """Visits per job (classes × stations): as given, else one visit wherever a class has demand."""
         return self.visits if self.visits is not None else (self.demands > 0).astype(float)
+
+    def within(self, jobs: int) -> Network:
+        """The same network for at most ``jobs`` jobs: each station's rate table cut to what they use
+        (Station.within), so a station with a billion servers costs no more than one with ``jobs``."""
+        return replace(self, stations=tuple(s.within(jobs) for s in self.stations))
 
     def unsupported(self, solver: str) -> list[Station]:
         """The stations whose type the named solver does not handle."""
@@ -144,7 +153,7 @@ def load_network(path: str | Path) -> Network:
     from qmodel.tomlread import read_toml
 
     where = str(path)
-    data = read_toml(Path(path), _file_text(Path(path)))
+    data = read_toml(Path(path), what="model file")
     unknown = set(data) - {"time_unit", "station", "class", "title"}
     if unknown:
         raise InputError(f"{where}: key", ", ".join(sorted(unknown)), "time_unit, title, station, class")
@@ -181,21 +190,6 @@ def load_network(path: str | Path) -> Network:
         arrival_rates=_rates_per_class([t.get("arrival_rate", 0.0) for t in class_tables], n_classes,
                                        "arrival_rate", unit),
         visits=np.array(visit_rows, float).T if any_visits else None, time_unit=time_unit))
-
-
-def _file_text(path: Path) -> str:
-    """The file's text (UTF-8, a byte-order mark allowed), or a one-line error saying what is wrong."""
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("model file", str(path), "an existing TOML file", reason="no such file") from None
-    except IsADirectoryError:
-        raise InputError("model file", str(path), "a TOML file", reason="a directory") from None
-    except UnicodeDecodeError as error:
-        raise InputError("model file", str(path), "a UTF-8 text file",
-                         reason=f"not UTF-8 text at byte {error.start}") from None
-    except OSError as error:
-        raise InputError("model file", str(path), "a readable TOML file", reason=error.strerror) from None
 
 
 def _tables(data: dict, key: str, where: str) -> list[dict]:
@@ -384,20 +378,29 @@ def _servers(servers: Any, n_stations: int) -> list[tuple[str, int]]:
     return kinds
 
 
+def _plausible(name: str, value: float, bounds: tuple[float, float], scale: float, unit: str) -> None:
+    """Refuse a value (SI) that is negative, not finite, or nonzero outside ``bounds``, shown in ``unit``."""
+    low, high = bounds
+    if value == 0 or low <= value <= high:
+        return
+    reason = "negative" if value < 0 else "not finite" if not np.isfinite(value) else \
+        "outside what the arithmetic holds"
+    allowed = f"0, or from {low / scale:g} to {high / scale:g} {unit}"
+    raise InputError(name, f"{value / scale:g} {unit}", allowed, reason=reason)
+
+
 def checked(net: Network) -> Network:
     """Refuse negative or non-finite demands, bad populations and rates, idle classes, naming the field."""
+    scale = UNITS[net.time_unit].to_si
     for c, name in enumerate(net.classes):
         for k, station in enumerate(net.stations):
-            demand = net.demands[c, k]
-            if not np.isfinite(demand) or demand < 0:
-                raise InputError(f"demand of class {name!r} at station {station.name!r}",
-                                 f"{demand / UNITS[net.time_unit].to_si:g}", "a finite number ≥ 0")
+            _plausible(f"demand of class {name!r} at station {station.name!r}", net.demands[c, k],
+                       TIME_RANGE, scale, net.time_unit)
         population = net.populations[c]
         if not np.isfinite(population) or population < 0 or population != int(population):
             raise InputError(f"population of class {name!r}", f"{population:g}", "a whole number ≥ 0")
-        for field, values in (("think_time", net.think_times), ("arrival_rate", net.arrival_rates)):
-            if not np.isfinite(values[c]) or values[c] < 0:
-                raise InputError(f"{field} of class {name!r}", f"{values[c]:g}", "a finite number ≥ 0")
+        _plausible(f"think_time of class {name!r}", net.think_times[c], TIME_RANGE, scale, net.time_unit)
+        _plausible(f"arrival_rate of class {name!r}", net.arrival_rates[c], RATE_RANGE, 1.0, "1/s")
         if net.populations[c] > 0 and net.arrival_rates[c] > 0:
             raise InputError(f"class {name!r}", "population and arrival_rate",
                              "one of them: a class is closed or open")

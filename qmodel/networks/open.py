@@ -33,6 +33,7 @@ import numpy as np
 
 from qmodel.catalogue._compiled import _mmc_waiting_time_value
 from qmodel.errors import InputError
+from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 from qmodel.networks.stations import Station
 
@@ -46,14 +47,17 @@ class OpenStation:
     no_open_job: float                # P(M = 0 | j = 0)
     ratio: float                      # r = ρ / α(L)
 
+CELL_BYTES = 120      # bytes per cell of the open-load arrays (a dozen float arrays, or tuples of floats)
+CELL_RATE = 1e7       # cells per second
+
 
 def open_load(net: Network) -> np.ndarray:
     """ρ_k = Σ over open classes of λ_c D_ck, refusing any finite station the open classes saturate."""
     load = (net.arrival_rates[:, None] * net.demands)[net.open_classes].sum(axis=0)
     for k, station in enumerate(net.stations):
-        if not station.infinite and load[k] >= station.rate_table[-1]:
+        if not station.infinite and load[k] >= station.last_rate:
             raise InputError(f"utilization of station {station.name!r}",
-                             f"{load[k] / station.rate_table[-1]:.4g}", "below 1",
+                             f"{load[k] / station.last_rate:.4g}", "below 1",
                              reason="the open classes alone saturate it: arrivals exceed what it serves")
     return load
 
@@ -67,6 +71,7 @@ def open_stretch(station: Station, load: float) -> tuple[float, float]:
     """
     if station.infinite:
         return 1.0, float(np.exp(-load))
+    _refuse_long_table(station, station.table_length)
     table = station.rate_table
     if table == tuple(float(j) for j in range(1, len(table) + 1)):
         servers = np.float64(len(table))
@@ -75,10 +80,19 @@ def open_stretch(station: Station, load: float) -> tuple[float, float]:
     return float(view.open_jobs[0] / load), view.no_open_job
 
 
+def _refuse_long_table(station: Station, cells: int) -> None:
+    """Refuse, before building it, a rate table whose open-load arrays would take gigabytes or minutes."""
+    refuse_too_large(CELL_BYTES * cells, cells / CELL_RATE, f"station {station.name!r} with a rate table "
+                     f"of {station.table_length:,} under open load",
+                     "servers = delay (a station with more servers than jobs ever present is a delay), "
+                     "or fewer servers")
+
+
 def open_station(station: Station, load: float) -> OpenStation:
     """The closed classes' rate table α' and E[M | j] at a finite station under open load ρ (docstring)."""
     from scipy.special import betainc, gammaln
 
+    _refuse_long_table(station, station.table_length ** 2)
     table = np.asarray(station.rate_table, float)
     size = table.size
     last = table[-1]

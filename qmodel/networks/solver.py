@@ -34,13 +34,15 @@ APPROXIMATIONS: dict[str, Callable[[Network, np.ndarray], approximate.Estimate]]
 METHODS = ("exact", *APPROXIMATIONS)
 
 
-def solve(network: Network, method: str = "exact", population: int | Sequence[int] | None = None,
+def solve(network: Network, method: str = "exact", population: int | Sequence[int] | range | None = None,
           progress: Progress | None = None, at: Sequence[int] = ()) -> NetworkResult:
     """Mean values of any network: throughput and response time per class, per-station figures.
 
     ``method``: exact, schweitzer, linearizer or seidmann (closed classes;
-    open classes are solved exactly). ``population``: for a single-class
-    network, N (a sweep 1..N: ``result.curve`` holds X and R at every n);
+    open classes are solved exactly). ``population``: N, the network at N
+    jobs, or ``range(1, N + 1)``, a sweep (the same result at N: exact MVA of
+    one class passes through every n ≤ N, and ``result.curve`` keeps X and R
+    at each; ``qmodel mva --population N`` and ``1..N`` are the same two);
     for several classes, one population per closed class; default the
     network's own. ``at``: populations of a single-class exact sweep at which
     full per-station results are kept (``result.points``). ``progress(done,
@@ -61,8 +63,14 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     return _closed(network, counts, method, progress, at)
 
 
-def _populations(network: Network, population: int | Sequence[int] | None) -> np.ndarray:
+def _populations(network: Network, population: int | Sequence[int] | range | None) -> np.ndarray:
     """The closed classes' populations (open classes 0), checked: whole numbers, at least one job."""
+    if isinstance(population, range):
+        if population.start != 1 or population.step != 1 or len(population) == 0 \
+                or network.closed_classes.sum() != 1:
+            raise InputError("population", repr(population), "range(1, N + 1): a sweep 1..N of a single "
+                             "closed class")
+        population = population.stop - 1
     if population is None:
         counts = network.populations.copy()
     else:
@@ -103,23 +111,25 @@ def _closed(network: Network, counts: np.ndarray, method: str, progress: Progres
         return _sweep(network, int(counts[0]), progress, at)
     if at:
         raise InputError("at", list(at), "populations of a single-class network solved exactly (a sweep)")
+    jobs = network.within(int(counts.sum()))
     if method == "exact":
-        point = exact.lattice(network, counts, progress)
+        point = exact.lattice(jobs, counts, progress)
         return _result(network, method, counts, point.throughput, point.residence_time, point.empty)
-    estimate = APPROXIMATIONS[method](network, counts)
+    estimate = APPROXIMATIONS[method](jobs, counts)
     return _result(network, method, counts, estimate.throughput, estimate.residence_time, estimate.empty)
 
 
 def _sweep(network: Network, population: int, progress: Progress | None, at: Sequence[int]) -> NetworkResult:
     wanted = sorted({_check_at(n, population) for n in at} | {population})
-    sweep = exact.sweep(network, population, wanted, progress)
+    sweep = exact.sweep(network.within(population), population, wanted, progress)
     points = []
     for i, n in enumerate(sweep.at):
         x = np.array([sweep.throughput[n - 1]])
         points.append(_result(network, "exact", np.array([float(n)]), x, sweep.residence_time[i][None, :],
                               sweep.empty[i]))
     last = points[-1]
-    asked = tuple(p for p, n in zip(points, sweep.at, strict=True) if n in set(int(a) for a in at))
+    asked_for = {int(a) for a in at}
+    asked = tuple(p for p, n in zip(points, sweep.at.tolist(), strict=True) if n in asked_for)
     curve = Curve(np.arange(1, population + 1), sweep.throughput, sweep.response_time)
     return replace(last, curve=curve, points=asked)
 

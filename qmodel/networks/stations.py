@@ -19,7 +19,7 @@ its rate table and label, and add it to STATION_TYPES; no solver changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -53,6 +53,22 @@ class StationType:
         """Largest rate multiplier: the most work the station does per unit time (∞ for a delay)."""
         return float(max(self.rate_table(station)))
 
+    def table_length(self, station: Station) -> int:
+        """L, the length of the rate table (0 for an infinite server), without building it."""
+        return len(self.rate_table(station))
+
+    def load_dependent(self, station: Station) -> bool:
+        """Whether the rate depends on the jobs present (more than one value in the rate table)."""
+        return len(set(self.rate_table(station))) > 1
+
+    def last_rate(self, station: Station) -> float:
+        """α(L), the rate that holds for every j ≥ L, without building the table."""
+        return self.rate_table(station)[-1]
+
+    def within(self, station: Station, jobs: int) -> Station:
+        """The station as at most ``jobs`` jobs see it: α(1..jobs) unchanged, a shorter table if it can."""
+        return station
+
 
 class Queue(StationType):
     name = "queue"
@@ -73,6 +89,9 @@ class Delay(StationType):
     def capacity(self, station: Station) -> float:
         return float("inf")
 
+    def table_length(self, station: Station) -> int:
+        return 0
+
     def utilization(self, station: Station, load: np.ndarray, busy: float) -> np.ndarray:
         """At a delay station: X·D, the mean number of jobs in service."""
         return load
@@ -88,6 +107,22 @@ class MultiServer(StationType):
     def label(self, station: Station) -> str:
         return f"multi ({station.servers})"
 
+    def capacity(self, station: Station) -> float:
+        return float(station.servers)
+
+    def table_length(self, station: Station) -> int:
+        return station.servers
+
+    def load_dependent(self, station: Station) -> bool:
+        return station.servers > 1
+
+    def last_rate(self, station: Station) -> float:
+        return float(station.servers)
+
+    def within(self, station: Station, jobs: int) -> Station:
+        """More servers than jobs: as many as the jobs (α(j) = j for every j ≤ jobs either way)."""
+        return replace(station, servers=max(jobs, 1)) if station.servers > jobs else station
+
 
 class LoadDependent(StationType):
     name = "ld"
@@ -99,6 +134,10 @@ class LoadDependent(StationType):
 
     def label(self, station: Station) -> str:
         return "ld (" + ", ".join(f"{r:g}" for r in station.rates) + ")"
+
+    def within(self, station: Station, jobs: int) -> Station:
+        """α(1..jobs) only: the rates past the jobs are never used."""
+        return replace(station, rates=station.rates[:max(jobs, 1)]) if len(station.rates) > jobs else station
 
     def utilization(self, station: Station, load: np.ndarray, busy: float) -> np.ndarray:
         """Busy = not empty (a rate table has no servers to count), shared by the classes' loads."""
@@ -134,11 +173,26 @@ class Station:
     @property
     def load_dependent(self) -> bool:
         """Whether the rate depends on the jobs present (more than one entry in the rate table)."""
-        return len(set(self.rate_table)) > 1
+        return self.type.load_dependent(self)
 
     @property
     def capacity(self) -> float:
         return self.type.capacity(self)
+
+    @property
+    def table_length(self) -> int:
+        """L, the rate table's length (0 at a delay station), without building the table."""
+        return self.type.table_length(self)
+
+    @property
+    def last_rate(self) -> float:
+        """α(L), the rate for any L or more jobs, without building the table."""
+        return self.type.last_rate(self)
+
+    def within(self, jobs: int) -> Station:
+        """The same station for a network of at most ``jobs`` jobs, its rate table cut to what they use
+        (a million servers serve 3 jobs as 3 servers do)."""
+        return self.type.within(self, jobs)
 
     @property
     def label(self) -> str:

@@ -47,7 +47,7 @@ from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_too_large
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
-from qmodel.scenario.spec import Scenario
+from qmodel.scenario.spec import Scenario, check_path_capacity
 from qmodel.studies.locks import lock_wait
 
 
@@ -399,6 +399,7 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
                 f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
                 f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
             )
+    check_path_capacity(scenario, _fixed_parts(scenario, np.zeros(1)).path_holding)  # castout it can't carry
     return _solve(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
 
 

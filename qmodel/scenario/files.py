@@ -27,7 +27,7 @@ def resolve_scenario(name: str | Path) -> Path:
     if str(name) in shipped:
         return shipped[str(name)]
     path = Path(name)
-    if path.is_file():
+    if path.exists() and not path.is_dir():  # a device (/dev/null) too: reading it says what is wrong
         return path
     raise InputError(
         "scenario",

@@ -16,6 +16,7 @@ total is refused the same way.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ ROUNDING = 0.01
 # a CF structure name as z/OS allows it (IXLCONN STRNAME): upper case letters, digits, $ @ # _,
 # a letter first, up to 16 characters, as the CF activity report prints it
 STRUCTURE_NAME = re.compile(r"[A-Z][A-Z0-9$@#_]{0,15}")
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class Profile(NamedTuple):
@@ -42,21 +44,33 @@ class Profile(NamedTuple):
         where they go (``converted`` of a [link.NAME] is by structure kind, which the counts do not
         tell)."""
         requests = {n: v for n, v in self.per_transaction.items() if n not in KEYWORDS}
-        lines = ["[[member]]", f'name = "{member}"']
+        lines = ["[[member]]", f"name = {_string(member)}"]
         given = [name for name in KEYWORDS if name in self.per_transaction]
         lines += [f"{name} = {self.per_transaction[name]:.4g}" for name in given]
         if requests:
-            lines.append("requests = { " + ", ".join(f"{n} = {v:.4g}" for n, v in requests.items()) + " }")
+            pairs = ", ".join(f"{_key(name)} = {value:.4g}" for name, value in requests.items())
+            lines.append(f"requests = {{ {pairs} }}")
         if self.async_share:
-            shares = ", ".join(f"{name} {share:.1%}" for name, share in self.async_share.items())
+            shares = ", ".join(f"{_key(name)} {share:.1%}" for name, share in self.async_share.items())
             first = next(iter(self.async_share.items()))
             lines += [
                 f"# async at 0 km: {shares}",
-                f"# goes in the [link.NAME] of {member}'s path to the structure's CF, by its kind",
+                f"# goes in the [link.NAME] of {_string(member)}'s path to the structure's CF, by its kind",
                 "# (lock, cache or list, as in [[cf]] structures), e.g. for a cache structure:",
                 f'# converted = {{ cache = "{first[1]:.1%}" }}',
             ]
         return "\n".join(lines)
+
+
+def _string(text: str) -> str:
+    """A TOML basic string holding ``text`` exactly: quotes, backslashes and control characters
+    escaped (JSON's escapes are TOML's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _key(name: str) -> str:
+    """A TOML key: bare where TOML allows it (A-Z a-z 0-9 _ -), else quoted (GBP$1, LOCK@2, #X)."""
+    return name if BARE_KEY.fullmatch(name) else _string(name)
 
 
 def profile(counts: Mapping[str, float], transactions: float) -> Profile:

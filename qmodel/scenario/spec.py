@@ -155,6 +155,10 @@ FILE_FORMS = {
     "length": "a distance with its unit, e.g. 70km",
     "speed": "a speed with its unit, e.g. 200000km/s",
 }
+# plausible magnitudes of a nonzero value, SI, beyond which the model's arithmetic over- or underflows: a
+# time from a picosecond to about 12 days, counts and rates up to 10^12, a signal speed in fibre or copper
+# from 1,000 km/s to light's
+PLAUSIBLE = {"time": (1e-12, 1e6), "count": (0.0, 1e12), "rate": (0.0, 1e12), "speed": (1e6, 299_792_458.0)}
 FILE_DISTANCES = "one distance with its unit (70km), a list (20,40,70km) or a range START..STOP (0..100km)"
 # What each part of a member's profile is, said where it is missing: none is assumed.
 PROFILE_FORMS = {
@@ -385,6 +389,12 @@ class _Reader:
         if not np.isfinite(value) or value < lower or (strict and value == lower):
             shown_unit = "" if unit == "1" else f" {unit}"
             raise self.error(label, _shown(text), f"{'>' if strict else '>='} {lower:g}{shown_unit}")
+        low, high = PLAUSIBLE.get(dimension, (0.0, np.inf))
+        if value != 0 and not low <= value <= high:
+            scale, shown_unit = UNITS[unit].to_si, "" if unit == "1" else f" {unit}"
+            raise self.error(label, _shown(text), f"{'' if strict or low == 0 else '0, or '}from "
+                             f"{low / scale:g} to {high / scale:g}{shown_unit}",
+                             reason="outside the range the model's arithmetic holds")
         return value
 
     def profile(self, table: dict, key: str, unit: str, name: str) -> float:
@@ -491,6 +501,24 @@ def _ascending(refuse, typed: str, values: np.ndarray, example: str = "20,40,70k
     raise refuse(typed, allowed, reason="not in ascending order")
 
 
+def check_path_capacity(scenario: Scenario, holding: list[np.ndarray]) -> None:
+    """Refuse a path whose background_rate alone is more than its subchannels carry at 0 km: c / h
+    requests per second, with c subchannels each held h seconds per request (``holding``, per path at
+    0 km, from the composition). The finite-source queue would carry c / h and report it as the path's
+    rate, with no sign that the load offered is impossible at any distance. (Farther on, where every
+    path slows, the thrashing and goal notes speak.)"""
+    for path, held in zip(scenario.paths, holding, strict=True):
+        time = float(np.ravel(held)[0])
+        capacity = path.subchannels / time if time > 0 else np.inf
+        if path.background_rate >= capacity:
+            most = f"{capacity:,.0f}"
+            carry = "subchannel carries" if path.subchannels == 1 else "subchannels carry"
+            raise ScenarioError("scenario", f"path {path.member}→{path.cf}.background_rate",
+                                f"{path.background_rate:g}/s", f"below {most}/s, or more subchannels",
+                                reason=f"more than its {path.subchannels} {carry}, at most {most} "
+                                "requests/s even at 0 km")
+
+
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file, or a shipped one by name (``"gdps-env2"``, as ``qmodel scenario``
     takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong."""
@@ -504,11 +532,12 @@ def read_scenario_toml(path: str | Path) -> dict:
     from qmodel.tomlread import read_toml
 
     path = Path(path)
-    if not path.is_file():
-        reason = "a directory" if path.is_dir() else "no such file"
-        raise InputError("scenario", str(path), "an existing scenario file (.toml)", reason=reason)
     try:
-        return read_toml(path)
+        data = read_toml(path, what="scenario")
+        if not data:
+            raise InputError("scenario", str(path), "a scenario file: sites, [[member]], [[cf]] and [[path]] "
+                             "tables (qmodel scenario --list shows the shipped ones)", reason="empty")
+        return data
     except CatalogueError as error:
         hint = ""
         if "Cannot overwrite a value" in str(error) or "Cannot declare" in str(error):

@@ -65,7 +65,7 @@ def test_flags_give_the_jain_example_as_csv_for_every_population() -> None:
 
 
 def test_json_sweep_carries_per_station_figures_and_bounds() -> None:
-    result = run("mva", "--demand", "0.5,0.3,0.4,1", "--servers", "2,1,1,delay", "--population", "3",
+    result = run("mva", "--demand", "0.5,0.3,0.4,1", "--servers", "2,1,1,delay", "--population", "1..3",
                  "--format", "json")
     payload = json.loads(result.output)
     assert payload["population"] == [1, 2, 3]
@@ -73,10 +73,48 @@ def test_json_sweep_carries_per_station_figures_and_bounds() -> None:
     assert len(payload["bounds"]["throughput_upper"]) == 3
 
 
-def test_long_sweep_table_shows_a_sample_and_says_so() -> None:
-    result = run("mva", "--demand", "1,2", "--population", "1..500")
+def test_long_sweep_table_says_which_populations_it_shows_and_how_to_get_the_others() -> None:
+    result = run("mva", "--demand", "1,2", "--population", "1..500", "--at", "7")
     assert result.exit_code == 0
-    assert "25 of 500 populations shown" in result.output
+    cells = [line.strip("│ ").split()[:1] for line in result.output.splitlines()]
+    shown = [int(cell[0]) for cell in cells if cell and cell[0].isdigit()]
+    assert shown[:4] == [1, 7, 20, 40] and shown[-1] == 500
+    assert "N = 1, every multiple of 20, --at's and 500" in " ".join(result.output.split())
+    assert "--format csv or --at" in result.output
+
+
+def test_a_sweep_to_thirty_shows_every_population_and_each_binding_formula_once() -> None:
+    result = run("mva", "--demand", "1,2", "--think-time", "3", "--population", "1..30", "--format", "csv")
+    assert [int(r["N"]) for r in csv.DictReader(io.StringIO(result.output))] == list(range(1, 31))
+    table = run("mva", "--demand", "1,2", "--think-time", "3", "--population", "1..30").output
+    table = " ".join(table.split())
+    assert all(f" {n} " in table for n in (4, 10, 16, 21, 27))
+    assert table.count("balanced job: N/(D + Z + (N−1)") == 1 and table.count("balanced job") == 3
+    assert "of 30 populations shown" not in table
+
+
+def test_a_bare_population_is_one_point_as_in_python() -> None:
+    from qmodel.networks import network, solve
+
+    payload = json.loads(run("mva", "--demand", "1,2", "--think-time", "3", "--population", "30",
+                             "--format", "json").output)
+    point = solve(network([1, 2], think_time=3), population=30)
+    assert [c["population"] for c in payload["classes"]] == [30] and "population" not in payload  # no curve
+    assert payload["classes"][0]["X [1/s]"] == pytest.approx(point.throughput[0], rel=1e-12)
+    sweep = solve(network([1, 2], think_time=3), population=range(1, 31))
+    assert sweep.throughput[0] == point.throughput[0]
+    assert sweep.curve.population.tolist() == list(range(1, 31))
+    table = run("mva", "--demand", "1,2", "--think-time", "3", "--population", "30").output
+    assert "Stations at N = class1 30" in " ".join(table.split()) and "binding bound" not in table
+
+
+def test_at_reduces_the_csv_to_the_populations_asked_for() -> None:
+    result = run("mva", "--demand", "1,2", "--population", "1..1000", "--at", "10,500", "--format", "csv")
+    assert [int(r["N"]) for r in csv.DictReader(io.StringIO(result.output))] == [10, 500]
+    stations = run("mva", "--demand", "1,2", "--population", "1..1000", "--at", "10", "--format", "csv",
+                   "--stations")
+    assert [(r["N"], r["station"]) for r in csv.DictReader(io.StringIO(stations.output))] == [
+        ("10", "station1"), ("10", "station2")]
 
 
 def test_two_class_model_file(tmp_path: Path) -> None:
@@ -155,7 +193,7 @@ def test_values_take_units_and_throughput_is_shown_per_second() -> None:
 def test_time_unit_that_is_not_time_is_refused() -> None:
     result = run("mva", "--demand", "1,2", "--population", "3", "--time-unit", "km")
     assert result.exit_code == 2
-    assert "time_unit = 'km'" in result.output
+    assert "--time-unit = 'km'; allowed: a time unit: s, ms, us, min\n" in result.output
 
 
 @pytest.mark.parametrize("population", ["inf", "nan", "1..inf", "-inf"])
@@ -172,7 +210,7 @@ def test_population_beyond_memory_is_refused_with_its_size_before_work() -> None
 
 
 def test_a_csv_of_ten_million_rows_is_refused_with_a_way_out() -> None:
-    result = run("mva", "--demand", "1,2", "--population", "10000000", "--format", "csv")
+    result = run("mva", "--demand", "1,2", "--population", "1..10000000", "--format", "csv")
     assert result.exit_code == 2
     assert "--at" in result.output and "MB of CSV" in result.output
 

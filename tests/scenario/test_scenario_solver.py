@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qmodel.errors import InputError
 from qmodel.registry import call
-from qmodel.scenario import load_scenario, max_distance, solve_scenario
+from qmodel.scenario import Scenario, load_scenario, max_distance, solve_scenario
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.result import BREAKDOWN
 
@@ -158,14 +159,28 @@ def test_a_solve_into_thrashing_is_estimated_once_before_its_work(monkeypatch) -
 
 
 def test_subchannel_delay_stays_finite_where_an_open_queue_would_be_unstable() -> None:
-    # 2 subchannels and castout load enough to saturate them: Erlang C has no answer, the finite
-    # population of requesters does
-    crowded = tuple(replace(p, subchannels=1, background_rate=p.background_rate * 5) for p in ENV3.paths)
+    # 1 subchannel per path: transactions and castout saturate G1P2→CF1 at 100 km (delayed ~100%):
+    # Erlang C has no answer, the finite population of requesters does
+    crowded = tuple(replace(p, subchannels=1) for p in ENV3.paths)
     busy = replace(ENV3, lockable_items=np.inf, paths=crowded)
     result = solve_scenario(busy, np.array([100e3]))
     for fraction in result.delayed_fraction.values():
         assert 0 <= fraction[0] <= 1
+    assert result.delayed_fraction["G1P2→CF1"][0] > 0.99
     assert np.isfinite(result.response_time).all()
+
+
+def test_a_background_load_no_path_can_carry_is_refused_with_the_most_it_carries() -> None:
+    # castout alone beyond c / h requests per second at 0 km (issue 22: was reported carried at c / h):
+    # G1P2→CF1 holds a subchannel 164 µs per request at 0 km, so one carries at most 6,108/s
+    def crowded(factor: float) -> Scenario:
+        return replace(ENV3, paths=tuple(replace(p, subchannels=1, background_rate=p.background_rate * factor)
+                                         for p in ENV3.paths))
+
+    with pytest.raises(InputError, match=r"path G1P2→CF1\.background_rate = 8060/s \(more than its 1 "
+                                         r"subchannel carries, at most 6,10\d requests/s even at 0 km\)"):
+        solve_scenario(crowded(20), np.array([100e3, 200e3]))
+    assert solve_scenario(crowded(5), np.array([0.0])).path_rate["G1P2→CF1"][0] > 2015
 
 
 def test_a_path_carries_its_transactions_requests_and_its_background_load_below_saturation() -> None:
@@ -187,8 +202,9 @@ def test_a_path_carries_its_transactions_requests_and_its_background_load_below_
 
 def test_saturated_subchannels_carry_no_more_than_they_can_serve() -> None:
     # one subchannel held 332 µs + one 1 ms round trip per async request at 100 km serves at most
-    # 1 / 1.332 ms = 751 requests/s, whatever the castout load offered
-    crowded = tuple(replace(p, subchannels=1, background_rate=p.background_rate * 5) for p in ENV3.paths)
+    # 1 / 1.332 ms = 751 requests/s, however much the transactions offer with the castout (a castout
+    # load alone beyond that is refused: test_a_background_load_no_path_can_carry_is_refused...)
+    crowded = tuple(replace(p, subchannels=1) for p in ENV3.paths)
     result = solve_scenario(replace(ENV3, lockable_items=np.inf, paths=crowded), np.array([100e3]))
     assert result.path_rate["G1P2→CF1"][0] <= 1 / 1.332e-3
     assert result.path_rate["G1P2→CF1"][0] > 0.9 / 1.332e-3  # and it is kept busy
