@@ -117,6 +117,7 @@ TOP_KEYS = {
     "locks",
     "distribution",
     "calibration",
+    "band",
 }
 MEMBER_KEYS = {
     "name",
