@@ -363,3 +363,34 @@ def test_distances_that_are_none_negative_or_not_a_list_are_refused_by_name(dist
 
     with pytest.raises(InputError, match=r"distances = .*allowed: one or more finite distances >= 0"):
         solve_scenario(ENV2, distances)
+
+
+def test_the_lock_fit_rests_on_every_environment_3_row_above_0_km_and_no_other_environment() -> None:
+    from qmodel.scenario.calibrate import LOCK_ROWS, PREDICTION_ROWS
+
+    assert {row.scenario for row in LOCK_ROWS} == {"gdps-env3"}
+    assert sorted((r.member, r.quantity, r.km) for r in LOCK_ROWS) == sorted(
+        (member, quantity, km) for member in ("G1P1", "G1P2") for quantity in ("response", "transactions")
+        for km in (20, 40, 70, 100))
+    assert {row.scenario for row in PREDICTION_ROWS} == {"gdps-env1", "gdps-env2"}
+    assert min(row.km for row in PREDICTION_ROWS) > 0  # 0 km rows calibrate other and think time
+
+
+def test_a_thrashing_row_weighs_in_the_fit_as_100_percent_off_in_its_direction() -> None:
+    from qmodel.scenario.calibrate import SIGMA, Row, weighted_residuals
+
+    rows = (Row("gdps-env3", "G1P1", 70, "response", 100.0),
+            Row("gdps-env3", "G1P1", 70, "transactions", 3381.0))
+    residuals = weighted_residuals(rows, np.array([np.nan, np.nan]))
+    assert residuals == pytest.approx([1 / SIGMA["response"], -1 / SIGMA["transactions"]])
+    assert weighted_residuals(rows, np.array([110.0, 3381.0])) == pytest.approx([1.0, 0.0])
+
+
+def test_the_band_of_one_fitted_parameter_is_its_interval_at_the_95_percent_level() -> None:
+    from qmodel.scenario.calibrate import LockFit
+
+    fit = LockFit(("lockable_items",), np.array([np.log(4000.0)]), np.array([[0.09]]), np.zeros(1),
+                  np.zeros(1), ENV3)
+    value, low, high = fit.interval(0)
+    ends = sorted(point["lockable_items"] for point in fit.band_points())
+    assert value == pytest.approx(4000.0) and ends == pytest.approx([low, high], rel=1e-3)  # z 1.96 ≈ √χ²₁
