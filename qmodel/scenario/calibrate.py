@@ -185,7 +185,15 @@ BASE_ROWS = {
     "gdps-env1": {"base": {"G1P1": 41, "G1P2": 35}, "transactions": {"G1P1": 3427, "G1P2": 3373}},
 }
 INTERVAL = 300.0  # s, every run's RMF interval
-LOCK_PARAMETERS = ("lockable_items", "lock_span")  # the [locks] keys a fit may take, in the fit's order
+# Environment 1, the castout owner's synchronous read IOSQ against its castout (DBM1) write response, in
+# the two runs with nothing at a distance where G1P1 owned castout (GBP8 G1P1 a 199k and 196k): (DBM1
+# RESP, both members merged; G1P1 CICS IOSQ), ms: non-pprc (0.6, 0.1) and pprc 0 km (1.2, 0.3)
+CASTOUT_ROWS = ((0.6, 0.1), (1.2, 0.3))
+# The [locks] keys a fit may take, in the fit's order, each with its bounds on the scale it is fitted on
+# (lockable_items on a log scale: its interval is a factor either way).
+LOCK_PARAMETERS = {"lockable_items": (0.0, np.log(1e9)), "lock_span": (0.0, 1.0),
+                   "resolution_round_trips": (0.0, 1000.0)}
+_LOG_SCALE = ("lockable_items",)
 # The shipped lock law: Tay's, locks held over the whole execution and the commit (lock_span 100%, not
 # fitted), lockable_items fitted on LOCK_ROWS. bench/lock_laws.py compares it with the span fitted too
 # (it fits Environment 3 better and predicts Environments 1 and 2 worse) and with other laws.
@@ -287,12 +295,24 @@ def prepared(name: str, scenario: Scenario, cpu: float | None = None) -> Scenari
     return fit_think_time(scenario, 0.0, rows["transactions"], INTERVAL)
 
 
+def fit_castout_iosq(rows: tuple[tuple[float, float], ...] = CASTOUT_ROWS) -> tuple[float, float, np.ndarray]:
+    """(c, its standard error, residuals in ms) of IOSQ = c × RESP, least squares through the origin
+    (no castout writes, no queue behind them) on ``rows`` of (castout write RESP, read IOSQ):
+    c = Σxy / Σx², se = √(RSS / (n − 1) / Σx²)."""
+    x, y = np.array(rows, float).T
+    c = float(x @ y / (x @ x))
+    residuals = y - c * x
+    return c, float(np.sqrt(residuals @ residuals / (len(x) - 1) / (x @ x))), residuals
+
+
+def _value(name: str, fitted: float) -> float:
+    """A [locks] value from the scale it is fitted on."""
+    return float(np.exp(fitted)) if name in _LOG_SCALE else float(fitted)
+
+
 def _with_locks(scenario: Scenario, names: tuple[str, ...], x: np.ndarray) -> Scenario:
-    """The scenario with the fitted [locks] values ``x`` (log lockable_items, lock_span) of ``names``."""
-    changes = {"lockable_items": float(np.exp(x[0]))}
-    if "lock_span" in names:
-        changes["lock_span"] = float(x[1])
-    return replace(scenario, **changes)
+    """The scenario with the fitted [locks] values ``x`` of ``names`` (on their fitted scales)."""
+    return replace(scenario, **{name: _value(name, v) for name, v in zip(names, x, strict=True)})
 
 
 @dataclass(frozen=True)
@@ -311,13 +331,12 @@ class LockFit:
     scenario: Scenario
 
     def interval(self, index: int, z: float = 1.96) -> tuple[float, float, float]:
-        """(value, low, high) of parameter ``index`` at ±z standard errors (lockable_items on the log
-        scale it is fitted on; lock_span clipped to [0, 1])."""
+        """(value, low, high) of parameter ``index`` at ±z standard errors, on the scale it is fitted on
+        (lockable_items: log), clipped to its bounds."""
+        name = self.names[index]
         se = float(np.sqrt(self.covariance[index, index]))
-        centre = self.x[index]
-        if self.names[index] == "lockable_items":
-            return float(np.exp(centre)), float(np.exp(centre - z * se)), float(np.exp(centre + z * se))
-        return float(centre), max(0.0, centre - z * se), min(1.0, centre + z * se)
+        ends = np.clip(self.x[index] + np.array([0.0, -z * se, z * se]), *LOCK_PARAMETERS[name])
+        return tuple(_value(name, end) for end in ends)
 
     def band_points(self, level: float = 0.95) -> list[dict[str, float]]:
         """The ends of the principal axes of the ``level`` joint confidence region of x (the ellipsoid
@@ -328,23 +347,20 @@ class LockFit:
         for scale, axis in zip(scales, axes.T, strict=True):
             for sign in (-1, 1):
                 x = self.x + sign * radius * np.sqrt(max(scale, 0.0)) * axis
-                point = {"lockable_items": float(np.exp(x[0]))}
-                if "lock_span" in self.names:
-                    point["lock_span"] = float(np.clip(x[1], 0.0, 1.0))
-                points.append(point)
+                points.append({name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
+                               for name, v in zip(self.names, x, strict=True)})
         return points
 
 
-def fit_locks(names: tuple[str, ...] = LOCK_PARAMETERS, rows: tuple[Row, ...] = LOCK_ROWS,
-              start: tuple[float, ...] = (300.0, 0.05), fixed: dict[str, float] | None = None) -> LockFit:
-    """Fit ``names`` (lockable_items, and lock_span unless left out: then ``fixed`` gives it) by
-    weighted least squares on ``rows`` (scipy's trust-region reflective least_squares), Environment 3's
-    members' cpu, other and think time refitted on their 0 km rows at every trial."""
+def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
+              rows: tuple[Row, ...] = LOCK_ROWS) -> LockFit:
+    """Fit the [locks] values ``names`` (some of LOCK_PARAMETERS, from ``start``; the others as the
+    file says, or as ``fixed``) by weighted least squares on ``rows`` (scipy's trust-region reflective
+    least_squares), Environment 3's members' cpu, other and think time refitted on their 0 km rows at
+    every trial."""
     base = replace(load_scenario(shipped_scenarios()["gdps-env3"]), **(fixed or {}))
-    names = tuple(n for n in LOCK_PARAMETERS if n in names)
-    x0 = np.array([np.log(start[0])] + ([start[1]] if "lock_span" in names else []))
-    low = np.array([np.log(1.0)] + ([0.0] if "lock_span" in names else []))
-    high = np.array([np.log(1e9)] + ([1.0] if "lock_span" in names else []))
+    x0 = np.array([np.log(v) if n in _LOG_SCALE else v for n, v in zip(names, start, strict=True)])
+    low, high = np.array([LOCK_PARAMETERS[n] for n in names]).T
 
     def fitted(x: np.ndarray) -> Scenario:
         try:
@@ -373,10 +389,12 @@ def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
     each member's other and think time fitted on its own environment's 0 km rows."""
     fit = fit or fit_locks(**SHIPPED_FIT)
     fitted = {"gdps-env3": fit.scenario}
-    locks = {name: getattr(fit.scenario, name) for name in LOCK_PARAMETERS}
+    locks = {name: getattr(fit.scenario, name) for name in LOCK_PARAMETERS}  # fitted or fixed there
     cpu = fit.scenario.members[0].cpu
     for name in ("gdps-env2", "gdps-env1"):
         scenario = replace(load_scenario(shipped_scenarios()[name]), **locks)
+        if scenario.castout_owner:
+            scenario = replace(scenario, castout_iosq=fit_castout_iosq()[0])
         fitted[name] = prepared(name, scenario, cpu)
     return fitted
 
@@ -409,8 +427,9 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
     for i, name in enumerate(fit.names):
         value, low, high = fit.interval(i)
         weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
+        scale = ", log scale" if name in _LOG_SCALE else ""
         lines.append(f"| locks.{name} | {value:.4g} | {low:.4g} to {high:.4g} (±1.96 standard errors from "
-                     f"the Jacobian and residuals, log scale) | Environment 3, {len(LOCK_ROWS)} rows (below) "
+                     f"the Jacobian and residuals{scale}) | Environment 3, {len(LOCK_ROWS)} rows (below) "
                      f"| {weak} |")
     for name, scenario in fitted.items():
         rows = BASE_ROWS[name]
@@ -420,6 +439,13 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
             lines.append(f"| {name} member.{member.name}.think_time | {member.think_time:.5g} s | exact: one "
                          f"row | its 0 km transactions ({rows['transactions'][member.name]}) | one row, no "
                          "interval |")
+    c, se, residuals = fit_castout_iosq()
+    low, high = c - 1.96 * se, c + 1.96 * se
+    weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
+    shown = ", ".join(f"{r:+.3f} ms" for r in residuals)
+    lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±1.96 standard errors "
+                 f"from the residuals) | Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km "
+                 f"(residuals {shown}) | {weak} |")
     cpu = fitted["gdps-env3"].members[0].cpu
     lines.append(f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
                  "Environment 3 G1P2 CICSERV APPL% at 0 km (12.3%) | one row, no interval |")
@@ -444,9 +470,8 @@ def band_toml(fit: LockFit) -> str:
     """The [band] table a scenario file carries: the fitted values at the band's points, dotted keys."""
     points = []
     for point in fit.band_points():
-        keys = [f'"locks.lockable_items" = {point["lockable_items"]:.4g}']
-        if "lock_span" in point:
-            keys.append(f'"locks.lock_span" = "{point["lock_span"]:.2%}"')
+        keys = [f'"locks.{name}" = ' + (f'"{v:.2%}"' if name == "lock_span" else f"{v:.4g}")
+                for name, v in point.items()]
         points.append("  { " + ", ".join(keys) + " },")
     return "[band]\nmethod = \"" + BAND_METHOD + "\"\npoints = [\n" + "\n".join(points) + "\n]\n"
 
@@ -463,6 +488,7 @@ def write_scenario(path: Path, scenario: Scenario, fit: LockFit) -> None:
     for key, unit, scale, digits in _MEMBER_VALUES:
         shown = iter(f'{key} = "{getattr(m, key) * scale:.{digits}g}{unit}"' for m in scenario.members)
         text = re.sub(rf'(?m)^{key} = ".*"$', lambda _, shown=shown: next(shown), text)
+    text = re.sub(r"(?m)^castout_iosq = .*$", f"castout_iosq = {scenario.castout_iosq:.4g}", text)
     text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n") + "\n\n" + band_toml(fit)
     path.write_text(text, encoding="utf-8")
 

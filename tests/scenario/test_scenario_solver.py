@@ -394,3 +394,48 @@ def test_the_band_of_one_fitted_parameter_is_its_interval_at_the_95_percent_leve
     value, low, high = fit.interval(0)
     ends = sorted(point["lockable_items"] for point in fit.band_points())
     assert value == pytest.approx(4000.0) and ends == pytest.approx([low, high], rel=1e-3)  # z 1.96 ≈ √χ²₁
+
+
+ENV1 = load_scenario(resolve_scenario("gdps-env1"))
+
+
+@settings(max_examples=15, deadline=None)
+@given(km=st.floats(0, 300), coefficient=st.floats(0, 1))
+def test_the_castout_owner_alone_queues_its_reads_behind_its_castout_writes(km: float, coefficient: float
+                                                                             ) -> None:
+    # IOSQ per read = castout_iosq × the owner's castout write response (its 0 km RMF times, Metro
+    # Mirror cost and the distance's round trip); the other member's reads do not queue
+    scenario = replace(ENV1, lockable_items=np.inf, castout_iosq=coefficient)
+    without = replace(scenario, castout_owner=None)
+    d = np.array([km * 1e3])
+    with_queue, without_queue = (solve_scenario(s, d).breakdown["sync_io"] for s in (scenario, without))
+    gained = with_queue - without_queue
+    write = ENV1.castout_write
+    mirror = ENV1.pprc_overhead + 2 * km * 1e3 / ENV1.fibre_speed  # one round trip to the secondary
+    response = write.conn + write.disc + write.pend + write.iosq + mirror
+    owner = [m.name for m in ENV1.members].index(ENV1.castout_owner)
+    reads = ENV1.members[owner].sync_reads
+    assert gained[owner, 0] == pytest.approx(reads * coefficient * response, rel=1e-9, abs=1e-15)
+    assert gained[1 - owner, 0] == 0
+
+
+def test_the_castout_coefficient_rests_on_both_rows_with_nothing_at_a_distance() -> None:
+    from qmodel.scenario.calibrate import CASTOUT_ROWS, fit_castout_iosq
+
+    c, se, residuals = fit_castout_iosq()
+    assert c == pytest.approx(0.42 / 1.8) and len(residuals) == len(CASTOUT_ROWS) == 2
+    assert c == pytest.approx(ENV1.castout_iosq, rel=1e-3)  # the file carries the fit
+    assert 0 < se < c / 2  # its 95% interval spans less than a factor 2 (not weakly identified)
+
+
+def test_a_castout_owner_beside_computed_iosq_or_not_a_member_is_refused(tmp_path) -> None:
+    from qmodel.errors import InputError
+
+    text = resolve_scenario("gdps-env1").read_text(encoding="utf-8")
+    owner = 'castout_owner = "G1P1"'
+    for change, message in (((owner, 'castout_owner = "G1P9"'), "disk.castout_owner = G1P9"),
+                            ((owner, owner + "\nvolumes = 40"), "disk.castout_owner = G1P1")):
+        path = tmp_path / "broken.toml"
+        path.write_text(text.replace(*change).replace('iosq = "0.1ms" }', 'iosq = "0ms" }'), encoding="utf-8")
+        with pytest.raises(InputError, match=message):
+            load_scenario(path)
