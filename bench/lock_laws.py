@@ -76,14 +76,8 @@ CANDIDATES: dict[str, tuple[Callable, tuple[str, ...], tuple[float, ...], dict[s
     "saturating, whole execution": (saturating, ("lockable_items",), (4000,), {"lock_span": 1.0}),
     "Tay + commit, span and resolution round trips fitted": (
         locks.lock_wait, ("lockable_items", "lock_span", "resolution_round_trips"), (1000, 0.05, 10), {}),
-    "Tay + commit, whole execution, resolution round trips fitted": (
-        locks.lock_wait, ("lockable_items", "resolution_round_trips"), (4000, 10), {"lock_span": 1.0}),
     "cross-member only, span and resolution round trips fitted": (
         cross_member, ("lockable_items", "lock_span", "resolution_round_trips"), (800, 0.01, 100), {}),
-    "cross-member only, commit only, resolution round trips fitted": (
-        cross_member, ("lockable_items", "resolution_round_trips"), (800, 100), {"lock_span": 0.0}),
-    "Tay + commit, commit only, resolution round trips fitted": (
-        locks.lock_wait, ("lockable_items", "resolution_round_trips"), (800, 100), {"lock_span": 0.0}),
 }
 
 
