@@ -759,7 +759,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         castout_owner=reader.name(disk, "castout_owner", {m.name for m in members}, "disk") if castout
         else None,
         castout_write=io.get("castout_write"),
-        castout_iosq=reader.quantity(disk, "castout_iosq", "1", "disk", strict=True) if castout else 0.0,
+        castout_iosq=reader.quantity(disk, "castout_iosq", "1", "disk") if castout else 0.0,
         threshold=reader.quantity(conversion, "threshold", "us", "conversion", strict=True),
         redispatch=reader.quantity(conversion, "redispatch", "us", "conversion", default=0),
         async_cpu=reader.quantity(conversion, "async_cpu", "us", "conversion", default=0),

@@ -22,7 +22,7 @@ def test_the_goal_seek_sentence_never_splits_a_number_from_its_unit(columns) -> 
     result = run(["gdps-env2", "--max-distance"], columns)
     assert result.exit_code == 0
     text = " ".join(result.output.split())
-    assert "holds up to 45.0 km" in text and "within 125 ms" in text
+    assert "holds up to 77.6 km" in text and "within 125 ms" in text
     lines = result.output.splitlines()
     for line, following in itertools.pairwise(lines):
         assert not (re.search(r"\d$", line.rstrip()) and re.match(r"\s*(km|ms)\b", following))
