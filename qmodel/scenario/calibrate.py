@@ -20,18 +20,23 @@ All values in SI units (s, m).
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
+from scipy.optimize import least_squares
+from scipy.stats import chi2
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.scenario.compose import _solve
-from qmodel.scenario.spec import Scenario
+from qmodel.scenario.files import shipped_scenarios
+from qmodel.scenario.spec import Scenario, load_scenario
 
 _STEPS = 200
 _BISECTIONS = 60
-_SPAN_STEPS = 16  # lock span to 1/65,536: each step refits lockable_items (seconds)
 
 
 def _response(scenario: Scenario, distance: float) -> np.ndarray:
@@ -120,66 +125,6 @@ def _bisect(below: Callable[[float], bool], low: float, high: float,
     return low, high
 
 
-def fit_lockable_items(
-    scenario: Scenario,
-    base_distance: float,
-    base_responses: dict[str, float],
-    distance: float,
-    member: str,
-    response: float,
-) -> Scenario:
-    """The scenario with ``lockable_items`` L such that ``member``'s response time at ``distance`` is
-    ``response`` (s), ``other`` refitted at ``base_distance`` for every L tried (bisection on log L:
-    fewer lockable items, more contention)."""
-
-    def excess(items: float) -> tuple[float, Scenario]:
-        return _trial(scenario, {"lockable_items": items}, base_distance, base_responses, distance, member,
-                      response)
-
-    low, high = np.log(1.0), np.log(1e9)
-    if excess(np.exp(high))[0] > 0:
-        raise InputError(
-            f"response of {member} at {distance / 1e3:g} km",
-            f"{response * 1e3:g} ms",
-            "more than the model gives without lock contention",
-        )
-    low, high = _bisect(lambda log_items: excess(np.exp(log_items))[0] > 0, low, high)
-    return excess(np.exp(high))[1]
-
-
-def fit_lock_span(
-    scenario: Scenario,
-    base_distance: float,
-    base_responses: dict[str, float],
-    lock_row: tuple[str, float, float],
-    span_row: tuple[str, float, float, int],
-    interval: float,
-) -> Scenario:
-    """The scenario with ``lock_span`` s and ``lockable_items`` L fitted jointly at one distance.
-
-    For each s tried, L is fitted on ``lock_row`` (member, distance m, response s) by
-    :func:`fit_lockable_items`; s is then the span at which ``span_row``'s member (member, distance m,
-    transactions over ``interval`` s, subchannels on every path) completes its measured transactions.
-    A longer span holds locks longer: more contention, fewer transactions (a thrashing trial counts as
-    none); bisection on s in [0, 1], _SPAN_STEPS steps."""
-    member, distance, transactions, subchannels = span_row
-    lock_member, lock_distance, lock_response = lock_row
-
-    def trial(span: float) -> tuple[float, Scenario]:
-        fitted = fit_lockable_items(replace(scenario, lock_span=span), base_distance, base_responses,
-                                    lock_distance, lock_member, lock_response)
-        paths = tuple(replace(p, subchannels=subchannels) for p in fitted.paths)
-        result = _solve(replace(fitted, paths=paths), np.array([distance]), 1.0, with_thrashing_load=False)
-        done = 0.0 if result.thrashing[0] else result.throughput[result.members.index(member), 0] * interval
-        return done, fitted
-
-    if trial(0.0)[0] < transactions:
-        raise InputError(f"transactions of {member} at {distance / 1e3:g} km", f"{transactions:g}",
-                         "at most what the model gives with locks held through the commit alone")
-    low, _ = _bisect(lambda span: trial(span)[0] > transactions, 0.0, 1.0, _SPAN_STEPS)
-    return trial(low)[1]
-
-
 def fit_redispatch(
     scenario: Scenario,
     base_distance: float,
@@ -212,6 +157,7 @@ def fit_redispatch(
     return fitted
 
 
+
 def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: float) -> Scenario:
     """The scenario with every member's own CPU per transaction set so that ``member``'s CPU at
     ``distance`` is ``cpu_of_one_cp`` of one CP (RMF APPL%: throughput × CPU per transaction)."""
@@ -224,64 +170,354 @@ def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: flo
     return replace(scenario, members=tuple(replace(x, cpu=own) for x in scenario.members))
 
 
-# The rows each GDPS scenario is calibrated on (gdps-pprc-100km-2006.txt), as printed: response times
-# in ms, transactions over the 5-minute interval, CPU in % of one CP.
-GDPS_ROWS = {
-    # Environment 3, adjusted TPNO tables (G1P1: .043 at pprc 0 km, .100 at 70 km; G1P2: .045), Number
-    # rows (3388, 3394; G1P2 3241 at 70 km, run with 2 subchannels per image and CF, Appendix A), and
+# The rows each GDPS scenario's own calibration rests on (gdps-pprc-100km-2006.txt), as printed:
+# response times in ms at pprc 0 km, transactions over the 5-minute interval, CPU in % of one CP.
+BASE_ROWS = {
+    # Environment 3, adjusted TPNO tables at pprc 0 km (G1P1 .043, G1P2 .045 s; Number 3388, 3394) and
     # G1P2's RMF CICSERV APPL% at 0 km (12.3: the CICS region, where the transaction runs; TOTAL 23.3
-    # adds DB2, system and other work the model does not carry). The lock rows are both at 70 km.
+    # adds DB2, system and other work the model does not carry)
     "gdps-env3": {"base": {"G1P1": 43, "G1P2": 45}, "transactions": {"G1P1": 3388, "G1P2": 3394},
-                  "locks": ("G1P1", 70, 100), "span": ("G1P2", 70, 3241, 2), "cpu": ("G1P2", 12.3)},
+                  "cpu": ("G1P2", 12.3)},
     # Environment 2, TPNO P1 table at pprc 0 km (30 ms, 3401) and the both-members table (34 ms average,
     # 6820): G1P2 = 2 × 34 − 30 = 38 ms over 6820 − 3401 = 3419 transactions
     "gdps-env2": {"base": {"G1P1": 30, "G1P2": 38}, "transactions": {"G1P1": 3401, "G1P2": 3419}},
     # Environment 1, TPNO - G1P1 and - G1P2 tables at pprc 0 km (41 and 35 ms; 3427 and 3373)
     "gdps-env1": {"base": {"G1P1": 41, "G1P2": 35}, "transactions": {"G1P1": 3427, "G1P2": 3373}},
 }
+INTERVAL = 300.0  # s, every run's RMF interval
+# Environment 1, the castout owner's synchronous read IOSQ against its castout (DBM1) write response, in
+# the two runs with nothing at a distance where G1P1 owned castout (GBP8 G1P1 a 199k and 196k): (DBM1
+# RESP, both members merged; G1P1 CICS IOSQ), ms: non-pprc (0.6, 0.1) and pprc 0 km (1.2, 0.3)
+CASTOUT_ROWS = ((0.6, 0.1), (1.2, 0.3))
+# The [locks] keys a fit may take, in the fit's order, each with its bounds on the scale it is fitted on
+# (lockable_items on a log scale: its interval is a factor either way).
+LOCK_PARAMETERS = {"lockable_items": (0.0, np.log(1e9)), "lock_span": (0.0, 1.0),
+                   "resolution_round_trips": (0.0, 1000.0)}
+_LOG_SCALE = ("lockable_items",)
+# The shipped lock law: Tay's, locks held over the whole execution and the commit (lock_span 100%, not
+# fitted), lockable_items fitted on LOCK_ROWS. bench/lock_laws.py compares it with the span fitted too
+# (it fits Environment 3 better and predicts Environments 1 and 2 worse) and with other laws.
+SHIPPED_FIT = {"names": ("lockable_items",), "start": (4000.0,), "fixed": {"lock_span": 1.0}}
 
 
-def calibrate_gdps() -> dict[str, Scenario]:
-    """Fit the shipped GDPS scenarios on their declared rows (GDPS_ROWS); Environment 3 first, its
-    lockable_items, lock_span and CPU then carried to Environments 1 and 2 (same workload, LPARs, lock
-    structure). Takes a few minutes: every lock span tried refits lockable_items."""
-    from qmodel.scenario.files import shipped_scenarios
-    from qmodel.scenario.spec import load_scenario
+@dataclass(frozen=True)
+class Row:
+    """One printed number: ``member``'s (or "all": throughput-weighted) response (ms) or transactions
+    (over INTERVAL) at ``km``, with ``subchannels`` on every path (0: as the scenario file says)."""
 
-    fitted: dict[str, Scenario] = {}
-    carried: dict[str, float] = {}
-    for name in ("gdps-env3", "gdps-env2", "gdps-env1"):
-        rows = GDPS_ROWS[name]
-        scenario = load_scenario(shipped_scenarios()[name])
-        base = {member: value / 1e3 for member, value in rows["base"].items()}
-        if "locks" in rows:
-            member, km, value = rows["locks"]
-            span_member, span_km, transactions, subchannels = rows["span"]
-            scenario = fit_lock_span(scenario, 0.0, base, (member, km * 1e3, value / 1e3),
-                                     (span_member, span_km * 1e3, transactions, subchannels), 300.0)
-            carried.update(lockable_items=scenario.lockable_items, lock_span=scenario.lock_span)
-        else:
-            scenario = replace(scenario, lockable_items=carried["lockable_items"],
-                               lock_span=carried["lock_span"])
-        if "cpu" in rows:
-            member, percent = rows["cpu"]
-            scenario = fit_cpu(fit_other(scenario, 0.0, base), 0.0, member, percent / 100)
-            carried["cpu"] = scenario.members[0].cpu
-        else:
-            members = tuple(replace(m, cpu=carried["cpu"]) for m in scenario.members)
-            scenario = replace(scenario, members=members)
-        scenario = fit_other(scenario, 0.0, base)
-        fitted[name] = fit_think_time(scenario, 0.0, rows["transactions"], 300.0)
+    scenario: str
+    member: str
+    km: float
+    quantity: str
+    value: float
+    subchannels: int = 0
+
+    @property
+    def label(self) -> str:
+        where = f", {self.subchannels} subch" if self.subchannels else ""
+        return f"{self.scenario[-4:]} {self.member} {self.quantity} {self.km:g} km{where}"
+
+
+def _rows(scenario: str, member: str, quantity: str, values: dict[float, float], subchannels: int = 0
+          ) -> tuple[Row, ...]:
+    return tuple(Row(scenario, member, km, quantity, value, subchannels) for km, value in values.items())
+
+
+# The lock fit's calibration set: every distance above 0 km of Environment 3's adjusted responses
+# (projected to 7 subchannels, Appendix A) and of its transactions (run with 2 subchannels per image and
+# CF), 16 rows for 2 parameters. The 0 km column is the base the members' other and think time are fitted on.
+LOCK_ROWS = (
+    _rows("gdps-env3", "G1P1", "response", {20: 56, 40: 71, 70: 100, 100: 177})
+    + _rows("gdps-env3", "G1P2", "response", {20: 125, 40: 157, 70: 217, 100: 333})
+    + _rows("gdps-env3", "G1P1", "transactions", {20: 3393, 40: 3404, 70: 3381, 100: 3321}, 2)
+    + _rows("gdps-env3", "G1P2", "transactions", {20: 3361, 40: 3322, 70: 3241, 100: 3079}, 2)
+)
+# The predictions the lock law is judged on (never fitted): Environments 1 and 2 above 0 km, responses
+# (TPNO both members, and each member's table) and transactions (both members).
+PREDICTION_ROWS = (
+    _rows("gdps-env2", "all", "response", {20: 43, 40: 52, 70: 69, 100: 87})
+    + _rows("gdps-env2", "G1P1", "response", {20: 38, 40: 50, 70: 69, 100: 85.5})
+    + _rows("gdps-env2", "all", "transactions", {20: 6731, 40: 6841, 70: 6746, 100: 6795})
+    + _rows("gdps-env1", "all", "response", {20: 43, 40: 43, 70: 50, 100: 50})
+    + _rows("gdps-env1", "G1P1", "response", {20: 37, 40: 40, 70: 43, 100: 53})
+    + _rows("gdps-env1", "G1P2", "response", {20: 49, 40: 45, 70: 56, 100: 46})
+    + _rows("gdps-env1", "all", "transactions", {20: 6785, 40: 6843, 70: 6869, 100: 6682})
+)
+# Weights 1/σ², σ relative to the printed value: the casebook's tolerances (10% on a response, which
+# covers the 1 ms printing resolution of the adjusted .056 s; 3% on a count, which covers the run-to-run
+# spread of the 0 km counts, 3388 to 3427).
+SIGMA = {"response": 0.10, "transactions": 0.03}
+
+
+def model_values(scenario: Scenario, rows: tuple[Row, ...]) -> np.ndarray:
+    """The model's value of each row (ms or transactions; NaN where the scenario thrashes there)."""
+    values = np.full(len(rows), np.nan)
+    for subchannels in sorted({row.subchannels for row in rows}):
+        picked = [i for i, row in enumerate(rows) if row.subchannels == subchannels]
+        run = scenario
+        if subchannels:
+            run = replace(scenario, paths=tuple(replace(p, subchannels=subchannels) for p in scenario.paths))
+        kms = sorted({rows[i].km for i in picked})
+        result = _solve(run, np.array(kms) * 1e3, 1.0, with_thrashing_load=False)
+        for i in picked:
+            row, d = rows[i], kms.index(rows[i].km)
+            if row.member == "all":
+                response, throughput = result.total_response_time[d], result.total_throughput[d]
+            else:
+                m = result.members.index(row.member)
+                response, throughput = result.response_time[m, d], result.throughput[m, d]
+            values[i] = response * 1e3 if row.quantity == "response" else throughput * INTERVAL
+    return values
+
+
+def weighted_residuals(rows: tuple[Row, ...], values: np.ndarray) -> np.ndarray:
+    """(model − printed) / (σ × printed) per row; a thrashing row counts as 100% off (a response above,
+    a count below: no fixed point means no transactions)."""
+    printed = np.array([row.value for row in rows])
+    sigma = np.array([SIGMA[row.quantity] for row in rows])
+    relative = (values - printed) / printed
+    thrashed = np.where([row.quantity == "response" for row in rows], 1.0, -1.0)
+    return np.where(np.isnan(relative), thrashed, relative) / sigma
+
+
+def prepared(name: str, scenario: Scenario, cpu: float | None = None) -> Scenario:
+    """``scenario`` with its members' own calibration on its BASE_ROWS: the CPU per transaction fitted
+    (where the rows give one) or ``cpu`` carried (s), then other (0 km responses) and think time (0 km
+    transactions)."""
+    rows = BASE_ROWS[name]
+    base = {member: value / 1e3 for member, value in rows["base"].items()}
+    if "cpu" in rows:
+        member, percent = rows["cpu"]
+        scenario = fit_cpu(fit_other(scenario, 0.0, base), 0.0, member, percent / 100)
+    elif cpu is not None:
+        scenario = replace(scenario, members=tuple(replace(m, cpu=cpu) for m in scenario.members))
+    scenario = fit_other(scenario, 0.0, base)
+    return fit_think_time(scenario, 0.0, rows["transactions"], INTERVAL)
+
+
+def fit_castout_iosq(rows: tuple[tuple[float, float], ...] = CASTOUT_ROWS) -> tuple[float, float, np.ndarray]:
+    """(c, its standard error, residuals in ms) of IOSQ = c × RESP, least squares through the origin
+    (no castout writes, no queue behind them) on ``rows`` of (castout write RESP, read IOSQ):
+    c = Σxy / Σx², se = √(RSS / (n − 1) / Σx²)."""
+    x, y = np.array(rows, float).T
+    c = float(x @ y / (x @ x))
+    residuals = y - c * x
+    return c, float(np.sqrt(residuals @ residuals / (len(x) - 1) / (x @ x))), residuals
+
+
+def _value(name: str, fitted: float) -> float:
+    """A [locks] value from the scale it is fitted on."""
+    return float(np.exp(fitted)) if name in _LOG_SCALE else float(fitted)
+
+
+def _with_locks(scenario: Scenario, names: tuple[str, ...], x: np.ndarray) -> Scenario:
+    """The scenario with the fitted [locks] values ``x`` of ``names`` (on their fitted scales)."""
+    return replace(scenario, **{name: _value(name, v) for name, v in zip(names, x, strict=True)})
+
+
+@dataclass(frozen=True)
+class LockFit:
+    """The lock parameters fitted by weighted least squares on LOCK_ROWS.
+
+    ``x``: log lockable_items (and lock_span); ``covariance`` of x, s² (JᵀJ)⁻¹ with J the Jacobian of
+    the weighted residuals at the optimum and s² = RSS / (n − p); ``residuals`` weighted, per row;
+    ``values`` the model's value per row; ``scenario`` Environment 3 at the fit, calibrated."""
+
+    names: tuple[str, ...]
+    x: np.ndarray
+    covariance: np.ndarray
+    residuals: np.ndarray
+    values: np.ndarray
+    scenario: Scenario
+
+    def interval(self, index: int, z: float = 1.96) -> tuple[float, float, float]:
+        """(value, low, high) of parameter ``index`` at ±z standard errors, on the scale it is fitted on
+        (lockable_items: log), clipped to its bounds."""
+        name = self.names[index]
+        se = float(np.sqrt(self.covariance[index, index]))
+        ends = np.clip(self.x[index] + np.array([0.0, -z * se, z * se]), *LOCK_PARAMETERS[name])
+        return tuple(_value(name, end) for end in ends)
+
+    def band_points(self, level: float = 0.95) -> list[dict[str, float]]:
+        """The ends of the principal axes of the ``level`` joint confidence region of x (the ellipsoid
+        (x − x̂)ᵀ C⁻¹ (x − x̂) = χ²_p(level)), as the fitted [locks] values."""
+        radius = np.sqrt(chi2.ppf(level, len(self.x)))
+        scales, axes = np.linalg.eigh(self.covariance)
+        points = []
+        for scale, axis in zip(scales, axes.T, strict=True):
+            for sign in (-1, 1):
+                x = self.x + sign * radius * np.sqrt(max(scale, 0.0)) * axis
+                points.append({name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
+                               for name, v in zip(self.names, x, strict=True)})
+        return points
+
+
+def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
+              rows: tuple[Row, ...] = LOCK_ROWS) -> LockFit:
+    """Fit the [locks] values ``names`` (some of LOCK_PARAMETERS, from ``start``; the others as the
+    file says, or as ``fixed``) by weighted least squares on ``rows`` (scipy's trust-region reflective
+    least_squares), Environment 3's members' cpu, other and think time refitted on their 0 km rows at
+    every trial."""
+    base = replace(load_scenario(shipped_scenarios()["gdps-env3"]), **(fixed or {}))
+    x0 = np.array([np.log(v) if n in _LOG_SCALE else v for n, v in zip(names, start, strict=True)])
+    low, high = np.array([LOCK_PARAMETERS[n] for n in names]).T
+
+    def fitted(x: np.ndarray) -> Scenario:
+        try:
+            return prepared("gdps-env3", _with_locks(base, names, x))
+        except (InputError, ConvergenceError):  # the 0 km rows cannot take these values
+            return None
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        scenario = fitted(x)
+        if scenario is None:
+            return np.full(len(rows), 1 / SIGMA["response"])
+        return weighted_residuals(rows, model_values(scenario, rows))
+
+    solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
+    jacobian = solution.jac
+    dof = max(len(rows) - len(x0), 1)
+    variance = 2 * solution.cost / dof
+    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
+    scenario = fitted(solution.x)
+    return LockFit(names, solution.x, covariance, solution.fun, model_values(scenario, rows), scenario)
+
+
+def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
+    """The shipped GDPS scenarios calibrated: Environment 3's lock fit (:func:`fit_locks`, or ``fit``)
+    and its members' CPU carried to Environments 1 and 2 (same workload, LPARs and lock structure),
+    each member's other and think time fitted on its own environment's 0 km rows."""
+    fit = fit or fit_locks(**SHIPPED_FIT)
+    fitted = {"gdps-env3": fit.scenario}
+    locks = {name: getattr(fit.scenario, name) for name in LOCK_PARAMETERS}  # fitted or fixed there
+    cpu = fit.scenario.members[0].cpu
+    for name in ("gdps-env2", "gdps-env1"):
+        scenario = replace(load_scenario(shipped_scenarios()[name]), **locks)
+        if scenario.castout_owner:
+            scenario = replace(scenario, castout_iosq=fit_castout_iosq()[0])
+        fitted[name] = prepared(name, scenario, cpu)
     return fitted
 
 
-def main() -> None:
-    """Print the fitted values of the shipped GDPS scenarios (python -m qmodel.scenario.calibrate)."""
-    for name, scenario in calibrate_gdps().items():
-        print(f"{name}: lockable_items = {scenario.lockable_items:.5g}, lock_span = {scenario.lock_span:.2%}")
+def predictions(fitted: dict[str, Scenario], rows: tuple[Row, ...] = PREDICTION_ROWS) -> np.ndarray:
+    """The model's value of each prediction row, from the calibrated scenarios ``fitted``."""
+    values = np.full(len(rows), np.nan)
+    for name, scenario in fitted.items():
+        picked = [i for i, row in enumerate(rows) if row.scenario == name]
+        if picked:
+            values[picked] = model_values(scenario, tuple(rows[i] for i in picked))
+    return values
+
+
+def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
+    """(RMS, largest absolute) relative deviation of ``values`` from the printed rows, in %; a thrashing
+    row counts as 100%."""
+    relative = np.abs(weighted_residuals(rows, values) * [SIGMA[row.quantity] for row in rows]) * 100
+    return float(np.sqrt(np.mean(relative**2))), float(relative.max())
+
+
+WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
+BAND_METHOD = ("ends of the principal axes of the 95% joint confidence region of the Environment 3 "
+               "weighted least-squares fit (python -m qmodel.scenario.calibrate)")
+
+
+def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
+    """Markdown: every fitted parameter with its value, 95% interval, the rows it rests on, residuals."""
+    lines = ["| parameter | value | 95% interval | rows it rests on | flag |", "|---|---|---|---|---|"]
+    for i, name in enumerate(fit.names):
+        value, low, high = fit.interval(i)
+        weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
+        scale = ", log scale" if name in _LOG_SCALE else ""
+        lines.append(f"| locks.{name} | {value:.4g} | {low:.4g} to {high:.4g} (±1.96 standard errors from "
+                     f"the Jacobian and residuals{scale}) | Environment 3, {len(LOCK_ROWS)} rows (below) "
+                     f"| {weak} |")
+    for name, scenario in fitted.items():
+        rows = BASE_ROWS[name]
         for member in scenario.members:
-            print(f"  {member.name}: cpu = {member.cpu * 1e3:.4g} ms, other = {member.other * 1e3:.4g} ms, "
-                  f"think_time = {member.think_time:.5g} s")
+            lines.append(f"| {name} member.{member.name}.other | {member.other * 1e3:.4g} ms | exact: one "
+                         f"row | its 0 km response ({rows['base'][member.name]} ms) | one row, no interval |")
+            lines.append(f"| {name} member.{member.name}.think_time | {member.think_time:.5g} s | exact: one "
+                         f"row | its 0 km transactions ({rows['transactions'][member.name]}) | one row, no "
+                         "interval |")
+    c, se, residuals = fit_castout_iosq()
+    low, high = c - 1.96 * se, c + 1.96 * se
+    weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
+    shown = ", ".join(f"{r:+.3f} ms" for r in residuals)
+    lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±1.96 standard errors "
+                 f"from the residuals) | Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km "
+                 f"(residuals {shown}) | {weak} |")
+    cpu = fitted["gdps-env3"].members[0].cpu
+    lines.append(f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
+                 "Environment 3 G1P2 CICSERV APPL% at 0 km (12.3%) | one row, no interval |")
+    lines += ["", "| row (Environment 3) | printed | model | weighted residual |", "|---|---|---|---|"]
+    for row, value, residual in zip(LOCK_ROWS, fit.values, fit.residuals, strict=True):
+        shown = "thrashes" if np.isnan(value) else f"{value:.4g}"
+        lines.append(f"| {row.label} | {row.value:g} | {shown} | {residual:+.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def prediction_table(fitted: dict[str, Scenario]) -> str:
+    """Markdown: each prediction row of Environments 1 and 2, printed against the model."""
+    values = predictions(fitted)
+    lines = ["| row (never fitted) | printed | model | deviation |", "|---|---|---|---|"]
+    for row, value in zip(PREDICTION_ROWS, values, strict=True):
+        shown = "thrashes" if np.isnan(value) else f"{value:.4g}"
+        lines.append(f"| {row.label} | {row.value:g} | {shown} | {(value / row.value - 1) * 100:+.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
+def band_toml(fit: LockFit) -> str:
+    """The [band] table a scenario file carries: the fitted values at the band's points, dotted keys."""
+    points = []
+    for point in fit.band_points():
+        keys = [f'"locks.{name}" = ' + (f'"{v:.2%}"' if name == "lock_span" else f"{v:.4g}")
+                for name, v in point.items()]
+        points.append("  { " + ", ".join(keys) + " },")
+    return "[band]\nmethod = \"" + BAND_METHOD + "\"\npoints = [\n" + "\n".join(points) + "\n]\n"
+
+
+_MEMBER_VALUES = (("think_time", "s", 1.0, 5), ("cpu", "ms", 1e3, 4), ("other", "ms", 1e3, 4))  # as written
+
+
+def write_scenario(path: Path, scenario: Scenario, fit: LockFit) -> None:
+    """Write the fitted values into the scenario file at ``path``, its comments kept: [locks], each
+    member's cpu, other and think time (in the file's member order), and the [band] table (replaced)."""
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^lockable_items = .*$", f"lockable_items = {scenario.lockable_items:.4g}", text)
+    text = re.sub(r"(?m)^lock_span = .*$", f'lock_span = "{scenario.lock_span * 100:.4g}%"', text)
+    for key, unit, scale, digits in _MEMBER_VALUES:
+        shown = iter(f'{key} = "{getattr(m, key) * scale:.{digits}g}{unit}"' for m in scenario.members)
+        text = re.sub(rf'(?m)^{key} = ".*"$', lambda _, shown=shown: next(shown), text)
+    text = re.sub(r"(?m)^castout_iosq = .*$", f"castout_iosq = {scenario.castout_iosq:.4g}", text)
+    text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n") + "\n\n" + band_toml(fit)
+    path.write_text(text, encoding="utf-8")
+
+
+def write_block(path: Path, marker: str, content: str) -> None:
+    """Replace what lies between ``<!-- {marker}:begin -->`` and ``<!-- {marker}:end -->`` in ``path``."""
+    text = path.read_text(encoding="utf-8")
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    if begin not in text or end not in text:
+        raise InputError("markers", marker, f"{begin} and {end} in {path}")
+    head, rest = text.split(begin, 1)
+    path.write_text(head + begin + "\n" + content + rest[rest.index(end):], encoding="utf-8")
+
+
+def main() -> None:
+    """Fit and print every fitted parameter (python -m qmodel.scenario.calibrate); with --write, write
+    the values and [band] into the shipped scenario files and the tables into
+    docs/background/calibration.md (between its calibration markers)."""
+    fit = fit_locks(**SHIPPED_FIT)
+    fitted = calibrate_gdps(fit)
+    text = parameter_table(fit, fitted) + "\n" + prediction_table(fitted)
+    print(text)
+    if "--write" in sys.argv[1:]:
+        for name, scenario in fitted.items():
+            write_scenario(shipped_scenarios()[name], scenario, fit)
+        write_block(DOCS, "calibration", text)
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "background" / "calibration.md"
 
 
 if __name__ == "__main__":

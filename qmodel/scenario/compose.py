@@ -15,7 +15,8 @@ home of its formula:
    (:func:`qmodel.algorithms.queueing.finite_source_queue`), the K requesters
    being the member's terminals: the delay stays finite where Erlang C goes
    unstable;
-4. disk: RMF components (``rmf_response_time``), remote PEND, Metro Mirror; with
+4. disk: RMF components (``rmf_response_time``), remote PEND, Metro Mirror; on the castout
+   owner's reads, an IOSQ proportional to its castout write's response (``castout_iosq``); with
    ``volumes``, IOSQ (``pav_iosq``) in balance with the throughput it leaves
    (:func:`_disk_queue`): the fixed point below runs on the response time
    without IOSQ, which keeps it increasing where IOSQ alone would fall as R grows;
@@ -196,6 +197,9 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
             write_time - write_propagation
         )
         parts["sync_io"][m] += member.sync_reads * read_time
+        if member.name == scenario.castout_owner:  # its reads queue behind its castout writes
+            castout_write = _io_time(scenario, scenario.castout_write, remote, mirror)[0]
+            parts["sync_io"][m] += member.sync_reads * scenario.castout_iosq * castout_write
         parts["commit"][m] += member.log_writes * write_time
         parts["fixed_part"][m] += member.sync_reads * read_propagation + member.log_writes * (
             write_propagation + mirror_propagation

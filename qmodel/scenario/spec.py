@@ -56,6 +56,10 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     # optional: IOSQ computed instead of given (pav_iosq: M/M/c with 1 + aliases per volume; iosq
     # above then 0ms or left out) in balance with the throughput it leaves
     # volumes = 40; aliases = 3; background_rate = 212    # SSCH/s of other work, served like writes
+    # optional: IOSQ on the castout owner's synchronous reads, castout_iosq × its castout (DBM1) write
+    # response (castout_write at 0 km, with the Metro Mirror cost and distance added as for a write)
+    # castout_owner = "G1P1"; castout_iosq = 0.23
+    # castout_write = { conn = "0.4ms", disc = "0.3ms", pend = "0.1ms", iosq = "0.1ms" }
 
     [conversion]                             # CF sync → async (estimate: z/OS's heuristic)
     threshold = "150us"
@@ -118,6 +122,7 @@ TOP_KEYS = {
     "locks",
     "distribution",
     "calibration",
+    "band",
 }
 MEMBER_KEYS = {
     "name",
@@ -139,7 +144,7 @@ SECTION_KEYS = {
     "locks": {"lockable_items", "resolution_round_trips", "lock_span"},
     "conversion": {"threshold", "redispatch", "async_cpu"},
     "disk": {"primary_site", "secondary_site", "metro_mirror", "pprc_overhead", "read", "write", "volumes",
-             "aliases", "background_rate"},
+             "aliases", "background_rate", "castout_owner", "castout_write", "castout_iosq"},
     "distribution": {"shape"},
 }
 IO_KEYS = ("conn", "disc", "pend", "iosq")
@@ -272,6 +277,9 @@ class Scenario:
     volumes: int | None  # volumes the I/O is spread over: IOSQ computed (pav_iosq); None: IOSQ as given
     aliases: int  # PAV aliases per volume
     disk_background: float  # SSCH/s of other work on those volumes (deferred writes, castout), 1/s
+    castout_owner: str | None  # the member whose reads queue behind castout writes (None: no such IOSQ)
+    castout_write: IOTimes | None  # the owner's castout (DBM1) write at 0 km, s
+    castout_iosq: float  # IOSQ on the owner's synchronous reads per second of its castout write response
     threshold: float
     redispatch: float
     async_cpu: float
@@ -732,13 +740,18 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     primary = reader.name(disk, "primary_site", sites, "disk")
     secondary = reader.name(disk, "secondary_site", sites, "disk") if metro_mirror else primary
     io = {}
-    for kind in ("read", "write"):
+    castout = "castout_owner" in disk
+    for kind in ("read", "write") + (("castout_write",) if castout else ()):
         table = reader.table(disk, kind)
         reader.known(table, set(IO_KEYS), f"disk.{kind}")
         io[kind] = IOTimes(*(reader.quantity(table, key, "ms", f"disk.{kind}", default=0) for key in IO_KEYS))
         if "volumes" in disk and io[kind].iosq:  # computed from the load there: a given one would go unused
             raise reader.error(f"disk.{kind}.iosq", _shown(table["iosq"]), "0ms, or left out",
                                reason="with disk.volumes, IOSQ is computed from the load")
+    if castout and "volumes" in disk:
+        raise reader.error("disk.castout_owner", _shown(disk["castout_owner"]),
+                           "left out beside disk.volumes",
+                           reason="with disk.volumes, IOSQ is computed from the load")
 
     conversion = reader.table(data, "conversion")
     reader.known(conversion, SECTION_KEYS["conversion"], "conversion")
@@ -775,6 +788,10 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         volumes=reader.whole(disk, "volumes", "disk") if "volumes" in disk else None,
         aliases=reader.whole(disk, "aliases", "disk", default=0, lower=0),
         disk_background=reader.quantity(disk, "background_rate", "1/s", "disk", default=0),
+        castout_owner=reader.name(disk, "castout_owner", {m.name for m in members}, "disk") if castout
+        else None,
+        castout_write=io.get("castout_write"),
+        castout_iosq=reader.quantity(disk, "castout_iosq", "1", "disk") if castout else 0.0,
         threshold=reader.quantity(conversion, "threshold", "us", "conversion", strict=True),
         redispatch=reader.quantity(conversion, "redispatch", "us", "conversion", default=0),
         async_cpu=reader.quantity(conversion, "async_cpu", "us", "conversion", default=0),

@@ -127,7 +127,7 @@ def test_a_sweep_into_thrashing_too_long_to_search_is_refused_before_its_main_so
     distances = np.linspace(0, 100_000e3, 10_000)  # thrashes from about 230 km: ~9,980 loads to search
     with pytest.raises(InputError, match=r"searched at 9,9\d\d thrashing distance\(s\)") as refused:
         solve_scenario(ENV3, distances)
-    assert "fewer terminals per member, or fewer distances from 230.0 km on" in str(refused.value)
+    assert "fewer terminals per member, or fewer distances from 110.0 km on" in str(refused.value)
 
 
 def test_the_estimate_counts_only_the_thrashing_distances_before_the_volumes_saturate() -> None:
@@ -350,7 +350,7 @@ def test_no_redispatch_wait_explains_g1p2_at_20_km_without_breaking_the_0_km_row
 
     with pytest.raises(InputError, match="no redispatch wait reaches it") as refused:
         fit_redispatch(ENV3, 0.0, {"G1P1": 0.043, "G1P2": 0.045}, 20e3, "G1P2", 0.125)
-    assert "at most 106 ms" in str(refused.value)
+    assert "at most 106.6 ms" in str(refused.value)
 
 
 def test_a_huge_terminal_population_is_refused_before_any_work_with_its_estimate() -> None:
@@ -379,3 +379,79 @@ def test_distances_that_are_none_negative_or_not_a_list_are_refused_by_name(dist
 
     with pytest.raises(InputError, match=r"distances = .*allowed: one or more finite distances >= 0"):
         solve_scenario(ENV2, distances)
+
+
+def test_the_lock_fit_rests_on_every_environment_3_row_above_0_km_and_no_other_environment() -> None:
+    from qmodel.scenario.calibrate import LOCK_ROWS, PREDICTION_ROWS
+
+    assert {row.scenario for row in LOCK_ROWS} == {"gdps-env3"}
+    assert sorted((r.member, r.quantity, r.km) for r in LOCK_ROWS) == sorted(
+        (member, quantity, km) for member in ("G1P1", "G1P2") for quantity in ("response", "transactions")
+        for km in (20, 40, 70, 100))
+    assert {row.scenario for row in PREDICTION_ROWS} == {"gdps-env1", "gdps-env2"}
+    assert min(row.km for row in PREDICTION_ROWS) > 0  # 0 km rows calibrate other and think time
+
+
+def test_a_thrashing_row_weighs_in_the_fit_as_100_percent_off_in_its_direction() -> None:
+    from qmodel.scenario.calibrate import SIGMA, Row, weighted_residuals
+
+    rows = (Row("gdps-env3", "G1P1", 70, "response", 100.0),
+            Row("gdps-env3", "G1P1", 70, "transactions", 3381.0))
+    residuals = weighted_residuals(rows, np.array([np.nan, np.nan]))
+    assert residuals == pytest.approx([1 / SIGMA["response"], -1 / SIGMA["transactions"]])
+    assert weighted_residuals(rows, np.array([110.0, 3381.0])) == pytest.approx([1.0, 0.0])
+
+
+def test_the_band_of_one_fitted_parameter_is_its_interval_at_the_95_percent_level() -> None:
+    from qmodel.scenario.calibrate import LockFit
+
+    fit = LockFit(("lockable_items",), np.array([np.log(4000.0)]), np.array([[0.09]]), np.zeros(1),
+                  np.zeros(1), ENV3)
+    value, low, high = fit.interval(0)
+    ends = sorted(point["lockable_items"] for point in fit.band_points())
+    assert value == pytest.approx(4000.0) and ends == pytest.approx([low, high], rel=1e-3)  # z 1.96 ≈ √χ²₁
+
+
+ENV1 = load_scenario(resolve_scenario("gdps-env1"))
+
+
+@settings(max_examples=15, deadline=None)
+@given(km=st.floats(0, 300), coefficient=st.floats(0, 1))
+def test_the_castout_owner_alone_queues_its_reads_behind_its_castout_writes(km: float, coefficient: float
+                                                                             ) -> None:
+    # IOSQ per read = castout_iosq × the owner's castout write response (its 0 km RMF times, Metro
+    # Mirror cost and the distance's round trip); the other member's reads do not queue
+    scenario = replace(ENV1, lockable_items=np.inf, castout_iosq=coefficient)
+    without = replace(scenario, castout_owner=None)
+    d = np.array([km * 1e3])
+    with_queue, without_queue = (solve_scenario(s, d).breakdown["sync_io"] for s in (scenario, without))
+    gained = with_queue - without_queue
+    write = ENV1.castout_write
+    mirror = ENV1.pprc_overhead + 2 * km * 1e3 / ENV1.fibre_speed  # one round trip to the secondary
+    response = write.conn + write.disc + write.pend + write.iosq + mirror
+    owner = [m.name for m in ENV1.members].index(ENV1.castout_owner)
+    reads = ENV1.members[owner].sync_reads
+    assert gained[owner, 0] == pytest.approx(reads * coefficient * response, rel=1e-9, abs=1e-15)
+    assert gained[1 - owner, 0] == 0
+
+
+def test_the_castout_coefficient_rests_on_both_rows_with_nothing_at_a_distance() -> None:
+    from qmodel.scenario.calibrate import CASTOUT_ROWS, fit_castout_iosq
+
+    c, se, residuals = fit_castout_iosq()
+    assert c == pytest.approx(0.42 / 1.8) and len(residuals) == len(CASTOUT_ROWS) == 2
+    assert c == pytest.approx(ENV1.castout_iosq, rel=1e-3)  # the file carries the fit
+    assert 0 < se < c / 2  # its 95% interval spans less than a factor 2 (not weakly identified)
+
+
+def test_a_castout_owner_beside_computed_iosq_or_not_a_member_is_refused(tmp_path) -> None:
+    from qmodel.errors import InputError
+
+    text = resolve_scenario("gdps-env1").read_text(encoding="utf-8")
+    owner = 'castout_owner = "G1P1"'
+    for change, message in (((owner, 'castout_owner = "G1P9"'), "disk.castout_owner = G1P9"),
+                            ((owner, owner + "\nvolumes = 40"), "disk.castout_owner = G1P1")):
+        path = tmp_path / "broken.toml"
+        path.write_text(text.replace(*change).replace('iosq = "0.1ms" }', 'iosq = "0ms" }'), encoding="utf-8")
+        with pytest.raises(InputError, match=message):
+            load_scenario(path)

@@ -277,7 +277,7 @@ def test_a_whole_number_in_quotes_is_echoed_in_quotes_and_said_to_be_text(tmp_pa
 def test_requests_without_a_path_echo_the_count_as_typed(tmp_path) -> None:
     path = broken(tmp_path, "requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = 23.81 }",
                   'requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = "23.81K" }',
-                  ('[[path]]\nmember = "G1P1"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 7\n', ""))
+                  ('[[path]]\nmember = "G1P1"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 2\n', ""))
     assert "member G1P1.requests.GBPS = 23.81K (no path to its CF)" in refusal(path)
 
 

@@ -291,9 +291,9 @@ def test_a_cell_error_names_the_path_once_where_the_column_names_it() -> None:
 
 
 def test_a_thrashing_row_names_only_the_remedies_that_apply_there() -> None:
-    # Tay's uniform holding (span 100%) thrashes Environment 2 at 70 km, where its subchannels wait for
-    # nothing: fewer terminals or a shorter distance, not more subchannels
-    status, _, err = variants("locks.lock_span,distance\n100%,70km\n")
+    # a fifth of the fitted lockable items thrashes Environment 2 at 70 km, where its subchannels wait
+    # for nothing: fewer terminals or a shorter distance, not more subchannels
+    status, _, err = variants("locks.lockable_items,distance\n800,70km\n")
     assert status == 1 and "row 1:" in err
     assert err.strip().endswith("at this distance, or a shorter distance")
 
