@@ -129,8 +129,8 @@ def scenario(
 
     Exit status 1 when lock contention thrashes (or the volumes cannot carry their other work) at some
     distance: the other distances are still shown, as --variants still writes its other rows."""
+    from qmodel.scenario.band import load_banded
     from qmodel.scenario.files import resolve_scenario, shipped_folder
-    from qmodel.scenario.spec import load_scenario
 
     _refuse_unused(ctx, variants_csv, max_distance, distance_text)
     if plot_path:
@@ -150,15 +150,16 @@ def scenario(
         from qmodel.scenario.variants import run_variant_files
 
         ctx.exit(run_variant_files(path, variants_csv, output_csv))
-    spec = load_scenario(path)
+    banded = load_banded(path)
+    spec = banded.scenario
     if max_distance:
         if distance_text is not None or plot_path:
             raise InputError(
                 "--max-distance", "with --distance, --points or --plot", "--max-distance alone (it searches)"
             )
-        _show_goal_seek(spec, up_to, fmt)
+        _show_goal_seek(banded, up_to, fmt)
         return
-    from qmodel.scenario.compose import solve_scenario
+    from qmodel.scenario.band import solve_banded
 
     distances = None if distance_text is None else _distances(distance_text, points)
     if fmt == "table" and distances is not None and distances.size > TABLE_DISTANCES:
@@ -168,7 +169,7 @@ def scenario(
             f"at most {TABLE_DISTANCES:,} distances in a table; --format csv or json writes them all",
             reason=f"drawing the table would take about {distances.size * SECONDS_PER_TABLE_DISTANCE:.0f} s",
         )
-    result = solve_scenario(spec, distances)
+    result = solve_banded(banded, distances)
     _show(spec, result, fmt, breakdown)
     if plot_path:
         from qmodel.plotting import plot_scenario
@@ -240,19 +241,26 @@ def _distances(text: str, points: int | None):
 
 
 def _show(spec, result, fmt: str, breakdown: bool) -> None:
-    if fmt == "json":  # the results, and where the scenario's values come from
+    from qmodel.scenario.result import NO_BAND
+
+    if fmt == "json":  # the results, where the scenario's values come from, and the band's points
         payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
+        if spec.band is not None:
+            payload["band"] = {**payload["band"], "overrides": list(spec.band.points)}
         render([], [], fmt, json_payload=payload)
         return
     records = result.records()  # CSV rounds to 12 digits (qmodel.output), the table to 0.01 (_shown)
     if fmt == "csv":
         render(list(records[0]), [list(r.values()) for r in records], fmt)
+        if not result.band:  # the rows carry no *_low, *_high: say why where the data does not go
+            click.echo(f"no band: {NO_BAND}", err=True)
         return
-    rows = [[_shown(r[key]) if key != "member" else r[key] for key in SUMMARY] for r in records]
+    rows = [[_banded(r, key) if key != "member" else r[key] for key in SUMMARY] for r in records]
     render(list(SUMMARY.values()), rows, fmt, title=result.title)
     notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}."]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
+    notes += _band_notes(result)
     notes += _thrashing_notes(spec, result)
     _say(" ".join(notes))
     if breakdown:
@@ -279,6 +287,38 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
                        ["busy [% of exposures]", *(_shown(v * 100) for v in result.volume_busy)]]
             render(["volumes", *(f"{d / 1e3:g} km" for d in result.distances)], volumes, fmt,
                    title="Volumes: IOSQ computed from the load")
+
+
+def _banded(record: dict, key: str):
+    """A table cell: the value (:func:`_shown`), and where the record has its band, ``96.2 (87–120)``;
+    "none" where the answer has no value but some band point has one."""
+    from qmodel.output import format_number
+
+    value = _shown(record[key])
+    if f"{key}_low" not in record or record[f"{key}_low"] is None:
+        return value
+    low, high = (format_number(_shown(record[f"{key}_{end}"])) for end in ("low", "high"))
+    return f"{'none' if value is None else format_number(value)} ({low}\N{EN DASH}{high})"
+
+
+def _band_notes(result) -> list[str]:
+    """What the table's (low–high) are, or why there are none; where some band point has no response
+    time, that the band there lacks that point (its end toward longer times is open)."""
+    import numpy as np
+
+    from qmodel.scenario.result import NO_BAND
+
+    if not result.band:
+        return [f"No band: {NO_BAND}."]
+    notes = [f"(low\N{EN DASH}high): the least and greatest over the answer and"
+             f" {_unit(len(result.band), 'points')} of its band ({result.band_method})."]
+    open_end = np.flatnonzero(sum(point.thrashing for point in result.band))
+    if open_end.size:
+        where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
+        more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
+        notes.append(f"At {where}{more} km some band point has no response time (lock contention"
+                     " thrashes there): the band leaves it out, so its end toward longer times is open.")
+    return notes
 
 
 def _thrashing_notes(spec, result) -> list[str]:
