@@ -435,19 +435,38 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
+def _held_km(seek) -> float | None:
+    """The goal seek's distance to 0.1 km, rounded down (the goal is known to hold there: the search is
+    good to TOLERANCE, 50 m); None where the goal fails at 0 km already."""
     import math
 
-    from qmodel.scenario.goal import TOLERANCE, max_distance
-    from qmodel.scenario.result import BREAKDOWN_MEANING
+    return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
+
+
+def _seek_end(seek) -> tuple[str, str]:
+    """A goal seek's answer for its band: (the distance as a range shows it, what breaks the goal there)."""
+    km = _held_km(seek)
+    culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
+    if km is None:
+        return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
+    if not seek.member:
+        return f"over {seek.searched / 1e3:g}", "the goal holds over the whole search"
+    return f"{km:.1f}", f"past {_unit(km, 'km', '.1f')} {culprit} breaks the goal"
+
+
+def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
+    from qmodel.scenario.band import max_distance_banded
+    from qmodel.scenario.goal import TOLERANCE
+    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
     from qmodel.units import UNITS, parse_value
 
+    spec = banded.scenario
     reach = parse_value("--up-to", up_to, "km")
     if not reach > 0:
         raise InputError("--up-to", up_to, "a distance > 0 km")
-    answer = max_distance(spec, reach * UNITS["km"].to_si)
-    # to 0.1 km, rounded down: the goal is known to hold there (the search is good to TOLERANCE, 50 m)
-    km = None if answer.distance != answer.distance else math.floor(answer.distance / 100) / 10
+    sought = max_distance_banded(banded, reach * UNITS["km"].to_si)
+    answer = sought.answer
+    km = _held_km(answer)
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     if km is None:
@@ -469,6 +488,13 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
             f" {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
             f" ({BREAKDOWN_MEANING[answer.component]})."
         )
+    if sought.low is None:
+        text += f" No band: {NO_BAND}."
+    else:
+        (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
+        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km), the least and"
+                 f" greatest over the answer and {_unit(len(banded.points), 'points')} of its band"
+                 f" ({banded.method}). At the low end {low_breaks}; at the high end {high_breaks}.")
     beyond_search = km is not None and not answer.member  # the answer is not known, only a lower bound
     payload = {
         "max_distance_km": None if beyond_search else km,
@@ -479,6 +505,10 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
         "breaking_component": answer.component or None,
         "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
+    for name, end in (("low", sought.low), ("high", sought.high)):  # None without a band
+        payload[f"max_distance_km_{name}"] = None if end is None or not end.member else _held_km(end)
+        payload[f"breaking_member_{name}"] = None if end is None else end.member or None
+        payload[f"breaking_component_{name}"] = None if end is None else end.component or None
     if fmt != "table":
         render(
             list(payload),
@@ -487,12 +517,14 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
             json_payload={**payload, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
         )
         return
-    render(
-        ["max distance [km]", "breaking member", "breaking component"],
-        [[f"over {answer.searched / 1e3:g}" if beyond_search else km, answer.member, answer.component]],
-        fmt,
-        title=spec.title,
-    )
+    rows = [["answer", f"over {answer.searched / 1e3:g}" if beyond_search else km, answer.member,
+             answer.component]]
+    for name, end in (("band low", sought.low), ("band high", sought.high)):
+        if end is not None:
+            over = not end.member and _held_km(end) is not None
+            rows.append([name, f"over {end.searched / 1e3:g}" if over else _held_km(end), end.member,
+                         end.component])
+    render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
 
 
