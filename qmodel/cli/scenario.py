@@ -492,7 +492,8 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         text += f" No band: {NO_BAND}."
     else:
         (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
-        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km), the least and"
+        ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
+        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), the least and"
                  f" greatest over the answer and {_unit(len(banded.points), 'points')} of its band"
                  f" ({banded.method}). At the low end {low_breaks}; at the high end {high_breaks}.")
     beyond_search = km is not None and not answer.member  # the answer is not known, only a lower bound
