@@ -108,9 +108,10 @@ class ScenarioResult:
         beside it: the least and greatest over this solve and the band's (:meth:`band_values`), and
         ``band_points_without_answer`` counts the band's points with no response time there."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
-        values = self.record_values()
-        bands = self.band_values() if self.band else {}
-        names = [*self.members, "all"][: values["response_time_ms"].shape[0]]
+        values = {name: numbers(value) for name, value in self.record_values().items()}
+        bands = {name: (numbers(low), numbers(high))
+                 for name, (low, high) in (self.band_values().items() if self.band else ())}
+        names = [*self.members, "all"][: len(values["response_time_ms"])]
         without_answer = sum(point.thrashing.astype(int) for point in self.band)
         records = []
         for d in range(self.distances.size):
@@ -127,10 +128,10 @@ class ScenarioResult:
                     converted, answer = self.converted_rate[row, d], None if fits is None else fits[row]
                 record: dict[str, object] = {"distance_km": number(self.distances[d] / 1e3), "member": member}
                 for name, value in values.items():
-                    record[name] = number(value[row, d])
+                    record[name] = value[row][d]
                     if name in bands:
-                        record[f"{name}_low"] = number(bands[name][0][row, d])
-                        record[f"{name}_high"] = number(bands[name][1][row, d])
+                        record[f"{name}_low"] = bands[name][0][row][d]
+                        record[f"{name}_high"] = bands[name][1][row][d]
                     if name == "cpu_pct_of_one_cp":
                         record["converted_cf_requests_per_s"] = number(converted)
                 for cf in cfs:
@@ -247,6 +248,13 @@ def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:
     delayed = np.array([fraction for fraction, _ in paths])
     total = rates.sum()
     return (float(np.dot(delayed, rates) / total) if total > 0 else float(delayed.mean())), float(total)
+
+
+def numbers(values: np.ndarray) -> list:
+    """:func:`number` over an array, as nested lists (quicker than one call per element)."""
+    shown = (np.asarray(values, float) + 0.0).astype(object)
+    shown[np.isnan(values)] = None
+    return shown.tolist()
 
 
 def number(value: float) -> float | None:
