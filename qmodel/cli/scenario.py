@@ -497,26 +497,33 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
                  f" greatest over the answer and {_unit(len(banded.points), 'points')} of its band"
                  f" ({banded.method}). At the low end {low_breaks}; at the high end {high_breaks}.")
     beyond_search = km is not None and not answer.member  # the answer is not known, only a lower bound
-    payload = {
-        "max_distance_km": None if beyond_search else km,
+    ends = {"low": sought.low, "high": sought.high}  # None without a band
+
+    def beside(name: str, value) -> dict:
+        """The answer's ``name`` and, beside it, the band's ends' (None without a band)."""
+        return {name: value(answer), **{f"{name}_{end}": None if seek is None else value(seek)
+                                        for end, seek in ends.items()}}
+
+    payload = {  # no distance where the goal fails at 0 km, or holds to the end of the search
+        **beside("max_distance_km", lambda seek: _held_km(seek) if seek.member else None),
         "goal_holds_beyond_search": beyond_search,
         "tolerance_km": TOLERANCE / 1e3,
         "searched_to_km": answer.searched / 1e3,
-        "breaking_member": answer.member or None,
-        "breaking_component": answer.component or None,
+        **beside("breaking_member", lambda seek: seek.member or None),
+        **beside("breaking_component", lambda seek: seek.component or None),
         "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
-    for name, end in (("low", sought.low), ("high", sought.high)):  # None without a band
-        payload[f"max_distance_km_{name}"] = None if end is None or not end.member else _held_km(end)
-        payload[f"breaking_member_{name}"] = None if end is None else end.member or None
-        payload[f"breaking_component_{name}"] = None if end is None else end.component or None
+    band = ({"method": banded.method, "points": len(banded.points)} if banded.points
+            else {"method": None, "points": 0, "why_none": NO_BAND})
     if fmt != "table":
         render(
             list(payload),
             [list(payload.values())],
             fmt,
-            json_payload={**payload, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
+            json_payload={**payload, "band": band, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
         )
+        if fmt == "csv" and not banded.points:  # its *_low, *_high are empty: say why off the data
+            click.echo(f"no band: {NO_BAND}", err=True)
         return
     rows = [["answer", f"over {answer.searched / 1e3:g}" if beyond_search else km, answer.member,
              answer.component]]

@@ -115,6 +115,18 @@ def test_a_point_sets_member_keys_as_the_variants_headers_do(tmp_path) -> None:
     assert banded.points[1].member("G1P2").other == pytest.approx(0.012)
 
 
+def test_where_a_band_point_has_no_answer_the_band_leaves_it_out_and_says_its_end_is_open(tmp_path) -> None:
+    path = env2_with_band(tmp_path, points('{ "locks.lockable_items" = 200 }'))  # thrashes at 100 km only
+    payload = json.loads(run([path, "--distance", "20km,100km", "--format", "json"]).output)
+    missing = {record["distance_km"]: record["band_points_without_answer"] for record in payload["results"]}
+    assert missing == {20.0: 0, 100.0: 1}
+    far = [record for record in payload["results"] if record["distance_km"] == 100.0]
+    assert all(r["response_time_ms_low"] == r["response_time_ms"] == r["response_time_ms_high"] for r in far)
+    table = " ".join(run([path, "--distance", "20km,100km", "--no-breakdown"]).output.split())
+    assert "At 100 km some band point has no response time" in table
+    assert "its end toward longer times is open" in table
+
+
 # --- no band, and why ------------------------------------------------------------------------------
 
 
@@ -204,6 +216,9 @@ def test_max_distance_prints_its_band_and_what_breaks_the_goal_at_each_end() -> 
         culprit = f"{payload[f'breaking_member_{end}']}'s {payload[f'breaking_component_{end}']}"
         assert f"At the {end} end past {distance:.1f} km {culprit} breaks the goal" in text.replace(
             "at the high", "At the high")
+    header = run(["gdps-env2", "--max-distance", "--format", "csv"]).stdout.splitlines()[0].split(",")
+    for name in ("max_distance_km", "breaking_member", "breaking_component"):
+        assert header.index(f"{name}_low") == header.index(name) + 1 == header.index(f"{name}_high") - 1
     for row in ("band low", "band high"):
         assert re.search(rf"{row}\s*│\s*[\d.]+", result.output)
 
