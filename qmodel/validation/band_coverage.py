@@ -75,3 +75,20 @@ def band_coverage(casebook: str = E2E_CASEBOOK, scenarios: tuple[str, ...] = PRE
 def coverage(rows: list[Covered]) -> float:
     """The share of ``rows`` whose printed value lies in the band (NaN for no rows)."""
     return sum(row.inside for row in rows) / len(rows) if rows else math.nan
+
+
+def main() -> None:
+    """Each prediction row with its band, and the coverage (python -m qmodel.validation.band_coverage)."""
+    rows = band_coverage()
+    for row in rows:
+        low, high = row.case.paper
+        printed = f"{low:g}" if low == high else f"{low:g}-{high:g}"
+        print(f"{row.case.id:<40} {printed:>9} {row.case.unit:<2} model {row.value:9.4g}"
+              f" band {row.low:9.4g} to {row.high:9.4g}  {'in' if row.inside else 'OUT'}")
+    inside = sum(row.inside for row in rows)
+    print(f"band coverage: {coverage(rows):.1%} ({inside} of {len(rows)} prediction rows;"
+          f" target {COVERAGE_TARGET:.0%})")
+
+
+if __name__ == "__main__":
+    main()
