@@ -290,15 +290,16 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
 
 def _banded(record: dict, key: str):
-    """A table cell: the value (:func:`_shown`), and where the record has its band, ``96.2 (87–120)``;
-    "none" where the answer has no value but some band point has one."""
+    """A table cell: the value (:func:`_shown`), and where the record has its band, ``96.2 (87 – 120)``:
+    each number a word of its own, so a narrow table wraps the cell between them and never cuts one
+    short; "none" where the answer has no value but some band point has one."""
     from qmodel.output import format_number
 
     value = _shown(record[key])
     if f"{key}_low" not in record or record[f"{key}_low"] is None:
         return value
     low, high = (format_number(_shown(record[f"{key}_{end}"])) for end in ("low", "high"))
-    return f"{'none' if value is None else format_number(value)} ({low}\N{EN DASH}{high})"
+    return f"{'none' if value is None else format_number(value)} ({low} \N{EN DASH} {high})"
 
 
 def _band_notes(result) -> list[str]:
@@ -310,7 +311,7 @@ def _band_notes(result) -> list[str]:
 
     if not result.band:
         return [f"No band: {NO_BAND}."]
-    notes = [f"(low\N{EN DASH}high): the least and greatest over the answer and"
+    notes = [f"(low \N{EN DASH} high): the least and greatest over the answer and"
              f" {_unit(len(result.band), 'points')} of its band ({result.band_method})."]
     open_end = np.flatnonzero(sum(point.thrashing for point in result.band))
     if open_end.size:

@@ -2,7 +2,7 @@
 
 What a planner is promised: the band holds the answer; a scenario without one says why; a band point
 is checked as a --variants override is; JSON and CSV carry NAME_low and NAME_high beside each value,
-the table `v (lo–hi)` within 80 columns, --max-distance its band and what breaks the goal at each end;
+the table `v (lo – hi)` within 80 columns, --max-distance its band and what breaks the goal at each end;
 and on the study's prediction rows the measured value lies in the band (the honesty check).
 """
 
@@ -191,18 +191,36 @@ def test_json_and_csv_carry_low_and_high_beside_each_value() -> None:
         assert header.index(f"{name}_low") == header.index(name) + 1 == header.index(f"{name}_high") - 1
 
 
-def test_the_table_shows_value_and_band_within_80_columns_no_number_split() -> None:
-    args = ["gdps-env2", "--distance", "0km,70km,100km", "--no-breakdown"]
-    table = run(args).output
+def shown_band(record: dict, name: str) -> list[str]:
+    """The value, low and high of ``name`` as the table shows numbers (to 0.01)."""
+    return [format_number(round(record[f"{name}{end}"], 2) + 0.0) for end in ("", "_low", "_high")]
+
+
+BANDED_COLUMNS = ("response_time_ms", "within_goal_pct", "throughput_per_s", "cpu_pct_of_one_cp")
+TABLE_ARGS = ["gdps-env2", "--distance", "0km,70km,100km", "--no-breakdown"]
+
+
+def test_the_table_shows_value_and_band_within_80_columns() -> None:
+    table = run(TABLE_ARGS).output
     assert all(len(line) <= 80 for line in table.splitlines())
-    records = json.loads(run([*args, "--format", "json"]).output)["results"]
+    records = json.loads(run([*TABLE_ARGS, "--format", "json"]).output)["results"]
     cells = {cell for row in table_rows(table) for cell in row}
     for record in records:
-        for name in ("response_time_ms", "within_goal_pct", "throughput_per_s", "cpu_pct_of_one_cp"):
-            shown = [format_number(round(record[f"{name}{end}"], 2) + 0.0) for end in ("", "_low", "_high")]
-            assert f"{shown[0]} ({shown[1]}–{shown[2]})" in cells, (name, shown)
+        for name in BANDED_COLUMNS:
+            value, low, high = shown_band(record, name)
+            assert f"{value} ({low} – {high})" in cells, (name, value, low, high)
     notes = " ".join(table.split())
-    assert "(low–high): the least and greatest over the answer and 2 points of its band" in notes
+    assert "(low – high): the least and greatest over the answer and 2 points of its band" in notes
+
+
+@pytest.mark.parametrize("columns", [60, 50])
+def test_a_narrow_table_wraps_the_band_and_never_cuts_or_splits_a_number(columns: int) -> None:
+    table = run(TABLE_ARGS, str(columns)).output
+    assert all(len(line) <= columns for line in table.splitlines()) and "…" not in table
+    printed = set(re.findall(r"[\d.]+", table))
+    records = json.loads(run([*TABLE_ARGS, "--format", "json"]).output)["results"]
+    assert {number for record in records for name in BANDED_COLUMNS for number in shown_band(record, name)
+            } <= printed
 
 
 def test_max_distance_prints_its_band_and_what_breaks_the_goal_at_each_end() -> None:
