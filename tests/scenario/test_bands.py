@@ -19,8 +19,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qmodel.cli import cli
+from qmodel.errors import InputError
 from qmodel.output import format_number
 from qmodel.scenario.band import Banded, load_banded, solve_banded
+from qmodel.scenario.compose import _refuse_huge
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.spec import load_scenario
 from qmodel.validation.band_coverage import COVERAGE_TARGET, Covered, band_coverage, coverage, prediction_rows
@@ -99,6 +101,18 @@ def test_each_point_solved_over_every_distance_at_once_gives_what_each_distance_
         for quantity, ends in alone.items():
             for end, value in zip(together[quantity], ends, strict=True):
                 np.testing.assert_allclose(end[:, column], value[:, 0], rtol=1e-9, err_msg=quantity)
+
+
+def test_a_band_too_large_to_compute_is_refused_before_any_work_with_its_estimate() -> None:
+    def crowded(scenario):
+        return replace(scenario, members=tuple(replace(m, terminals=10_000) for m in scenario.members))
+
+    banded = load_banded(ENV2)
+    distances = np.linspace(0, 100e3, 1000)  # the answer alone is within the limits, with its band not
+    _refuse_huge(crowded(banded.scenario), distances.size)  # alone: no refusal
+    with pytest.raises(InputError, match="each solved 3 times") as refused:
+        solve_banded(Banded(crowded(banded.scenario), tuple(map(crowded, banded.points))), distances)
+    assert "too large to compute" in refused.value.message()
 
 
 def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> None:
