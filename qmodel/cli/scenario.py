@@ -42,7 +42,10 @@ terminals and think time, per-transaction profile), coupling facilities and
 structures, each member's paths to them (link, subchannels), disks, the
 conversion threshold, lock contention and the WLM goal; see the README.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
-sync_io, commit, lock_contention and other."""
+sync_io, commit, lock_contention and other. Where the file has a [band]
+(points at the ends of its fitted parameters' intervals), every answer
+carries the least and greatest over them: v (lo – hi) in the table,
+NAME_low and NAME_high in CSV and JSON, hatched in the plot."""
 )
 @click.argument("scenario_file", metavar="SCENARIO")
 @click.option(
@@ -71,7 +74,8 @@ sync_io, commit, lock_contention and other."""
     "--max-distance",
     "max_distance",
     is_flag=True,
-    help="The largest distance at which every member meets the WLM goal, and what breaks it.",
+    help="The largest distance at which every member meets the WLM goal, and what breaks it; with a"
+    " [band], the same at the band's ends.",
 )
 @click.option(
     "--up-to",
