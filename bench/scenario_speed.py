@@ -1,7 +1,10 @@
 """Scenario solver speed: a sweep of 1,000 distances, and --max-distance as a whole process.
 
 Targets (issue 15): a two-member scenario swept over 1,000 distances in ≤ 1 s; `qmodel scenario
-FILE --max-distance` in ≤ 0.3 s whole process (start-up included). Also: long sweeps cost time in
+FILE --max-distance` in ≤ 0.3 s whole process (start-up included). Issue 25: the same with the band
+(the scenario solved again at each point of its [band]): 1,000 distances with bands, their records
+included, in ≤ 1 s; --max-distance with its band in ≤ 0.5 s whole process; each beside the answer
+without a band in the same run (the band's cost as a ratio). Also: long sweeps cost time in
 proportion to their distances (the finite-source queue works in blocks of states, so neither memory
 nor time per distance grows with the sweep); and a table of 1,000 distances, 647 of them thrashing,
 whole process: its notes read the remedies from the solve, not from solves of their own; and a sweep
@@ -23,6 +26,7 @@ import numpy as np
 from timing import median_time, wall_time
 
 from qmodel.scenario import load_scenario, solve_scenario
+from qmodel.scenario.band import load_banded, solve_banded
 from qmodel.scenario.files import resolve_scenario
 
 REPEATS = 5
@@ -33,6 +37,17 @@ def sweep(name: str, points: int = 1000, repeats: int = REPEATS, **changes) -> t
     distances = np.linspace(0, 100e3, points)
     seconds, result = median_time(lambda: solve_scenario(scenario, distances), repeats)
     return seconds, bool(result.thrashing.any())
+
+
+def banded_sweep(name: str, points: int = 1000, repeats: int = REPEATS) -> tuple[float, float, int]:
+    """Median seconds of 1,000 distances solved with the band, records (the rows CSV and JSON write)
+    included; the same without the band (its points dropped); and the band's points."""
+    banded = load_banded(resolve_scenario(name))
+    distances = np.linspace(0, 100e3, points)
+    with_band, _ = median_time(lambda: solve_banded(banded, distances).records(), repeats)
+    alone = banded._replace(points=())
+    without, _ = median_time(lambda: solve_banded(alone, distances).records(), repeats)
+    return with_band, without, len(banded.points)
 
 
 def whole_process(arguments: list[str]) -> float:
@@ -69,8 +84,14 @@ def main() -> None:
         per_distance = seconds / points * 1e3
         print(f"gdps-env3: {points:,} distances in {seconds:.1f} s ({per_distance:.2f} ms per distance)")
     for name in ("gdps-env2", "gdps-env3"):
+        with_band, without, points = banded_sweep(name)
+        print(f"{name}: 1,000 distances with the band ({points} points), records included: "
+              f"{with_band * 1e3:.0f} ms (target ≤ 1000 ms); without it {without * 1e3:.0f} ms "
+              f"(ratio {with_band / without:.2f})")
+    for name in ("gdps-env2", "gdps-env3"):
         seconds = whole_process(["scenario", name, "--max-distance"])
-        print(f"qmodel scenario {name} --max-distance: {seconds * 1e3:.0f} ms, whole process (target 300 ms)")
+        print(f"qmodel scenario {name} --max-distance, with its band: {seconds * 1e3:.0f} ms, whole process"
+              " (target 500 ms)")
     seconds = thrashing_table()
     print(f"qmodel scenario gdps-env3 --distance 0..300km --points 1000: {seconds:.1f} s, whole process")
     baseline = whole_process(["--version"])

@@ -134,12 +134,16 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
     stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
-    distances with no answer (thrashing, or volumes that cannot carry their other work) are marked."""
+    distances with no answer (thrashing, or volumes that cannot carry their other work) are marked.
+    Where the scenario has a band, the response time and the share carry it shaded (the least and
+    greatest over the answer and the band's points, :meth:`ScenarioResult.band_values`)."""
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
     km = result.distances[order] / 1e3
     goal_met = result.goal_met[:, order]
     no_answer = {label: where[order] for label, where in _no_answer(result).items()}
     goal_within = "{:g} {}".format(*goal_time(result.goal_time))
+    bands = result.band_values() if result.band else {}
+    band_label = f"band: {len(result.band)} points ({textwrap.shorten(result.band_method, 60)})"
     figure, panels = plt.subplots(2, len(result.members), sharex=True, sharey="row", squeeze=False,
                                   figsize=(4.5 * len(result.members) + 2.5, 7),
                                   gridspec_kw={"height_ratios": (3, 2)})
@@ -148,6 +152,11 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
         time_axes.stackplot(km, [result.breakdown[name][m, order] * 1e3 for name in BREAKDOWN],
                             labels=BREAKDOWN, alpha=0.8)
         time_axes.plot(km, result.response_time[m, order] * 1e3, color="black", label="mean response time")
+        for axes, name in ((time_axes, "response_time_ms"), (share_axes, "within_goal_pct")):
+            if name in bands:
+                low, high = bands[name]
+                axes.fill_between(km, low[m, order], high[m, order], facecolor="none", hatch="////",
+                                  edgecolor="black", linewidth=0.6, alpha=0.5, zorder=3, label=band_label)
         share_axes.plot(km, result.share_within_goal[m, order] * 100, color="black", marker=".",
                         label=f"transactions within {goal_within}")
         share_axes.axhline(result.goal_share * 100, color="tab:red", linestyle="--",

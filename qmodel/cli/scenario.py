@@ -42,7 +42,10 @@ terminals and think time, per-transaction profile), coupling facilities and
 structures, each member's paths to them (link, subchannels), disks, the
 conversion threshold, lock contention and the WLM goal; see the README.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
-sync_io, commit, lock_contention and other."""
+sync_io, commit, lock_contention and other. Where the file has a [band]
+(points at the ends of its fitted parameters' intervals), every answer
+carries the least and greatest over them: v (lo – hi) in the table,
+NAME_low and NAME_high in CSV and JSON, hatched in the plot."""
 )
 @click.argument("scenario_file", metavar="SCENARIO")
 @click.option(
@@ -71,7 +74,8 @@ sync_io, commit, lock_contention and other."""
     "--max-distance",
     "max_distance",
     is_flag=True,
-    help="The largest distance at which every member meets the WLM goal, and what breaks it.",
+    help="The largest distance at which every member meets the WLM goal, and what breaks it; with a"
+    " [band], the same at the band's ends.",
 )
 @click.option(
     "--up-to",
@@ -129,8 +133,8 @@ def scenario(
 
     Exit status 1 when lock contention thrashes (or the volumes cannot carry their other work) at some
     distance: the other distances are still shown, as --variants still writes its other rows."""
+    from qmodel.scenario.band import load_banded
     from qmodel.scenario.files import resolve_scenario, shipped_folder
-    from qmodel.scenario.spec import load_scenario
 
     _refuse_unused(ctx, variants_csv, max_distance, distance_text)
     if plot_path:
@@ -150,15 +154,16 @@ def scenario(
         from qmodel.scenario.variants import run_variant_files
 
         ctx.exit(run_variant_files(path, variants_csv, output_csv))
-    spec = load_scenario(path)
+    banded = load_banded(path)
+    spec = banded.scenario
     if max_distance:
         if distance_text is not None or plot_path:
             raise InputError(
                 "--max-distance", "with --distance, --points or --plot", "--max-distance alone (it searches)"
             )
-        _show_goal_seek(spec, up_to, fmt)
+        _show_goal_seek(banded, up_to, fmt)
         return
-    from qmodel.scenario.compose import solve_scenario
+    from qmodel.scenario.band import solve_banded
 
     distances = None if distance_text is None else _distances(distance_text, points)
     if fmt == "table" and distances is not None and distances.size > TABLE_DISTANCES:
@@ -168,7 +173,7 @@ def scenario(
             f"at most {TABLE_DISTANCES:,} distances in a table; --format csv or json writes them all",
             reason=f"drawing the table would take about {distances.size * SECONDS_PER_TABLE_DISTANCE:.0f} s",
         )
-    result = solve_scenario(spec, distances)
+    result = solve_banded(banded, distances)
     _show(spec, result, fmt, breakdown)
     if plot_path:
         from qmodel.plotting import plot_scenario
@@ -240,19 +245,26 @@ def _distances(text: str, points: int | None):
 
 
 def _show(spec, result, fmt: str, breakdown: bool) -> None:
-    if fmt == "json":  # the results, and where the scenario's values come from
+    from qmodel.scenario.result import NO_BAND
+
+    if fmt == "json":  # the results, where the scenario's values come from, and the band's points
         payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
+        if spec.band is not None:
+            payload["band"] = {**payload["band"], "overrides": list(spec.band.points)}
         render([], [], fmt, json_payload=payload)
         return
     records = result.records()  # CSV rounds to 12 digits (qmodel.output), the table to 0.01 (_shown)
     if fmt == "csv":
         render(list(records[0]), [list(r.values()) for r in records], fmt)
+        if not result.band:  # the rows carry no *_low, *_high: say why where the data does not go
+            click.echo(f"no band: {NO_BAND}", err=True)
         return
-    rows = [[_shown(r[key]) if key != "member" else r[key] for key in SUMMARY] for r in records]
+    rows = [[_banded(r, key) if key != "member" else r[key] for key in SUMMARY] for r in records]
     render(list(SUMMARY.values()), rows, fmt, title=result.title)
     notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}."]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
+    notes += _band_notes(result)
     notes += _thrashing_notes(spec, result)
     _say(" ".join(notes))
     if breakdown:
@@ -279,6 +291,39 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
                        ["busy [% of exposures]", *(_shown(v * 100) for v in result.volume_busy)]]
             render(["volumes", *(f"{d / 1e3:g} km" for d in result.distances)], volumes, fmt,
                    title="Volumes: IOSQ computed from the load")
+
+
+def _banded(record: dict, key: str):
+    """A table cell: the value (:func:`_shown`), and where the record has its band, ``96.2 (87 – 120)``:
+    each number a word of its own, so a narrow table wraps the cell between them and never cuts one
+    short; "none" where the answer has no value but some band point has one."""
+    from qmodel.output import format_number
+
+    value = _shown(record[key])
+    if f"{key}_low" not in record or record[f"{key}_low"] is None:
+        return value
+    low, high = (format_number(_shown(record[f"{key}_{end}"])) for end in ("low", "high"))
+    return f"{'none' if value is None else format_number(value)} ({low} \N{EN DASH} {high})"
+
+
+def _band_notes(result) -> list[str]:
+    """What the table's (low–high) are, or why there are none; where some band point has no response
+    time, that the band there lacks that point (its end toward longer times is open)."""
+    import numpy as np
+
+    from qmodel.scenario.result import NO_BAND
+
+    if not result.band:
+        return [f"No band: {NO_BAND}."]
+    notes = [f"(low \N{EN DASH} high): the least and greatest over the answer and"
+             f" {_unit(len(result.band), 'points')} of its band ({result.band_method})."]
+    open_end = np.flatnonzero(sum(point.thrashing for point in result.band))
+    if open_end.size:
+        where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
+        more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
+        notes.append(f"At {where}{more} km some band point has no response time (lock contention"
+                     " thrashes there): the band leaves it out, so its end toward longer times is open.")
+    return notes
 
 
 def _thrashing_notes(spec, result) -> list[str]:
@@ -395,19 +440,38 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
+def _held_km(seek) -> float | None:
+    """The goal seek's distance to 0.1 km, rounded down (the goal is known to hold there: the search is
+    good to TOLERANCE, 50 m); None where the goal fails at 0 km already."""
     import math
 
-    from qmodel.scenario.goal import TOLERANCE, max_distance
-    from qmodel.scenario.result import BREAKDOWN_MEANING
+    return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
+
+
+def _seek_end(seek) -> tuple[str, str]:
+    """A goal seek's answer for its band: (the distance as a range shows it, what breaks the goal there)."""
+    km = _held_km(seek)
+    culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
+    if km is None:
+        return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
+    if not seek.member:
+        return f"over {seek.searched / 1e3:g}", "the goal holds over the whole search"
+    return f"{km:.1f}", f"past {_unit(km, 'km', '.1f')} {culprit} breaks the goal"
+
+
+def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
+    from qmodel.scenario.band import max_distance_banded
+    from qmodel.scenario.goal import TOLERANCE
+    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
     from qmodel.units import UNITS, parse_value
 
+    spec = banded.scenario
     reach = parse_value("--up-to", up_to, "km")
     if not reach > 0:
         raise InputError("--up-to", up_to, "a distance > 0 km")
-    answer = max_distance(spec, reach * UNITS["km"].to_si)
-    # to 0.1 km, rounded down: the goal is known to hold there (the search is good to TOLERANCE, 50 m)
-    km = None if answer.distance != answer.distance else math.floor(answer.distance / 100) / 10
+    sought = max_distance_banded(banded, reach * UNITS["km"].to_si)
+    answer = sought.answer
+    km = _held_km(answer)
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     if km is None:
@@ -429,30 +493,51 @@ def _show_goal_seek(spec, up_to: str, fmt: str) -> None:
             f" {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
             f" ({BREAKDOWN_MEANING[answer.component]})."
         )
+    if sought.low is None:
+        text += f" No band: {NO_BAND}."
+    else:
+        (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
+        ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
+        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), the least and"
+                 f" greatest over the answer and {_unit(len(banded.points), 'points')} of its band"
+                 f" ({banded.method}). At the low end {low_breaks}; at the high end {high_breaks}.")
     beyond_search = km is not None and not answer.member  # the answer is not known, only a lower bound
-    payload = {
-        "max_distance_km": None if beyond_search else km,
+    ends = {"low": sought.low, "high": sought.high}  # None without a band
+
+    def beside(name: str, value) -> dict:
+        """The answer's ``name`` and, beside it, the band's ends' (None without a band)."""
+        return {name: value(answer), **{f"{name}_{end}": None if seek is None else value(seek)
+                                        for end, seek in ends.items()}}
+
+    payload = {  # no distance where the goal fails at 0 km, or holds to the end of the search
+        **beside("max_distance_km", lambda seek: _held_km(seek) if seek.member else None),
         "goal_holds_beyond_search": beyond_search,
         "tolerance_km": TOLERANCE / 1e3,
         "searched_to_km": answer.searched / 1e3,
-        "breaking_member": answer.member or None,
-        "breaking_component": answer.component or None,
+        **beside("breaking_member", lambda seek: seek.member or None),
+        **beside("breaking_component", lambda seek: seek.component or None),
         "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
+    band = ({"method": banded.method, "points": len(banded.points)} if banded.points
+            else {"method": None, "points": 0, "why_none": NO_BAND})
     if fmt != "table":
         render(
             list(payload),
             [list(payload.values())],
             fmt,
-            json_payload={**payload, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
+            json_payload={**payload, "band": band, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
         )
+        if fmt == "csv" and not banded.points:  # its *_low, *_high are empty: say why off the data
+            click.echo(f"no band: {NO_BAND}", err=True)
         return
-    render(
-        ["max distance [km]", "breaking member", "breaking component"],
-        [[f"over {answer.searched / 1e3:g}" if beyond_search else km, answer.member, answer.component]],
-        fmt,
-        title=spec.title,
-    )
+    rows = [["answer", f"over {answer.searched / 1e3:g}" if beyond_search else km, answer.member,
+             answer.component]]
+    for name, end in (("band low", sought.low), ("band high", sought.high)):
+        if end is not None:
+            over = not end.member and _held_km(end) is not None
+            rows.append([name, f"over {end.searched / 1e3:g}" if over else _held_km(end), end.member,
+                         end.component])
+    render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
 
 

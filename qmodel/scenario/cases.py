@@ -8,18 +8,25 @@ from functools import cache
 import numpy as np
 
 from qmodel.errors import InputError
+from qmodel.scenario.band import Banded, load_banded
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.files import shipped_scenarios
 from qmodel.scenario.result import ScenarioResult
-from qmodel.scenario.spec import load_scenario
 
 
 @cache
-def _solved(name: str, distance: float, subchannels: int, metro_mirror: str) -> ScenarioResult:
+def shipped_banded(name: str) -> Banded:
+    """A shipped scenario and its band's points, read once."""
     shipped = shipped_scenarios()
     if name not in shipped:
         raise InputError("scenario", name, "one of " + ", ".join(sorted(shipped)))
-    scenario = load_scenario(shipped[name])
+    return load_banded(shipped[name])
+
+
+@cache
+def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, point: int) -> ScenarioResult:
+    banded = shipped_banded(name)
+    scenario = banded.points[point - 1] if point else banded.scenario
     if subchannels:
         scenario = replace(scenario, paths=tuple(replace(p, subchannels=subchannels) for p in scenario.paths))
     if metro_mirror:
@@ -41,6 +48,7 @@ def scenario_quantity(
     cf: str,
     subchannels: float,
     metro_mirror: str,
+    point: int = 0,
 ) -> dict[str, float]:
     """Outputs of a shipped scenario at ``distance`` (m) for ``member`` (or "all"), SI units.
 
@@ -49,8 +57,9 @@ def scenario_quantity(
     on the member's path to ``cf``; ``converted`` requests converted to async over the interval;
     ``propagation`` the part every transaction pays.
     ``subchannels`` (if not 0) replaces every path's; ``metro_mirror`` "on"/"off" overrides the file's.
+    ``point`` (if not 0) solves the scenario at that point of its band (1 the first) instead.
     """
-    result = _solved(scenario, float(distance), int(subchannels), metro_mirror)
+    result = _solved(scenario, float(distance), int(subchannels), metro_mirror, point)
     if member == "all":
         values = {
             "response_time": result.total_response_time[0],

@@ -58,6 +58,8 @@ class ScenarioResult:
     goal_time: float  # s
     goal_share: float
     fixed_part: np.ndarray  # s of propagation every transaction pays
+    band: tuple[ScenarioResult, ...] = ()  # the same solved at each point of the scenario's [band]
+    band_method: str = ""  # how the band's points were chosen ("": no band)
 
     @property
     def lock_thrashing(self) -> np.ndarray:
@@ -100,78 +102,85 @@ class ScenarioResult:
         ``volumes_saturated`` that the volumes cannot carry their other work. ``terminals_with_answer``,
         at a distance where lock contention thrashes, is the member's largest whole terminal population
         that still has one, every member's terminals scaled alike (:meth:`terminals_with_answer`); "all"
-        gives their sum."""
+        gives their sum.
+
+        With a band (``band``), each value :meth:`record_values` gives has ``NAME_low`` and ``NAME_high``
+        beside it: the least and greatest over this solve and the band's (:meth:`band_values`), and
+        ``band_points_without_answer`` counts the band's points with no response time there."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
-        totals = self.total_response_time, self.total_throughput, self.total_share_within_goal
+        values = {name: numbers(value) for name, value in self.record_values().items()}
+        bands = {name: (numbers(low), numbers(high))
+                 for name, (low, high) in (self.band_values().items() if self.band else ())}
+        names = [*self.members, "all"][: len(values["response_time_ms"])]
+        without_answer = sum(point.thrashing.astype(int) for point in self.band)
         records = []
         for d in range(self.distances.size):
             fits = self.terminals_with_answer(d)
-            for m, member in enumerate(self.members):
-                paths = {cf: f"{member}→{cf}" for cf in cfs if f"{member}→{cf}" in self.delayed_fraction}
-                records.append(
-                    self._record(
-                        d,
-                        member,
-                        self.response_time[m, d],
-                        self.throughput[m, d],
-                        self.share_within_goal[m, d],
-                        self.cpu_busy[m, d],
-                        self.cpu_per_transaction[m, d],
-                        self.converted_rate[m, d],
-                        {name: value[m, d] for name, value in self.breakdown.items()},
-                        {cf: (self.delayed_fraction[p][d], self.path_rate[p][d]) for cf, p in paths.items()},
-                        cfs,
-                        None if fits is None else fits[m],
-                    )
-                )
-            if len(self.members) > 1:
-                weights = self.throughput[:, d]
-                paths_to = {cf: [p for p in self.path_rate if p.endswith(f"→{cf}")] for cf in cfs}
-                records.append(
-                    self._record(
-                        d,
-                        "all",
-                        *(total[d] for total in totals),
-                        np.nan,
-                        float(np.dot(self.cpu_per_transaction[:, d], weights) / weights.sum()),
-                        self.converted_rate[:, d].sum(),
-                        {
-                            name: float(np.dot(value[:, d], weights) / weights.sum())
-                            for name, value in self.breakdown.items()
-                        },
-                        {cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in paths])
-                         for cf, paths in paths_to.items()},
-                        cfs,
-                        None if fits is None else sum(fits),
-                    )
-                )
+            for row, member in enumerate(names):
+                if member == "all":
+                    paths_to = {cf: [p for p in self.path_rate if p.endswith(f"→{cf}")] for cf in cfs}
+                    paths = {cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in ps])
+                             for cf, ps in paths_to.items()}
+                    converted, answer = self.converted_rate[:, d].sum(), None if fits is None else sum(fits)
+                else:
+                    paths = {cf: (self.delayed_fraction[p][d], self.path_rate[p][d])
+                             for cf in cfs if (p := f"{member}→{cf}") in self.delayed_fraction}
+                    converted, answer = self.converted_rate[row, d], None if fits is None else fits[row]
+                record: dict[str, object] = {"distance_km": number(self.distances[d] / 1e3), "member": member}
+                for name, value in values.items():
+                    record[name] = value[row][d]
+                    if name in bands:
+                        record[f"{name}_low"] = bands[name][0][row][d]
+                        record[f"{name}_high"] = bands[name][1][row][d]
+                    if name == "cpu_pct_of_one_cp":
+                        record["converted_cf_requests_per_s"] = number(converted)
+                for cf in cfs:
+                    delayed, rate = paths.get(cf, (np.nan, np.nan))
+                    record[f"{cf}_delayed_pct"] = number(delayed * 100)
+                    record[f"{cf}_requests_per_s"] = number(rate)
+                if self.io_queue is not None:
+                    record["iosq_ms"] = number(self.io_queue[d] * 1e3)
+                    record["volume_busy_pct"] = number(self.volume_busy[d] * 100)
+                record["thrashing"] = bool(self.lock_thrashing[d])
+                record["volumes_saturated"] = bool(self.disk_saturated[d])
+                record["terminals_with_answer"] = answer
+                if self.band:
+                    record["band_points_without_answer"] = int(without_answer[d])
+                records.append(record)
         return records
 
-    def _record(
-        self, d, member, response, throughput, share, busy, cpu, converted, parts, paths, cfs, fits
-    ) -> dict:
-        record = {
-            "distance_km": number(self.distances[d] / 1e3),
-            "member": member,
-            "response_time_ms": number(response * 1e3),
-            "within_goal_pct": number(share * 100),
-            "throughput_per_s": number(throughput),
-            "cpu_busy_pct_of_lpar": number(busy * 100),
-            "cpu_pct_of_one_cp": number(throughput * cpu * 100),
-            "converted_cf_requests_per_s": number(converted),
+    def record_values(self) -> dict[str, np.ndarray]:
+        """The values of :meth:`records` a band is given for, each (R, D): R the members, then "all"
+        where there are several (every member's transactions together: response time, share within the
+        goal and breakdown weighted by throughput; throughput and one-CP CPU summed; the LPAR share of
+        different LPARs empty, NaN). Units as the names say: ms, %, /s."""
+        several = len(self.members) > 1
+        weights = self.throughput
+
+        def rows(per_member: np.ndarray, total: np.ndarray) -> np.ndarray:
+            return np.vstack([per_member, total[None, :]]) if several else per_member
+
+        def weighted(value: np.ndarray) -> np.ndarray:
+            return rows(value, (value * weights).sum(axis=0) / weights.sum(axis=0))
+
+        one_cp = self.throughput * self.cpu_per_transaction
+        values = {
+            "response_time_ms": weighted(self.response_time) * 1e3,
+            "within_goal_pct": weighted(self.share_within_goal) * 100,
+            "throughput_per_s": rows(self.throughput, self.total_throughput),
+            "cpu_busy_pct_of_lpar": rows(self.cpu_busy, np.full(self.distances.shape, np.nan)) * 100,
+            "cpu_pct_of_one_cp": rows(one_cp, one_cp.sum(axis=0)) * 100,
         }
-        record.update({f"{name}_ms": number(value * 1e3) for name, value in parts.items()})
-        for cf in cfs:
-            delayed, rate = paths.get(cf, (np.nan, np.nan))
-            record[f"{cf}_delayed_pct"] = number(delayed * 100)
-            record[f"{cf}_requests_per_s"] = number(rate)
-        if self.io_queue is not None:
-            record["iosq_ms"] = number(self.io_queue[d] * 1e3)
-            record["volume_busy_pct"] = number(self.volume_busy[d] * 100)
-        record["thrashing"] = bool(self.lock_thrashing[d])
-        record["volumes_saturated"] = bool(self.disk_saturated[d])
-        record["terminals_with_answer"] = fits
-        return record
+        values.update({f"{name}_ms": weighted(value) * 1e3 for name, value in self.breakdown.items()})
+        return values
+
+    def band_values(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Each of :meth:`record_values` as (low, high), the least and greatest over this solve and each
+        point of its band (``band``; a point with no answer at a distance adds nothing there: NaN only
+        where no solve has one). With no band, low and high are the value itself."""
+        solves = [result.record_values() for result in (self, *self.band)]
+        return {name: (np.fmin.reduce([s[name] for s in solves]), np.fmax.reduce([s[name] for s in solves]))
+                for name in solves[0]}
 
     def terminals_with_answer(self, d: int) -> tuple[int, ...] | None:
         """Per member, at distance index ``d`` where lock contention thrashes, the largest whole terminal
@@ -190,14 +199,20 @@ class ScenarioResult:
                         self.io_queue_share_at_edge[:, d])
 
     def to_json(self) -> dict[str, object]:
-        """The goal and the records (one per distance and member, each with its paths' values)."""
+        """The goal, the band (how its points were chosen and how many, or why there is none) and the
+        records (one per distance and member, each with its paths' values)."""
+        band = ({"method": self.band_method, "points": len(self.band)} if self.band
+                else {"method": None, "points": 0, "why_none": NO_BAND})
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
+            "band": band,
             "results": self.records(),
         }
 
 
+# why an answer carries no band
+NO_BAND = "no fitted parameter of this scenario declares an interval (its file has no [band])"
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
@@ -233,6 +248,13 @@ def _pooled(paths: list[tuple[float, float]]) -> tuple[float, float]:
     delayed = np.array([fraction for fraction, _ in paths])
     total = rates.sum()
     return (float(np.dot(delayed, rates) / total) if total > 0 else float(delayed.mean())), float(total)
+
+
+def numbers(values: np.ndarray) -> list:
+    """:func:`number` over an array, as nested lists (quicker than one call per element)."""
+    shown = (np.asarray(values, float) + 0.0).astype(object)
+    shown[np.isnan(values)] = None
+    return shown.tolist()
 
 
 def number(value: float) -> float | None:

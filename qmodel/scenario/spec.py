@@ -78,6 +78,11 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     parameter = "member.other"
     fitted_on = "0 km column"
 
+    [band]                                   # optional: every answer re-solved at these points
+    method = "ends of the fitted parameters' 95% intervals"           # how they were chosen (text)
+    points = [ { "locks.lockable_items" = 650, "locks.lock_span" = "15%" },   # overrides, as the
+               { "locks.lockable_items" = 740, "locks.lock_span" = "24%" } ]  # --variants headers
+
 Nothing in the file is evaluated: names are looked up in the file itself,
 values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 """
@@ -179,6 +184,7 @@ LOCKS_FORM = (
 )
 LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
+BAND_POINTS_FORM = 'a list of tables of dotted scenario keys, e.g. [{ "locks.lock_span" = "15%" }]'
 LOCK_SPAN_FORM = 'the last share of the execution over which locks are taken, e.g. "20%" ("100%": all of it)'
 
 
@@ -254,6 +260,17 @@ class IOTimes:
 
 
 @dataclass(frozen=True)
+class BandSpec:
+    """A scenario's band as the file gives it: how its points were chosen (``method``, text) and each
+    point's overrides, dotted scenario keys as the --variants headers write them with values as the
+    file has them (``{"locks.lock_span": "15%"}``). The keys and values are checked, and the points
+    solved, by :mod:`qmodel.scenario.band` (the --variants override, above this layer)."""
+
+    method: str
+    points: tuple[dict[str, object], ...]
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A checked scenario file, values in SI units."""
 
@@ -289,6 +306,7 @@ class Scenario:
     shape: int
     calibration: tuple[dict[str, str], ...] = ()
     source: str = ""
+    band: BandSpec | None = None  # None: no fitted parameter declares an interval
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -525,6 +543,39 @@ def check_path_capacity(scenario: Scenario, holding: list[np.ndarray]) -> None:
                                 f"{path.background_rate:g}/s", f"below {most}/s, or more subchannels",
                                 reason=f"more than its {path.subchannels} {carry}, at most {most} "
                                 "requests/s even at 0 km")
+
+
+def _dotted(table: dict, prefix: str = "") -> dict[str, object]:
+    """A table's values by dotted key: ``{ locks.lock_span = "15%" }`` (TOML nests it) as
+    ``{"locks.lock_span": "15%"}``, the same as the quoted ``{ "locks.lock_span" = "15%" }``."""
+    flat: dict[str, object] = {}
+    for key, value in table.items():
+        if isinstance(value, dict) and value:
+            flat.update(_dotted(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _band(reader: _Reader, data: dict) -> BandSpec | None:
+    """The [band] table: method (text) and points (tables of dotted keys, each value a number or text)."""
+    if "band" not in data:
+        return None
+    band = reader.table(data, "band", allowed="a [band] table with method and points")
+    reader.known(band, {"method", "points"}, "band")
+    method = band.get("method")
+    if not isinstance(method, str) or not method.strip():
+        raise reader.error("band.method", _shown(method), "how the points were chosen, as text")
+    points = band.get("points")
+    if not isinstance(points, list) or not points or not all(isinstance(p, dict) and p for p in points):
+        raise reader.error("band.points", _shown(points, "points"), BAND_POINTS_FORM)
+    flat = tuple(_dotted(point) for point in points)
+    for index, point in enumerate(flat, 1):
+        for key, value in point.items():
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise reader.error(f"band.points[{index}].{key}", _shown(value, key),
+                                   "a number or a value with its unit, e.g. 650 or \"15%\"")
+    return BandSpec(method.strip(), flat)
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -808,4 +859,5 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         shape=reader.whole(distribution, "shape", "distribution", default=1),
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),
+        band=_band(reader, data),
     )

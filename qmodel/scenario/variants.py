@@ -84,7 +84,7 @@ def _choice(given: str, names: list[str], what: str, title: str, source: str) ->
     )
 
 
-def _column(index: int, title: str, raw: dict, source: str) -> Column | None:
+def override_column(index: int, title: str, raw: dict, source: str) -> Column | None:
     """The override a header names, None for a pass-through column (no dot and not distance);
     InputError for a dotted header that names nothing of the scenario, or an unknown unit."""
     named = split_header(title)
@@ -141,7 +141,7 @@ def _path_name(path: dict) -> str:
     return f"{path.get('member')}→{path.get('cf')}"
 
 
-def _override(data: dict, column: Column, value: object) -> None:
+def apply_override(data: dict, column: Column, value: object) -> None:
     """Set the column's key to ``value`` in the parsed scenario ``data`` (every match of a ``*``)."""
     section, *rest = column.key
     if section == "distance":
@@ -212,7 +212,7 @@ def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, 
         if not cell.strip():
             continue
         data = copy.deepcopy(raw)
-        _override(data, column, _cell_value(cell, column, dialect))
+        apply_override(data, column, _cell_value(cell, column, dialect))
         try:
             scenario_from_dict(data, where)
         except ScenarioError as alone:
@@ -235,7 +235,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
         raise InputError(source, "blank rows only" if table.row_texts else "a header only",
                          "one row per variant under the header", reason="no rows")
     base = scenario_from_dict(raw, where)
-    columns = [c for i, t in enumerate(table.header) if (c := _column(i, t.strip(), raw, source))]
+    columns = [c for i, t in enumerate(table.header) if (c := override_column(i, t.strip(), raw, source))]
     if not columns:
         raise InputError(
             f"{source}: columns", ", ".join(t.strip() for t in table.header), f"at least one of {KEY_FORMS}",
@@ -264,7 +264,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
             for column in columns:
                 cell = table.columns[column.index][row]
                 if cell.strip():
-                    _override(data, column, _cell_value(cell, column, dialect))
+                    apply_override(data, column, _cell_value(cell, column, dialect))
         except InputError as error:
             errors[row] = InputError(
                 f"column {column.title}", error.value, error.allowed, reason=error.reason

@@ -132,11 +132,11 @@ def test_more_subchannels_are_a_remedy_where_the_wait_for_them_is_material(tmp_p
 
 
 def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch) -> None:
-    from qmodel.scenario import compose
+    from qmodel.scenario import band
 
     solves = []
-    solve = compose.solve_scenario
-    monkeypatch.setattr(compose, "solve_scenario", lambda *args: solves.append(args) or solve(*args))
+    solve = band.solve_scenario
+    monkeypatch.setattr(band, "solve_scenario", lambda *args: solves.append(args) or solve(*args))
     result = run(["gdps-env3", "--distance", "20km,250km,300km", "--no-breakdown"])
     assert "give one back" in " ".join(result.output.split()) and len(solves) == 1
 
