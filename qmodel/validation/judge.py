@@ -10,7 +10,7 @@ Verdicts (the report prints this legend):
   disagree with each other here: it names two or more printed values with their citations
   and the arithmetic by which they cannot all hold, whatever the model. Not agreement:
   counted on its own line. A model assumption that fails is a ``miss``, not this;
-- ``calibrated``: within tolerance on a row used to fit a parameter: not a prediction,
+- ``calibrated``: a row used to fit a parameter (within its tolerance or not: the residual): not a prediction,
   never counted as agreement;
 - ``miss``: anything else: the model does not reproduce the printed value. A miss the
   casebook explains (its note gives the numbers) is a known model limit; a miss without
@@ -117,10 +117,13 @@ def _verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
             remark = "model agrees with the printed value the casebook calls inconsistent"
             return "miss", deviation, remark, False
         return "inconsistent", deviation, case.inconsistent, True
+    if case.calibrated:  # a fitted row is never a prediction, whether or not the fit reaches it
+        if matches_paper:
+            return "calibrated", deviation, case.calibrated, True
+        residual = f"{case.calibrated}; the fit leaves this row outside its tolerance"
+        return "calibrated", deviation, f"{residual}: {case.note}" if case.note else residual, True
     if not matches_paper:
         return "miss", deviation, case.note or UNEXPLAINED, bool(case.note)
-    if case.calibrated:
-        return "calibrated", deviation, case.calibrated, True
     return "ok", deviation, case.note, True
 
 

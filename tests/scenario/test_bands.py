@@ -130,7 +130,7 @@ def test_a_point_sets_member_keys_as_the_variants_headers_do(tmp_path) -> None:
 
 
 def test_where_a_band_point_has_no_answer_the_band_leaves_it_out_and_says_its_end_is_open(tmp_path) -> None:
-    path = env2_with_band(tmp_path, points('{ "locks.lockable_items" = 200 }'))  # thrashes at 100 km only
+    path = env2_with_band(tmp_path, points('{ "locks.lockable_items" = 2000 }'))  # thrashes at 100 km only
     payload = json.loads(run([path, "--distance", "20km,100km", "--format", "json"]).output)
     missing = {record["distance_km"]: record["band_points_without_answer"] for record in payload["results"]}
     assert missing == {20.0: 0, 100.0: 1}
