@@ -31,9 +31,12 @@ Examples (Jain, Example 34.2; Bolch et al., Example 8.4):
 \b
 A model file holds [[station]] tables (name, type = queue | delay | multi |
 ld, demand or visits and service_time, servers, rates) and [[class]] tables
-(name, population and think_time, or arrival_rate for an open class); see
-docs. Values take units (2ms, 400us, 250/s); bare numbers are in the
-model's time_unit (flags: --time-unit). Throughput is per second.""")
+(name, population and think_time, or arrival_rate for an open class):
+every key in docs/reference/model-file.md. Values take units (2ms, 400us,
+250/s); bare numbers are in the model's time_unit (flags: --time-unit).
+Throughput is per second.
+\b
+Docs: docs/howto/mva.md, docs/reference/commands.md#qmodel-mva""")
 @click.argument("model_file", required=False, metavar="[MODEL.toml]")
 @click.option("--population", "population_text", default=None, metavar="N | 1..N | N1,N2",
               help="Population: a sweep 1..N (single class), or one per closed class.")
