@@ -4,9 +4,9 @@ The convention (docs/contributing/docs.md):
 
 - a ```console block holds commands after ``$ `` and, under each, the output it shows; each command
   runs in bash, from a temporary directory made for the page (never the repository root), with
-  ``COLUMNS=100``, and where the page shows output it must be what the command prints (stdout and
-  stderr as a terminal interleaves them; trailing spaces ignored; a line ``...`` stands for any
-  lines). ``$ cat FILE`` of a file the page has not made yet makes it, with the lines shown: that
+  ``COLUMNS=100``, and the output shown under it must be what it prints (stdout and stderr as a
+  terminal interleaves them; trailing spaces ignored; a line ``...`` stands for any lines, so
+  ``...`` alone shows none of an output that differs by machine). ``$ cat FILE`` of a file the page has not made yet makes it, with the lines shown: that
   is how a page gives its input files. ``$ echo $?`` shows the previous command's exit status.
 - a ```python block is executed; a ```pycon block is run as a doctest.
 - a block with ``title="NAME"`` (```toml title="ranks.toml"```) is written to NAME in the page's
@@ -166,7 +166,7 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
                 printed_by_line[command.line] = (command, printed)
                 if "Traceback (most recent call last)" in "\n".join(printed):
                     problems.append(Problem(page, command.line + 1, f"{command.text}: a traceback", printed))
-                elif _normal(command.shown) and not matches(command.shown, printed):
+                elif not matches(command.shown, printed):
                     problems.append(Problem(page, command.line + 1, f"{command.text}: output differs", printed))
     return problems, printed_by_line
 
@@ -202,10 +202,8 @@ def update(page: Path) -> int:
     lines = page.read_text(encoding="utf-8").split("\n")
     rewritten = 0
     for _, (command, printed) in sorted(printed_by_line.items(), reverse=True):
-        if matches(command.shown, printed) or command.text.strip().startswith("cat "):
+        if matches(command.shown, printed):
             continue
-        if not _normal(command.shown) and command.out_start == command.out_end:
-            continue  # the page shows no output for this one
         indent = FENCE.match(lines[_fence_of(lines, command.line)])[1]
         lines[command.out_start:command.out_end] = [indent + line for line in _normal(printed)]
         rewritten += 1
