@@ -6,7 +6,8 @@ The convention (docs/contributing/docs.md):
   runs in bash, from a temporary directory made for the page (never the repository root), with
   ``COLUMNS=100``, and the output shown under it must be what it prints (stdout and stderr as a
   terminal interleaves them; trailing spaces ignored; a line ``...`` stands for any lines, so
-  ``...`` alone shows none of an output that differs by machine). ``$ cat FILE`` of a file the page has not made yet makes it, with the lines shown: that
+  ``...`` alone shows none of an output that differs by machine). ``$ cat FILE`` of a file the
+  page has not made yet makes it, with the lines shown: that
   is how a page gives its input files. ``$ echo $?`` shows the previous command's exit status.
 - a ```python block is executed; a ```pycon block is run as a doctest.
 - a block with ``title="NAME"`` (```toml title="ranks.toml"```) is written to NAME in the page's
@@ -40,7 +41,7 @@ RUN_TIMEOUT = 300
 
 def pages() -> list[Path]:
     """README.md and every page of the site."""
-    return [ROOT / "README.md"] + sorted(p for p in (ROOT / "docs").rglob("*.md") if "_hooks" not in p.parts)
+    return [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_hooks" not in p.parts)]
 
 
 @dataclass
@@ -144,14 +145,15 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
         work.mkdir()
         env = environment(Path(folder) / "cache")
         status = 0
+        namespace: dict = {"__name__": "__docs__"}  # the page's Python blocks share it, as one session
         for block in parse(lines):
             where = block.line + 1
             if block.title:
                 (work / block.title).write_text("\n".join(block.body) + "\n", encoding="utf-8")
             if block.kind == "python":
-                problems += _run_python(page, where, "\n".join(block.body), work)
+                problems += _run_python(page, where, "\n".join(block.body), work, namespace)
             elif block.kind == "pycon":
-                problems += _run_doctest(page, where, "\n".join(block.body), work)
+                problems += _run_doctest(page, where, "\n".join(block.body), work, namespace)
             for command in block.commands:
                 cat = re.fullmatch(r"cat (\S+)", command.text.strip())
                 if cat and not (work / cat[1]).exists():
@@ -167,30 +169,33 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
                 if "Traceback (most recent call last)" in "\n".join(printed):
                     problems.append(Problem(page, command.line + 1, f"{command.text}: a traceback", printed))
                 elif not matches(command.shown, printed):
-                    problems.append(Problem(page, command.line + 1, f"{command.text}: output differs", printed))
+                    problems.append(Problem(page, command.line + 1, f"{command.text}: output differs",
+                                            printed))
     return problems, printed_by_line
 
 
-def _run_python(page: Path, where: int, source: str, work: Path) -> list[Problem]:
+def _run_python(page: Path, where: int, source: str, work: Path, namespace: dict) -> list[Problem]:
     here = os.getcwd()
     os.chdir(work)
     try:
-        exec(compile(source, f"{page.name}:{where}", "exec"), {"__name__": "__docs__"})
-    except Exception as error:  # noqa: BLE001 - any failure of an example is the finding
+        exec(compile(source, f"{page.name}:{where}", "exec"), namespace)
+    except Exception as error:  # any failure of an example is the finding
         return [Problem(page, where, f"python block: {type(error).__name__}: {error}")]
     finally:
         os.chdir(here)
     return []
 
 
-def _run_doctest(page: Path, where: int, source: str, work: Path) -> list[Problem]:
+def _run_doctest(page: Path, where: int, source: str, work: Path, namespace: dict) -> list[Problem]:
     here = os.getcwd()
     os.chdir(work)
     try:
-        test = doctest.DocTestParser().get_doctest(source, {}, f"{page.name}:{where}", str(page), where)
+        name = f"{page.name}:{where}"
+        test = doctest.DocTestParser().get_doctest(source, namespace, name, str(page), where)
         runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         report: list[str] = []
-        runner.run(test, out=report.append)
+        runner.run(test, out=report.append, clear_globs=False)
+        namespace.update(test.globs)  # a DocTest runs in a copy of the names it is given
     finally:
         os.chdir(here)
     return [Problem(page, where, "pycon block:\n" + "".join(report))] if runner.failures else []
@@ -225,7 +230,8 @@ def test_every_example_runs_and_shows_what_it_prints(page: Path) -> None:
     problems, _ = run_page(page)
     report = "\n\n".join(f"{p.page.relative_to(ROOT)}:{p.line}: {p.what}\n" + "\n".join(p.printed[:40])
                          for p in problems)
-    assert not problems, report + "\n\n(after an intended change: python tests/test_docs_examples.py --update)"
+    update = "python tests/test_docs_examples.py --update"
+    assert not problems, f"{report}\n\n(after an intended change of output: {update})"
 
 
 def test_the_readme_stays_short() -> None:
@@ -233,9 +239,9 @@ def test_the_readme_stays_short() -> None:
 
 
 def test_a_console_block_is_split_into_commands_and_their_output() -> None:
-    lines = ["```console", "$ cat a.csv", "x", "1", "$ qmodel calc mm1 \\", "    arrival_rate=1", "out", "```"]
+    lines = ["```console", "$ cat a.csv", "x", "1", "$ qmodel calc mm1 \\", "  arrival_rate=1", "out", "```"]
     [block] = parse(lines)
-    assert [c.text for c in block.commands] == ["cat a.csv", "qmodel calc mm1     arrival_rate=1"]
+    assert [c.text for c in block.commands] == ["cat a.csv", "qmodel calc mm1  arrival_rate=1"]
     assert block.commands[0].shown == ["x", "1"] and block.commands[1].shown == ["out"]
     assert matches(["a", "...", "z"], ["a", "b", "c", "z"]) and not matches(["a", "...", "z"], ["a", "b"])
 

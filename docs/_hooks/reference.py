@@ -17,12 +17,13 @@ import inspect
 import io
 import json
 import re
+from pathlib import Path
 
 import click
 
 from qmodel.catalogue.describe import describe_formula
 from qmodel.catalogue.loader import load_catalogue
-from qmodel.cli import COMMANDS, cli
+from qmodel.cli import COMMANDS
 from qmodel.networks.model import CLASS_KEYS, STATION_KEYS
 from qmodel.scenario.schema import REQUIRED, SCENARIO_KEYS
 
@@ -63,13 +64,15 @@ def commands_markdown() -> str:
         ctx = click.Context(command, info_name=path)
         help_text = inspect.cleandoc(command.help or "").replace("\b\n", "")
         out.append(f"## {path} {{#{anchor(path)}}}\n")
-        out.append(f"```text\nUsage: {path} {' '.join(command.collect_usage_pieces(ctx))}\n\n{help_text}\n```\n")
+        usage = " ".join(command.collect_usage_pieces(ctx))
+        out.append(f"```text\nUsage: {path} {usage}\n\n{help_text}\n```\n")
         if command.epilog:
             out.append(f"```text\n{inspect.cleandoc(command.epilog).replace(chr(8) + chr(10), '')}\n```\n")
         rows = []
         for param in command.get_params(ctx):
             if isinstance(param, click.Argument):
-                rows.append([f"`{param.human_readable_name}`", "argument", "required" if param.required else ""])
+                required = "required" if param.required else ""
+                rows.append([f"`{param.human_readable_name}`", "argument", required])
                 continue
             record = param.get_help_record(ctx)
             if record is not None:
@@ -139,6 +142,20 @@ GENERATORS = {
     "scenario-keys": scenario_keys_markdown,
     "model-keys": model_keys_markdown,
 }
+
+
+# files of the repository shown in the site without a copy in docs/: site path → repository path
+SHOWN_FILES = {"img/gdps-env3.png": "casebooks/scenarios/gdps-env3.png"}
+
+
+def on_files(files, config):
+    """MkDocs event: the repository's own images added to the site (one home for each file)."""
+    from mkdocs.structure.files import File  # the hook runs inside mkdocs only
+
+    root = Path(config["config_file_path"]).parent
+    for site_path, repository_path in SHOWN_FILES.items():
+        files.append(File.generated(config, site_path, abs_src_path=str(root / repository_path)))
+    return files
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
