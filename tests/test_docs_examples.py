@@ -13,6 +13,8 @@ The convention (docs/contributing/docs.md):
 - a block with ``title="NAME"`` (```toml title="ranks.toml"```) is written to NAME in the page's
   directory before the blocks after it run.
 - any other block (```text, ```sh, ```toml without a title) is shown, never run.
+- a ``qmodel ...`` command in a table cell (the README's question -> command table) runs after the
+  page's blocks and must exit with status 0.
 
 Update mode rewrites the shown outputs in place from the tool, for after a change of output::
 
@@ -103,6 +105,13 @@ def _commands(body: list[str], first: int) -> list[Command]:
     return commands
 
 
+def table_commands(lines: list[str]) -> list[tuple[int, str]]:
+    """The ``qmodel ...`` commands in the cells of a table (the README's question -> command table):
+    each must answer with exit status 0."""
+    return [(index, command) for index, line in enumerate(lines) if line.startswith("|")
+            for command in re.findall(r"`(qmodel [^`]+)`", line)]
+
+
 def _normal(lines: list[str]) -> list[str]:
     lines = [line.rstrip() for line in lines]
     while lines and not lines[-1]:
@@ -171,6 +180,12 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
                 elif not matches(command.shown, printed):
                     problems.append(Problem(page, command.line + 1, f"{command.text}: output differs",
                                             printed))
+        for line, text in table_commands(lines):
+            done = subprocess.run(["bash", "-c", text], cwd=work, env=env, text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT)
+            if done.returncode != 0:
+                problems.append(Problem(page, line + 1, f"{text}: exit status {done.returncode}",
+                                        done.stdout.split("\n")))
     return problems, printed_by_line
 
 

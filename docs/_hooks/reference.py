@@ -71,14 +71,14 @@ def commands_markdown() -> str:
         rows = []
         for param in command.get_params(ctx):
             if isinstance(param, click.Argument):
-                required = "required" if param.required else ""
-                rows.append([f"`{param.human_readable_name}`", "argument", required])
+                kind = "argument, required" if param.required else "argument"
+                rows.append([f"`{param.human_readable_name}`", kind])
                 continue
             record = param.get_help_record(ctx)
             if record is not None:
-                rows.append([f"`{record[0]}`", record[1], ""])
+                rows.append([f"`{record[0]}`", record[1]])
         if rows:
-            out.append(_table(["option", "meaning", ""], rows))
+            out.append(_table(["option", "meaning"], rows))
     return "\n".join(out)
 
 
