@@ -13,8 +13,8 @@ The convention (docs/contributing/docs.md):
 - a block with ``title="NAME"`` (```toml title="ranks.toml"```) is written to NAME in the page's
   directory before the blocks after it run.
 - any other block (```text, ```sh, ```toml without a title) is shown, never run.
-- a ``qmodel ...`` command in a table cell (the README's question -> command table) runs after the
-  page's blocks and must exit with status 0.
+- a ``qmodel ...`` command in a table cell of the README (its question -> command table) runs after
+  the README's blocks and must exit with status 0.
 
 Update mode rewrites the shown outputs in place from the tool, for after a change of output::
 
@@ -180,7 +180,7 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
                 elif not matches(command.shown, printed):
                     problems.append(Problem(page, command.line + 1, f"{command.text}: output differs",
                                             printed))
-        for line, text in table_commands(lines):
+        for line, text in table_commands(lines) if page.name == "README.md" else ():
             done = subprocess.run(["bash", "-c", text], cwd=work, env=env, text=True, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT)
             if done.returncode != 0:
