@@ -14,8 +14,8 @@ def formula() -> None:
 
 
 @formula.command("list", epilog="\b\nExample:\n  $ qmodel formula list --format csv\n\b\n"
-                "Docs: docs/howto/catalogue.md,"
-                " docs/reference/commands.md#qmodel-formula-list")
+                "Docs: docs/howto/catalogue.md\n"
+                "Options: docs/reference/commands.md#qmodel-formula-list")
 @FORMAT_OPTION
 @CATALOGUE_OPTION
 def formula_list(fmt: str) -> None:
@@ -28,8 +28,8 @@ def formula_list(fmt: str) -> None:
 
 
 @formula.command("show", epilog="\b\nExample:\n  $ qmodel formula show mmc\n\b\n"
-                "Docs: docs/howto/catalogue.md,"
-                " docs/reference/commands.md#qmodel-formula-show")
+                "Docs: docs/howto/catalogue.md\n"
+                "Options: docs/reference/commands.md#qmodel-formula-show")
 @click.argument("formula_id")
 @FORMAT_OPTION
 @CATALOGUE_OPTION

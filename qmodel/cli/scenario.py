@@ -45,7 +45,8 @@ docs/reference/scenario-file.md.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
 sync_io, commit, lock_contention and other.
 \b
-Docs: docs/howto/scenario.md, docs/reference/commands.md#qmodel-scenario"""
+Docs: docs/howto/scenario.md
+Options: docs/reference/commands.md#qmodel-scenario"""
 )
 @click.argument("scenario_file", metavar="SCENARIO")
 @click.option(
@@ -476,7 +477,8 @@ as the report prints it (upper case): NAME.sync, NAME.async and NAME.total,
 whose parts must add up to the total within 1%. The lines for the scenario
 file are printed after the table as plain TOML, ready to paste.
 \b
-Docs: docs/howto/scenario.md, docs/reference/commands.md#qmodel-scenario-profile""",
+Docs: docs/howto/scenario.md
+Options: docs/reference/commands.md#qmodel-scenario-profile""",
 )
 @click.option(
     "--transactions",

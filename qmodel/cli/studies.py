@@ -20,7 +20,8 @@ The rule (the GDPS study's Appendix B) assumes each subchannel busy
 independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats the
 subchannels as one M/M/c queue whose offered load gives the measured delay.
 \b
-Docs: docs/howto/studies.md, docs/reference/commands.md#qmodel-subchannels""")
+Docs: docs/howto/studies.md
+Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
               help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
 @click.option("--measured", "measured_text", default="2", show_default=True, metavar="K",
@@ -72,7 +73,8 @@ bandwidth - write rate; consistency groups are taken to form only while
 there is no backlog. The rows include the instants groups stop and resume
 and the peak backlog, marked in the event column.
 \b
-Docs: docs/howto/studies.md, docs/reference/commands.md#qmodel-mirror-timeline""")
+Docs: docs/howto/studies.md
+Options: docs/reference/commands.md#qmodel-mirror-timeline""")
 @click.option("--write-rate", required=True, help="Steady write data rate, e.g. 250MB/s.")
 @click.option("--bandwidth", default=None, help="Link bandwidth with every link up, e.g. 361MB/s.")
 @click.option("--links", default=None, help="Links, with --link-bandwidth (instead of --bandwidth).")
@@ -173,7 +175,8 @@ Examples:
 Columns disc (ms), iort (1/s), rh, rp and rr (ratios; a header rh[%] takes
 percentages) are matched without regard to case. Other columns pass through.
 \b
-Docs: docs/howto/studies.md, docs/reference/commands.md#qmodel-ssd-candidates""")
+Docs: docs/howto/studies.md
+Options: docs/reference/commands.md#qmodel-ssd-candidates""")
 @click.argument("input_csv", metavar="INPUT.csv")
 @click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",
               help="Where to write the candidates; - (default) is standard output.")
