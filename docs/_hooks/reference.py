@@ -126,8 +126,9 @@ def scenario_keys_markdown() -> str:
     out = []
     for table, title in TABLE_TITLES.items():
         rows = [[f"`{k.name}`", k.type, k.unit, "**required**" if k.default == REQUIRED else k.default,
-                 k.meaning] for k in SCENARIO_KEYS if k.table == table]
-        out.append(f"### {title}\n\n" + _table(["key", "type", "unit", "default", "meaning"], rows))
+                 k.meaning, k.source] for k in SCENARIO_KEYS if k.table == table]
+        header = ["key", "type", "unit", "default", "meaning", "where from"]
+        out.append(f"### {title}\n\n" + _table(header, rows))
     return "\n".join(out)
 
 
