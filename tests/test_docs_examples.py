@@ -16,7 +16,9 @@ The convention (docs/contributing/docs.md):
 - a ``qmodel ...`` command in a table cell of the README (its question -> command table) runs after
   the README's blocks and must exit with status 0.
 
-Update mode rewrites the shown outputs in place from the tool, for after a change of output::
+Update mode rewrites the shown outputs in place from the tool, for after a change of output, and
+names on stderr every command whose new output is an ``error:`` the page did not show (a renamed
+input, say): those want the command fixed, not the output::
 
     python tests/test_docs_examples.py --update [PAGE ...]
 """
@@ -224,6 +226,9 @@ def update(page: Path) -> int:
     for _, (command, printed) in sorted(printed_by_line.items(), reverse=True):
         if matches(command.shown, printed):
             continue
+        if _errors(printed) - _errors(command.shown):  # an example that now fails is a finding, not an output
+            print(f"{page.relative_to(ROOT)}:{command.line + 1}: {command.text}: now refused: "
+                  f"{sorted(_errors(printed) - _errors(command.shown))[0]}", file=sys.stderr)
         indent = FENCE.match(lines[_fence_of(lines, command.line)])[1]
         lines[command.out_start:command.out_end] = [indent + line for line in _normal(printed)]
         rewritten += 1
@@ -232,6 +237,10 @@ def update(page: Path) -> int:
         if "output differs" not in problem.what:
             print(f"{problem.page.relative_to(ROOT)}:{problem.line}: {problem.what}", file=sys.stderr)
     return rewritten
+
+
+def _errors(lines: list[str]) -> set[str]:
+    return {line for line in lines if line.startswith("error:")}
 
 
 def _fence_of(lines: list[str], line: int) -> int:
