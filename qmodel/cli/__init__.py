@@ -62,7 +62,9 @@ Worked example: an M/M/1 device with 800 I/Os per second, 1 ms service:
   $ qmodel calc mm1 arrival_rate=800 service_time=1ms
   -> utilization 0.8, response_time 5 ms, number_in_system 4
 \b
-More: qmodel formula list | qmodel formula show mmc | qmodel validate""")
+More: qmodel formula list | qmodel formula show mmc | qmodel validate
+\b
+Docs: docs/index.md; every command: docs/reference/commands.md""")
 @click.version_option(package_name="qmodel")
 def cli() -> None:
     """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""

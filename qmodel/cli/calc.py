@@ -112,7 +112,10 @@ distances in the symbol's unit or with their own (400us, 0.4ms, 70km); link
 speeds in bytes or bits (250MB/s, 2Gb/s). A list (20,40,70km; a unit on the
 last item applies to all) gives one row per combination of the listed values;
 two whole numbers need a space or units (0, 5km or 0km,5km): 0,5km is refused
-as a possible decimal comma.""")
+as a possible decimal comma.
+\b
+Docs: docs/howto/calc.md
+Options: docs/reference/commands.md#qmodel-calc""")
 @click.argument("formula_id")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @FORMAT_OPTION
@@ -187,7 +190,10 @@ Examples:
 \b
 INPUT is a range START..STOP (--steps points) or a list a,b,c. Other inputs
 may be lists too: every combination is swept. Rows where the model refuses
-the inputs (past a stability limit) show why instead of numbers.""")
+the inputs (past a stability limit) show why instead of numbers.
+\b
+Docs: docs/howto/calc.md
+Options: docs/reference/commands.md#qmodel-sweep""")
 @click.argument("formula_id")
 @click.argument("vary", metavar="INPUT=START..STOP|a,b,c")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
@@ -297,7 +303,10 @@ Examples:
 \b
 The output must be declared increasing or decreasing in the input solved for
 (see `qmodel formula show`). For a whole-number input the answer is the whole
-number that keeps the output at or below the target.""")
+number that keeps the output at or below the target.
+\b
+Docs: docs/howto/calc.md
+Options: docs/reference/commands.md#qmodel-solve""")
 @click.argument("formula_id")
 @click.argument("target", metavar="OUTPUT=TARGET")
 @click.option("--for", "unknown", required=True, metavar="INPUT", help="The input to solve for.")
@@ -334,7 +343,10 @@ Service Time (ms), service time [us]; --map names any other column. Other
 columns pass through. Result columns name[unit] and an `error` column are
 appended. A ';' export with decimal commas (0,4), a BOM, CRLF or CR line ends
 is read as it is and written back the same way. Exit 1 if any row failed, 2
-if the file cannot be used (.xlsx: save it as CSV first).""")
+if the file cannot be used (.xlsx: save it as CSV first).
+\b
+Docs: docs/howto/batch.md
+Options: docs/reference/commands.md#qmodel-batch""")
 @click.argument("formula_id")
 @click.argument("input_csv", metavar="INPUT.csv")
 @click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",

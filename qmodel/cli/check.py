@@ -19,7 +19,10 @@ then each declared property is tried on inputs drawn from the domains, every
 output is compared with a 50-digit evaluation of its expression, and the
 outputs must stay finite wherever the domains and constraints allow. A
 failure shows the smallest counterexample found, inputs in their units.
-Exit 0 all passed, 1 some check failed, 2 the file does not load.""")
+Exit 0 all passed, 1 some check failed, 2 the file does not load.
+\b
+Docs: docs/howto/own-formulas.md
+Options: docs/reference/commands.md#qmodel-check""")
 @click.argument("file", required=False, metavar="FILE.toml")
 @click.argument("ids", nargs=-1, metavar="[ID...]")
 @click.option("--builtin", is_flag=True, help="Check the shipped catalogue (then every argument is an ID).")

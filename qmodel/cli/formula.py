@@ -13,7 +13,9 @@ def formula() -> None:
     """The formula catalogue: list entries, show one with its symbols, units and source."""
 
 
-@formula.command("list", epilog="\b\nExample:\n  $ qmodel formula list --format csv")
+@formula.command("list", epilog="\b\nExample:\n  $ qmodel formula list --format csv\n\b\n"
+                "Docs: docs/howto/catalogue.md\n"
+                "Options: docs/reference/commands.md#qmodel-formula-list")
 @FORMAT_OPTION
 @CATALOGUE_OPTION
 def formula_list(fmt: str) -> None:
@@ -25,7 +27,9 @@ def formula_list(fmt: str) -> None:
     render(["id", "title", "source"], rows, fmt, title="qmodel formula catalogue")
 
 
-@formula.command("show", epilog="\b\nExample:\n  $ qmodel formula show mmc")
+@formula.command("show", epilog="\b\nExample:\n  $ qmodel formula show mmc\n\b\n"
+                "Docs: docs/howto/catalogue.md\n"
+                "Options: docs/reference/commands.md#qmodel-formula-show")
 @click.argument("formula_id")
 @FORMAT_OPTION
 @CATALOGUE_OPTION

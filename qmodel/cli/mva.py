@@ -35,9 +35,13 @@ Examples (Jain, Example 34.2; Bolch et al., Example 8.4):
 \b
 A model file holds [[station]] tables (name, type = queue | delay | multi |
 ld, demand or visits and service_time, servers, rates) and [[class]] tables
-(name, population and think_time, or arrival_rate for an open class); see
-docs. Values take units (2ms, 400us, 250/s); bare numbers are in the
-model's time_unit (flags: --time-unit). Throughput is per second.""")
+(name, population and think_time, or arrival_rate for an open class):
+every key in docs/reference/model-file.md. Values take units (2ms, 400us,
+250/s); bare numbers are in the model's time_unit (flags: --time-unit).
+Throughput is per second.
+\b
+Docs: docs/howto/mva.md
+Options: docs/reference/commands.md#qmodel-mva""")
 @click.argument("model_file", required=False, metavar="[MODEL.toml]")
 @click.option("--population", "population_text", default=None, metavar="N | 1..N | N1,N2",
               help="Population: N (the network at N jobs), 1..N (a sweep: every population from 1 to N, "

@@ -40,12 +40,16 @@ names their files):
 A scenario file (TOML) holds sites and the distance, members (site, CPs,
 terminals and think time, per-transaction profile), coupling facilities and
 structures, each member's paths to them (link, subchannels), disks, the
-conversion threshold, lock contention and the WLM goal; see the README.
+conversion threshold, lock contention and the WLM goal: every key in
+docs/reference/scenario-file.md.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
 sync_io, commit, lock_contention and other. Where the file has a [band]
 (points at the ends of its fitted parameters' intervals), every answer
 carries the least and greatest over them: v (lo – hi) in the table,
-NAME_low and NAME_high in CSV and JSON, hatched in the plot."""
+NAME_low and NAME_high in CSV and JSON, hatched in the plot.
+\b
+Docs: docs/howto/scenario.md
+Options: docs/reference/commands.md#qmodel-scenario"""
 )
 @click.argument("scenario_file", metavar="SCENARIO")
 @click.option(
@@ -556,7 +560,10 @@ NAME=COUNT over the interval the transactions were counted in (or NAME=RATE
 with the transaction rate). NAME is sync_reads, log_writes or a CF structure
 as the report prints it (upper case): NAME.sync, NAME.async and NAME.total,
 whose parts must add up to the total within 1%. The lines for the scenario
-file are printed after the table as plain TOML, ready to paste.""",
+file are printed after the table as plain TOML, ready to paste.
+\b
+Docs: docs/howto/scenario.md
+Options: docs/reference/commands.md#qmodel-scenario-profile""",
 )
 @click.option(
     "--transactions",

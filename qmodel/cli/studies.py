@@ -24,7 +24,10 @@ subchannels as one M/M/c queue whose offered load gives the measured delay.
 With --distance (the CF moved away, measured at 0 km): each request holds its
 subchannel longer by 10 us/km (cf_request_at_distance), the offered load grows
 with it, and Erlang C sizes the pool at each distance. --threshold (assumed:
-z/OS does not publish it) adds the estimated conversion to async.""")
+z/OS does not publish it) adds the estimated conversion to async.
+\b
+Docs: docs/howto/studies.md
+Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
               help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
 @click.option("--measured", "measured_text", default="2", show_default=True, metavar="K",
@@ -129,7 +132,10 @@ Examples (the Global Mirror study's experiments):
 Fluid model: the backlog grows at write rate - bandwidth and drains at
 bandwidth - write rate; consistency groups are taken to form only while
 there is no backlog. The rows include the instants groups stop and resume
-and the peak backlog, marked in the event column.""")
+and the peak backlog, marked in the event column.
+\b
+Docs: docs/howto/studies.md
+Options: docs/reference/commands.md#qmodel-mirror-timeline""")
 @click.option("--write-rate", required=True, help="Steady write data rate, e.g. 250MB/s.")
 @click.option("--bandwidth", default=None, help="Link bandwidth with every link up, e.g. 361MB/s.")
 @click.option("--links", default=None, help="Links, with --link-bandwidth (instead of --bandwidth).")
@@ -226,7 +232,10 @@ Examples:
   $ qmodel ssd-candidates type42-export.csv --disc 3ms --rh 40%
 \b
 Columns disc (ms), iort (1/s), rh, rp and rr (ratios; a header rh[%] takes
-percentages) are matched without regard to case. Other columns pass through.""")
+percentages) are matched without regard to case. Other columns pass through.
+\b
+Docs: docs/howto/studies.md
+Options: docs/reference/commands.md#qmodel-ssd-candidates""")
 @click.argument("input_csv", metavar="INPUT.csv")
 @click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",
               help="Where to write the candidates; - (default) is standard output.")

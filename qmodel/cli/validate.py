@@ -11,7 +11,10 @@ from qmodel.cli.common import FORMAT_OPTION
 Examples:
   $ qmodel validate
   $ qmodel validate gdps-pprc-100km-2006 --format csv > gdps.csv
-  $ qmodel validate --strict""")
+  $ qmodel validate --strict
+\b
+Docs: docs/howto/validate.md
+Options: docs/reference/commands.md#qmodel-validate""")
 @click.argument("casebooks", nargs=-1, metavar="[CASEBOOK]...")
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, help="Exit 1 on any miss, explained or not.")

@@ -98,6 +98,7 @@ import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
 from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.schema import keys_of
 from qmodel.units import (
     UNITS,
     bare_number,
@@ -111,48 +112,13 @@ from qmodel.units import (
 
 STRUCTURE_KINDS = ("lock", "cache", "list")
 SECONDARY = "secondary of "
-TOP_KEYS = {
-    "title",
-    "source",
-    "sites",
-    "distance",
-    "fibre_speed",
-    "goal",
-    "member",
-    "cf",
-    "path",
-    "link",
-    "disk",
-    "conversion",
-    "locks",
-    "distribution",
-    "calibration",
-    "band",
-}
-MEMBER_KEYS = {
-    "name",
-    "site",
-    "logical_cps",
-    "terminals",
-    "think_time",
-    "cpu",
-    "other",
-    "sync_reads",
-    "log_writes",
-    "requests",
-    "tpno_share",
-}
-PATH_KEYS = {"member", "cf", "link", "subchannels", "background_rate"}
+# the accepted keys, from the one table that also documents them (qmodel.scenario.schema)
+TOP_KEYS = keys_of("")
+MEMBER_KEYS = keys_of("member")
+PATH_KEYS = keys_of("path")
 # the keys of the scenario's one-of-a-kind tables
-SECTION_KEYS = {
-    "goal": {"response_time", "share"},
-    "locks": {"lockable_items", "resolution_round_trips", "lock_span"},
-    "conversion": {"threshold", "redispatch", "async_cpu"},
-    "disk": {"primary_site", "secondary_site", "metro_mirror", "pprc_overhead", "read", "write", "volumes",
-             "aliases", "background_rate", "castout_owner", "castout_write", "castout_iosq"},
-    "distribution": {"shape"},
-}
-IO_KEYS = ("conn", "disc", "pend", "iosq")
+SECTION_KEYS = {table: keys_of(table) for table in ("goal", "locks", "conversion", "disk", "distribution")}
+IO_KEYS = ("conn", "disc", "pend", "iosq")  # in this order: IOTimes
 MAX_DISTANCES = 100_000
 # What a scenario file accepts, by dimension. A time, distance or speed needs its unit there (a bare
 # number is refused), so only forms with a unit are shown; the command line, which reads a bare
@@ -632,7 +598,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     structures: dict[str, Structure] = {}
     for index, table in enumerate(reader.tables(data, "cf"), 1):
         label = f"cf[{index}]"
-        reader.known(table, {"name", "site", "structures"}, label)
+        reader.known(table, keys_of("cf"), label)
         name = table.get("name")
         if not isinstance(name, str) or not name or name in cf_sites:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each CF")
@@ -677,7 +643,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
             raise reader.error(
                 f"link.{link_name}", _shown(table), "a [link.NAME] table with sync and async"
             )
-        reader.known(table, {"sync", "async", "converted"}, f"link.{link_name}")
+        reader.known(table, keys_of("link"), f"link.{link_name}")
         links[link_name] = {}
         for mode in ("sync", "async", "converted"):
             times = table.get(mode, {})

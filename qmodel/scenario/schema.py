@@ -1,0 +1,169 @@
+"""Every key a scenario file accepts, in one table: name, type, unit, required or default, meaning, source.
+
+:mod:`qmodel.scenario.spec` takes its accepted-key sets from here (:func:`keys_of`), and the
+documentation's scenario-file reference is rendered from :data:`SCENARIO_KEYS`, so a key is
+described once. The values themselves are read and checked by ``spec.py``; this table says what
+each one is. ``table`` is the TOML table the key sits in: ``""`` for the top level, ``member``
+for each ``[[member]]``, ``link`` for each ``[link.NAME]``, ``disk.io`` for ``[disk] read`` and
+``write``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+REQUIRED = "required"
+
+
+class ScenarioKey(NamedTuple):
+    """One key of a scenario file. ``unit``: the unit a bare number is in, or the unit the value
+    needs (a time, distance or speed needs its unit written); "" where the value has none."""
+
+    table: str
+    name: str
+    type: str
+    unit: str
+    default: str  # REQUIRED, or the value taken when the key is left out
+    meaning: str
+    source: str = ""  # where a planner gets the number; "" for a name or a table
+
+
+SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
+    ScenarioKey("", "title", "text", "", "the file name", "the scenario's name, shown over its tables"),
+    ScenarioKey("", "source", "text", "", '""', "where the numbers come from (a study, a table)"),
+    ScenarioKey("", "sites", "list of text", "", REQUIRED,
+                "one or two distinct site names; the distance is between the two"),
+    ScenarioKey("", "distance", "distance, list or range", "km (written)", '"0km"',
+                "between the sites: 70km, an ascending list 20,40,70km or a range 0..100km",
+                source="the planned route between the sites (fibre length, not the straight line)"),
+    ScenarioKey("", "fibre_speed", "speed", "km/s (written)", '"200000km/s"',
+                "speed of light in the fibre (10 µs/km per round trip at 200,000 km/s)",
+                source="the GDPS study: about 200,000 km/s, 10 µs/km per round trip"),
+    ScenarioKey("", "goal", "table", "", REQUIRED, "the WLM goal: [goal]"),
+    ScenarioKey("", "member", "array of tables", "", REQUIRED, "the z/OS images: [[member]]"),
+    ScenarioKey("", "cf", "array of tables", "", REQUIRED, "the coupling facilities: [[cf]]"),
+    ScenarioKey("", "path", "array of tables", "", REQUIRED, "each member's connection to a CF: [[path]]"),
+    ScenarioKey("", "link", "tables", "", REQUIRED, "CF link types by name: [link.NAME]"),
+    ScenarioKey("", "disk", "table", "", REQUIRED, "the disks and Metro Mirror: [disk]"),
+    ScenarioKey("", "conversion", "table", "", REQUIRED, "CF sync → async conversion: [conversion]"),
+    ScenarioKey("", "locks", "table", "", REQUIRED, "lock contention (Tay's model): [locks]"),
+    ScenarioKey("", "distribution", "table", "", "{}", "the response time's spread"),
+    ScenarioKey("", "band", "table", "", "none (no band)",
+                "[band]: method (text: how the points were chosen) and points (tables of dotted keys, the "
+                "same spellings as --variants headers); every answer carries the least and greatest over them",
+                source="written by python -m qmodel.scenario.calibrate: the ends of the fitted parameters' "
+                "95% interval"),
+    ScenarioKey("", "calibration", "array of tables", "", "[]",
+                "what was fitted, on which rows (free text, shown, never read as numbers)"),
+    ScenarioKey("goal", "response_time", "time", "ms (written)", REQUIRED, "the goal's time, e.g. 125ms",
+                source="the WLM service class's percentile goal"),
+    ScenarioKey("goal", "share", "share", "ratio", REQUIRED,
+                "the share of transactions to finish within it, e.g. 90%",
+                source="the WLM service class's percentile goal"),
+    ScenarioKey("member", "name", "text", "", REQUIRED, "the member's name, different for each"),
+    ScenarioKey("member", "site", "text", "", REQUIRED, "its site, one of sites"),
+    ScenarioKey("member", "logical_cps", "whole number", "1", REQUIRED, "logical CPs of its LPAR",
+                source="RMF CPU activity report: the LPAR's logical processors"),
+    ScenarioKey("member", "terminals", "whole number", "1", REQUIRED,
+                "terminals driving it (a closed population, TPNS)",
+                source="the workload driver (TPNS), or Little's law: throughput × (response + think time)"),
+    ScenarioKey("member", "think_time", "time", "s (written)", REQUIRED, "think time between transactions",
+                source="the workload driver, or terminals / throughput − response time"),
+    ScenarioKey("member", "cpu", "time", "ms (written)", REQUIRED, "CPU per transaction besides CF spin",
+                source="RMF workload activity: the region's CPU seconds / transactions"),
+    ScenarioKey("member", "other", "time", "ms (written)", REQUIRED,
+                'response time no step of the model explains ("0ms" for none)',
+                source="fitted at 0 km: measured response time less the modelled parts"),
+    ScenarioKey("member", "sync_reads", "count", "1", REQUIRED, "sync reads per transaction (0: none)",
+                source="RMF device activity counts / transactions (qmodel scenario-profile)"),
+    ScenarioKey("member", "log_writes", "count", "1", REQUIRED,
+                "synchronous log writes per transaction (0 for none)",
+                source="RMF device activity counts / transactions (qmodel scenario-profile)"),
+    ScenarioKey("member", "requests", "table of counts", "1", REQUIRED,
+                "CF requests per transaction by structure, e.g. { LOCK1 = 54.4 } ({} for none)",
+                source="RMF CF activity counts / transactions (qmodel scenario-profile)"),
+    ScenarioKey("member", "tpno_share", "share", "ratio", REQUIRED,
+                'share of the CF requests the transaction waits for ("100%" for all)',
+                source="measured, or 100% where the transaction waits for every request"),
+    ScenarioKey("cf", "name", "text", "", REQUIRED, "the CF's name, different for each"),
+    ScenarioKey("cf", "site", "text", "", REQUIRED, "its site, one of sites"),
+    ScenarioKey("cf", "structures", "table of text", "", REQUIRED,
+                'its structures and their kinds: lock, cache, list or "secondary of PRIMARY"'),
+    ScenarioKey("path", "member", "text", "", REQUIRED, "the member, one of the [[member]] names"),
+    ScenarioKey("path", "cf", "text", "", REQUIRED, "the CF, one of the [[cf]] names"),
+    ScenarioKey("path", "link", "text", "", REQUIRED, "its link type, a [link.NAME]"),
+    ScenarioKey("path", "subchannels", "whole number", "1", "7", "subchannels on the path",
+                source="RMF CF activity report: subchannels of the member's path"),
+    ScenarioKey("path", "background_rate", "rate", "1/s", "0",
+                "requests per second not driven by the transactions (castout)",
+                source="RMF CF activity report: the member's requests/s less its transactions'"),
+    ScenarioKey("link", "sync", "table of times", "us (written)", "{}",
+                "service at 0 km of a synchronous request, by structure kind",
+                source="RMF CF activity report: sync service time per request at 0 km"),
+    ScenarioKey("link", "async", "table of times", "us (written)", "{}",
+                "service at 0 km of an asynchronous request, by structure kind",
+                source="RMF CF activity report: async service time per request at 0 km"),
+    ScenarioKey("link", "converted", "table of shares", "ratio", "{}",
+                "share already async at 0 km, by structure kind (0 where not given)",
+                source="RMF CF activity report: async share at 0 km (qmodel scenario-profile)"),
+    ScenarioKey("disk", "primary_site", "text", "", REQUIRED, "the site of the primary disks"),
+    ScenarioKey("disk", "secondary_site", "text", "", "primary_site",
+                "the site of the Metro Mirror secondaries (read only with metro_mirror)"),
+    ScenarioKey("disk", "metro_mirror", "true or false", "", "false",
+                "synchronous writes are mirrored to the secondary site"),
+    ScenarioKey("disk", "pprc_overhead", "time", "ms (written)", "0ms",
+                "Metro Mirror cost per write at 0 km",
+                source="the GDPS study: about 0.4 ms per write at 0 km; or measured"),
+    ScenarioKey("disk", "read", "table", "", REQUIRED, "a sync read's RMF times: [disk.io]"),
+    ScenarioKey("disk", "write", "table", "", REQUIRED, "a sync write's RMF times: [disk.io]"),
+    ScenarioKey("disk", "volumes", "whole number", "1", "none (IOSQ as given)",
+                "volumes the I/O spreads over; given, IOSQ is computed from the load (pav_iosq)",
+                source="RMF device activity report: the volumes of the workload"),
+    ScenarioKey("disk", "aliases", "whole number", "1", "0", "PAV aliases per volume (with volumes)",
+                source="the PAV configuration (RMF device activity: exposures)"),
+    ScenarioKey("disk", "background_rate", "rate", "1/s", "0",
+                "SSCH/s of other work on the volumes, served like writes (with volumes)",
+                source="RMF device activity report: SSCH/s of other work on the volumes"),
+    ScenarioKey("disk", "castout_owner", "text", "", "none (no castout IOSQ)",
+                "the member whose synchronous reads queue behind its castout (DBM1) writes",
+                source="the study's tables: the castout owner is printed in bold"),
+    ScenarioKey("disk", "castout_write", "table", "", "required with castout_owner",
+                "the owner's castout (DBM1) write at 0 km: [disk.io]",
+                source="RMF device activity report of the DBM1 address space"),
+    ScenarioKey("disk", "castout_iosq", "ratio", "1", "required with castout_owner",
+                "IOSQ on the owner's reads per unit of its castout write response",
+                source="fitted on runs with nothing at a distance (calibration)"),
+    ScenarioKey("disk.io", "conn", "time", "ms (written)", "0ms", "connect time per I/O",
+                source="RMF device activity report: CONN per I/O"),
+    ScenarioKey("disk.io", "disc", "time", "ms (written)", "0ms", "disconnect time per I/O",
+                source="RMF device activity report: DISC per I/O"),
+    ScenarioKey("disk.io", "pend", "time", "ms (written)", "0ms", "pending time per I/O at 0 km",
+                source="RMF device activity report: PEND per I/O"),
+    ScenarioKey("disk.io", "iosq", "time", "ms (written)", "0ms",
+                "IOS queue time per I/O (0ms or left out with volumes: computed)",
+                source="RMF device activity report: IOSQ per I/O"),
+    ScenarioKey("conversion", "threshold", "time", "us (written)", REQUIRED,
+                "sync service above which z/OS converts a CF request to async (an estimate)",
+                source="an estimate: z/OS does not publish its heuristic"),
+    ScenarioKey("conversion", "redispatch", "time", "us (written)", "0us",
+                "wait to redispatch the transaction after a converted request",
+                source="an estimate, or fitted on measurements at a distance"),
+    ScenarioKey("conversion", "async_cpu", "time", "us (written)", "0us", "CPU per converted request",
+                source="an estimate"),
+    ScenarioKey("locks", "lockable_items", "count or inf", "1", REQUIRED,
+                "the lock model's hot set; inf for no lock contention",
+                source="fitted on measurements at two or more distances (calibration)"),
+    ScenarioKey("locks", "resolution_round_trips", "count", "1", "required (0 with inf)",
+                "XCF round trips that resolve a global lock contention",
+                source="an assumption (2: request and response over XCF)"),
+    ScenarioKey("locks", "lock_span", "share", "ratio", "required (100% with inf)",
+                "the last share of the execution over which locks are taken",
+                source="fitted on measurements at two or more distances (calibration)"),
+    ScenarioKey("distribution", "shape", "whole number", "1", "1",
+                "Erlang shape of the variable part (1: exponential)",
+                source="an assumption, or fitted on the measured percentiles"),
+)
+
+def keys_of(table: str) -> set[str]:
+    """The keys the scenario file accepts in ``table`` (``""``: the top level)."""
+    return {key.name for key in SCENARIO_KEYS if key.table == table}
