@@ -49,8 +49,9 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("", "locks", "table", "", REQUIRED, "lock contention (Tay's model): [locks]"),
     ScenarioKey("", "distribution", "table", "", "{}", "the response time's spread"),
     ScenarioKey("", "band", "table", "", "none (no band)",
-                "[band]: method (text: how the points were chosen) and points (tables of dotted keys, the "
-                "same spellings as --variants headers); every answer carries the least and greatest over them",
+                "[band]: method (text: how the points were chosen) and points (tables of dotted keys, "
+                "the same spellings as --variants headers); every answer carries the least and "
+                "greatest over them",
                 source="written by python -m qmodel.scenario.calibrate: the ends of the fitted parameters' "
                 "95% interval"),
     ScenarioKey("", "calibration", "array of tables", "", "[]",
