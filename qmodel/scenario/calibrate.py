@@ -418,7 +418,8 @@ def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
 
 WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
 BAND_METHOD = ("ends of the principal axes of the 95% joint confidence region of the Environment 3 "
-               "weighted least-squares fit (python -m qmodel.scenario.calibrate)")
+               "weighted least-squares fit, each member's 0 km fits (other, think time) redone at each end "
+               "(python -m qmodel.scenario.calibrate)")
 
 
 def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
@@ -466,22 +467,36 @@ def prediction_table(fitted: dict[str, Scenario]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def band_toml(fit: LockFit) -> str:
-    """The [band] table a scenario file carries: the fitted values at the band's points, dotted keys."""
-    points = []
-    for point in fit.band_points():
-        keys = [f'"locks.{name}" = ' + (f'"{v:.2%}"' if name == "lock_span" else f"{v:.4g}")
-                for name, v in point.items()]
-        points.append("  { " + ", ".join(keys) + " },")
-    return "[band]\nmethod = \"" + BAND_METHOD + "\"\npoints = [\n" + "\n".join(points) + "\n]\n"
-
-
 _MEMBER_VALUES = (("think_time", "s", 1.0, 5), ("cpu", "ms", 1e3, 4), ("other", "ms", 1e3, 4))  # as written
 
 
-def write_scenario(path: Path, scenario: Scenario, fit: LockFit) -> None:
-    """Write the fitted values into the scenario file at ``path``, its comments kept: [locks], each
+def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
+    """The [band] table scenario ``name`` carries: at each of the fit's band points, the lock values and
+    each member's 0 km fits (:func:`prepared`: other and think time, and the CPU where the file fits it)
+    redone with them, so the band holds the 0 km rows the file is fitted on; dotted keys."""
+    points, kept = [], []
+    cpu = fit.scenario.members[0].cpu
+    for point in fit.band_points():
+        try:
+            refit = prepared(name, replace(scenario, **point), cpu)
+        except InputError as error:  # the 0 km rows cannot be met at this point: keep the file's fits, say so
+            refit = scenario
+            kept.append(f"at {', '.join(f'{k} {v:.4g}' for k, v in point.items())} the 0 km rows cannot be "
+                        f"met ({error.reason or error.value}), so the file's 0 km fits are kept there")
+        keys = [f'"locks.{key}" = ' + (f'"{v:.2%}"' if key == "lock_span" else f"{v:.4g}")
+                for key, v in point.items()]
+        for member in refit.members:
+            keys += [f'"member.{member.name}.{key}" = "{getattr(member, key) * scale:.{digits}g}{unit}"'
+                     for key, unit, scale, digits in _MEMBER_VALUES]
+        points.append("  { " + ", ".join(keys) + " },")
+    method = "; ".join([BAND_METHOD, *kept])
+    return "[band]\nmethod = \"" + method + "\"\npoints = [\n" + "\n".join(points) + "\n]\n"
+
+
+def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:
+    """Write the fitted values into the shipped scenario file ``name``, its comments kept: [locks], each
     member's cpu, other and think time (in the file's member order), and the [band] table (replaced)."""
+    path = shipped_scenarios()[name]
     text = path.read_text(encoding="utf-8")
     text = re.sub(r"(?m)^lockable_items = .*$", f"lockable_items = {scenario.lockable_items:.4g}", text)
     text = re.sub(r"(?m)^lock_span = .*$", f'lock_span = "{scenario.lock_span * 100:.4g}%"', text)
@@ -489,7 +504,8 @@ def write_scenario(path: Path, scenario: Scenario, fit: LockFit) -> None:
         shown = iter(f'{key} = "{getattr(m, key) * scale:.{digits}g}{unit}"' for m in scenario.members)
         text = re.sub(rf'(?m)^{key} = ".*"$', lambda _, shown=shown: next(shown), text)
     text = re.sub(r"(?m)^castout_iosq = .*$", f"castout_iosq = {scenario.castout_iosq:.4g}", text)
-    text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n") + "\n\n" + band_toml(fit)
+    text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n")
+    text += "\n\n" + band_toml(name, scenario, fit)
     path.write_text(text, encoding="utf-8")
 
 
@@ -513,7 +529,7 @@ def main() -> None:
     print(text)
     if "--write" in sys.argv[1:]:
         for name, scenario in fitted.items():
-            write_scenario(shipped_scenarios()[name], scenario, fit)
+            write_scenario(name, scenario, fit)
         write_block(DOCS, "calibration", text)
 
 
