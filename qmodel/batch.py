@@ -1,4 +1,4 @@
-"""CSV batch: every row of a spreadsheet export in, the same rows out with results appended.
+"""Batch: every row of a spreadsheet (a CSV export or a workbook) in, the same rows out with results appended.
 
 Headers name symbols as people write them: ``service_time``, ``Service Time``,
 ``Service Time (ms)``, ``service time [us]`` (case, spaces and a unit in
@@ -15,8 +15,13 @@ decimal point or comma (``0,4`` in a ``;`` export), thousands separators where
 they cannot be mistaken (``1.234,5``; ``35,000`` in a ``,`` file), a UTF-8 or
 UTF-16 byte-order mark, and CRLF, LF or Mac CR-only line ends.
 
+Workbooks (.xlsx, .xlsm, .ods, .xls; :mod:`qmodel.workbook`): the first sheet or ``--sheet``, the
+header in its first non-empty row, numbers read as numbers (no locale), rows numbered as the
+spreadsheet shows them; ``-o OUT.xlsx`` writes a workbook of the rows with their results, the
+failed rows and the run. In Python, :func:`run` takes a pandas DataFrame or a mapping of columns.
+
 Exit status: 0 all rows computed, 1 some rows failed, 2 the file cannot be used
-(no header, unknown formula, missing column, a workbook instead of CSV).
+(no header, unknown formula, missing column, a workbook that cannot be read).
 """
 
 from __future__ import annotations
@@ -31,16 +36,18 @@ from typing import NamedTuple, TextIO
 
 import numpy as np
 
+from qmodel import __version__, workbook
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
+from qmodel.limits import read_bounded_bytes
 from qmodel.output import SIGNIFICANT, check_output_path
 from qmodel.units import UNITS, parse_value, unit_named, with_unit
 
 # a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
 _DELIMITERS = (",", ";", "\t")
-_WORKBOOK_MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")  # .xlsx/.ods (zip), .xls (OLE)
+CSV_LIMIT = 200_000_000  # bytes: a CSV read whole; its cells as Python text take about ten times that
 _RESULT_PRECISION = f"%.{SIGNIFICANT}g"
 
 
@@ -139,6 +146,10 @@ def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[s
     for key in (title.strip(), named[0] if named else None):
         if key is not None and key in mapping:
             target = split_header(mapping[key])
+            if target is None:
+                raise InputError("--map", f"{key}={mapping[key]}", "COLUMN=SYMBOL or COLUMN=SYMBOL[unit], "
+                                 "a symbol of " + formula.id + ": " + ", ".join(formula.symbols),
+                                 reason="not a symbol name")
             return target[0], target[1] or unit_text
     if named is None:
         return None
@@ -184,8 +195,9 @@ def _input_columns(formula: Formula, header: list[str], given: set[str] = frozen
     missing = [n for n, s in formula.symbols.items()
                if n not in columns and n not in given and s.default is None]
     if missing:
-        raise InputError("columns", ", ".join(header), "a header naming " +
-                         ", ".join(missing), reason=f"missing required column(s) for {formula.id}")
+        raise InputError("columns", ", ".join(header), "a header naming " + ", ".join(missing) +
+                         f", or --map 'COLUMN={missing[0]}' to read another column as it",
+                         reason=f"missing required column(s) for {formula.id}")
     return columns
 
 
@@ -232,13 +244,17 @@ def _ambiguous(name: str, cell: str, number: str) -> str:
                      "thousands separator or a decimal mark, and no other cell shows which")
 
 
-def _parse_column(name: str, unit: str, cells: list[str], factor: float,
-                  errors: dict[int, InputError], dialect: Dialect = Dialect()) -> np.ndarray:
+def _parse_column(name: str, unit: str, cells: list, factor: float,
+                  errors: dict[int, InputError], dialect: Dialect | None = Dialect()) -> np.ndarray:
     """Numbers of one input column; cells that do not parse become errors of their rows.
 
     Fast paths: plain numbers in one numpy call; in a decimal-comma file whose
     column has no point and no 1,234-shaped cell, every comma becomes a point.
+    ``dialect`` None: a workbook's cells, numbers already (see :func:`_typed_column`).
     """
+    if dialect is None:
+        values = _typed_column(name, unit, cells, errors)
+        return values * factor if factor != 1.0 else values
     if dialect.decimal == ",":
         joined = "\n".join(cells)
         if "." in joined or re.search(r"\d,\d{3}(?!\d)", joined):
@@ -250,6 +266,30 @@ def _parse_column(name: str, unit: str, cells: list[str], factor: float,
     except ValueError:
         values = _parse_cells(name, unit, cells, errors, dialect)
     return values * factor if factor != 1.0 else values
+
+
+def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputError]) -> np.ndarray:
+    """A workbook column: its number cells as they are (no locale); a text cell read as a CLI value
+    (35K, 0.4ms, 95%); a date, a time, a boolean or an empty cell an error of its row."""
+    if {type(cell) for cell in cells} <= {float, int}:
+        return np.array(cells, dtype=float)
+    values = np.empty(len(cells))
+    for row, cell in enumerate(cells):
+        try:
+            if workbook.is_number(cell):
+                values[row] = cell
+            elif isinstance(cell, str) and cell.strip():
+                values[row] = parse_value(name, cell.strip(), unit)
+            elif isinstance(cell, str):
+                raise InputError(name, "empty", "a number", reason="missing cell")
+            else:
+                kind = "a true/false cell" if isinstance(cell, bool) else "a date or time"
+                raise InputError(name, workbook.cell_text(cell), "a number (format the cell as a number)",
+                                 reason=f"{kind} where a number belongs")
+        except InputError as error:
+            errors.setdefault(row, error)
+            values[row] = np.nan
+    return values
 
 
 def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, InputError],
@@ -272,18 +312,28 @@ def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, Input
 
 
 class _Table(NamedTuple):
-    """A parsed CSV: header cells, each data row's text to write back, cells by column.
+    """A parsed CSV or sheet: header cells, each data row's text to write back, cells by column.
 
     ``blank`` holds the rows with no cell filled in (an empty line, or ;;; from
     a spreadsheet): written back as they came, neither computed nor failed.
+    ``first_row`` is the row number the spreadsheet shows for the first data row
+    (1 in a CSV, where row 1 is the first line after the header); ``typed``: the
+    cells are a workbook's (numbers as numbers), not text.
     """
 
     header: list[str]
     header_text: str
     row_texts: list[str]
-    columns: list[list[str]]
+    columns: list[list]
     errors: dict[int, InputError]
     blank: frozenset[int] = frozenset()
+    first_row: int = 1
+    typed: bool = False
+
+    @property
+    def size(self) -> int:
+        """The number of data rows."""
+        return len(self.columns[0]) if self.columns else len(self.row_texts)
 
 
 def _quote(cell: str, delimiter: str) -> str:
@@ -395,6 +445,74 @@ def read_table(text: str) -> tuple[_Table, Dialect]:
     return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
 
 
+class _Computed(NamedTuple):
+    """A batch computed: its table and dialect, each output by row, each failed row's error, warnings."""
+
+    formula: Formula
+    table: _Table
+    dialect: Dialect
+    outputs: dict[str, np.ndarray]
+    errors: dict[int, InputError]
+    warned: dict[int, list[str]]
+
+    def report(self, err: TextIO) -> None:
+        """Each failed row's error and each warning on ``err``, by the row number the spreadsheet shows."""
+        first, name = self.table.first_row, self.formula.id
+        for row in sorted(self.errors):
+            err.write(f"{name}: {_shortened(self.errors[row]).at_row(row + first)}\n")
+        for row, warnings in sorted(self.warned.items()):
+            err.writelines(f"{name}: row {row + first}: warning: {warning}\n" for warning in warnings)
+
+    def summary(self) -> BatchSummary:
+        return BatchSummary(self.table.size - len(self.table.blank), self.errors, len(self.table.blank))
+
+
+def _compute(formula: Formula, table: _Table, settings: dict[str, float] | None,
+             mapping: dict[str, str] | None, text_dialect: tuple[str, str, bool] | None = None) -> _Computed:
+    """Evaluate ``formula`` on every row of ``table``; ``text_dialect`` (separator, line end, BOM) for a
+    CSV's table, whose decimal mark is decided from the input columns' cells; None for a workbook's."""
+    header = [title.strip() for title in table.header]
+    errors = table.errors
+    inputs: dict[str, object] = dict(settings or {})
+    columns = _input_columns(formula, header, set(inputs), mapping)
+    if text_dialect is None:
+        dialect, cell_dialect = Dialect(), None
+    else:
+        delimiter, line_end, bom = text_dialect
+        cells = [] if delimiter == "," else [c for index, _ in columns.values() for c in table.columns[index]]
+        dialect = cell_dialect = Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
+    for name, (index, factor) in columns.items():
+        unit = formula.symbols[name].unit
+        inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors, cell_dialect)
+    outputs: dict[str, np.ndarray] = {}
+    warned: dict[int, list[str]] = {}
+    if table.size:
+        evaluation = evaluate(formula, inputs)
+        warned = evaluation.warnings
+        for row, error in evaluation.errors.items():
+            errors.setdefault(row, error)
+        outputs = {name: values + 0.0 for name, values in evaluation.outputs.items()}  # -0 is written 0
+    for row in table.blank:
+        errors.pop(row, None)
+    return _Computed(formula, table, dialect, outputs, errors, warned)
+
+
+def _selected(done: _Computed, select) -> list[int]:
+    """The rows to write, in order: every row, or those ``select(outputs, errors)`` returns (not blank)."""
+    if select is None:
+        return list(range(done.table.size))
+    return [row for row in select(done.outputs, done.errors) if row not in done.table.blank]
+
+
+def _shortened(error: InputError, most: int = 200) -> InputError:
+    """The error with a value longer than ``most`` characters shortened, as ``calc`` shows a long value."""
+    value = str(error.value)
+    if len(value) <= most:
+        return error
+    return InputError(error.parameter, f"{value[:60]}… ({len(value):,} characters)", error.allowed,
+                      reason=error.reason, row=error.row)
+
+
 def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
               settings: dict[str, float] | None = None, select=None,
               mapping: dict[str, str] | None = None) -> BatchSummary:
@@ -409,43 +527,54 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     """
     formula = get_formula(formula_id)
     _check_settings(formula, settings or {})
-    table, (delimiter, line_end, bom) = _split_text(text)
-    header = [title.strip() for title in table.header]
-    errors = table.errors
-    inputs = dict(settings or {})
-    columns = _input_columns(formula, header, set(inputs), mapping)
-    cells = [] if delimiter == "," else [c for index, _ in columns.values() for c in table.columns[index]]
-    dialect = Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
-    for name, (index, factor) in columns.items():
-        unit = formula.symbols[name].unit
-        inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors, dialect)
-    outputs: dict[str, np.ndarray] = {}
-    warned: dict[int, list[str]] = {}
-    if table.row_texts:
-        evaluation = evaluate(formula, inputs)
-        warned = evaluation.warnings
-        for row, error in evaluation.errors.items():
-            errors.setdefault(row, error)
-        outputs = evaluation.outputs
-    for row in table.blank:
-        errors.pop(row, None)
-    rows = range(len(table.row_texts)) if select is None else select(outputs, errors)
-    if select is not None:
-        rows = [row for row in rows if row not in table.blank]
-    _write(formula, table, outputs, errors, dialect, out, list(rows))
-    for row in sorted(errors):
-        err.write(f"{formula.id}: {errors[row].at_row(row + 1)}\n")
-    for row, warnings in sorted(warned.items()):
-        err.writelines(f"{formula.id}: row {row + 1}: warning: {warning}\n" for warning in warnings)
-    return BatchSummary(len(table.row_texts) - len(table.blank), errors, len(table.blank))
+    table, text_dialect = _split_text(text)
+    done = _compute(formula, table, settings, mapping, text_dialect)
+    _write(done, out, _selected(done, select))
+    done.report(err)
+    return done.summary()
 
 
-def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
-           errors: dict[int, InputError], dialect: Dialect, out: TextIO, rows: list[int]) -> None:
+def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **settings: float):
+    """Evaluate ``formula_id`` for every row of ``table``: a pandas DataFrame or any mapping of column
+    name to a sequence of values (numbers, or text as a CLI value: ``"0.4ms"``, ``"95%"``).
+
+    Column names are read as CSV headers are (``Service Time (ms)``, ``service_time[us]``; ``mapping``
+    as ``--map``); ``settings`` give inputs no column gives, in their symbols' units. Returns a pandas
+    DataFrame: the input columns, one column per output named ``name[unit]``, and an ``error`` column
+    (empty where the row computed). A bad row keeps its place with its error; nothing is dropped.
+    Raises InputError when the table as a whole cannot be used (a missing column).
+    """
+    from qmodel import frames
+
+    header, columns = frames.table_columns(table)
+    formula = get_formula(formula_id)
+    _check_settings(formula, settings)
+    parsed = _Table(header, "", [], columns, {}, _blank_cells(columns), 1, True)
+    done = _compute(formula, parsed, settings, mapping)
+    titles = _result_titles(formula, header)
+    results = {title: done.outputs[o.name] if done.outputs else np.full(parsed.size, np.nan)
+               for title, o in zip(titles, formula.outputs, strict=False)}
+    for row in done.errors:
+        for values in results.values():
+            values[row] = np.nan
+    messages = [done.errors[row].message() if row in done.errors else "" for row in range(parsed.size)]
+    return frames.batch_frame(table, results, titles[-1], messages)
+
+
+def _blank_cells(columns: list[list]) -> frozenset[int]:
+    """The rows of a workbook or DataFrame with no cell filled in."""
+    if not columns:
+        return frozenset()
+    return frozenset(row for row, cells in enumerate(zip(*columns, strict=True))
+                     if all(cell is None or cell == "" for cell in cells))
+
+
+def _write(done: _Computed, out: TextIO, rows: list[int]) -> None:
     """Each selected row's text, then its results (12 significant digits) and its error, if any.
 
     In the input's dialect: its separator, decimal mark, byte-order mark and line ends.
     """
+    formula, table, outputs, errors, dialect = done[:5]
     delimiter = dialect.delimiter
     if dialect.bom:
         out.write("\ufeff")
@@ -468,7 +597,8 @@ def _write(formula: Formula, table: _Table, outputs: dict[str, np.ndarray],
     for row, error in errors.items():
         place = row if position is None else position.get(row)
         if place is not None:
-            lines[place] = f"{table.row_texts[row]}{blanks}{delimiter}{_quote(error.message(), delimiter)}"
+            message = _quote(_shortened(error).message(), delimiter)
+            lines[place] = f"{table.row_texts[row]}{blanks}{delimiter}{message}"
     for row in table.blank:
         place = row if position is None else position.get(row)
         if place is not None:
@@ -490,13 +620,17 @@ def decode(raw: bytes, source: str) -> tuple[str, str]:
     headers are ASCII in both, so the encoding only decides how pass-through text is shown,
     and it is written back in the same encoding. A file that is neither (a byte
     Windows-1252 leaves undefined) is refused with how to save it as UTF-8.
-    A spreadsheet workbook (.xlsx, .xls, .ods) is refused with how to save it as CSV.
+    A workbook here (piped to standard input) is refused with how to give it.
     """
-    if raw.startswith(_WORKBOOK_MAGIC) or Path(source).suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
-        raise _file_error(source, "a CSV file", "a spreadsheet workbook, not CSV: save it as CSV "
-                          "(File > Save As > CSV UTF-8) and give that file")
+    if workbook.is_workbook(source, raw[:8]):
+        raise _file_error(source, "a CSV file, or a workbook given by its file name",
+                          "a spreadsheet workbook where CSV text was expected")
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16"), "utf-16"
+        try:
+            return raw.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError as error:
+            raise _file_error(source, "UTF-16 text, as its byte-order mark says, or UTF-8",
+                              f"not UTF-16 ({error.reason} at byte {error.start})") from None
     try:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as error:
@@ -512,7 +646,7 @@ def decode(raw: bytes, source: str) -> tuple[str, str]:
 def read_csv_file(path: str, err: TextIO) -> tuple[str, str]:
     """(text, encoding) of the CSV at ``path`` (``-``: standard input), read by :func:`decode`;
     a note on ``err`` when it was read as Windows-1252."""
-    raw = sys.stdin.buffer.read() if path == "-" else _read_bytes(path)
+    raw = read_bounded_bytes(path, "file", CSV_LIMIT)
     text, encoding = decode(raw, path)
     if encoding == "cp1252":
         name = "standard input" if path == "-" else path
@@ -544,30 +678,121 @@ def write_csv_file(path: str, text: str, encoding: str) -> None:
         raise _file_error(path, "a file that can be written", error.strerror or "cannot write") from None
 
 
+def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[_Table, str]:
+    """(table, sheet name) of a workbook's sheet (:func:`qmodel.workbook.read_sheet`): its cells as they
+    are, rows numbered as the spreadsheet shows them; ``texts``: each row's text too, for CSV output."""
+    found = workbook.read_sheet(path, sheet)
+    width = len(found.header)
+    rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in found.rows]
+    columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in found.header]
+    header_text = ",".join(_quote(title, ",") for title in found.header)
+    row_texts = ([",".join(_quote(workbook.cell_text(cell), ",") for cell in row) for row in rows]
+                 if texts else [])
+    blank = _blank_cells(columns)
+    table = _Table(found.header, header_text, row_texts, columns, {}, blank, found.first_row, True)
+    return table, found.name
+
+
 def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
                     settings: dict[str, float] | None = None, select=None,
-                    mapping: dict[str, str] | None = None) -> int:
+                    mapping: dict[str, str] | None = None, sheet: str | None = None) -> int:
     """The ``qmodel batch`` command: paths (``-`` for stdin/stdout) in, exit status out.
 
-    The output file is checked before any work is done and written in the
-    input's encoding and dialect.
+    The output file is checked before any work is done. A CSV is written in the input's encoding
+    and dialect (a workbook's rows as CSV with ``,`` and a decimal point); ``OUT.xlsx`` is a
+    workbook (:func:`write_results_workbook`).
     """
+    to_workbook = workbook.is_workbook(output_path) and output_path != "-"
     if output_path != "-":
         check_output_path("-o", output_path)
-    text, encoding = read_csv_file(input_path, sys.stderr)
-    buffer = io.StringIO()
-    summary = run_batch(formula_id, text, buffer, sys.stderr, settings=settings, select=select,
-                        mapping=mapping)
-    write_csv_file(output_path, buffer.getvalue(), encoding)
+    if to_workbook and Path(output_path).suffix.lower() != ".xlsx":
+        raise InputError("-o", output_path, "OUT.xlsx or OUT.csv", reason="qmodel writes workbooks as .xlsx")
+    formula = get_formula(formula_id)
+    _check_settings(formula, settings or {})
+    if input_path != "-" and workbook.is_workbook(input_path, _head(input_path)):
+        table, sheet_name = read_sheet_table(input_path, sheet, texts=not to_workbook)
+        text_dialect, encoding = None, "utf-8"
+    else:
+        if sheet is not None:
+            raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
+                             reason=f"{'standard input' if input_path == '-' else input_path} is CSV")
+        text, encoding = read_csv_file(input_path, sys.stderr)
+        table, text_dialect = _split_text(text)
+        sheet_name = "results" if input_path == "-" else Path(input_path).stem
+    done = _compute(formula, table, settings, mapping, text_dialect)
+    rows = _selected(done, select)
+    if to_workbook:
+        run_facts = [("input", input_path), ("sheet", sheet_name if text_dialect is None else "(CSV)"),
+                     *((f"--map {column}", symbol) for column, symbol in (mapping or {}).items()),
+                     *((f"setting {name}", value) for name, value in (settings or {}).items())]
+        write_results_workbook(output_path, done, rows, sheet_name, run_facts)
+    else:
+        buffer = io.StringIO()
+        _write(done, buffer, rows)
+        write_csv_file(output_path, buffer.getvalue(), encoding)
+    done.report(sys.stderr)
+    summary = done.summary()
     failed = len(summary.errors)
+    computed = summary.rows - failed
     blank = f", {summary.blank_lines} blank line(s) kept as they were" if summary.blank_lines else ""
-    sys.stderr.write(f"{formula_id}: {summary.rows - failed} rows computed, {failed} failed{blank}\n")
+    sys.stderr.write(f"{formula_id}: {computed} row{'' if computed == 1 else 's'} computed, "
+                     f"{failed} failed{blank}\n")
     return summary.status
 
 
-def _read_bytes(path: str) -> bytes:
+def _head(path: str) -> bytes:
+    """The first bytes of a file (to tell a workbook from CSV); none for a file that cannot be read,
+    whose error the reader gives."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
-    except OSError as error:
-        raise _file_error(path, "a readable file", error.strerror or "cannot read") from None
+            return handle.read(8)
+    except OSError:
+        return b""
+
+
+def write_results_workbook(path: str, done: _Computed, rows: list[int], sheet_name: str,
+                           run_facts: list[tuple[str, object]]) -> None:
+    """An .xlsx of a batch: the input's sheet with the result columns appended (``name[unit]``, numbers
+    as numbers) and ``error``; a sheet ``failed rows`` (row number as the spreadsheet shows it, the
+    row's cells, the error); a sheet ``run`` (qmodel version, the formula, its source and outputs'
+    expressions, the input, options, counts)."""
+    formula, table = done.formula, done.table
+    first = table.first_row
+    titles = _result_titles(formula, table.header)
+    cells = _row_cells(table)
+    values = [done.outputs[o.name].tolist() if done.outputs else [] for o in formula.outputs]
+
+    def result_rows():
+        yield [*table.header, *titles]
+        for row in rows:
+            error = done.errors.get(row)
+            if row in table.blank:
+                yield []
+            elif error is not None:
+                yield [*cells[row], *[None] * len(values), _shortened(error).message()]
+            else:
+                yield [*cells[row], *(column[row] for column in values)]
+
+    failed = [["row", *table.header, "error"]] + [
+        [row + first, *cells[row], _shortened(done.errors[row]).message()] for row in sorted(done.errors)]
+    computed = table.size - len(table.blank) - len(done.errors)
+    facts = [["qmodel", __version__], ["formula", formula.id], ["title", formula.title],
+             ["source", formula.source], ["catalogue file", formula.file],
+             *([f"{o.name}[{o.unit}]", o.expr] for o in formula.outputs),
+             *([name, value] for name, value in run_facts),
+             ["rows computed", computed], ["rows failed", len(done.errors)], ["blank rows", len(table.blank)]]
+    workbook.write_workbook(path, [(sheet_name, result_rows()), ("failed rows", failed), ("run", facts)])
+
+
+def _row_cells(table: _Table) -> list[list]:
+    """Each row's cells for a workbook: a workbook's as they are; a CSV's plain numbers as numbers."""
+    rows = [list(cells) for cells in zip(*table.columns, strict=True)]
+    if table.typed:
+        return rows
+    for cells in rows:
+        for index, cell in enumerate(cells):
+            try:
+                cells[index] = float(cell)
+            except ValueError:
+                pass
+    return rows

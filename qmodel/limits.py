@@ -7,6 +7,8 @@ or lattice, a scenario with a huge terminal population, ...).
 
 from __future__ import annotations
 
+import sys
+
 from qmodel.errors import InputError
 
 MEMORY_LIMIT = 2e9  # bytes: a request needing more is refused before it starts
@@ -34,3 +36,41 @@ def _duration(seconds: float) -> str:
     if seconds >= 3600:
         return f"{seconds / 3600:.3g} hours"
     return f"{seconds / 60:.3g} min" if seconds >= 60 else f"{seconds:.3g} s"
+
+
+def read_bounded_bytes(path: str, what: str, limit_bytes: int) -> bytes:
+    """The bytes of the file at ``path`` (``-``: standard input), read with a bound: a device such as
+    /dev/zero (size 0 to ``stat``) or a file over ``limit_bytes`` is refused when the bound is passed,
+    never read to the end. InputError names ``what`` (the option or role of the file)."""
+    if path == "-":
+        stream = sys.stdin.buffer if sys.stdin is not None else None
+        if stream is None or stream.closed:
+            raise InputError(what, "-", "a file, or data piped to standard input",
+                             reason="standard input is closed")
+        return _read_at_most(stream, what, "standard input", limit_bytes)
+    try:
+        with open(path, "rb") as handle:
+            return _read_at_most(handle, what, path, limit_bytes)
+    except OSError as error:
+        raise InputError(what, path, "a readable file", reason=error.strerror or "cannot read") from None
+
+
+def read_bounded_text(path: str, what: str, limit_bytes: int) -> str:
+    """The UTF-8 text of the file at ``path``, read with :func:`read_bounded_bytes`'s bound."""
+    raw = read_bounded_bytes(path, what, limit_bytes)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(what, path, "UTF-8 text",
+                         reason=f"not UTF-8 ({error.reason} at byte {error.start})") from None
+
+
+def _read_at_most(stream, what: str, name: str, limit_bytes: int) -> bytes:
+    try:
+        data = stream.read(limit_bytes + 1)
+    except OSError as error:
+        raise InputError(what, name, "a readable file", reason=error.strerror or "cannot read") from None
+    if len(data) > limit_bytes:
+        raise InputError(what, name, f"at most {_size(limit_bytes)} (split it into smaller files)",
+                         reason="too large to read")
+    return data
