@@ -574,7 +574,7 @@ def _write(done: _Computed, out: TextIO, rows: list[int]) -> None:
 
     In the input's dialect: its separator, decimal mark, byte-order mark and line ends.
     """
-    formula, table, outputs, errors, dialect = done[:5]
+    formula, table, dialect, outputs, errors = done[:5]
     delimiter = dialect.delimiter
     if dialect.bom:
         out.write("\ufeff")
