@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
 from qmodel.limits import read_bounded_bytes
 from qmodel.output import SIGNIFICANT, check_output_path
-from qmodel.units import UNITS, parse_value, unit_named, with_unit
+from qmodel.units import UNITS, parse_value, shortened, unit_named, with_unit
 
 # a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
@@ -336,7 +337,7 @@ class _Table(NamedTuple):
         return len(self.columns[0]) if self.columns else len(self.row_texts)
 
 
-def _quote(cell: str, delimiter: str) -> str:
+def quote_cell(cell: str, delimiter: str) -> str:
     """One CSV cell (an error message), quoted only where it must be."""
     if any(mark in cell for mark in (delimiter, '"', "\n", "\r")):
         return '"' + cell.replace('"', '""') + '"'
@@ -394,7 +395,7 @@ def _split_csv(lines: list[str], delimiter: str) -> _Table:
                                      reason=f"wrong width{extra}")
             # written back at the header's width so that the result columns line up
             rows[row] = (fields + [""] * width)[:width]
-            texts[row] = delimiter.join(_quote(cell, delimiter) for cell in rows[row])
+            texts[row] = delimiter.join(quote_cell(cell, delimiter) for cell in rows[row])
     columns = [[fields[index] for fields in rows] for index in range(width)]
     return _Table(header, header_text, texts, columns, errors, blank)
 
@@ -459,7 +460,7 @@ class _Computed(NamedTuple):
         """Each failed row's error and each warning on ``err``, by the row number the spreadsheet shows."""
         first, name = self.table.first_row, self.formula.id
         for row in sorted(self.errors):
-            err.write(f"{name}: {_shortened(self.errors[row]).at_row(row + first)}\n")
+            err.write(f"{name}: {shortened_error(self.errors[row]).at_row(row + first)}\n")
         for row, warnings in sorted(self.warned.items()):
             err.writelines(f"{name}: row {row + first}: warning: {warning}\n" for warning in warnings)
 
@@ -497,6 +498,14 @@ def _compute(formula: Formula, table: _Table, settings: dict[str, float] | None,
     return _Computed(formula, table, dialect, outputs, errors, warned)
 
 
+def refuse_no_rows(table: _Table, source: str, row_is: str) -> None:
+    """A file with no row under its header (or blank rows only) is refused, naming it: the one rule of
+    ``batch`` and ``scenario --variants`` (checked after the header, whose errors come first)."""
+    if len(table.blank) == table.size:
+        raise InputError(source, "blank rows only" if table.size else "a header only",
+                         f"one row per {row_is} under the header", reason="no rows")
+
+
 def _selected(done: _Computed, select) -> list[int]:
     """The rows to write, in order: every row, or those ``select(outputs, errors)`` returns (not blank)."""
     if select is None:
@@ -504,13 +513,12 @@ def _selected(done: _Computed, select) -> list[int]:
     return [row for row in select(done.outputs, done.errors) if row not in done.table.blank]
 
 
-def _shortened(error: InputError, most: int = 200) -> InputError:
-    """The error with a value longer than ``most`` characters shortened, as ``calc`` shows a long value."""
+def shortened_error(error: InputError) -> InputError:
+    """The error with a long value shortened as ``calc`` shows it (:func:`qmodel.units.shortened`)."""
     value = str(error.value)
-    if len(value) <= most:
+    if shortened(value) == value:
         return error
-    return InputError(error.parameter, f"{value[:60]}… ({len(value):,} characters)", error.allowed,
-                      reason=error.reason, row=error.row)
+    return InputError(error.parameter, shortened(value), error.allowed, reason=error.reason, row=error.row)
 
 
 def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
@@ -529,6 +537,7 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     _check_settings(formula, settings or {})
     table, text_dialect = _split_text(text)
     done = _compute(formula, table, settings, mapping, text_dialect)
+    refuse_no_rows(table, "file", "computation")
     _write(done, out, _selected(done, select))
     done.report(err)
     return done.summary()
@@ -597,7 +606,7 @@ def _write(done: _Computed, out: TextIO, rows: list[int]) -> None:
     for row, error in errors.items():
         place = row if position is None else position.get(row)
         if place is not None:
-            message = _quote(_shortened(error).message(), delimiter)
+            message = quote_cell(shortened_error(error).message(), delimiter)
             lines[place] = f"{table.row_texts[row]}{blanks}{delimiter}{message}"
     for row in table.blank:
         place = row if position is None else position.get(row)
@@ -622,7 +631,7 @@ def decode(raw: bytes, source: str) -> tuple[str, str]:
     Windows-1252 leaves undefined) is refused with how to save it as UTF-8.
     A workbook here (piped to standard input) is refused with how to give it.
     """
-    if workbook.is_workbook(source, raw[:8]):
+    if workbook.looks_like_workbook(raw):
         raise _file_error(source, "a CSV file, or a workbook given by its file name",
                           "a spreadsheet workbook where CSV text was expected")
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -643,10 +652,11 @@ def decode(raw: bytes, source: str) -> tuple[str, str]:
                           f"at {error.start})") from None
 
 
-def read_csv_file(path: str, err: TextIO) -> tuple[str, str]:
-    """(text, encoding) of the CSV at ``path`` (``-``: standard input), read by :func:`decode`;
-    a note on ``err`` when it was read as Windows-1252."""
-    raw = read_bounded_bytes(path, "file", CSV_LIMIT)
+def read_csv_file(path: str, err: TextIO, what: str = "file") -> tuple[str, str]:
+    """(text, encoding) of the CSV at ``path`` (``-``: standard input), read by :func:`decode` with a
+    bound (``what``: the option naming it in an error); a note on ``err`` when it was read as
+    Windows-1252."""
+    raw = read_bounded_bytes(path, what, CSV_LIMIT)
     text, encoding = decode(raw, path)
     if encoding == "cp1252":
         name = "standard input" if path == "-" else path
@@ -685,8 +695,8 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[_Table,
     width = len(found.header)
     rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in found.rows]
     columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in found.header]
-    header_text = ",".join(_quote(title, ",") for title in found.header)
-    row_texts = ([",".join(_quote(workbook.cell_text(cell), ",") for cell in row) for row in rows]
+    header_text = ",".join(quote_cell(title, ",") for title in found.header)
+    row_texts = ([",".join(quote_cell(workbook.cell_text(cell), ",") for cell in row) for row in rows]
                  if texts else [])
     blank = _blank_cells(columns)
     table = _Table(found.header, header_text, row_texts, columns, {}, blank, found.first_row, True)
@@ -702,14 +712,14 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
     and dialect (a workbook's rows as CSV with ``,`` and a decimal point); ``OUT.xlsx`` is a
     workbook (:func:`write_results_workbook`).
     """
-    to_workbook = workbook.is_workbook(output_path) and output_path != "-"
+    to_workbook = Path(output_path).suffix.lower() in workbook.SUFFIXES
     if output_path != "-":
         check_output_path("-o", output_path)
     if to_workbook and Path(output_path).suffix.lower() != ".xlsx":
         raise InputError("-o", output_path, "OUT.xlsx or OUT.csv", reason="qmodel writes workbooks as .xlsx")
     formula = get_formula(formula_id)
     _check_settings(formula, settings or {})
-    if input_path != "-" and workbook.is_workbook(input_path, _head(input_path)):
+    if workbook.is_workbook(input_path):
         table, sheet_name = read_sheet_table(input_path, sheet, texts=not to_workbook)
         text_dialect, encoding = None, "utf-8"
     else:
@@ -720,6 +730,7 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
         table, text_dialect = _split_text(text)
         sheet_name = "results" if input_path == "-" else Path(input_path).stem
     done = _compute(formula, table, settings, mapping, text_dialect)
+    refuse_no_rows(table, "standard input" if input_path == "-" else input_path, "computation")
     rows = _selected(done, select)
     if to_workbook:
         run_facts = [("input", input_path), ("sheet", sheet_name if text_dialect is None else "(CSV)"),
@@ -740,48 +751,47 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
     return summary.status
 
 
-def _head(path: str) -> bytes:
-    """The first bytes of a file (to tell a workbook from CSV); none for a file that cannot be read,
-    whose error the reader gives."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(8)
-    except OSError:
-        return b""
-
-
 def write_results_workbook(path: str, done: _Computed, rows: list[int], sheet_name: str,
                            run_facts: list[tuple[str, object]]) -> None:
-    """An .xlsx of a batch: the input's sheet with the result columns appended (``name[unit]``, numbers
-    as numbers) and ``error``; a sheet ``failed rows`` (row number as the spreadsheet shows it, the
-    row's cells, the error); a sheet ``run`` (qmodel version, the formula, its source and outputs'
-    expressions, the input, options, counts)."""
+    """An .xlsx of a batch (:func:`write_table_workbook`), its ``run`` sheet naming the formula, its
+    source and each output's expression."""
     formula, table = done.formula, done.table
-    first = table.first_row
-    titles = _result_titles(formula, table.header)
-    cells = _row_cells(table)
     values = [done.outputs[o.name].tolist() if done.outputs else [] for o in formula.outputs]
+    computed = table.size - len(table.blank) - len(done.errors)
+    facts = [("formula", formula.id), ("title", formula.title), ("source", formula.source),
+             ("catalogue file", formula.file), *((f"{o.name}[{o.unit}]", o.expr) for o in formula.outputs),
+             *run_facts, ("rows computed", computed), ("rows failed", len(done.errors)),
+             ("blank rows", len(table.blank))]
+    write_table_workbook(path, table, _result_titles(formula, table.header),
+                         lambda row: [column[row] for column in values], done.errors, rows, sheet_name, facts)
+
+
+def write_table_workbook(path: str, table: _Table, titles: list[str], results,
+                         errors: dict[int, InputError], rows: list[int], sheet_name: str,
+                         facts: list[tuple[str, object]]) -> None:
+    """An .xlsx of rows with results: the input's sheet with the result columns ``titles`` appended (the
+    last one ``error``; numbers as numbers, ``results(row)`` a good row's values), a sheet ``failed rows``
+    (row number as the spreadsheet shows it, the row's cells, the error) and a sheet ``run`` (qmodel's
+    version, then ``facts``: the input, options, counts)."""
+    cells = _row_cells(table)
+    blanks = [None] * (len(titles) - 1)
 
     def result_rows():
         yield [*table.header, *titles]
         for row in rows:
-            error = done.errors.get(row)
+            error = errors.get(row)
             if row in table.blank:
                 yield []
             elif error is not None:
-                yield [*cells[row], *[None] * len(values), _shortened(error).message()]
+                yield [*cells[row], *blanks, shortened_error(error).message()]
             else:
-                yield [*cells[row], *(column[row] for column in values)]
+                yield [*cells[row], *results(row)]
 
     failed = [["row", *table.header, "error"]] + [
-        [row + first, *cells[row], _shortened(done.errors[row]).message()] for row in sorted(done.errors)]
-    computed = table.size - len(table.blank) - len(done.errors)
-    facts = [["qmodel", __version__], ["formula", formula.id], ["title", formula.title],
-             ["source", formula.source], ["catalogue file", formula.file],
-             *([f"{o.name}[{o.unit}]", o.expr] for o in formula.outputs),
-             *([name, value] for name, value in run_facts),
-             ["rows computed", computed], ["rows failed", len(done.errors)], ["blank rows", len(table.blank)]]
-    workbook.write_workbook(path, [(sheet_name, result_rows()), ("failed rows", failed), ("run", facts)])
+        [row + table.first_row, *cells[row], shortened_error(error).message()]
+        for row, error in sorted(errors.items())]
+    run_sheet = [["qmodel", __version__], *([name, value] for name, value in facts)]
+    workbook.write_workbook(path, [(sheet_name, result_rows()), ("failed rows", failed), ("run", run_sheet)])
 
 
 def _row_cells(table: _Table) -> list[list]:
@@ -792,7 +802,9 @@ def _row_cells(table: _Table) -> list[list]:
     for cells in rows:
         for index, cell in enumerate(cells):
             try:
-                cells[index] = float(cell)
+                number = float(cell)
             except ValueError:
-                pass
+                continue
+            if math.isfinite(number):
+                cells[index] = number
     return rows

@@ -41,9 +41,23 @@ class Sheet(NamedTuple):
     first_row: int
 
 
-def is_workbook(path: str, head: bytes = b"") -> bool:
-    """Whether ``path`` (or the file's first bytes ``head``) is a spreadsheet workbook rather than text."""
-    return Path(path).suffix.lower() in SUFFIXES or head.startswith(_MAGIC)
+def is_workbook(path: str) -> bool:
+    """Whether the file at ``path`` is a spreadsheet workbook rather than text: by its name, or by its
+    first bytes (a zip or an OLE container) where it can be read (``-``, standard input, is text)."""
+    if Path(path).suffix.lower() in SUFFIXES:
+        return True
+    if path == "-":
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return looks_like_workbook(handle.read(8))
+    except OSError:  # the reader gives the error
+        return False
+
+
+def looks_like_workbook(head: bytes) -> bool:
+    """Whether bytes start as a workbook does: a zip (.xlsx, .ods) or an OLE container (.xls)."""
+    return head.startswith(_MAGIC)
 
 
 def _refuse(path: str, reason: str,

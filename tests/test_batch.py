@@ -100,9 +100,16 @@ def test_unusable_file_is_a_file_level_error(text: str, message: str) -> None:
         batch("mm1", text)
 
 
-def test_header_only_file_gives_header_only_output() -> None:
-    summary, rows, _ = batch("mm1", "arrival_rate,service_time\n")
-    assert summary.rows == 0 and rows == []
+@pytest.mark.parametrize(("text", "value"), [("arrival_rate,service_time\n", "a header only"),
+                                             ("arrival_rate,service_time\n\n,\n", "blank rows only")])
+def test_a_file_without_rows_is_refused_as_scenario_variants_refuses_it(text: str, value: str) -> None:
+    with pytest.raises(InputError, match=rf"^file = {value} \(no rows\)"):
+        batch("mm1", text)
+
+
+def test_a_header_naming_no_input_is_reported_before_the_missing_rows() -> None:
+    with pytest.raises(InputError, match="missing required column"):
+        batch("mm1", "arrival_rate\n")
 
 
 def test_cli_batch_exit_status_is_1_when_a_row_failed(tmp_path) -> None:
