@@ -43,7 +43,7 @@ from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
 from qmodel.limits import read_bounded_bytes
 from qmodel.output import SIGNIFICANT, check_output_path
-from qmodel.units import UNITS, parse_value, shortened, unit_named, with_unit
+from qmodel.units import UNITS, parse_value, shortened, split_number, unit_named, with_unit
 
 # a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
@@ -251,36 +251,46 @@ def _parse_column(name: str, unit: str, cells: list, factor: float,
 
     Fast paths: plain numbers in one numpy call; in a decimal-comma file whose
     column has no point and no 1,234-shaped cell, every comma becomes a point.
-    ``dialect`` None: a workbook's cells, numbers already (see :func:`_typed_column`).
+    ``dialect`` None: a workbook's cells, numbers already (see :func:`_typed_column`). ``factor``
+    takes a bare number from the header's unit to the symbol's; a cell with its own unit (0.4ms)
+    is read in that unit.
     """
     if dialect is None:
-        values = _typed_column(name, unit, cells, errors)
-        return values * factor if factor != 1.0 else values
+        return _typed_column(name, unit, cells, errors, factor)
     if dialect.decimal == ",":
         joined = "\n".join(cells)
         if "." in joined or re.search(r"\d,\d{3}(?!\d)", joined):
-            values = _parse_cells(name, unit, cells, errors, dialect)
-            return values * factor if factor != 1.0 else values
+            return _parse_cells(name, unit, cells, errors, dialect, factor)
         cells, dialect = joined.replace(",", ".").split("\n"), Dialect(dialect.delimiter)
     try:
         values = np.array(cells, dtype=float)
     except ValueError:
-        values = _parse_cells(name, unit, cells, errors, dialect)
+        return _parse_cells(name, unit, cells, errors, dialect, factor)
     return values * factor if factor != 1.0 else values
 
 
-def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputError]) -> np.ndarray:
+def _cell_value(name: str, text: str, unit: str, factor: float) -> float:
+    """A cell in a CLI value's form (35K, 0.4ms, 95%): in its own unit where it names one, else in the
+    header's (``factor`` to the symbol's unit)."""
+    value = parse_value(name, text, unit)
+    parts = split_number(text)
+    return value if parts is not None and unit_named(parts[1]) is not None else value * factor
+
+
+def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputError],
+                  factor: float) -> np.ndarray:
     """A workbook column: its number cells as they are (no locale); a text cell read as a CLI value
     (35K, 0.4ms, 95%); a date, a time, a boolean or an empty cell an error of its row."""
     if {type(cell) for cell in cells} <= {float, int}:
-        return np.array(cells, dtype=float)
+        values = np.array(cells, dtype=float)
+        return values * factor if factor != 1.0 else values
     values = np.empty(len(cells))
     for row, cell in enumerate(cells):
         try:
             if workbook.is_number(cell):
-                values[row] = cell
+                values[row] = cell * factor
             elif isinstance(cell, str) and cell.strip():
-                values[row] = parse_value(name, cell.strip(), unit)
+                values[row] = _cell_value(name, cell.strip(), unit, factor)
             elif isinstance(cell, str):
                 raise InputError(name, "empty", "a number", reason="missing cell")
             else:
@@ -294,7 +304,7 @@ def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputErro
 
 
 def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, InputError],
-                 dialect: Dialect) -> np.ndarray:
+                 dialect: Dialect, factor: float = 1.0) -> np.ndarray:
     """One cell at a time: the locale's marks, then the CLI's value forms (35K, 0.4ms, 95%)."""
     values = np.empty(len(cells))
     point = dialect.decimal == "."
@@ -303,9 +313,9 @@ def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, Input
             if not cell.strip():
                 raise InputError(name, "empty", "a number", reason="missing cell")
             try:
-                values[row] = float(cell if point else locale_number(name, cell, dialect))
+                values[row] = float(cell if point else locale_number(name, cell, dialect)) * factor
             except ValueError:
-                values[row] = parse_value(name, locale_number(name, cell, dialect), unit)
+                values[row] = _cell_value(name, locale_number(name, cell, dialect), unit, factor)
         except InputError as error:
             errors.setdefault(row, error)
             values[row] = np.nan
