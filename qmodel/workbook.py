@@ -97,7 +97,8 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     if sheet is None:
         first = sheets[0]
         if first.typ != calamine.SheetTypeEnum.WorkSheet:
-            raise InputError("--sheet", f"{first.name} (the first sheet, a {first.typ.name})",
+            kind = str(first.typ).rsplit(".", 1)[-1].replace("Sheet", " sheet").strip().lower()  # chart sheet
+            raise InputError("--sheet", f"{first.name} (the first sheet, a {kind})",
                              "--sheet NAME of a worksheet: " + ", ".join(worksheets),
                              reason="not a sheet of rows")
         sheet = first.name
