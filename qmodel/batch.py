@@ -524,9 +524,10 @@ def _selected(done: _Computed, select) -> list[int]:
 
 
 def shortened_error(error: InputError) -> InputError:
-    """The error with a long value shortened as ``calc`` shows it (:func:`qmodel.units.shortened`)."""
+    """The error with a value over 80 characters shortened as ``calc`` shows it
+    (:func:`qmodel.units.shortened`; a cell parse_value read is shortened already, to under 60)."""
     value = str(error.value)
-    if shortened(value) == value:
+    if len(value) <= 80:
         return error
     return InputError(error.parameter, shortened(value), error.allowed, reason=error.reason, row=error.row)
 
