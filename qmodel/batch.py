@@ -349,7 +349,7 @@ class _Table(NamedTuple):
 
 def quote_cell(cell: str, delimiter: str) -> str:
     """One CSV cell (an error message), quoted only where it must be."""
-    if any(mark in cell for mark in (delimiter, '"', "\n", "\r")):
+    if delimiter in cell or '"' in cell or "\n" in cell or "\r" in cell:
         return '"' + cell.replace('"', '""') + '"'
     return cell
 
@@ -585,8 +585,21 @@ def _blank_cells(columns: list[list]) -> frozenset[int]:
     """The rows of a workbook or DataFrame with no cell filled in."""
     if not columns:
         return frozenset()
-    return frozenset(row for row, cells in enumerate(zip(*columns, strict=True))
-                     if all(cell is None or cell == "" for cell in cells))
+    blank = {row for row, cell in enumerate(columns[0]) if cell == "" or cell is None}
+    for column in columns[1:]:
+        blank = {row for row in blank if column[row] == "" or column[row] is None}
+    return frozenset(blank)
+
+
+def _column_texts(cells: list) -> list[str]:
+    """A workbook column's cells as CSV text (:func:`qmodel.workbook.cell_text`, quoted where needed);
+    a column of numbers only, the common case, at list speed."""
+    kinds = {type(cell) for cell in cells}
+    if kinds <= {float}:
+        return [str(int(cell)) if cell.is_integer() and abs(cell) < 1e16 else repr(cell) for cell in cells]
+    if kinds <= {str}:
+        return [quote_cell(cell, ",") for cell in cells]
+    return [quote_cell(workbook.cell_text(cell), ",") for cell in cells]
 
 
 def _write(done: _Computed, out: TextIO, rows: list[int]) -> None:
@@ -703,12 +716,12 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[_Table,
     """(table, sheet name) of a workbook's sheet (:func:`qmodel.workbook.read_sheet`): its cells as they
     are, rows numbered as the spreadsheet shows them; ``texts``: each row's text too, for CSV output."""
     found = workbook.read_sheet(path, sheet)
-    width = len(found.header)
-    rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in found.rows]
+    width, rows = len(found.header), found.rows  # calamine gives every row the sheet's width
+    if {len(row) for row in rows} - {width}:
+        rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in rows]
     columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in found.header]
     header_text = ",".join(quote_cell(title, ",") for title in found.header)
-    row_texts = ([",".join(quote_cell(workbook.cell_text(cell), ",") for cell in row) for row in rows]
-                 if texts else [])
+    row_texts = list(map(",".join, zip(*map(_column_texts, columns), strict=True))) if texts and rows else []
     blank = _blank_cells(columns)
     table = _Table(found.header, header_text, row_texts, columns, {}, blank, found.first_row, True)
     return table, found.name
@@ -767,55 +780,53 @@ def write_results_workbook(path: str, done: _Computed, rows: list[int], sheet_na
     """An .xlsx of a batch (:func:`write_table_workbook`), its ``run`` sheet naming the formula, its
     source and each output's expression."""
     formula, table = done.formula, done.table
-    values = [done.outputs[o.name].tolist() if done.outputs else [] for o in formula.outputs]
+    values = [done.outputs[o.name].tolist() if done.outputs else [None] * table.size for o in formula.outputs]
     computed = table.size - len(table.blank) - len(done.errors)
     facts = [("formula", formula.id), ("title", formula.title), ("source", formula.source),
              ("catalogue file", formula.file), *((f"{o.name}[{o.unit}]", o.expr) for o in formula.outputs),
              *run_facts, ("rows computed", computed), ("rows failed", len(done.errors)),
              ("blank rows", len(table.blank))]
-    write_table_workbook(path, table, _result_titles(formula, table.header),
-                         lambda row: [column[row] for column in values], done.errors, rows, sheet_name, facts)
+    write_table_workbook(path, table, _result_titles(formula, table.header), values, done.errors, rows,
+                         sheet_name, facts)
 
 
-def write_table_workbook(path: str, table: _Table, titles: list[str], results,
+def write_table_workbook(path: str, table: _Table, titles: list[str], results: list[list],
                          errors: dict[int, InputError], rows: list[int], sheet_name: str,
                          facts: list[tuple[str, object]]) -> None:
-    """An .xlsx of rows with results: the input's sheet with the result columns ``titles`` appended (the
-    last one ``error``; numbers as numbers, ``results(row)`` a good row's values), a sheet ``failed rows``
-    (row number as the spreadsheet shows it, the row's cells, the error) and a sheet ``run`` (qmodel's
-    version, then ``facts``: the input, options, counts)."""
-    cells = _row_cells(table)
-    blanks = [None] * (len(titles) - 1)
-
-    def result_rows():
-        yield [*table.header, *titles]
-        for row in rows:
-            error = errors.get(row)
-            if row in table.blank:
-                yield []
-            elif error is not None:
-                yield [*cells[row], *blanks, shortened_error(error).message()]
-            else:
-                yield [*cells[row], *results(row)]
-
+    """An .xlsx of rows with results: the input's sheet with the result columns ``titles`` appended
+    (numbers as numbers; ``results`` holds each title's value on every row of the table, the last title,
+    ``error``, excepted), a sheet ``failed rows`` (row number as the spreadsheet shows it, the row's
+    cells, the error) and a sheet ``run`` (qmodel's version, then ``facts``: the input, options, counts).
+    """
+    inputs = [_cell_column(column) if not table.typed else column for column in table.columns]
+    every_row = rows == list(range(table.size))
+    bad = set(errors) | table.blank
+    columns = [[title, *(column if every_row else [column[row] for row in rows])]
+               for title, column in zip(table.header, inputs, strict=True)]
+    columns += [[title, *(None if row in bad else column[row] for row in rows)]
+                for title, column in zip(titles, results, strict=False)]
+    columns.append([titles[-1], *(shortened_error(errors[row]).message() if row in errors else None
+                                  for row in rows)])
     failed = [["row", *table.header, "error"]] + [
-        [row + table.first_row, *cells[row], shortened_error(error).message()]
+        [row + table.first_row, *(column[row] for column in inputs), shortened_error(error).message()]
         for row, error in sorted(errors.items())]
     run_sheet = [["qmodel", __version__], *([name, value] for name, value in facts)]
-    workbook.write_workbook(path, [(sheet_name, result_rows()), ("failed rows", failed), ("run", run_sheet)])
+    workbook.write_workbook(path, [(sheet_name, columns), ("failed rows", workbook.columns_of(failed)),
+                                   ("run", workbook.columns_of(run_sheet))])
 
 
-def _row_cells(table: _Table) -> list[list]:
-    """Each row's cells for a workbook: a workbook's as they are; a CSV's plain numbers as numbers."""
-    rows = [list(cells) for cells in zip(*table.columns, strict=True)]
-    if table.typed:
-        return rows
-    for cells in rows:
-        for index, cell in enumerate(cells):
-            try:
-                number = float(cell)
-            except ValueError:
-                continue
-            if math.isfinite(number):
-                cells[index] = number
-    return rows
+def _cell_column(cells: list[str]) -> list:
+    """A CSV column's cells for a workbook: a plain finite number as a number, other text as it is."""
+    try:
+        values = np.array(cells, dtype=float)
+    except ValueError:
+        return [_number_or_text(cell) for cell in cells]
+    return values.tolist() if np.isfinite(values).all() else [_number_or_text(cell) for cell in cells]
+
+
+def _number_or_text(cell: str) -> float | str:
+    try:
+        number = float(cell)
+    except ValueError:
+        return cell
+    return number if math.isfinite(number) else cell

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime
 import math
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 from xml.sax.saxutils import escape
@@ -182,18 +182,22 @@ _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
-def write_workbook(path: str, sheets: Sequence[tuple[str, Iterable[Sequence[object]]]]) -> None:
-    """Write ``sheets`` (name, rows of cells) to an .xlsx at ``path``.
+def write_workbook(path: str, sheets: Sequence[tuple[str, Sequence[Sequence[object]]]]) -> None:
+    """Write ``sheets`` (name, columns of cells, each column's first cell in row 1) to an .xlsx at
+    ``path``; :func:`columns_of` turns rows into columns.
 
     A float or int is a number cell (NaN or an infinity, which a spreadsheet cannot hold, and None
     or "" are an empty cell); a boolean a boolean; anything else its text (a date in ISO form).
     """
-    names = [_sheet_name(name, index) for index, (name, _) in enumerate(sheets)]
+    names: list[str] = []
+    for index, (name, _) in enumerate(sheets):
+        names.append(_sheet_name(name, index, names))
+    count = range(1, len(sheets) + 1)
     try:
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
             archive.writestr("[Content_Types].xml", _CONTENT_TYPES.format(sheets="".join(
                 f'<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="{_SHEET_TYPE}"/>'
-                for n in range(1, len(sheets) + 1))))
+                for n in count)))
             archive.writestr("_rels/.rels", _ROOT_RELS)
             archive.writestr("xl/workbook.xml", (
                 f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="{_MAIN}" '
@@ -204,27 +208,37 @@ def write_workbook(path: str, sheets: Sequence[tuple[str, Iterable[Sequence[obje
                 '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
                 '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
                 + "".join(f'<Relationship Id="rId{n}" Type="{_RELS}/worksheet" '
-                          f'Target="worksheets/sheet{n}.xml"/>' for n in range(1, len(sheets) + 1))
-                + "</Relationships>"))
-            for n, (_, rows) in enumerate(sheets, 1):
+                          f'Target="worksheets/sheet{n}.xml"/>' for n in count) + "</Relationships>"))
+            for n, (_, columns) in zip(count, sheets, strict=True):
                 with archive.open(f"xl/worksheets/sheet{n}.xml", "w") as part:
                     part.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
                                f'<worksheet xmlns="{_MAIN}"><sheetData>'.encode())
-                    chunk: list[str] = []
-                    letters: list[str] = []
-                    for number, row in enumerate(rows, 1):
-                        while len(letters) < len(row):
-                            letters.append(_column_letter(len(letters)))
-                        cells = "".join(_cell(f"{letter}{number}", value)
-                                        for letter, value in zip(letters, row, strict=False))
-                        chunk.append(f'<row r="{number}">{cells}</row>')
-                        if len(chunk) == 4096:
-                            part.write("".join(chunk).encode())
-                            chunk.clear()
-                    part.write(("".join(chunk) + "</sheetData></worksheet>").encode())
+                    cells = [_column_xml(_column_letter(index), column)
+                             for index, column in enumerate(columns)]
+                    rows = [f'<row r="{number}">{"".join(row)}</row>'
+                            for number, row in enumerate(zip(*cells, strict=True), 1)]
+                    for start in range(0, len(rows), 8192):
+                        part.write("".join(rows[start:start + 8192]).encode())
+                    part.write(b"</sheetData></worksheet>")
     except OSError as error:
         raise InputError("-o", path, "a file that can be written",
                          reason=error.strerror or "cannot write") from None
+
+
+def columns_of(rows: Sequence[Sequence[object]]) -> list[list[object]]:
+    """Rows of cells as columns, a short row padded with empty cells."""
+    width = max((len(row) for row in rows), default=0)
+    return [list(column) for column in zip(*(list(row) + [None] * (width - len(row)) for row in rows),
+                                             strict=True)]
+
+
+def _column_xml(letter: str, column: Sequence[object]) -> list[str]:
+    """The XML of each cell of a column (rows from 1); a column of floats, the common case, at list speed."""
+    if {type(value) for value in column[1:]} <= {float}:
+        head = [_cell(f"{letter}1", column[0])] if column else []
+        return head + [f'<c r="{letter}{number}"><v>{value!r}</v></c>' if value - value == 0 else ""
+                       for number, value in enumerate(column[1:], 2)]  # value - value: NaN for NaN and inf
+    return [_cell(f"{letter}{number}", value) for number, value in enumerate(column, 1)]
 
 
 def _cell(reference: str, value: object) -> str:
@@ -247,7 +261,11 @@ def _xml_text(text: str) -> str:
     return "".join(c for c in text if c in "\t\n\r" or (c >= " " and c not in "\ufffe\uffff"))
 
 
-def _sheet_name(name: str, index: int) -> str:
-    """A sheet name a spreadsheet takes: at most 31 characters, none of []:*?/\\ ."""
-    cleaned = "".join("_" if c in "[]:*?/\\" else c for c in name).strip("'")[:31]
-    return cleaned or f"Sheet{index + 1}"
+def _sheet_name(name: str, index: int, taken: list[str]) -> str:
+    """A sheet name a spreadsheet takes: at most 31 characters, none of []:*?/\\, not one already
+    ``taken`` (ignoring case)."""
+    cleaned = "".join("_" if c in "[]:*?/\\" else c for c in name).strip("'")[:31] or f"Sheet{index + 1}"
+    while cleaned.lower() in {other.lower() for other in taken}:
+        cleaned = f"{cleaned[:28]} {index + 1}"
+        index += 1
+    return cleaned

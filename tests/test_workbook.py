@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from qmodel import __version__
 from qmodel.catalogue.evaluate import calc
 from qmodel.cli import cli
-from qmodel.workbook import cell_text, write_workbook
+from qmodel.workbook import cell_text, columns_of, write_workbook
 
 
 def book(path, rows, title="Disks", before=()):
@@ -28,6 +28,11 @@ def book(path, rows, title="Disks", before=()):
         workbook.create_chartsheet(name, index)
     workbook.save(path)
     return path
+
+
+def write_rows(path, named_rows):
+    """An .xlsx written by qmodel's writer from (sheet name, rows)."""
+    write_workbook(str(path), [(name, columns_of(rows)) for name, rows in named_rows])
 
 
 def sheets(path) -> dict[str, list[list]]:
@@ -94,7 +99,7 @@ def test_the_results_workbook_has_numbers_as_numbers_the_failed_rows_and_the_run
 
 def test_a_formula_cell_is_read_by_the_value_the_spreadsheet_saved(tmp_path):
     source = tmp_path / "in.xlsx"
-    write_workbook(str(source), [("Sheet1", [["arrival_rate", "service_time"], [800, 1]])])
+    write_rows(source, [("Sheet1", [["arrival_rate", "service_time"], [800, 1]])])
     with zipfile.ZipFile(source) as archive:
         parts = {name: archive.read(name) for name in archive.namelist()}
     parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(
@@ -109,7 +114,7 @@ def test_a_formula_cell_is_read_by_the_value_the_spreadsheet_saved(tmp_path):
 
 def test_sheet_picks_the_sheet_and_an_unknown_one_is_named(tmp_path):
     source = tmp_path / "in.xlsx"
-    write_workbook(str(source), [("Notes", [["written by hand"]]),
+    write_rows(source, [("Notes", [["written by hand"]]),
                                  ("Disks", [["arrival_rate", "service_time"], [800, 1]])])
     assert run("batch", "mm1", source, "--sheet", "Disks").exit_code == 0
     result = run("batch", "mm1", source, "--sheet", "Disk")
@@ -186,7 +191,7 @@ def test_a_corrupt_workbook_of_each_format_is_one_line(tmp_path, name, content):
 
 def test_variants_from_a_workbook_give_what_the_same_csv_gives(tmp_path):
     source = tmp_path / "what-if.xlsx"
-    write_workbook(str(source), [("Variants", [[], ["distance [km]", "member.G1P2.terminals", "note"],
+    write_rows(source, [("Variants", [[], ["distance [km]", "member.G1P2.terminals", "note"],
                                                [20, 30, "base"], [40, 60, "double"], [60, "many", "bad"]])])
     csv = tmp_path / "what-if.csv"
     csv.write_text("distance [km],member.G1P2.terminals,note\n20,30,base\n40,60,double\n60,many,bad\n",
@@ -224,6 +229,6 @@ def test_a_cell_reads_as_text_as_the_spreadsheet_shows_it(cell, text):
 def test_the_writer_keeps_every_digit_and_leaves_nan_empty(tmp_path):
     target = tmp_path / "out.xlsx"
     values = [0.1 + 0.2, 1 / 3, 1e-300, -0.0, 12345678901234567.0]
-    write_workbook(str(target), [("S", [[*values, np.nan, None, "a<&>b", "  padded "]])])
+    write_rows(target, [("S", [[*values, np.nan, None, "a<&>b", "  padded "]])])
     row = sheets(target)["S"][0]
     assert row[:5] == values and row[5:7] == ["", ""] and row[7:] == ["a<&>b", "  padded "]

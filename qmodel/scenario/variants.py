@@ -431,9 +431,10 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
         facts = [("scenario", str(scenario_path)), ("input", input_path), ("sheet", sheet_name),
                  ("variants solved", len(results) - len(set(results) & set(errors))),
                  ("variants failed", len(errors))]
-        empty = [np.nan] * len(titles)
-        write_table_workbook(output_path, table, [*titles, "error"], lambda row: results.get(row, empty),
-                             errors, list(range(table.size)), sheet_name, facts)
+        by_title = [[results[row][place] if row in results else None for row in range(table.size)]
+                    for place in range(len(titles))]
+        write_table_workbook(output_path, table, [*titles, "error"], by_title, errors,
+                             list(range(table.size)), sheet_name, facts)
     else:
         buffer = io.StringIO()
         _write(table, dialect, titles, results, errors, buffer)
