@@ -233,11 +233,19 @@ def columns_of(rows: Sequence[Sequence[object]]) -> list[list[object]]:
 
 
 def _column_xml(letter: str, column: Sequence[object]) -> list[str]:
-    """The XML of each cell of a column (rows from 1); a column of floats, the common case, at list speed."""
-    if {type(value) for value in column[1:]} <= {float}:
-        head = [_cell(f"{letter}1", column[0])] if column else []
-        return head + [f'<c r="{letter}{number}"><v>{value!r}</v></c>' if value - value == 0 else ""
-                       for number, value in enumerate(column[1:], 2)]  # value - value: NaN for NaN and inf
+    """The XML of each cell of a column (rows from 1); a column of floats (some empty), the common case,
+    at list speed, and plain text likewise."""
+    kinds = {type(value) for value in column[1:]}
+    head = [_cell(f"{letter}1", column[0])] if column else []
+    if kinds <= {float, type(None)}:
+        return head + [f'<c r="{letter}{number}"><v>{value!r}</v></c>'
+                       if value is not None and value - value == 0 else ""  # value - value: NaN for NaN, inf
+                       for number, value in enumerate(column[1:], 2)]
+    if kinds <= {str, type(None)}:
+        return head + [(f'<c r="{letter}{number}" t="inlineStr"><is><t>{escape(value)}</t></is></c>'
+                        if value.isprintable() and value == value.strip()
+                        else _cell(f"{letter}{number}", value))
+                       if value else "" for number, value in enumerate(column[1:], 2)]
     return [_cell(f"{letter}{number}", value) for number, value in enumerate(column, 1)]
 
 
