@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import re
 import sys
@@ -359,11 +360,11 @@ def _split_plain(lines: list[str], delimiter: str) -> _Table | None:
 
     Returns None when the file needs the full CSV parser.
     """
-    if any('"' in line for line in lines) or not all(lines[1:]):
+    if not all(lines[1:]):
         return None
     header_text, rows = lines[0], lines[1:]
     separators = header_text.count(delimiter)
-    if any(row.count(delimiter) != separators for row in rows):
+    if set(map(str.count, rows, itertools.repeat(delimiter, len(rows)))) - {separators}:
         return None
     cells = delimiter.join(rows).split(delimiter) if rows else []
     width = separators + 1
@@ -373,7 +374,9 @@ def _split_plain(lines: list[str], delimiter: str) -> _Table | None:
 
 def _blank_rows(texts: list[str], delimiter: str) -> frozenset[int]:
     """The rows with no cell filled in: an empty line, or ;;; from a spreadsheet's empty row."""
-    return frozenset(row for row, text in enumerate(texts) if not text.strip(delimiter + " \t"))
+    blank = delimiter + " \t"
+    return frozenset(row for row, text in enumerate(texts)
+                     if not text or (text[0] in blank and not text.strip(blank)))
 
 
 def _split_csv(lines: list[str], delimiter: str) -> _Table:
@@ -445,7 +448,8 @@ def _split_text(text: str) -> tuple[_Table, tuple[str, str, bool]]:
     while not lines[-1].strip():
         lines.pop()  # blank trailing lines
     delimiter = sniff_delimiter(lines[0])
-    return _split_plain(lines, delimiter) or _split_csv(lines, delimiter), (delimiter, line_end, bom)
+    table = None if '"' in text else _split_plain(lines, delimiter)
+    return table or _split_csv(lines, delimiter), (delimiter, line_end, bom)
 
 
 def read_table(text: str) -> tuple[_Table, Dialect]:
