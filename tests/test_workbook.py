@@ -1,7 +1,11 @@
 """Workbooks in and out: `batch` and `scenario --variants` read .xlsx (numbers as numbers, rows as the
 spreadsheet numbers them) and write -o OUT.xlsx; a workbook that cannot be used is one line, exit 2."""
 
+import csv
 import datetime
+import os
+import shutil
+import subprocess
 import zipfile
 
 import numpy as np
@@ -232,3 +236,28 @@ def test_the_writer_keeps_every_digit_and_leaves_nan_empty(tmp_path):
     write_rows(target, [("S", [[*values, np.nan, None, "a<&>b", "  padded "]])])
     row = sheets(target)["S"][0]
     assert row[:5] == values and row[5:7] == ["", ""] and row[7:] == ["a<&>b", "  padded "]
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_the_results_workbook_opens_in_libreoffice_with_every_number_a_number(tmp_path):
+    target = tmp_path / "out.xlsx"
+    run("batch", "mm1", book(tmp_path / "in.xlsx", ROWS), "-o", target)
+    every_sheet = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1"
+    for conversion in (every_sheet, "ods"):
+        subprocess.run(["soffice", "--headless", "--convert-to", conversion, "--outdir", str(tmp_path),
+                        str(target)], check=True, capture_output=True, timeout=300,
+                       env={**os.environ, "HOME": str(tmp_path)})
+    ours, resaved = sheets(target), sheets(tmp_path / "out.ods")
+    assert list(resaved) == list(ours)
+    for name, rows in ours.items():
+        shown = list(csv.reader((tmp_path / f"out-{name}.csv").open(encoding="utf-8")))
+        assert len(shown) == len(rows) == len(resaved[name])
+        for row, as_csv, as_ods in zip(rows, shown, resaved[name], strict=True):
+            for cell, text, again in zip(row, as_csv, as_ods, strict=False):
+                if isinstance(cell, float):  # LibreOffice keeps 15 significant digits
+                    assert isinstance(again, float) and again == pytest.approx(cell, rel=1e-14)
+                    assert float(text) == pytest.approx(cell, rel=1e-14)
+                elif isinstance(cell, bool):  # a boolean is a number formatted TRUE/FALSE there
+                    assert again == float(cell) and text == str(cell).upper()
+                else:
+                    assert again == cell and text == cell
