@@ -26,7 +26,9 @@ Exit status: 0 all rows computed, 1 some rows failed, 2 the file cannot be used
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import gc
 import io
 import itertools
 import math
@@ -400,15 +402,15 @@ def _split_csv(lines: list[str], delimiter: str) -> _Table:
     blank = _blank_rows(texts, delimiter)
     for row in blank:
         rows[row] = [""] * width
-    for row, fields in enumerate(rows):
-        if len(fields) != width:
-            extra = f"; extra cells: {delimiter.join(fields[width:])}" if len(fields) > width else ""
-            errors[row] = InputError("row", f"{len(fields)} fields",
-                                     f"{width} fields, as in the header",
-                                     reason=f"wrong width{extra}")
-            # written back at the header's width so that the result columns line up
-            rows[row] = (fields + [""] * width)[:width]
-            texts[row] = delimiter.join(quote_cell(cell, delimiter) for cell in rows[row])
+    ragged = set(map(len, rows)) - {width}  # widths other than the header's, if any: find their rows
+    for row in [row for row, fields in enumerate(rows) if len(fields) != width] if ragged else []:
+        fields = rows[row]
+        extra = f"; extra cells: {delimiter.join(fields[width:])}" if len(fields) > width else ""
+        errors[row] = InputError("row", f"{len(fields)} fields", f"{width} fields, as in the header",
+                                 reason=f"wrong width{extra}")
+        # written back at the header's width so that the result columns line up
+        rows[row] = (fields + [""] * width)[:width]
+        texts[row] = delimiter.join(quote_cell(cell, delimiter) for cell in rows[row])
     columns = [[fields[index] for fields in rows] for index in range(width)]
     return _Table(header, header_text, texts, columns, errors, blank)
 
@@ -458,6 +460,23 @@ def read_table(text: str) -> tuple[_Table, Dialect]:
     table, (delimiter, line_end, bom) = _split_text(text)
     cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
     return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
+
+
+@contextlib.contextmanager
+def holding_a_table():
+    """The cyclic garbage collector paused while a table is read, computed and written.
+
+    A table holds a list per row and per column (a million rows: millions of lists) and makes no
+    reference cycles; the collector, triggered by every 700 new lists, would walk all of them again
+    at each full collection: on 1,000,000 quoted rows that took 4.6 of 9.6 s reading the file.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Computed(NamedTuple):
@@ -550,14 +569,16 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     """
     formula = get_formula(formula_id)
     _check_settings(formula, settings or {})
-    table, text_dialect = _split_text(text)
-    done = _compute(formula, table, settings, mapping, text_dialect)
-    refuse_no_rows(table, "file", "computation")
-    _write(done, out, _selected(done, select))
+    with holding_a_table():
+        table, text_dialect = _split_text(text)
+        done = _compute(formula, table, settings, mapping, text_dialect)
+        refuse_no_rows(table, "file", "computation")
+        _write(done, out, _selected(done, select))
     done.report(err)
     return done.summary()
 
 
+@holding_a_table()
 def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **settings: float):
     """Evaluate ``formula_id`` for every row of ``table``: a pandas DataFrame or any mapping of column
     name to a sequence of values (numbers, or text as a CLI value: ``"0.4ms"``, ``"95%"``).
@@ -723,7 +744,7 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[_Table,
     width, rows = len(found.header), found.rows  # calamine gives every row the sheet's width
     if {len(row) for row in rows} - {width}:
         rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in rows]
-    columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in found.header]
+    columns = [[row[index] for row in rows] for index in range(width)]
     header_text = ",".join(quote_cell(title, ",") for title in found.header)
     row_texts = list(map(",".join, zip(*map(_column_texts, columns), strict=True))) if texts and rows else []
     blank = _blank_cells(columns)
@@ -731,6 +752,7 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[_Table,
     return table, found.name
 
 
+@holding_a_table()
 def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
                     settings: dict[str, float] | None = None, select=None,
                     mapping: dict[str, str] | None = None, sheet: str | None = None) -> int:

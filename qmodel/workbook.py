@@ -228,8 +228,7 @@ def write_workbook(path: str, sheets: Sequence[tuple[str, Sequence[Sequence[obje
 def columns_of(rows: Sequence[Sequence[object]]) -> list[list[object]]:
     """Rows of cells as columns, a short row padded with empty cells."""
     width = max((len(row) for row in rows), default=0)
-    return [list(column) for column in zip(*(list(row) + [None] * (width - len(row)) for row in rows),
-                                             strict=True)]
+    return [[row[index] if index < len(row) else None for row in rows] for index in range(width)]
 
 
 def _column_xml(letter: str, column: Sequence[object]) -> list[str]:

@@ -37,6 +37,7 @@ import numpy as np
 from qmodel import workbook
 from qmodel.batch import (
     Dialect,
+    holding_a_table,
     locale_number,
     quote_cell,
     read_csv_file,
@@ -267,7 +268,8 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
 def _read_text(text: str, source: str):
     """The table and dialect of CSV ``text``; an empty file named by its name."""
     try:
-        return read_table(text)
+        with holding_a_table():
+            return read_table(text)
     except InputError as error:
         named = f"{source}: {error.parameter}"
         raise InputError(named, error.value, error.allowed, reason=error.reason) from None
