@@ -586,7 +586,10 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     Column names are read as CSV headers are (``Service Time (ms)``, ``service_time[us]``; ``mapping``
     as ``--map``); ``settings`` give inputs no column gives, in their symbols' units. Returns a pandas
     DataFrame: the input columns, one column per output named ``name[unit]``, and an ``error`` column
-    (empty where the row computed). A bad row keeps its place with its error; nothing is dropped.
+    (empty where the row computed). A bad row keeps its place with its error; nothing is dropped. The
+    rows' warnings (a ``warn`` constraint broken: the answer stands, the state does not last) are in
+    ``frame.attrs["warnings"]`` as ``row N: ...`` (rows numbered from 1) and raised once as a Python
+    warning naming the first.
     Raises InputError when the table as a whole cannot be used (a missing column).
     """
     from qmodel import frames
@@ -603,7 +606,8 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
         for values in results.values():
             values[row] = np.nan
     messages = [done.errors[row].message() if row in done.errors else "" for row in range(parsed.size)]
-    return frames.batch_frame(table, results, titles[-1], messages)
+    warned = [f"row {row + 1}: {warning}" for row, texts in sorted(done.warned.items()) for warning in texts]
+    return frames.batch_frame(table, results, titles[-1], messages, warned)
 
 
 def _blank_cells(columns: list[list]) -> frozenset[int]:

@@ -12,6 +12,7 @@ HTML needs nothing but the standard library.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
@@ -91,9 +92,11 @@ def _missing_as_empty(cell: Any) -> Any:
     return cell
 
 
-def batch_frame(table, results: Mapping[str, np.ndarray], error_title: str, messages: list[str]):
+def batch_frame(table, results: Mapping[str, np.ndarray], error_title: str, messages: list[str],
+                warned: list[str]):
     """The input ``table`` (a DataFrame or a mapping of columns) with the result columns and the error
-    column appended, as a new DataFrame."""
+    column appended, as a new DataFrame; the rows' warnings in ``attrs["warnings"]`` and, if any, one
+    Python warning naming the first and how many there are."""
     import pandas as pd  # optional: a caller who passes a table for a DataFrame back has it
 
     frame = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(
@@ -101,6 +104,10 @@ def batch_frame(table, results: Mapping[str, np.ndarray], error_title: str, mess
     for title, values in results.items():
         frame[title] = values
     frame[error_title] = messages
+    frame.attrs["warnings"] = warned
+    if warned:
+        more = f" (and {len(warned) - 1} more: frame.attrs['warnings'])" if len(warned) > 1 else ""
+        warnings.warn(f"{warned[0]}{more}", UserWarning, stacklevel=3)
     return frame
 
 

@@ -60,6 +60,14 @@ def test_run_takes_settings_for_inputs_no_column_gives_and_refuses_a_missing_col
         run("mm1", {"arrival_rate": [800, 700], "service_time": [1]})
 
 
+def test_run_keeps_each_rows_warnings_and_says_so_once():
+    with pytest.warns(UserWarning, match=r"^row 2: write_rate - bandwidth = 300 MB/s"):
+        frame = run("link_sizing", {"write_rate": [50, 500], "link_bandwidth": [100, 100], "links": [2, 2]})
+    alone = calc("link_sizing", write_rate=500, link_bandwidth=100, links=2)
+    assert frame.attrs["warnings"] == [f"row 2: {alone.warnings[0]}"]
+    assert frame["error"].tolist() == ["", ""]  # the answer stands
+
+
 def test_a_formula_result_is_a_frame_with_units_in_its_column_names_and_a_notebook_table():
     result = calc("mm1", arrival_rate=[700, 800], service_time=1.0)
     frame = result.to_frame()
