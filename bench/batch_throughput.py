@@ -3,7 +3,7 @@ standard library's csv module doing the least a batch must: read the file and wr
 extra columns.
 
 Writes a CSV of transaction_elongation inputs (cf_requests, sync_writes, distance, cf_round_trips,
-write_round_trips), plain and with a quoted label column (the full CSV parser's path), runs the
+mirror_round_trips), plain and with a quoted label column (the full CSV parser's path), runs the
 installed `qmodel batch` on each as a user would (a process: start, parse, evaluate, write) and, in
 the same run, a Python process that reads the file with csv.reader and writes every row back with
 three extra cells with csv.writer. Prints both times and their ratio. Target (issue 22): ratio at
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 FORMULA = "transaction_elongation"
-COLUMNS = ["cf_requests", "sync_writes", "distance", "cf_round_trips", "write_round_trips"]
+COLUMNS = ["cf_requests", "sync_writes", "distance", "cf_round_trips", "mirror_round_trips"]
 # the baseline: read with the csv module, write back with three extra columns
 CSV_MODULE = """
 import csv, sys
@@ -44,7 +44,7 @@ def write_input(path: Path, rows: int, quoted: bool = False) -> None:
         generator.integers(0, 12, rows).astype(str),
         np.round(generator.uniform(0, 200, rows), 1).astype(str),
         np.ones(rows, dtype=int).astype(str),
-        np.full(rows, 2).astype(str),
+        np.ones(rows, dtype=int).astype(str),
     ]
     lines = [",".join(fields) for fields in zip(*columns, strict=True)]
     header = ",".join(COLUMNS)

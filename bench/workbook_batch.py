@@ -24,7 +24,7 @@ import numpy as np
 from qmodel.workbook import write_workbook
 
 FORMULA = "transaction_elongation"
-COLUMNS = ["label", "cf_requests", "sync_writes", "distance [km]", "cf_round_trips", "write_round_trips"]
+COLUMNS = ["label", "cf_requests", "sync_writes", "distance [km]", "cf_round_trips", "mirror_round_trips"]
 LOAD = """
 import sys, python_calamine
 book = python_calamine.CalamineWorkbook.from_path(sys.argv[1])

@@ -1,4 +1,4 @@
-"""Optional plots (extra ``plot``: ``pip install '.[plot]'``); matplotlib is imported only here."""
+"""Plots (``--plot``): matplotlib is a dependency of qmodel, imported only here, when a plot is asked for."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ import numpy as np
 
 from qmodel.errors import InputError, MissingPackageError
 from qmodel.output import check_output_path
+from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.studies.replication import Timeline
-from qmodel.units import goal_time
+from qmodel.units import UNITS, goal_time
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from qmodel.scenario.result import ScenarioResult
 
 
 def _pyplot():
@@ -26,8 +25,9 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise MissingPackageError("--plot needs matplotlib, which is not installed: "
-                                  "pip install 'qmodel[plot]'") from None
+        # No install command: the name qmodel on the public package index is another project's.
+        raise MissingPackageError("--plot needs matplotlib, a dependency of qmodel that cannot be "
+                                  "imported here: reinstall qmodel from its repository") from None
     return plt
 
 
@@ -100,8 +100,6 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     ``response_time`` and the bounds are in seconds (as qmodel.networks gives them); R is drawn in
     ``time_unit``. PNG, SVG or PDF by the file's suffix.
     """
-    from qmodel.units import UNITS
-
     check_plot_path(path)
     plt = _pyplot()
     scale = UNITS[time_unit].to_si
@@ -137,8 +135,6 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
     distances with no answer (thrashing, or volumes that cannot carry their other work) are marked."""
-    from qmodel.scenario.result import BREAKDOWN
-
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
     km = result.distances[order] / 1e3
     goal_met = result.goal_met[:, order]

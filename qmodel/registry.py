@@ -16,6 +16,12 @@ Kinds: an ``algorithm`` takes its inputs positionally in the declared order and
 returns one array (the catalogue cross-checks it against its textbook
 definition at 50 digits); a ``model`` takes keywords and returns its outputs by
 name.
+
+This module sits below the catalogue and holds what the catalogue's entries name
+(the stable recursions, the Erlang C subchannel sizing). The layers above register
+what they add (:func:`register`): the study functions and the scenario that casebooks
+name as quantities register from :mod:`qmodel.studies.quantities`, which the
+validation layer imports. Every import points down.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import numpy as np
 
 from qmodel.algorithms import queueing
 from qmodel.errors import InputError
-from qmodel.studies import distance, layout, pools, replication, subchannels
+from qmodel.studies import subchannels
 from qmodel.units import UNITS, parse_value
 
 
@@ -47,28 +53,6 @@ class ModelFunction(NamedTuple):
 _ERLANG = {"servers": "1", "offered_load": "1"}
 _MMCK = {"servers": "1", "capacity": "1", "offered_load": "1"}
 
-# The scenario function's outputs: display unit, and what each means after "the scenario's ".
-_SCENARIO_OUTPUTS = {
-    "response_time": ("ms", "mean transaction response time"),
-    "share_within_goal": ("ratio", "share of transactions within the WLM goal time"),
-    "throughput": ("1/s", "transactions per second"),
-    "transactions": ("1", "transactions completed in the interval"),
-    "cpu_of_one_cp": ("ratio", "CPU busy in CPs (RMF APPL%: % of one CP)"),
-    "cpu_busy": ("ratio", "CPU busy as a share of the member's logical CPs"),
-    "delayed_fraction": ("ratio", "share of CF requests delayed for a subchannel"),
-    "path_rate": ("1/s", "CF requests per second on the path (RMF AVG/SEC)"),
-    "converted": ("1", "CF requests converted to async in the interval"),
-    "propagation": ("ms", "propagation every transaction pays"),
-}
-
-
-def _scenario_quantity(**inputs: object) -> dict[str, float]:
-    """The scenario solver, imported when a case asks for it (the quick path never does)."""
-    from qmodel.scenario.cases import scenario_quantity
-
-    return scenario_quantity(**inputs)
-
-
 REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
     ModelFunction("erlang_b", "algorithm", queueing.erlang_b, _ERLANG,
                   {"blocking_probability": "ratio"}, "Erlang B by the Jagerman recursion"),
@@ -87,53 +71,18 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio", "more_needed": "1"},
                   "Subchannels for a target delayed fraction by Erlang C, from a measured fraction"),
     ModelFunction("erlang_c_subchannels_from_rate", "model", subchannels.erlang_c_subchannels_from_rate,
-                  {"request_rate": "1/s", "service_time": "us", "target_delayed": "ratio"},
+                  {"request_rate": "1/s", "service_time": "ms", "target_delayed": "ratio"},
                   {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio"},
                   "Subchannels for a target delayed fraction by Erlang C, from rate × service time"),
-    ModelFunction("distance_slope", "model", distance.distance_slope,
-                  {"distance": "km", "values": "ms", "round_trips": "1"},
-                  {"slope": "us/km", "slope_per_round_trip": "us/km", "intercept": "ms"},
-                  "Least-squares slope of a measured table against distance"),
-    ModelFunction("scenario", "model", _scenario_quantity,
-                  {"scenario": "text", "member": "text", "distance": "km", "interval": "s", "cf": "text",
-                   "subchannels": "1", "metro_mirror": "text"},
-                  {output: unit for output, (unit, _) in _SCENARIO_OUTPUTS.items()},
-                  "A shipped scenario solved at one distance: one member's (or all members') results",
-                  defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", "")),
-                  meanings=tuple((output, f"the scenario's {meaning}")
-                                 for output, (_, meaning) in _SCENARIO_OUTPUTS.items())),
-    ModelFunction("burst_suspension", "model", replication.burst_suspension,
-                  {"write_rate": "MB/s", "bandwidth": "MB/s", "burst_size": "MB", "burst_rate": "MB/s",
-                   "burst_start": "min", "until": "min"},
-                  {"first_stop": "min", "first_resume": "min"},
-                  "Global Mirror fluid time-line with one write burst: when consistency groups stop "
-                  "and form again"),
-    ModelFunction("outage_suspension", "model", replication.outage_suspension,
-                  {"write_rate": "MB/s", "bandwidth": "MB/s", "outage_start": "min", "outage_end": "min",
-                   "available_fraction": "ratio", "until": "min"},
-                  {"first_stop": "min", "first_resume": "min"},
-                  "Global Mirror fluid time-line with a link outage: when consistency groups stop "
-                  "and form again"),
-    ModelFunction("volume_layout", "model", layout.volume_layout,
-                  {"rank": "1", "lss": "1", "test": "1", "perf": "1", "perf_primes": "1", "fc_targets": "1",
-                   "pprc_secondaries": "1", "spares": "1", "column_total": "1", "rank_capacity": "1",
-                   "repeats": "1"},
-                  {"test_volumes": "1", "perf_volumes": "1", "fc_target_volumes": "1",
-                   "pprc_secondary_volumes": "1", "spare_volumes": "1", "volumes": "1", "lss": "1",
-                   "perf_per_lss_min": "1", "perf_per_lss_max": "1", "primes_per_lss_min": "1",
-                   "primes_per_lss_max": "1", "total_mismatch": "1", "unallocated": "1"},
-                  "Totals of a sampled DS8000 volume layout (cells per rank and LSS) repeated over the box"),
-    ModelFunction("duplex_layout", "model", layout.duplex_layout,
-                  {"cluster": "1", "prime": "1", "module": "1"},
-                  {"sfi0_share": "ratio", "both_copies_one_cluster": "1", "lost_same_sfi": "1",
-                   "lost_any_pair": "1"},
-                  "Prime and duplicate volumes over the server clusters: modules lost when clusters fail"),
-    ModelFunction("closed_pool_scaling", "model", pools.closed_pool_scaling,
-                  {"population": "1", "drives_before": "1", "drives_after": "1", "backend_ops_per_io": "1",
-                   "drive_service": "ms", "front_end_time": "ms"},
-                  {"throughput_before": "1/s", "throughput_after": "1/s", "gain": "ratio"},
-                  "Closed population of threads on a striped pool before and after it grows: exact MVA"),
 )}
+
+
+def register(*entries: ModelFunction) -> None:
+    """Add functions an upper layer offers to data files; a name registered twice is a programming error."""
+    for entry in entries:
+        if REGISTRY.get(entry.name, entry) != entry:
+            raise ValueError(f"{entry.name} is registered already")
+        REGISTRY[entry.name] = entry
 
 
 def model_function(name: str, kind: str | None = None) -> ModelFunction:

@@ -31,6 +31,9 @@ _UNIT_TABLE = [
     Unit("us", "time", 1e-6),
     Unit("min", "time", 60.0),
     Unit("1/s", "rate", 1.0),
+    Unit("1/ms", "rate", 1e3),
+    Unit("1/us", "rate", 1e6),
+    Unit("1/min", "rate", 1 / 60),
     Unit("m", "length", 1.0),
     Unit("km", "length", 1e3),
     Unit("us/km", "time per length", 1e-9),
@@ -66,6 +69,8 @@ UNITS["µs/km"] = UNITS["us/km"]
 # Spellings people type for the same units; each resolves to exactly one entry above.
 _ALIASES = {
     "sec": "s", "msec": "ms", "usec": "us", "µsec": "us", "mins": "min",
+    # rates as RMF and the studies print them: 800/s, 0.8/ms (the 1 of 1/s left out)
+    "/s": "1/s", "/sec": "1/s", "/ms": "1/ms", "/us": "1/us", "/µs": "1/us", "/μs": "1/us", "/min": "1/min",
     # the Greek mu (U+03BC) is what keyboards type for the micro sign (U+00B5)
     "μs": "us", "μsec": "us", "μs/km": "us/km",
     "MBps": "MB/s", "GBps": "GB/s", "KBps": "KB/s", "MB/sec": "MB/s", "GB/sec": "GB/s",
@@ -98,7 +103,7 @@ def _example(target: Unit) -> str:
     examples = {
         "ratio": "0.95 or 95%",
         "count": "35000, 35K or 1.4M",
-        "rate": "35000, 35K or 1.4M (per second)",
+        "rate": "35000, 35K or 1.4M (per second), 800/s or 0.8/ms",
         "time": f"0.4 (in {target.name}), 0.4ms or 400us",
         "length": f"70 (in {target.name}) or 70km",
         "time per length": f"10 (in {target.name}) or 10us/km",
@@ -170,7 +175,9 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
     Returns the value in the display unit. Accepted forms: a plain number (taken
     in the display unit); ``95%`` for ratios; ``35K``, ``1.4M``, ``2G`` for counts
     and rates; a unit of the same dimension (``400us`` for a symbol in ms,
-    ``800Mb/s`` in bits for one in MB/s). Anything else, including the ambiguous
+    ``800Mb/s`` in bits for one in MB/s, ``800/s``, ``0.8/ms`` or ``35K/s`` for a rate).
+    The one parser of qmodel: calc, solve, sweep, batch cells, mva flags, model,
+    scenario, casebook and catalogue files all read values here. Anything else, including the ambiguous
     ``1.4m`` for a count, ``mb/s`` for a data rate, or a number too large for a
     double (``1e309``), is an InputError.
     """
@@ -202,6 +209,8 @@ def _in_display_unit(parameter: str, text: str, number: float, suffix: str, targ
                 parameter, text, _example(target), reason=f"a percentage, but it is in {target.name}"
             )
         return number / 100.0
+    if suffix[:1] in _MULTIPLIERS and suffix[1:2] == "/" and target.dimension == "rate":  # 35K/s
+        return _MULTIPLIERS[suffix[0]] * _in_display_unit(parameter, text, number, suffix[1:], target)
     if suffix in _MULTIPLIERS:
         if target.dimension not in _COUNTING_DIMENSIONS:
             raise InputError(

@@ -5,7 +5,8 @@ import pytest
 
 from qmodel.catalogue.loader import load_catalogue, load_files
 from qmodel.errors import CatalogueError, InputError
-from qmodel.registry import REGISTRY, call, model_function
+from qmodel.registry import call, model_function
+from qmodel.studies.quantities import REGISTRY  # registers the study functions and the scenario
 
 CATALOGUE = load_catalogue()
 

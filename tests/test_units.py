@@ -172,3 +172,135 @@ def test_the_advice_for_an_ambiguous_list_writes_the_unit_it_is_given_where_the_
     with pytest.raises(InputError) as error:
         refuse_decimal_comma("distance", "0,95", "km")
     assert error.value.allowed == "0.95km for one value, or 0km,95km or 0, 95km for two"
+
+
+# Issue 23: one parser for values with units. Every route a planner types a value into reads the same
+# spelling as the same value: the command line (calc, solve, sweep, mva flags), a batch cell and header,
+# a model file, a scenario file and a casebook's inputs.
+
+RATE_SPELLINGS = ["800", "800/s", "800 /s", "0.8/ms", "48000/min", "800/sec", "0.8K/s"]
+
+
+@pytest.mark.parametrize("text", RATE_SPELLINGS)
+def test_a_rate_reads_the_same_in_the_parser(text) -> None:
+    assert parse_value("arrival_rate", text, "1/s") == pytest.approx(800)
+
+
+@pytest.mark.parametrize("text", RATE_SPELLINGS)
+def test_a_rate_reads_the_same_in_calc_solve_and_sweep(text) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+
+    def run(*args):
+        result = CliRunner().invoke(cli, list(args))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    calc = json.loads(run("calc", "mm1", f"arrival_rate={text}", "service_time=1ms", "--format", "json"))
+    assert json.dumps(calc).count("0.8") >= 1
+    reference = run("calc", "mm1", "arrival_rate=800", "service_time=1ms", "--format", "csv")
+    assert run("calc", "mm1", f"arrival_rate={text}", "service_time=1ms", "--format", "csv") == reference
+    solved = run("solve", "mm1", "response_time=5ms", "--for", "service_time", f"arrival_rate={text}",
+                 "--format", "csv")
+    assert solved == run("solve", "mm1", "response_time=5ms", "--for", "service_time", "arrival_rate=800",
+                         "--format", "csv")
+    swept = run("sweep", "mm1", "service_time=0.2ms..1ms", "--steps", "3", f"arrival_rate={text}",
+                "--format", "csv")
+    assert swept == run("sweep", "mm1", "service_time=0.2ms..1ms", "--steps", "3", "arrival_rate=800",
+                        "--format", "csv")
+
+
+@pytest.mark.parametrize("text", RATE_SPELLINGS)
+def test_a_rate_reads_the_same_in_a_batch_cell_and_header(text) -> None:
+    import io
+
+    from qmodel.batch import run_batch
+
+    def utilization(csv_text: str) -> str:
+        out = io.StringIO()
+        run_batch("mm1", csv_text, out, io.StringIO())
+        return out.getvalue().splitlines()[1].split(",")[-1]
+
+    assert utilization(f"arrival_rate,service_time\n{text},1ms\n") == utilization(
+        "arrival_rate,service_time\n800,1\n")
+    assert utilization("arrival_rate [/ms],service_time\n0.8,1\n") == utilization(
+        "arrival_rate,service_time\n800,1\n")
+
+
+@pytest.mark.parametrize("text", [t for t in RATE_SPELLINGS if t != "800"])  # bare: per --time-unit
+def test_a_rate_reads_the_same_in_mva_flags_and_model_files(text, tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from qmodel.cli import cli
+    from qmodel.networks import load_network, network
+
+    flags = CliRunner().invoke(cli, ["mva", "--demand", "1ms", "--arrival-rate", text, "--format", "csv"])
+    assert flags.exit_code == 0, flags.output
+    assert flags.output == CliRunner().invoke(
+        cli, ["mva", "--demand", "1ms", "--arrival-rate", "800/s", "--format", "csv"]).output
+    assert network([0.001], arrival_rate=[text]).arrival_rates[0] == pytest.approx(800)
+    model = tmp_path / "open.toml"
+    model.write_text(f'[[class]]\nname = "io"\narrival_rate = "{text}"\n\n'
+                     '[[station]]\nname = "disk"\ndemand = "1ms"\n', encoding="utf-8")
+    assert load_network(model).arrival_rates[0] == pytest.approx(800)
+
+
+@pytest.mark.parametrize("text", RATE_SPELLINGS)
+def test_a_rate_reads_the_same_in_casebook_inputs(text) -> None:
+    from qmodel.registry import call
+
+    result = call("erlang_c_subchannels_from_rate",
+                  {"request_rate": text, "service_time": "1ms", "target_delayed": "10%"})
+    assert float(result["offered_load"]) == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize(("text", "name", "value"), [
+    ("95%", "target_delayed", 0.95), ("0.95", "target_delayed", 0.95), ("1ms", "service_time", 1.0),
+    ("1000us", "service_time", 1.0), ("0.001s", "service_time", 1.0), ("1", "service_time", 1.0)])
+def test_ratios_and_times_read_the_same_in_calc_batch_and_casebook_inputs(text, name, value) -> None:
+    import io
+
+    from qmodel.batch import run_batch
+    from qmodel.catalogue.evaluate import calc
+    from qmodel.registry import call
+
+    given = {"request_rate": "800", "service_time": "1", "target_delayed": "0.95", name: text}
+    reference = {**given, name: str(value)}
+    entry = "erlang_c_subchannels_from_rate"
+    assert calc(entry, **given).outputs == calc(entry, **reference).outputs
+    assert call(entry, given) == call(entry, reference)
+
+    def rows(values: dict) -> str:
+        out = io.StringIO()
+        run_batch(entry, ",".join(values) + "\n" + ",".join(values.values()) + "\n", out, io.StringIO())
+        return out.getvalue().splitlines()[1].split(",", 3)[-1]
+
+    assert rows(given) == rows(reference)
+
+
+@pytest.mark.parametrize("text", ["70km", "70000m", "70", "70 km"])
+def test_a_distance_reads_the_same_in_calc_and_a_scenario_file(text) -> None:
+    from qmodel.catalogue.evaluate import calc
+    from qmodel.scenario.files import shipped_scenarios
+    from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
+
+    assert float(calc("round_trip_time", distance=text).round_trip_time) == pytest.approx(700)
+    data = read_scenario_toml(shipped_scenarios()["gdps-env1"])
+    if not text[-1].isalpha():
+        return  # a scenario file wants the unit on a length (a bare number there is refused as ambiguous)
+    data["distance"] = [text]
+    assert scenario_from_dict(data).distances[0] == pytest.approx(70e3)
+
+
+@pytest.mark.parametrize("text", [t for t in RATE_SPELLINGS if t != "800"])
+def test_a_rate_reads_the_same_as_a_default_in_a_catalogue_file(text) -> None:
+    from qmodel.catalogue.loader import load_files
+
+    entry = ('[[formula]]\nid = "x"\ntitle = "t"\nsource = "s"\n'
+             '[formula.symbols.arrival_rate]\nmeaning = "m"\nunit = "1/s"\ndomain = "[0, inf)"\n'
+             f'default = "{text}"\n'
+             '[[formula.outputs]]\nname = "y"\nexpr = "arrival_rate"\nunit = "1/s"\nmeaning = "m"\n')
+    assert load_files([("mine.toml", entry)])["x"].symbols["arrival_rate"].default == pytest.approx(800)

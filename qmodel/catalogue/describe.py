@@ -13,7 +13,7 @@ from qmodel.catalogue.loader import Formula, user_entries
 from qmodel.catalogue.symbolic import parsed
 from qmodel.catalogue.user import symbolic_catalogue
 from qmodel.output import console as make_console
-from qmodel.output import render
+from qmodel.output import render, wrap_at_spaces
 
 
 class _FieldNamesPrinter(PrettyPrinter):
@@ -26,6 +26,15 @@ class _FieldNamesPrinter(PrettyPrinter):
 def pretty(expr: sympy.Basic) -> str:
     """A 2-D unicode rendering of an expression, never wrapped."""
     return _FieldNamesPrinter({"use_unicode": True, "wrap_line": False}).doprint(expr)
+
+
+def equation_lines(name: str, expr: sympy.Basic, written: str, width: int) -> list[str]:
+    """``name = expr`` drawn in 2-D where it fits in ``width`` columns; else as the catalogue writes it
+    (``written``), folded at its spaces like the tables' cells (a name or number is never split)."""
+    drawn = pretty(sympy.Eq(sympy.Symbol(name), expr)).splitlines()
+    if max(len(line) for line in drawn) <= width:
+        return drawn
+    return wrap_at_spaces(f"{name} = {written}", width, subsequent_indent="    ")
 
 
 def describe_formula(formula: Formula, fmt: str) -> None:
@@ -56,8 +65,9 @@ def describe_formula(formula: Formula, fmt: str) -> None:
     console = make_console(markup=True)
     console.print(f"[bold]{formula.id}[/bold]: {formula.title}\n")
     for name, expr in entry.outputs.items():
-        console.print(pretty(sympy.Eq(sympy.Symbol(name), expr)) + "\n",
-                      highlight=False, markup=False, soft_wrap=True)
+        lines = equation_lines(name, expr, formula.output(name).expr or "(computed by the model function)",
+                               console.width)
+        console.print("\n".join(lines) + "\n", highlight=False, markup=False, soft_wrap=True)
     if formula.algorithm:
         console.print(f"Computed by the stable recursion {formula.algorithm} (qmodel.registry); "
                       "the expression above is its definition.\n")

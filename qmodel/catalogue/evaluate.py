@@ -22,7 +22,7 @@ from qmodel.catalogue import _compiled
 from qmodel.catalogue.dimensions import si_unit
 from qmodel.catalogue.loader import Constraint, Formula, Symbol, get_formula
 from qmodel.errors import InputError
-from qmodel.units import UNITS, with_unit
+from qmodel.units import UNITS, parse_value, with_unit
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 # A strict bound is a stability limit: a value within this (relative) of it is
@@ -248,9 +248,12 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
     if units not in UNIT_SYSTEMS:
         raise InputError("units", units, " or ".join(UNIT_SYSTEMS))
     formula = get_formula(formula_id)
+    typed = {name: parse_value(name, value, formula.symbols[name].unit)  # "800/s", "1ms": the one parser
+             for name, value in inputs.items() if isinstance(value, str) and name in formula.symbols}
     if units == "si":
         inputs = {name: np.asarray(value, dtype=float) / UNITS[formula.symbols[name].unit].to_si
                   if name in formula.symbols else value for name, value in inputs.items()}
+    inputs = {**inputs, **typed}
     evaluation = evaluate(formula, inputs)
     if evaluation.errors:
         raise evaluation.errors[min(evaluation.errors)]

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 from qmodel.domains import Domain
 from qmodel.errors import CatalogueError, InputError
-from qmodel.units import UNITS
+from qmodel.units import UNITS, parse_value
 
 PROPERTY_KINDS = ("increasing", "decreasing", "bounded", "equals", "identity")
 # Ids, symbol and output names become Python names in the generated code: lower-case words joined by
@@ -184,10 +184,15 @@ def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
         domain = Domain.parse(_require(table, "domain", where))
     except ValueError as error:
         raise CatalogueError(f"{where}: {error}") from None
-    default = table.get("default")
+    unit, default = _unit(table, where), table.get("default")
+    if isinstance(default, str):  # "0.4ms", "95%": the one parser of values with units
+        try:
+            default = parse_value(name, default, unit)
+        except InputError as error:
+            raise CatalogueError(f"{where}: default {error}") from None
     if default is not None and not (isinstance(default, (int, float)) and domain.contains(default)):
         raise CatalogueError(f"{where}: default {default!r} is outside its domain")
-    return Symbol(name, _require(table, "meaning", where), _unit(table, where), domain, default)
+    return Symbol(name, _require(table, "meaning", where), unit, domain, default)
 
 
 def _output(table: dict[str, Any], where: str, computed_by_model: bool) -> Output:

@@ -193,7 +193,7 @@ the inputs (past a stability limit) show why instead of numbers.""")
 @click.argument("assignments", nargs=-1, metavar="NAME=VALUE...")
 @click.option("--steps", "steps_text", default="11", show_default=True, help="Points from START to STOP.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
-              help="Also draw the curve to FILE (.png, .svg, .pdf); needs the extra 'plot'.")
+              help="Also draw the curve to FILE (.png, .svg, .pdf).")
 @click.option("--y", "y_outputs", multiple=True, metavar="OUTPUT",
               help="Output to show and plot; repeatable (default: every output in the table, "
                    "the entry's last on the plot).")

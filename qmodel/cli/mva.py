@@ -54,7 +54,7 @@ model's time_unit (flags: --time-unit). Throughput is per second.""")
 @click.option("--stations", "all_stations", is_flag=True,
               help="With --format csv: every station at every population of a sweep.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
-              help="Draw X and R against N with the bounds (.png, .svg, .pdf); needs the extra 'plot'.")
+              help="Draw X and R against N with the bounds (.png, .svg, .pdf).")
 @FORMAT_OPTION
 def mva(model_file: str | None, population_text: str | None, at_text: str | None, demand: str | None,
         service_time: str | None, visits: str | None, servers: str | None, names: str | None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from qmodel.cli.common import FORMAT_OPTION, parse_assignments
+from qmodel.errors import InputError
 from qmodel.output import render
 
 
@@ -15,10 +16,15 @@ from qmodel.output import render
 Examples:
   $ qmodel subchannels --delayed 31.1%
   $ qmodel subchannels --delayed 12% --measured 7 --target 5% --format json
+  $ qmodel subchannels --delayed 31.1% --service-time 20us --distance 0,50,100km
 \b
 The rule (the GDPS study's Appendix B) assumes each subchannel busy
 independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats the
-subchannels as one M/M/c queue whose offered load gives the measured delay.""")
+subchannels as one M/M/c queue whose offered load gives the measured delay.
+With --distance (the CF moved away, measured at 0 km): each request holds its
+subchannel longer by 10 us/km (cf_request_at_distance), the offered load grows
+with it, and Erlang C sizes the pool at each distance. --threshold (assumed:
+z/OS does not publish it) adds the estimated conversion to async.""")
 @click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
               help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
 @click.option("--measured", "measured_text", default="2", show_default=True, metavar="K",
@@ -27,18 +33,35 @@ subchannels as one M/M/c queue whose offered load gives the measured delay.""")
               help="Delayed fraction to stay under.")
 @click.option("--per-link", "per_link_text", default="7", show_default=True, metavar="N",
               help="Subchannels per CF link (7 peer, 2 older).")
+@click.option("--distance", "distance_text", default=None, metavar="KM[,KM...]",
+              help="Distances to the CF to size for, e.g. 0,50,100km (needs --service-time).")
+@click.option("--service-time", "service_text", default=None, metavar="TIME",
+              help="CF sync service time measured at 0 km (RMF), e.g. 20us.")
+@click.option("--threshold", "threshold_text", default=None, metavar="TIME",
+              help="Assumed sync time above which z/OS converts to async, e.g. 150us.")
+@click.option("--async-service", "async_text", default=None, metavar="TIME",
+              help="CF async service time at 0 km (with --threshold; default: --service-time).")
+@click.option("--converted", "converted_text", default=None, metavar="RATIO",
+              help="Share of requests already async at 0 km (with --threshold).")
 @FORMAT_OPTION
 def subchannels(delayed_text: str, measured_text: str, target_text: str, per_link_text: str,
-                fmt: str) -> None:
+                distance_text: str | None, service_text: str | None, threshold_text: str | None,
+                async_text: str | None, converted_text: str | None, fmt: str) -> None:
     """CF subchannels needed for a target delayed fraction: the study's rule and Erlang C."""
     from qmodel.catalogue.loader import get_formula
-    from qmodel.studies.subchannels import compare_methods, paired_links
+    from qmodel.studies.subchannel_methods import compare_methods
+    from qmodel.studies.subchannels import paired_links
 
     rule = get_formula("subchannel_rule")
     values = parse_assignments(
         (f"delayed_fraction={delayed_text}", f"measured_subchannels={measured_text}",
          f"target_delayed={target_text}", f"subchannels_per_link={per_link_text}"),
         {name: symbol.unit for name, symbol in rule.symbols.items()}, "an option")
+    at_distance = {"--service-time": service_text, "--threshold": threshold_text,
+                   "--async-service": async_text, "--converted": converted_text}
+    if distance_text is not None or any(text is not None for text in at_distance.values()):
+        _subchannels_at_distance(values, distance_text, at_distance, fmt)
+        return
     answers = compare_methods(**values)
     columns = ["method", "assumes", "subchannels", "whole", "links", "links in pairs", "more needed"]
     rows = [[*answer[:5], paired_links(answer.links), answer.more_needed] for answer in answers]
@@ -54,6 +77,44 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
     caption = assumed + (" The target is already met on the measured subchannels: no more are needed."
                          if max(answer.more_needed for answer in answers) == 0 else "")
     render(columns, rows, fmt, title="CF subchannels for the target delayed fraction", caption=caption)
+
+
+def _subchannels_at_distance(values: dict[str, float], distance_text: str | None,
+                             options: dict[str, str | None], fmt: str) -> None:
+    """``subchannels --distance``: Erlang C's answer at each distance, with the propagation shown."""
+    from qmodel.studies.subchannel_methods import subchannels_at_distance
+    from qmodel.studies.subchannels import paired_links
+    from qmodel.units import parse_list, parse_value
+
+    if distance_text is None or options["--service-time"] is None:
+        missing = "--distance" if distance_text is None else "--service-time"
+        raise InputError(missing, "missing", "--distance with --service-time (the CF service time at 0 km)")
+    for option in ("--async-service", "--converted"):
+        if options[option] is not None and options["--threshold"] is None:
+            raise InputError(option, options[option], "given with --threshold (conversion to async is "
+                             "modelled only with an assumed threshold)")
+    distances = parse_list("--distance", distance_text, "km")
+    timed = {option: None if options[option] is None else parse_value(option, options[option], "us")
+             for option in ("--service-time", "--threshold", "--async-service")}
+    converted = 0.0 if options["--converted"] is None else parse_value("--converted", options["--converted"],
+                                                                        "ratio")
+    answers = subchannels_at_distance(distances, values["delayed_fraction"], values["measured_subchannels"],
+                                      values["target_delayed"], values["subchannels_per_link"],
+                                      timed["--service-time"], timed["--async-service"], converted,
+                                      timed["--threshold"])
+    columns = ["distance [km]", "propagation [us]", "holding time [us]", "converted [ratio]",
+               "offered load", "subchannels", "delayed [ratio]", "links", "links in pairs", "more needed"]
+    rows = [[a.distance, a.propagation, a.holding_time, a.converted_fraction, a.offered_load, a.subchannels,
+             a.wait_probability, a.links, paired_links(a.links), a.more_needed] for a in answers]
+    conversion = ("no conversion to async modelled (no --threshold)" if timed["--threshold"] is None else
+                  f"conversion to async estimated with an assumed threshold of {timed['--threshold']:g} us")
+    caption = (f"Erlang C (M/M/c). Measured at 0 km: {values['delayed_fraction']:.4g} delayed on "
+               f"{values['measured_subchannels']:g} subchannels, "
+               f"sync service {timed['--service-time']:g} us; "
+               f"target {values['target_delayed']:.4g} delayed, {values['subchannels_per_link']:g} "
+               f"subchannels per link. Each request holds its subchannel longer by the propagation "
+               f"(10 us/km per round trip); {conversion}.")
+    render(columns, rows, fmt, title="CF subchannels at a distance", caption=caption)
 
 
 @click.command("mirror-timeline", epilog="""\b
@@ -85,7 +146,7 @@ and the peak backlog, marked in the event column.""")
 @click.option("--until", default="30min", show_default=True, help="Length of the time-line.")
 @click.option("--step", default="1min", show_default=True, help="Row spacing of the table.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE",
-              help="Also draw the time-line to FILE (.png, .svg, .pdf); needs the extra 'plot'.")
+              help="Also draw the time-line to FILE (.png, .svg, .pdf).")
 @FORMAT_OPTION
 def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, link_bandwidth: str | None,
                     bursts: tuple[str, ...], burst_rate: str, burst_at: str, outage: str, outage_from: str,
@@ -93,7 +154,6 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
     """Asynchronous replication backlog over time, with write bursts and/or a link outage."""
     import numpy as np
 
-    from qmodel.errors import InputError
     from qmodel.studies.replication import Burst, Outage, fluid_timeline
 
     if plot_path:
@@ -151,7 +211,6 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
 
 def _link_bandwidth(bandwidth: str | None, links: str | None, link_bandwidth: str | None) -> tuple[str, ...]:
     """(total,) from --bandwidth, or (links, per link) from --links and --link-bandwidth; exactly one."""
-    from qmodel.errors import InputError
 
     if bandwidth is not None and links is None and link_bandwidth is None:
         return (bandwidth,)

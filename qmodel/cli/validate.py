@@ -19,12 +19,17 @@ Examples:
 def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check the models against the studies' printed numbers (all casebooks by default).
 
+    The report opens with the scorecard per study and its headline: the
+    predictions that agree within tolerance (ok and paper-slip) over those
+    neither calibrated nor inconsistent; then every miss with its deviation
+    and cause; then each case. JSON opens with the same scorecard.
+
     Verdicts: ok (within tolerance), paper-slip (the study's own arithmetic
     is wrong and the model agrees with the corrected value), inconsistent
-    (the study's printed values disagree with each other), calibrated (the
-    row fitted a parameter: not a prediction), miss (the model does not
-    reproduce the printed value). The report explains every case that is
-    not plainly ok.
+    (the study's printed values disagree with each other: not agreement),
+    calibrated (the row fitted a parameter: not a prediction), miss (the
+    model does not reproduce the printed value). The report explains every
+    case that is not plainly ok.
 
     Exit status: 0 when every case is ok or explained; 1 when a miss has no
     explanation or the model refused a case's inputs (with --strict: on any

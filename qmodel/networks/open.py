@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qmodel.catalogue._compiled import _mmc_waiting_time_value
 from qmodel.errors import InputError
 from qmodel.networks.model import Network
 from qmodel.networks.stations import Station
@@ -68,8 +69,6 @@ def open_stretch(station: Station, load: float) -> tuple[float, float]:
         return 1.0, float(np.exp(-load))
     table = station.rate_table
     if table == tuple(float(j) for j in range(1, len(table) + 1)):
-        from qmodel.catalogue._compiled import _mmc_waiting_time_value
-
         servers = np.float64(len(table))
         return 1.0 + float(_mmc_waiting_time_value(servers, np.float64(load), np.float64(1.0))), 0.0
     view = open_station(station, load)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from qmodel import casebooks
 from qmodel.errors import InputError
 
 
@@ -11,8 +12,6 @@ def shipped_folder() -> Path:
     """The folder of the scenario files that ship with qmodel (casebooks/scenarios), found beside the
     package qmodel.casebooks (installed or editable) rather than through importlib.resources, whose
     import costs a start-up of ``qmodel scenario`` 4 ms."""
-    from qmodel import casebooks
-
     return Path(casebooks.__file__).parent / "scenarios"
 
 
@@ -21,17 +20,18 @@ def shipped_scenarios() -> dict[str, Path]:
     return {path.stem: path for path in shipped_folder().iterdir() if path.name.endswith(".toml")}
 
 
-def resolve_scenario(name: str) -> Path:
-    """A shipped scenario's path by name, or ``name`` itself if it is a file."""
+def resolve_scenario(name: str | Path) -> Path:
+    """A shipped scenario's path by name (``"gdps-env2"``), or ``name`` itself if it is a file: the one
+    rule of ``qmodel scenario NAME`` and of :func:`qmodel.scenario.spec.load_scenario`."""
     shipped = shipped_scenarios()
-    if name in shipped:
-        return shipped[name]
+    if str(name) in shipped:
+        return shipped[str(name)]
     path = Path(name)
     if path.is_file():
         return path
     raise InputError(
         "scenario",
-        name,
+        str(name),
         "a scenario file or one of " + ", ".join(sorted(shipped)),
         reason="a directory" if path.is_dir() else "no such file",
     )

@@ -88,6 +88,7 @@ from pathlib import Path
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
+from qmodel.scenario.files import resolve_scenario
 from qmodel.units import (
     UNITS,
     bare_number,
@@ -491,8 +492,10 @@ def _ascending(refuse, typed: str, values: np.ndarray, example: str = "20,40,70k
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and check a scenario file; InputError naming the key of anything wrong."""
-    return scenario_from_dict(read_scenario_toml(path), Path(path).name)
+    """Read and check a scenario file, or a shipped one by name (``"gdps-env2"``, as ``qmodel scenario``
+    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong."""
+    path = resolve_scenario(path)
+    return scenario_from_dict(read_scenario_toml(path), path.name)
 
 
 def read_scenario_toml(path: str | Path) -> dict:

@@ -12,17 +12,16 @@ closed network for both pools with qmodel's exact MVA.
 from __future__ import annotations
 
 from qmodel.errors import InputError
+from qmodel.networks.model import network
+from qmodel.networks.solver import solve
 
 
 def _pool_throughput(population: int, drives: int, backend_ops_per_io: float, drive_service: float,
                      front_end_time: float) -> float:
     """I/Os per second of ``population`` threads over a front end (delay) and ``drives`` equal drives (s).
 
-    The network engine (numba) is imported here, when a case asks for it: the quick path never loads it.
-    """
-    from qmodel.networks.model import network
-    from qmodel.networks.solver import solve
-
+    The quick path never imports this module (only the validation layer does, through
+    :mod:`qmodel.studies.quantities`), so the network engine (numba) loads only for a case that asks."""
     per_drive = backend_ops_per_io * drive_service / drives
     pool = network([front_end_time] + [per_drive] * drives, servers=["delay"] + [1] * drives,
                    population=population)

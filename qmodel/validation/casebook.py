@@ -15,8 +15,12 @@ One case::
     tolerance = { relative = 0.001 }           # or { absolute = 0.05 } in the case's unit
     note = "..."                               # what a reader should know; explains a miss
     slip = "..."; recomputed = 90.56           # the study's arithmetic is wrong: the corrected value
-    inconsistent = "..."                       # printed values that disagree with each other
+    inconsistent = "..."                       # printed values that disagree with each other, with:
+    disagree = [{ value = "218,000", citation = "..." }, { value = "216k", citation = "..." }]
+    arithmetic = "..."                         # why they cannot all hold, whatever the model
     calibrated = "..."                         # the row fits a parameter: not a prediction
+    step = "..."                               # the model step tested, where a printed number
+                                               # supports more than one case (one each)
 
 A case may instead give the value of one input at which an output reaches a
 printed target, solved by the inverse solver (:mod:`qmodel.catalogue.inverse`;
@@ -65,6 +69,17 @@ file holds it, fitted on a calibrated row), the dependency is declared: ``uses =
 ["e2e-env3-g1p1-response-70km", ...]`` on a case, a rule or a whole table (for
 all its rules) names the calibrated cases whose fits its cases rest on.
 
+One printed number, one case: two cases judged against the same printed cell of a
+table (two rules with the same ``paper`` row), or two cases with the same quantity
+and the same printed value, are refused unless each names the model ``step`` it
+tests, and the steps differ. (A value of 0 or 1 in a unitless quantity, and a
+range, state a claim, not a printed number, and are not compared.)
+
+The casebook is data a user can write: a paper value, range end, tolerance or
+recomputed value that is NaN, a reversed range, a negative or infinite tolerance
+are refused with a one-line message (exit 2). A calibration that fits a
+parameter has no paper value (``Case.paper`` is None), never a NaN.
+
 Quantities name a catalogue entry or a function of :mod:`qmodel.registry`;
 nothing else is imported or run: a case naming anything else is refused when
 the casebook loads. Inputs are written in qmodel's unit dialect (``"70km"``,
@@ -73,23 +88,24 @@ the casebook loads. Inputs are written in qmodel's unit dialect (``"70km"``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from qmodel.catalogue.loader import get_formula, load_catalogue
 from qmodel.errors import CatalogueError
-from qmodel.registry import REGISTRY
+from qmodel.studies.quantities import REGISTRY  # the registry with the study functions registered
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS
 
 _CASE_KEYS = {"id", "quantity", "citation", "inputs", "target", "paper", "unit", "tolerance", "note", "slip",
-              "recomputed", "inconsistent", "calibrated", "uses"}
+              "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "uses", "step"}
 _TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note", "uses"}
 _RULE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "columns", "once", "note",
-              "slip", "recomputed", "inconsistent", "calibrated", "uses"}
-_PER_KEY = ("note", "slip", "recomputed", "inconsistent", "calibrated")
+              "slip", "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "uses", "step"}
+_PER_KEY = ("note", "slip", "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "step")
 
 
 @dataclass(frozen=True)
@@ -102,7 +118,7 @@ class Case:
     quantity: str
     citation: str
     inputs: dict[str, Any]
-    paper: tuple[float, float]  # (low, high); equal for a single printed value
+    paper: tuple[float, float] | None  # (low, high), equal for one printed value; None: a fitted parameter
     unit: str
     tolerance: float
     relative: bool
@@ -114,6 +130,16 @@ class Case:
     target: dict[str, Any] = field(default_factory=dict)  # {output: value}: the quantity is an input solved
     uses_values: tuple[str, ...] = field(default=())  # cases whose model values are inputs of this one
     uses_rows: tuple[str, ...] = field(default=())  # calibrated cases whose printed values are inputs
+    disagree: tuple[tuple[str, str], ...] = ()  # an inconsistent case: (printed value, citation), two or more
+    arithmetic: str = ""  # an inconsistent case: why the printed values cannot all hold
+    step: str = ""  # the model step tested, where a printed number supports more than one case
+    printed: tuple[Any, ...] = ()  # what identifies the printed number judged: a table cell or a value
+    coverage: tuple[int, int] | None = None  # the casebook's (statements encoded, model statements)
+
+    @property
+    def fitted(self) -> bool:
+        """A calibration that fits a parameter: nothing printed to compare with."""
+        return self.paper is None
 
     @property
     def depends_on(self) -> tuple[str, ...]:
@@ -175,15 +201,56 @@ def _default_unit(quantity: str, where: str) -> str:
     return units[output]
 
 
-FITTED = (float("nan"), float("nan"))  # the paper value of a calibration that fits a parameter
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _paper(value: Any, where: str) -> tuple[float, float]:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    """A printed value or range: a finite number, or [low, high] with low <= high (an open end as inf)."""
+    if _is_number(value):
+        if not math.isfinite(value):
+            raise CatalogueError(f"{where}: paper = {value}; allowed: a finite number or [low, high]")
         return float(value), float(value)
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
-        return float(value[0]), float(value[1])
+    if isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value):
+        low, high = float(value[0]), float(value[1])
+        if math.isnan(low) or math.isnan(high) or low > high or low == math.inf or high == -math.inf:
+            raise CatalogueError(f"{where}: paper = [{value[0]}, {value[1]}]; allowed: [low, high] with "
+                                 "low <= high, no NaN (an open end is -inf or inf)")
+        return low, high
     raise CatalogueError(f"{where}: paper must be a number or [low, high], not {value!r}")
+
+
+def _tolerance(table: dict[str, Any], where: str) -> tuple[float, bool]:
+    """The tolerance as (value, relative): one finite number >= 0, relative or absolute."""
+    tolerance = table["tolerance"]
+    if not isinstance(tolerance, dict) or len(tolerance) != 1 or not (
+        set(tolerance) <= {"relative", "absolute"}
+    ):
+        raise CatalogueError(f"{where}: tolerance must be {{ relative = x }} or {{ absolute = x }}")
+    (kind, value), = tolerance.items()
+    if not _is_number(value) or not math.isfinite(value) or value < 0:
+        raise CatalogueError(f"{where}: tolerance {kind} = {value}; allowed: a finite number >= 0")
+    return float(value), kind == "relative"
+
+
+def _disagree(table: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    """An inconsistent case's evidence: two or more printed values with their citations, and the
+    arithmetic that shows they cannot all hold; nothing of it on a case that is not inconsistent."""
+    if not table.get("inconsistent"):
+        if "disagree" in table or "arithmetic" in table:
+            raise CatalogueError(f"{where}: 'disagree' and 'arithmetic' belong to an inconsistent case")
+        return ()
+    values = table.get("disagree")
+    if not isinstance(values, list) or len(values) < 2 or not all(
+            isinstance(item, dict) and set(item) == {"value", "citation"} and str(item["value"]).strip()
+            and str(item["citation"]).strip() for item in values):
+        raise CatalogueError(f"{where}: an inconsistent case needs disagree = [{{ value = ..., citation = "
+                             "... }, ...]: the two or more printed values that disagree, each with its "
+                             "citation")
+    if not str(table.get("arithmetic", "")).strip():
+        raise CatalogueError(f"{where}: an inconsistent case needs arithmetic = \"...\": why the printed "
+                             "values cannot all hold, whatever the model")
+    return tuple((str(item["value"]), str(item["citation"])) for item in values)
 
 
 def _references(*values: dict[str, Any]) -> tuple[str, ...]:
@@ -191,7 +258,9 @@ def _references(*values: dict[str, Any]) -> tuple[str, ...]:
                  if isinstance(value, dict) and "case" in value)
 
 
-def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str, ...] = ()) -> Case:
+def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str, ...] = (),
+          cell: tuple[str, ...] = ()) -> Case:
+    """One case from its table of keys; ``cell`` names the printed table cell it is judged against."""
     case_id = table.get("id", "?")
     where = f"{casebook}: case {case_id!r}"
     for key in ("id", "quantity", "citation", "tolerance"):
@@ -202,13 +271,12 @@ def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str
     unknown = sorted(set(table) - _CASE_KEYS)
     if unknown:
         raise CatalogueError(f"{where}: unknown key(s) {unknown}; a case has {', '.join(sorted(_CASE_KEYS))}")
-    tolerance = table["tolerance"]
-    if not isinstance(tolerance, dict) or len(tolerance) != 1 or not (
-        set(tolerance) <= {"relative", "absolute"}
-    ):
-        raise CatalogueError(f"{where}: tolerance must be {{ relative = x }} or {{ absolute = x }}")
+    tolerance, relative = _tolerance(table, where)
     if ("slip" in table) != ("recomputed" in table):
         raise CatalogueError(f"{where}: 'slip' and 'recomputed' go together")
+    if "recomputed" in table and not (_is_number(table["recomputed"]) and math.isfinite(table["recomputed"])):
+        raise CatalogueError(f"{where}: recomputed = {table['recomputed']}; allowed: a finite number")
+    disagree = _disagree(table, where)
     default_unit = (_solved_unit(table, where) if "target" in table
                     else _default_unit(table["quantity"], where))
     unit = table.get("unit") or default_unit
@@ -217,18 +285,28 @@ def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str
     if UNITS[unit].dimension != UNITS[default_unit].dimension:
         raise CatalogueError(f"{where}: unit {unit!r} is not a {UNITS[default_unit].dimension} unit "
                              f"like the output's {default_unit!r}")
+    paper = _paper(table["paper"], where) if "paper" in table else None
     inputs = dict(table.get("inputs", {}))
     declared = _uses(table, where)
     uses_rows = tuple(dict.fromkeys(other for other in (*uses_rows, *declared) if other != case_id))
     return Case(
         casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
-        inputs=inputs, paper=_paper(table["paper"], where) if "paper" in table else FITTED, unit=unit,
-        tolerance=float(next(iter(tolerance.values()))), relative="relative" in tolerance,
+        inputs=inputs, paper=paper, unit=unit, tolerance=tolerance, relative=relative,
         slip=table.get("slip", ""), recomputed=table.get("recomputed"),
         calibrated=table.get("calibrated", ""), inconsistent=table.get("inconsistent", ""),
         note=table.get("note", ""), target=dict(table.get("target", {})),
         uses_values=_references(inputs, table.get("target", {})), uses_rows=uses_rows,
+        disagree=disagree, arithmetic=table.get("arithmetic", ""), step=table.get("step", ""),
+        printed=cell or _printed_value(table["quantity"], paper, unit),
     )
+
+
+def _printed_value(quantity: str, paper: tuple[float, float] | None, unit: str) -> tuple[Any, ...]:
+    """A standalone case's printed number: its quantity, value and unit; none for a fitted parameter,
+    a range, or a unitless 0 or 1 (a claim, "they match", "it is a candidate", not a printed number)."""
+    if paper is None or paper[0] != paper[1] or (unit == "1" and paper[0] in (0, 1)):
+        return ()
+    return ("value", quantity, paper[0], unit)
 
 
 def _raw(table: dict[str, Any], row: str, key: str, where: str) -> Any:
@@ -351,7 +429,11 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
                  if isinstance(value, dict) and "row" in value
                  for column in value.get("columns", [value.get("column")]) if column is not None]
         paper_cell = (paper_row, key) if paper_row and not isinstance(paper_ref.get("column"), str) else None
-        expanded.append({"table": case, "cells": cells, "paper_cell": paper_cell})
+        # the printed number: a cell of the table; a rule's constant paper is a claim each column's data is
+        # set against (the study's 10 µs/km against each table's slope), one per case
+        printed = (("cell", table["id"], paper_row, _column_of(table, paper_ref, key, where)) if paper_row
+                   else ("claim", case_id))
+        expanded.append({"table": case, "cells": cells, "paper_cell": paper_cell, "printed": printed})
     return expanded
 
 
@@ -390,9 +472,10 @@ def load_casebook(path: Path, text: str | None = None) -> list[Case]:
         if key not in data:
             raise CatalogueError(f"{path.name}: missing {key!r}")
     study = f"{data['title']} ({data['study']})"
+    coverage = _coverage(data.get("coverage"), path.name)
     cases = [_case(table, path.stem, study) for table in data.get("case", [])]
     for table in data.get("table", []):
-        cases += [_case(item["table"], path.stem, study, item["uses_rows"])
+        cases += [_case(item["table"], path.stem, study, item["uses_rows"], item["printed"])
                   for item in _table_cases(table, path.stem)]
     ids = [case.id for case in cases]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
@@ -400,6 +483,8 @@ def load_casebook(path: Path, text: str | None = None) -> list[Case]:
         raise CatalogueError(f"{path.name}: duplicate case id(s) {repeated}")
     if not cases:
         raise CatalogueError(f"{path.name}: no [[case]] entries")
+    _check_one_number_one_case(cases, path.name)
+    cases = [replace(case, coverage=coverage) for case in cases]
     known = set(ids)
     for case in cases:
         missing = [i for i in case.depends_on if i not in known]
@@ -407,6 +492,41 @@ def load_casebook(path: Path, text: str | None = None) -> list[Case]:
             raise CatalogueError(f"{path.name}: case {case.id!r} uses case {missing[0]!r}, which is not in "
                                  "this casebook")
     return cases
+
+
+def _coverage(value: Any, name: str) -> tuple[int, int] | None:
+    """``coverage = { statements = N, not_encoded = [n, ...] }``: the study's model statements (the
+    numbered E, I and N lines of the casebook's header) and the numbers of those not encoded, as
+    (encoded, statements); None where the casebook states none."""
+    if value is None:
+        return None
+    allowed = "coverage = { statements = N, not_encoded = [n, ...] } (N > 0 statements; n the numbers of " \
+              "those not encoded, each once)"
+    if not isinstance(value, dict) or set(value) != {"statements", "not_encoded"}:
+        raise CatalogueError(f"{name}: coverage = {value!r}; allowed: {allowed}")
+    statements, not_encoded = value["statements"], value["not_encoded"]
+    if (not isinstance(statements, int) or isinstance(statements, bool) or statements <= 0
+            or not isinstance(not_encoded, list) or len(set(map(str, not_encoded))) != len(not_encoded)
+            or len(not_encoded) > statements):
+        raise CatalogueError(f"{name}: coverage = {value!r}; allowed: {allowed}")
+    return statements - len(not_encoded), statements
+
+
+def _check_one_number_one_case(cases: list[Case], name: str) -> None:
+    """Refuse a printed number judged by more than one case unless each names a different model step."""
+    by_number: dict[tuple[Any, ...], list[Case]] = {}
+    for case in cases:
+        if case.printed:
+            by_number.setdefault(case.printed, []).append(case)
+    for printed, sharing in by_number.items():
+        steps = [case.step for case in sharing]
+        if len(sharing) > 1 and (not all(steps) or len(set(steps)) < len(steps)):
+            number = (f"cell {printed[2]!r}, column {printed[3]!r} of table {printed[1]!r}"
+                      if printed[0] == "cell" else f"the printed value {printed[2]:g} {printed[3]}")
+            raise CatalogueError(
+                f"{name}: cases {', '.join(case.id for case in sharing)} are all judged against {number}: "
+                "one printed number, one case, unless each case names the model step it tests (step = "
+                "\"...\", a different one each)")
 
 
 def shipped_casebooks() -> dict[str, Path]:

@@ -4,9 +4,12 @@ Verdicts (the report prints this legend):
 
 - ``ok``: the model is within tolerance of the printed value (inside a printed range);
 - ``paper-slip``: it is not, but it matches the corrected value of an arithmetic slip the
-  casebook declares (the study's own numbers, recomputed);
+  casebook declares (the study's own numbers, recomputed); or the slip is in a printed input,
+  the case takes it corrected (its ``slip`` gives both) and the model matches the printed value;
 - ``inconsistent``: it is not, and the casebook shows that the study's printed values
-  disagree with each other here (no model can match them all);
+  disagree with each other here: it names two or more printed values with their citations
+  and the arithmetic by which they cannot all hold, whatever the model. Not agreement:
+  counted on its own line. A model assumption that fails is a ``miss``, not this;
 - ``calibrated``: within tolerance on a row used to fit a parameter: not a prediction,
   never counted as agreement;
 - ``miss``: anything else: the model does not reproduce the printed value. A miss the
@@ -16,7 +19,6 @@ Verdicts (the report prints this legend):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,14 +98,16 @@ def compute(case: Case, inputs: dict[str, Any] | None = None, target: dict[str, 
 
 
 def _verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
-    low, high = case.paper
-    if math.isnan(low):  # a calibration that fits a parameter: nothing printed to compare
+    if case.paper is None:  # a calibration that fits a parameter: nothing printed to compare
         return "calibrated", float("nan"), case.calibrated, True
+    low, high = case.paper
     deviation = _within(computed, low, high, case.relative)
     matches_paper = abs(deviation) <= case.tolerance
     if case.recomputed is not None:
         slip_deviation = _within(computed, case.recomputed, case.recomputed, case.relative)
-        if abs(slip_deviation) <= case.tolerance and not matches_paper:
+        # the printed value stands where the slip is in an input the case corrects (its slip says which)
+        corrected_input = _within(case.recomputed, low, high, case.relative) == 0
+        if abs(slip_deviation) <= case.tolerance and (corrected_input or not matches_paper):
             return "paper-slip", deviation, f"{case.slip} (recomputed {case.recomputed:g})", True
         remark = ("model agrees with the printed value the casebook calls a slip"
                   if matches_paper else "model matches neither the printed nor the recomputed value")

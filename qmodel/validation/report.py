@@ -1,10 +1,12 @@
-"""The ``qmodel validate`` report: per-study tables, totals, a quotable summary, explanations.
+"""The ``qmodel validate`` report: the scorecard first, then the misses, then the rest.
 
 Table output is plain text laid out for the terminal's width (80 columns reads
-well; piped output too): a legend, each study's cases grouped by quantity, the
-totals by study, the summary sentence, the calibrations with the rows they
-predict, and the explanation of every case that is not plainly ``ok``. JSON and
-CSV carry one record per case with the same fields.
+well; piped output too): the per-study scorecard (:mod:`qmodel.validation.scorecard`)
+and its headline, the misses with their deviations and causes, then a legend, each
+study's cases grouped by quantity, the calibrations with the rows they predict, and
+the explanation of every other case that is not plainly ``ok`` (an inconsistent case
+with the printed values that disagree and the arithmetic). JSON opens with the same
+scorecard, then the misses, then one record per case; CSV carries one record per case.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from qmodel.output import console as make_console
 from qmodel.output import format_number, render, wrap_at_spaces
 from qmodel.units import with_unit
 from qmodel.validation.judge import UNEXPLAINED, VERDICTS, CaseResult, run_casebooks
+from qmodel.validation.score import HEADERS, headline, rows, scorecard
 
 LEGEND = (
     ("ok", "the model is within tolerance of the printed value (or inside a printed range)"),
     ("paper-slip", "the study's own arithmetic is wrong here; the model matches the corrected value"),
     ("inconsistent", "the study's printed values disagree with each other here; no model can match "
-                     "them all (the numbers are given below)"),
+                     "them all (the values, citations and arithmetic are given below): not agreement, "
+                     "left out of the share"),
     ("calibrated", "the row was used to fit a parameter: not a prediction, never counted as agreement"),
     ("miss", "the model does not reproduce the printed value; each miss is explained below"),
 )
@@ -33,7 +37,8 @@ DEVIATION_NOTE = ("deviation = model − paper: in % of the paper value where th
                   "that are themselves in %); 0 when the model falls inside a printed range. A "
                   "calibration lists the cases that use its fitted value.")
 FIELDS = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict", "tolerance",
-          "explained", "citation", "remark", "predicts", "uses", "deviation_value", "deviation_unit")
+          "explained", "citation", "remark", "predicts", "uses", "deviation_value", "deviation_unit", "step",
+          "disagree", "arithmetic")
 
 
 def _with_unit(text: str, unit: str) -> str:
@@ -91,7 +96,7 @@ def _absolute(text: str, unit: str) -> str:
 def tolerance_text(result: CaseResult) -> str:
     """The tolerance beside the deviation: ±x% or ±x unit; "in range" or "exact" when it is zero."""
     case = result.case
-    if math.isnan(case.paper[0]):
+    if case.paper is None:
         return "n/a"
     if case.tolerance == 0:
         return "in range" if case.paper[0] != case.paper[1] else "exact"
@@ -101,7 +106,7 @@ def tolerance_text(result: CaseResult) -> str:
 
 
 def paper_text(result: CaseResult) -> str:
-    if math.isnan(result.case.paper[0]):
+    if result.case.paper is None:
         return "fitted"
     low, high = (format_number(end) for end in result.case.paper)
     return low if low == high else f"{low}–{high}"
@@ -119,7 +124,13 @@ def record(result: CaseResult) -> dict[str, Any]:
             "deviation": deviation_text(result),
             "verdict": result.verdict, "tolerance": tolerance_text(result), "explained": result.explained,
             "citation": case.citation, "remark": result.remark, "predicts": " ".join(result.predicts),
-            "uses": " ".join(case.depends_on), **_deviation_fields(result)}
+            "uses": " ".join(case.depends_on), **_deviation_fields(result), "step": case.step,
+            "disagree": "; ".join(_printed(value, citation) for value, citation in case.disagree),
+            "arithmetic": case.arithmetic}
+
+
+def _printed(value: str, citation: str) -> str:
+    return f"{value} ({citation})"
 
 
 def _deviation_fields(result: CaseResult) -> dict[str, Any]:
@@ -130,29 +141,17 @@ def _deviation_fields(result: CaseResult) -> dict[str, Any]:
 def _json_values(result: CaseResult) -> dict[str, Any]:
     """The same fields as numbers for JSON: paper (a number, [low, high] for a printed range, null
     for a fitted row), model (null where the model gives none), predicts and uses as lists."""
-    low, high = result.case.paper
-    paper = None if math.isnan(low) else (low if low == high else [low, high])
+    printed = result.case.paper
+    paper = None if printed is None else (printed[0] if printed[0] == printed[1] else list(printed))
     model = None if math.isnan(result.computed) else float(result.computed)
     value = deviation_value(result)[0]
     return {"paper": paper, "model": model, "predicts": list(result.predicts),
-            "uses": list(result.case.depends_on), "deviation_value": None if math.isnan(value) else value}
+            "uses": list(result.case.depends_on), "deviation_value": None if math.isnan(value) else value,
+            "disagree": [{"value": v, "citation": c} for v, c in result.case.disagree]}
 
 
 def totals(results: list[CaseResult]) -> dict[str, int]:
     return {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
-
-
-def summary_sentence(results: list[CaseResult]) -> str:
-    """The sentence a planner can quote: of N predictions, M agree within their tolerance, and the rest."""
-    count = totals(results)
-    predictions = len(results) - count["calibrated"]
-    unexplained = sum(not r.explained for r in results)
-    misses = f"{count['miss']} miss" + (f" ({unexplained} without an explanation or refused by the model)"
-                                        if unexplained else ", each explained below")
-    return (f"Of {predictions} predictions, {count['ok']} agree within their tolerance; "
-            f"{count['paper-slip']} more match the study's corrected arithmetic (paper-slip), "
-            f"{count['inconsistent']} test printed values that disagree with each other (inconsistent), "
-            f"and {misses}. {count['calibrated']} calibrated rows are not counted.")
 
 
 class _Page:
@@ -216,34 +215,43 @@ def _study_table(page: _Page, results: list[CaseResult]) -> None:
         page.lines.append(line(row))
 
 
-def _totals_table(page: _Page, results: list[CaseResult]) -> None:
-    headers = ("study", "cases", "ok", "slip", "incons.", "calib.", "miss", "agree")
-    rows = []
-    for casebook in dict.fromkeys(r.case.casebook for r in results):
-        these = [r for r in results if r.case.casebook == casebook]
-        count = totals(these)
-        predictions = len(these) - count["calibrated"]
-        agree = count["ok"] + count["paper-slip"] + count["inconsistent"]
-        share = f"{100 * agree / predictions:.0f}%" if predictions else "n/a"
-        rows.append((casebook, *(str(n) for n in (len(these), *count.values())), share))
-    count = totals(results)
-    predictions = len(results) - count["calibrated"]
-    agree = count["ok"] + count["paper-slip"] + count["inconsistent"]
-    rows.append(("all", *(str(n) for n in (len(results), *count.values())),
-                 f"{100 * agree / predictions:.0f}%" if predictions else "n/a"))
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
-    widths[0] = min(widths[0], page.width - sum(widths[1:]) - 2 * len(widths))
-    if widths[0] < len("study"):  # the counts do not fit side by side: one study per block
-        for row in rows:
+def _scorecard_table(page: _Page, results: list[CaseResult]) -> None:
+    """The per-study scorecard, columns one space apart; one study per block where they do not fit."""
+    cells = rows(results)
+    widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(HEADERS)]
+    if 2 + sum(widths) + len(widths) - 1 > page.width:  # one study per block, each count named
+        for row in cells:
             page.text(row[0], indent=2)
-            page.pack([f"{h} {v}" for h, v in zip(headers[1:], row[1:], strict=True)], 4)
-        widths = []
-    for row in (headers, *rows) if widths else ():
-        name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 1] + "…"
-        page.lines.append("  " + "  ".join([name.ljust(widths[0]),
-                                            *(v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True))]))
-    page.text("agree: ok, paper-slip or inconsistent, as a share of the predictions (calibrated rows left "
-              "out).", indent=2)
+            page.pack([f"{h} {v}" for h, v in zip(HEADERS[1:], row[1:], strict=True)], 4)
+        return
+    for row in (HEADERS, *cells):
+        page.lines.append("  " + " ".join([row[0].ljust(widths[0]),
+                                           *(v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True))]))
+
+
+SCORECARD_KEY = ("pred: predictions (cases less calibrated rows); within: within tolerance (ok and "
+                 "paper-slip); slip: paper-slips; incons: inconsistent (printed values that disagree: not "
+                 "agreement); miss: misses; calib: calibrated rows (fitted, not predicted); cover: the "
+                 "study's model statements encoded; agree: within / (pred − incons).")
+
+
+def _misses(page: _Page, results: list[CaseResult]) -> None:
+    """Every miss with its deviation, grouped under its cause."""
+    causes: dict[str, list[CaseResult]] = {}
+    for r in results:
+        if r.verdict == "miss":
+            causes.setdefault(r.remark, []).append(r)
+    if not causes:
+        return
+    page.blank()
+    page.text(f"Misses ({sum(map(len, causes.values()))}): the model outside tolerance, with the deviation "
+              "(model − paper) and the cause")
+    for remark, misses in causes.items():
+        page.blank()
+        for r in misses:
+            page.text(f"{r.case.id}: paper {paper_text(r)}, model {model_text(r)}, deviation "
+                      f"{deviation_text(r)} (tolerance {tolerance_text(r)})", hanging=2)
+        page.text(remark, indent=2)
 
 
 def _explanations(page: _Page, results: list[CaseResult]) -> None:
@@ -261,18 +269,23 @@ def _explanations(page: _Page, results: list[CaseResult]) -> None:
             else:
                 predicts = "UNTESTED: no other case uses this fitted value"
             page.text(f"{r.case.id}: {r.remark} — {predicts}", indent=2, hanging=2)
-    remarks: dict[tuple[str, str], list[str]] = {}
+    remarks: dict[tuple[str, str, tuple[tuple[str, str], ...], str], list[str]] = {}
     for r in results:
-        if r.verdict not in ("ok", "calibrated") and r.remark:
-            remarks.setdefault((r.verdict, r.remark), []).append(r.case.id)
+        if r.verdict not in ("ok", "calibrated", "miss") and r.remark:
+            key = (r.verdict, r.remark, r.case.disagree, r.case.arithmetic)
+            remarks.setdefault(key, []).append(r.case.id)
     notes = [(r.case.id, r.remark) for r in results if r.verdict == "ok" and r.remark]
     if remarks:
         page.blank()
-        page.text("Explanations (every case that is not plainly ok)")
-        for (verdict, remark), case_ids in remarks.items():
+        page.text("Explanations (every other case that is not plainly ok)")
+        for (verdict, remark, disagree, arithmetic), case_ids in remarks.items():
             page.blank()
             page.text(f"{verdict}: {', '.join(case_ids)}", indent=0, hanging=2)
             page.text(remark, indent=2)
+            for value, citation in disagree:
+                page.text(f"printed: {_printed(value, citation)}", indent=2, hanging=2)
+            if arithmetic:
+                page.text(f"arithmetic: {arithmetic}", indent=2, hanging=2)
     if notes:
         page.blank()
         page.text("Notes on ok cases")
@@ -281,19 +294,30 @@ def _explanations(page: _Page, results: list[CaseResult]) -> None:
 
 
 def report(results: list[CaseResult], fmt: str) -> None:
-    """Print the paper-vs-model comparison (table, JSON or CSV)."""
+    """Print the paper-vs-model comparison (table, JSON or CSV): the scorecard first."""
     records = [record(r) for r in results]
     if fmt == "csv":
         render(FIELDS, [[rec[name] for name in FIELDS] for rec in records], fmt)
         return
     if fmt == "json":
         cases = [{**rec, **_json_values(r)} for rec, r in zip(records, results, strict=True)]
-        render(FIELDS, [], fmt, json_payload={"cases": cases, "totals": totals(results),
-                                              "summary": summary_sentence(results)})
+        summary = {"headline": headline(results), "studies": [s.as_dict() for s in scorecard(results)]}
+        misses = [case for case in cases if case["verdict"] == "miss"]
+        render(FIELDS, [], fmt, json_payload={"scorecard": summary, "misses": misses, "cases": cases,
+                                              "totals": totals(results)})
         return
     width = max(40, min(make_console().size.width, 120))
     page = _Page(width)
     page.text("qmodel validate: the studies' printed numbers against the models")
+    page.blank()
+    page.text("Scorecard")
+    _scorecard_table(page, results)
+    page.text(SCORECARD_KEY, indent=2)
+    page.blank()
+    page.text(headline(results))
+    _misses(page, results)
+    page.blank()
+    page.text("Verdicts")
     for verdict, meaning in LEGEND:
         page.text(f"{verdict:<13}{meaning}", indent=2, hanging=13)
     page.text(DEVIATION_NOTE, indent=2)
@@ -301,11 +325,6 @@ def report(results: list[CaseResult], fmt: str) -> None:
         page.blank()
         page.text(study)
         _study_table(page, [r for r in results if r.case.study == study])
-    page.blank()
-    page.text("Totals by study")
-    _totals_table(page, results)
-    page.blank()
-    page.text(summary_sentence(results))
     _explanations(page, results)
     sys.stdout.write("\n".join(page.lines) + "\n")
 
@@ -322,7 +341,7 @@ class ValidationReport(list):
         shown = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict")
         misses = [f"{r.case.casebook} {r.case.id}: {UNEXPLAINED}" for r in self if not r.explained]
         return frames.html("qmodel validate", [record(result) for result in self], columns=shown,
-                           lines=[summary_sentence(self)], warnings=misses)
+                           lines=[headline(self)], warnings=misses)
 
 
 def validation_report(names: Sequence[str] = ()) -> ValidationReport:

@@ -20,7 +20,8 @@ def test_quick_answer_imports_neither_sympy_nor_scipy(tmp_path) -> None:
         "from qmodel.cli import main\n"
         "sys.argv = ['qmodel', 'calc', 'mmc', 'arrival_rate=35K', 'service_time=150us', 'servers=8']\n"
         "try:\n    main()\nexcept SystemExit as done:\n    assert done.code == 0, done.code\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('sympy', 'scipy', 'numba'))\n"
+        "heavy = sorted(m for m in sys.modules\n"
+        "               if m.split('.')[0] in ('sympy', 'scipy', 'numba', 'matplotlib'))\n"
         "print('HEAVY', heavy)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,

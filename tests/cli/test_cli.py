@@ -160,7 +160,7 @@ def test_calc_accepts_a_list_with_the_unit_on_the_last_item() -> None:
                  "--format", "csv")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "distance [km],round_trip_time [ms],round_trips [1],elongation [ms]"
+    assert lines[0] == "distance [km],round_trip_time [us],round_trips [1],elongation [ms]"
     assert [line.split(",")[-1] for line in lines[1:]] == ["4.0", "8.0", "14.0"]
 
 

@@ -36,7 +36,7 @@ def test_flashcopy_that_saturates_the_drives_is_refused() -> None:
         calc("flashcopy_response", **FLASHCOPY, added_ops_per_drive=140)
 
 
-SCREEN = dict(elapsed=399.0, cpu_time=36.7, io_wait=359.3, other_waits=0.2, getpages=1_702_970,
+SCREEN = dict(elapsed=399.0, class2_cpu_time=36.7, io_wait=359.3, other_waits=0.2, getpages=1_702_970,
               read_ios=169_896, prefetch_requests=51_552)
 
 

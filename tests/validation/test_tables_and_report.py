@@ -111,6 +111,9 @@ inputs = { throughput = 1000, response_time = "5s" }
 paper = PAPER
 tolerance = { relative = 0.01 }
 inconsistent = "the printed concurrency disagrees with Little's law on the printed rate and time"
+disagree = [{ value = "1000/s", citation = "§1" }, { value = "5 s", citation = "§2" },
+            { value = "PAPER", citation = "§3" }]
+arithmetic = "1000/s × 5 s = 5000 in the system, not PAPER"
 '''
 
 
@@ -207,7 +210,8 @@ def test_csv_and_json_carry_the_same_fields(tmp_path) -> None:
     assert tuple(rows[0]) == FIELDS
     assert tuple(payload["cases"][0]) == FIELDS
     assert [row["deviation"] for row in rows] == [case["deviation"] for case in payload["cases"]]
-    assert payload["summary"].startswith("Of 2 predictions, 2 agree within their tolerance")
+    headline = payload["scorecard"]["headline"]
+    assert headline.startswith("Of 2 predictions judged, 2 agree within their tolerance")
 
 
 def test_csv_and_json_give_the_deviation_as_a_number_with_its_unit_for_spreadsheets(tmp_path) -> None:
@@ -226,7 +230,7 @@ def test_the_report_has_a_legend_a_quotable_summary_and_fits_80_columns(monkeypa
     monkeypatch.setenv("COLUMNS", "80")
     output = CliRunner().invoke(cli, ["validate"]).output
     assert "paper-slip   the study's own arithmetic is wrong here" in output
-    assert "predictions," in output and "agree within their tolerance" in output
+    assert "predictions judged," in output and "agree within their tolerance" in output
     assert max(len(line) for line in output.splitlines()) <= 80
 
 
