@@ -40,7 +40,7 @@ from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel import __version__, workbook
+from qmodel import __version__, frames, workbook
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
@@ -592,8 +592,6 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     warning naming the first.
     Raises InputError when the table as a whole cannot be used (a missing column).
     """
-    from qmodel import frames
-
     header, columns = frames.table_columns(table)
     formula = get_formula(formula_id)
     _check_settings(formula, settings)

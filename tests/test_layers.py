@@ -45,9 +45,6 @@ DEFERRED = {
     ("qmodel.output", "qmodel.errors"): "only a refused output path needs it",
     ("qmodel.scenario.calibrate", "qmodel.scenario.files"): "the shipped scenarios, read only by a refit",
     ("qmodel.scenario.calibrate", "qmodel.scenario.spec"): "the shipped scenarios, read only by a refit",
-    ("qmodel.scenario.variants", "qmodel.batch"): "the CSV reader, loaded only for --variants",
-    ("qmodel.scenario.variants", "qmodel.output"): "the CSV writer, loaded only for --variants",
-    ("qmodel.scenario.variants", "qmodel.scenario.spec"): "loaded only for --variants",
     ("qmodel.validation.judge", "qmodel.catalogue.inverse"): "the inverse solver (sympy) only for a case "
                                                               "that solves for an input",
 }
