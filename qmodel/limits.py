@@ -11,6 +11,7 @@ text), never by its reported size, which is 0 for a device or a pipe that never 
 from __future__ import annotations
 
 import os
+import sys
 
 from qmodel.errors import InputError
 
@@ -38,12 +39,23 @@ def refuse_long_loop(steps: float, elements: int, what: str, way_out: str) -> No
 
 
 def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: str) -> bytes:
-    """The bytes of the file at ``path``, read until its end or one byte past ``limit``.
+    """The bytes of the file at ``path`` (``-``: standard input), read until its end or one byte
+    past ``limit``.
 
     More than ``limit`` bytes, or a file that cannot be read, is an InputError
     naming ``parameter`` and the path (``allowed`` says what may be given);
     nothing past limit + 1 bytes is read, so an endless device is refused at once.
     """
+    if os.fspath(path) == "-":  # standard input, as batch and --variants take it
+        stream = sys.stdin.buffer if sys.stdin is not None else None
+        if stream is None or stream.closed:
+            raise InputError(parameter, "-", "a file, or data piped to standard input",
+                             reason="standard input is closed")
+        data = stream.read(limit + 1)
+        if len(data) > limit:
+            raise InputError(parameter, "standard input", f"{allowed} up to {_size(limit)}",
+                             reason=f"longer than {_size(limit)}")
+        return data
     chunks, total = [], 0
     try:
         # opened without waiting (a FIFO no one writes to would block the open forever), then read

@@ -164,6 +164,11 @@ def bare_number(text: str) -> str | None:
     return parts[0] if parts is not None and not parts[1] else None
 
 
+def shortened(text: str) -> str:
+    """A value as an error shows it: whole up to 40 characters, else its start, its end and its length."""
+    return text if len(text) <= 40 else f"{text[:16]}...{text[-8:]} ({len(text)} characters)"
+
+
 def parse_value(parameter: str, text: str | float | int, unit_name: str) -> float:
     """Parse one typed-in value for a symbol whose display unit is ``unit_name``.
 
@@ -181,7 +186,7 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
     if isinstance(text, (int, float)):
         return float(text)
     target = UNITS[unit_name]
-    shown = text if len(text) <= 40 else f"{text[:16]}...{text[-8:]} ({len(text)} characters)"
+    shown = shortened(text)
     parts = split_number(text)
     if parts is None:
         raise InputError(

@@ -100,9 +100,16 @@ def test_unusable_file_is_a_file_level_error(text: str, message: str) -> None:
         batch("mm1", text)
 
 
-def test_header_only_file_gives_header_only_output() -> None:
-    summary, rows, _ = batch("mm1", "arrival_rate,service_time\n")
-    assert summary.rows == 0 and rows == []
+@pytest.mark.parametrize(("text", "value"), [("arrival_rate,service_time\n", "a header only"),
+                                             ("arrival_rate,service_time\n\n,\n", "blank rows only")])
+def test_a_file_without_rows_is_refused_as_scenario_variants_refuses_it(text: str, value: str) -> None:
+    with pytest.raises(InputError, match=rf"^file = {value} \(no rows\)"):
+        batch("mm1", text)
+
+
+def test_a_header_naming_no_input_is_reported_before_the_missing_rows() -> None:
+    with pytest.raises(InputError, match="missing required column"):
+        batch("mm1", "arrival_rate\n")
 
 
 def test_cli_batch_exit_status_is_1_when_a_row_failed(tmp_path) -> None:
@@ -331,12 +338,13 @@ def test_utf16_export_is_read_and_written_in_utf16(tmp_path) -> None:
 
 @pytest.mark.parametrize(("name", "content"), [("book.xlsx", b"PK\x03\x04rest"), ("book.csv", b"PK\x03\x04"),
                                                ("old.xls", b"\xd0\xcf\x11\xe0rest")])
-def test_a_workbook_is_refused_with_save_it_as_csv(tmp_path, name: str, content: bytes) -> None:
+def test_a_corrupt_workbook_is_one_line_naming_the_file(tmp_path, name: str, content: bytes) -> None:
     source = tmp_path / name
     source.write_bytes(content)
     result = CliRunner().invoke(cli, ["batch", "mm1", str(source)])
     assert result.exit_code == 2
-    assert "save it as CSV" in result.output and "Traceback" not in result.output
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output
+    assert "not a workbook qmodel can read" in result.output and name in result.output
 
 
 @pytest.mark.parametrize("where", ["missing/out.csv", "."])
@@ -356,7 +364,12 @@ def test_ssd_candidates_threshold_outside_its_domain_is_one_usage_error() -> Non
 
 def test_summary_line_counts_blank_lines_apart_from_failed_rows() -> None:
     result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input="arrival_rate,service_time\n800,1\n\n;\n")
-    assert "1 rows computed, 0 failed" in result.output or "rows computed" in result.output
+    assert "mm1: 1 row computed, 1 failed, 1 blank line(s) kept as they were" in result.output
+
+
+def test_the_summary_counts_in_the_plural_from_two_rows() -> None:
+    result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input="arrival_rate,service_time\n800,1\n700,1\n")
+    assert "mm1: 2 rows computed, 0 failed" in result.output
 
 
 @pytest.mark.parametrize(("title", "named"), [

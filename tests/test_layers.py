@@ -43,9 +43,6 @@ DEFERRED = {
     ("qmodel.networks.model", "qmodel.tomlread"): "TOML is parsed only when a model file is read",
     ("qmodel.scenario.spec", "qmodel.tomlread"): "TOML is parsed only when a scenario file is read",
     ("qmodel.output", "qmodel.errors"): "only a refused output path needs it",
-    ("qmodel.scenario.variants", "qmodel.batch"): "the CSV reader, loaded only for --variants",
-    ("qmodel.scenario.variants", "qmodel.output"): "the CSV writer, loaded only for --variants",
-    ("qmodel.scenario.variants", "qmodel.scenario.spec"): "loaded only for --variants",
     ("qmodel.validation.judge", "qmodel.catalogue.inverse"): "the inverse solver (sympy) only for a case "
                                                               "that solves for an input",
 }

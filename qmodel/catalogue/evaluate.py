@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from qmodel import frames
 from qmodel.catalogue import _compiled
 from qmodel.catalogue.dimensions import si_unit
 from qmodel.catalogue.loader import Constraint, Formula, Symbol, get_formula
@@ -67,6 +68,22 @@ class FormulaResult:
 
     def __repr__(self) -> str:
         return f"FormulaResult({self.formula_id!r}, {self.outputs!r})"
+
+    def records(self) -> list[dict[str, object]]:
+        """One record per element of the broadcast inputs and outputs, keys ``name[unit]``."""
+        formula = get_formula(self.formula_id)
+        si = self.units != {o.name: o.unit for o in formula.outputs}
+        units = {name: si_unit(s.unit) if si else s.unit for name, s in formula.symbols.items()}
+        columns = {f"{name}[{units[name]}]": value for name, value in self.inputs.items()}
+        columns.update({f"{name}[{self.units[name]}]": value for name, value in self.outputs.items()})
+        return frames.broadcast_records(columns)
+
+    def to_frame(self):
+        """The inputs and outputs as a pandas DataFrame, one row per element, units in the column names."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        return frames.html(self.formula_id, self.records(), warnings=self.warnings)
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:

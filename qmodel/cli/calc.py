@@ -337,25 +337,30 @@ Example:
   $ qmodel batch mm1 devices.csv -o devices-out.csv
   $ cat devices.csv | qmodel batch mm1 - > out.csv
   $ qmodel batch mm1 rmf.csv --map "SSCH/s=arrival_rate" --map "Resp (us)=service_time[us]"
+  $ qmodel batch mm1 sizing.xlsx --sheet Disks -o sizing-results.xlsx
 \b
 Headers name symbols as people write them: service_time, Service Time,
 Service Time (ms), service time [us]; --map names any other column. Other
 columns pass through. Result columns name[unit] and an `error` column are
 appended. A ';' export with decimal commas (0,4), a BOM, CRLF or CR line ends
-is read as it is and written back the same way. Exit 1 if any row failed, 2
-if the file cannot be used (.xlsx: save it as CSV first).
+is read as it is and written back the same way. A workbook (.xlsx, .xlsm,
+.ods, .xls) is read from its first sheet (or --sheet), numbers as numbers;
+-o OUT.xlsx writes a workbook. Exit 1 if any row failed, 2 if the file
+cannot be used.
 \b
 Docs: docs/howto/batch.md
 Options: docs/reference/commands.md#qmodel-batch""")
 @click.argument("formula_id")
-@click.argument("input_csv", metavar="INPUT.csv")
-@click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",
+@click.argument("input_csv", metavar="INPUT.csv|.xlsx")
+@click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv|.xlsx",
               help="Where to write the result; - (default) is standard output.")
+@click.option("--sheet", default=None, metavar="NAME",
+              help="The sheet of a workbook to read (default: the first).")
 @click.option("--map", "mappings", multiple=True, metavar="COLUMN=SYMBOL",
               help="Read COLUMN as the input SYMBOL (optionally SYMBOL[unit]); repeatable.")
 @CATALOGUE_OPTION
 @click.pass_context
-def batch(ctx: click.Context, formula_id: str, input_csv: str, output_csv: str,
+def batch(ctx: click.Context, formula_id: str, input_csv: str, output_csv: str, sheet: str | None,
           mappings: tuple[str, ...]) -> None:
     """Evaluate FORMULA_ID for every row of a CSV file, vectorized over all rows."""
     from qmodel.batch import run_batch_files
@@ -367,4 +372,4 @@ def batch(ctx: click.Context, formula_id: str, input_csv: str, output_csv: str,
             raise InputError("--map", text, "COLUMN=SYMBOL, e.g. --map 'IO rate=arrival_rate'",
                              reason="not a COLUMN=SYMBOL pair")
         mapping[column.strip()] = symbol.strip()
-    ctx.exit(run_batch_files(formula_id, input_csv, output_csv, mapping=mapping))
+    ctx.exit(run_batch_files(formula_id, input_csv, output_csv, mapping=mapping, sheet=sheet))

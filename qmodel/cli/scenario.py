@@ -106,15 +106,17 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     "--variants",
     "variants_csv",
     default=None,
-    metavar="VARIANTS.csv",
+    metavar="VARIANTS.csv|.xlsx",
     help="Solve each row as a what-if variant (columns: distance, member.NAME.KEY, path.*.KEY...).",
 )
+@click.option("--sheet", default=None, metavar="NAME",
+              help="With --variants: the sheet of a workbook to read (default: the first).")
 @click.option(
     "-o",
     "--output",
     "output_csv",
     default="-",
-    metavar="OUT.csv",
+    metavar="OUT.csv|.xlsx",
     help="With --variants: where to write the rows with their results (- is standard output).",
 )
 @FORMAT_OPTION
@@ -129,6 +131,7 @@ def scenario(
     breakdown: bool,
     plot_path: str | None,
     variants_csv: str | None,
+    sheet: str | None,
     output_csv: str,
     fmt: str,
 ) -> None:
@@ -157,7 +160,7 @@ def scenario(
             raise InputError("--format", fmt, "no --format with --variants (it writes the rows as CSV)")
         from qmodel.scenario.variants import run_variant_files
 
-        ctx.exit(run_variant_files(path, variants_csv, output_csv))
+        ctx.exit(run_variant_files(path, variants_csv, output_csv, sheet))
     banded = load_banded(path)
     spec = banded.scenario
     if max_distance:
@@ -224,10 +227,11 @@ def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distanc
     """An option typed where it does nothing is refused, never silently ignored."""
     from click.core import ParameterSource
 
-    typed = {name for name in ("output_csv", "up_to", "points")
+    typed = {name for name in ("output_csv", "sheet", "up_to", "points")
              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
     for name, option, needs, given in (
         ("output_csv", "-o/--output", "--variants", variants_csv is not None),
+        ("sheet", "--sheet", "--variants", variants_csv is not None),
         ("up_to", "--up-to", "--max-distance", max_distance),
         ("points", "--points", "--distance A..B", distance_text is not None and _is_range(distance_text)),
     ):

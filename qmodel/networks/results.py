@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.networks.model import Network
 from qmodel.units import UNITS
 
@@ -113,6 +114,14 @@ class NetworkResult:
                  f"per visit [{unit}]": float(per_visit[c, k] / scale) if visits[c, k] > 0 else None,
                  "throughput [1/s]": float(station_throughput[c, k])}
                 for c, name in enumerate(self.classes) for k, station in enumerate(self.network.stations)]
+
+    def to_frame(self):
+        """Per class and station (:meth:`records`) as a pandas DataFrame, units in the column names."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        classes = frames.html(f"{self.method}: per class", self.class_records())
+        return classes + frames.html("per class and station", self.records())
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: units, classes, stations; a sweep adds its curve (population, throughput [1/s],

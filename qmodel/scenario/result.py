@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qmodel import frames
+
 # the components of a transaction's response time, in the order they are shown
 BREAKDOWN = ("cpu", "cf_sync", "cf_async", "subchannel_wait", "sync_io", "commit", "lock_contention", "other")
 BREAKDOWN_MEANING = {
@@ -197,6 +199,13 @@ class ScenarioResult:
         (:func:`remedies`, from ``subchannel_share_at_edge`` and ``io_queue_share_at_edge``)."""
         return remedies(float(self.distances[d]), self.subchannel_share_at_edge[:, d],
                         self.io_queue_share_at_edge[:, d])
+
+    def to_frame(self):
+        """:meth:`records` as a pandas DataFrame: one row per distance and member, units in the names."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        return frames.scenario_html(self.title, self.records(), self.goal_time, self.goal_share)
 
     def to_json(self) -> dict[str, object]:
         """The goal, the band (how its points were chosen and how many, or why there is none) and the

@@ -1,4 +1,5 @@
-"""What-if variants of a scenario from a CSV file: one row per variant, columns overriding scenario keys.
+"""What-if variants of a scenario from a CSV file or a workbook: one row per variant, columns overriding
+scenario keys.
 
 A column named ``distance`` or written as a dotted key overrides that key of the scenario file:
 
@@ -9,27 +10,47 @@ Headers are read as people write them: case is ignored (``Member.G1P2.Terminals`
 ``Distance (km)``) and a unit in () or [] applies to the column's bare numbers. Without a unit
 in the header a bare number is refused where the key needs one (``40`` in a distance column: km
 or miles?), with the form to write in the file's own decimal mark (``8,8s``). ``*`` is every
-member or path. A dotted header that names nothing the scenario has is one error for the file,
-before any row runs; other headers (no dot) pass through.
+member or path; a path may be written as qmodel's messages write it (``path.G1P2→CF1.subchannels``).
+A dotted header that names nothing the scenario has, or is no key at all (``conversion.threshold/us``),
+is one error for the file, before any row runs; other headers (no dot) pass through.
 
 Each row is checked like a scenario file, its errors naming the CSV file, the row and the column;
 rows that differ only in distance are solved together. The output is each input row with, per
 member and for all, response time, share within the goal, throughput and CPU busy appended, in
-the input's CSV dialect (separator, decimal mark, BOM, line ends; see :mod:`qmodel.batch`).
+the input's CSV dialect (separator, decimal mark, BOM, line ends; see :mod:`qmodel.batch`). A workbook
+(.xlsx, .xlsm, .ods, .xls) is read from its first sheet or ``--sheet``, numbers as numbers, rows
+numbered as the spreadsheet shows them; ``-o OUT.xlsx`` writes a workbook as ``batch`` does.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import io
 import re
+import sys
+from pathlib import Path
 from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel.batch import Dialect, locale_number, read_table, split_header
+from qmodel import workbook
+from qmodel.batch import (
+    Dialect,
+    holding_a_table,
+    locale_number,
+    quote_cell,
+    read_csv_file,
+    read_sheet_table,
+    read_table,
+    refuse_no_rows,
+    shortened_error,
+    split_header,
+    write_csv_file,
+    write_table_workbook,
+)
 from qmodel.errors import InputError
-from qmodel.output import count_in_all
+from qmodel.output import check_output_path, count_in_all
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 from qmodel.scenario.spec import (
@@ -38,6 +59,7 @@ from qmodel.scenario.spec import (
     PATH_KEYS,
     SECTION_KEYS,
     ScenarioError,
+    read_scenario_toml,
     scenario_from_dict,
 )
 from qmodel.units import bare_number, decimal_comma, unit_named, with_unit
@@ -55,6 +77,7 @@ KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", "
 )
 # a cell holds one distance, where the file may hold a list or a range
 CELL_DISTANCE = "one distance with its unit, e.g. 70km"
+_MOST_DIGITS = 18  # a whole-number cell: more digits than any count of terminals, items or subchannels
 RESULT_COLUMNS = ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]")  # as the scenario table
 
 
@@ -86,10 +109,16 @@ def _choice(given: str, names: list[str], what: str, title: str, source: str) ->
 
 def override_column(index: int, title: str, raw: dict, source: str) -> Column | None:
     """The override a header names, None for a pass-through column (no dot and not distance);
-    InputError for a dotted header that names nothing of the scenario, or an unknown unit."""
-    named = split_header(title)
+    InputError for a dotted header that names nothing of the scenario or is no key at all, or an
+    unknown unit. A path may be spelt as qmodel's messages spell it: ``path.G1P2→CF1.subchannels``."""
+    named = split_header(title.replace("→", "."))
     if named is None:
-        return None
+        if "." not in title:
+            return None
+        raise InputError(
+            f"{source}: column", title, f"a key with its unit in [] or (), e.g. conversion.threshold [us]"
+            f" (the forms: {KEY_FORMS})", reason="not a key",
+        )
     parts, unit = named[0].split("."), named[1]
     if len(parts) == 1 and parts[0].lower() != "distance":
         return None
@@ -171,6 +200,9 @@ def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
     if column.key == ("distance",):
         return text
     if number is not None and number.lstrip("+-").isdigit():
+        if len(number) > _MOST_DIGITS:  # no count is this large; int() of 4,300 digits raises
+            raise InputError(column.name, text, f"a whole number of at most {_MOST_DIGITS} digits",
+                             reason=f"{len(number):,} digits")
         return int(number)
     try:
         return float(text)  # inf too (locks.lockable_items)
@@ -226,14 +258,32 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
     the file ``where``); write the rows with results to ``out``, each bad row's error to ``err``
     as ``SOURCE: row N: ...`` (``source``: the CSV file). Exit status: 0, or 1 if some row failed
     (2 is raised as InputError: the file as a whole cannot be used, checked before any row)."""
+    table, dialect = _read_text(text, source)
+    titles, results, errors = solve_variants(raw, table, dialect, where, source)
+    _write(table, dialect, titles, results, errors, out)
+    _report(errors, table.first_row, source, err)
+    return 1 if errors else 0
+
+
+def _read_text(text: str, source: str):
+    """The table and dialect of CSV ``text``; an empty file named by its name."""
     try:
-        table, dialect = read_table(text)
-    except InputError as error:  # an empty file: named by its name
+        with holding_a_table():
+            return read_table(text)
+    except InputError as error:
         named = f"{source}: {error.parameter}"
         raise InputError(named, error.value, error.allowed, reason=error.reason) from None
-    if len(table.blank) == len(table.row_texts):
-        raise InputError(source, "blank rows only" if table.row_texts else "a header only",
-                         "one row per variant under the header", reason="no rows")
+
+
+def _report(errors: dict[int, InputError], first_row: int, source: str, err: TextIO) -> None:
+    for row in sorted(errors):
+        err.write(f"{source}: {shortened_error(errors[row]).at_row(row + first_row)}\n")
+
+
+def solve_variants(raw: dict, table, dialect: Dialect, where: str,
+                   source: str) -> tuple[list[str], dict[int, list[float]], dict[int, InputError]]:
+    """(result titles, each solved row's results, each failed row's error) of every row of ``table`` as a
+    variant of the scenario ``raw``; InputError for a file that cannot be used as a whole."""
     base = scenario_from_dict(raw, where)
     columns = [c for i, t in enumerate(table.header) if (c := override_column(i, t.strip(), raw, source))]
     if not columns:
@@ -245,6 +295,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
     twice = next((c for c in columns if named.count(c.name) > 1), None)
     if twice is not None:
         raise InputError(f"{source}: column", twice.title, "each key in one column", reason="given twice")
+    refuse_no_rows(table, source, "variant")
     if base.distances.size != 1 and ("distance",) not in [c.key for c in columns]:
         raise InputError(
             f"{source}: columns",
@@ -255,7 +306,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
     members = [m.name for m in base.members] + (["all"] if len(base.members) > 1 else [])
     groups: dict[str, list[tuple[int, object, float]]] = {}
     errors: dict[int, InputError] = dict(table.errors)
-    for row in range(len(table.row_texts)):
+    for row in range(table.size):
         if row in errors or row in table.blank:
             continue
         data = copy.deepcopy(raw)
@@ -329,10 +380,7 @@ def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "v
                     reason=f"{THRASHING}: no response time",
                 )
     titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
-    _write(table, dialect, titles, results, errors, out)
-    for row in sorted(errors):
-        err.write(f"{source}: {errors[row].at_row(row + 1)}\n")
-    return 1 if errors else 0
+    return titles, results, errors
 
 
 def _write(
@@ -343,8 +391,6 @@ def _write(
     errors: dict[int, InputError],
     out: TextIO,
 ) -> None:
-    from qmodel.batch import _quote
-
     separator = dialect.delimiter
     if dialect.bom:
         out.write("\ufeff")
@@ -354,30 +400,46 @@ def _write(
         text = width if row in table.blank else text
         values = results.get(row, [np.nan] * len(titles))
         cells = ["" if value != value else (f"{value:.6g}".replace(".", dialect.decimal)) for value in values]
-        error = _quote(errors[row].message(), separator) if row in errors else ""
+        error = quote_cell(shortened_error(errors[row]).message(), separator) if row in errors else ""
         lines.append(separator.join([text, *cells, error]))
     out.write(dialect.line_end.join(lines) + dialect.line_end)
 
 
-def run_variant_files(scenario_path, input_path: str, output_path: str) -> int:
+def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: str | None = None) -> int:
     """``qmodel scenario FILE --variants IN.csv -o OUT.csv``: paths in (``-``: stdin/stdout), status out.
 
-    Read and written like a batch CSV (:func:`qmodel.batch.read_csv_file`): the output in the
-    input's encoding and dialect.
+    Read and written like a batch (:func:`qmodel.batch.run_batch_files`): a CSV in the input's encoding
+    and dialect; a workbook from its first sheet or ``sheet``; ``OUT.xlsx`` a workbook.
     """
-    import io
-    import sys
-
-    from qmodel.batch import read_csv_file, write_csv_file
-    from qmodel.output import check_output_path
-    from qmodel.scenario.spec import read_scenario_toml
-
+    to_workbook = Path(output_path).suffix.lower() in workbook.SUFFIXES
     if output_path != "-":
         check_output_path("-o", output_path)
     raw = read_scenario_toml(scenario_path)
-    text, encoding = read_csv_file(input_path, sys.stderr)
-    buffer = io.StringIO()
     source = "stdin" if input_path == "-" else input_path
-    status = run_variants(raw, text, buffer, sys.stderr, scenario_path.name, source)
-    write_csv_file(output_path, buffer.getvalue(), encoding)
-    return status
+    encoding = "utf-8"
+    if workbook.is_workbook(input_path):
+        table, sheet_name = read_sheet_table(input_path, sheet, texts=not to_workbook)
+        cells = [[workbook.cell_text(cell) for cell in column] for column in table.columns]
+        table, dialect = table._replace(columns=cells), Dialect()
+    else:
+        if sheet is not None:
+            raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
+                             reason=f"{source} is CSV")
+        text, encoding = read_csv_file(input_path, sys.stderr, "--variants")
+        table, dialect = _read_text(text, source)
+        sheet_name = "variants" if input_path == "-" else Path(input_path).stem
+    titles, results, errors = solve_variants(raw, table, dialect, scenario_path.name, source)
+    if to_workbook:
+        facts = [("scenario", str(scenario_path)), ("input", input_path), ("sheet", sheet_name),
+                 ("variants solved", len(results) - len(set(results) & set(errors))),
+                 ("variants failed", len(errors))]
+        by_title = [[results[row][place] if row in results else None for row in range(table.size)]
+                    for place in range(len(titles))]
+        write_table_workbook(output_path, table, [*titles, "error"], by_title, errors,
+                             list(range(table.size)), sheet_name, facts)
+    else:
+        buffer = io.StringIO()
+        _write(table, dialect, titles, results, errors, buffer)
+        write_csv_file(output_path, buffer.getvalue(), encoding)
+    _report(errors, table.first_row, source, sys.stderr)
+    return 1 if errors else 0

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from typing import Any
 
+from qmodel import frames
 from qmodel.output import console as make_console
 from qmodel.output import format_number, render, wrap_at_spaces
 from qmodel.units import with_unit
-from qmodel.validation.judge import VERDICTS, CaseResult
+from qmodel.validation.judge import UNEXPLAINED, VERDICTS, CaseResult, run_casebooks
 from qmodel.validation.score import HEADERS, headline, rows, scorecard
 
 LEGEND = (
@@ -325,3 +327,23 @@ def report(results: list[CaseResult], fmt: str) -> None:
         _study_table(page, [r for r in results if r.case.study == study])
     _explanations(page, results)
     sys.stdout.write("\n".join(page.lines) + "\n")
+
+
+class ValidationReport(list):
+    """The judged cases (:class:`CaseResult`) as Python and notebooks meet them: a list with
+    ``to_frame()`` (one row per case, the fields of :data:`FIELDS`) and a compact notebook table under
+    the quotable summary, each unexplained miss a warning."""
+
+    def to_frame(self):
+        return frames.to_frame([record(result) for result in self], FIELDS)
+
+    def _repr_html_(self) -> str:
+        shown = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict")
+        misses = [f"{r.case.casebook} {r.case.id}: {UNEXPLAINED}" for r in self if not r.explained]
+        return frames.html("qmodel validate", [record(result) for result in self], columns=shown,
+                           lines=[headline(self)], warnings=misses)
+
+
+def validation_report(names: Sequence[str] = ()) -> ValidationReport:
+    """Every case of the named casebooks (all shipped ones if none) judged, as a :class:`ValidationReport`."""
+    return ValidationReport(run_casebooks(list(names)))

@@ -162,7 +162,8 @@ symbol = "service_time"
 def test_a_missing_catalogue_file_is_a_one_line_error() -> None:
     result = run("calc", "mm1", "arrival_rate=1", "service_time=1ms", "--catalogue", "no-such.toml")
     assert result.exit_code == 2
-    assert result.output.strip() == "error: catalogue = no-such.toml (no such file); allowed: an existing file"
+    assert result.output.strip() == ("error: catalogue = no-such.toml (no such file); "
+                                     "allowed: an existing file")
 
 
 def test_a_unit_mismatch_stops_the_command_before_it_runs(tmp_path) -> None:
