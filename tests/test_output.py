@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from qmodel.output import wrap_at_spaces
+from qmodel.output import csv_number, exact_enough, wrap_at_spaces
 
 
 @pytest.mark.parametrize("width", range(8, 40))
@@ -71,3 +73,9 @@ def test_a_count_in_all_for_wrapped_text_joins_each_number_to_its_words() -> Non
     text = count_in_all(["G1P1", "G1P2"], [98, 98], space="\N{NO-BREAK SPACE}")
     assert text.split(" ") == ["196\N{NO-BREAK SPACE}in\N{NO-BREAK SPACE}all", "(G1P1\N{NO-BREAK SPACE}98,",
                                "G1P2\N{NO-BREAK SPACE}98)"]
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_a_csv_float_is_written_as_repr_writes_the_float_rounded_to_significant_digits(value) -> None:
+    # csv_number writes the common case without parsing the rounded float back: the text must be the same
+    assert csv_number(value) == repr(exact_enough(value))
