@@ -55,7 +55,7 @@ def csv_number(value: Any) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        if 1e-300 < abs(value) < 1e11 or value == 0:  # the common case at once, as repr writes it (6.0, 1e-05)
+        if 1e-300 < abs(value) < 1e11 or value == 0:  # the common case, as repr writes it (6.0, 1e-05)
             text = f"{value + 0.0:.{SIGNIFICANT}g}"
             return text if "." in text or "e" in text else text + ".0"
         return repr(exact_enough(value))

@@ -36,6 +36,7 @@ which needs sympy and so is kept off the quick path.
 from __future__ import annotations
 
 import ast
+import difflib
 import keyword
 import re
 from functools import cache
@@ -558,6 +559,9 @@ def _shipped_formula(formula_id: str) -> Formula:
 
     if formula_id not in ENTRIES:
         known = sorted({*ENTRIES, *_USER_ENTRIES})
-        raise InputError("formula", formula_id, "one of " + ", ".join(known), reason="unknown formula id")
+        near = difflib.get_close_matches(formula_id, known, n=3, cutoff=0.6)
+        allowed = (f"an id such as {', '.join(near)}" if near else "an id of the catalogue") + \
+            f" ({len(known)} in all: qmodel formula list)"
+        raise InputError("formula", formula_id, allowed, reason="unknown formula id")
     file, entry = ENTRIES[formula_id]
     return parse_entry(entry, file)

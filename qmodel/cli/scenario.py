@@ -308,9 +308,10 @@ def _banded(record: dict, key: str):
     from qmodel.output import format_number
 
     value = _shown(record[key])
-    if f"{key}_low" not in record or record[f"{key}_low"] is None:
+    ends = [record.get(f"{key}_{end}") for end in ("low", "high")]
+    if f"{key}_low" not in record or (value is None and ends == [None, None]):
         return value
-    low, high = (format_number(_shown(record[f"{key}_{end}"])) for end in ("low", "high"))
+    low, high = ("no answer" if end is None else format_number(_shown(end)) for end in ends)
     return f"{'none' if value is None else format_number(value)} ({low} \N{EN DASH} {high})"
 
 
@@ -324,13 +325,14 @@ def _band_notes(result) -> list[str]:
     if not result.band:
         return [f"No band: {NO_BAND}."]
     notes = [f"(low \N{EN DASH} high): the least and greatest over the answer and"
-             f" {_unit(len(result.band), 'points')} of its band ({result.band_method})."]
+             f" {_points(len(result.band))} of its band ({result.band_method})."]
     open_end = np.flatnonzero(sum(point.thrashing for point in result.band))
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
         more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
         notes.append(f"At {where}{more} km some band point has no response time (lock contention"
-                     " thrashes there): the band leaves it out, so its end toward longer times is open.")
+                     " thrashes there): the band is open toward it, 'no answer' at its end of longer"
+                     " times, fewer transactions within the goal and less throughput.")
     return notes
 
 
@@ -429,6 +431,11 @@ def _thrashing_line(result) -> str:
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
+def _points(count: int) -> str:
+    """"1 point", "2 points": a band's points counted, joined as :func:`_unit` joins."""
+    return _unit(count, "point" if count == 1 else "points")
+
+
 def _unit(value: float, unit: str, digits: str = "g") -> str:
     """A number and its unit joined by no-break spaces: :func:`_say` never puts them on two lines (a unit
     of several words, "terminals in all", stays whole too)."""
@@ -507,7 +514,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
         ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
         text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), the least and"
-                 f" greatest over the answer and {_unit(len(banded.points), 'points')} of its band"
+                 f" greatest over the answer and {_points(len(banded.points))} of its band"
                  f" ({banded.method}). At the low end {low_breaks}; at the high end {high_breaks}.")
     beyond_search = km is not None and not answer.member  # the answer is not known, only a lower bound
     ends = {"low": sought.low, "high": sought.high}  # None without a band

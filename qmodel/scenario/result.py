@@ -178,11 +178,25 @@ class ScenarioResult:
 
     def band_values(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each of :meth:`record_values` as (low, high), the least and greatest over this solve and each
-        point of its band (``band``; a point with no answer at a distance adds nothing there: NaN only
-        where no solve has one). With no band, low and high are the value itself."""
+        point of its band (``band``). With no band, low and high are the value itself.
+
+        Where a band point has no answer (lock contention thrashes there), the band is open toward it:
+        the end of longer times (times' high; the share within the goal's, throughput's and CPU's low)
+        is NaN, "no answer", never the answer's own value standing in for it."""
         solves = [result.record_values() for result in (self, *self.band)]
-        return {name: (np.fmin.reduce([s[name] for s in solves]), np.fmax.reduce([s[name] for s in solves]))
-                for name in solves[0]}
+        unanswered = np.zeros(solves[0]["response_time_ms"].shape, bool)
+        for solve in solves[1:]:
+            unanswered |= np.isnan(solve["response_time_ms"])
+        bands = {}
+        for name in solves[0]:
+            low = np.fmin.reduce([s[name] for s in solves])
+            high = np.fmax.reduce([s[name] for s in solves])
+            if name.endswith("_ms"):
+                high = np.where(unanswered, np.nan, high)
+            else:
+                low = np.where(unanswered, np.nan, low)
+            bands[name] = (low, high)
+        return bands
 
     def terminals_with_answer(self, d: int) -> tuple[int, ...] | None:
         """Per member, at distance index ``d`` where lock contention thrashes, the largest whole terminal
