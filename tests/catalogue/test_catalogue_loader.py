@@ -99,9 +99,11 @@ def test_shipped_catalogue_loads_and_matches_its_generated_copy() -> None:
     assert "mm1" in load_catalogue()
 
 
-def test_unknown_formula_id_lists_the_known_ones() -> None:
-    with pytest.raises(InputError, match=r"allowed: one of .*mm1"):
+def test_unknown_formula_id_names_the_nearest_ids_and_where_to_find_them_all() -> None:
+    with pytest.raises(InputError, match=r"allowed: an id such as mmc, mm1 \(\d+ in all: qmodel formula list\)"):
         get_formula("mm9")
+    with pytest.raises(InputError, match=r"allowed: an id of the catalogue \(\d+ in all"):
+        get_formula("xyz")
 
 
 SHARED = '''
