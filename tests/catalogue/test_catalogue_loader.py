@@ -100,7 +100,8 @@ def test_shipped_catalogue_loads_and_matches_its_generated_copy() -> None:
 
 
 def test_unknown_formula_id_names_the_nearest_ids_and_where_to_find_them_all() -> None:
-    with pytest.raises(InputError, match=r"allowed: an id such as mmc, mm1 \(\d+ in all: qmodel formula list\)"):
+    nearest = r"allowed: an id such as mmc, mm1 \(\d+ in all: qmodel formula list\)"
+    with pytest.raises(InputError, match=nearest):
         get_formula("mm9")
     with pytest.raises(InputError, match=r"allowed: an id of the catalogue \(\d+ in all"):
         get_formula("xyz")
