@@ -98,7 +98,7 @@ def compute(case: Case, inputs: dict[str, Any] | None = None, target: dict[str, 
 
 
 def _verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
-    if case.paper is None:  # a calibration that fits a parameter: nothing printed to compare
+    if case.fitted:  # a calibration that fits a parameter: nothing printed to compare
         return "calibrated", float("nan"), case.calibrated, True
     low, high = case.paper
     deviation = _within(computed, low, high, case.relative)

@@ -20,8 +20,8 @@ from qmodel import frames
 from qmodel.output import console as make_console
 from qmodel.output import format_number, render, wrap_at_spaces
 from qmodel.units import with_unit
-from qmodel.validation.judge import UNEXPLAINED, VERDICTS, CaseResult, run_casebooks
-from qmodel.validation.score import HEADERS, headline, rows, scorecard
+from qmodel.validation.judge import UNEXPLAINED, CaseResult, run_casebooks
+from qmodel.validation.score import HEADERS, headline, rows, scorecard, totals
 
 LEGEND = (
     ("ok", "the model is within tolerance of the printed value (or inside a printed range)"),
@@ -96,7 +96,7 @@ def _absolute(text: str, unit: str) -> str:
 def tolerance_text(result: CaseResult) -> str:
     """The tolerance beside the deviation: ±x% or ±x unit; "in range" or "exact" when it is zero."""
     case = result.case
-    if case.paper is None:
+    if case.fitted:
         return "n/a"
     if case.tolerance == 0:
         return "in range" if case.paper[0] != case.paper[1] else "exact"
@@ -106,7 +106,7 @@ def tolerance_text(result: CaseResult) -> str:
 
 
 def paper_text(result: CaseResult) -> str:
-    if result.case.paper is None:
+    if result.case.fitted:
         return "fitted"
     low, high = (format_number(end) for end in result.case.paper)
     return low if low == high else f"{low}–{high}"
@@ -148,10 +148,6 @@ def _json_values(result: CaseResult) -> dict[str, Any]:
     return {"paper": paper, "model": model, "predicts": list(result.predicts),
             "uses": list(result.case.depends_on), "deviation_value": None if math.isnan(value) else value,
             "disagree": [{"value": v, "citation": c} for v, c in result.case.disagree]}
-
-
-def totals(results: list[CaseResult]) -> dict[str, int]:
-    return {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
 
 
 class _Page:

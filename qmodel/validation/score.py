@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from qmodel.validation.judge import CaseResult
+from qmodel.validation.judge import VERDICTS, CaseResult
 
 
 @dataclass(frozen=True)
@@ -64,12 +64,15 @@ class StudyScore:
                 "statements": self.statements, "coverage": self.coverage}
 
 
-def _score(study: str, results: list[CaseResult], encoded: int, statements: int) -> StudyScore:
-    def count(verdict: str) -> int:
-        return sum(r.verdict == verdict for r in results)
+def totals(results: list[CaseResult]) -> dict[str, int]:
+    """How many results have each verdict (every verdict named, 0 where none)."""
+    return {verdict: sum(r.verdict == verdict for r in results) for verdict in VERDICTS}
 
-    return StudyScore(study, len(results), count("ok"), count("paper-slip"), count("inconsistent"),
-                      count("miss"), count("calibrated"), encoded, statements)
+
+def _score(study: str, results: list[CaseResult], encoded: int, statements: int) -> StudyScore:
+    count = totals(results)
+    return StudyScore(study, len(results), count["ok"], count["paper-slip"], count["inconsistent"],
+                      count["miss"], count["calibrated"], encoded, statements)
 
 
 def scorecard(results: list[CaseResult]) -> list[StudyScore]:
