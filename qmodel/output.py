@@ -338,3 +338,19 @@ def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bo
     for row in picked_cells:
         table.add_row(*row)
     return table
+
+
+def regenerate(text: str, generated: dict[tuple[str, str], str], name: str) -> str:
+    """``text`` with everything between each pair of marker lines (``<!-- x:begin -->``, ``<!-- x:end -->``)
+    replaced by its generated block: the one rewriter of generated parts of a page (the scorecard, the
+    calibration tables)."""
+    for (begin, end), block in generated.items():
+        out, rest = [], text
+        while begin in rest:
+            head, _, rest = rest.partition(begin)
+            if end not in rest:
+                raise SystemExit(f"error: {name}: {begin} without {end}")
+            rest = rest.partition(end)[2]
+            out += [head, begin, "\n", block, "\n", end]
+        text = "".join(out) + rest
+    return text

@@ -31,6 +31,7 @@ from scipy.optimize import least_squares
 from scipy.stats import chi2
 
 from qmodel.errors import ConvergenceError, InputError
+from qmodel.output import regenerate
 from qmodel.scenario.compose import _solve
 from qmodel.scenario.files import shipped_scenarios
 from qmodel.scenario.spec import Scenario, load_scenario
@@ -515,8 +516,7 @@ def write_block(path: Path, marker: str, content: str) -> None:
     begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
     if begin not in text or end not in text:
         raise InputError("markers", marker, f"{begin} and {end} in {path}")
-    head, rest = text.split(begin, 1)
-    path.write_text(head + begin + "\n" + content + rest[rest.index(end):], encoding="utf-8")
+    path.write_text(regenerate(text, {(begin, end): content.removesuffix("\n")}, str(path)), encoding="utf-8")
 
 
 def main() -> None:

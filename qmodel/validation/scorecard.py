@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from qmodel.output import regenerate
 from qmodel.validation.judge import CaseResult, run_casebooks
 from qmodel.validation.report import deviation_text, model_text, paper_text, tolerance_text
 from qmodel.validation.score import headline, rows
@@ -51,20 +52,6 @@ def misses_markdown(results: list[CaseResult]) -> str:
 def blocks(results: list[CaseResult]) -> dict[tuple[str, str], str]:
     """The generated blocks by their (begin, end) marker lines."""
     return {(BEGIN, END): markdown(results), (MISSES_BEGIN, MISSES_END): misses_markdown(results)}
-
-
-def regenerate(text: str, generated: dict[tuple[str, str], str], name: str) -> str:
-    """``text`` with everything between each pair of marker lines replaced by its generated block."""
-    for (begin, end), block in generated.items():
-        out, rest = [], text
-        while begin in rest:
-            head, _, rest = rest.partition(begin)
-            if end not in rest:
-                raise SystemExit(f"error: {name}: {begin} without {end}")
-            rest = rest.partition(end)[2]
-            out += [head, begin, "\n", block, "\n", end]
-        text = "".join(out) + rest
-    return text
 
 
 def marked_files(root: Path) -> list[Path]:

@@ -8,9 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from qmodel.cli import cli
+from qmodel.output import regenerate
 from qmodel.validation.judge import run_casebooks
 from qmodel.validation.score import scorecard
-from qmodel.validation.scorecard import BEGIN, END, blocks, main, marked_files, regenerate
+from qmodel.validation.scorecard import BEGIN, END, blocks, main, marked_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
