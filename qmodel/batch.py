@@ -623,7 +623,7 @@ def _column_texts(cells: list) -> list[str]:
     a column of numbers only, the common case, at list speed."""
     kinds = {type(cell) for cell in cells}
     if kinds <= {float}:
-        return [str(int(cell)) if cell.is_integer() and abs(cell) < 1e16 else repr(cell) for cell in cells]
+        return [workbook.number_text(cell) for cell in cells]
     if kinds <= {str}:
         return [quote_cell(cell, ",") for cell in cells]
     return [quote_cell(workbook.cell_text(cell), ",") for cell in cells]
@@ -643,8 +643,8 @@ def _write(done: _Computed, out: TextIO, rows: list[int]) -> None:
         return
     every_row = len(rows) == len(table.row_texts)
     texts = table.row_texts if every_row else [table.row_texts[row] for row in rows]
-    values = [(outputs[o.name] + 0.0).tolist() if every_row else (outputs[o.name][rows] + 0.0).tolist()
-              for o in formula.outputs]  # + 0.0: -0.0 (a ceiling of -1e-9) is written 0, never -0
+    values = [outputs[o.name].tolist() if every_row else outputs[o.name][rows].tolist()
+              for o in formula.outputs]  # no -0: _compute made every -0.0 0.0
     if dialect.decimal == ".":
         row_format = "%s" + f"{delimiter}{_RESULT_PRECISION}" * len(formula.outputs) + delimiter
         lines = [row_format % row for row in zip(texts, *values, strict=True)]

@@ -148,10 +148,15 @@ def cell_text(cell: object) -> str:
     if isinstance(cell, bool):
         return "TRUE" if cell else "FALSE"
     if isinstance(cell, float):
-        return str(int(cell)) if cell.is_integer() and abs(cell) < 1e16 else repr(cell)
+        return number_text(cell)
     if isinstance(cell, datetime.date | datetime.time):
         return cell.isoformat()
     return str(cell)
+
+
+def number_text(cell: float) -> str:
+    """A number cell as text: a whole number without ``.0``, any other in full (its shortest round trip)."""
+    return str(int(cell)) if cell.is_integer() and abs(cell) < 1e16 else repr(cell)
 
 
 def is_number(cell: object) -> bool:

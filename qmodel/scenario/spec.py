@@ -98,7 +98,7 @@ import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
 from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.schema import keys_of
+from qmodel.scenario.schema import SCENARIO_KEYS, keys_of
 from qmodel.units import (
     UNITS,
     bare_number,
@@ -118,7 +118,7 @@ MEMBER_KEYS = keys_of("member")
 PATH_KEYS = keys_of("path")
 # the keys of the scenario's one-of-a-kind tables
 SECTION_KEYS = {table: keys_of(table) for table in ("goal", "locks", "conversion", "disk", "distribution")}
-IO_KEYS = ("conn", "disc", "pend", "iosq")  # in this order: IOTimes
+IO_KEYS = tuple(key.name for key in SCENARIO_KEYS if key.table == "disk.io")  # the schema's order: IOTimes's
 MAX_DISTANCES = 100_000
 # What a scenario file accepts, by dimension. A time, distance or speed needs its unit there (a bare
 # number is refused), so only forms with a unit are shown; the command line, which reads a bare
