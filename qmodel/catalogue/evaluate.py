@@ -251,8 +251,9 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
     typed = {name: parse_value(name, value, formula.symbols[name].unit)  # "800/s", "1ms": the one parser
              for name, value in inputs.items() if isinstance(value, str) and name in formula.symbols}
     if units == "si":
-        inputs = {name: np.asarray(value, dtype=float) / UNITS[formula.symbols[name].unit].to_si
-                  if name in formula.symbols else value for name, value in inputs.items()}
+        inputs = {name: value if name in typed or name not in formula.symbols
+                  else np.asarray(value, dtype=float) / UNITS[formula.symbols[name].unit].to_si
+                  for name, value in inputs.items()}
     inputs = {**inputs, **typed}
     evaluation = evaluate(formula, inputs)
     if evaluation.errors:

@@ -125,3 +125,8 @@ def test_data_rates_in_si_are_bytes_per_second() -> None:
 def test_an_unknown_unit_system_is_refused() -> None:
     with pytest.raises(InputError, match="units = imperial"):
         calc("mm1", units="imperial", arrival_rate=800, service_time=1.0)
+
+
+def test_a_value_typed_with_its_unit_is_read_once_in_si_mode_too() -> None:
+    typed = calc("mm1", units="si", arrival_rate="800/s", service_time="1ms").response_time
+    assert typed == calc("mm1", units="si", arrival_rate=800, service_time=0.001).response_time
