@@ -326,7 +326,7 @@ def _band_notes(result) -> list[str]:
         return [f"No band: {NO_BAND}."]
     notes = [f"(low \N{EN DASH} high): the least and greatest over the answer and"
              f" {_points(len(result.band))} of its band ({result.band_method})."]
-    open_end = np.flatnonzero(sum(point.thrashing for point in result.band))
+    open_end = np.flatnonzero(result.band_points_without_answer)
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
         more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.scenario.compose import _refuse_huge, _solve, solve_scenario
+from qmodel.scenario.compose import _refuse_huge, _solve, refuse_uncarried_background, solve_scenario
 from qmodel.scenario.goal import GoalSeek, max_distance
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
@@ -131,6 +131,8 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
     nominal = solve_scenario(scenario, distances)
     if not points:
         return nominal
+    for point in points:
+        refuse_uncarried_background(point)
     at_points = tuple(_solve(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
                       for point in points)
     return replace(nominal, band=at_points, band_method=banded.method)

@@ -403,8 +403,15 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
                 f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
                 f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
             )
-    check_path_capacity(scenario, _fixed_parts(scenario, np.zeros(1)).path_holding)  # castout it can't carry
+    refuse_uncarried_background(scenario)
     return _solve(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
+
+
+def refuse_uncarried_background(scenario: Scenario) -> None:
+    """Refuse a path whose background_rate alone is more than its subchannels carry at 0 km
+    (:func:`qmodel.scenario.spec.check_path_capacity` with this scenario's holding times): every solve
+    of a scenario, the answer's and each band point's, is held to it."""
+    check_path_capacity(scenario, _fixed_parts(scenario, np.zeros(1)).path_holding)
 
 
 def _solve(

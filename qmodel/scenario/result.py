@@ -114,7 +114,7 @@ class ScenarioResult:
         bands = {name: (numbers(low), numbers(high))
                  for name, (low, high) in (self.band_values().items() if self.band else ())}
         names = [*self.members, "all"][: len(values["response_time_ms"])]
-        without_answer = sum(point.thrashing.astype(int) for point in self.band)
+        without_answer = self.band_points_without_answer
         records = []
         for d in range(self.distances.size):
             fits = self.terminals_with_answer(d)
@@ -175,6 +175,12 @@ class ScenarioResult:
         }
         values.update({f"{name}_ms": weighted(value) * 1e3 for name, value in self.breakdown.items()})
         return values
+
+    @property
+    def band_points_without_answer(self) -> np.ndarray:
+        """Per distance, how many of the band's points have no response time there (lock contention
+        thrashes at that point): where it is not 0, the band is open toward them."""
+        return sum((point.thrashing.astype(int) for point in self.band), np.zeros(self.distances.shape, int))
 
     def band_values(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each of :meth:`record_values` as (low, high), the least and greatest over this solve and each
