@@ -477,7 +477,7 @@ def _seek_end(seek) -> tuple[str, str]:
 def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
     from qmodel.scenario.band import max_distance_banded
     from qmodel.scenario.goal import TOLERANCE
-    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
+    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND, band_json
     from qmodel.units import UNITS, parse_value
 
     spec = banded.scenario
@@ -533,8 +533,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         **beside("breaking_component", lambda seek: seek.component or None),
         "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
-    band = ({"method": banded.method, "points": len(banded.points)} if banded.points
-            else {"method": None, "points": 0, "why_none": NO_BAND})
+    band = band_json(banded.method, len(banded.points))
     if fmt != "table":
         render(
             list(payload),

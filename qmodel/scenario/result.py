@@ -230,8 +230,7 @@ class ScenarioResult:
     def to_json(self) -> dict[str, object]:
         """The goal, the band (how its points were chosen and how many, or why there is none) and the
         records (one per distance and member, each with its paths' values)."""
-        band = ({"method": self.band_method, "points": len(self.band)} if self.band
-                else {"method": None, "points": 0, "why_none": NO_BAND})
+        band = band_json(self.band_method, len(self.band))
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
@@ -242,6 +241,11 @@ class ScenarioResult:
 
 # why an answer carries no band
 NO_BAND = "no fitted parameter of this scenario declares an interval (its file has no [band])"
+
+
+def band_json(method: str, points: int) -> dict[str, object]:
+    """The JSON's ``band``: how its points were chosen and how many, or why there is none."""
+    return {"method": method, "points": points} if points else {"method": None, "points": 0, "why_none": NO_BAND}
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
