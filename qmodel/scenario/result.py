@@ -245,7 +245,9 @@ NO_BAND = "no fitted parameter of this scenario declares an interval (its file h
 
 def band_json(method: str, points: int) -> dict[str, object]:
     """The JSON's ``band``: how its points were chosen and how many, or why there is none."""
-    return {"method": method, "points": points} if points else {"method": None, "points": 0, "why_none": NO_BAND}
+    if not points:
+        return {"method": None, "points": 0, "why_none": NO_BAND}
+    return {"method": method, "points": points}
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
