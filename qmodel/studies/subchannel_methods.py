@@ -14,7 +14,6 @@ from qmodel.catalogue.loader import get_formula
 from qmodel.errors import InputError
 
 # round trips per CF request: the catalogue's one default (cf_round_trips), for distance_growth too
-_CF_ROUND_TRIPS = get_formula("cf_request_at_distance").symbols["cf_round_trips"].default
 
 
 class SubchannelAnswer(NamedTuple):
@@ -90,11 +89,13 @@ def subchannels_at_distance(distances: list[float], delayed_fraction: float, mea
     measured = calc("erlang_c_subchannels", delayed_fraction=delayed_fraction,
                     measured_subchannels=measured_subchannels, target_delayed=target_delayed)
 
+    cf_round_trips = get_formula("cf_request_at_distance").symbols["cf_round_trips"].default  # its one home
+
     def holding(km: float) -> tuple[float, float, float]:
         """(propagation, holding time, converted fraction) at ``km``, us."""
         if threshold is None:
             grown = calc("distance_growth", units="si", time_at_zero=service_time * 1e-6, distance=km * 1e3,
-                         round_trips=_CF_ROUND_TRIPS)
+                         round_trips=cf_round_trips)
             return float(grown.added_time) * 1e6, float(grown.time_at_distance) * 1e6, 0.0
         request = calc("cf_request_at_distance", sync_service_at_zero=service_time,
                        async_service_at_zero=service_time if async_service is None else async_service,

@@ -2,6 +2,7 @@
 
 import pytest
 
+import qmodel.studies.quantities  # noqa: F401  (registers the study functions these tests call)
 from qmodel.errors import InputError
 from qmodel.registry import call
 
