@@ -12,6 +12,7 @@ from qmodel.scenario.band import Banded, load_banded
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.files import shipped_scenarios
 from qmodel.scenario.result import ScenarioResult
+from qmodel.scenario.spec import Scenario
 
 
 @cache
@@ -23,10 +24,41 @@ def shipped_banded(name: str) -> Banded:
     return load_banded(shipped[name])
 
 
+def with_castout_owner(scenario: Scenario, owner: str) -> Scenario:
+    """``scenario`` with ``owner`` as its castout owner: the owner's castout IOSQ on its reads, and the
+    castout requests (the old owner's ``background_rate`` on its path to each CF) on ``owner``'s path
+    to the same CF. Which DB2 owns castout is the first to open a page set for update (the study's
+    "DB2 Background Information"): a fact of the run's configuration, not a measured time."""
+    names = [m.name for m in scenario.members]
+    if scenario.castout_owner is None:
+        raise InputError("castout_owner", owner, "left out: the scenario names no castout owner ([disk])")
+    if owner not in names:
+        raise InputError("castout_owner", owner, "one of " + ", ".join(names))
+    old = scenario.castout_owner
+    moved = {p.cf: p.background_rate for p in scenario.paths if p.member == old}
+    if owner != old and any(moved.values()):
+        missing = [cf for cf, rate in moved.items() if rate and not any(
+            p.member == owner and p.cf == cf for p in scenario.paths)]
+        if missing:
+            raise InputError("castout_owner", owner,
+                             f"a member with a path to {missing[0]} (the castout requests go there)")
+        paths = tuple(
+            replace(p, background_rate=0.0) if p.member == old
+            else replace(p, background_rate=p.background_rate + moved.get(p.cf, 0.0)) if p.member == owner
+            else p
+            for p in scenario.paths
+        )
+        scenario = replace(scenario, paths=paths)
+    return replace(scenario, castout_owner=owner)
+
+
 @cache
-def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, point: int) -> ScenarioResult:
+def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, point: int,
+            castout_owner: str = "") -> ScenarioResult:
     banded = shipped_banded(name)
     scenario = banded.points[point - 1] if point else banded.scenario
+    if castout_owner:
+        scenario = with_castout_owner(scenario, castout_owner)
     if subchannels:
         scenario = replace(scenario, paths=tuple(replace(p, subchannels=subchannels) for p in scenario.paths))
     if metro_mirror:
@@ -49,6 +81,7 @@ def scenario_quantity(
     subchannels: float,
     metro_mirror: str,
     point: int = 0,
+    castout_owner: str = "",
 ) -> dict[str, float]:
     """Outputs of a shipped scenario at ``distance`` (m) for ``member`` (or "all"), SI units.
 
@@ -58,8 +91,9 @@ def scenario_quantity(
     ``propagation`` the part every transaction pays.
     ``subchannels`` (if not 0) replaces every path's; ``metro_mirror`` "on"/"off" overrides the file's.
     ``point`` (if not 0) solves the scenario at that point of its band (1 the first) instead.
+    ``castout_owner`` (if not empty) replaces the file's (:func:`with_castout_owner`).
     """
-    result = _solved(scenario, float(distance), int(subchannels), metro_mirror, point)
+    result = _solved(scenario, float(distance), int(subchannels), metro_mirror, point, castout_owner)
     if member == "all":
         values = {
             "response_time": result.total_response_time[0],

@@ -35,10 +35,11 @@ register(
                   "Least-squares slope of a measured table against distance"),
     ModelFunction("scenario", "model", scenario_quantity,
                   {"scenario": "text", "member": "text", "distance": "km", "interval": "s", "cf": "text",
-                   "subchannels": "1", "metro_mirror": "text"},
+                   "subchannels": "1", "metro_mirror": "text", "castout_owner": "text"},
                   {output: unit for output, (unit, _) in _SCENARIO_OUTPUTS.items()},
                   "A shipped scenario solved at one distance: one member's (or all members') results",
-                  defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", "")),
+                  defaults=(("interval", "300s"), ("cf", ""), ("subchannels", 0), ("metro_mirror", ""),
+                            ("castout_owner", "")),
                   meanings=tuple((output, f"the scenario's {meaning}")
                                  for output, (_, meaning) in _SCENARIO_OUTPUTS.items())),
     ModelFunction("burst_suspension", "model", replication.burst_suspension,

@@ -1,0 +1,60 @@
+"""Castout ownership (Environment 1): the owner's reads queue behind its castout writes, and which member
+owns castout is a fact of the run the casebook gives (the study prints the owner in bold)."""
+
+import numpy as np
+import pytest
+
+import qmodel.studies.quantities  # noqa: F401  (registers the scenario function the casebook calls)
+from qmodel.errors import InputError
+from qmodel.registry import call
+from qmodel.scenario import load_scenario, solve_scenario
+from qmodel.scenario.cases import with_castout_owner
+from qmodel.scenario.files import resolve_scenario
+
+ENV1 = load_scenario(resolve_scenario("gdps-env1"))
+ENV2 = load_scenario(resolve_scenario("gdps-env2"))
+KM = np.array([0.0, 20e3, 70e3])
+
+
+def _rates(scenario):
+    return {(p.member, p.cf): p.background_rate for p in scenario.paths}
+
+
+def test_the_castout_requests_move_with_the_owner() -> None:
+    moved = with_castout_owner(ENV1, "G1P2")
+    before, after = _rates(ENV1), _rates(moved)
+    assert moved.castout_owner == "G1P2"
+    assert after[("G1P2", "CF2")] == before[("G1P2", "CF2")] + before[("G1P1", "CF2")] > 0
+    assert after[("G1P1", "CF2")] == 0
+    assert sum(after.values()) == sum(before.values())
+
+
+def test_the_owner_pays_the_read_iosq_and_the_other_member_does_not() -> None:
+    # sync reads × castout_iosq × the castout write's response: moved from G1P1 to G1P2 whole
+    as_filed = solve_scenario(ENV1, KM).breakdown["sync_io"]
+    swapped = solve_scenario(with_castout_owner(ENV1, "G1P2"), KM).breakdown["sync_io"]
+    reads = np.array([m.sync_reads for m in ENV1.members])[:, None]
+    per_read = as_filed / reads
+    assert (per_read[0] > per_read[1]).all()  # G1P1 owns in the file
+    assert np.allclose(swapped / reads, per_read[::-1], rtol=1e-12)
+
+
+def test_naming_the_files_own_owner_changes_nothing() -> None:
+    same = solve_scenario(with_castout_owner(ENV1, ENV1.castout_owner), KM)
+    assert np.array_equal(same.response_time, solve_scenario(ENV1, KM).response_time)
+
+
+@pytest.mark.parametrize(("scenario", "owner", "allowed"), [
+    (ENV1, "G1P3", "one of G1P1, G1P2"),
+    (ENV2, "G1P1", "the scenario names no castout owner"),
+])
+def test_an_owner_the_scenario_cannot_take_is_refused(scenario, owner, allowed) -> None:
+    with pytest.raises(InputError, match=allowed):
+        with_castout_owner(scenario, owner)
+
+
+def test_a_casebook_row_may_name_the_runs_castout_owner() -> None:
+    row = {"scenario": "gdps-env1", "member": "G1P2", "distance": "20km"}
+    filed = call("scenario", row)
+    owner = call("scenario", {**row, "castout_owner": "G1P2"})
+    assert owner["response_time"] > filed["response_time"]
