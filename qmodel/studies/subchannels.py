@@ -15,9 +15,43 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qmodel.algorithms.queueing import erlang_c
+from qmodel.limits import refuse_long_loop
 
 _BISECTION_STEPS = 80  # halvings of (0, k): far below float resolution
 _AGREEMENT = 1e-9  # C(c, a) <= target within this relative slack counts as meeting it
+
+
+def batch_erlang_c(servers: ArrayLike, offered_load: ArrayLike, mean_batch: ArrayLike) -> np.ndarray:
+    """Share of requests that wait in an M^X/M/c queue with geometric batches (a batch Erlang C).
+
+    Requests arrive in batches (a commit's page writes to a secondary group buffer pool) whose size is
+    geometric with mean m >= 1, P(X = k) = (1 − q)·q^(k−1), q = 1 − 1/m; ``offered_load`` a is
+    requests per second × mean service time (erlangs), a < c. With β = a/m (batch rate × service)
+    the cut equations of the chain give, for n <= c, S_n = Σ_{j<=n} π_j q^(n−j) = Π_{k=1..n} (q + β/k)
+    (π_0 = 1, π_n = β·S_{n−1}/n), and past c a geometric tail of ratio q + β/c; a request waits if
+    the batch finds c or more in the system or, finding n < c, it is past the (c − n)-th of its batch
+    (probability q^(c−n), the sizes being memoryless). So
+
+        delayed = c·S_c / ((c − a)·Σ_{n<=c} π_n + a·S_c) = c·U / ((c − a) + a·U),
+
+    U = S_c / Σ_{n<=c} π_n from the recursion U_0 = 1, U_n = U_{n−1}·(q + β/n) / (1 + U_{n−1}·β/n),
+    each step a ratio of positive numbers (no overflow). At m = 1 (q = 0) it is Jagerman's Erlang B
+    recursion and the result is Erlang C; at no load it is q^c, the chance that a batch is longer
+    than c. The bulk-input chain is Gross & Harris's (Fundamentals of Queueing Theory, 3rd ed. 1998,
+    §3.1, M^[X]/M/1) taken to c servers; the closed form is derived in docs/background/environment1.md.
+    Catalogue entry ``batch_erlang_c``.
+    """
+    servers, load, batch = np.broadcast_arrays(np.asarray(servers, float), np.asarray(offered_load, float),
+                                               np.asarray(mean_batch, float))
+    refuse_long_loop(float(servers.max(initial=0)), servers.size, "servers",
+                     "fewer servers (the batch recursion takes one step per server)")
+    queued = 1.0 - 1.0 / batch  # q
+    arriving = load / batch  # β
+    ratio = np.ones(servers.shape)  # U_n
+    for n in range(1, int(servers.max(initial=0)) + 1):
+        step = ratio * (queued + arriving / n) / (1.0 + ratio * arriving / n)
+        ratio = np.where(n <= servers, step, ratio)
+    return servers * ratio / ((servers - load) + load * ratio)
 
 
 def load_for_delayed_fraction(subchannels: ArrayLike, delayed_fraction: ArrayLike) -> np.ndarray:
