@@ -25,30 +25,15 @@ def shipped_banded(name: str) -> Banded:
 
 
 def with_castout_owner(scenario: Scenario, owner: str) -> Scenario:
-    """``scenario`` with ``owner`` as its castout owner: the owner's castout IOSQ on its reads, and the
-    castout requests (the old owner's ``background_rate`` on its path to each CF) on ``owner``'s path
-    to the same CF. Which DB2 owns castout is the first to open a page set for update (the study's
-    "DB2 Background Information"): a fact of the run's configuration, not a measured time."""
+    """``scenario`` with ``owner`` as its castout owner (``disk.castout_owner``: the owner's reads pay
+    the castout IOSQ), as a variant setting that key gives. Which DB2 owns castout is the first to
+    open a page set for update (the study's "DB2 Background Information"): a fact of the run's
+    configuration, not a measured time. The paths' ``background_rate`` stays as the file gives it."""
     names = [m.name for m in scenario.members]
     if scenario.castout_owner is None:
         raise InputError("castout_owner", owner, "left out: the scenario names no castout owner ([disk])")
     if owner not in names:
         raise InputError("castout_owner", owner, "one of " + ", ".join(names))
-    old = scenario.castout_owner
-    moved = {p.cf: p.background_rate for p in scenario.paths if p.member == old}
-    if owner != old and any(moved.values()):
-        missing = [cf for cf, rate in moved.items() if rate and not any(
-            p.member == owner and p.cf == cf for p in scenario.paths)]
-        if missing:
-            raise InputError("castout_owner", owner,
-                             f"a member with a path to {missing[0]} (the castout requests go there)")
-        paths = tuple(
-            replace(p, background_rate=0.0) if p.member == old
-            else replace(p, background_rate=p.background_rate + moved.get(p.cf, 0.0)) if p.member == owner
-            else p
-            for p in scenario.paths
-        )
-        scenario = replace(scenario, paths=paths)
     return replace(scenario, castout_owner=owner)
 
 
