@@ -15,13 +15,13 @@ every transaction. Three laws of the share within the WLM goal (125 ms), each th
 In the first two the fixed part is the propagation a transaction pays at the distance (round trips of
 its CF requests, reads and log writes, and the Metro Mirror round trip: deterministic, the same for
 every transaction, a sum over about 160 requests); everything else, the 0 km service times and every
-queue (CPU, subchannels, IOSQ, lock contention), is the random part. Each law is judged twice on every percentile
-row the e2e casebook encodes (gdps-pprc-100km-2006-e2e.toml: Environment 1's TPNO, G1P1 and G1P2 tables,
-Environment 2's TPNO and P1 tables): with the model's means (the solver's answer, the verdict) and with
-the printed means (a diagnostic of the law alone, never a verdict; Environment 2's G1P2 mean is the
-both-members table's rest). Deviations in points (law − printed); the 0 km column is the shape's
-calibration row (exactly 0 with printed means for the fitted law). Prints Markdown; with ``--docs``
-writes it into docs/background/calibration.md between its percentile-shapes markers:
+queue (CPU, subchannels, IOSQ, lock contention), is the random part. Each law is judged twice on
+every percentile row the e2e casebook encodes (gdps-pprc-100km-2006-e2e.toml: Environment 1's TPNO,
+G1P1 and G1P2 tables, Environment 2's TPNO and P1 tables): with the model's means (the solver's answer,
+the verdict) and with the printed means (a diagnostic of the law alone, never a verdict; Environment
+2's G1P2 mean is the both-members table's rest). Deviations in points (law − printed); the 0 km column
+is the shape's calibration row (exactly 0 with printed means for the fitted laws). Prints Markdown;
+with ``--docs`` writes it into docs/background/calibration.md between its percentile-shapes markers:
 
     python bench/percentile_shapes.py [--docs]
 """
