@@ -313,20 +313,26 @@ def _gamma_cdf_small(_: np.ndarray, shape: np.ndarray, x: np.ndarray) -> np.ndar
         log_front = shape * np.log(x) - x - log_gamma  # log(xᵃ e⁻ˣ / Γ(a)); −inf at x = 0
         series = x < shape + 1
         # series: Σ_{n≥0} xⁿ / (a (a + 1) … (a + n)), times xᵃ e⁻ˣ / Γ(a)
+        # each element stops at its own convergence, so its value does not depend on the others in the array
         term = np.where(series, 1 / shape, 0.0)
         total = term.copy()
+        active = series.copy()
         for n in range(1, _GAMMA_TERMS):
-            term = term * x / (shape + n)
-            total = total + term
-            if not (term > 1e-17 * total).any():
+            if not active.any():
                 break
+            term = term * x / (shape + n)
+            total = np.where(active, total + term, total)
+            active &= term > 1e-17 * total
         lower = np.exp(log_front) * total
         # continued fraction for Q (modified Lentz): Q = xᵃ e⁻ˣ / Γ(a) · 1 / (b₀ − a₁/(b₁ − …))
         b = np.where(series, 1.0, x + 1 - shape)
         c = np.full(x.size, 1e300)
         d = 1 / b
         fraction = d.copy()
+        active = ~series
         for n in range(1, _GAMMA_TERMS):
+            if not active.any():
+                break
             a_n = -n * (n - shape)
             b = b + 2
             d = a_n * d + b
@@ -335,8 +341,7 @@ def _gamma_cdf_small(_: np.ndarray, shape: np.ndarray, x: np.ndarray) -> np.ndar
             c = np.where(np.abs(c) < 1e-300, 1e-300, c)
             d = 1 / d
             step = d * c
-            fraction = fraction * step
-            if not (np.abs(step - 1) > 1e-16).any():
-                break
+            fraction = np.where(active, fraction * step, fraction)
+            active &= np.abs(step - 1) > 1e-16
         upper = np.exp(log_front) * fraction
     return np.where(x <= 0, 0.0, np.where(series, np.minimum(lower, 1.0), 1 - np.where(series, 0.0, upper)))

@@ -216,3 +216,11 @@ def test_gamma_cdf_of_shape_one_half_is_erf_of_the_root() -> None:
     # P(1/2, x) = erf(√x) (Abramowitz and Stegun 6.5.17 with 7.1.1): the chi-square with one degree
     x = np.array([0.0, 1e-8, 0.3, 1.5, 4.0, 30.0])
     assert gamma_cdf(0.5, x) == pytest.approx([math.erf(math.sqrt(v)) for v in x], rel=1e-13)
+
+
+@given(st.lists(st.tuples(st.floats(0.05, 50).filter(lambda a: a != round(a)), st.floats(0, 200)),
+                min_size=2, max_size=6))
+def test_gamma_cdf_of_each_element_does_not_depend_on_the_others_in_the_array(pairs) -> None:
+    shape, x = np.array(pairs).T
+    together = gamma_cdf(shape, x)
+    assert np.array_equal(together, [float(gamma_cdf(a, v)) for a, v in pairs])
