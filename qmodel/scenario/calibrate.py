@@ -540,8 +540,9 @@ def shape_lines(fitted: dict[str, Scenario]) -> list[str]:
             shape = scenario.member(member).shape
             low, high = shape_interval(mean, share, factor, scenario.goal_time)
             weak = "weakly identified" if high / low > WEAK else ""
+            row = "its 0 km share" if factor == 1 else "the both-members 0 km share's rest"
             lines.append(f"| {name} member.{member}.shape | {shape:.4g} | exact: one row (residual 0); "
-                         f"{low:.3g} to {high:.3g} over the row's printing resolution | its 0 km share "
+                         f"{low:.3g} to {high:.3g} over the row's printing resolution | {row} "
                          f"within {scenario.goal_time * 1e3:g} ms ({share:.4g}% at a {mean:g} ms mean) "
                          f"| {weak} |")
     return lines
