@@ -308,7 +308,8 @@ def gamma_cdf(shape: ArrayLike, x: ArrayLike) -> np.ndarray:
 
 def _gamma_cdf_small(_: np.ndarray, shape: np.ndarray, x: np.ndarray) -> np.ndarray:
     """P(a, x) for a shape up to RECURSION_LIMIT, 1-D arrays: the series below a + 1, 1 − Q above."""
-    log_gamma = np.array([math.lgamma(a) for a in shape])
+    shapes, which = np.unique(shape, return_inverse=True)  # a few shapes over many elements: lgamma once each
+    log_gamma = np.array([math.lgamma(a) for a in shapes])[which]
     with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
         log_front = shape * np.log(x) - x - log_gamma  # log(xᵃ e⁻ˣ / Γ(a)); −inf at x = 0
         series = x < shape + 1
