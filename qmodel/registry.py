@@ -77,6 +77,8 @@ REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
                   {"request_rate": "1/s", "service_time": "ms", "target_delayed": "ratio"},
                   {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio"},
                   "Subchannels for a target delayed fraction by Erlang C, from rate × service time"),
+    ModelFunction("gamma_cdf", "algorithm", queueing.gamma_cdf, {"shape": "1", "x": "1"},
+                  {"probability": "ratio"}, "Gamma distribution function, series or continued fraction"),
 )}
 
 

@@ -78,9 +78,9 @@ def _registered(name: str) -> str:
 
 class _Printer(NumPyPrinter):
     """numpy code whose every module reference goes through a prefixed alias (``_qm_numpy.exp``),
-    with ``Abs``, ``factorial`` and ``Sum`` printed as element-wise calls (sympy prints them as
-    the Python built-ins abs, math.factorial and a generator over range, which fail on arrays
-    or are shadowed by a symbol of the same name)."""
+    with ``Abs``, ``factorial``, ``lowergamma`` and ``Sum`` printed as element-wise calls (sympy prints
+    them as the Python built-ins abs, math.factorial and a generator over range, which fail on arrays
+    or are shadowed by a symbol of the same name, or, lowergamma, not at all)."""
 
     def _module_format(self, fqn: str, register: bool = True) -> str:
         top, _, rest = fqn.partition(".")
@@ -93,6 +93,9 @@ class _Printer(NumPyPrinter):
 
     def _print_factorial(self, expr: sympy.factorial) -> str:
         return f"{_RUNTIME}.factorial({self._print(expr.args[0])})"
+
+    def _print_lowergamma(self, expr: sympy.lowergamma) -> str:
+        return f"{_RUNTIME}.lowergamma({self._print(expr.args[0])}, {self._print(expr.args[1])})"
 
     def _print_Sum(self, expr: sympy.Sum) -> str:  # noqa: N802
         text = self._print(expr.function)

@@ -101,7 +101,7 @@ def expression_dimension(expr: sympy.Basic, dimensions: dict[str, Dimension],
     """The dimension of ``expr`` from those of its symbols (``dimensions``, by name).
 
     Sums, Min, Max and the branches of a Piecewise must agree; powers of a
-    quantity with units need a constant exponent; exp, log and factorial take
+    quantity with units need a constant exponent; exp, log, factorial and lowergamma take
     plain numbers; a call of a function entry must pass each argument in the
     dimension of the symbol it fills and has the dimension of the entry's
     output. Returns None for a constant zero, which fits any dimension.
@@ -142,7 +142,7 @@ def expression_dimension(expr: sympy.Basic, dimensions: dict[str, Dimension],
                     raise _UnitMismatchError(f"{type(node).__name__} takes {symbol.name} as "
                                              f"{describe(wanted)}, given {describe(given)} ({argument})")
             return unit_dimension(callee.outputs[0].unit)
-        if isinstance(node, (sympy.exp, sympy.log, sympy.factorial)):
+        if isinstance(node, (sympy.exp, sympy.log, sympy.factorial, sympy.lowergamma)):
             for argument in node.args:
                 _plain(walk(argument), type(node).__name__, node)
             return {}

@@ -62,6 +62,7 @@ MATH_FUNCTION_ARITIES: dict[str, tuple[int, int | None]] = {
     "sqrt": (1, 1), "exp": (1, 1), "log": (1, 2), "Abs": (1, 1), "ceiling": (1, 1), "floor": (1, 1),
     "factorial": (1, 1), "Min": (2, None), "Max": (2, None), "Eq": (2, 2), "Ne": (2, 2),
     "And": (2, None), "Or": (2, None), "Piecewise": (1, None), "Sum": (2, 2),
+    "lowergamma": (2, 2),
 }
 BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
 CONSTRAINT_KINDS = ("refuse", "warn")

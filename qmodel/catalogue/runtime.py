@@ -1,7 +1,7 @@
 """The helpers the generated catalogue modules call where numpy has no element-wise counterpart.
 
-The code generator (:mod:`qmodel.catalogue.codegen`) prints ``Sum(...)`` and
-``factorial(...)`` of a catalogue expression as calls to these functions, under
+The code generator (:mod:`qmodel.catalogue.codegen`) prints ``Sum(...)``,
+``factorial(...)`` and ``lowergamma(...)`` of a catalogue expression as calls to these functions, under
 the generated module's ``_qm_runtime`` alias (a name no catalogue entry can
 take). Both work element-wise on numpy arrays (a scalar is a 0-d array), as
 every generated function must, and import neither sympy nor scipy.
@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from qmodel.algorithms.queueing import gamma_cdf
 from qmodel.errors import InputError
 from qmodel.limits import refuse_long_loop
 
@@ -32,6 +33,19 @@ def factorial(n: ArrayLike) -> np.ndarray:
     fractional = (n >= 0) & (n < 170) & ~whole
     result[fractional] = [math.gamma(value + 1) for value in n[fractional]]
     result[n > 170] = np.inf
+    return result
+
+
+def lowergamma(shape: ArrayLike, x: ArrayLike) -> np.ndarray:
+    """The lower incomplete gamma γ(a, x) = ∫₀ˣ tᵃ⁻¹ e⁻ᵗ dt element-wise, as P(a, x) · Γ(a) taken in logs
+    (:func:`qmodel.algorithms.queueing.gamma_cdf`, math.lgamma): inf only where γ itself is past the
+    largest double; nan where a ≤ 0 or x < 0 (where sympy's lowergamma has no finite value here)."""
+    shape, x = np.broadcast_arrays(np.asarray(shape, dtype=float), np.asarray(x, dtype=float))
+    valid = (shape > 0) & (x >= 0) & np.isfinite(shape)
+    result = np.full(shape.shape, np.nan)
+    log_gamma = np.array([math.lgamma(a) for a in shape[valid]])
+    with np.errstate(divide="ignore", over="ignore"):
+        result[valid] = np.exp(np.log(gamma_cdf(shape[valid], x[valid])) + log_gamma)
     return result
 
 

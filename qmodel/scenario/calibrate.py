@@ -13,7 +13,9 @@ and get the file's values back:
   distance each time (the two are fitted jointly);
 - :func:`fit_lock_span`: the lock span s (the last share of the execution over
   which locks are taken) from one member's transactions at the same distance,
-  L refitted for every s tried.
+  L refitted for every s tried;
+- :func:`fit_shape`: a member's gamma shape from its share within the goal at
+  0 km (:func:`fit_shapes` for the GDPS scenarios, on SHAPE_ROWS).
 
 All values in SI units (s, m).
 """
@@ -27,12 +29,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import least_squares
+from scipy.optimize import brentq, least_squares
 from scipy.stats import chi2
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.output import regenerate
-from qmodel.scenario.compose import _solve
+from qmodel.scenario.compose import _solve, evaluate_si
 from qmodel.scenario.files import shipped_scenarios
 from qmodel.scenario.spec import Scenario, load_scenario
 
@@ -296,6 +298,76 @@ def prepared(name: str, scenario: Scenario, cpu: float | None = None) -> Scenari
     return fit_think_time(scenario, 0.0, rows["transactions"], INTERVAL)
 
 
+# Each member's share of TPNO within the 125 ms goal at pprc 0 km (%), the row its gamma shape rests on,
+# beside its 0 km mean (BASE_ROWS): Environment 1's TPNO - G1P1 and - G1P2 tables; Environment 2's P1 table
+# and its both-members table (96.6% of 6820), whose rest is G1P2's: (96.6 × 6820 − 97.7 × 3401) / 3419
+# = 95.51%. Environment 3 prints no percentile: its shape stays the file's declared 1.
+SHAPE_ROWS = {"gdps-env1": {"G1P1": 97.9, "G1P2": 96.5}, "gdps-env2": {"G1P1": 97.7, "all": 96.6}}
+_SHAPE_RANGE = (1e-3, 1e3)  # the shapes searched
+
+
+def fit_shape(mean: float, share: float, goal: float) -> float:
+    """The gamma shape k of a response time of mean ``mean`` (s) with ``share`` of it within ``goal`` (s):
+    P(k, k·goal/mean) = share (share_within_goal with no fixed part: at 0 km nothing is paid for distance).
+
+    As k grows from 0 the share first falls from 1 (most transactions short, a few very long) to a least
+    value, then rises back to 1: a share above the least has two roots. The one above is taken; the one
+    below (k about 0.015 on the GDPS rows, a coefficient of variation of 8) is no response time's spread.
+    InputError where no shape gives the share."""
+    shapes = np.geomspace(*_SHAPE_RANGE, 601)
+
+    def within(k: np.ndarray | float) -> np.ndarray:
+        return evaluate_si("share_within_goal", goal=goal, mean_response=mean, fixed_part=0.0,
+                           shape=k)["share"]
+
+    shares = within(shapes)
+    least = int(np.argmin(shares))
+    if not shares[least] < share < shares[-1]:
+        raise InputError("share within the goal", f"{share:.2%}",
+                         f"from {shares[least]:.2%} to {shares[-1]:.2%}",
+                         reason=f"no gamma shape gives it at a mean of {mean * 1e3:g} ms")
+    return float(brentq(lambda k: float(within(k)) - share, shapes[least], shapes[-1], xtol=1e-12))
+
+
+def shape_rows(name: str) -> dict[str, tuple[float, float, float]]:
+    """Each member's (0 km mean ms, share %, printing resolution factor) from SHAPE_ROWS and BASE_ROWS; the
+    factor is 1 for a printed row, 3 for one derived from two (G1P2 of Environment 2: mean 2 × 34 − 30,
+    share the both-members rest), whose printing errors add up."""
+    shares, rows = SHAPE_ROWS[name], BASE_ROWS[name]
+    result = {member: (rows["base"][member], share, 1.0)
+              for member, share in shares.items() if member != "all"}
+    if "all" in shares:
+        known = next(iter(result))
+        rest = next(member for member in rows["base"] if member not in result)
+        total = sum(rows["transactions"].values())
+        counts = rows["transactions"]
+        share = (shares["all"] * total - shares[known] * counts[known]) / counts[rest]
+        result[rest] = (rows["base"][rest], share, 3.0)
+    return result
+
+
+PRINTED = (0.5, 0.05)  # half the last printed digit of a mean (ms) and of a percentile (points)
+
+
+def shape_interval(mean_ms: float, share_pct: float, factor: float, goal: float) -> tuple[float, float]:
+    """The shapes at the ends of the row's printing resolution (mean ± 0.5 ms, share ± 0.05 points, times
+    ``factor``): a longer mean or a larger share takes a lighter tail."""
+    dm, dp = PRINTED[0] * factor, PRINTED[1] * factor
+    return (fit_shape((mean_ms - dm) / 1e3, (share_pct - dp) / 100, goal),
+            fit_shape((mean_ms + dm) / 1e3, (share_pct + dp) / 100, goal))
+
+
+def fit_shapes(name: str, scenario: Scenario) -> Scenario:
+    """``scenario`` with each member's gamma shape fitted on its 0 km row (:func:`shape_rows`), exactly:
+    one row, one shape. Scenarios without percentile rows are returned as they are."""
+    if name not in SHAPE_ROWS:
+        return scenario
+    rows = shape_rows(name)
+    shapes = {member: fit_shape(mean / 1e3, share / 100, scenario.goal_time) for member, (mean, share, _)
+              in rows.items()}
+    return replace(scenario, members=tuple(replace(m, shape=shapes[m.name]) for m in scenario.members))
+
+
 def fit_castout_iosq(rows: tuple[tuple[float, float], ...] = CASTOUT_ROWS) -> tuple[float, float, np.ndarray]:
     """(c, its standard error, residuals in ms) of IOSQ = c × RESP, least squares through the origin
     (no castout writes, no queue behind them) on ``rows`` of (castout write RESP, read IOSQ):
@@ -396,7 +468,7 @@ def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
         scenario = replace(load_scenario(shipped_scenarios()[name]), **locks)
         if scenario.castout_owner:
             scenario = replace(scenario, castout_iosq=fit_castout_iosq()[0])
-        fitted[name] = prepared(name, scenario, cpu)
+        fitted[name] = fit_shapes(name, prepared(name, scenario, cpu))
     return fitted
 
 
@@ -448,6 +520,7 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
     lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±1.96 standard errors "
                  f"from the residuals) | Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km "
                  f"(residuals {shown}) | {weak} |")
+    lines += shape_lines(fitted)
     cpu = fitted["gdps-env3"].members[0].cpu
     lines.append(f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
                  "Environment 3 G1P2 CICSERV APPL% at 0 km (12.3%) | one row, no interval |")
@@ -456,6 +529,23 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
         shown = "thrashes" if np.isnan(value) else f"{value:.4g}"
         lines.append(f"| {row.label} | {row.value:g} | {shown} | {residual:+.2f} |")
     return "\n".join(lines) + "\n"
+
+
+def shape_lines(fitted: dict[str, Scenario]) -> list[str]:
+    """The calibrate table's rows of the members' gamma shapes (:func:`fit_shapes`)."""
+    lines = []
+    for name in SHAPE_ROWS:
+        scenario = fitted[name]
+        for member, (mean, share, factor) in shape_rows(name).items():
+            shape = scenario.member(member).shape
+            low, high = shape_interval(mean, share, factor, scenario.goal_time)
+            weak = "weakly identified" if high / low > WEAK else ""
+            row = "its 0 km share" if factor == 1 else "the both-members 0 km share's rest"
+            lines.append(f"| {name} member.{member}.shape | {shape:.4g} | exact: one row (residual 0); "
+                         f"{low:.3g} to {high:.3g} over the row's printing resolution | {row} "
+                         f"within {scenario.goal_time * 1e3:g} ms ({share:.4g}% at a {mean:g} ms mean) "
+                         f"| {weak} |")
+    return lines
 
 
 def prediction_table(fitted: dict[str, Scenario]) -> str:
@@ -504,6 +594,10 @@ def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:
     for key, unit, scale, digits in _MEMBER_VALUES:
         shown = iter(f'{key} = "{getattr(m, key) * scale:.{digits}g}{unit}"' for m in scenario.members)
         text = re.sub(rf'(?m)^{key} = ".*"$', lambda _, shown=shown: next(shown), text)
+    if all(m.shape is not None for m in scenario.members):  # the members' own lines, before [distribution]
+        shown = iter(f"shape = {m.shape:.4g}" for m in scenario.members)
+        text = re.sub(r"(?m)^shape = .*$", lambda _, shown=shown: next(shown), text,
+                      count=len(scenario.members))
     text = re.sub(r"(?m)^castout_iosq = .*$", f"castout_iosq = {scenario.castout_iosq:.4g}", text)
     text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n")
     text += "\n\n" + band_toml(name, scenario, fit)

@@ -29,7 +29,7 @@ home of its formula:
    and where none exists the distance is flagged as thrashing, with the
    terminal load at which it begins, never given a number;
 7. the share within the WLM goal (``share_within_goal``: the propagation a
-   transaction always pays, plus an Erlang-k variable part), CPU busy per
+   transaction always pays, plus a gamma variable part of the member's shape), CPU busy per
    member including the spin of synchronous CF requests and async CPU.
 
 Units: SI inside (s, m, 1/s); the result says its units.
@@ -521,14 +521,15 @@ def _solve(
     throughput = np.where(thrashing[None, :], np.nan, state["throughput"])
     share = np.full(current.shape, np.nan)
     stable = ~thrashing
-    if stable.any():
+    if stable.any():  # propagation: a deterministic shift; the rest (queues too) gamma, of the member's shape
         fixed_part = np.minimum(fixed.fixed_part, current * (1 - 1e-9))
+        shapes = np.array([scenario.shape if m.shape is None else m.shape for m in members])[:, None]
         share[:, stable] = evaluate_si(
             "share_within_goal",
             goal=scenario.goal_time,
             mean_response=current[:, stable],
             fixed_part=fixed_part[:, stable],
-            shape=scenario.shape,
+            shape=np.broadcast_to(shapes, current.shape)[:, stable],
         )["share"]
     cpu_demand = fixed.cpu
     thrashing_load = np.full(distances.shape, np.nan)

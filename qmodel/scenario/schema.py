@@ -160,9 +160,13 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("locks", "lock_span", "share", "ratio", "required (100% with inf)",
                 "the last share of the execution over which locks are taken",
                 source="fitted on measurements at two or more distances (calibration)"),
-    ScenarioKey("distribution", "shape", "whole number", "1", "1",
-                "Erlang shape of the variable part (1: exponential)",
+    ScenarioKey("distribution", "shape", "number > 0", "1", "1",
+                "gamma shape of the response time's variable part (1: exponential; whole: Erlang-k)",
                 source="an assumption, or fitted on the measured percentiles"),
+    ScenarioKey("member", "shape", "number > 0", "1", "[distribution] shape",
+                "gamma shape of the member's response time less its propagation (all of it at 0 km)",
+                source="fitted on the member's percentile within the goal at 0 km "
+                "(python -m qmodel.scenario.calibrate)"),
 )
 
 def keys_of(table: str) -> set[str]:

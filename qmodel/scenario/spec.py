@@ -72,7 +72,8 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     lock_span = "100%"                       # locks taken over the last 100% of the execution
 
     [distribution]                           # the variable part of the response time
-    shape = 2                                # Erlang shape (1: exponential)
+    shape = 2                                # gamma shape, whole or not (1: exponential; whole: Erlang)
+                                             # (a [[member]]'s own shape = 0.8 takes its place there)
 
     [[calibration]]                          # what was fitted, on which rows (free text)
     parameter = "member.other"
@@ -192,6 +193,7 @@ class Member:
     log_writes: float
     requests: dict[str, float]
     tpno_share: float
+    shape: float | None = None  # gamma shape of its response time's variable part; None: [distribution]'s
 
 
 @dataclass(frozen=True)
@@ -269,7 +271,7 @@ class Scenario:
     lockable_items: float
     resolution_round_trips: float
     lock_span: float
-    shape: int
+    shape: float
     calibration: tuple[dict[str, str], ...] = ()
     source: str = ""
     band: BandSpec | None = None  # None: no fitted parameter declares an interval
@@ -700,6 +702,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                 log_writes=reader.profile(table, "log_writes", "1", label),
                 requests={s: reader.quantity(requests, s, "1", f"{label}.requests") for s in requests},
                 tpno_share=reader.profile(table, "tpno_share", "ratio", label),
+                shape=reader.quantity(table, "shape", "1", label, strict=True) if "shape" in table else None,
             )
         )
     member_names = {m.name for m in members}
@@ -822,7 +825,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         lock_span=reader.quantity(
             locks, "lock_span", "ratio", "locks", default=1 if no_contention else None, allowed=LOCK_SPAN_FORM
         ),
-        shape=reader.whole(distribution, "shape", "distribution", default=1),
+        shape=reader.quantity(distribution, "shape", "1", "distribution", default=1, strict=True),
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),
         band=_band(reader, data),

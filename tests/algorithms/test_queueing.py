@@ -16,6 +16,7 @@ from qmodel.algorithms.queueing import (
     erlang_c,
     erlang_cdf,
     finite_source_queue,
+    gamma_cdf,
     mmck_blocking,
     mmck_mean_number,
     mmck_mean_queue,
@@ -186,3 +187,40 @@ def test_erlang_cdf_where_the_series_underflows_or_is_too_long(shape, x) -> None
 def test_a_mmck_chain_too_long_to_walk_is_refused_with_its_estimate() -> None:
     with pytest.raises(InputError, match=r"capacity = about .* hours \(too large to compute\)"):
         mmck_blocking(2, 1e9, 1.0)
+
+
+@given(st.floats(0.01, 60).filter(lambda a: a != round(a)), st.floats(0, 300))
+def test_gamma_cdf_of_a_shape_not_whole_agrees_with_the_regularised_incomplete_gamma(shape, x) -> None:
+    import mpmath
+
+    with mpmath.workdps(50):
+        exact = mpmath.gammainc(shape, 0, x, regularized=True)
+    assert float(gamma_cdf(shape, x)) == pytest.approx(float(exact), rel=1e-9, abs=1e-300)
+
+
+@given(st.integers(1, 200), st.lists(st.floats(0, 1000), min_size=1, max_size=8))
+def test_gamma_cdf_of_a_whole_shape_is_exactly_erlang_k(shape, x) -> None:
+    assert np.array_equal(gamma_cdf(shape, x), erlang_cdf(shape, x))
+
+
+def test_gamma_cdf_past_the_recursion_limit_agrees_with_50_digits() -> None:
+    import mpmath
+
+    shape, x = RECURSION_LIMIT + 0.5, np.array([900.0, RECURSION_LIMIT, 1100.0])
+    with mpmath.workdps(50):
+        exact = [float(mpmath.gammainc(shape, 0, v, regularized=True)) for v in x]
+    assert gamma_cdf(shape, x) == pytest.approx(exact, rel=1e-9)
+
+
+def test_gamma_cdf_of_shape_one_half_is_erf_of_the_root() -> None:
+    # P(1/2, x) = erf(√x) (Abramowitz and Stegun 6.5.17 with 7.1.1): the chi-square with one degree
+    x = np.array([0.0, 1e-8, 0.3, 1.5, 4.0, 30.0])
+    assert gamma_cdf(0.5, x) == pytest.approx([math.erf(math.sqrt(v)) for v in x], rel=1e-13)
+
+
+@given(st.lists(st.tuples(st.floats(0.05, 50).filter(lambda a: a != round(a)), st.floats(0, 200)),
+                min_size=2, max_size=6))
+def test_gamma_cdf_of_each_element_does_not_depend_on_the_others_in_the_array(pairs) -> None:
+    shape, x = np.array(pairs).T
+    together = gamma_cdf(shape, x)
+    assert np.array_equal(together, [float(gamma_cdf(a, v)) for a, v in pairs])

@@ -217,7 +217,8 @@ meaning = "m"
 
 [[formula.outputs]]
 name = "builtins"
-expr = "sqrt(abs) + exp(-abs) + log(abs + 1) + log(abs + 1, 2) + ceiling(abs) + floor(abs) + pi"
+expr = """sqrt(abs) + exp(-abs) + log(abs + 1) + log(abs + 1, 2) + ceiling(abs) + floor(abs) + pi \
+    + lowergamma(1.5, abs)"""
 unit = "1"
 meaning = "m"
 
@@ -233,7 +234,8 @@ meaning = "m"
 def _constructs_by_hand(a: float, r: int) -> tuple[float, float, float]:
     numpy = abs(a - 3) + sum(a**k / math.factorial(k) for k in range(r + 1)) + math.factorial(r) + 1
     builtins = (math.sqrt(a) + math.exp(-a) + math.log(a + 1) + math.log(a + 1, 2) + math.ceil(a)
-                + math.floor(a) + math.pi)
+                + math.floor(a) + math.pi + math.sqrt(math.pi) / 2 * math.erf(math.sqrt(a))
+                - math.sqrt(a) * math.exp(-a))  # γ(3/2, a), A&S 6.5.22 with erf
     piece = 1 if a == 1 else 2 if (a > 1 and r != 2) else 3 if (a < 0.5 or r > 3) else 4
     return numpy, builtins, min(a, 1) + max(a, 1, 2) + piece
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from qmodel.catalogue.runtime import factorial, sum_terms
+from qmodel.catalogue.runtime import factorial, lowergamma, sum_terms
 from qmodel.errors import InputError
 
 
@@ -25,3 +25,13 @@ def test_sum_runs_each_element_over_its_own_limits() -> None:
 def test_a_sum_too_long_to_run_is_refused_before_it_starts() -> None:
     with pytest.raises(InputError, match=r"Sum over k = about .*too large to compute"):
         sum_terms(lambda k: k, 0.0, 1e12, "k")
+
+
+def test_lowergamma_is_the_regularised_gamma_times_the_gamma_function() -> None:
+    # γ(3/2, x) = √π/2 · erf(√x) − √x e⁻ˣ (A&S 6.5.22); γ(1, x) = 1 − e⁻ˣ; past Γ's overflow γ stays finite
+    x = np.array([0.0, 0.5, 2.0, 9.0])
+    expected = [math.sqrt(math.pi) / 2 * math.erf(math.sqrt(v)) - math.sqrt(v) * math.exp(-v) for v in x]
+    assert lowergamma(1.5, x) == pytest.approx(expected, rel=1e-13)
+    assert lowergamma(1.0, x) == pytest.approx(1 - np.exp(-x), rel=1e-13)
+    assert math.isfinite(float(lowergamma(200.5, 10.0)))
+    assert np.isnan(lowergamma(np.array([-1.0, 1.0]), np.array([1.0, -1.0]))).all()

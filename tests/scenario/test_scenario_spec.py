@@ -390,3 +390,19 @@ def test_volumes_with_iosq_left_at_0ms_are_read(tmp_path) -> None:
     scenario = load_scenario(broken(tmp_path, 'metro_mirror = true\n', 'metro_mirror = true\nvolumes = 4\n',
                                     ('iosq = "0.1ms"', 'iosq = "0ms"')))
     assert scenario.volumes == 4
+
+
+@pytest.mark.parametrize("value", ["0", "-1", '"abc"', '"1ms"'])
+def test_a_member_shape_not_a_positive_number_is_refused_naming_it(tmp_path, value) -> None:
+    shape = re.search(r"shape = .*\n", TEXT)[0]  # G1P1's, the first
+    message = refusal(broken(tmp_path, shape, f"shape = {value}\n"))
+    assert message.startswith("broken.toml: member G1P1.shape = ")
+
+
+def test_a_shape_not_whole_is_read_for_a_member_and_for_the_whole_scenario(tmp_path) -> None:
+    shape = re.search(r"shape = .*\n", TEXT)[0]
+    path = broken(tmp_path, shape, "", ("[distribution]  # each", '[distribution]\nshape = 0.75  # each'),
+                  ("shape = 1\n", ""))
+    scenario = load_scenario(path)
+    assert scenario.shape == 0.75 and scenario.member("G1P1").shape is None
+    assert scenario.member("G1P2").shape == pytest.approx(0.8535, rel=1e-3)
