@@ -5,16 +5,22 @@ A scenario whose fitted parameters carry an interval says so in its file::
     [band]
     method = "ends of the principal axes of the 95% joint confidence region of the Env 3 fit"
     points = [ { "locks.lockable_items" = 650, "locks.lock_span" = "15%" }, ... ]
+    error = { response_time = "24%", throughput = "1.7%" }   # optional
 
 Each point overrides scenario keys, written as the --variants headers write them
 (``locks.lock_span``, ``member.G1P2.other``, ``member.*.think_time``,
 ``path.*.subchannels``) and set by the same override
 (:func:`qmodel.scenario.variants.apply_override`); the file with a point's
 overrides is checked as a scenario file is, its values read by the one unit
-parser. The band of an output is the least and greatest over the nominal solve
-and the solves at the points (each over every distance asked at once): the
-method the file names says what the points are (the ends of a joint interval,
-or a sample of it); the band is no wider than the points it was given.
+parser. The band of an output is the union of each solve's prediction interval
+over the nominal solve and the solves at the points (each over every distance
+asked at once): the method the file names says what the points are (the ends of
+a joint interval, or a sample of it) and where the error comes from. A solve's
+prediction interval is its value where the file declares no ``error``; with
+one, the value widened by the model's own error (its relative error on response
+times and on throughput, measured where the parameters were fitted; the share
+within the goal as that of response times so much longer or shorter:
+:meth:`qmodel.scenario.result.ScenarioResult.band_values`).
 
 A scenario without [band] has no band, and every answer says why
 (:data:`qmodel.scenario.result.NO_BAND`).
@@ -30,7 +36,13 @@ from typing import NamedTuple
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.scenario.compose import _refuse_huge, _solve, refuse_uncarried_background, solve_scenario
+from qmodel.scenario.compose import (
+    _fixed_parts,
+    _refuse_huge,
+    _solve,
+    refuse_uncarried_background,
+    solve_scenario,
+)
 from qmodel.scenario.goal import GoalSeek, max_distance
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
@@ -50,6 +62,11 @@ class Banded(NamedTuple):
     def method(self) -> str:
         """How the band's points were chosen, as the file says ("" without a band)."""
         return "" if self.scenario.band is None else self.scenario.band.method
+
+    @property
+    def error(self) -> dict[str, float]:
+        """The model's own error the file declares beyond the points' ([band] error; empty: none)."""
+        return {} if self.scenario.band is None else self.scenario.band.error
 
 
 def load_banded(path: str | Path) -> Banded:
@@ -120,7 +137,8 @@ def _blame(tables: dict, overrides: list[tuple[str, Column, object]], where: str
 def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> ScenarioResult:
     """The nominal answer (:func:`qmodel.scenario.compose.solve_scenario`) with the answer at each band
     point in its ``band``: each point solved once over every distance (points × distances, never a
-    distance at a time). The whole work, (1 + points) solves, is estimated before any starts."""
+    distance at a time), and with a declared response-time error each solve's :func:`share_ends`.
+    The whole work, (1 + points) solves, is estimated before any starts."""
     scenario, points = banded
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     if points:
@@ -135,7 +153,32 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
         refuse_uncarried_background(point)
     at_points = tuple(_solve(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
                       for point in points)
-    return replace(nominal, band=at_points, band_method=banded.method)
+    error = banded.error.get("response_time")
+    if error is not None:
+        nominal = replace(nominal, share_ends=share_ends(scenario, nominal, error))
+        at_points = tuple(replace(result, share_ends=share_ends(point, result, error))
+                          for point, result in zip(points, at_points, strict=True))
+    return replace(nominal, band=at_points, band_method=banded.method, band_error=banded.error)
+
+
+# iterations of F(R) allowed a solve started at its own fixed point (it settles in the first)
+_SETTLE = 5
+
+
+def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tuple[np.ndarray, np.ndarray]:
+    """(M, D) the share of ``result``'s transactions (``scenario`` solved) within the goal time
+    ÷ (1 + ``error``) and ÷ (1 − ``error``): the share within the goal of response times (1 ± error)
+    times as long, by the solver's own distribution (the goal time enters nothing but the share). Each
+    is ``scenario`` solved again with that goal time, started at ``result``'s response times (its fixed
+    point: settled in one step); NaN where ``result`` has no response time."""
+    started = np.nan_to_num(result.response_time)  # no answer: the cold start, unsettled within _SETTLE
+    fixed = _fixed_parts(scenario, result.distances)
+    return tuple(
+        _solve(replace(scenario, goal_time=scenario.goal_time / factor), result.distances, 1.0,
+               with_thrashing_load=False, max_iterations=_SETTLE, below=started, fixed=fixed,
+               checked=True).share_within_goal
+        for factor in (1 + error, 1 - error)
+    )
 
 
 class GoalBand(NamedTuple):
@@ -148,12 +191,19 @@ class GoalBand(NamedTuple):
 
 
 def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
-    """:func:`qmodel.scenario.goal.max_distance` for the scenario and for each point of its band; the
-    band's ends are the shortest and longest of all those answers (a goal failing at 0 km the
-    shortest; one holding over the whole search the longest)."""
-    answer = max_distance(banded.scenario, upper)
+    """:func:`qmodel.scenario.goal.max_distance` for the scenario, and the band's ends: where the
+    share within the goal's low end (high end) stops meeting the goal (:meth:`ScenarioResult.band_values`),
+    the shortest (longest) of the answers of the scenario and each point of its band, each with its goal
+    time ÷ (1 ± the declared response-time error) (:func:`share_ends`; without one, the goal as it is).
+    A goal failing at 0 km is the shortest; one holding over the whole search the longest."""
+    scenario = banded.scenario
+    answer = max_distance(scenario, upper)
     if not banded.points:
         return GoalBand(answer, None, None)
-    answers = [answer, *(max_distance(point, upper) for point in banded.points)]
-    ordered = sorted(answers, key=lambda seek: -np.inf if np.isnan(seek.distance) else seek.distance)
-    return GoalBand(answer, ordered[0], ordered[-1])
+    error = banded.error.get("response_time", 0.0)
+    ends = []
+    for factor in (1 + error, 1 - error):
+        seeks = [max_distance(replace(each, goal_time=each.goal_time / factor), upper)
+                 for each in (scenario, *banded.points)]
+        ends.append(sorted(seeks, key=lambda seek: -np.inf if np.isnan(seek.distance) else seek.distance))
+    return GoalBand(answer, ends[0][0], ends[1][-1])

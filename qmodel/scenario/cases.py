@@ -12,6 +12,7 @@ from qmodel.scenario.band import Banded, load_banded
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.files import shipped_scenarios
 from qmodel.scenario.result import ScenarioResult
+from qmodel.scenario.spec import Scenario
 
 
 @cache
@@ -27,6 +28,11 @@ def shipped_banded(name: str) -> Banded:
 def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, point: int) -> ScenarioResult:
     banded = shipped_banded(name)
     scenario = banded.points[point - 1] if point else banded.scenario
+    return solve_scenario(with_overrides(scenario, subchannels, metro_mirror), np.array([distance]))
+
+
+def with_overrides(scenario: Scenario, subchannels: int, metro_mirror: str) -> Scenario:
+    """The scenario with every path's ``subchannels`` (if not 0) and Metro Mirror "on"/"off" (if given)."""
     if subchannels:
         scenario = replace(scenario, paths=tuple(replace(p, subchannels=subchannels) for p in scenario.paths))
     if metro_mirror:
@@ -37,7 +43,7 @@ def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, poi
             metro_mirror=metro_mirror == "on",
             pprc_overhead=scenario.pprc_overhead if metro_mirror == "on" else 0.0,
         )
-    return solve_scenario(scenario, np.array([distance]))
+    return scenario
 
 
 def scenario_quantity(
