@@ -43,7 +43,7 @@ from qmodel.scenario.compose import (
     refuse_uncarried_background,
     solve_scenario,
 )
-from qmodel.scenario.goal import GoalSeek, max_distance
+from qmodel.scenario.goal import TOLERANCE, GoalSeek, _failing, max_distance
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
 from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, override_column
@@ -169,16 +169,19 @@ def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tupl
     """(M, D) the share of ``result``'s transactions (``scenario`` solved) within the goal time
     ÷ (1 + ``error``) and ÷ (1 − ``error``): the share within the goal of response times (1 ± error)
     times as long, by the solver's own distribution (the goal time enters nothing but the share). Each
-    is ``scenario`` solved again with that goal time, started at ``result``'s response times (its fixed
-    point: settled in one step); NaN where ``result`` has no response time."""
-    started = np.nan_to_num(result.response_time)  # no answer: the cold start, unsettled within _SETTLE
-    fixed = _fixed_parts(scenario, result.distances)
-    return tuple(
-        _solve(replace(scenario, goal_time=scenario.goal_time / factor), result.distances, 1.0,
-               with_thrashing_load=False, max_iterations=_SETTLE, below=started, fixed=fixed,
-               checked=True).share_within_goal
-        for factor in (1 + error, 1 - error)
-    )
+    is ``scenario`` solved again with that goal time where ``result`` has a response time, started at
+    it (its fixed point: settled in one step); NaN where it has none."""
+    answered = ~result.thrashing
+    ends = (np.full(result.response_time.shape, np.nan), np.full(result.response_time.shape, np.nan))
+    if answered.any():
+        distances = result.distances[answered]
+        fixed = _fixed_parts(scenario, distances)
+        for end, factor in zip(ends, (1 + error, 1 - error), strict=True):
+            end[:, answered] = _solve(
+                replace(scenario, goal_time=scenario.goal_time / factor), distances, 1.0,
+                with_thrashing_load=False, max_iterations=_SETTLE, below=result.response_time[:, answered],
+                fixed=fixed, checked=True).share_within_goal
+    return ends
 
 
 class GoalBand(NamedTuple):
@@ -195,15 +198,51 @@ def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     share within the goal's low end (high end) stops meeting the goal (:meth:`ScenarioResult.band_values`),
     the shortest (longest) of the answers of the scenario and each point of its band, each with its goal
     time ÷ (1 ± the declared response-time error) (:func:`share_ends`; without one, the goal as it is).
-    A goal failing at 0 km is the shortest; one holding over the whole search the longest."""
+    A goal failing at 0 km is the shortest; one holding over the whole search the longest.
+
+    Only the end's own seek is searched to the end (:func:`_shortest`, :func:`_longest`): a candidate
+    that cannot be the shortest (longest) is set aside after one solve."""
     scenario = banded.scenario
     answer = max_distance(scenario, upper)
     if not banded.points:
         return GoalBand(answer, None, None)
     error = banded.error.get("response_time", 0.0)
-    ends = []
-    for factor in (1 + error, 1 - error):
-        seeks = [max_distance(replace(each, goal_time=each.goal_time / factor), upper)
-                 for each in (scenario, *banded.points)]
-        ends.append(sorted(seeks, key=lambda seek: -np.inf if np.isnan(seek.distance) else seek.distance))
-    return GoalBand(answer, ends[0][0], ends[1][-1])
+    # the candidates from the longest response time to the shortest at the answer's distance: the
+    # shortest seek is most likely first, the longest last (the order saves work, never changes an end)
+    probe = np.array([0.0 if np.isnan(answer.distance) else answer.distance])
+    longest_response = [np.nan_to_num(_failing(each, probe, None)[1].response_time, nan=np.inf).max()
+                        for each in (scenario, *banded.points)]
+    solves = [each for _, each in sorted(zip(longest_response, (scenario, *banded.points), strict=True),
+                                         key=lambda pair: -pair[0])]
+    low = _shortest([replace(each, goal_time=each.goal_time / (1 + error)) for each in solves], upper)
+    high = _longest([replace(each, goal_time=each.goal_time / (1 - error)) for each in solves[::-1]], upper)
+    return GoalBand(answer, low, high)
+
+
+def _shortest(candidates: list[Scenario], upper: float) -> GoalSeek:
+    """The shortest of the candidates' :func:`max_distance` answers: each searched only up to the
+    shortest so far (the answer within it does not depend on how far the search goes), so a candidate
+    whose goal holds that far costs the search's first solve, and is not the shortest."""
+    shortest = max_distance(candidates[0], upper)
+    for candidate in candidates[1:]:
+        if np.isnan(shortest.distance):
+            break  # the goal fails at 0 km already: none is shorter
+        seek = max_distance(candidate, max(shortest.distance, TOLERANCE))
+        if seek.member and not seek.distance >= shortest.distance:  # breaks the goal short of it
+            shortest = seek
+    return shortest
+
+
+def _longest(candidates: list[Scenario], upper: float) -> GoalSeek:
+    """The longest of the candidates' :func:`max_distance` answers: a candidate whose goal already fails
+    at the longest so far (one solve: the goal, once failed, keeps failing further out) is not searched."""
+    longest = max_distance(candidates[0], upper)
+    for candidate in candidates[1:]:
+        if not longest.member:
+            break  # the goal holds over the whole search: none is longer
+        known = 0.0 if np.isnan(longest.distance) else longest.distance
+        if not _failing(candidate, np.array([known]), None)[0][0]:
+            seek = max_distance(candidate, upper)
+            if not seek.member or seek.distance > known or np.isnan(longest.distance):
+                longest = seek
+    return longest

@@ -17,15 +17,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.output import format_number
-from qmodel.scenario.band import Banded, load_banded, solve_banded
+from qmodel.scenario.band import Banded, load_banded, max_distance_banded, solve_banded
 from qmodel.scenario.compose import _refuse_huge
 from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.goal import TOLERANCE, max_distance
 from qmodel.scenario.spec import load_scenario
 from qmodel.validation.band_coverage import COVERAGE_TARGET, Covered, band_coverage, coverage, prediction_rows
 
@@ -321,3 +322,36 @@ def test_the_bands_error_rests_on_environment_3_alone_and_is_what_the_shipped_fi
     for name in ("gdps-env1", "gdps-env2", "gdps-env3"):
         assert load_scenario(resolve_scenario(name)).band.error == pytest.approx(error, rel=0.01)
     assert "leave-one-out" in said and "Environment 3" in said
+
+
+@pytest.mark.parametrize("name", ["gdps-env1", "gdps-env2", "gdps-env3"])
+def test_the_share_ends_exist_wherever_the_solve_has_a_response_time_and_hold_its_share(name: str) -> None:
+    # each end is the solve started at its own fixed point with the goal time scaled: it settles there
+    banded = load_banded(resolve_scenario(name))
+    result = solve_banded(banded, np.linspace(0, 150e3, 31))
+    for solve in (result, *result.band):
+        pessimistic, optimistic = solve.share_ends
+        answered = ~np.isnan(solve.response_time)
+        assert (np.isnan(pessimistic) == ~answered).all() and (np.isnan(optimistic) == ~answered).all()
+        assert (pessimistic[answered] <= solve.share_within_goal[answered]).all()
+        assert (solve.share_within_goal[answered] <= optimistic[answered]).all()
+
+
+@settings(max_examples=8, deadline=None)
+@given(items=st.floats(1500, 20000), error=st.floats(0.0, 0.5))
+def test_the_max_distance_bands_ends_are_the_shortest_and_longest_of_every_candidates_own_seek(
+        items: float, error: float) -> None:
+    # the search sets a candidate aside once it cannot be an end: the ends are those of searching all
+    scenario = load_scenario(ENV2)
+    point = replace(scenario, lockable_items=items)
+    band = replace(scenario.band, error={"response_time": error})
+    banded = Banded(replace(scenario, band=band), (point,))
+    sought = max_distance_banded(banded)
+    for end, factor, pick in ((sought.low, 1 + error, min), (sought.high, 1 - error, max)):
+        seeks = [max_distance(replace(each, goal_time=each.goal_time / factor))
+                 for each in (banded.scenario, *banded.points)]
+        reach = [np.inf if not seek.member else -1.0 if np.isnan(seek.distance) else seek.distance
+                 for seek in seeks]
+        expected = seeks[reach.index(pick(reach))]
+        assert (end.member, end.component) == (expected.member, expected.component)
+        assert end.distance == pytest.approx(expected.distance, abs=TOLERANCE, nan_ok=True)
