@@ -46,7 +46,7 @@ from qmodel.scenario.compose import (
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, _failing, max_distance
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
-from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, override_column
+from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
@@ -120,16 +120,14 @@ def _value(value: object, column: Column) -> object:
 
 def _blame(tables: dict, overrides: list[tuple[str, Column, object]], where: str, index: int,
            error: ScenarioError) -> InputError:
-    """The key of the point whose value alone the scenario refuses, named as the point writes it; the
-    scenario's error for the point as a whole where no single value does."""
-    for key, column, value in overrides:
-        data = copy.deepcopy(tables)
-        apply_override(data, column, _value(value, column))
-        try:
-            scenario_from_dict(data, where)
-        except ScenarioError as alone:
-            return InputError(f"{where}: band.points[{index}].{key}", alone.value, alone.allowed,
-                              reason=alone.reason)
+    """The key of the point whose value alone the scenario refuses (:func:`first_refused`), named as the
+    point writes it; the scenario's error for the point as a whole where no single value does."""
+    values = [(column, _value(value, column)) for _, column, value in overrides]
+    refused = first_refused(tables, values, where)
+    if refused is not None:
+        place, alone = refused
+        return InputError(f"{where}: band.points[{index}].{overrides[place][0]}", alone.value, alone.allowed,
+                          reason=alone.reason)
     return InputError(f"{where}: band.points[{index}] ({error.key})", error.value, error.allowed,
                       reason=error.reason)
 
