@@ -556,7 +556,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         **beside("breaking_component", lambda seek: seek.component or None),
         "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
-    band = band_json(banded.method, len(banded.points))
+    band = band_json(banded.method, len(banded.points), banded.error)
     if fmt != "table":
         render(
             list(payload),

@@ -247,7 +247,7 @@ class ScenarioResult:
     def to_json(self) -> dict[str, object]:
         """The goal, the band (how its points were chosen and how many, or why there is none) and the
         records (one per distance and member, each with its paths' values)."""
-        band = band_json(self.band_method, len(self.band))
+        band = band_json(self.band_method, len(self.band), self.band_error)
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
@@ -263,11 +263,15 @@ ERROR_KINDS = {"response_time_ms": "response_time", "throughput_per_s": "through
 NO_BAND = "no fitted parameter of this scenario declares an interval (its file has no [band])"
 
 
-def band_json(method: str, points: int) -> dict[str, object]:
-    """The JSON's ``band``: how its points were chosen and how many, or why there is none."""
+def band_json(method: str, points: int, error: dict[str, float]) -> dict[str, object]:
+    """The JSON's ``band``: how its points were chosen and how many, and the model's own error it carries
+    beyond them (relative half-widths in %, by kind: ``response_time_pct``, ``throughput_pct``; empty:
+    none), or why there is none."""
     if not points:
         return {"method": None, "points": 0, "why_none": NO_BAND}
-    return {"method": method, "points": points}
+    shown = {f"{kind}_pct": value * 100 for kind, value in error.items()}
+    return {"method": method, "points": points, "error": shown}
+
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"

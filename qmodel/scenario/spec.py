@@ -547,7 +547,9 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 raise reader.error(f"band.points[{index}].{key}", _shown(value, key),
                                    "a number or a value with its unit, e.g. 650 or \"15%\"")
-    errors = reader.table(band, "error", required=False, allowed=BAND_ERROR_FORM)
+    errors = band.get("error", {})
+    if not isinstance(errors, dict):
+        raise reader.error("band.error", _shown(errors, "error"), BAND_ERROR_FORM)
     reader.known(errors, set(BAND_ERROR_KINDS), "band.error")
     error = {kind: reader.quantity(errors, kind, "ratio", "band.error", allowed=BAND_ERROR_FORM)
              for kind in BAND_ERROR_KINDS if kind in errors}

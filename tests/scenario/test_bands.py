@@ -200,6 +200,19 @@ def test_a_bad_band_point_is_one_line_naming_the_point_and_key_exit_2(tmp_path, 
     assert named.replace("points[1]", "points[2]") in result.output, result.output
 
 
+@pytest.mark.parametrize(("error", "named"), [
+    ('{ response_time = "100%" }', "band.error.response_time = 100%"),
+    ('{ response_time = "-5%" }', "band.error.response_time"),
+    ('{ response = "20%" }', "band.error.response = 20% (unknown key)"),
+    ('"20%"', "band.error"),
+])
+def test_a_bad_band_error_is_one_line_naming_the_key_exit_2(tmp_path, error: str, named: str) -> None:
+    band = points('{ "locks.lock_span" = "20%" }') + f"\nerror = {error}"
+    result = run([env2_with_band(tmp_path, band), "--distance", "70km"])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert named in result.output, result.output
+
+
 def test_a_band_without_points_or_method_is_refused_naming_the_key(tmp_path) -> None:
     no_points = run([env2_with_band(tmp_path, '[band]\nmethod = "x"\npoints = []'), "--distance", "70km"])
     assert no_points.exit_code == 2 and "band.points" in no_points.output
@@ -211,9 +224,28 @@ def test_a_band_without_points_or_method_is_refused_naming_the_key(tmp_path) -> 
 # --- what each format carries ------------------------------------------------------------------------
 
 
+def test_each_solve_is_widened_by_the_declared_error_of_its_kind_the_breakdown_by_none() -> None:
+    banded = load_banded(ENV2)
+    error = banded.error
+    result = solve_banded(banded, np.array([20e3, 70e3, 100e3]))
+    solves = [solve.record_values() for solve in (result, *result.band)]
+    bands = result.band_values()
+    for name, kind in (("response_time_ms", "response_time"), ("throughput_per_s", "throughput"),
+                       ("cpu_pct_of_one_cp", "throughput"), ("lock_contention_ms", None)):
+        widened = error[kind] if kind else 0.0
+        low, high = bands[name]
+        values = [solve[name] for solve in solves]
+        np.testing.assert_allclose(low, np.min(values, axis=0) * (1 - widened), rtol=1e-12)
+        np.testing.assert_allclose(high, np.max(values, axis=0) * (1 + widened), rtol=1e-12)
+    assert error["response_time"] > 0.05 and error["throughput"] > 0.001  # measured, not zero
+
+
 def test_json_and_csv_carry_low_and_high_beside_each_value() -> None:
     payload = json.loads(run(["gdps-env2", "--distance", "20km,70km", "--format", "json"]).output)
     assert payload["band"]["points"] == 2 and payload["band"]["method"]
+    declared = load_banded(ENV2).error
+    assert payload["band"]["error"] == {f"{kind}_pct": pytest.approx(value * 100)
+                                        for kind, value in declared.items()}
     expected = {"response_time_ms", "within_goal_pct", "throughput_per_s", "cpu_busy_pct_of_lpar",
                 "cpu_pct_of_one_cp", "lock_contention_ms", "commit_ms", "other_ms"}
     for record in payload["results"]:
