@@ -44,9 +44,11 @@ conversion threshold, lock contention and the WLM goal: every key in
 docs/reference/scenario-file.md.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
 sync_io, commit, lock_contention and other. Where the file has a [band]
-(points at the ends of its fitted parameters' intervals), every answer
-carries the least and greatest over them: v (lo – hi) in the table,
-NAME_low and NAME_high in CSV and JSON, hatched in the plot.
+(points at the ends of its fitted parameters' intervals, and the model's
+own error measured where they were fitted), every answer carries the
+least and greatest over them, each point's value so widened: low and high
+rows under each answer in the table, NAME_low and NAME_high in CSV and
+JSON, hatched in the plot.
 \b
 Docs: docs/howto/scenario.md
 Options: docs/reference/commands.md#qmodel-scenario"""
@@ -468,6 +470,14 @@ def _held_km(seek) -> float | None:
     return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
 
 
+def _widened(error: dict[str, float]) -> str:
+    """The model's own error a band's points are widened by, in words ("each widened by the model's own
+    error, response times ±27.4%"), or that they are not."""
+    if "response_time" not in error:
+        return "not widened by any error of the model's own"
+    return f"each widened by the model's own error, response times ±{error['response_time']:.1%}"
+
+
 def _holds_throughout(seek) -> bool:
     """Whether the goal holds at every distance the seek searched (no member breaks it): its answer is
     then not known, only that it lies beyond the search."""
@@ -537,9 +547,10 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
         ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
         text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), where the low and high ends"
-                 f" of the share within the goal's band stop meeting the goal, over the answer and"
-                 f" {_points(len(banded.points))} of its band ({banded.method}). At the low end {low_breaks};"
-                 f" at the high end {high_breaks}.")
+                 f" of the share within the goal's band stop meeting the goal (the answer and"
+                 f" {_points(len(banded.points))} of its band, {_widened(banded.error)}; how the band is"
+                 f" made: --format json, band.method). At the low end {low_breaks}; at the high end"
+                 f" {high_breaks}.")
     ends = {"low": sought.low, "high": sought.high}  # None without a band
 
     def beside(name: str, value) -> dict:

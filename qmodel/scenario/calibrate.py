@@ -527,14 +527,12 @@ def band_error(fit: LockFit, level: float = 0.95) -> tuple[dict[str, float], str
         picked = rows & ~np.isnan(fit.values)
         error[kind] = float(t.ppf((1 + level) / 2, picked.sum()) * np.sqrt(np.mean(relative[picked] ** 2)))
         thrashing = (rows & ~picked).sum()
-        without = f", {thrashing} that thrash in the model carry none" if thrashing else ""
-        said.append(f"{kind.replace('_', ' ')} {error[kind]:.1%} ({picked.sum()} {quantity} rows{without})")
+        without = f", {thrashing} thrash" if thrashing else ""
+        said.append(f"{kind.replace('_', ' ')} ±{error[kind]:.1%} ({picked.sum()} rows{without})")
     return error, (
-        f"each solve's value widened by the model's own error, t({level:.0%}, n) x the RMS of the"
-        f" Environment 3 fit's leave-one-out (PRESS) relative errors over its n rows of each kind:"
-        f" {', '.join(said)}; CPU"
-        " takes the throughput's, the share within the goal that of response times so much longer or"
-        " shorter, the breakdown's parts none (no row measures them)")
+        f"and the model's own error: its leave-one-out errors on Environment 3's rows, {level:.0%} (t):"
+        f" {', '.join(said)}; the share within the goal that of response times so much longer or"
+        " shorter; the breakdown's parts none")
 
 
 def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:

@@ -16,12 +16,15 @@ each point of its band solved with the case's inputs, in the case's unit.
 from __future__ import annotations
 
 import math
+import sys
+from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
 
 from qmodel.registry import model_function, si_inputs
 from qmodel.scenario.band import Banded, solve_banded
+from qmodel.scenario.calibrate import DOCS, write_block
 from qmodel.scenario.cases import shipped_banded, with_overrides
 from qmodel.units import UNITS
 from qmodel.validation.casebook import Case, load_casebook, shipped_casebooks
@@ -92,8 +95,31 @@ def coverage(rows: list[Covered]) -> float:
     return sum(row.inside for row in rows) / len(rows) if rows else math.nan
 
 
+def coverage_table(rows: list[Covered]) -> str:
+    """Markdown: the model's own error each shipped band carries, and per environment and quantity the
+    prediction rows whose printed value lies in the band, with the rows outside it."""
+    errors = {name: shipped_banded(name).error for name in PREDICTED_ENVIRONMENTS}
+    lines = ["| scenario | response time error | throughput error |", "|---|---|---|"]
+    lines += [f"| {name} | ±{error['response_time']:.1%} | ±{error['throughput']:.1%} |"
+              for name, error in errors.items()]
+    lines += ["", "| scenario | quantity | rows | inside the band | outside |", "|---|---|---|---|---|"]
+    groups = Counter((row.case.inputs["scenario"], row.case.quantity.partition(".")[2]) for row in rows)
+    for (name, quantity), count in groups.items():
+        picked = [row for row in rows if (row.case.inputs["scenario"], row.case.quantity) ==
+                  (name, f"scenario.{quantity}")]
+        outside = ", ".join(row.case.id for row in picked if not row.inside) or "none"
+        lines.append(f"| {name} | {quantity.replace('_', ' ')} | {count} | "
+                     f"{sum(row.inside for row in picked)} | {outside} |")
+    inside = sum(row.inside for row in rows)
+    lines += ["", f"Band coverage: {coverage(rows):.1%} ({inside} of {len(rows)} prediction rows;"
+              f" target {COVERAGE_TARGET:.0%})."]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
-    """Each prediction row with its band, and the coverage (python -m qmodel.validation.band_coverage)."""
+    """Each prediction row with its band, and the coverage (python -m qmodel.validation.band_coverage);
+    with --write, the coverage table into docs/background/calibration.md (between its band-coverage
+    markers)."""
     rows = band_coverage()
     for row in rows:
         low, high = row.case.paper
@@ -103,6 +129,8 @@ def main() -> None:
     inside = sum(row.inside for row in rows)
     print(f"band coverage: {coverage(rows):.1%} ({inside} of {len(rows)} prediction rows;"
           f" target {COVERAGE_TARGET:.0%})")
+    if "--write" in sys.argv[1:]:
+        write_block(DOCS, "band-coverage", coverage_table(rows))
 
 
 if __name__ == "__main__":
