@@ -387,3 +387,17 @@ def test_the_max_distance_bands_ends_are_the_shortest_and_longest_of_every_candi
         expected = seeks[reach.index(pick(reach))]
         assert (end.member, end.component) == (expected.member, expected.component)
         assert end.distance == pytest.approx(expected.distance, abs=TOLERANCE, nan_ok=True)
+
+
+@pytest.mark.parametrize("args", [["gdps-env2", "--max-distance"], ["gdps-env3", "--distance", "0..100km"]])
+def test_the_banded_scenario_path_imports_no_scipy_sympy_or_pandas(args: list[str]) -> None:
+    # start-up is part of --max-distance's 0.5 s (bench/scenario_speed.py): the heavy libraries stay off
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom qmodel.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+              "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sympy', 'pandas', 'numba'}),"
+              " file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", script, "scenario", *args, "--format", "json"],
+                          capture_output=True, text=True, check=True)
+    assert done.stderr.strip().splitlines()[-1] == "[]"
