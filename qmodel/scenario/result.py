@@ -113,7 +113,7 @@ class ScenarioResult:
         gives their sum.
 
         With a band (``band``), each value :meth:`record_values` gives has ``NAME_low`` and ``NAME_high``
-        beside it: the least and greatest over this solve and the band's (:meth:`band_values`), and
+        beside it: the band's ends (:meth:`band_values`), and
         ``band_points_without_answer`` counts the band's points with no response time there."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         values = {name: numbers(value) for name, value in self.record_values().items()}

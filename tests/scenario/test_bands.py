@@ -343,13 +343,22 @@ def test_the_band_covers_the_measured_value_on_at_least_80_percent_of_the_predic
 def test_the_bands_error_rests_on_environment_3_alone_and_is_what_the_shipped_fit_gives() -> None:
     # the model's own error is measured where the lock parameter was fitted, never on the rows the band
     # is judged on; the files carry what python -m qmodel.scenario.calibrate computes from their fit
-    from qmodel.scenario.calibrate import LOCK_ROWS, LockFit, band_error, model_values, weighted_residuals
+    from qmodel.scenario.calibrate import (
+        _LOG_SCALE,
+        LOCK_ROWS,
+        SHIPPED_FIT,
+        LockFit,
+        band_error,
+        model_values,
+        weighted_residuals,
+    )
 
     assert {row.scenario for row in LOCK_ROWS} == {"gdps-env3"}
-    env3 = load_scenario(resolve_scenario("gdps-env3"))
+    env3 = load_scenario(resolve_scenario("gdps-env3"))  # at the shipped fit
+    names = SHIPPED_FIT["names"]
+    x = np.array([np.log(getattr(env3, n)) if n in _LOG_SCALE else getattr(env3, n) for n in names])
     values = model_values(env3, LOCK_ROWS)
-    fit = LockFit(("lockable_items",), np.array([np.log(env3.lockable_items)]), np.zeros((1, 1)),
-                  weighted_residuals(LOCK_ROWS, values), values, env3)
+    fit = LockFit(names, x, np.zeros((len(x), len(x))), weighted_residuals(LOCK_ROWS, values), values, env3)
     error, said = band_error(fit)
     for name in ("gdps-env1", "gdps-env2", "gdps-env3"):
         assert load_scenario(resolve_scenario(name)).band.error == pytest.approx(error, rel=0.01)
