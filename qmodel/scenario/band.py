@@ -50,6 +50,8 @@ from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, first_re
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
+# iterations of F(R) allowed a solve started at its own fixed point (it settles in the first)
+_SETTLE = 5
 
 
 class Banded(NamedTuple):
@@ -136,14 +138,18 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
     """The nominal answer (:func:`qmodel.scenario.compose.solve_scenario`) with the answer at each band
     point in its ``band``: each point solved once over every distance (points × distances, never a
     distance at a time), and with a declared response-time error each solve's :func:`share_ends`.
-    The whole work, (1 + points) solves, is estimated before any starts."""
+    The whole work, (1 + points) solves and as many again for their share ends, is estimated before
+    any starts."""
     scenario, points = banded
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
+    error = banded.error.get("response_time")
     if points:
-        solves = 1 + len(points)
+        # a solve's two share ends cost at most 2 × _SETTLE evaluations: counted as one more solve each
+        solves = (1 + len(points)) * (1 if error is None else 2)
+        ends = "" if error is None else ", and each one's share within the goal at its error's two ends"
         for each in (scenario, *points):
             _refuse_huge(each, distances.size * solves, what=f"{distances.size:,} distance(s), each solved"
-                         f" {solves} times (the answer and its band's {len(points)} points)")
+                         f" {solves} times (the answer and its band's {len(points)} points{ends})")
     nominal = solve_scenario(scenario, distances)
     if not points:
         return nominal
@@ -151,7 +157,6 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
         refuse_uncarried_background(point)
     at_points = tuple(_solve(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
                       for point in points)
-    error = banded.error.get("response_time")
     if error is not None:
         nominal = replace(nominal, share_ends=share_ends(scenario, nominal, error))
         at_points = tuple(replace(result, share_ends=share_ends(point, result, error))
@@ -159,8 +164,6 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
     return replace(nominal, band=at_points, band_method=banded.method, band_error=banded.error)
 
 
-# iterations of F(R) allowed a solve started at its own fixed point (it settles in the first)
-_SETTLE = 5
 
 
 def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tuple[np.ndarray, np.ndarray]:
