@@ -164,8 +164,6 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
     return replace(nominal, band=at_points, band_method=banded.method, band_error=banded.error)
 
 
-
-
 def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tuple[np.ndarray, np.ndarray]:
     """(M, D) the share of ``result``'s transactions (``scenario`` solved) within the goal time
     ÷ (1 + ``error``) and ÷ (1 − ``error``): the share within the goal of response times (1 ± error)
@@ -186,8 +184,8 @@ def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tupl
 
 
 class GoalBand(NamedTuple):
-    """The goal seek's answer and its band: the shortest and longest answer over the band's points
-    (each a :class:`GoalSeek`, with the member and component that break the goal there)."""
+    """The goal seek's answer and its band's ends (:func:`max_distance_banded`), each a
+    :class:`GoalSeek` with the member and component that break the goal there."""
 
     answer: GoalSeek
     low: GoalSeek | None  # None: no band
