@@ -132,7 +132,8 @@ def scenario_html(title: str, records: Sequence[Mapping[str, Any]], goal_time: f
     goal = (f"goal: {format_number(goal_share * 100)}% of transactions within "
             f"{format_number(goal_time * 1e3)} ms")
     if any(f"{SCENARIO_COLUMNS[2]}_low" in record for record in records):
-        goal += "; band: the least and greatest over the scenario's [band] points, in ()"
+        goal += ("; band (in ()): the least and greatest over the answer and its [band] points, each"
+                 " widened by the model's own error ([band] error)")
     warnings = [f"at {format_number(record['distance_km'])} km: "
                 + ("the volumes cannot carry their other work" if record.get("volumes_saturated")
                    else "lock contention thrashes") + ": no response time"

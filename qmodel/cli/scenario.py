@@ -19,10 +19,11 @@ SUMMARY = {
     "cpu_pct_of_one_cp": "CPU [% of one CP]",
     "converted_cf_requests_per_s": "converted CF requests [/s]",
 }
-# A table is for reading: drawing one takes about 3.6 ms per distance (two members and "all", with the
-# breakdown: 1,000 distances 3.6 s); CSV and JSON write any sweep the solver accepts (40,000 in 22 s).
+# A table is for reading: drawing one takes about 5.5 ms per distance (two members and "all", each with
+# its band's low and high rows, and the breakdown: 1,000 distances 5.5 s CPU, against 3.9 s with the band
+# in the answers' cells); CSV and JSON write any sweep the solver accepts (40,000 in 22 s).
 TABLE_DISTANCES = 1_000
-SECONDS_PER_TABLE_DISTANCE = 3.6e-3
+SECONDS_PER_TABLE_DISTANCE = 5.5e-3
 
 
 @click.command(
@@ -44,9 +45,11 @@ conversion threshold, lock contention and the WLM goal: every key in
 docs/reference/scenario-file.md.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
 sync_io, commit, lock_contention and other. Where the file has a [band]
-(points at the ends of its fitted parameters' intervals), every answer
-carries the least and greatest over them: v (lo – hi) in the table,
-NAME_low and NAME_high in CSV and JSON, hatched in the plot.
+(points at the ends of its fitted parameters' intervals, and the model's
+own error measured where they were fitted), every answer carries the
+least and greatest over them, each point's value so widened: low and high
+rows under each answer in the table, NAME_low and NAME_high in CSV and
+JSON, hatched in the plot.
 \b
 Docs: docs/howto/scenario.md
 Options: docs/reference/commands.md#qmodel-scenario"""
@@ -267,8 +270,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         if not result.band:  # the rows carry no *_low, *_high: say why where the data does not go
             click.echo(f"no band: {NO_BAND}", err=True)
         return
-    rows = [[_banded(r, key) if key != "member" else r[key] for key in SUMMARY] for r in records]
-    render(list(SUMMARY.values()), rows, fmt, title=result.title)
+    rows = [row for record in records for row in _banded_rows(record)]
+    render(list(SUMMARY.values()), rows, fmt, title=result.title, keys=2)
     notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}."]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
@@ -301,18 +304,23 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
                    title="Volumes: IOSQ computed from the load")
 
 
-def _banded(record: dict, key: str):
-    """A table cell: the value (:func:`_shown`), and where the record has its band, ``96.2 (87 – 120)``:
-    each number a word of its own, so a narrow table wraps the cell between them and never cuts one
-    short; "none" where the answer has no value but some band point has one."""
-    from qmodel.output import format_number
-
-    value = _shown(record[key])
-    ends = [record.get(f"{key}_{end}") for end in ("low", "high")]
-    if f"{key}_low" not in record or (value is None and ends == [None, None]):
-        return value
-    low, high = ("no answer" if end is None else format_number(_shown(end)) for end in ends)
-    return f"{'none' if value is None else format_number(value)} ({low} \N{EN DASH} {high})"
+def _banded_rows(record: dict) -> list[list]:
+    """A record's table rows: the answer, and where it has a band, the band's low and high ends each on a
+    row of its own under it, "low" and "high" in the member column (a narrow table wraps no number: each
+    cell is one). A value without a band is empty on those rows; an end open toward a band point with no
+    response time says "no answer"."""
+    rows = [[record[key] if key == "member" else _shown(record[key]) for key in SUMMARY]]
+    if "response_time_ms_low" not in record:
+        return rows
+    for end in ("low", "high"):
+        cells = [None, end]
+        for key in list(SUMMARY)[2:]:
+            value = record.get(f"{key}_{end}", False)
+            answered = record[key] is not None or record.get(f"{key}_{'high' if end == 'low' else 'low'}")
+            cells.append(None if value is False or (value is None and not answered) else
+                         "no answer" if value is None else _shown(value))
+        rows.append(cells)
+    return rows
 
 
 def _band_notes(result) -> list[str]:
@@ -324,15 +332,15 @@ def _band_notes(result) -> list[str]:
 
     if not result.band:
         return [f"No band: {NO_BAND}."]
-    notes = [f"(low \N{EN DASH} high): the least and greatest over the answer and"
-             f" {_points(len(result.band))} of its band ({result.band_method})."]
+    notes = [f"low, high: the band, the least and greatest over the answer and {_points(len(result.band))}"
+             f" of its band ({result.band_method})."]
     open_end = np.flatnonzero(result.band_points_without_answer)
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
         more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
         notes.append(f"At {where}{more} km some band point has no response time (lock contention"
                      " thrashes there): the band is open toward it, 'no answer' at its end of longer"
-                     " times, fewer transactions within the goal and less throughput.")
+                     " times (high), fewer transactions within the goal and less throughput (low).")
     return notes
 
 
@@ -463,14 +471,42 @@ def _held_km(seek) -> float | None:
     return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
 
 
+def _widened(error: dict[str, float]) -> str:
+    """The model's own error a band's points are widened by, in words ("each widened by the model's own
+    error, response times ±27.4%"), or that they are not."""
+    if "response_time" not in error:
+        return "not widened by any error of the model's own"
+    return f"each widened by the model's own error, response times ±{error['response_time']:.1%}"
+
+
+def _holds_throughout(seek) -> bool:
+    """Whether the goal holds at every distance the seek searched (no member breaks it): its answer is
+    then not known, only that it lies beyond the search."""
+    return not seek.member
+
+
+def _holds_words(seek) -> str:
+    """What a seek whose goal holds throughout says, the one wording for every place that says it."""
+    return f"holds at every distance searched, up to {_unit(seek.searched / 1e3, 'km')}"
+
+
+def _distance_cell(seek) -> str | float | None:
+    """A seek's distance as the table shows it: "over 300" where the goal holds throughout, the km to 0.1
+    (:func:`_held_km`), "fails at 0 km" where it fails there already."""
+    if _holds_throughout(seek):
+        return f"over {seek.searched / 1e3:g}"
+    km = _held_km(seek)
+    return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
+
+
 def _seek_end(seek) -> tuple[str, str]:
     """A goal seek's answer for its band: (the distance as a range shows it, what breaks the goal there)."""
     km = _held_km(seek)
     culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
     if km is None:
         return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
-    if not seek.member:
-        return f"over {seek.searched / 1e3:g}", "the goal holds over the whole search"
+    if _holds_throughout(seek):
+        return f"over {seek.searched / 1e3:g}", f"the goal {_holds_words(seek)}"
     return f"{km:.1f}", f"past {_unit(km, 'km', '.1f')} {culprit} breaks the goal"
 
 
@@ -494,11 +530,9 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
             no_answer(" there") + "." if no_answer
             else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
-    elif not answer.member:
-        text = (
-            f"The goal ({goal}) holds at every distance searched, up to {_unit(answer.searched / 1e3, 'km')}:"
-            " the largest distance is beyond it (a larger --up-to searches further)."
-        )
+    elif _holds_throughout(answer):
+        text = (f"The goal ({goal}) {_holds_words(answer)}: the largest distance is beyond it (a larger"
+                " --up-to searches further).")
     elif no_answer:
         text = (f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists: "
                 + no_answer("") + ".")
@@ -513,10 +547,11 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
     else:
         (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
         ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
-        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), the least and"
-                 f" greatest over the answer and {_points(len(banded.points))} of its band"
-                 f" ({banded.method}). At the low end {low_breaks}; at the high end {high_breaks}.")
-    beyond_search = km is not None and not answer.member  # the answer is not known, only a lower bound
+        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), where the low and high ends"
+                 f" of the share within the goal's band stop meeting the goal (the answer and"
+                 f" {_points(len(banded.points))} of its band, {_widened(banded.error)}; how the band is"
+                 f" made: --format json, band.method). At the low end {low_breaks}; at the high end"
+                 f" {high_breaks}.")
     ends = {"low": sought.low, "high": sought.high}  # None without a band
 
     def beside(name: str, value) -> dict:
@@ -525,15 +560,15 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
                                         for end, seek in ends.items()}}
 
     payload = {  # no distance where the goal fails at 0 km, or holds to the end of the search
-        **beside("max_distance_km", lambda seek: _held_km(seek) if seek.member else None),
-        "goal_holds_beyond_search": beyond_search,
+        **beside("max_distance_km", lambda seek: None if _holds_throughout(seek) else _held_km(seek)),
+        "goal_holds_beyond_search": _holds_throughout(answer),
         "tolerance_km": TOLERANCE / 1e3,
         "searched_to_km": answer.searched / 1e3,
         **beside("breaking_member", lambda seek: seek.member or None),
         **beside("breaking_component", lambda seek: seek.component or None),
         "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
-    band = band_json(banded.method, len(banded.points))
+    band = band_json(banded.method, len(banded.points), banded.error)
     if fmt != "table":
         render(
             list(payload),
@@ -544,13 +579,9 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         if fmt == "csv" and not banded.points:  # its *_low, *_high are empty: say why off the data
             click.echo(f"no band: {NO_BAND}", err=True)
         return
-    rows = [["answer", f"over {answer.searched / 1e3:g}" if beyond_search else km, answer.member,
-             answer.component]]
-    for name, end in (("band low", sought.low), ("band high", sought.high)):
-        if end is not None:
-            over = not end.member and _held_km(end) is not None
-            rows.append([name, f"over {end.searched / 1e3:g}" if over else _held_km(end), end.member,
-                         end.component])
+    rows = [[name, _distance_cell(seek), seek.member, seek.component]
+            for name, seek in (("answer", answer), ("band low", sought.low), ("band high", sought.high))
+            if seek is not None]
     render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
 

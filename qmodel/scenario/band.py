@@ -5,16 +5,22 @@ A scenario whose fitted parameters carry an interval says so in its file::
     [band]
     method = "ends of the principal axes of the 95% joint confidence region of the Env 3 fit"
     points = [ { "locks.lockable_items" = 650, "locks.lock_span" = "15%" }, ... ]
+    error = { response_time = "24%", throughput = "1.7%" }   # optional
 
 Each point overrides scenario keys, written as the --variants headers write them
 (``locks.lock_span``, ``member.G1P2.other``, ``member.*.think_time``,
 ``path.*.subchannels``) and set by the same override
 (:func:`qmodel.scenario.variants.apply_override`); the file with a point's
 overrides is checked as a scenario file is, its values read by the one unit
-parser. The band of an output is the least and greatest over the nominal solve
-and the solves at the points (each over every distance asked at once): the
-method the file names says what the points are (the ends of a joint interval,
-or a sample of it); the band is no wider than the points it was given.
+parser. The band of an output is the union of each solve's prediction interval
+over the nominal solve and the solves at the points (each over every distance
+asked at once): the method the file names says what the points are (the ends of
+a joint interval, or a sample of it) and where the error comes from. A solve's
+prediction interval is its value where the file declares no ``error``; with
+one, the value widened by the model's own error (its relative error on response
+times and on throughput, measured where the parameters were fitted; the share
+within the goal as that of response times so much longer or shorter:
+:meth:`qmodel.scenario.result.ScenarioResult.band_values`).
 
 A scenario without [band] has no band, and every answer says why
 (:data:`qmodel.scenario.result.NO_BAND`).
@@ -30,14 +36,22 @@ from typing import NamedTuple
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.scenario.compose import _refuse_huge, _solve, refuse_uncarried_background, solve_scenario
-from qmodel.scenario.goal import GoalSeek, max_distance
+from qmodel.scenario.compose import (
+    _fixed_parts,
+    _refuse_huge,
+    _solve,
+    refuse_uncarried_background,
+    solve_scenario,
+)
+from qmodel.scenario.goal import TOLERANCE, GoalSeek, _failing, max_distance
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
-from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, override_column
+from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
+# iterations of F(R) allowed a solve started at its own fixed point (it settles in the first)
+_SETTLE = 5
 
 
 class Banded(NamedTuple):
@@ -50,6 +64,11 @@ class Banded(NamedTuple):
     def method(self) -> str:
         """How the band's points were chosen, as the file says ("" without a band)."""
         return "" if self.scenario.band is None else self.scenario.band.method
+
+    @property
+    def error(self) -> dict[str, float]:
+        """The model's own error the file declares beyond the points' ([band] error; empty: none)."""
+        return {} if self.scenario.band is None else self.scenario.band.error
 
 
 def load_banded(path: str | Path) -> Banded:
@@ -103,16 +122,14 @@ def _value(value: object, column: Column) -> object:
 
 def _blame(tables: dict, overrides: list[tuple[str, Column, object]], where: str, index: int,
            error: ScenarioError) -> InputError:
-    """The key of the point whose value alone the scenario refuses, named as the point writes it; the
-    scenario's error for the point as a whole where no single value does."""
-    for key, column, value in overrides:
-        data = copy.deepcopy(tables)
-        apply_override(data, column, _value(value, column))
-        try:
-            scenario_from_dict(data, where)
-        except ScenarioError as alone:
-            return InputError(f"{where}: band.points[{index}].{key}", alone.value, alone.allowed,
-                              reason=alone.reason)
+    """The key of the point whose value alone the scenario refuses (:func:`first_refused`), named as the
+    point writes it; the scenario's error for the point as a whole where no single value does."""
+    values = [(column, _value(value, column)) for _, column, value in overrides]
+    refused = first_refused(tables, values, where)
+    if refused is not None:
+        place, alone = refused
+        return InputError(f"{where}: band.points[{index}].{overrides[place][0]}", alone.value, alone.allowed,
+                          reason=alone.reason)
     return InputError(f"{where}: band.points[{index}] ({error.key})", error.value, error.allowed,
                       reason=error.reason)
 
@@ -120,14 +137,19 @@ def _blame(tables: dict, overrides: list[tuple[str, Column, object]], where: str
 def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> ScenarioResult:
     """The nominal answer (:func:`qmodel.scenario.compose.solve_scenario`) with the answer at each band
     point in its ``band``: each point solved once over every distance (points × distances, never a
-    distance at a time). The whole work, (1 + points) solves, is estimated before any starts."""
+    distance at a time), and with a declared response-time error each solve's :func:`share_ends`.
+    The whole work, (1 + points) solves and as many again for their share ends, is estimated before
+    any starts."""
     scenario, points = banded
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
+    error = banded.error.get("response_time")
     if points:
-        solves = 1 + len(points)
+        # a solve's two share ends cost at most 2 × _SETTLE evaluations: counted as one more solve each
+        solves = (1 + len(points)) * (1 if error is None else 2)
+        ends = "" if error is None else ", and each one's share within the goal at its error's two ends"
         for each in (scenario, *points):
             _refuse_huge(each, distances.size * solves, what=f"{distances.size:,} distance(s), each solved"
-                         f" {solves} times (the answer and its band's {len(points)} points)")
+                         f" {solves} times (the answer and its band's {len(points)} points{ends})")
     nominal = solve_scenario(scenario, distances)
     if not points:
         return nominal
@@ -135,12 +157,35 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
         refuse_uncarried_background(point)
     at_points = tuple(_solve(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
                       for point in points)
-    return replace(nominal, band=at_points, band_method=banded.method)
+    if error is not None:
+        nominal = replace(nominal, share_ends=share_ends(scenario, nominal, error))
+        at_points = tuple(replace(result, share_ends=share_ends(point, result, error))
+                          for point, result in zip(points, at_points, strict=True))
+    return replace(nominal, band=at_points, band_method=banded.method, band_error=banded.error)
+
+
+def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tuple[np.ndarray, np.ndarray]:
+    """(M, D) the share of ``result``'s transactions (``scenario`` solved) within the goal time
+    ÷ (1 + ``error``) and ÷ (1 − ``error``): the share within the goal of response times (1 ± error)
+    times as long, by the solver's own distribution (the goal time enters nothing but the share). Each
+    is ``scenario`` solved again with that goal time where ``result`` has a response time, started at
+    it (its fixed point: settled in one step); NaN where it has none."""
+    answered = ~result.thrashing
+    ends = (np.full(result.response_time.shape, np.nan), np.full(result.response_time.shape, np.nan))
+    if answered.any():
+        distances = result.distances[answered]
+        fixed = _fixed_parts(scenario, distances)
+        for end, factor in zip(ends, (1 + error, 1 - error), strict=True):
+            end[:, answered] = _solve(
+                replace(scenario, goal_time=scenario.goal_time / factor), distances, 1.0,
+                with_thrashing_load=False, max_iterations=_SETTLE, below=result.response_time[:, answered],
+                fixed=fixed, checked=True).share_within_goal
+    return ends
 
 
 class GoalBand(NamedTuple):
-    """The goal seek's answer and its band: the shortest and longest answer over the band's points
-    (each a :class:`GoalSeek`, with the member and component that break the goal there)."""
+    """The goal seek's answer and its band's ends (:func:`max_distance_banded`), each a
+    :class:`GoalSeek` with the member and component that break the goal there."""
 
     answer: GoalSeek
     low: GoalSeek | None  # None: no band
@@ -148,12 +193,55 @@ class GoalBand(NamedTuple):
 
 
 def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
-    """:func:`qmodel.scenario.goal.max_distance` for the scenario and for each point of its band; the
-    band's ends are the shortest and longest of all those answers (a goal failing at 0 km the
-    shortest; one holding over the whole search the longest)."""
-    answer = max_distance(banded.scenario, upper)
+    """:func:`qmodel.scenario.goal.max_distance` for the scenario, and the band's ends: where the
+    share within the goal's low end (high end) stops meeting the goal (:meth:`ScenarioResult.band_values`),
+    the shortest (longest) of the answers of the scenario and each point of its band, each with its goal
+    time ÷ (1 ± the declared response-time error) (:func:`share_ends`; without one, the goal as it is).
+    A goal failing at 0 km is the shortest; one holding over the whole search the longest.
+
+    Only the end's own seek is searched to the end (:func:`_shortest`, :func:`_longest`): a candidate
+    that cannot be the shortest (longest) is set aside after one solve."""
+    scenario = banded.scenario
+    answer = max_distance(scenario, upper)
     if not banded.points:
         return GoalBand(answer, None, None)
-    answers = [answer, *(max_distance(point, upper) for point in banded.points)]
-    ordered = sorted(answers, key=lambda seek: -np.inf if np.isnan(seek.distance) else seek.distance)
-    return GoalBand(answer, ordered[0], ordered[-1])
+    error = banded.error.get("response_time", 0.0)
+    # the candidates from the longest response time to the shortest at the answer's distance: the
+    # shortest seek is most likely first, the longest last (the order saves work, never changes an end)
+    probe = np.array([0.0 if np.isnan(answer.distance) else answer.distance])
+    longest_response = [np.nan_to_num(_failing(each, probe, None)[1].response_time, nan=np.inf).max()
+                        for each in (scenario, *banded.points)]
+    solves = [each for _, each in sorted(zip(longest_response, (scenario, *banded.points), strict=True),
+                                         key=lambda pair: -pair[0])]
+    low = _shortest([replace(each, goal_time=each.goal_time / (1 + error)) for each in solves], upper)
+    high = _longest([replace(each, goal_time=each.goal_time / (1 - error)) for each in solves[::-1]], upper)
+    return GoalBand(answer, low, high)
+
+
+def _shortest(candidates: list[Scenario], upper: float) -> GoalSeek:
+    """The shortest of the candidates' :func:`max_distance` answers: each searched only up to the
+    shortest so far (the answer within it does not depend on how far the search goes), so a candidate
+    whose goal holds that far costs the search's first solve, and is not the shortest."""
+    shortest = max_distance(candidates[0], upper)
+    for candidate in candidates[1:]:
+        if np.isnan(shortest.distance):
+            break  # the goal fails at 0 km already: none is shorter
+        seek = max_distance(candidate, max(shortest.distance, TOLERANCE))
+        if seek.member and not seek.distance >= shortest.distance:  # breaks the goal short of it
+            shortest = seek
+    return shortest
+
+
+def _longest(candidates: list[Scenario], upper: float) -> GoalSeek:
+    """The longest of the candidates' :func:`max_distance` answers: a candidate whose goal already fails
+    at the longest so far (one solve: the goal, once failed, keeps failing further out) is not searched."""
+    longest = max_distance(candidates[0], upper)
+    for candidate in candidates[1:]:
+        if not longest.member:
+            break  # the goal holds over the whole search: none is longer
+        known = 0.0 if np.isnan(longest.distance) else longest.distance
+        if not _failing(candidate, np.array([known]), None)[0][0]:
+            seek = max_distance(candidate, upper)
+            if not seek.member or seek.distance > known or np.isnan(longest.distance):
+                longest = seek
+    return longest

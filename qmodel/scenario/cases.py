@@ -42,6 +42,13 @@ def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, poi
             castout_owner: str = "") -> ScenarioResult:
     banded = shipped_banded(name)
     scenario = banded.points[point - 1] if point else banded.scenario
+    return solve_scenario(with_overrides(scenario, subchannels, metro_mirror, castout_owner),
+                          np.array([distance]))
+
+
+def with_overrides(scenario: Scenario, subchannels: int, metro_mirror: str, castout_owner: str = "") -> Scenario:
+    """The scenario with every path's ``subchannels`` (if not 0), Metro Mirror "on"/"off" (if given) and
+    its castout owner (if given: :func:`with_castout_owner`)."""
     if castout_owner:
         scenario = with_castout_owner(scenario, castout_owner)
     if subchannels:
@@ -54,7 +61,7 @@ def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, poi
             metro_mirror=metro_mirror == "on",
             pprc_overhead=scenario.pprc_overhead if metro_mirror == "on" else 0.0,
         )
-    return solve_scenario(scenario, np.array([distance]))
+    return scenario
 
 
 def scenario_quantity(

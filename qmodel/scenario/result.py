@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -62,6 +62,12 @@ class ScenarioResult:
     fixed_part: np.ndarray  # s of propagation every transaction pays
     band: tuple[ScenarioResult, ...] = ()  # the same solved at each point of the scenario's [band]
     band_method: str = ""  # how the band's points were chosen ("": no band)
+    # the model's own error beyond the points' ([band] error): relative half-widths by kind, "response_time"
+    # and "throughput" (empty: none)
+    band_error: dict[str, float] = field(default_factory=dict)
+    # (M, D) this solve's share within the goal time scaled by the response time's error: within
+    # goal / (1 + e) and goal / (1 − e), the pessimistic and optimistic ends (None: no error declared)
+    share_ends: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def lock_thrashing(self) -> np.ndarray:
@@ -107,7 +113,7 @@ class ScenarioResult:
         gives their sum.
 
         With a band (``band``), each value :meth:`record_values` gives has ``NAME_low`` and ``NAME_high``
-        beside it: the least and greatest over this solve and the band's (:meth:`band_values`), and
+        beside it: the band's ends (:meth:`band_values`), and
         ``band_points_without_answer`` counts the band's points with no response time there."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         values = {name: numbers(value) for name, value in self.record_values().items()}
@@ -156,15 +162,7 @@ class ScenarioResult:
         where there are several (every member's transactions together: response time, share within the
         goal and breakdown weighted by throughput; throughput and one-CP CPU summed; the LPAR share of
         different LPARs empty, NaN). Units as the names say: ms, %, /s."""
-        several = len(self.members) > 1
-        weights = self.throughput
-
-        def rows(per_member: np.ndarray, total: np.ndarray) -> np.ndarray:
-            return np.vstack([per_member, total[None, :]]) if several else per_member
-
-        def weighted(value: np.ndarray) -> np.ndarray:
-            return rows(value, (value * weights).sum(axis=0) / weights.sum(axis=0))
-
+        rows, weighted = self._rows, self._weighted
         one_cp = self.throughput * self.cpu_per_transaction
         values = {
             "response_time_ms": weighted(self.response_time) * 1e3,
@@ -176,6 +174,15 @@ class ScenarioResult:
         values.update({f"{name}_ms": weighted(value) * 1e3 for name, value in self.breakdown.items()})
         return values
 
+    def _rows(self, per_member: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """(R, D): the members' rows, then "all" (``total``) where there are several."""
+        return np.vstack([per_member, total[None, :]]) if len(self.members) > 1 else per_member
+
+    def _weighted(self, value: np.ndarray) -> np.ndarray:
+        """(R, D): each member's ``value``, then "all" weighted by throughput (:meth:`_rows`)."""
+        weights = self.throughput
+        return self._rows(value, (value * weights).sum(axis=0) / weights.sum(axis=0))
+
     @property
     def band_points_without_answer(self) -> np.ndarray:
         """Per distance, how many of the band's points have no response time there (lock contention
@@ -183,20 +190,30 @@ class ScenarioResult:
         return sum((point.thrashing.astype(int) for point in self.band), np.zeros(self.distances.shape, int))
 
     def band_values(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Each of :meth:`record_values` as (low, high), the least and greatest over this solve and each
-        point of its band (``band``). With no band, low and high are the value itself.
+        """Each of :meth:`record_values` as (low, high): the union of each solve's prediction interval,
+        over this solve and each point of its band (``band``). Each solve's interval is its value where
+        no error is declared (``band_error`` empty; the breakdown's parts, which no printed row
+        measures); a response time × (1 ∓ e_R), a throughput and CPU × (1 ∓ e_X); the share within
+        the goal its share within the goal time scaled by the response time's error (``share_ends``:
+        the share of a response time (1 ± e_R) times as long). With no band, low and high are the value.
 
         Where a band point has no answer (lock contention thrashes there), the band is open toward it:
         the end of longer times (times' high; the share within the goal's, throughput's and CPU's low)
         is NaN, "no answer", never the answer's own value standing in for it."""
-        solves = [result.record_values() for result in (self, *self.band)]
-        unanswered = np.zeros(solves[0]["response_time_ms"].shape, bool)
-        for solve in solves[1:]:
+        solves = (self, *self.band)
+        values = [result.record_values() for result in solves]
+        unanswered = np.zeros(values[0]["response_time_ms"].shape, bool)
+        for solve in values[1:]:
             unanswered |= np.isnan(solve["response_time_ms"])
         bands = {}
-        for name in solves[0]:
-            low = np.fmin.reduce([s[name] for s in solves])
-            high = np.fmax.reduce([s[name] for s in solves])
+        for name in values[0]:
+            low = np.fmin.reduce([v[name] for v in values])
+            high = np.fmax.reduce([v[name] for v in values])
+            error = self.band_error.get(ERROR_KINDS.get(name, ""), 0.0)
+            low, high = low * (1 - error), high * (1 + error)
+            if name == "within_goal_pct" and self.share_ends is not None:
+                low = np.fmin.reduce([s._weighted(s.share_ends[0]) * 100 for s in solves])
+                high = np.fmax.reduce([s._weighted(s.share_ends[1]) * 100 for s in solves])
             if name.endswith("_ms"):
                 high = np.where(unanswered, np.nan, high)
             else:
@@ -230,7 +247,7 @@ class ScenarioResult:
     def to_json(self) -> dict[str, object]:
         """The goal, the band (how its points were chosen and how many, or why there is none) and the
         records (one per distance and member, each with its paths' values)."""
-        band = band_json(self.band_method, len(self.band))
+        band = band_json(self.band_method, len(self.band), self.band_error)
         return {
             "title": self.title,
             "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
@@ -239,15 +256,22 @@ class ScenarioResult:
         }
 
 
+# the kind of the model's own error ([band] error) each of ScenarioResult.record_values carries
+ERROR_KINDS = {"response_time_ms": "response_time", "throughput_per_s": "throughput",
+               "cpu_busy_pct_of_lpar": "throughput", "cpu_pct_of_one_cp": "throughput"}
 # why an answer carries no band
 NO_BAND = "no fitted parameter of this scenario declares an interval (its file has no [band])"
 
 
-def band_json(method: str, points: int) -> dict[str, object]:
-    """The JSON's ``band``: how its points were chosen and how many, or why there is none."""
+def band_json(method: str, points: int, error: dict[str, float]) -> dict[str, object]:
+    """The JSON's ``band``: how its points were chosen and how many, and the model's own error it carries
+    beyond them (relative half-widths in %, by kind: ``response_time_pct``, ``throughput_pct``; empty:
+    none), or why there is none."""
     if not points:
         return {"method": None, "points": 0, "why_none": NO_BAND}
-    return {"method": method, "points": points}
+    shown = {f"{kind}_pct": value * 100 for kind, value in error.items()}
+    return {"method": method, "points": points, "error": shown}
+
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"

@@ -49,11 +49,12 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("", "locks", "table", "", REQUIRED, "lock contention (Tay's model): [locks]"),
     ScenarioKey("", "distribution", "table", "", "{}", "the response time's spread"),
     ScenarioKey("", "band", "table", "", "none (no band)",
-                "[band]: method (text: how the points were chosen) and points (tables of dotted keys, "
-                "the same spellings as --variants headers); every answer carries the least and "
-                "greatest over them",
+                "[band]: method (text: how the points were chosen), points (tables of dotted keys, "
+                "the same spellings as --variants headers) and error (the model's own relative error "
+                "by kind, response_time and throughput, below 100%); every answer carries the least "
+                "and greatest over them, each point's value widened by the error",
                 source="written by python -m qmodel.scenario.calibrate: the ends of the fitted parameters' "
-                "95% interval"),
+                "95% interval, and the fit's leave-one-out errors"),
     ScenarioKey("", "calibration", "array of tables", "", "[]",
                 "what was fitted, on which rows (free text, shown, never read as numbers)"),
     ScenarioKey("goal", "response_time", "time", "ms (written)", REQUIRED, "the goal's time, e.g. 125ms",

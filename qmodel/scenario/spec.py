@@ -83,6 +83,7 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     method = "ends of the fitted parameters' 95% intervals"           # how they were chosen (text)
     points = [ { "locks.lockable_items" = 650, "locks.lock_span" = "15%" },   # overrides, as the
                { "locks.lockable_items" = 740, "locks.lock_span" = "24%" } ]  # --variants headers
+    error = { response_time = "24%", throughput = "1.7%" }   # optional: the model's own error
 
 Nothing in the file is evaluated: names are looked up in the file itself,
 values are read by :func:`qmodel.units.parse_value`. Every error names the key.
@@ -91,7 +92,7 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -151,6 +152,8 @@ LOCKS_FORM = (
 )
 LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
+BAND_ERROR_KINDS = ("response_time", "throughput")  # the [band] error's keys: relative, each below 100%
+BAND_ERROR_FORM = 'a table of relative errors below 100%, e.g. { response_time = "24%", throughput = "1.7%" }'
 BAND_POINTS_FORM = 'a list of tables of dotted scenario keys, e.g. [{ "locks.lock_span" = "15%" }]'
 LOCK_SPAN_FORM = 'the last share of the execution over which locks are taken, e.g. "20%" ("100%": all of it)'
 
@@ -236,6 +239,9 @@ class BandSpec:
 
     method: str
     points: tuple[dict[str, object], ...]
+    # the model's own error beyond the points' (half-widths of its prediction interval, relative), by kind:
+    # "response_time", "throughput"; empty: the band is the points' alone
+    error: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -530,7 +536,7 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
     if "band" not in data:
         return None
     band = reader.table(data, "band", allowed="a [band] table with method and points")
-    reader.known(band, {"method", "points"}, "band")
+    reader.known(band, {"method", "points", "error"}, "band")
     method = band.get("method")
     if not isinstance(method, str) or not method.strip():
         raise reader.error("band.method", _shown(method), "how the points were chosen, as text")
@@ -543,7 +549,17 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 raise reader.error(f"band.points[{index}].{key}", _shown(value, key),
                                    "a number or a value with its unit, e.g. 650 or \"15%\"")
-    return BandSpec(method.strip(), flat)
+    errors = band.get("error", {})
+    if not isinstance(errors, dict):
+        raise reader.error("band.error", _shown(errors, "error"), BAND_ERROR_FORM)
+    reader.known(errors, set(BAND_ERROR_KINDS), "band.error")
+    error = {kind: reader.quantity(errors, kind, "ratio", "band.error", allowed=BAND_ERROR_FORM)
+             for kind in BAND_ERROR_KINDS if kind in errors}
+    for kind, value in error.items():
+        if value >= 1:
+            raise reader.error(f"band.error.{kind}", _shown(errors[kind]), "below 100%",
+                               reason="the band's low end would reach 0")
+    return BandSpec(method.strip(), flat, error)
 
 
 def load_scenario(path: str | Path) -> Scenario:

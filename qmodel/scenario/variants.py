@@ -235,20 +235,34 @@ def _in_decimal_mark(advice: str, dialect: Dialect) -> str:
     return advice if dialect.decimal == "." else re.sub(r"(?<=\d)\.(?=\d)", dialect.decimal, advice)
 
 
-def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
-           error: ScenarioError) -> InputError:
-    """The column of this row whose cell alone gives a scenario error, named as in the CSV; the
-    scenario's error as it is when no single cell does (two cells that do not fit together)."""
-    for column in columns:
-        cell = table.columns[column.index][row]
-        if not cell.strip():
-            continue
+def first_refused(raw: dict, overrides: list[tuple[Column, object]], where: str
+                  ) -> tuple[int, ScenarioError] | None:
+    """The first of ``overrides`` (column, value) whose value alone, set in the scenario ``raw`` (its
+    parsed TOML, from the file ``where``), the scenario refuses: (its index, the scenario's error); None
+    where each alone is taken (it is their combination that is refused). Where a --variants row or a
+    [band] point is refused, this names the one value to blame."""
+    for index, (column, value) in enumerate(overrides):
         data = copy.deepcopy(raw)
-        apply_override(data, column, _cell_value(cell, column, dialect))
+        apply_override(data, column, value)
         try:
             scenario_from_dict(data, where)
         except ScenarioError as alone:
-            return _cell_error(alone, column, cell, dialect)
+            return index, alone
+    return None
+
+
+def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
+           error: ScenarioError) -> InputError:
+    """The column of this row whose cell alone gives a scenario error, named as in the CSV
+    (:func:`first_refused`); the scenario's error as it is when no single cell does (two cells that do
+    not fit together)."""
+    cells = [(column, table.columns[column.index][row]) for column in columns]
+    cells = [(column, cell) for column, cell in cells if cell.strip()]
+    values = [(column, _cell_value(cell, column, dialect)) for column, cell in cells]
+    refused = first_refused(raw, values, where)
+    if refused is not None:
+        index, alone = refused
+        return _cell_error(alone, *cells[index], dialect)
     return InputError(error.key, error.value, _in_decimal_mark(error.allowed, dialect), reason=error.reason)
 
 
