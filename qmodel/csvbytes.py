@@ -24,7 +24,6 @@ _WIDEST = _DIGITS + 2  # and a sign and a point
 _POW10 = 10 ** np.arange(_WIDEST + 1, dtype=np.int64)
 _POW10F = 10.0 ** np.arange(23)  # exact in binary64 up to 1e22
 _FOUR_DIGITS = np.array([list(f"{i:04d}".encode()) for i in range(10_000)], dtype=np.uint8)
-G12_WIDTH = 20  # "%.12g" is never longer: -1.23456789012e+308
 
 
 class Layout(NamedTuple):
@@ -126,14 +125,46 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     return values, unread
 
 
+_WORDS = 3  # a fixed-point text in three little-endian 64-bit words: 24 bytes, the longest 18
+_BYTE_MASKS = np.array([(1 << 8 * size) - 1 for size in range(9)], dtype="<u8")
+
+
+def _fixed_point_layouts() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each layout key (decimal exponent + 4, plus 16 for a minus sign; 32: zero; 33: by Python):
+    how many leading digits stay left of the point, the bytes those and the others move right, and the
+    fixed characters (minus, point, zeros) as three words: 123.456 is 123 moved 0, "." at 3, 456 moved 1;
+    -0.00123 is "-0.00" and the digits moved 5."""
+    whole, low_shift, high_shift = (np.zeros(34, dtype="<u8") for _ in range(3))
+    fixed = np.zeros((34, _WORDS * 8), dtype=np.uint8)
+    for key in range(32):
+        sign, power = key // 16, key % 16 - 4
+        text = "-" * sign + ("" if power >= 0 else "0." + "0" * (-power - 1))
+        whole[key], low_shift[key] = max(power + 1, 0), 8 * sign
+        high_shift[key] = 8 * (sign + 1 if power >= 0 else len(text))
+        fixed[key, :len(text)] = list(text.encode())
+        if power >= 0:
+            fixed[key, sign + power + 1] = POINT
+    fixed[32, 0] = ZERO
+    return whole, low_shift, high_shift, fixed.view("<u8")
+
+
+_WHOLE, _LOW_SHIFT, _HIGH_SHIFT, _FIXED = _fixed_point_layouts()
+_FOUR_WORDS = _FOUR_DIGITS.view("<u4").ravel()
+_TRAILING_ZEROS = np.array([len(f"{i:04d}") - len(f"{i:04d}".rstrip("0")) for i in range(10_000)])
+
+
+def _shifted(low: np.ndarray, high: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Three words (the third 0 before) moved ``bits`` (0 to 56) towards the end of the text."""
+    back = 63 - bits  # ``word >> 1 >> back`` is ``word >> (64 - bits)``, 0 where bits is 0
+    return low << bits, (high << bits) | (low >> 1 >> back), high >> 1 >> back
+
+
 def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(characters, lengths): each value as ``"%.12g" % (value + 0.0)`` writes it (``-0`` as 0), one
-    row of a byte matrix (as wide as the longest) per value. Fixed-point values are built from their
-    12 digits by column; a value in exponent form, not finite, or whose scaled digits are nearly
-    half-way, by Python."""
-    count = values.size
-    out = np.zeros((count, G12_WIDTH), dtype=np.uint8)
-    lengths = np.zeros(count, dtype=np.int64)
+    row of a byte matrix (as wide as the longest) per value. A fixed-point value is its 12 digits with
+    the point, zeros and sign of its layout (:func:`_fixed_point_layouts`) put in by word shifts, its
+    trailing zeros dropped; a value in exponent form, not finite, or whose scaled digits are nearly
+    half-way, is written by Python."""
     magnitude = np.abs(values)
     with np.errstate(all="ignore"):
         exponent = np.floor(np.log10(magnitude))
@@ -143,34 +174,30 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rounded = np.rint(scaled)
         # the product is within 2**-9 of the exact one (< 2**44): clear of .5, its rounding is %.12g's
         fast &= (np.abs(scaled - rounded) < 0.49) & (rounded >= 1e11) & (rounded < 1e12)
-    mantissa = np.where(fast, rounded, 1e11).astype(np.int64)
-    digits = np.hstack([_FOUR_DIGITS[mantissa // 10**8], _FOUR_DIGITS[mantissa // 10**4 % 10**4],
-                        _FOUR_DIGITS[mantissa % 10**4]])
-    kept = 12 - np.argmax(digits[:, ::-1] != ZERO, axis=1)  # up to the last digit not 0 (m >= 1e11)
+    mantissa = np.where(fast, rounded, 0.0)
+    high = np.floor(mantissa / 1e8)  # exact: the fraction of a quotient is >= 1e-8, far above its ulp
+    middle = np.floor(mantissa / 1e4)
+    groups = [group.astype(np.intp) for group in (high, middle - high * 1e4, mantissa - middle * 1e4)]
+    first = _FOUR_WORDS[groups[0]].astype("<u8") | (_FOUR_WORDS[groups[1]].astype("<u8") << np.uint64(32))
+    second = _FOUR_WORDS[groups[2]].astype("<u8")
+    zeros = _TRAILING_ZEROS[groups[2]]
+    zeros = np.where(groups[2] == 0, 4 + np.where(groups[1] == 0, 4 + _TRAILING_ZEROS[groups[0]],
+                                                  _TRAILING_ZEROS[groups[1]]), zeros)
+    kept = 12 - zeros  # digits up to the last that is not 0
     negative = values < 0
     zero = values == 0
-    out[zero, 0], lengths[zero] = ZERO, 1
-    group = np.where(fast, exponent + 4, -1) + 16 * negative
-    present = np.flatnonzero(np.bincount(group[fast], minlength=32))
-    for key in present:
-        rows = np.flatnonzero(group == key) if present.size > 1 or not fast.all() else slice(None)
-        sign, power = int(key >= 16), int(key % 16) - 4
-        block = out[rows] if isinstance(rows, np.ndarray) else out
-        block[:, 0] = MINUS
-        if power >= 0:  # 123.456: the whole digits, a point, the rest
-            block[:, sign:sign + power + 1] = digits[rows, :power + 1]
-            block[:, sign + power + 1] = POINT
-            block[:, sign + power + 2:sign + 13] = digits[rows, power + 1:]
-            fraction = np.maximum(kept[rows] - power - 1, 0)
-            lengths[rows] = sign + power + 1 + np.where(fraction > 0, fraction + 1, 0)
-        else:  # 0.00123
-            zeros = -power - 1
-            block[:, sign:sign + 2 + zeros] = ZERO
-            block[:, sign + 1] = POINT
-            block[:, sign + 2 + zeros:sign + 14 + zeros] = digits[rows]
-            lengths[rows] = sign + 2 + zeros + kept[rows]
-        if isinstance(rows, np.ndarray):
-            out[rows] = block
+    key = np.where(fast, exponent + 4 + 16 * negative, np.where(zero, 32, 33))
+    whole = _WHOLE[key]
+    first_mask = _BYTE_MASKS[np.minimum(whole, 8)]
+    second_mask = _BYTE_MASKS[np.clip(whole.astype(np.int64) - 8, 0, 8)]
+    left = _shifted(first & first_mask, second & second_mask, _LOW_SHIFT[key])
+    right = _shifted(first & ~first_mask, second & ~second_mask, _HIGH_SHIFT[key])
+    words = np.column_stack([left[place] | right[place] | _FIXED[:, place][key] for place in range(_WORDS)])
+    out = words.view(np.uint8)
+    digits_left = np.where(exponent >= 0, exponent + 1, 0)
+    fraction = np.where(exponent >= 0, np.maximum(kept - digits_left, 0), kept - exponent - 1)
+    lengths = np.where(fast, negative + np.maximum(digits_left, 1) + np.where(fraction > 0, fraction + 1, 0),
+                       zero)
     for row in np.flatnonzero(~fast & ~zero):
         written = f"{values[row]:.12g}".encode()
         out[row, :len(written)] = np.frombuffer(written, dtype=np.uint8)
