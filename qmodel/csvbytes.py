@@ -20,7 +20,7 @@ import numpy as np
 NEWLINE, QUOTE, POINT, MINUS, PLUS, ZERO = (ord(c) for c in '\n".-+0')
 _BLANK = (ord(" "), ord("\t"))
 _DIGITS = 15  # at most 15 digits: the integer of the digits is exact in binary64 (< 2**53)
-_WIDEST = _DIGITS + 2  # and a sign and a point
+_WIDEST = 16  # two 8-byte words: 15 digits and a point or a sign
 _POW10 = 10 ** np.arange(_WIDEST + 1, dtype=np.int64)
 _POW10F = 10.0 ** np.arange(23)  # exact in binary64 up to 1e22
 _FOUR_DIGITS = np.array([list(f"{i:04d}".encode()) for i in range(10_000)], dtype=np.uint8)
@@ -53,26 +53,45 @@ def layout(text: np.ndarray, delimiter: str, width: int) -> Layout | None:
     end inside quotes (a cell over several lines), a row that is neither blank nor ``width`` cells."""
     separator = ord(delimiter)
     ends = np.flatnonzero(text == NEWLINE)
-    is_separator = text == separator
+    outside = text == separator
     quotes = np.flatnonzero(text == QUOTE)
     if quotes.size:
         quoted = np.cumsum(text == QUOTE, dtype=np.uint8) & 1  # odd quotes so far: inside a quoted cell
         if np.any(quoted[ends]) or not _quotes_at_edges(text, quotes, separator):
             return None
-        outside = is_separator & (quoted == 0)
-    else:
-        outside = is_separator
+        outside &= quoted == 0
     starts = np.empty_like(ends)
     starts[:1], starts[1:] = 0, ends[:-1] + 1
-    other = ~(is_separator | (text == _BLANK[0]) | (text == _BLANK[1]) | (text == NEWLINE))
-    filled = np.logical_or.reduceat(other, starts) & (ends > starts)
-    counts = np.add.reduceat(outside, starts, dtype=np.int64)
-    if np.any(counts[filled] != width - 1):
-        return None
     separators = np.flatnonzero(outside)
-    if not filled.all():
-        separators = separators[np.repeat(filled, counts)]
-    return Layout(starts, ends, ~filled, separators.reshape(np.count_nonzero(filled), width - 1))
+    blank = _blank_rows(text, starts, ends, separator)
+    if blank.any():  # their separators bound no cells
+        kept = np.ones(separators.size, dtype=bool)
+        for lower, upper in zip(np.searchsorted(separators, starts[blank]).tolist(),
+                                np.searchsorted(separators, ends[blank]).tolist(), strict=True):
+            kept[lower:upper] = False
+        separators = separators[kept]
+    filled = ~blank
+    count = int(np.count_nonzero(filled))
+    if separators.size != count * (width - 1):
+        return None
+    grid = separators.reshape(count, width - 1)
+    # as many separators as width - 1 per row, in order: each row has its own if its first and last are in it
+    if width > 1 and (np.any(grid[:, 0] < starts[filled]) or np.any(grid[:, -1] >= ends[filled])):
+        return None
+    return Layout(starts, ends, blank, grid)
+
+
+def _blank_rows(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, separator: int) -> np.ndarray:
+    """Rows of nothing but separators, spaces and tabs (an empty line, ;;; from a spreadsheet's empty
+    row): only a row that begins with one of them can be, so only those are looked at."""
+    kinds = (separator, *_BLANK, NEWLINE)
+    blank = np.zeros(starts.size, dtype=bool)
+    rows = np.flatnonzero(np.isin(text[starts], kinds))
+    if rows.size:
+        filled = ~np.isin(text, kinds)
+        bounds = np.column_stack([starts[rows], ends[rows]]).ravel()
+        blank[rows] = np.add.reduceat(filled, bounds)[::2] == 0  # [start, end) of each; an empty row: 0
+    return blank
 
 
 def _quotes_at_edges(text: np.ndarray, quotes: np.ndarray, separator: int) -> bool:
@@ -85,42 +104,74 @@ def _quotes_at_edges(text: np.ndarray, quotes: np.ndarray, separator: int) -> bo
     return bool(np.all(np.where(opening, np.isin(before, edge), np.isin(after, edge))))
 
 
+_HIGH_BITS, _NINE_BELOW_HIGH = 0x8080808080808080, 0x7676767676767676  # a byte over 9 sets its high bit
+
+
+def _byte_masks(words: int) -> np.ndarray:
+    """``masks[k, i]``: the first ``k`` bytes of a text of ``words`` little-endian words (k = 0..8 * words),
+    row ``i`` as words; ``masks[k] ^ masks[k + 1]`` is byte ``k`` alone."""
+    size = 8 * words
+    masks = np.zeros((size + 1, size), dtype=np.uint8)
+    for k in range(size + 1):
+        masks[k, :k] = 0xFF
+    return masks.view("<u8")
+
+
+_MASKS = {words: _byte_masks(words) for words in (1, 2)}
+
+
+def _eight_digits(words: np.ndarray) -> np.ndarray:
+    """The number each little-endian word's eight bytes (digit values 0-9, the first the most
+    significant) write: three multiply-and-shift steps, pairs, then fours, then eights (SWAR)."""
+    words = ((words & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(2561)) >> np.uint64(8)
+    words = ((words & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(6553601)) >> np.uint64(16)
+    return ((words & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
+
+
 def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(values, unread) of the cells ``text[starts:ends]``: a cell written ``[+-]digits[.digits]`` with
-    at most 15 digits is read exactly as ``float`` reads it; ``unread`` marks every other cell (its
-    value 0 here), for the per-cell reader."""
+    """(values, unread) of the cells ``text[starts:ends]``: a cell of at most 16 characters written
+    ``[+-]digits[.digits]`` with at most 15 digits is read exactly as ``float`` reads it; ``unread``
+    marks every other cell (its value 0 here), for the per-cell reader.
+
+    Each cell is read right-aligned in one or two 8-byte words ending at its end: the bytes before it
+    and its sign are cleared to 0 digits, the digits before its point moved into the point's place, the
+    rest must be digits, and the words are read as numbers (:func:`_eight_digits`), the integer of all
+    the cell's digits, divided by the power of ten of those after the point."""
     lengths = ends - starts
     unread = (lengths < 1) | (lengths > _WIDEST)
-    width = int(lengths[~unread].max(initial=0))
-    if width == 0 or unread.all():
+    widest = int(lengths[~unread].max(initial=0))
+    if widest == 0:
         return np.zeros(lengths.size), np.ones(lengths.size, dtype=bool)
-    columns = np.arange(width, dtype=np.int32)
-    # right-aligned in a window ending at the cell's end: the leading zeros padding it change no value
+    words = 1 if widest <= 8 else 2
+    width = 8 * words
     window = ends - width
     chars = np.lib.stride_tricks.sliding_window_view(text, width)[np.maximum(window, 0)]
-    near = np.flatnonzero(window < 0)  # a window that would begin before the text: padding there
-    chars[near] = text[np.maximum(window[near, None] + columns, 0)]
-    leading = (width - lengths)[:, None]
-    chars[columns < leading] = ZERO
+    near = np.flatnonzero(window < 0)  # a window that would begin before the text
+    chars[near] = text[np.maximum(window[near, None] + np.arange(width), 0)]
     digits = chars - ZERO  # uint8: anything but a digit wraps to 10 or more
-    is_digit = digits < 10
-    is_point = chars == POINT
-    signed = (columns == leading) & ((chars == MINUS) | (chars == PLUS))
-    counted = np.count_nonzero(is_digit, axis=1) - np.maximum(width - lengths, 0)
-    points = np.count_nonzero(is_point, axis=1)
-    unread |= ((np.count_nonzero(is_digit | is_point | signed, axis=1) < width) | (points > 1)
-               | (counted < 1) | (counted > _DIGITS))
-    digits[~is_digit] = 0
-    if width <= _DIGITS:  # exact in binary64 below 2**53: the BLAS product
-        whole = (digits @ _POW10F[width - 1::-1]).astype(np.int64)
-    else:
-        whole = digits.astype(np.int64) @ _POW10[width - 1::-1]
-    fraction = np.where(points > 0, width - 1 - is_point.argmax(axis=1), 0)
-    right = whole % _POW10[fraction]  # the point's place held a 0: the digits left of it are 10x
-    mantissa = np.where(points > 0, right + (whole - right) // 10, whole)
-    values = mantissa / _POW10F[fraction]
-    negative = np.any(signed & (chars == MINUS), axis=1)
-    values[negative] *= -1
+    rows = np.arange(lengths.size)
+    first = np.clip(width - lengths, 0, width - 1)  # the byte of each cell's first character
+    sign = chars[rows, first]
+    signed = (sign == MINUS) | (sign == PLUS)
+    is_point = digits == (POINT - ZERO) % 256
+    point = width - 1 - is_point[:, ::-1].argmax(axis=1)  # the last: another is no digit, below
+    has_point = is_point[rows, point] & (point >= first)
+    masks = _MASKS[words]
+    values = digits.view("<u8") & ~masks[first + signed]  # the bytes before the cell, and its sign
+    # the digits before the point move up a byte into its place, as if it had never been there
+    before, after = values & masks[point], values & ~masks[point + 1]
+    moved = before << np.uint64(8)
+    if words == 2:
+        moved[:, 1] |= before[:, 0] >> np.uint64(56)
+    values = np.where(has_point[:, None], moved | after, values)
+    high = np.uint64(_HIGH_BITS)
+    unread |= np.any((values & high) | ((values + np.uint64(_NINE_BELOW_HIGH)) & high), axis=1)
+    whole = _eight_digits(values).astype(np.float64)  # exact: below 2**53
+    whole = whole[:, 0] if words == 1 else whole[:, 0] * 1e8 + whole[:, 1]
+    counted = lengths - has_point - signed
+    unread |= (counted < 1) | (counted > _DIGITS)
+    values = whole / _POW10F[np.where(has_point, width - 1 - point, 0)]
+    values[signed & (sign == MINUS)] *= -1
     values[unread] = 0.0
     return values, unread
 

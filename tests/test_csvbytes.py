@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from qmodel import csvbytes
 
-PLAIN = st.from_regex(r"[+-]?([0-9]{1,8}(\.[0-9]{0,7})?|\.[0-9]{1,15})", fullmatch=True)  # up to 15 digits
+PLAIN = st.from_regex(r"[+-]?([0-9]{1,7}(\.[0-9]{0,7})?|\.[0-9]{1,14})", fullmatch=True)  # <= 16 chars
 ANY_CELL = st.one_of(PLAIN, st.text(alphabet="0123456789.+-e_ ,%kmsK\u0660", max_size=20))
 
 
