@@ -259,13 +259,11 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def insert(data: np.ndarray, at: np.ndarray, added: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """``data`` with ``lengths[i]`` bytes of ``added`` (the pieces end to end) put before ``data[at[i]]``,
     for ``at`` in increasing order (a row's results before its line feed)."""
-    nonempty = lengths > 0
-    at, lengths = at[nonempty], lengths[nonempty]
-    first = at + np.cumsum(lengths) - lengths  # where each piece begins in the result
-    marks = np.zeros(data.size + added.size + 1, dtype=np.int8)
-    marks[first] += 1
-    marks[first + lengths] -= 1  # distinct from each other, as each piece is at least a byte
-    inside = np.cumsum(marks[:-1], dtype=np.int8).view(bool)
+    runs = np.empty(2 * at.size + 1, dtype=np.int64)  # of data, of added, of data, ...
+    runs[0:-1:2] = np.diff(at, prepend=0)
+    runs[1::2] = lengths
+    runs[-1] = data.size - (at[-1] if at.size else 0)
+    inside = np.repeat(np.arange(runs.size) % 2 == 1, runs)
     out = np.empty(data.size + added.size, dtype=np.uint8)
     out[inside] = added
     out[~inside] = data
