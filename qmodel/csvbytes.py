@@ -23,7 +23,7 @@ _DIGITS = 15  # at most 15 digits: the integer of the digits is exact in binary6
 _WIDEST = 16  # two 8-byte words: 15 digits and a point or a sign
 _POW10 = 10 ** np.arange(_WIDEST + 1, dtype=np.int64)
 _POW10F = 10.0 ** np.arange(23)  # exact in binary64 up to 1e22
-_FOUR_DIGITS = np.array([list(f"{i:04d}".encode()) for i in range(10_000)], dtype=np.uint8)
+_FOUR_DIGITS = (np.arange(10_000)[:, None] // np.array([1000, 100, 10, 1]) % 10 + ZERO).astype(np.uint8)
 
 
 class Layout(NamedTuple):
@@ -201,7 +201,7 @@ def _fixed_point_layouts() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 
 _WHOLE, _LOW_SHIFT, _HIGH_SHIFT, _FIXED = _fixed_point_layouts()
 _FOUR_WORDS = _FOUR_DIGITS.view("<u4").ravel()
-_TRAILING_ZEROS = np.array([len(f"{i:04d}") - len(f"{i:04d}".rstrip("0")) for i in range(10_000)])
+_TRAILING_ZEROS = np.logical_and.accumulate(_FOUR_DIGITS[:, ::-1] == ZERO, axis=1).sum(axis=1)  # 0: 4
 
 
 def _shifted(low: np.ndarray, high: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -231,9 +231,8 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     groups = [group.astype(np.intp) for group in (high, middle - high * 1e4, mantissa - middle * 1e4)]
     first = _FOUR_WORDS[groups[0]].astype("<u8") | (_FOUR_WORDS[groups[1]].astype("<u8") << np.uint64(32))
     second = _FOUR_WORDS[groups[2]].astype("<u8")
-    zeros = _TRAILING_ZEROS[groups[2]]
-    zeros = np.where(groups[2] == 0, 4 + np.where(groups[1] == 0, 4 + _TRAILING_ZEROS[groups[0]],
-                                                  _TRAILING_ZEROS[groups[1]]), zeros)
+    zeros = _TRAILING_ZEROS[groups[2]] + (groups[2] == 0) * (
+        _TRAILING_ZEROS[groups[1]] + (groups[1] == 0) * _TRAILING_ZEROS[groups[0]])
     kept = 12 - zeros  # digits up to the last that is not 0
     negative = values < 0
     zero = values == 0
@@ -241,9 +240,13 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     whole = _WHOLE[key]
     first_mask = _BYTE_MASKS[np.minimum(whole, 8)]
     second_mask = _BYTE_MASKS[np.clip(whole.astype(np.int64) - 8, 0, 8)]
-    left = _shifted(first & first_mask, second & second_mask, _LOW_SHIFT[key])
     right = _shifted(first & ~first_mask, second & ~second_mask, _HIGH_SHIFT[key])
-    words = np.column_stack([left[place] | right[place] | _FIXED[:, place][key] for place in range(_WORDS)])
+    left = (first & first_mask, second & second_mask, 0)
+    if negative.any():  # the digits before the point move a byte for the sign
+        left = _shifted(*left[:2], _LOW_SHIFT[key])
+    words = np.empty((values.size, _WORDS), dtype="<u8")
+    for place in range(_WORDS):
+        words[:, place] = left[place] | right[place] | _FIXED[:, place][key]
     out = words.view(np.uint8)
     digits_left = np.where(exponent >= 0, exponent + 1, 0)
     fraction = np.where(exponent >= 0, np.maximum(kept - digits_left, 0), kept - exponent - 1)
