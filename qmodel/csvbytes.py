@@ -177,29 +177,44 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
 
 
 _WORDS = 3  # a fixed-point text in three little-endian 64-bit words: 24 bytes, the longest 18
-_BYTE_MASKS = np.array([(1 << 8 * size) - 1 for size in range(9)], dtype="<u8")
 
 
-def _fixed_point_layouts() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+class _Layouts(NamedTuple):
     """For each layout key (decimal exponent + 4, plus 16 for a minus sign; 32: zero; 33: by Python):
-    how many leading digits stay left of the point, the bytes those and the others move right, and the
-    fixed characters (minus, point, zeros) as three words: 123.456 is 123 moved 0, "." at 3, 456 moved 1;
-    -0.00123 is "-0.00" and the digits moved 5."""
-    whole, low_shift, high_shift = (np.zeros(34, dtype="<u8") for _ in range(3))
+    the bytes of the 12 digits that stay left of the point (two words), the bits those and the others
+    move towards the end, the fixed characters (minus, point, zeros; three words) and the text's length
+    by the number of digits kept (0 to 12): 123.456 is 123 moved 0, "." at 3, 456 moved 1; -0.00123 is
+    "-0.00" and the digits moved 5."""
+
+    left: np.ndarray
+    low_shift: np.ndarray
+    high_shift: np.ndarray
+    fixed: np.ndarray
+    length: np.ndarray
+
+
+def _fixed_point_layouts() -> _Layouts:
+    left = np.zeros((34, 16), dtype=np.uint8)
+    low_shift, high_shift = np.zeros(34, dtype="<u8"), np.zeros(34, dtype="<u8")
     fixed = np.zeros((34, _WORDS * 8), dtype=np.uint8)
+    length = np.zeros((34, 13), dtype=np.int64)
     for key in range(32):
         sign, power = key // 16, key % 16 - 4
         text = "-" * sign + ("" if power >= 0 else "0." + "0" * (-power - 1))
-        whole[key], low_shift[key] = max(power + 1, 0), 8 * sign
+        left[key, :max(power + 1, 0)] = 0xFF
+        low_shift[key] = 8 * sign
         high_shift[key] = 8 * (sign + 1 if power >= 0 else len(text))
         fixed[key, :len(text)] = list(text.encode())
         if power >= 0:
             fixed[key, sign + power + 1] = POINT
-    fixed[32, 0] = ZERO
-    return whole, low_shift, high_shift, fixed.view("<u8")
+        for kept in range(13):
+            after = kept - power - 1  # digits after the point (of 0.00123: the zeros too)
+            length[key, kept] = sign + max(power + 1, 1) + (after + 1 if after > 0 else 0)
+    fixed[32, 0], length[32] = ZERO, 1
+    return _Layouts(left.view("<u8"), low_shift, high_shift, fixed.view("<u8"), length)
 
 
-_WHOLE, _LOW_SHIFT, _HIGH_SHIFT, _FIXED = _fixed_point_layouts()
+_LAYOUT = _fixed_point_layouts()
 _FOUR_WORDS = _FOUR_DIGITS.view("<u4").ravel()
 _TRAILING_ZEROS = np.logical_and.accumulate(_FOUR_DIGITS[:, ::-1] == ZERO, axis=1).sum(axis=1)  # 0: 4
 
@@ -233,25 +248,19 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     second = _FOUR_WORDS[groups[2]].astype("<u8")
     zeros = _TRAILING_ZEROS[groups[2]] + (groups[2] == 0) * (
         _TRAILING_ZEROS[groups[1]] + (groups[1] == 0) * _TRAILING_ZEROS[groups[0]])
-    kept = 12 - zeros  # digits up to the last that is not 0
     negative = values < 0
     zero = values == 0
     key = np.where(fast, exponent + 4 + 16 * negative, np.where(zero, 32, 33))
-    whole = _WHOLE[key]
-    first_mask = _BYTE_MASKS[np.minimum(whole, 8)]
-    second_mask = _BYTE_MASKS[np.clip(whole.astype(np.int64) - 8, 0, 8)]
-    right = _shifted(first & ~first_mask, second & ~second_mask, _HIGH_SHIFT[key])
-    left = (first & first_mask, second & second_mask, 0)
+    first_left, second_left = _LAYOUT.left[:, 0][key], _LAYOUT.left[:, 1][key]
+    right = _shifted(first & ~first_left, second & ~second_left, _LAYOUT.high_shift[key])
+    left = (first & first_left, second & second_left, 0)
     if negative.any():  # the digits before the point move a byte for the sign
-        left = _shifted(*left[:2], _LOW_SHIFT[key])
+        left = _shifted(*left[:2], _LAYOUT.low_shift[key])
     words = np.empty((values.size, _WORDS), dtype="<u8")
     for place in range(_WORDS):
-        words[:, place] = left[place] | right[place] | _FIXED[:, place][key]
+        words[:, place] = left[place] | right[place] | _LAYOUT.fixed[:, place][key]
     out = words.view(np.uint8)
-    digits_left = np.where(exponent >= 0, exponent + 1, 0)
-    fraction = np.where(exponent >= 0, np.maximum(kept - digits_left, 0), kept - exponent - 1)
-    lengths = np.where(fast, negative + np.maximum(digits_left, 1) + np.where(fraction > 0, fraction + 1, 0),
-                       zero)
+    lengths = _LAYOUT.length[key, 12 - zeros]
     for row in np.flatnonzero(~fast & ~zero):
         written = f"{values[row]:.12g}".encode()
         out[row, :len(written)] = np.frombuffer(written, dtype=np.uint8)
