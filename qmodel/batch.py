@@ -718,9 +718,6 @@ def _column_texts(cells: list) -> list[str]:
     return [quote_cell(workbook.cell_text(cell), ",") for cell in cells]
 
 
-_CHUNK = 1 << 16  # rows written at a time: the byte matrices of a chunk stay a few megabytes
-
-
 def csv_output(done: _Computed, rows: list[int]) -> bytes:
     """The batch as CSV in UTF-8: the header with the result titles, then each selected row's text with
     its results (12 significant digits, :func:`qmodel.csvbytes.g12`) and its error, if any.
@@ -734,8 +731,8 @@ def csv_output(done: _Computed, rows: list[int]) -> bytes:
     data, starts, ends = _row_bytes(table)
     picked = np.asarray(rows, dtype=np.int64)
     in_order = picked.size == starts.size and bool(np.all(picked == np.arange(picked.size)))
-    for first in range(0, picked.size, _CHUNK):
-        chunk = picked[first:first + _CHUNK]
+    for first in range(0, picked.size, csvbytes.CHUNK):
+        chunk = picked[first:first + csvbytes.CHUNK]
         if in_order:
             begin = starts[chunk[0]]
             text, line_ends = data[begin:ends[chunk[-1]] + 1], ends[chunk] - begin

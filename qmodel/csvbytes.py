@@ -19,6 +19,7 @@ import numpy as np
 
 NEWLINE, QUOTE, POINT, MINUS, PLUS, ZERO = (ord(c) for c in '\n".-+0')
 _BLANK = (ord(" "), ord("\t"))
+CHUNK = 1 << 16  # cells worked on at a time: their byte matrices and temporaries stay a few megabytes
 _DIGITS = 15  # at most 15 digits: the integer of the digits is exact in binary64 (< 2**53)
 _WIDEST = 16  # two 8-byte words: 15 digits and a point or a sign
 _POW10 = 10 ** np.arange(_WIDEST + 1, dtype=np.int64)
@@ -39,6 +40,8 @@ class Layout(NamedTuple):
     def cell_bounds(self, column: int) -> tuple[np.ndarray, np.ndarray]:
         """(start, end) offsets of every row's cell in ``column`` (0-based); a blank row's cell is empty."""
         width = self.separators.shape[1] + 1
+        if 0 < column < width - 1 and self.separators.shape[0] == self.starts.size:  # no blank row
+            return self.separators[:, column - 1] + 1, self.separators[:, column]
         filled = ~self.blank
         starts, ends = self.starts.copy(), self.starts.copy()
         starts[filled] = self.starts[filled] if column == 0 else self.separators[:, column - 1] + 1
@@ -136,7 +139,12 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     Each cell is read right-aligned in one or two 8-byte words ending at its end: the bytes before it
     and its sign are cleared to 0 digits, the digits before its point moved into the point's place, the
     rest must be digits, and the words are read as numbers (:func:`_eight_digits`), the integer of all
-    the cell's digits, divided by the power of ten of those after the point."""
+    the cell's digits, divided by the power of ten of those after the point. A long column is read
+    :data:`CHUNK` cells at a time, whose temporaries stay in the processor's cache."""
+    if starts.size > CHUNK:
+        parts = [plain_decimals(text, starts[first:first + CHUNK], ends[first:first + CHUNK])
+                 for first in range(0, starts.size, CHUNK)]
+        return tuple(np.concatenate(pieces) for pieces in zip(*parts, strict=True))
     lengths = ends - starts
     unread = (lengths < 1) | (lengths > _WIDEST)
     widest = int(lengths[~unread].max(initial=0))

@@ -42,6 +42,13 @@ def test_a_plain_decimal_is_always_read_in_bulk(cells: list[str]) -> None:
     assert not unread.any()
 
 
+def test_a_column_longer_than_a_chunk_is_read_chunk_by_chunk_in_order() -> None:
+    cells = [f"{row}.5" if row % 7 else f"{row}ms" for row in range(csvbytes.CHUNK + 9)]
+    values, unread = csvbytes.plain_decimals(*_cells(cells))
+    assert unread.tolist() == [row % 7 == 0 for row in range(len(cells))]
+    assert values[~unread].tolist() == [row + 0.5 for row in range(len(cells)) if row % 7]
+
+
 def _written(values: list[float]) -> list[str]:
     chars, lengths = csvbytes.g12(np.array(values, dtype=float))
     return [bytes(row[:size]).decode() for row, size in zip(chars, lengths.tolist(), strict=True)]
