@@ -33,7 +33,7 @@ import itertools
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple, TextIO
@@ -617,10 +617,10 @@ def refuse_no_rows(table: _Table, source: str, row_is: str) -> None:
                          f"one row per {row_is} under the header", reason="no rows")
 
 
-def _selected(done: _Computed, select) -> list[int]:
+def _selected(done: _Computed, select) -> Sequence[int]:
     """The rows to write, in order: every row, or those ``select(outputs, errors)`` returns (not blank)."""
     if select is None:
-        return list(range(done.table.size))
+        return range(done.table.size)
     return [row for row in select(done.outputs, done.errors) if row not in done.table.blank]
 
 
@@ -651,7 +651,7 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
 
 
 @holding_a_table()
-def _run(formula_id: str, read: Callable[[], _Table], write: Callable[[_Computed, list[int]], object],
+def _run(formula_id: str, read: Callable[[], _Table], write: Callable[[_Computed, Sequence[int]], object],
          err: TextIO, source: str, *, settings: dict[str, float] | None, select,
          mapping: dict[str, str] | None) -> BatchSummary:
     """The one flow of a batch, whatever it reads and writes: the formula and its settings checked, the
@@ -718,7 +718,7 @@ def _column_texts(cells: list) -> list[str]:
     return [quote_cell(workbook.cell_text(cell), ",") for cell in cells]
 
 
-def csv_output(done: _Computed, rows: list[int]) -> bytes:
+def csv_output(done: _Computed, rows: Sequence[int]) -> bytes:
     """The batch as CSV in UTF-8: the header with the result titles, then each selected row's text with
     its results (12 significant digits, :func:`qmodel.csvbytes.g12`) and its error, if any.
 
@@ -729,8 +729,8 @@ def csv_output(done: _Computed, rows: list[int]) -> bytes:
     header = dialect.delimiter.join([table.header_text, *_result_titles(done.formula, table.header)])
     pieces = [(("\ufeff" if dialect.bom else "") + header + dialect.line_end).encode()]
     data, starts, ends = _row_bytes(table)
-    picked = np.asarray(rows, dtype=np.int64)
-    in_order = picked.size == starts.size and bool(np.all(picked == np.arange(picked.size)))
+    in_order = rows == range(starts.size)
+    picked = np.arange(starts.size) if in_order else np.asarray(rows, dtype=np.int64)
     for first in range(0, picked.size, csvbytes.CHUNK):
         chunk = picked[first:first + csvbytes.CHUNK]
         if in_order:
@@ -920,7 +920,7 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
         text, encoding = read_csv_file(input_path, sys.stderr)
         return _split_text(text, rows_as_bytes=not to_workbook)
 
-    def write(done: _Computed, rows: list[int]) -> None:
+    def write(done: _Computed, rows: Sequence[int]) -> None:
         if not to_workbook:
             return write_csv_file(output_path, csv_output(done, rows), encoding)
         run_facts = [("input", input_path), ("sheet", sheet_name if done.table.dialect is None else "(CSV)"),
@@ -938,7 +938,7 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
     return summary.status
 
 
-def write_results_workbook(path: str, done: _Computed, rows: list[int], sheet_name: str,
+def write_results_workbook(path: str, done: _Computed, rows: Sequence[int], sheet_name: str,
                            run_facts: list[tuple[str, object]]) -> None:
     """An .xlsx of a batch (:func:`write_table_workbook`), its ``run`` sheet naming the formula, its
     source and each output's expression."""
@@ -954,7 +954,7 @@ def write_results_workbook(path: str, done: _Computed, rows: list[int], sheet_na
 
 
 def write_table_workbook(path: str, table: _Table, titles: list[str], results: list[list],
-                         errors: dict[int, InputError], rows: list[int], sheet_name: str,
+                         errors: dict[int, InputError], rows: Sequence[int], sheet_name: str,
                          facts: list[tuple[str, object]]) -> None:
     """An .xlsx of rows with results: the input's sheet with the result columns ``titles`` appended
     (numbers as numbers; ``results`` holds each title's value on every row of the table, the last title,
@@ -962,7 +962,7 @@ def write_table_workbook(path: str, table: _Table, titles: list[str], results: l
     cells, the error) and a sheet ``run`` (qmodel's version, then ``facts``: the input, options, counts).
     """
     inputs = [column if table.dialect is None else _cell_column(column) for column in table.columns]
-    every_row = rows == list(range(table.size))
+    every_row = list(rows) == list(range(table.size))
     bad = set(errors) | table.blank
     columns = [[title, *(column if every_row else [column[row] for row in rows])]
                for title, column in zip(table.header, inputs, strict=True)]
