@@ -497,7 +497,7 @@ def _split_text(text: str, rows_as_bytes: bool = False) -> _Table:
     if not text.strip():
         raise _file_error("empty", "a CSV file with a header row", "no header")
     line_end = sniff_line_end(text)
-    body = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\n")
+    body = (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text).lstrip("\n")
     end = len(body)
     while not body[(start := body.rfind("\n", 0, end) + 1):end].strip():
         end = start - 1  # blank trailing lines
