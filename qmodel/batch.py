@@ -45,14 +45,13 @@ from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
 from qmodel.limits import read_bounded
-from qmodel.output import SIGNIFICANT, check_output_path
+from qmodel.output import check_output_path
 from qmodel.units import UNITS, parse_value, shortened, split_number, unit_named, with_unit
 
 # a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
 _DELIMITERS = (",", ";", "\t")
 CSV_LIMIT = 200_000_000  # bytes: a CSV read whole; its cells as Python text take about ten times that
-_RESULT_PRECISION = f"%.{SIGNIFICANT}g"
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,20 @@ def _eight_digits(words: np.ndarray) -> np.ndarray:
     return ((words & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
 
 
+def _last_byte(words: np.ndarray, byte: int) -> tuple[np.ndarray, np.ndarray]:
+    """(index, found) of the last byte equal to ``byte`` in each row of little-endian words: the high
+    bit of each byte that differs from it set without carries between bytes (SWAR), the highest
+    clear one found from the float exponent of the word."""
+    low_bits = np.uint64(0x7F7F7F7F7F7F7F7F)
+    differ = words ^ np.uint64(byte * 0x0101010101010101)
+    equal = ~((((differ & low_bits) + low_bits) | differ) | low_bits)  # 0x80 where equal
+    last = np.frexp(equal.astype(np.float64))[1] // 8 - 1  # byte of the highest bit; -1: none
+    index = last[:, -1]
+    for place in range(words.shape[1] - 2, -1, -1):
+        index = np.where(index < 0, last[:, place], index + 8)
+    return index, index >= 0
+
+
 def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(values, unread) of the cells ``text[starts:ends]``: a cell of at most 16 characters written
     ``[+-]digits[.digits]`` with at most 15 digits is read exactly as ``float`` reads it; ``unread``
@@ -161,11 +175,9 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     first = np.clip(width - lengths, 0, width - 1)  # the byte of each cell's first character
     sign = chars[rows, first]
     signed = (sign == MINUS) | (sign == PLUS)
-    is_point = digits == (POINT - ZERO) % 256
-    point = width - 1 - is_point[:, ::-1].argmax(axis=1)  # the last: another is no digit, below
-    has_point = is_point[rows, point] & (point >= first)
     masks = _MASKS[words]
     values = digits.view("<u8") & ~masks[first + signed]  # the bytes before the cell, and its sign
+    point, has_point = _last_byte(values, (POINT - ZERO) % 256)  # another point is no digit, below
     # the digits before the point move up a byte into its place, as if it had never been there
     before, after = values & masks[point], values & ~masks[point + 1]
     moved = before << np.uint64(8)

@@ -9,6 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from qmodel import csvbytes
+from qmodel.output import SIGNIFICANT
 
 PLAIN = st.from_regex(r"[+-]?([0-9]{1,7}(\.[0-9]{0,7})?|\.[0-9]{1,14})", fullmatch=True)  # <= 16 chars
 ANY_CELL = st.one_of(PLAIN, st.text(alphabet="0123456789.+-e_ ,%kmsK\u0660", max_size=20))
@@ -29,6 +30,8 @@ def _same_float(a: float, b: float) -> bool:
 
 @given(st.lists(ANY_CELL, min_size=1, max_size=12))
 @example(["-0", "1.", ".5", "+7", "123456789012345", "1234567890123456", "0.1", "", "-", "."])
+@example(["1.2.3", "..5", "5..", "-1.5", "+.5", "12345678.5", "1234567.89012345", "-123456789.01234",
+          "12345678901.2345", "1-2", "1+", "9" * 16, "0" * 16, "1e5", " 1", "1 "])
 def test_a_cell_read_in_bulk_is_the_float_python_reads(cells: list[str]) -> None:
     values, unread = csvbytes.plain_decimals(*_cells(cells))
     for cell, value, skipped in zip(cells, values.tolist(), unread.tolist(), strict=True):
@@ -63,7 +66,8 @@ HALF_WAY = st.builds(lambda whole, power: (whole + 0.5) / 10**power,
 @example([0.0, -0.0, 1e-4, 9.99999999999995e-5, 999999999999.5, 1e12, 0.1 + 0.2, -5.5, math.nan, -math.inf,
           2.675, 1 / 3, 123456789012.5, 1e-5])
 def test_a_number_written_in_bulk_is_what_percent_12g_writes(values: list[float]) -> None:
-    assert _written(values) == ["%.12g" % (value + 0.0) for value in values]
+    """The digits CSV and JSON write (output.SIGNIFICANT): g12 lays out exactly 12."""
+    assert _written(values) == [f"{value + 0.0:.{SIGNIFICANT}g}" for value in values]
 
 
 CELL_TEXT = st.text(alphabet='ab ,;"\t1.\u00e9', max_size=6)
