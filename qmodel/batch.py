@@ -264,7 +264,9 @@ def _read_column(table: _Table, index: int, name: str, unit: str, factor: float,
     values, unread = table.text.numbers(index)
     if factor != 1.0:
         values *= factor
-    rows = np.flatnonzero(unread)
+    blank = table.text.layout.blank
+    values[blank] = np.nan  # as a missing cell reads; a blank row is neither computed nor failed
+    rows = np.flatnonzero(unread & ~blank)
     if rows.size:
         found: dict[int, InputError] = {}
         values[rows] = _parse_column(name, unit, table.text.cells(index, rows), factor, found, dialect)
@@ -772,7 +774,12 @@ def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[
     formula, table, dialect, outputs, errors = done[:5]
     delimiter = ord(dialect.delimiter)
     tail = np.frombuffer(dialect.line_end[:-1].encode(), np.uint8)  # CRLF's CR: the LF is the row's
-    results = [csvbytes.g12(outputs[output.name][rows]) for output in formula.outputs]
+    special = np.flatnonzero(np.isin(rows, [*errors, *table.blank]))
+    results = []
+    for output in formula.outputs:
+        values = outputs[output.name][rows]
+        values[special] = 0.0  # not written: a failed row's NaN would take Python's route
+        results.append(csvbytes.g12(values))
     width = sum(1 + chars.shape[1] for chars, _ in results) + 1 + tail.size
     cells = np.empty((rows.size, width), dtype=np.uint8)
     kept = np.ones((rows.size, width), dtype=bool)
@@ -786,7 +793,6 @@ def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[
         column += 1 + chars.shape[1]
     cells[:, column] = delimiter
     cells[:, column + 1:] = tail
-    special = np.flatnonzero(np.isin(rows, [*errors, *table.blank]))
     kept[special] = False
     added, lengths = cells[kept], np.count_nonzero(kept, axis=1)
     if special.size:

@@ -281,10 +281,11 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         words[:, place] = left[place] | right[place] | _LAYOUT.fixed[:, place][key]
     out = words.view(np.uint8)
     lengths = _LAYOUT.length[key, 12 - zeros]
-    for row in np.flatnonzero(~fast & ~zero):
-        written = f"{values[row]:.12g}".encode()
-        out[row, :len(written)] = np.frombuffer(written, dtype=np.uint8)
-        lengths[row] = len(written)
+    slow = np.flatnonzero(~fast & ~zero)
+    if slow.size:
+        written = np.array([f"{value:.12g}" for value in values[slow].tolist()], dtype=f"S{8 * _WORDS}")
+        out[slow] = written.view(np.uint8).reshape(slow.size, 8 * _WORDS)
+        lengths[slow] = np.char.str_len(written)
     return out[:, :lengths.max(initial=0)], lengths
 
 
