@@ -794,7 +794,11 @@ def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[
     cells[:, column] = delimiter
     cells[:, column + 1:] = tail
     kept[special] = False
-    added, lengths = cells[kept], np.count_nonzero(kept, axis=1)
+    added = cells[kept]
+    lengths = np.full(rows.size, len(results) + 1 + tail.size)  # the separators and a CR
+    for _, sizes in results:
+        lengths += sizes
+    lengths[special] = 0
     if special.size:
         blanks, end = dialect.delimiter * (len(formula.outputs) + 1), dialect.line_end[:-1]
         texts = [(blanks + quote_cell(errors[row].message(), dialect.delimiter) if row in errors
