@@ -29,30 +29,29 @@ from __future__ import annotations
 import contextlib
 import csv
 import gc
-import io
 import itertools
 import math
 import re
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel import __version__, frames, workbook
+from qmodel import __version__, csvbytes, frames, workbook
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
 from qmodel.limits import read_bounded
-from qmodel.output import SIGNIFICANT, check_output_path
+from qmodel.output import check_output_path
 from qmodel.units import UNITS, parse_value, shortened, split_number, unit_named, with_unit
 
 # a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
 _DELIMITERS = (",", ";", "\t")
 CSV_LIMIT = 200_000_000  # bytes: a CSV read whole; its cells as Python text take about ten times that
-_RESULT_PRECISION = f"%.{SIGNIFICANT}g"
 
 
 @dataclass(frozen=True)
@@ -248,18 +247,43 @@ def _ambiguous(name: str, cell: str, number: str) -> str:
                      "thousands separator or a decimal mark, and no other cell shows which")
 
 
-def _parse_column(name: str, unit: str, cells: list, factor: float,
-                  errors: dict[int, InputError], dialect: Dialect | None = Dialect()) -> np.ndarray:
-    """Numbers of one input column; cells that do not parse become errors of their rows.
+def _read_column(table: _Table, index: int, name: str, unit: str, factor: float,
+                 errors: dict[int, InputError], dialect: Dialect | None) -> np.ndarray:
+    """Numbers of the table's input column ``index``; cells that do not parse become errors of their rows.
+
+    A workbook's cells (``dialect`` None) by :func:`_typed_column`; a CSV's by :func:`_parse_column`,
+    where the file's rows are bytes the plain decimals read in bulk
+    (:func:`qmodel.csvbytes.plain_decimals`, exactly as ``float``) and only the other cells one by one.
+    """
+    if dialect is None:
+        return _typed_column(name, unit, table.columns[index], errors, factor)
+    if table.text is None:
+        return _parse_column(name, unit, table.columns[index], factor, errors, dialect)
+    if dialect.decimal != ".":
+        return _parse_column(name, unit, table.text.cells(index), factor, errors, dialect)
+    values, unread = table.text.numbers(index)
+    if factor != 1.0:
+        values *= factor
+    blank = table.text.layout.blank
+    values[blank] = np.nan  # as a missing cell reads; a blank row is neither computed nor failed
+    rows = np.flatnonzero(unread & ~blank)
+    if rows.size:
+        found: dict[int, InputError] = {}
+        values[rows] = _parse_column(name, unit, table.text.cells(index, rows), factor, found, dialect)
+        for place, error in found.items():
+            errors.setdefault(int(rows[place]), error)
+    return values
+
+
+def _parse_column(name: str, unit: str, cells: list[str], factor: float,
+                  errors: dict[int, InputError], dialect: Dialect) -> np.ndarray:
+    """Numbers of one CSV column's cells; cells that do not parse become errors of their rows.
 
     Fast paths: plain numbers in one numpy call; in a decimal-comma file whose
     column has no point and no 1,234-shaped cell, every comma becomes a point.
-    ``dialect`` None: a workbook's cells, numbers already (see :func:`_typed_column`). ``factor``
-    takes a bare number from the header's unit to the symbol's; a cell with its own unit (0.4ms)
-    is read in that unit.
+    ``factor`` takes a bare number from the header's unit to the symbol's; a cell with its own unit
+    (0.4ms) is read in that unit.
     """
-    if dialect is None:
-        return _typed_column(name, unit, cells, errors, factor)
     if dialect.decimal == ",":
         joined = "\n".join(cells)
         if "." in joined or re.search(r"\d,\d{3}(?!\d)", joined):
@@ -331,8 +355,10 @@ class _Table(NamedTuple):
     ``blank`` holds the rows with no cell filled in (an empty line, or ;;; from
     a spreadsheet): written back as they came, neither computed nor failed.
     ``first_row`` is the row number the spreadsheet shows for the first data row
-    (1 in a CSV, where row 1 is the first line after the header); ``typed``: the
-    cells are a workbook's (numbers as numbers), not text.
+    (1 in a CSV, where row 1 is the first line after the header). ``dialect``: how a CSV wrote it (its
+    decimal mark is decided from the input columns, by :func:`_compute`); None for a workbook's or a
+    DataFrame's cells, numbers as numbers. ``text``: a CSV's rows as bytes, where
+    :mod:`qmodel.csvbytes` can lay them out (then ``row_texts`` and ``columns`` are empty).
     """
 
     header: list[str]
@@ -342,12 +368,36 @@ class _Table(NamedTuple):
     errors: dict[int, InputError]
     blank: frozenset[int] = frozenset()
     first_row: int = 1
-    typed: bool = False
+    dialect: Dialect | None = None
+    text: _CsvRows | None = None
 
     @property
     def size(self) -> int:
         """The number of data rows."""
+        if self.text is not None:
+            return self.text.layout.starts.size
         return len(self.columns[0]) if self.columns else len(self.row_texts)
+
+
+class _CsvRows(NamedTuple):
+    """A CSV's data rows as UTF-8 bytes (each ending in a line feed) and where their cells lie."""
+
+    raw: bytes
+    data: np.ndarray
+    layout: csvbytes.Layout
+
+    def numbers(self, column: int) -> tuple[np.ndarray, np.ndarray]:
+        """(values, unread) of a column's plain decimal cells (:func:`qmodel.csvbytes.plain_decimals`)."""
+        return csvbytes.plain_decimals(self.data, *self.layout.cell_bounds(column))
+
+    def cells(self, column: int, rows: np.ndarray | None = None) -> list[str]:
+        """A column's cells (of ``rows``, default all) as text, a quoted cell as the csv module reads it."""
+        starts, ends = self.layout.cell_bounds(column)
+        if rows is not None:
+            starts, ends = starts[rows], ends[rows]
+        raw = self.raw
+        texts = [raw[start:end].decode() for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
+        return [next(csv.reader([text]))[0] if '"' in text else text for text in texts]
 
 
 def quote_cell(cell: str, delimiter: str) -> str:
@@ -439,25 +489,53 @@ def _result_titles(formula: Formula, header: list[str]) -> list[str]:
     return titles
 
 
-def _split_text(text: str) -> tuple[_Table, tuple[str, str, bool]]:
-    """The table of CSV ``text`` and (separator, line end, byte-order mark) as the file wrote them."""
+def _split_text(text: str, rows_as_bytes: bool = False) -> _Table:
+    """The table of CSV ``text`` with its dialect's separator, line end and byte-order mark as the file
+    wrote them. ``rows_as_bytes``: the rows as bytes (:class:`_CsvRows`) where
+    :func:`qmodel.csvbytes.layout` can lay them out, for a batch written as CSV."""
     bom = text.startswith("\ufeff")
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise _file_error("empty", "a CSV file with a header row", "no header")
     line_end = sniff_line_end(text)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\n").split("\n")
-    while not lines[-1].strip():
-        lines.pop()  # blank trailing lines
-    delimiter = sniff_delimiter(lines[0])
-    table = None if '"' in text else _split_plain(lines, delimiter)
-    return table or _split_csv(lines, delimiter), (delimiter, line_end, bom)
+    body = (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text).lstrip("\n")
+    end = len(body)
+    while not body[(start := body.rfind("\n", 0, end) + 1):end].strip():
+        end = start - 1  # blank trailing lines
+    body = body[:end]
+    header_text = body.partition("\n")[0]
+    delimiter = sniff_delimiter(header_text)
+    table = _split_bytes(body, header_text, delimiter) if rows_as_bytes else None
+    if table is None:
+        lines = body.split("\n")
+        table = (None if '"' in body else _split_plain(lines, delimiter)) or _split_csv(lines, delimiter)
+    return table._replace(dialect=Dialect(delimiter, line_end=line_end, bom=bom))
+
+
+def _split_bytes(body: str, header_text: str, delimiter: str) -> _Table | None:
+    """The table of the rows under the header as bytes laid out by :func:`qmodel.csvbytes.layout`, or
+    None where it cannot (the csv module reads them: :func:`_split_csv`)."""
+    try:
+        raw = (body + "\n").encode()
+    except UnicodeEncodeError:  # a lone surrogate
+        return None
+    if b"\0" in raw:
+        return None
+    header = next(csv.reader([header_text], delimiter=delimiter))
+    data = np.frombuffer(raw, dtype=np.uint8)
+    found = csvbytes.layout(data, delimiter, len(header))
+    if found is None or found.blank[0]:
+        return None
+    rows = csvbytes.Layout(*(part[1:] for part in found))
+    blank = frozenset(np.flatnonzero(rows.blank).tolist())
+    return _Table(header, header_text, [], [], {}, blank, text=_CsvRows(raw, data, rows))
 
 
 def read_table(text: str) -> tuple[_Table, Dialect]:
     """A CSV file's table and dialect, its decimal mark decided from all its cells (for callers
     other than a formula batch, such as the scenario variants)."""
-    table, (delimiter, line_end, bom) = _split_text(text)
+    table = _split_text(text)
+    delimiter, line_end, bom = table.dialect.delimiter, table.dialect.line_end, table.dialect.bom
     cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
     return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
 
@@ -493,7 +571,7 @@ class _Computed(NamedTuple):
         """Each failed row's error and each warning on ``err``, by the row number the spreadsheet shows."""
         first, name = self.table.first_row, self.formula.id
         for row in sorted(self.errors):
-            err.write(f"{name}: {shortened_error(self.errors[row]).at_row(row + first)}\n")
+            err.write(f"{name}: {self.errors[row].at_row(row + first)}\n")
         for row, warnings in sorted(self.warned.items()):
             err.writelines(f"{name}: row {row + first}: warning: {warning}\n" for warning in warnings)
 
@@ -502,22 +580,24 @@ class _Computed(NamedTuple):
 
 
 def _compute(formula: Formula, table: _Table, settings: dict[str, float] | None,
-             mapping: dict[str, str] | None, text_dialect: tuple[str, str, bool] | None = None) -> _Computed:
-    """Evaluate ``formula`` on every row of ``table``; ``text_dialect`` (separator, line end, BOM) for a
-    CSV's table, whose decimal mark is decided from the input columns' cells; None for a workbook's."""
+             mapping: dict[str, str] | None) -> _Computed:
+    """Evaluate ``formula`` on every row of ``table``; a CSV's decimal mark is decided from the input
+    columns' cells. Each row's error is kept shortened (:func:`shortened_error`), as every output shows it."""
     header = [title.strip() for title in table.header]
     errors = table.errors
     inputs: dict[str, object] = dict(settings or {})
     columns = _input_columns(formula, header, set(inputs), mapping)
-    if text_dialect is None:
-        dialect, cell_dialect = Dialect(), None
-    else:
-        delimiter, line_end, bom = text_dialect
-        cells = [] if delimiter == "," else [c for index, _ in columns.values() for c in table.columns[index]]
-        dialect = cell_dialect = Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
+    dialect = cell_dialect = table.dialect
+    if dialect is None:
+        dialect = Dialect()  # a workbook's rows are written as CSV in the default dialect
+    elif dialect.delimiter != ",":
+        cells = [cell for index, _ in columns.values()
+                 for cell in (table.text.cells(index) if table.text else table.columns[index])]
+        decimal, known = sniff_decimal(dialect.delimiter, cells)
+        dialect = cell_dialect = replace(dialect, decimal=decimal, known=known)
     for name, (index, factor) in columns.items():
         unit = formula.symbols[name].unit
-        inputs[name] = _parse_column(name, unit, table.columns[index], factor, errors, cell_dialect)
+        inputs[name] = _read_column(table, index, name, unit, factor, errors, cell_dialect)
     outputs: dict[str, np.ndarray] = {}
     warned: dict[int, list[str]] = {}
     if table.size:
@@ -526,8 +606,7 @@ def _compute(formula: Formula, table: _Table, settings: dict[str, float] | None,
         for row, error in evaluation.errors.items():
             errors.setdefault(row, error)
         outputs = {name: values + 0.0 for name, values in evaluation.outputs.items()}  # -0 is written 0
-    for row in table.blank:
-        errors.pop(row, None)
+    errors = {row: shortened_error(error) for row, error in errors.items() if row not in table.blank}
     return _Computed(formula, table, dialect, outputs, errors, warned)
 
 
@@ -539,10 +618,10 @@ def refuse_no_rows(table: _Table, source: str, row_is: str) -> None:
                          f"one row per {row_is} under the header", reason="no rows")
 
 
-def _selected(done: _Computed, select) -> list[int]:
+def _selected(done: _Computed, select) -> Sequence[int]:
     """The rows to write, in order: every row, or those ``select(outputs, errors)`` returns (not blank)."""
     if select is None:
-        return list(range(done.table.size))
+        return range(done.table.size)
     return [row for row in select(done.outputs, done.errors) if row not in done.table.blank]
 
 
@@ -567,13 +646,24 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     decimal mark, byte-order mark, line ends). Raises InputError when the file
     as a whole cannot be used (status 2).
     """
+    return _run(formula_id, lambda: _split_text(text, rows_as_bytes=True),
+                lambda done, rows: out.write(csv_output(done, rows).decode()), err, "file",
+                settings=settings, select=select, mapping=mapping)
+
+
+@holding_a_table()
+def _run(formula_id: str, read: Callable[[], _Table], write: Callable[[_Computed, Sequence[int]], object],
+         err: TextIO, source: str, *, settings: dict[str, float] | None, select,
+         mapping: dict[str, str] | None) -> BatchSummary:
+    """The one flow of a batch, whatever it reads and writes: the formula and its settings checked, the
+    table ``read()``, computed, refused if it has no row (``source`` names it), the selected rows
+    written by ``write(computed, rows)``, the failed rows reported on ``err``."""
     formula = get_formula(formula_id)
     _check_settings(formula, settings or {})
-    with holding_a_table():
-        table, text_dialect = _split_text(text)
-        done = _compute(formula, table, settings, mapping, text_dialect)
-        refuse_no_rows(table, "file", "computation")
-        _write(done, out, _selected(done, select))
+    table = read()
+    done = _compute(formula, table, settings, mapping)
+    refuse_no_rows(table, source, "computation")
+    write(done, _selected(done, select))
     done.report(err)
     return done.summary()
 
@@ -595,7 +685,7 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     header, columns = frames.table_columns(table)
     formula = get_formula(formula_id)
     _check_settings(formula, settings)
-    parsed = _Table(header, "", [], columns, {}, _blank_cells(columns), 1, True)
+    parsed = _Table(header, "", [], columns, {}, _blank_cells(columns))
     done = _compute(formula, parsed, settings, mapping)
     titles = _result_titles(formula, header)
     results = {title: done.outputs[o.name] if done.outputs else np.full(parsed.size, np.nan)
@@ -629,41 +719,96 @@ def _column_texts(cells: list) -> list[str]:
     return [quote_cell(workbook.cell_text(cell), ",") for cell in cells]
 
 
-def _write(done: _Computed, out: TextIO, rows: list[int]) -> None:
-    """Each selected row's text, then its results (12 significant digits) and its error, if any.
+def csv_output(done: _Computed, rows: Sequence[int]) -> bytes:
+    """The batch as CSV in UTF-8: the header with the result titles, then each selected row's text with
+    its results (12 significant digits, :func:`qmodel.csvbytes.g12`) and its error, if any.
 
-    In the input's dialect: its separator, decimal mark, byte-order mark and line ends.
+    In the input's dialect: its separator, decimal mark, byte-order mark and line ends. A blank row is
+    written back as it came; a failed row with empty result cells and its error.
     """
+    dialect, table = done.dialect, done.table
+    header = dialect.delimiter.join([table.header_text, *_result_titles(done.formula, table.header)])
+    pieces = [(("\ufeff" if dialect.bom else "") + header + dialect.line_end).encode()]
+    data, starts, ends = _row_bytes(table)
+    in_order = rows == range(starts.size)
+    picked = np.arange(starts.size) if in_order else np.asarray(rows, dtype=np.int64)
+    for first in range(0, picked.size, csvbytes.CHUNK):
+        chunk = picked[first:first + csvbytes.CHUNK]
+        if in_order:
+            begin = starts[chunk[0]]
+            text, line_ends = data[begin:ends[chunk[-1]] + 1], ends[chunk] - begin
+        else:
+            text, line_ends = _taken(data, starts[chunk], ends[chunk])
+        added, lengths = _appended(done, chunk, ends[chunk] > starts[chunk])
+        out = csvbytes.insert(text, line_ends, added, lengths)
+        if dialect.line_end == "\r":
+            out[line_ends + np.cumsum(lengths)] = ord("\r")
+        pieces.append(out.tobytes())
+    return b"".join(pieces)
+
+
+def _row_bytes(table: _Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(UTF-8 bytes, row starts, line-feed offsets) of the table's rows: a CSV's as laid out, or its
+    row texts (a workbook's, a ragged or multi-line CSV's) joined."""
+    if table.text is not None:
+        return table.text.data, table.text.layout.starts, table.text.layout.ends
+    raw = ("\n".join(table.row_texts) + "\n").encode()
+    sizes = np.fromiter(map(len, table.row_texts), dtype=np.int64, count=len(table.row_texts))
+    if sizes.sum() + sizes.size != len(raw):  # not ASCII: bytes, not characters
+        sizes = np.array([len(text.encode()) for text in table.row_texts], dtype=np.int64)
+    ends = np.cumsum(sizes + 1) - 1
+    return np.frombuffer(raw, dtype=np.uint8), ends - sizes, ends
+
+
+def _taken(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, line-feed offsets) of the rows ``data[starts:ends + 1]`` end to end, in the order given."""
+    sizes = ends - starts + 1
+    offsets = np.cumsum(sizes) - sizes
+    index = np.repeat(starts - offsets, sizes) + np.arange(sizes.sum())
+    return data[index], offsets + sizes - 1
+
+
+def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, length per row) each of ``rows`` gets before its line feed: a separator and each result,
+    a separator and its error (empty where it computed), and a CR where the file's lines end in CRLF."""
     formula, table, dialect, outputs, errors = done[:5]
-    delimiter = dialect.delimiter
-    if dialect.bom:
-        out.write("\ufeff")
-    out.write(delimiter.join([table.header_text, *_result_titles(formula, table.header)]) + dialect.line_end)
-    if not rows:
-        return
-    every_row = len(rows) == len(table.row_texts)
-    texts = table.row_texts if every_row else [table.row_texts[row] for row in rows]
-    values = [outputs[o.name].tolist() if every_row else outputs[o.name][rows].tolist()
-              for o in formula.outputs]  # no -0: _compute made every -0.0 0.0
-    if dialect.decimal == ".":
-        row_format = "%s" + f"{delimiter}{_RESULT_PRECISION}" * len(formula.outputs) + delimiter
-        lines = [row_format % row for row in zip(texts, *values, strict=True)]
-    else:  # only the appended numbers take the file's decimal mark; the row's own text is kept
-        result_format = f"{delimiter}{_RESULT_PRECISION}" * len(formula.outputs) + delimiter
-        lines = [text + (result_format % tuple(results)).replace(".", dialect.decimal)
-                 for text, *results in zip(texts, *values, strict=True)]
-    blanks = delimiter * len(formula.outputs)
-    position = {row: place for place, row in enumerate(rows)} if not every_row else None
-    for row, error in errors.items():
-        place = row if position is None else position.get(row)
-        if place is not None:
-            message = quote_cell(shortened_error(error).message(), delimiter)
-            lines[place] = f"{table.row_texts[row]}{blanks}{delimiter}{message}"
-    for row in table.blank:
-        place = row if position is None else position.get(row)
-        if place is not None:
-            lines[place] = table.row_texts[row] + (blanks + delimiter if table.row_texts[row] else "")
-    out.write(dialect.line_end.join(lines) + dialect.line_end)
+    delimiter = ord(dialect.delimiter)
+    tail = np.frombuffer(dialect.line_end[:-1].encode(), np.uint8)  # CRLF's CR: the LF is the row's
+    special = np.flatnonzero(np.isin(rows, [*errors, *table.blank]))
+    results = []
+    for output in formula.outputs:
+        values = outputs[output.name][rows]
+        values[special] = 0.0  # not written: a failed row's NaN would take Python's route
+        results.append(csvbytes.g12(values))
+    width = sum(1 + chars.shape[1] for chars, _ in results) + 1 + tail.size
+    cells = np.empty((rows.size, width), dtype=np.uint8)
+    kept = np.ones((rows.size, width), dtype=bool)
+    column = 0
+    for chars, lengths in results:
+        if dialect.decimal != ".":
+            chars[chars == csvbytes.POINT] = ord(dialect.decimal)
+        cells[:, column] = delimiter
+        cells[:, column + 1:column + 1 + chars.shape[1]] = chars
+        kept[:, column + 1:column + 1 + chars.shape[1]] = np.arange(chars.shape[1]) < lengths[:, None]
+        column += 1 + chars.shape[1]
+    cells[:, column] = delimiter
+    cells[:, column + 1:] = tail
+    kept[special] = False
+    added = cells[kept]
+    lengths = np.full(rows.size, len(results) + 1 + tail.size)  # the separators and a CR
+    for _, sizes in results:
+        lengths += sizes
+    lengths[special] = 0
+    if special.size:
+        blanks, end = dialect.delimiter * (len(formula.outputs) + 1), dialect.line_end[:-1]
+        texts = [(blanks + quote_cell(errors[row].message(), dialect.delimiter) if row in errors
+                  else blanks if has_text[place] else "") + end
+                 for place, row in zip(special.tolist(), rows[special].tolist(), strict=True)]
+        sizes = np.array([len(text.encode()) for text in texts])
+        at = np.cumsum(lengths)[special]
+        added = csvbytes.insert(added, at, np.frombuffer("".join(texts).encode(), np.uint8), sizes)
+        lengths[special] = sizes
+    return added, lengths
 
 
 # a note qmodel adds (an error message) in a Windows-1252 file: the characters that code page lacks
@@ -716,9 +861,11 @@ def read_csv_file(path: str, err: TextIO, what: str = "file") -> tuple[str, str]
     return text, encoding
 
 
-def write_csv_file(path: str, text: str, encoding: str) -> None:
-    """``text`` (with its BOM, if any; UTF-16 gets the codec's) to ``path`` (``-``: standard output) in
-    ``encoding``."""
+def write_csv_file(path: str, text: str | bytes, encoding: str) -> None:
+    """``text`` (with its BOM, if any; UTF-16 gets the codec's; bytes are UTF-8) to ``path`` (``-``:
+    standard output) in ``encoding``."""
+    if isinstance(text, bytes) and (encoding != "utf-8" or path == "-"):
+        text = text.decode()
     if encoding == "utf-16":
         data = text.encode("utf-16")
     elif encoding == "cp1252":
@@ -727,7 +874,7 @@ def write_csv_file(path: str, text: str, encoding: str) -> None:
         sys.stdout.write(text)
         return
     else:
-        data = text.encode(encoding)
+        data = text if isinstance(text, bytes) else text.encode(encoding)
     if path == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -750,11 +897,10 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[_Table,
     header_text = ",".join(quote_cell(title, ",") for title in found.header)
     row_texts = list(map(",".join, zip(*map(_column_texts, columns), strict=True))) if texts and rows else []
     blank = _blank_cells(columns)
-    table = _Table(found.header, header_text, row_texts, columns, {}, blank, found.first_row, True)
+    table = _Table(found.header, header_text, row_texts, columns, {}, blank, found.first_row)
     return table, found.name
 
 
-@holding_a_table()
 def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
                     settings: dict[str, float] | None = None, select=None,
                     mapping: dict[str, str] | None = None, sheet: str | None = None) -> int:
@@ -769,32 +915,30 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
         check_output_path("-o", output_path)
     if to_workbook and Path(output_path).suffix.lower() != ".xlsx":
         raise InputError("-o", output_path, "OUT.xlsx or OUT.csv", reason="qmodel writes workbooks as .xlsx")
-    formula = get_formula(formula_id)
-    _check_settings(formula, settings or {})
-    if workbook.is_workbook(input_path):
-        table, sheet_name = read_sheet_table(input_path, sheet, texts=not to_workbook)
-        text_dialect, encoding = None, "utf-8"
-    else:
+    source = "standard input" if input_path == "-" else input_path
+    sheet_name, encoding = "results" if input_path == "-" else Path(input_path).stem, "utf-8"
+
+    def read() -> _Table:
+        nonlocal sheet_name, encoding
+        if workbook.is_workbook(input_path):
+            table, sheet_name = read_sheet_table(input_path, sheet, texts=not to_workbook)
+            return table
         if sheet is not None:
             raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
-                             reason=f"{'standard input' if input_path == '-' else input_path} is CSV")
+                             reason=f"{source} is CSV")
         text, encoding = read_csv_file(input_path, sys.stderr)
-        table, text_dialect = _split_text(text)
-        sheet_name = "results" if input_path == "-" else Path(input_path).stem
-    done = _compute(formula, table, settings, mapping, text_dialect)
-    refuse_no_rows(table, "standard input" if input_path == "-" else input_path, "computation")
-    rows = _selected(done, select)
-    if to_workbook:
-        run_facts = [("input", input_path), ("sheet", sheet_name if text_dialect is None else "(CSV)"),
+        return _split_text(text, rows_as_bytes=not to_workbook)
+
+    def write(done: _Computed, rows: Sequence[int]) -> None:
+        if not to_workbook:
+            return write_csv_file(output_path, csv_output(done, rows), encoding)
+        run_facts = [("input", input_path), ("sheet", sheet_name if done.table.dialect is None else "(CSV)"),
                      *((f"--map {column}", symbol) for column, symbol in (mapping or {}).items()),
                      *((f"setting {name}", value) for name, value in (settings or {}).items())]
-        write_results_workbook(output_path, done, rows, sheet_name, run_facts)
-    else:
-        buffer = io.StringIO()
-        _write(done, buffer, rows)
-        write_csv_file(output_path, buffer.getvalue(), encoding)
-    done.report(sys.stderr)
-    summary = done.summary()
+        return write_results_workbook(output_path, done, rows, sheet_name, run_facts)
+
+    summary = _run(formula_id, read, write, sys.stderr, source, settings=settings, select=select,
+                   mapping=mapping)
     failed = len(summary.errors)
     computed = summary.rows - failed
     blank = f", {summary.blank_lines} blank line(s) kept as they were" if summary.blank_lines else ""
@@ -803,7 +947,7 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
     return summary.status
 
 
-def write_results_workbook(path: str, done: _Computed, rows: list[int], sheet_name: str,
+def write_results_workbook(path: str, done: _Computed, rows: Sequence[int], sheet_name: str,
                            run_facts: list[tuple[str, object]]) -> None:
     """An .xlsx of a batch (:func:`write_table_workbook`), its ``run`` sheet naming the formula, its
     source and each output's expression."""
@@ -819,24 +963,24 @@ def write_results_workbook(path: str, done: _Computed, rows: list[int], sheet_na
 
 
 def write_table_workbook(path: str, table: _Table, titles: list[str], results: list[list],
-                         errors: dict[int, InputError], rows: list[int], sheet_name: str,
+                         errors: dict[int, InputError], rows: Sequence[int], sheet_name: str,
                          facts: list[tuple[str, object]]) -> None:
     """An .xlsx of rows with results: the input's sheet with the result columns ``titles`` appended
     (numbers as numbers; ``results`` holds each title's value on every row of the table, the last title,
     ``error``, excepted), a sheet ``failed rows`` (row number as the spreadsheet shows it, the row's
     cells, the error) and a sheet ``run`` (qmodel's version, then ``facts``: the input, options, counts).
     """
-    inputs = [_cell_column(column) if not table.typed else column for column in table.columns]
-    every_row = rows == list(range(table.size))
+    inputs = [column if table.dialect is None else _cell_column(column) for column in table.columns]
+    every_row = list(rows) == list(range(table.size))
     bad = set(errors) | table.blank
     columns = [[title, *(column if every_row else [column[row] for row in rows])]
                for title, column in zip(table.header, inputs, strict=True)]
     columns += [[title, *(None if row in bad else column[row] for row in rows)]
                 for title, column in zip(titles, results, strict=False)]
-    columns.append([titles[-1], *(shortened_error(errors[row]).message() if row in errors else None
+    columns.append([titles[-1], *(errors[row].message() if row in errors else None
                                   for row in rows)])
     failed = [["row", *table.header, "error"]] + [
-        [row + table.first_row, *(column[row] for column in inputs), shortened_error(error).message()]
+        [row + table.first_row, *(column[row] for column in inputs), error.message()]
         for row, error in sorted(errors.items())]
     run_sheet = [["qmodel", __version__], *([name, value] for name, value in facts)]
     workbook.write_workbook(path, [(sheet_name, columns), ("failed rows", workbook.columns_of(failed)),

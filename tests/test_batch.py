@@ -383,3 +383,44 @@ def test_a_header_is_read_as_a_name_and_the_unit_in_its_brackets(title: str, nam
     from qmodel.batch import split_header
 
     assert split_header(title) == named
+
+
+# The bulk reader (rows as bytes, plain decimals in one pass) and the per-cell reader give one answer.
+
+RATE_CELLS = ["800", "0.5", " 800 ", "8e2", "1,5", "1.200,5", "35K", "95%", "", "abc", "-5", "1_000",
+              '"900"', '"1,5"', "1e400", "+.5", "-0", "000123.4500", "123456789012345678"]
+TIME_CELLS = ["1", "0.4ms", "400us", "0,4", "1.", "", "0", "x", "2.5", '"1"']
+LABELS = ["a", '"b,c"', '""', '"x""y"', "", " ", "é", '"two;parts"']
+
+
+@given(st.lists(st.one_of(st.tuples(st.sampled_from(LABELS), st.sampled_from(RATE_CELLS),
+                                    st.sampled_from(TIME_CELLS)), st.just(None)), min_size=1, max_size=8),
+       st.sampled_from([",", ";", "\t"]), st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_the_bulk_reader_writes_what_the_per_cell_reader_writes(rows, delimiter: str, line_end: str,
+                                                                 bom: bool) -> None:
+    """Any cells, blank rows, quoted labels, dialect: the same output and the same errors both ways."""
+    from qmodel import batch
+    from qmodel.catalogue.loader import get_formula
+
+    lines = [delimiter.join(["label", "arrival_rate", "service_time"])]
+    lines += ["" if row is None else delimiter.join(row) for row in rows]
+    text = ("\ufeff" if bom else "") + line_end.join(lines) + line_end
+    written = []
+    for rows_as_bytes in (False, True):
+        try:
+            table = batch._split_text(text, rows_as_bytes=rows_as_bytes)
+            done = batch._compute(get_formula("mm1"), table, None, None)
+        except InputError as error:
+            written.append(error.message())
+            continue
+        messages = {row: error.message() for row, error in done.errors.items()}
+        written.append((batch.csv_output(done, list(range(table.size))), messages,
+                        batch.csv_output(done, list(range(table.size))[::-1])))
+    assert written[0] == written[1]
+
+
+def test_a_plain_file_is_read_as_bytes_and_a_multi_line_cell_by_the_csv_module() -> None:
+    from qmodel import batch
+
+    assert batch._split_text("a,b\n1,2\n", rows_as_bytes=True).text is not None
+    assert batch._split_text('a,b\n"1\n2",3\n', rows_as_bytes=True).text is None

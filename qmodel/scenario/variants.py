@@ -291,13 +291,14 @@ def _read_text(text: str, source: str):
 
 def _report(errors: dict[int, InputError], first_row: int, source: str, err: TextIO) -> None:
     for row in sorted(errors):
-        err.write(f"{source}: {shortened_error(errors[row]).at_row(row + first_row)}\n")
+        err.write(f"{source}: {errors[row].at_row(row + first_row)}\n")
 
 
 def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                    source: str) -> tuple[list[str], dict[int, list[float]], dict[int, InputError]]:
-    """(result titles, each solved row's results, each failed row's error) of every row of ``table`` as a
-    variant of the scenario ``raw``; InputError for a file that cannot be used as a whole."""
+    """(result titles, each solved row's results, each failed row's error, shortened as every output shows
+    it) of every row of ``table`` as a variant of the scenario ``raw``; InputError for a file that cannot
+    be used as a whole."""
     base = scenario_from_dict(raw, where)
     columns = [c for i, t in enumerate(table.header) if (c := override_column(i, t.strip(), raw, source))]
     if not columns:
@@ -394,7 +395,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                     reason=f"{THRASHING}: no response time",
                 )
     titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
-    return titles, results, errors
+    return titles, results, {row: shortened_error(error) for row, error in errors.items()}
 
 
 def _write(
@@ -414,7 +415,7 @@ def _write(
         text = width if row in table.blank else text
         values = results.get(row, [np.nan] * len(titles))
         cells = ["" if value != value else (f"{value:.6g}".replace(".", dialect.decimal)) for value in values]
-        error = quote_cell(shortened_error(errors[row]).message(), separator) if row in errors else ""
+        error = quote_cell(errors[row].message(), separator) if row in errors else ""
         lines.append(separator.join([text, *cells, error]))
     out.write(dialect.line_end.join(lines) + dialect.line_end)
 
