@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 FORMATS = ("table", "json", "csv")
 _FALLBACK_WIDTH = 80
@@ -254,22 +254,22 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
     """A rich table that fits ``width`` (default: the terminal's) and never breaks a number; a
     folded part repeats the ``keys`` leading columns (default: :func:`key_columns`)."""
     width = width or terminal_width()
-    out = console(width=width)
     cells = [[format_number(value) for value in row] for row in rows]
     numbers = [[_is_number(value) for value in row] for row in rows]
     least = _least_widths(columns, cells, numbers)
     if _fits(least, width) or len(columns) < 2:
-        out.print(_table(columns, cells, numbers, range(len(columns)), title, caption, width))
+        _print_layout(_layout(columns, cells, numbers, range(len(columns)), title, caption, width), width)
         return
     keys = min(key_columns(rows) if keys is None else max(keys, 1), len(columns))
     groups = _fold(least, width, keys)
     if groups is not None:
         for place, group in enumerate(groups, start=1):
             part = f"{title} ({place} of {len(groups)})" if title else f"({place} of {len(groups)})"
-            out.print(_table(columns, cells, numbers, group, part,
-                             caption if place == len(groups) else "", width))
+            _print_layout(_layout(columns, cells, numbers, group, part,
+                                  caption if place == len(groups) else "", width), width)
         return
     # one record per block: "column | value"
+    out = console(width=width)
     names = list(columns)
     value_least = max([len(c) if n else _longest_word(c) for row, kinds in zip(cells, numbers, strict=True)
                        for c, n in zip(row, kinds, strict=True)], default=0)
@@ -287,8 +287,8 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
         for pair, kind in zip(record_cells, record_numbers, strict=True):
             if not kind[1]:
                 pair[1] = _truncate_words(pair[1], max(room - len(pair[0]), 4))
-        out.print(_table(["column", "value"], record_cells, record_numbers, range(2),
-                         f"record {index}: {label}", "", width))
+        out.print(_rich_table(_layout(["column", "value"], record_cells, record_numbers, range(2),
+                                      f"record {index}: {label}", "", width)))
     if caption:
         out.print(caption)
 
@@ -315,11 +315,28 @@ def _allot(natural: list[int], least: list[int], width: int) -> list[int]:
     return widths
 
 
-def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]], chosen,
-           title: str, caption: str, width: int):
-    """A rich table of the ``chosen`` columns with widths fixed here, so rich never folds a number."""
-    from rich.table import Table
+class _Layout(NamedTuple):
+    """One table as it is drawn: the title and each header already wrapped to their widths (lines
+    joined by newlines), the cells as text, each column's width (padding and rules not counted) and
+    whether it is right-justified (a column of numbers)."""
 
+    title: str
+    headers: list[str]
+    cells: list[list[str]]
+    widths: list[int]
+    right: list[bool]
+    caption: str
+
+    @property
+    def width(self) -> int:
+        """The columns the table takes: its columns, and the padding and rule of each."""
+        return sum(self.widths) + _PER_COLUMN * len(self.widths) + _PER_TABLE
+
+
+def _layout(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]], chosen,
+            title: str, caption: str, width: int) -> _Layout:
+    """The table of the ``chosen`` columns within ``width``, column widths fixed here so that a number is
+    never folded (:func:`_allot`)."""
     chosen = list(chosen)
     picked_cells = [[row[i] for i in chosen] for row in cells]
     picked_numbers = [[kinds[i] for i in chosen] for kinds in numbers]
@@ -328,16 +345,104 @@ def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bo
     natural = [max([len(name)] + [len(row[place]) for row in picked_cells])
                for place, name in enumerate(names)]
     widths = _allot(natural, least, width)
+    right = [any(kinds[place] for kinds in picked_numbers) and all(
+        kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
+        for place in range(len(names))]
     table_width = sum(widths) + _PER_COLUMN * len(widths) + _PER_TABLE
-    table = Table(title=_header(title, table_width) if title else None, caption=caption or None)
-    for place, name in enumerate(names):
-        numeric = any(kinds[place] for kinds in picked_numbers) and all(
-            kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
-        table.add_column(_header(name, widths[place]), overflow="fold", width=widths[place],
-                         justify="right" if numeric else "left")
-    for row in picked_cells:
+    return _Layout(title=_header(title, table_width) if title else "",
+                   headers=[_header(name, widths[place]) for place, name in enumerate(names)],
+                   cells=picked_cells, widths=widths, right=right, caption=caption)
+
+
+def _rich_table(layout: _Layout):
+    """The layout as a rich Table (rich wraps a cell wider than its column, at its spaces)."""
+    from rich.table import Table
+
+    table = Table(title=layout.title or None, caption=layout.caption or None)
+    for header, width, right in zip(layout.headers, layout.widths, layout.right, strict=True):
+        table.add_column(header, overflow="fold", width=width, justify="right" if right else "left")
+    for row in layout.cells:
         table.add_row(*row)
     return table
+
+
+def _print_layout(layout: _Layout, width: int) -> None:
+    """Print the table: drawn here as plain text where that is what rich would print (:func:`_box_text`),
+    else by rich. Drawing it here keeps rich's console and table modules (a third of a quick answer's
+    start-up) off the path of an answer that is piped or captured."""
+    text = _box_text(layout, width) if _plain_stdout() else None
+    if text is None:
+        console(width=width).print(_rich_table(layout))
+    else:
+        sys.stdout.write(text)
+
+
+def _plain_stdout() -> bool:
+    """Whether rich prints to standard output without styles and with its UTF-8 box: not a terminal
+    (its isatty, with neither FORCE_COLOR nor TTY_COMPATIBLE set to say otherwise), a UTF encoding. A
+    Windows console and a notebook (IPython loaded) are left to rich, which draws for them its own way."""
+    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ or "IPython" in sys.modules \
+            or sys.platform == "win32":
+        return False
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream: left to rich
+        return False
+    return not terminal and (getattr(sys.stdout, "encoding", None) or "utf-8").lower().startswith("utf")
+
+
+# text whose every character takes one column (printable Latin, Greek, Cyrillic; no soft hyphen), so that
+# its length is its width on the terminal, as rich measures it
+_ONE_COLUMN_EACH = re.compile("[\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482]*")
+
+
+def _box_text(layout: _Layout, width: int) -> str | None:
+    """The table as rich draws it when it prints plain text (rich's default box, HEAVY_HEAD; a header
+    at the bottom of its row, a cell at the top; title and caption centred over the table), or None
+    where that could differ: no columns, a cell wider than its column (rich wraps it), a table wider
+    than ``width``, a line of title, header or caption longer than its room, with a character wider or
+    narrower than one column, with spaces at its ends, or empty (rich's wrapping and padding decide
+    those). tests/test_box_table.py holds the two to the same output."""
+    widths = layout.widths
+    headers = [header.split("\n") for header in layout.headers]
+    title = layout.title.split("\n") if layout.title else []
+    caption = layout.caption.split("\n") if layout.caption else []
+
+    def plain(text: str, room: int, empty: bool = False) -> bool:
+        return len(text) <= room and (bool(text) or empty) and text == text.strip() \
+            and _ONE_COLUMN_EACH.fullmatch(text) is not None
+
+    if not widths or layout.width > width or not (
+            all(plain(line, layout.width) for line in title + caption)
+            and all(plain(line, room, empty=True) for lines, room in zip(headers, widths, strict=True)
+                    for line in lines)
+            and all(plain(cell, room, empty=True) for row in layout.cells
+                    for cell, room in zip(row, widths, strict=True))):
+        return None
+
+    def row(cells: Sequence[str], rule: str) -> str:
+        return rule + rule.join(f" {cell.rjust(room) if right else cell.ljust(room)} "
+                                for cell, room, right in zip(cells, widths, layout.right, strict=True)) + rule
+
+    def border(left: str, line: str, cross: str, right: str) -> str:
+        return left + cross.join(line * (room + 2) for room in widths) + right
+
+    height = max(len(lines) for lines in headers)
+    headers = [[""] * (height - len(lines)) + lines for lines in headers]  # each at the bottom of the row
+    lines = [_centred(line, layout.width) for line in title]
+    lines.append(border("┏", "━", "┳", "┓"))
+    lines += [row([header[place] for header in headers], "┃") for place in range(height)]
+    lines.append(border("┡", "━", "╇", "┩"))
+    lines += [row(cells, "│") for cells in layout.cells]
+    lines.append(border("└", "─", "┴", "┘"))
+    lines += [_centred(line, layout.width) for line in caption]
+    return "".join(line + "\n" for line in lines)
+
+
+def _centred(text: str, width: int) -> str:
+    """``text`` centred in ``width`` as rich centres it: the odd space on the right."""
+    left = (width - len(text)) // 2
+    return " " * left + text + " " * (width - len(text) - left)
 
 
 def regenerate(text: str, generated: dict[tuple[str, str], str], name: str) -> str:
