@@ -3,12 +3,19 @@ user runs it, and the median time of an in-process call."""
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import time
 from collections.abc import Callable
 
 QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]  # a quick answer at the terminal
+
+
+def installed_env() -> dict[str, str]:
+    """The environment with bytecode written and read as in a normal install (pip compiles it at
+    install): PYTHONDONTWRITEBYTECODE dropped, else every run compiles qmodel's source again."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
 def wall_time(command: list[str], env: dict[str, str] | None = None) -> float:

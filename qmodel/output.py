@@ -391,11 +391,6 @@ def _plain_stdout() -> bool:
     return not terminal and (getattr(sys.stdout, "encoding", None) or "utf-8").lower().startswith("utf")
 
 
-# text whose every character takes one column (printable Latin, Greek, Cyrillic; no soft hyphen), so that
-# its length is its width on the terminal, as rich measures it
-_ONE_COLUMN_EACH = re.compile("[\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482]*")
-
-
 def _box_text(layout: _Layout, width: int) -> str | None:
     """The table as rich draws it when it prints plain text (rich's default box, HEAVY_HEAD; a header
     at the bottom of its row, a cell at the top; title and caption centred over the table), or None
@@ -410,7 +405,7 @@ def _box_text(layout: _Layout, width: int) -> str | None:
 
     def plain(text: str, room: int, empty: bool = False) -> bool:
         return len(text) <= room and (bool(text) or empty) and text == text.strip() \
-            and _ONE_COLUMN_EACH.fullmatch(text) is not None
+            and _one_column_each(text)
 
     if not widths or layout.width > width or not (
             all(plain(line, layout.width) for line in title + caption)
@@ -437,6 +432,12 @@ def _box_text(layout: _Layout, width: int) -> str | None:
     lines.append(border("└", "─", "┴", "┘"))
     lines += [_centred(line, layout.width) for line in caption]
     return "".join(line + "\n" for line in lines)
+
+
+def _one_column_each(text: str) -> bool:
+    """Whether every character of ``text`` takes one column: printable Latin (below U+0300, where the
+    combining marks begin), so that its length is its width on the terminal, as rich measures it."""
+    return text.isprintable() and max(text, default=" ") < "\u0300"
 
 
 def _centred(text: str, width: int) -> str:
