@@ -12,6 +12,11 @@ columns do not fit side by side, the layout gives way in this order:
 
 The width is the terminal's, also when the output is piped (from ``COLUMNS``,
 or from the terminal stderr or stdin is attached to), 80 when there is none.
+
+rich draws a table for a terminal (with its styles); piped or captured, where
+rich would print plain text, the table is drawn here character for character
+as rich draws it, so a quick answer does not load rich's console (see
+:func:`_box_text`).
 """
 
 from __future__ import annotations
@@ -348,10 +353,9 @@ def _layout(columns: Sequence[str], cells: list[list[str]], numbers: list[list[b
     right = [any(kinds[place] for kinds in picked_numbers) and all(
         kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
         for place in range(len(names))]
-    table_width = sum(widths) + _PER_COLUMN * len(widths) + _PER_TABLE
-    return _Layout(title=_header(title, table_width) if title else "",
-                   headers=[_header(name, widths[place]) for place, name in enumerate(names)],
-                   cells=picked_cells, widths=widths, right=right, caption=caption)
+    layout = _Layout(title="", headers=[_header(name, widths[place]) for place, name in enumerate(names)],
+                     cells=picked_cells, widths=widths, right=right, caption=caption)
+    return layout._replace(title=_header(title, layout.width)) if title else layout
 
 
 def _rich_table(layout: _Layout):
@@ -373,8 +377,9 @@ def _print_layout(layout: _Layout, width: int) -> None:
     text = _box_text(layout, width) if _plain_stdout() else None
     if text is None:
         console(width=width).print(_rich_table(layout))
-    else:
+    else:  # flushed as rich flushes each print: a later line on stderr still comes after the table
         sys.stdout.write(text)
+        sys.stdout.flush()
 
 
 def _plain_stdout() -> bool:
@@ -403,15 +408,15 @@ def _box_text(layout: _Layout, width: int) -> str | None:
     title = layout.title.split("\n") if layout.title else []
     caption = layout.caption.split("\n") if layout.caption else []
 
-    def plain(text: str, room: int, empty: bool = False) -> bool:
+    def drawn_alike(text: str, room: int, empty: bool = False) -> bool:
         return len(text) <= room and (bool(text) or empty) and text == text.strip() \
             and _one_column_each(text)
 
     if not widths or layout.width > width or not (
-            all(plain(line, layout.width) for line in title + caption)
-            and all(plain(line, room, empty=True) for lines, room in zip(headers, widths, strict=True)
+            all(drawn_alike(line, layout.width) for line in title + caption)
+            and all(drawn_alike(line, room, empty=True) for lines, room in zip(headers, widths, strict=True)
                     for line in lines)
-            and all(plain(cell, room, empty=True) for row in layout.cells
+            and all(drawn_alike(cell, room, empty=True) for row in layout.cells
                     for cell, room in zip(row, widths, strict=True))):
         return None
 
@@ -423,10 +428,11 @@ def _box_text(layout: _Layout, width: int) -> str | None:
         return left + cross.join(line * (room + 2) for room in widths) + right
 
     height = max(len(lines) for lines in headers)
-    headers = [[""] * (height - len(lines)) + lines for lines in headers]  # each at the bottom of the row
+    # each header at the bottom of the header row, as rich aligns it
+    header_rows = zip(*([""] * (height - len(lines)) + lines for lines in headers), strict=True)
     lines = [_centred(line, layout.width) for line in title]
     lines.append(border("┏", "━", "┳", "┓"))
-    lines += [row([header[place] for header in headers], "┃") for place in range(height)]
+    lines += [row(cells, "┃") for cells in header_rows]
     lines.append(border("┡", "━", "╇", "┩"))
     lines += [row(cells, "│") for cells in layout.cells]
     lines.append(border("└", "─", "┴", "┘"))
