@@ -13,10 +13,9 @@ columns do not fit side by side, the layout gives way in this order:
 The width is the terminal's, also when the output is piped (from ``COLUMNS``,
 or from the terminal stderr or stdin is attached to), 80 when there is none.
 
-rich draws a table for a terminal (with its styles); piped or captured, where
-rich would print plain text, the table is drawn here character for character
-as rich draws it, so a quick answer does not load rich's console (see
-:func:`_box_text`).
+A table is drawn here character for character as rich draws it, on a terminal
+(with rich's styles) and piped, so a quick answer does not load rich's console;
+rich draws where it might draw otherwise (see :func:`_box_text`).
 """
 
 from __future__ import annotations
@@ -371,10 +370,11 @@ def _rich_table(layout: _Layout):
 
 
 def _print_layout(layout: _Layout, width: int) -> None:
-    """Print the table: drawn here as plain text where that is what rich would print (:func:`_box_text`),
-    else by rich. Drawing it here keeps rich's console and table modules (a third of a quick answer's
-    start-up) off the path of an answer that is piped or captured."""
-    text = _box_text(layout, width) if _plain_stdout() else None
+    """Print the table: drawn here where it is drawn as rich would draw it (:func:`_box_text`), else by
+    rich. Drawing it here keeps rich's console and table modules (a third of a quick answer's start-up)
+    off the path of a quick answer."""
+    styles = _stdout_styles()
+    text = _box_text(layout, width, styles) if styles is not None else None
     if text is None:
         console(width=width).print(_rich_table(layout))
     else:  # flushed as rich flushes each print: a later line on stderr still comes after the table
@@ -382,27 +382,38 @@ def _print_layout(layout: _Layout, width: int) -> None:
         sys.stdout.flush()
 
 
-def _plain_stdout() -> bool:
-    """Whether rich prints to standard output without styles and with its UTF-8 box: not a terminal
-    (its isatty, with neither FORCE_COLOR nor TTY_COMPATIBLE set to say otherwise), a UTF encoding. A
-    Windows console and a notebook (IPython loaded) are left to rich, which draws for them its own way."""
+# the styles rich gives a table on a terminal, as its escape codes: italic title, bold header, dim italic
+# caption (rich's default theme: table.title, table.header, table.caption); none where it is not a terminal
+TERMINAL_STYLES = {"title": "3", "header": "1", "caption": "2;3"}
+
+
+def _stdout_styles() -> dict[str, str] | None:
+    """The styles rich would give a table on standard output: :data:`TERMINAL_STYLES` on a terminal,
+    none ({}) piped or captured, where rich prints plain text; None where rich decides otherwise than
+    by the terminal alone and is left to draw: FORCE_COLOR or TTY_COMPATIBLE set, a terminal that
+    takes no styles (TERM dumb or unknown), a non-UTF encoding (rich draws an ASCII box), a Windows
+    console or a notebook (IPython loaded)."""
     if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ or "IPython" in sys.modules \
             or sys.platform == "win32":
-        return False
+        return None
     try:
         terminal = sys.stdout.isatty()
     except (AttributeError, ValueError):  # no isatty, or a closed stream: left to rich
-        return False
-    return not terminal and (getattr(sys.stdout, "encoding", None) or "utf-8").lower().startswith("utf")
+        return None
+    if not (getattr(sys.stdout, "encoding", None) or "utf-8").lower().startswith("utf") or (
+            terminal and os.environ.get("TERM", "").strip().lower() in ("dumb", "unknown")):
+        return None
+    return TERMINAL_STYLES if terminal else {}
 
 
-def _box_text(layout: _Layout, width: int) -> str | None:
-    """The table as rich draws it when it prints plain text (rich's default box, HEAVY_HEAD; a header
-    at the bottom of its row, a cell at the top; title and caption centred over the table), or None
-    where that could differ: no columns, a cell wider than its column (rich wraps it), a table wider
-    than ``width``, a line of title, header or caption longer than its room, with a character wider or
-    narrower than one column, with spaces at its ends, or empty (rich's wrapping and padding decide
-    those). tests/test_box_table.py holds the two to the same output."""
+def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None:
+    """The table as rich draws it (its default box, HEAVY_HEAD; a header at the bottom of its row, a
+    cell at the top; title and caption centred over the table; each part in its style of ``styles``,
+    from :func:`_stdout_styles`), or None where that could differ: no columns, a column of no width, a
+    cell wider than its column (rich wraps it), a table wider than ``width``, a line of title, header
+    or caption longer than its room, with a character wider or narrower than one column, with spaces
+    at its ends, or empty (rich's wrapping and padding decide those). tests/test_box_table.py holds
+    the two to the same output, piped and on a terminal."""
     widths = layout.widths
     headers = [header.split("\n") for header in layout.headers]
     title = layout.title.split("\n") if layout.title else []
@@ -412,32 +423,40 @@ def _box_text(layout: _Layout, width: int) -> str | None:
         return len(text) <= room and (bool(text) or empty) and text == text.strip() \
             and _one_column_each(text)
 
-    if not widths or layout.width > width or not (
-            all(drawn_alike(line, layout.width) for line in title + caption)
-            and all(drawn_alike(line, room, empty=True) for lines, room in zip(headers, widths, strict=True)
-                    for line in lines)
+    if not widths or min(widths) < 1 or layout.width > width or not (
+            all(drawn_alike(text, layout.width) for text in title + caption)
+            and all(drawn_alike(text, room, empty=True) for texts, room in zip(headers, widths, strict=True)
+                    for text in texts)
             and all(drawn_alike(cell, room, empty=True) for row in layout.cells
                     for cell, room in zip(row, widths, strict=True))):
         return None
 
-    def row(cells: Sequence[str], rule: str) -> str:
-        return rule + rule.join(f" {cell.rjust(room) if right else cell.ljust(room)} "
-                                for cell, room, right in zip(cells, widths, layout.right, strict=True)) + rule
+    def styled(text: str, part: str) -> str:
+        """``text`` in the style of ``part``, as rich writes a styled piece: the codes, the text, a reset."""
+        return f"\x1b[{styles[part]}m{text}\x1b[0m" if part in styles and text else text
 
-    def border(left: str, line: str, cross: str, right: str) -> str:
-        return left + cross.join(line * (room + 2) for room in widths) + right
+    def line(cells: Sequence[str | None], rule: str, part: str = "") -> str:
+        """One line of a row. rich writes a cell's padding on each side and its justified text as three
+        pieces, and a blank line above a shorter cell (None here) as one."""
+        return rule + rule.join(
+            styled(" " * (room + 2), part) if text is None else "".join(
+                styled(piece, part) for piece in (" ", text.rjust(room) if right else text.ljust(room), " "))
+            for text, room, right in zip(cells, widths, layout.right, strict=True)) + rule
 
-    height = max(len(lines) for lines in headers)
+    def border(left: str, rule: str, cross: str, right: str) -> str:
+        return left + cross.join(rule * (room + 2) for room in widths) + right
+
+    height = max(len(texts) for texts in headers)
     # each header at the bottom of the header row, as rich aligns it
-    header_rows = zip(*([""] * (height - len(lines)) + lines for lines in headers), strict=True)
-    lines = [_centred(line, layout.width) for line in title]
+    header_lines = [[None] * (height - len(texts)) + texts for texts in headers]
+    lines = [styled(_centred(text, layout.width), "title") for text in title]
     lines.append(border("┏", "━", "┳", "┓"))
-    lines += [row(cells, "┃") for cells in header_rows]
+    lines += [line(cells, "┃", "header") for cells in zip(*header_lines, strict=True)]
     lines.append(border("┡", "━", "╇", "┩"))
-    lines += [row(cells, "│") for cells in layout.cells]
+    lines += [line(cells, "│") for cells in layout.cells]
     lines.append(border("└", "─", "┴", "┘"))
-    lines += [_centred(line, layout.width) for line in caption]
-    return "".join(line + "\n" for line in lines)
+    lines += [styled(_centred(text, layout.width), "caption") for text in caption]
+    return "".join(text + "\n" for text in lines)
 
 
 def _one_column_each(text: str) -> bool:

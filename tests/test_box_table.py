@@ -1,5 +1,5 @@
-"""A table printed as plain text (piped or captured) is drawn by qmodel.output itself, without loading
-rich's console (a third of a quick answer's start-up): character for character what rich prints."""
+"""A table is drawn by qmodel.output itself, without loading rich's console (a third of a quick
+answer's start-up): character for character what rich prints, piped and on a terminal (its styles)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from qmodel import output
 # measures or wraps its own way: two columns wide (中), outside the one-column ranges (…), a soft hyphen,
 # a newline, spaces at the ends or doubled
 WORDS = st.lists(st.text(alphabet="aZ1.-_é[]%/\N{NO-BREAK SPACE}", min_size=1, max_size=9),
-                 max_size=4).map(" ".join)
+                 min_size=1, max_size=4).map(" ".join)
 ODD = st.one_of(WORDS, st.text(alphabet=" aZ1é中…\N{SOFT HYPHEN}\n", max_size=14))
 
 
@@ -30,24 +30,30 @@ def tables(draw) -> dict:
                      st.floats(allow_nan=False, allow_infinity=False), st.booleans())
     columns = draw(st.lists(text, min_size=1, max_size=5))
     rows = draw(st.lists(st.lists(cell, min_size=len(columns), max_size=len(columns)), max_size=5))
-    return {"columns": columns, "rows": rows, "title": draw(text), "caption": draw(text),
+    maybe = st.one_of(st.just(""), text)
+    return {"columns": columns, "rows": rows, "title": draw(maybe), "caption": draw(maybe),
             "width": draw(st.integers(8, 100))}
 
 
-def printed(columns, rows, *, plain: bool, **options) -> str:
-    """What print_table writes, drawn here where it can be (``plain``) or by rich throughout."""
+def printed(columns, rows, *, drawn_here: bool, terminal: bool = False, **options) -> str:
+    """What print_table writes piped, or on a terminal: drawn here where it can be (``drawn_here``), or
+    by rich throughout (FORCE_COLOR makes rich write for a terminal)."""
     text = io.StringIO()
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(text):
-        if not plain:
-            patch.setattr(output, "_plain_stdout", lambda: False)
+        styles = output.TERMINAL_STYLES if terminal else {}
+        patch.setattr(output, "_stdout_styles", lambda: styles if drawn_here else None)
+        if terminal:
+            patch.setenv("FORCE_COLOR", "1")
+            patch.setenv("TERM", "xterm-256color")
         output.print_table(columns, rows, **options)
     return text.getvalue()
 
 
-@settings(max_examples=400, deadline=None)
-@given(tables())
-def test_a_table_drawn_here_is_what_rich_prints(table: dict) -> None:
-    assert printed(**table, plain=True) == printed(**table, plain=False)
+@settings(max_examples=300, deadline=None)
+@given(tables(), st.booleans())
+def test_a_table_drawn_here_is_what_rich_prints(table: dict, terminal: bool) -> None:
+    assert printed(**table, drawn_here=True, terminal=terminal) == \
+        printed(**table, drawn_here=False, terminal=terminal)
 
 
 def test_a_quick_answer_s_table_is_drawn_here_as_rich_draws_it() -> None:
@@ -56,7 +62,8 @@ def test_a_quick_answer_s_table_is_drawn_here_as_rich_draws_it() -> None:
     title = "M/M/1 queue: Poisson arrivals, one exponential server"
     layout = output._layout(columns, [[output.format_number(v) for v in row] for row in rows],
                             [[False, False, True, False]] * 2, range(4), title, "", 80)
-    assert output._box_text(layout, 80) == printed(columns, rows, plain=False, title=title, width=80) == (
+    assert output._box_text(layout, 80, {}) == \
+        printed(columns, rows, drawn_here=False, title=title, width=80) == (
         "   M/M/1 queue: Poisson arrivals, one    \n"
         "           exponential server            \n"
         "┏━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━┳━━━━━━━┓\n"
@@ -67,7 +74,7 @@ def test_a_quick_answer_s_table_is_drawn_here_as_rich_draws_it() -> None:
         "└────────┴──────────────┴───────┴───────┘\n")
 
 
-def test_a_terminal_a_forced_colour_and_an_ascii_encoding_are_left_to_rich(monkeypatch) -> None:
+def test_a_terminal_takes_rich_s_styles_and_rich_draws_where_it_may_draw_otherwise(monkeypatch) -> None:
     class Stdout(io.StringIO):
         def __init__(self, tty: bool, encoding: str = "utf-8") -> None:
             super().__init__()
@@ -80,17 +87,20 @@ def test_a_terminal_a_forced_colour_and_an_ascii_encoding_are_left_to_rich(monke
         def encoding(self) -> str:
             return self._encoding
 
-    monkeypatch.delenv("FORCE_COLOR", raising=False)
-    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setattr(sys, "stdout", Stdout(tty=False))
-    assert output._plain_stdout()
+    assert output._stdout_styles() == {}
     monkeypatch.setattr(sys, "stdout", Stdout(tty=True))
-    assert not output._plain_stdout()
+    assert output._stdout_styles() == output.TERMINAL_STYLES
+    monkeypatch.setenv("TERM", "dumb")
+    assert output._stdout_styles() is None
     monkeypatch.setattr(sys, "stdout", Stdout(tty=False, encoding="ascii"))
-    assert not output._plain_stdout()
+    assert output._stdout_styles() is None
     monkeypatch.setattr(sys, "stdout", Stdout(tty=False))
     monkeypatch.setenv("FORCE_COLOR", "1")
-    assert not output._plain_stdout()
+    assert output._stdout_styles() is None
 
 
 def test_a_piped_quick_answer_loads_neither_rich_s_console_nor_its_table() -> None:
