@@ -79,15 +79,19 @@ def json_value(value: Any) -> Any:
 
 
 def terminal_width() -> int:
-    """Columns to fit: ``COLUMNS``, else the terminal of stdout, stderr or stdin, else 80."""
+    """Columns to fit: ``COLUMNS``, else the terminal of stdout, stderr or stdin, else 80. A terminal
+    of no size (0 columns: a pseudo-terminal nobody sized, as some containers and CI runners give) is
+    none: at width 0 rich printed nothing at all."""
     columns = os.environ.get("COLUMNS", "")
     if columns.strip().isdigit() and int(columns) > 0:
         return int(columns)
     for stream in (sys.stdout, sys.stderr, sys.stdin):
         try:
-            return os.get_terminal_size(stream.fileno()).columns
+            size = os.get_terminal_size(stream.fileno()).columns
         except (AttributeError, OSError, ValueError):
             continue
+        if size > 0:
+            return size
     return _FALLBACK_WIDTH
 
 

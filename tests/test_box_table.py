@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import subprocess
 import sys
 
@@ -103,11 +104,29 @@ def test_a_terminal_takes_rich_s_styles_and_rich_draws_where_it_may_draw_otherwi
     assert output._stdout_styles() is None
 
 
-def test_a_piped_quick_answer_loads_neither_rich_s_console_nor_its_table() -> None:
-    probe = ("import sys\nfrom qmodel.cli import main\n"
+# standard output on a pseudo-terminal, for a probe that runs the command line as at a terminal
+ON_A_TERMINAL = ("import os\nreader, terminal = os.openpty()\nos.dup2(terminal, 1)\n"
+                 "sys.stdout = open(1, 'w', encoding='utf-8', closefd=False)\n")
+
+
+@pytest.mark.parametrize("where", ["piped", "terminal"])
+def test_a_quick_answer_loads_neither_rich_s_console_nor_its_table(where: str) -> None:
+    probe = ("import sys\n" + (ON_A_TERMINAL if where == "terminal" else "")
+             + "from qmodel.cli import main\n"
              "sys.argv = ['qmodel', 'calc', 'mm1', 'arrival_rate=800', 'service_time=1ms']\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "print(sorted(m for m in sys.modules if m in ('rich.console', 'rich.table')))\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert "number_in_system" in done.stdout
-    assert done.stdout.splitlines()[-1] == "[]"
+             "sys.stderr.write(repr([m for m in ('rich.console', 'rich.table') if m in sys.modules]))\n")
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80"}  # a new pseudo-terminal has no size
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        env.pop(name, None)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert done.stderr == "[]"
+    if where == "piped":
+        assert "number_in_system" in done.stdout
+
+
+def test_a_terminal_of_no_size_is_taken_as_none(monkeypatch) -> None:
+    """A pseudo-terminal nobody sized reports 0 columns; at width 0 rich printed nothing, exit 0."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd: os.terminal_size((0, 0)))
+    assert output.terminal_width() == 80
