@@ -43,9 +43,12 @@ def printed(columns, rows, *, drawn_here: bool, terminal: bool = False, **option
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(text):
         styles = output.TERMINAL_STYLES if terminal else {}
         patch.setattr(output, "_stdout_styles", lambda: styles if drawn_here else None)
+        patch.delenv("TTY_COMPATIBLE", raising=False)
         if terminal:
             patch.setenv("FORCE_COLOR", "1")
             patch.setenv("TERM", "xterm-256color")
+        else:
+            patch.delenv("FORCE_COLOR", raising=False)
         output.print_table(columns, rows, **options)
     return text.getvalue()
 
