@@ -259,8 +259,8 @@ def _fold(least: list[int], width: int, keys: int) -> list[list[int]] | None:
 
 def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "",
                 caption: str = "", width: int | None = None, keys: int | None = None) -> None:
-    """A rich table that fits ``width`` (default: the terminal's) and never breaks a number; a
-    folded part repeats the ``keys`` leading columns (default: :func:`key_columns`)."""
+    """A table in rich's box that fits ``width`` (default: the terminal's) and never breaks a number;
+    a folded part repeats the ``keys`` leading columns (default: :func:`key_columns`)."""
     width = width or terminal_width()
     cells = [[format_number(value) for value in row] for row in rows]
     numbers = [[_is_number(value) for value in row] for row in rows]
