@@ -1,8 +1,10 @@
 """What the benchmark scripts share: the quick answer they time, the wall time of one command run as a
-user runs it, and the median time of an in-process call."""
+user runs it (piped, or at a terminal), and the median time of an in-process call."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import subprocess
 import time
@@ -11,11 +13,41 @@ from collections.abc import Callable
 QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]  # a quick answer at the terminal
 
 
+def installed_env() -> dict[str, str]:
+    """The environment with bytecode written and read as in a normal install (pip compiles it at
+    install): PYTHONDONTWRITEBYTECODE dropped, else every run compiles qmodel's source again."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 def wall_time(command: list[str], env: dict[str, str] | None = None) -> float:
     """Seconds from start to exit of ``command`` (output discarded; a failure raises)."""
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
+
+
+def terminal_wall_time(command: list[str], env: dict[str, str] | None = None) -> float:
+    """Seconds from start to exit of ``command`` writing to a terminal (a pseudo-terminal of 80 columns
+    and 24 lines, read to the end as a terminal shows it; a failure raises)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    reader, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=terminal, stderr=subprocess.DEVNULL, env=env)
+    os.close(terminal)
+    with contextlib.suppress(OSError):  # the end of the output reads as an error on Linux
+        while os.read(reader, 65536):
+            pass
+    status = process.wait()
+    seconds = time.perf_counter() - start
+    os.close(reader)
+    if status:
+        raise subprocess.CalledProcessError(status, command)
+    return seconds
 
 
 def median_time(call: Callable[[], object], repeats: int) -> tuple[float, object]:

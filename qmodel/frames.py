@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
 
 import numpy as np
@@ -36,6 +35,8 @@ def html(title: str, records: Sequence[Mapping[str, Any]], *, columns: Sequence[
          lines: Sequence[str] = (), warnings: Sequence[str] = ()) -> str:
     """A compact HTML table of ``records`` (``columns``: the keys to show, default all of the first
     record's), the title above it, ``lines`` and each warning below it; at most :data:`MOST_ROWS` rows."""
+    from html import escape  # here, not at the top: the quick path imports this module, never the HTML
+
     keys = list(columns if columns is not None else (records[0] if records else {}))
     shown = records[:MOST_ROWS]
     head = "".join(f"<th>{escape(str(key))}</th>" for key in keys)

@@ -12,6 +12,10 @@ columns do not fit side by side, the layout gives way in this order:
 
 The width is the terminal's, also when the output is piped (from ``COLUMNS``,
 or from the terminal stderr or stdin is attached to), 80 when there is none.
+
+A table is drawn here character for character as rich draws it, on a terminal
+(with rich's styles) and piped, so a quick answer does not load rich's console;
+rich draws where it might draw otherwise (see :func:`_box_text`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 FORMATS = ("table", "json", "csv")
 _FALLBACK_WIDTH = 80
@@ -75,15 +79,19 @@ def json_value(value: Any) -> Any:
 
 
 def terminal_width() -> int:
-    """Columns to fit: ``COLUMNS``, else the terminal of stdout, stderr or stdin, else 80."""
+    """Columns to fit: ``COLUMNS``, else the terminal of stdout, stderr or stdin, else 80. A terminal
+    of no size (0 columns: a pseudo-terminal nobody sized, as some containers and CI runners give) is
+    none: at width 0 rich printed nothing at all."""
     columns = os.environ.get("COLUMNS", "")
     if columns.strip().isdigit() and int(columns) > 0:
         return int(columns)
     for stream in (sys.stdout, sys.stderr, sys.stdin):
         try:
-            return os.get_terminal_size(stream.fileno()).columns
+            size = os.get_terminal_size(stream.fileno()).columns
         except (AttributeError, OSError, ValueError):
             continue
+        if size > 0:
+            return size
     return _FALLBACK_WIDTH
 
 
@@ -251,25 +259,25 @@ def _fold(least: list[int], width: int, keys: int) -> list[list[int]] | None:
 
 def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "",
                 caption: str = "", width: int | None = None, keys: int | None = None) -> None:
-    """A rich table that fits ``width`` (default: the terminal's) and never breaks a number; a
-    folded part repeats the ``keys`` leading columns (default: :func:`key_columns`)."""
+    """A table in rich's box that fits ``width`` (default: the terminal's) and never breaks a number;
+    a folded part repeats the ``keys`` leading columns (default: :func:`key_columns`)."""
     width = width or terminal_width()
-    out = console(width=width)
     cells = [[format_number(value) for value in row] for row in rows]
     numbers = [[_is_number(value) for value in row] for row in rows]
     least = _least_widths(columns, cells, numbers)
     if _fits(least, width) or len(columns) < 2:
-        out.print(_table(columns, cells, numbers, range(len(columns)), title, caption, width))
+        _print_layout(_layout(columns, cells, numbers, range(len(columns)), title, caption, width), width)
         return
     keys = min(key_columns(rows) if keys is None else max(keys, 1), len(columns))
     groups = _fold(least, width, keys)
     if groups is not None:
         for place, group in enumerate(groups, start=1):
             part = f"{title} ({place} of {len(groups)})" if title else f"({place} of {len(groups)})"
-            out.print(_table(columns, cells, numbers, group, part,
-                             caption if place == len(groups) else "", width))
+            _print_layout(_layout(columns, cells, numbers, group, part,
+                                  caption if place == len(groups) else "", width), width)
         return
     # one record per block: "column | value"
+    out = console(width=width)
     names = list(columns)
     value_least = max([len(c) if n else _longest_word(c) for row, kinds in zip(cells, numbers, strict=True)
                        for c, n in zip(row, kinds, strict=True)], default=0)
@@ -287,8 +295,8 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
         for pair, kind in zip(record_cells, record_numbers, strict=True):
             if not kind[1]:
                 pair[1] = _truncate_words(pair[1], max(room - len(pair[0]), 4))
-        out.print(_table(["column", "value"], record_cells, record_numbers, range(2),
-                         f"record {index}: {label}", "", width))
+        out.print(_rich_table(_layout(["column", "value"], record_cells, record_numbers, range(2),
+                                      f"record {index}: {label}", "", width)))
     if caption:
         out.print(caption)
 
@@ -315,11 +323,28 @@ def _allot(natural: list[int], least: list[int], width: int) -> list[int]:
     return widths
 
 
-def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]], chosen,
-           title: str, caption: str, width: int):
-    """A rich table of the ``chosen`` columns with widths fixed here, so rich never folds a number."""
-    from rich.table import Table
+class _Layout(NamedTuple):
+    """One table as it is drawn: the title and each header already wrapped to their widths (lines
+    joined by newlines), the cells as text, each column's width (padding and rules not counted) and
+    whether it is right-justified (a column of numbers)."""
 
+    title: str
+    headers: list[str]
+    cells: list[list[str]]
+    widths: list[int]
+    right: list[bool]
+    caption: str
+
+    @property
+    def width(self) -> int:
+        """The columns the table takes: its columns, and the padding and rule of each."""
+        return sum(self.widths) + _PER_COLUMN * len(self.widths) + _PER_TABLE
+
+
+def _layout(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]], chosen,
+            title: str, caption: str, width: int) -> _Layout:
+    """The table of the ``chosen`` columns within ``width``, column widths fixed here so that a number is
+    never folded (:func:`_allot`)."""
     chosen = list(chosen)
     picked_cells = [[row[i] for i in chosen] for row in cells]
     picked_numbers = [[kinds[i] for i in chosen] for kinds in numbers]
@@ -328,16 +353,126 @@ def _table(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bo
     natural = [max([len(name)] + [len(row[place]) for row in picked_cells])
                for place, name in enumerate(names)]
     widths = _allot(natural, least, width)
-    table_width = sum(widths) + _PER_COLUMN * len(widths) + _PER_TABLE
-    table = Table(title=_header(title, table_width) if title else None, caption=caption or None)
-    for place, name in enumerate(names):
-        numeric = any(kinds[place] for kinds in picked_numbers) and all(
-            kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
-        table.add_column(_header(name, widths[place]), overflow="fold", width=widths[place],
-                         justify="right" if numeric else "left")
-    for row in picked_cells:
+    right = [any(kinds[place] for kinds in picked_numbers) and all(
+        kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
+        for place in range(len(names))]
+    layout = _Layout(title="", headers=[_header(name, widths[place]) for place, name in enumerate(names)],
+                     cells=picked_cells, widths=widths, right=right, caption=caption)
+    return layout._replace(title=_header(title, layout.width)) if title else layout
+
+
+def _rich_table(layout: _Layout):
+    """The layout as a rich Table (rich wraps a cell wider than its column, at its spaces)."""
+    from rich.table import Table
+
+    table = Table(title=layout.title or None, caption=layout.caption or None)
+    for header, width, right in zip(layout.headers, layout.widths, layout.right, strict=True):
+        table.add_column(header, overflow="fold", width=width, justify="right" if right else "left")
+    for row in layout.cells:
         table.add_row(*row)
     return table
+
+
+def _print_layout(layout: _Layout, width: int) -> None:
+    """Print the table: drawn here where it is drawn as rich would draw it (:func:`_box_text`), else by
+    rich. Drawing it here keeps rich's console and table modules (a third of a quick answer's start-up)
+    off the path of a quick answer."""
+    styles = _stdout_styles()
+    text = _box_text(layout, width, styles) if styles is not None else None
+    if text is None:
+        console(width=width).print(_rich_table(layout))
+    else:  # flushed as rich flushes each print: a later line on stderr still comes after the table
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+# the styles rich gives a table on a terminal, as its escape codes: italic title, bold header, dim italic
+# caption (rich's default theme: table.title, table.header, table.caption); none where it is not a terminal
+TERMINAL_STYLES = {"title": "3", "header": "1", "caption": "2;3"}
+
+
+def _stdout_styles() -> dict[str, str] | None:
+    """The styles rich would give a table on standard output: :data:`TERMINAL_STYLES` on a terminal,
+    none ({}) piped or captured, where rich prints plain text; None where rich decides otherwise than
+    by the terminal alone and is left to draw: FORCE_COLOR or TTY_COMPATIBLE set, a terminal that
+    takes no styles (TERM dumb or unknown), a non-UTF encoding (rich draws an ASCII box), a Windows
+    console or a notebook (IPython loaded)."""
+    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ or "IPython" in sys.modules \
+            or sys.platform == "win32":
+        return None
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream: left to rich
+        return None
+    if not (getattr(sys.stdout, "encoding", None) or "utf-8").lower().startswith("utf") or (
+            terminal and os.environ.get("TERM", "").strip().lower() in ("dumb", "unknown")):
+        return None
+    return TERMINAL_STYLES if terminal else {}
+
+
+def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None:
+    """The table as rich draws it (its default box, HEAVY_HEAD; a header at the bottom of its row, a
+    cell at the top; title and caption centred over the table; each part in its style of ``styles``,
+    from :func:`_stdout_styles`), or None where that could differ: no columns, a column of no width, a
+    cell wider than its column (rich wraps it), a table wider than ``width``, a line of title, header
+    or caption longer than its room, with a character wider or narrower than one column, with spaces
+    at its ends, or empty (rich's wrapping and padding decide those). tests/test_box_table.py holds
+    the two to the same output, piped and on a terminal."""
+    widths = layout.widths
+    headers = [header.split("\n") for header in layout.headers]
+    title = layout.title.split("\n") if layout.title else []
+    caption = layout.caption.split("\n") if layout.caption else []
+
+    def drawn_alike(text: str, room: int, empty: bool = False) -> bool:
+        return len(text) <= room and (bool(text) or empty) and text == text.strip() \
+            and _one_column_each(text)
+
+    if not widths or min(widths) < 1 or layout.width > width or not (
+            all(drawn_alike(text, layout.width) for text in title + caption)
+            and all(drawn_alike(text, room, empty=True) for texts, room in zip(headers, widths, strict=True)
+                    for text in texts)
+            and all(drawn_alike(cell, room, empty=True) for row in layout.cells
+                    for cell, room in zip(row, widths, strict=True))):
+        return None
+
+    def styled(text: str, part: str) -> str:
+        """``text`` in the style of ``part``, as rich writes a styled piece: the codes, the text, a reset."""
+        return f"\x1b[{styles[part]}m{text}\x1b[0m" if part in styles and text else text
+
+    def line(cells: Sequence[str | None], rule: str, part: str = "") -> str:
+        """One line of a row. rich writes a cell's padding on each side and its justified text as three
+        pieces, and a blank line above a shorter cell (None here) as one."""
+        return rule + rule.join(
+            styled(" " * (room + 2), part) if text is None else "".join(
+                styled(piece, part) for piece in (" ", text.rjust(room) if right else text.ljust(room), " "))
+            for text, room, right in zip(cells, widths, layout.right, strict=True)) + rule
+
+    def border(left: str, rule: str, cross: str, right: str) -> str:
+        return left + cross.join(rule * (room + 2) for room in widths) + right
+
+    height = max(len(texts) for texts in headers)
+    # each header at the bottom of the header row, as rich aligns it
+    header_lines = [[None] * (height - len(texts)) + texts for texts in headers]
+    lines = [styled(_centred(text, layout.width), "title") for text in title]
+    lines.append(border("┏", "━", "┳", "┓"))
+    lines += [line(cells, "┃", "header") for cells in zip(*header_lines, strict=True)]
+    lines.append(border("┡", "━", "╇", "┩"))
+    lines += [line(cells, "│") for cells in layout.cells]
+    lines.append(border("└", "─", "┴", "┘"))
+    lines += [styled(_centred(text, layout.width), "caption") for text in caption]
+    return "".join(text + "\n" for text in lines)
+
+
+def _one_column_each(text: str) -> bool:
+    """Whether every character of ``text`` takes one column: printable Latin (below U+0300, where the
+    combining marks begin), so that its length is its width on the terminal, as rich measures it."""
+    return text.isprintable() and max(text, default=" ") < "\u0300"
+
+
+def _centred(text: str, width: int) -> str:
+    """``text`` centred in ``width`` as rich centres it: the odd space on the right."""
+    left = (width - len(text)) // 2
+    return " " * left + text + " " * (width - len(text) - left)
 
 
 def regenerate(text: str, generated: dict[tuple[str, str], str], name: str) -> str:

@@ -36,7 +36,6 @@ which needs sympy and so is kept off the quick path.
 from __future__ import annotations
 
 import ast
-import difflib
 import keyword
 import re
 from functools import cache
@@ -559,6 +558,8 @@ def _shipped_formula(formula_id: str) -> Formula:
     from qmodel.catalogue._compiled import ENTRIES
 
     if formula_id not in ENTRIES:
+        import difflib  # here, not at the top: only an unknown id needs it, the quick path never
+
         known = sorted({*ENTRIES, *_USER_ENTRIES})
         near = difflib.get_close_matches(formula_id, known, n=3, cutoff=0.6)
         allowed = (f"an id such as {', '.join(near)}" if near else "an id of the catalogue") + \
