@@ -29,33 +29,24 @@ from qmodel.studies import locks
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "background" / "calibration.md"
 
 
-def _holding(response, commit, span):
-    commit = np.minimum(commit, response)
-    execution = span * (response - commit)
-    mean_hold = commit + execution / 2
-    second = commit**2 + commit * execution + execution**2 / 3
-    residual = np.divide(second, 2 * mean_hold, out=np.zeros_like(mean_hold), where=mean_hold > 0)
-    return mean_hold, residual
-
-
-def cross_member(requests, throughput, response, commit, items, round_trips, rtt, span=1.0):
+def cross_member(requests, throughput, response, commit, items, round_trips, rtt, span=1.0, queued=0.0):
     """Only the other member's locks conflict: a member's own conflicts are resolved by its own lock
     manager at no distance cost (the study: global contention is what distance makes dear)."""
     if not np.isfinite(items):
         return np.zeros_like(response)
-    mean_hold, residual_hold = _holding(response, commit, span)
+    mean_hold, residual_hold = locks.holding(response, commit, span, queued)
     held = throughput * requests[:, None] * mean_hold
     others = 1.0 - np.eye(len(requests))[:, :, None]
     residual = (residual_hold[:, None, :] + round_trips * rtt) * others
     return requests[:, None] * np.einsum("jd,jmd->md", held, residual) / items
 
 
-def saturating(requests, throughput, response, commit, items, round_trips, rtt, span=1.0):
+def saturating(requests, throughput, response, commit, items, round_trips, rtt, span=1.0, queued=0.0):
     """Tay's law with a conflict probability that saturates: 1 − exp(−H/L) for H locks held, the wait
     per conflict the holders' mean residual weighted by what each holds."""
     if not np.isfinite(items):
         return np.zeros_like(response)
-    mean_hold, residual_hold = _holding(response, commit, span)
+    mean_hold, residual_hold = locks.holding(response, commit, span, queued)
     held = throughput * requests[:, None] * mean_hold
     total = held.sum(axis=0)
     residual = residual_hold[:, None, :] + round_trips * rtt

@@ -306,6 +306,55 @@ def fit_castout_iosq(rows: tuple[tuple[float, float], ...] = CASTOUT_ROWS) -> tu
     return c, float(np.sqrt(residuals @ residuals / (len(x) - 1) / (x @ x))), residuals
 
 
+# Environment 3's RMF service times of requests that cross the distance once per request, as printed at
+# 0, 20, 40, 70 and 100 km (us): the round trip per km the test floor's fibre and DWDMs gave. G1P1's
+# GBP8 secondary async (site 1 to CF2); G1P2's Q+PEND of CICS reads, MSTR and DBM1 I/Os (site 2 to the
+# primary disk at site 1, one round trip in PEND); G1P1's and G1P2's MSTR DISC (the Metro Mirror
+# write's round trip to the secondary). Left out: the DBM1 DISC (castout writes of several pages, more
+# than one round trip per write) and G1P2's GBP8 primary and LOCK1 async (the requests counted as async
+# change with the conversion at distance; LOCK1 has no async requests at 0 km).
+ROUND_TRIP_KM = (0, 20, 40, 70, 100)
+ROUND_TRIP_ROWS = {
+    "G1P1 GBP8 secondary async service": (205, 493, 736, 984, 1335),
+    "G1P2 CICS Q+PEND": (100, 400, 600, 800, 1200),
+    "G1P2 MSTR Q+PEND": (100, 400, 600, 900, 1200),
+    "G1P2 DBM1 Q+PEND": (200, 400, 600, 900, 1200),
+    "G1P1 MSTR DISC": (100, 500, 700, 1000, 1300),
+    "G1P2 MSTR DISC": (100, 600, 800, 1100, 1300),
+}
+
+
+@dataclass(frozen=True)
+class RoundTripFit:
+    """The round trip per km b (s/m) fitted on ROUND_TRIP_ROWS: each series' growth from its 0 km value
+    is b × distance, least squares through the origin over every row above 0 km, b = Σ d·Δ / Σ d²,
+    its standard error √(RSS / (n − 1) / Σ d²); ``residuals`` in us, per series and distance."""
+
+    per_metre: float
+    standard_error: float
+    residuals: np.ndarray
+
+    @property
+    def fibre_speed(self) -> float:
+        """The scenario's ``fibre_speed`` (m/s) that gives this round trip: RoundTripTime = 2 d / v."""
+        return 2 / self.per_metre
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The round trip per km (us/km) at ±z standard errors."""
+        return tuple(1e9 * (self.per_metre + sign * z * self.standard_error) for sign in (-1, 1))
+
+
+def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS) -> RoundTripFit:
+    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`."""
+    distance = np.array(ROUND_TRIP_KM[1:], float) * 1e3  # m
+    growth = np.array([np.subtract(series[1:], series[0]) for series in rows.values()], float) * 1e-6  # s
+    d = np.broadcast_to(distance, growth.shape)
+    per_metre = float((d * growth).sum() / (d * d).sum())
+    residuals = growth - per_metre * d
+    error = float(np.sqrt((residuals**2).sum() / (growth.size - 1) / (d * d).sum()))
+    return RoundTripFit(per_metre, error, residuals * 1e6)
+
+
 def _value(name: str, fitted: float) -> float:
     """A [locks] value from the scale it is fitted on."""
     return float(np.exp(fitted)) if name in _LOG_SCALE else float(fitted)
@@ -359,7 +408,8 @@ def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str,
     file says, or as ``fixed``) by weighted least squares on ``rows`` (scipy's trust-region reflective
     least_squares), Environment 3's members' cpu, other and think time refitted on their 0 km rows at
     every trial."""
-    base = replace(load_scenario(shipped_scenarios()["gdps-env3"]), **(fixed or {}))
+    base = replace(load_scenario(shipped_scenarios()["gdps-env3"]), fibre_speed=fit_round_trip().fibre_speed,
+                   **(fixed or {}))
     x0 = np.array([np.log(v) if n in _LOG_SCALE else v for n, v in zip(names, start, strict=True)])
     low, high = np.array([LOCK_PARAMETERS[n] for n in names]).T
 
@@ -385,15 +435,17 @@ def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str,
 
 
 def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
-    """The shipped GDPS scenarios calibrated: Environment 3's lock fit (:func:`fit_locks`, or ``fit``)
-    and its members' CPU carried to Environments 1 and 2 (same workload, LPARs and lock structure),
+    """The shipped GDPS scenarios calibrated: Environment 3's lock fit (:func:`fit_locks`, or ``fit``),
+    the round trip per km it was made with (:func:`fit_round_trip`: the same fibre and DWDMs) and its
+    members' CPU carried to Environments 1 and 2 (same workload, LPARs and lock structure),
     each member's other and think time fitted on its own environment's 0 km rows."""
     fit = fit or fit_locks(**SHIPPED_FIT)
     fitted = {"gdps-env3": fit.scenario}
     locks = {name: getattr(fit.scenario, name) for name in LOCK_PARAMETERS}  # fitted or fixed there
     cpu = fit.scenario.members[0].cpu
     for name in ("gdps-env2", "gdps-env1"):
-        scenario = replace(load_scenario(shipped_scenarios()[name]), **locks)
+        scenario = replace(load_scenario(shipped_scenarios()[name]), fibre_speed=fit.scenario.fibre_speed,
+                           **locks)
         if scenario.castout_owner:
             scenario = replace(scenario, castout_iosq=fit_castout_iosq()[0])
         fitted[name] = prepared(name, scenario, cpu)
@@ -448,6 +500,14 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
     lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±1.96 standard errors "
                  f"from the residuals) | Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km "
                  f"(residuals {shown}) | {weak} |")
+    trip = fit_round_trip()
+    low, high = trip.interval()
+    worst = float(np.abs(trip.residuals).max())
+    lines.append(f"| fibre_speed (all environments) | {trip.fibre_speed / 1e3:.6g} km/s: "
+                 f"{trip.per_metre * 1e9:.4g} us/km per round trip | {low:.4g} to {high:.4g} us/km (±1.96 "
+                 f"standard errors from the residuals) | Environment 3's RMF service times of "
+                 f"{len(ROUND_TRIP_ROWS)} series that cross the distance once per request, 20 to 100 km "
+                 f"({trip.residuals.size} rows, residuals within ±{worst:.0f} us) |  |")
     cpu = fitted["gdps-env3"].members[0].cpu
     lines.append(f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
                  "Environment 3 G1P2 CICSERV APPL% at 0 km (12.3%) | one row, no interval |")
@@ -505,6 +565,7 @@ def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:
         shown = iter(f'{key} = "{getattr(m, key) * scale:.{digits}g}{unit}"' for m in scenario.members)
         text = re.sub(rf'(?m)^{key} = ".*"$', lambda _, shown=shown: next(shown), text)
     text = re.sub(r"(?m)^castout_iosq = .*$", f"castout_iosq = {scenario.castout_iosq:.4g}", text)
+    text = re.sub(r'(?m)^fibre_speed = ".*"$', f'fibre_speed = "{scenario.fibre_speed / 1e3:.6g}km/s"', text)
     text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n")
     text += "\n\n" + band_toml(name, scenario, fit)
     path.write_text(text, encoding="utf-8")

@@ -24,7 +24,8 @@ home of its formula:
    ``terminals`` users with a think time, X = N / (Z + R) (the response-time
    law), the member's CPs an M/M/c station (``mmc_waiting_time``);
 6. lock contention (:func:`qmodel.studies.locks.lock_wait`), every lock held
-   through the commit phase (log writes, duplexed writes): R appears on
+   through the commit phase (log writes, duplexed writes), none over the
+   time queued for a CF subchannel: R appears on
    both sides; the fixed point is solved by :func:`qmodel.algorithms.fixed_point.iterate`,
    and where none exists the distance is flagged as thrashing, with the
    terminal load at which it begins, never given a number;
@@ -444,8 +445,8 @@ def _solve(
     )
     think = np.array([m.think_time for m in members])[:, None]
     other = np.array([m.other for m in members])[:, None] * np.ones_like(distances)
-    lockable = scenario.lockable_items
     state: dict[str, object] = {}
+    lockable = [scenario.lockable_items]  # inf while the start is found without lock contention
 
     def response(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
         """R' = F(R') at the distances ``columns`` (all by default), R' the response time without IOSQ
@@ -463,10 +464,11 @@ def _solve(
             throughput,
             response_time,
             part.commit + write_queue,
-            lockable,
+            lockable[0],
             scenario.resolution_round_trips,
             part.round_trip,
             scenario.lock_span,
+            queued=subchannel_wait,
         )
         state.update(
             throughput=throughput,
@@ -496,6 +498,8 @@ def _solve(
     if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
         queued = fixed.ssch * _iosq(scenario, fixed, terminals / (think + below))
         start = np.maximum(start, below - queued)
+    if np.isfinite(scenario.lockable_items):
+        start = _start_without_locks(response, start, think, lockable, max_iterations)
     solution = iterate(
         response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
     )
@@ -577,6 +581,28 @@ def _solve(
         fixed_part=fixed.fixed_part,
         disk_saturated=state["volumes_saturated"] & thrashing,
     )
+
+
+def _start_without_locks(
+    response: Callable[[np.ndarray], np.ndarray],
+    start: np.ndarray,
+    think: np.ndarray,
+    lockable: list[float],
+    max_iterations: int,
+) -> np.ndarray:
+    """Where the fixed point with lock contention should start: the fixed point of ``response`` with
+    none (``lockable`` set to inf for its length), which lies below it, where that one exists; else
+    ``start``. From the bare ``start`` a member whose subchannels are near saturation gets, at its
+    first step, the subchannel queue of a throughput it cannot reach, and locks counted as held over
+    the execution that queue leaves would run away from a fixed point that exists (the lock wait
+    takes the execution net of the queue: :func:`qmodel.studies.locks.holding`)."""
+    kept, lockable[0] = lockable[0], np.inf
+    try:
+        bare = iterate(response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations,
+                       independent_columns=True)
+    finally:
+        lockable[0] = kept
+    return np.where(bare.converged, np.maximum(bare.value, start), start)
 
 
 _EDGE_WAITS = ("subchannel_wait", "io_queue")  # the waits whose share at the edge of thrashing names remedies

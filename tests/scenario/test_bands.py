@@ -85,7 +85,10 @@ def holds(low: np.ndarray, value: np.ndarray, high: np.ndarray) -> bool:
 
 
 def test_where_a_band_point_has_no_answer_the_band_is_open_at_its_end_never_closed_by_the_answer() -> None:
-    result = solve_banded(load_banded(resolve_scenario("gdps-env3")), np.array([20e3, 70e3]))
+    # Environment 3 with its band's lower end moved to 3,000 lockable items: that point thrashes at 70 km
+    shipped = load_banded(resolve_scenario("gdps-env3"))
+    crowded = replace(shipped.points[0], lockable_items=3000.0)
+    result = solve_banded(Banded(shipped.scenario, (crowded, *shipped.points[1:])), np.array([20e3, 70e3]))
     bands = result.band_values()
     some_point_thrashes = sum(point.thrashing for point in result.band).astype(bool)
     assert some_point_thrashes.tolist() == [False, True]
