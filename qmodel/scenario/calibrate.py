@@ -379,6 +379,7 @@ class LockFit:
     residuals: np.ndarray
     values: np.ndarray
     scenario: Scenario
+    extra_points: tuple[dict[str, float], ...] = ()  # band points beyond the region's axes (a profile's end)
 
     def interval(self, index: int, z: float = 1.96) -> tuple[float, float, float]:
         """(value, low, high) of parameter ``index`` at ±z standard errors, on the scale it is fitted on
@@ -399,7 +400,42 @@ class LockFit:
                 x = self.x + sign * radius * np.sqrt(max(scale, 0.0)) * axis
                 points.append({name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
                                for name, v in zip(self.names, x, strict=True)})
-        return points
+        return points + list(self.extra_points)
+
+
+@dataclass(frozen=True)
+class SpanProfile:
+    """The lock span's profile over LOCK_ROWS: ``low``, the span at the 95% end of its profile interval
+    (the other end is 100%, where the shipped fit has it), ``lockable_items`` refitted there, and the
+    weighted residual sums of squares at 100% and at ``low``."""
+
+    low: float
+    lockable_items: float
+    rss_at_full: float
+    rss_at_low: float
+
+
+def profile_lock_span(fit: LockFit, level: float = 0.95, steps: int = 6) -> SpanProfile:
+    """Where the lock span's profile interval ends below 100% (the shipped value, and where the span
+    goes when fitted with lockable_items): the span s at which RSS(s) − RSS(100%) = χ²₁(level) · s²,
+    s² = RSS(100%) / (n − 2) (the span counted as a second parameter), RSS(s) the weighted residual sum
+    of squares of :func:`fit_locks` with lockable_items refitted at that s; bisection on [0, 1] in
+    ``steps`` halvings (0 if even no span reaches the limit). Each step is a fit: about 10 s."""
+    full = float(fit.residuals @ fit.residuals)
+    limit = full + chi2.ppf(level, 1) * full / (len(fit.residuals) - 2)
+    items = float(np.exp(fit.x[0]))
+
+    def trial(span: float) -> tuple[float, LockFit]:
+        start = 300.0 * (items / 300.0) ** span  # geometric between the commit-only and the full fit
+        refit = fit_locks(("lockable_items",), (start,), {"lock_span": span})
+        return float(refit.residuals @ refit.residuals), refit
+
+    rss, refit = trial(0.0)
+    if rss <= limit:
+        return SpanProfile(0.0, _value("lockable_items", refit.x[0]), full, rss)
+    _, high = _bisect(lambda span: trial(span)[0] > limit, 0.0, 1.0, steps)  # high: inside the interval
+    rss, refit = trial(high)
+    return SpanProfile(high, _value("lockable_items", refit.x[0]), full, rss)
 
 
 def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
@@ -471,13 +507,21 @@ def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
 
 WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
 BAND_METHOD = ("ends of the principal axes of the 95% joint confidence region of the Environment 3 "
-               "weighted least-squares fit, each member's 0 km fits (other, think time) redone at each end "
+               "weighted least-squares fit, and the lock span's 95% profile end (lockable_items refitted "
+               "there), each member's 0 km fits (other, think time) redone at each point "
                "(python -m qmodel.scenario.calibrate)")
 
 
-def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
-    """Markdown: every fitted parameter with its value, 95% interval, the rows it rests on, residuals."""
+def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile | None = None) -> str:
+    """Markdown: every fitted parameter with its value, 95% interval, the rows it rests on, residuals;
+    with ``span``, the declared lock span's profile interval."""
     lines = ["| parameter | value | 95% interval | rows it rests on | flag |", "|---|---|---|---|---|"]
+    if span is not None:
+        lines.append(f"| locks.lock_span | 100% (declared: Tay's; the least-squares optimum) | "
+                     f"{span.low:.0%} to 100% (profile: weighted RSS {span.rss_at_full:.3g} at 100%, "
+                     f"{span.rss_at_low:.3g} at {span.low:.0%} with lockable_items "
+                     f"{span.lockable_items:.4g}) | Environment 3, {len(LOCK_ROWS)} rows | weakly "
+                     "identified: a [band] point |")
     for i, name in enumerate(fit.names):
         value, low, high = fit.interval(i)
         weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
@@ -585,8 +629,10 @@ def main() -> None:
     the values and [band] into the shipped scenario files and the tables into
     docs/background/calibration.md (between its calibration markers)."""
     fit = fit_locks(**SHIPPED_FIT)
+    span = profile_lock_span(fit)
+    fit = replace(fit, extra_points=({"lockable_items": span.lockable_items, "lock_span": span.low},))
     fitted = calibrate_gdps(fit)
-    text = parameter_table(fit, fitted) + "\n" + prediction_table(fitted)
+    text = parameter_table(fit, fitted, span) + "\n" + prediction_table(fitted)
     print(text)
     if "--write" in sys.argv[1:]:
         for name, scenario in fitted.items():
