@@ -507,9 +507,8 @@ def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
 
 WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
 BAND_METHOD = ("ends of the principal axes of the 95% joint confidence region of the Environment 3 "
-               "weighted least-squares fit, and the lock span's 95% profile end (lockable_items refitted "
-               "there), each member's 0 km fits (other, think time) redone at each point "
-               "(python -m qmodel.scenario.calibrate)")
+               "weighted least-squares fit and the lock span's 95% profile end, each member's 0 km fits "
+               "redone at each point (python -m qmodel.scenario.calibrate)")
 
 
 def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile | None = None) -> str:
