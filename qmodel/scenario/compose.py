@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from qmodel.algorithms.fixed_point import iterate
+from qmodel.algorithms.fixed_point import FixedPoint, iterate
 from qmodel.algorithms.queueing import STATES_PER_BLOCK, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.errors import InputError
@@ -498,11 +498,11 @@ def _solve(
     if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
         queued = fixed.ssch * _iosq(scenario, fixed, terminals / (think + below))
         start = np.maximum(start, below - queued)
-    if np.isfinite(scenario.lockable_items):
-        start = _start_without_locks(response, start, think, lockable, max_iterations)
     solution = iterate(
         response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
     )
+    if np.isfinite(scenario.lockable_items):
+        solution = _again_from_without_locks(response, solution, start, think, lockable, max_iterations)
     if with_thrashing_load:  # the answer itself: every element must be decided
         solution = solution.settled()
     thrashing = ~solution.converged.all(axis=0)  # while bisecting the load, undecided counts as none
@@ -583,26 +583,42 @@ def _solve(
     )
 
 
-def _start_without_locks(
-    response: Callable[[np.ndarray], np.ndarray],
+def _again_from_without_locks(
+    response: Callable[..., np.ndarray],
+    solution: FixedPoint,
     start: np.ndarray,
     think: np.ndarray,
     lockable: list[float],
     max_iterations: int,
-) -> np.ndarray:
-    """Where the fixed point with lock contention should start: the fixed point of ``response`` with
-    none (``lockable`` set to inf for its length), which lies below it, where that one exists; else
-    ``start``. From the bare ``start`` a member whose subchannels are near saturation gets, at its
-    first step, the subchannel queue of a throughput it cannot reach, and locks counted as held over
-    the execution that queue leaves would run away from a fixed point that exists (the lock wait
-    takes the execution net of the queue: :func:`qmodel.studies.locks.holding`)."""
+) -> FixedPoint:
+    """``solution`` with its distances that found no fixed point solved again, from the fixed point
+    without lock contention (``lockable`` set to inf for its length), which lies below the one with it.
+
+    From the bare ``start`` a member whose subchannels are near saturation gets, at its first step,
+    the subchannel queue of a throughput it cannot reach, and locks counted as held over the
+    execution that queue leaves (the lock wait takes the execution net of the queue:
+    :func:`qmodel.studies.locks.holding`) can run away from a fixed point that exists. Only those
+    distances pay for the second solve."""
+    failed = np.flatnonzero(~solution.converged.all(axis=0))
+    if failed.size == 0:
+        return solution
+
+    def on_failed(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
+        return response(current, failed[columns])
+
+    ceiling = 1e3 * think.max()
     kept, lockable[0] = lockable[0], np.inf
     try:
-        bare = iterate(response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations,
+        bare = iterate(on_failed, start[:, failed], ceiling=ceiling, max_iterations=max_iterations,
                        independent_columns=True)
     finally:
         lockable[0] = kept
-    return np.where(bare.converged, np.maximum(bare.value, start), start)
+    below = start[:, failed]
+    again = iterate(on_failed, np.where(bare.converged, np.maximum(bare.value, below), below),
+                    ceiling=ceiling, max_iterations=max_iterations, independent_columns=True)
+    value, converged, diverged = solution.value.copy(), solution.converged.copy(), solution.diverged.copy()
+    value[:, failed], converged[:, failed], diverged[:, failed] = again.value, again.converged, again.diverged
+    return FixedPoint(value, converged, diverged, solution.iterations + again.iterations)
 
 
 _EDGE_WAITS = ("subchannel_wait", "io_queue")  # the waits whose share at the edge of thrashing names remedies
