@@ -29,33 +29,24 @@ from qmodel.studies import locks
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "background" / "calibration.md"
 
 
-def _holding(response, commit, span):
-    commit = np.minimum(commit, response)
-    execution = span * (response - commit)
-    mean_hold = commit + execution / 2
-    second = commit**2 + commit * execution + execution**2 / 3
-    residual = np.divide(second, 2 * mean_hold, out=np.zeros_like(mean_hold), where=mean_hold > 0)
-    return mean_hold, residual
-
-
-def cross_member(requests, throughput, response, commit, items, round_trips, rtt, span=1.0):
+def cross_member(requests, throughput, response, commit, items, round_trips, rtt, span=1.0, queued=0.0):
     """Only the other member's locks conflict: a member's own conflicts are resolved by its own lock
     manager at no distance cost (the study: global contention is what distance makes dear)."""
     if not np.isfinite(items):
         return np.zeros_like(response)
-    mean_hold, residual_hold = _holding(response, commit, span)
+    mean_hold, residual_hold = locks.holding(response, commit, span, queued)
     held = throughput * requests[:, None] * mean_hold
     others = 1.0 - np.eye(len(requests))[:, :, None]
     residual = (residual_hold[:, None, :] + round_trips * rtt) * others
     return requests[:, None] * np.einsum("jd,jmd->md", held, residual) / items
 
 
-def saturating(requests, throughput, response, commit, items, round_trips, rtt, span=1.0):
+def saturating(requests, throughput, response, commit, items, round_trips, rtt, span=1.0, queued=0.0):
     """Tay's law with a conflict probability that saturates: 1 − exp(−H/L) for H locks held, the wait
     per conflict the holders' mean residual weighted by what each holds."""
     if not np.isfinite(items):
         return np.zeros_like(response)
-    mean_hold, residual_hold = _holding(response, commit, span)
+    mean_hold, residual_hold = locks.holding(response, commit, span, queued)
     held = throughput * requests[:, None] * mean_hold
     total = held.sum(axis=0)
     residual = residual_hold[:, None, :] + round_trips * rtt
@@ -65,19 +56,30 @@ def saturating(requests, throughput, response, commit, items, round_trips, rtt, 
                                                         where=total > 0)
 
 
+def held_through_the_queue(*arguments, queued=0.0, **keywords):
+    """The shipped law before it took the execution net of the subchannel queue: locks held over it."""
+    return locks.lock_wait(*arguments, **keywords)
+
+
 # name: (lock wait, fitted parameters, start, fixed values)
 CANDIDATES: dict[str, tuple[Callable, tuple[str, ...], tuple[float, ...], dict[str, float]]] = {
-    "Tay + commit, span fitted": (locks.lock_wait, ("lockable_items", "lock_span"), (300, 0.05), {}),
-    "Tay + commit, whole execution (shipped)": (locks.lock_wait, ("lockable_items",), (4000,),
-                                                {"lock_span": 1.0}),
-    "cross-member only, span fitted": (cross_member, ("lockable_items", "lock_span"), (150, 0.05), {}),
-    "cross-member only, whole execution": (cross_member, ("lockable_items",), (2000,), {"lock_span": 1.0}),
-    "saturating, span fitted": (saturating, ("lockable_items", "lock_span"), (300, 0.05), {}),
-    "saturating, whole execution": (saturating, ("lockable_items",), (4000,), {"lock_span": 1.0}),
+    "Tay + commit, whole execution net of the subchannel queue (shipped)": (
+        locks.lock_wait, ("lockable_items",), (5000,), {"lock_span": 1.0}),
+    "Tay + commit, whole execution held through the subchannel queue": (
+        held_through_the_queue, ("lockable_items",), (4000,), {"lock_span": 1.0}),
+    "Tay + commit, span fitted": (locks.lock_wait, ("lockable_items", "lock_span"), (2000, 0.5), {}),
+    "Tay + commit, span 50% (declared)": (locks.lock_wait, ("lockable_items",), (2000,), {"lock_span": 0.5}),
+    "Tay + commit, span 25% (declared)": (locks.lock_wait, ("lockable_items",), (900,), {"lock_span": 0.25}),
+    "Tay + commit, span 0: the commit alone (declared)": (locks.lock_wait, ("lockable_items",), (300,),
+                                                          {"lock_span": 0.0}),
+    "cross-member only, whole execution": (cross_member, ("lockable_items",), (2500,), {"lock_span": 1.0}),
+    "cross-member only, span fitted": (cross_member, ("lockable_items", "lock_span"), (1000, 0.5), {}),
+    "saturating, whole execution": (saturating, ("lockable_items",), (5000,), {"lock_span": 1.0}),
+    "saturating, span fitted": (saturating, ("lockable_items", "lock_span"), (2000, 0.5), {}),
     "Tay + commit, span and resolution round trips fitted": (
-        locks.lock_wait, ("lockable_items", "lock_span", "resolution_round_trips"), (1000, 0.05, 10), {}),
+        locks.lock_wait, ("lockable_items", "lock_span", "resolution_round_trips"), (2000, 0.5, 10), {}),
     "cross-member only, span and resolution round trips fitted": (
-        cross_member, ("lockable_items", "lock_span", "resolution_round_trips"), (800, 0.01, 100), {}),
+        cross_member, ("lockable_items", "lock_span", "resolution_round_trips"), (800, 0.5, 100), {}),
 }
 
 

@@ -206,7 +206,9 @@ SHIPPED_FIT = {"names": ("lockable_items",), "start": (4000.0,), "fixed": {"lock
 @dataclass(frozen=True)
 class Row:
     """One printed number: ``member``'s (or "all": throughput-weighted) response (ms) or transactions
-    (over INTERVAL) at ``km``, with ``subchannels`` on every path (0: as the scenario file says)."""
+    (over INTERVAL) at ``km``, with ``subchannels`` on every path (0: as the scenario file says) and
+    the run's ``castout_owner`` (empty: as the file says; a fact of the run, as the e2e casebook's
+    Environment 1 rows give it)."""
 
     scenario: str
     member: str
@@ -214,16 +216,24 @@ class Row:
     quantity: str
     value: float
     subchannels: int = 0
+    castout_owner: str = ""
 
     @property
     def label(self) -> str:
         where = f", {self.subchannels} subch" if self.subchannels else ""
+        where += f", {self.castout_owner} owns castout" if self.castout_owner else ""
         return f"{self.scenario[-4:]} {self.member} {self.quantity} {self.km:g} km{where}"
 
 
-def _rows(scenario: str, member: str, quantity: str, values: dict[float, float], subchannels: int = 0
-          ) -> tuple[Row, ...]:
-    return tuple(Row(scenario, member, km, quantity, value, subchannels) for km, value in values.items())
+def _rows(scenario: str, member: str, quantity: str, values: dict[float, float], subchannels: int = 0,
+          owners: dict[float, str] | None = None) -> tuple[Row, ...]:
+    return tuple(Row(scenario, member, km, quantity, value, subchannels, (owners or {}).get(km, ""))
+                 for km, value in values.items())
+
+
+# Environment 1's castout owner run by run (bold in the study's member tables, and "For the 20, 40 and
+# 70 km cases, DB2 on G1P2 was the castout owner"); the file's owner (G1P1) ran the others.
+ENV1_OWNERS = {20: "G1P2", 40: "G1P2", 70: "G1P2"}
 
 
 # The lock fit's calibration set: every distance above 0 km of Environment 3's adjusted responses
@@ -241,10 +251,10 @@ PREDICTION_ROWS = (
     _rows("gdps-env2", "all", "response", {20: 43, 40: 52, 70: 69, 100: 87})
     + _rows("gdps-env2", "G1P1", "response", {20: 38, 40: 50, 70: 69, 100: 85.5})
     + _rows("gdps-env2", "all", "transactions", {20: 6731, 40: 6841, 70: 6746, 100: 6795})
-    + _rows("gdps-env1", "all", "response", {20: 43, 40: 43, 70: 50, 100: 50})
-    + _rows("gdps-env1", "G1P1", "response", {20: 37, 40: 40, 70: 43, 100: 53})
-    + _rows("gdps-env1", "G1P2", "response", {20: 49, 40: 45, 70: 56, 100: 46})
-    + _rows("gdps-env1", "all", "transactions", {20: 6785, 40: 6843, 70: 6869, 100: 6682})
+    + _rows("gdps-env1", "all", "response", {20: 43, 40: 43, 70: 50, 100: 50}, owners=ENV1_OWNERS)
+    + _rows("gdps-env1", "G1P1", "response", {20: 37, 40: 40, 70: 43, 100: 53}, owners=ENV1_OWNERS)
+    + _rows("gdps-env1", "G1P2", "response", {20: 49, 40: 45, 70: 56, 100: 46}, owners=ENV1_OWNERS)
+    + _rows("gdps-env1", "all", "transactions", {20: 6785, 40: 6843, 70: 6869, 100: 6682}, owners=ENV1_OWNERS)
 )
 # Weights 1/σ², σ relative to the printed value: the casebook's tolerances (10% on a response, which
 # covers the 1 ms printing resolution of the adjusted .056 s; 3% on a count, which covers the run-to-run
@@ -255,11 +265,11 @@ SIGMA = {"response": 0.10, "transactions": 0.03}
 def model_values(scenario: Scenario, rows: tuple[Row, ...]) -> np.ndarray:
     """The model's value of each row (ms or transactions; NaN where the scenario thrashes there)."""
     values = np.full(len(rows), np.nan)
-    for subchannels in sorted({row.subchannels for row in rows}):
-        picked = [i for i, row in enumerate(rows) if row.subchannels == subchannels]
-        run = scenario
+    for subchannels, owner in sorted({(row.subchannels, row.castout_owner) for row in rows}):
+        picked = [i for i, row in enumerate(rows) if (row.subchannels, row.castout_owner) == (subchannels, owner)]
+        run = replace(scenario, castout_owner=owner) if owner else scenario
         if subchannels:
-            run = replace(scenario, paths=tuple(replace(p, subchannels=subchannels) for p in scenario.paths))
+            run = replace(run, paths=tuple(replace(p, subchannels=subchannels) for p in run.paths))
         kms = sorted({rows[i].km for i in picked})
         result = _solve(run, np.array(kms) * 1e3, 1.0, with_thrashing_load=False)
         for i in picked:
@@ -378,6 +388,55 @@ def fit_castout_iosq(rows: tuple[tuple[float, float], ...] = CASTOUT_ROWS) -> tu
     return c, float(np.sqrt(residuals @ residuals / (len(x) - 1) / (x @ x))), residuals
 
 
+# Environment 3's RMF service times of requests that cross the distance once per request, as printed at
+# 0, 20, 40, 70 and 100 km (us): the round trip per km the test floor's fibre and DWDMs gave. G1P1's
+# GBP8 secondary async (site 1 to CF2); G1P2's Q+PEND of CICS reads, MSTR and DBM1 I/Os (site 2 to the
+# primary disk at site 1, one round trip in PEND); G1P1's and G1P2's MSTR DISC (the Metro Mirror
+# write's round trip to the secondary). Left out: the DBM1 DISC (castout writes of several pages, more
+# than one round trip per write) and G1P2's GBP8 primary and LOCK1 async (the requests counted as async
+# change with the conversion at distance; LOCK1 has no async requests at 0 km).
+ROUND_TRIP_KM = (0, 20, 40, 70, 100)
+ROUND_TRIP_ROWS = {
+    "G1P1 GBP8 secondary async service": (205, 493, 736, 984, 1335),
+    "G1P2 CICS Q+PEND": (100, 400, 600, 800, 1200),
+    "G1P2 MSTR Q+PEND": (100, 400, 600, 900, 1200),
+    "G1P2 DBM1 Q+PEND": (200, 400, 600, 900, 1200),
+    "G1P1 MSTR DISC": (100, 500, 700, 1000, 1300),
+    "G1P2 MSTR DISC": (100, 600, 800, 1100, 1300),
+}
+
+
+@dataclass(frozen=True)
+class RoundTripFit:
+    """The round trip per km b (s/m) fitted on ROUND_TRIP_ROWS: each series' growth from its 0 km value
+    is b × distance, least squares through the origin over every row above 0 km, b = Σ d·Δ / Σ d²,
+    its standard error √(RSS / (n − 1) / Σ d²); ``residuals`` in us, per series and distance."""
+
+    per_metre: float
+    standard_error: float
+    residuals: np.ndarray
+
+    @property
+    def fibre_speed(self) -> float:
+        """The scenario's ``fibre_speed`` (m/s) that gives this round trip: RoundTripTime = 2 d / v."""
+        return 2 / self.per_metre
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The round trip per km (us/km) at ±z standard errors."""
+        return tuple(1e9 * (self.per_metre + sign * z * self.standard_error) for sign in (-1, 1))
+
+
+def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS) -> RoundTripFit:
+    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`."""
+    distance = np.array(ROUND_TRIP_KM[1:], float) * 1e3  # m
+    growth = np.array([np.subtract(series[1:], series[0]) for series in rows.values()], float) * 1e-6  # s
+    d = np.broadcast_to(distance, growth.shape)
+    per_metre = float((d * growth).sum() / (d * d).sum())
+    residuals = growth - per_metre * d
+    error = float(np.sqrt((residuals**2).sum() / (growth.size - 1) / (d * d).sum()))
+    return RoundTripFit(per_metre, error, residuals * 1e6)
+
+
 def _value(name: str, fitted: float) -> float:
     """A [locks] value from the scale it is fitted on."""
     return float(np.exp(fitted)) if name in _LOG_SCALE else float(fitted)
@@ -402,6 +461,7 @@ class LockFit:
     residuals: np.ndarray
     values: np.ndarray
     scenario: Scenario
+    extra_points: tuple[dict[str, float], ...] = ()  # band points beyond the region's axes (a profile's end)
 
     def interval(self, index: int, z: float = 1.96) -> tuple[float, float, float]:
         """(value, low, high) of parameter ``index`` at ±z standard errors, on the scale it is fitted on
@@ -422,7 +482,42 @@ class LockFit:
                 x = self.x + sign * radius * np.sqrt(max(scale, 0.0)) * axis
                 points.append({name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
                                for name, v in zip(self.names, x, strict=True)})
-        return points
+        return points + list(self.extra_points)
+
+
+@dataclass(frozen=True)
+class SpanProfile:
+    """The lock span's profile over LOCK_ROWS: ``low``, the span at the 95% end of its profile interval
+    (the other end is 100%, where the shipped fit has it), ``lockable_items`` refitted there, and the
+    weighted residual sums of squares at 100% and at ``low``."""
+
+    low: float
+    lockable_items: float
+    rss_at_full: float
+    rss_at_low: float
+
+
+def profile_lock_span(fit: LockFit, level: float = 0.95, steps: int = 6) -> SpanProfile:
+    """Where the lock span's profile interval ends below 100% (the shipped value, and where the span
+    goes when fitted with lockable_items): the span s at which RSS(s) − RSS(100%) = χ²₁(level) · s²,
+    s² = RSS(100%) / (n − 2) (the span counted as a second parameter), RSS(s) the weighted residual sum
+    of squares of :func:`fit_locks` with lockable_items refitted at that s; bisection on [0, 1] in
+    ``steps`` halvings (0 if even no span reaches the limit). Each step is a fit: about 10 s."""
+    full = float(fit.residuals @ fit.residuals)
+    limit = full + chi2.ppf(level, 1) * full / (len(fit.residuals) - 2)
+    items = float(np.exp(fit.x[0]))
+
+    def trial(span: float) -> tuple[float, LockFit]:
+        start = 300.0 * (items / 300.0) ** span  # geometric between the commit-only and the full fit
+        refit = fit_locks(("lockable_items",), (start,), {"lock_span": span})
+        return float(refit.residuals @ refit.residuals), refit
+
+    rss, refit = trial(0.0)
+    if rss <= limit:
+        return SpanProfile(0.0, _value("lockable_items", refit.x[0]), full, rss)
+    _, high = _bisect(lambda span: trial(span)[0] > limit, 0.0, 1.0, steps)  # high: inside the interval
+    rss, refit = trial(high)
+    return SpanProfile(high, _value("lockable_items", refit.x[0]), full, rss)
 
 
 def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
@@ -431,7 +526,8 @@ def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str,
     file says, or as ``fixed``) by weighted least squares on ``rows`` (scipy's trust-region reflective
     least_squares), Environment 3's members' cpu, other and think time refitted on their 0 km rows at
     every trial."""
-    base = replace(load_scenario(shipped_scenarios()["gdps-env3"]), **(fixed or {}))
+    base = replace(load_scenario(shipped_scenarios()["gdps-env3"]), fibre_speed=fit_round_trip().fibre_speed,
+                   **(fixed or {}))
     x0 = np.array([np.log(v) if n in _LOG_SCALE else v for n, v in zip(names, start, strict=True)])
     low, high = np.array([LOCK_PARAMETERS[n] for n in names]).T
 
@@ -457,15 +553,17 @@ def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str,
 
 
 def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
-    """The shipped GDPS scenarios calibrated: Environment 3's lock fit (:func:`fit_locks`, or ``fit``)
-    and its members' CPU carried to Environments 1 and 2 (same workload, LPARs and lock structure),
+    """The shipped GDPS scenarios calibrated: Environment 3's lock fit (:func:`fit_locks`, or ``fit``),
+    the round trip per km it was made with (:func:`fit_round_trip`: the same fibre and DWDMs) and its
+    members' CPU carried to Environments 1 and 2 (same workload, LPARs and lock structure),
     each member's other and think time fitted on its own environment's 0 km rows."""
     fit = fit or fit_locks(**SHIPPED_FIT)
     fitted = {"gdps-env3": fit.scenario}
     locks = {name: getattr(fit.scenario, name) for name in LOCK_PARAMETERS}  # fitted or fixed there
     cpu = fit.scenario.members[0].cpu
     for name in ("gdps-env2", "gdps-env1"):
-        scenario = replace(load_scenario(shipped_scenarios()[name]), **locks)
+        scenario = replace(load_scenario(shipped_scenarios()[name]), fibre_speed=fit.scenario.fibre_speed,
+                           **locks)
         if scenario.castout_owner:
             scenario = replace(scenario, castout_iosq=fit_castout_iosq()[0])
         fitted[name] = fit_shapes(name, prepared(name, scenario, cpu))
@@ -491,13 +589,20 @@ def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
 
 WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
 BAND_METHOD = ("ends of the principal axes of the 95% joint confidence region of the Environment 3 "
-               "weighted least-squares fit, each member's 0 km fits (other, think time) redone at each end "
-               "(python -m qmodel.scenario.calibrate)")
+               "weighted least-squares fit and the lock span's 95% profile end, each member's 0 km fits "
+               "redone at each point (python -m qmodel.scenario.calibrate)")
 
 
-def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
-    """Markdown: every fitted parameter with its value, 95% interval, the rows it rests on, residuals."""
+def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile | None = None) -> str:
+    """Markdown: every fitted parameter with its value, 95% interval, the rows it rests on, residuals;
+    with ``span``, the declared lock span's profile interval."""
     lines = ["| parameter | value | 95% interval | rows it rests on | flag |", "|---|---|---|---|---|"]
+    if span is not None:
+        lines.append(f"| locks.lock_span | 100% (declared: Tay's; the least-squares optimum) | "
+                     f"{span.low:.0%} to 100% (profile: weighted RSS {span.rss_at_full:.3g} at 100%, "
+                     f"{span.rss_at_low:.3g} at {span.low:.0%} with lockable_items "
+                     f"{span.lockable_items:.4g}) | Environment 3, {len(LOCK_ROWS)} rows | weakly "
+                     "identified: a [band] point |")
     for i, name in enumerate(fit.names):
         value, low, high = fit.interval(i)
         weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
@@ -520,6 +625,14 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario]) -> str:
     lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±1.96 standard errors "
                  f"from the residuals) | Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km "
                  f"(residuals {shown}) | {weak} |")
+    trip = fit_round_trip()
+    low, high = trip.interval()
+    worst = float(np.abs(trip.residuals).max())
+    lines.append(f"| fibre_speed (all environments) | {trip.fibre_speed / 1e3:.6g} km/s: "
+                 f"{trip.per_metre * 1e9:.4g} us/km per round trip | {low:.4g} to {high:.4g} us/km (±1.96 "
+                 f"standard errors from the residuals) | Environment 3's RMF service times of "
+                 f"{len(ROUND_TRIP_ROWS)} series that cross the distance once per request, 20 to 100 km "
+                 f"({trip.residuals.size} rows, residuals within ±{worst:.0f} us) |  |")
     lines += shape_lines(fitted)
     cpu = fitted["gdps-env3"].members[0].cpu
     lines.append(f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
@@ -640,6 +753,7 @@ def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:
         text = re.sub(r"(?m)^shape = .*$", lambda _, shown=shown: next(shown), text,
                       count=len(scenario.members))
     text = re.sub(r"(?m)^castout_iosq = .*$", f"castout_iosq = {scenario.castout_iosq:.4g}", text)
+    text = re.sub(r'(?m)^fibre_speed = ".*"$', f'fibre_speed = "{scenario.fibre_speed / 1e3:.6g}km/s"', text)
     text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n")
     text += "\n\n" + band_toml(name, scenario, fit)
     path.write_text(text, encoding="utf-8")
@@ -659,8 +773,10 @@ def main() -> None:
     the values and [band] into the shipped scenario files and the tables into
     docs/background/calibration.md (between its calibration markers)."""
     fit = fit_locks(**SHIPPED_FIT)
+    span = profile_lock_span(fit)
+    fit = replace(fit, extra_points=({"lockable_items": span.lockable_items, "lock_span": span.low},))
     fitted = calibrate_gdps(fit)
-    text = parameter_table(fit, fitted) + "\n" + prediction_table(fitted)
+    text = parameter_table(fit, fitted, span) + "\n" + prediction_table(fitted)
     print(text)
     if "--write" in sys.argv[1:]:
         for name, scenario in fitted.items():

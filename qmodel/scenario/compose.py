@@ -24,7 +24,8 @@ home of its formula:
    ``terminals`` users with a think time, X = N / (Z + R) (the response-time
    law), the member's CPs an M/M/c station (``mmc_waiting_time``);
 6. lock contention (:func:`qmodel.studies.locks.lock_wait`), every lock held
-   through the commit phase (log writes, duplexed writes): R appears on
+   through the commit phase (log writes, duplexed writes), none over the
+   time queued for a CF subchannel: R appears on
    both sides; the fixed point is solved by :func:`qmodel.algorithms.fixed_point.iterate`,
    and where none exists the distance is flagged as thrashing, with the
    terminal load at which it begins, never given a number;
@@ -42,7 +43,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from qmodel.algorithms.fixed_point import iterate
+from qmodel.algorithms.fixed_point import FixedPoint, iterate
 from qmodel.algorithms.queueing import STATES_PER_BLOCK, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.errors import InputError
@@ -444,8 +445,8 @@ def _solve(
     )
     think = np.array([m.think_time for m in members])[:, None]
     other = np.array([m.other for m in members])[:, None] * np.ones_like(distances)
-    lockable = scenario.lockable_items
     state: dict[str, object] = {}
+    lockable = [scenario.lockable_items]  # inf while the start is found without lock contention
 
     def response(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
         """R' = F(R') at the distances ``columns`` (all by default), R' the response time without IOSQ
@@ -463,10 +464,11 @@ def _solve(
             throughput,
             response_time,
             part.commit + write_queue,
-            lockable,
+            lockable[0],
             scenario.resolution_round_trips,
             part.round_trip,
             scenario.lock_span,
+            queued=subchannel_wait,
         )
         state.update(
             throughput=throughput,
@@ -499,6 +501,8 @@ def _solve(
     solution = iterate(
         response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
     )
+    if np.isfinite(scenario.lockable_items):
+        solution = _again_from_without_locks(response, solution, start, think, lockable, max_iterations)
     if with_thrashing_load:  # the answer itself: every element must be decided
         solution = solution.settled()
     thrashing = ~solution.converged.all(axis=0)  # while bisecting the load, undecided counts as none
@@ -578,6 +582,44 @@ def _solve(
         fixed_part=fixed.fixed_part,
         disk_saturated=state["volumes_saturated"] & thrashing,
     )
+
+
+def _again_from_without_locks(
+    response: Callable[..., np.ndarray],
+    solution: FixedPoint,
+    start: np.ndarray,
+    think: np.ndarray,
+    lockable: list[float],
+    max_iterations: int,
+) -> FixedPoint:
+    """``solution`` with its distances that found no fixed point solved again, from the fixed point
+    without lock contention (``lockable`` set to inf for its length), which lies below the one with it.
+
+    From the bare ``start`` a member whose subchannels are near saturation gets, at its first step,
+    the subchannel queue of a throughput it cannot reach, and locks counted as held over the
+    execution that queue leaves (the lock wait takes the execution net of the queue:
+    :func:`qmodel.studies.locks.holding`) can run away from a fixed point that exists. Only those
+    distances pay for the second solve."""
+    failed = np.flatnonzero(~solution.converged.all(axis=0))
+    if failed.size == 0:
+        return solution
+
+    def on_failed(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
+        return response(current, failed[columns])
+
+    ceiling = 1e3 * think.max()
+    kept, lockable[0] = lockable[0], np.inf
+    try:
+        bare = iterate(on_failed, start[:, failed], ceiling=ceiling, max_iterations=max_iterations,
+                       independent_columns=True)
+    finally:
+        lockable[0] = kept
+    below = start[:, failed]
+    again = iterate(on_failed, np.where(bare.converged, np.maximum(bare.value, below), below),
+                    ceiling=ceiling, max_iterations=max_iterations, independent_columns=True)
+    value, converged, diverged = solution.value.copy(), solution.converged.copy(), solution.diverged.copy()
+    value[:, failed], converged[:, failed], diverged[:, failed] = again.value, again.converged, again.diverged
+    return FixedPoint(value, converged, diverged, solution.iterations + again.iterations)
 
 
 _EDGE_WAITS = ("subchannel_wait", "io_queue")  # the waits whose share at the edge of thrashing names remedies

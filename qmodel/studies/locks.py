@@ -21,7 +21,15 @@ their sites:
 
     W_m = k_m · Σ_j (X_j k_j E[h_j]) / L · (E[h_j²] / (2 E[h_j]) + a · rtt_jm)     (s per transaction)
 
-With no commit phase (C = 0) and s = 1 this is Tay's model: R/2 held, R/3 residual
+The execution E the span is taken of is the response time less the commit phase and less the
+time queued for a CF subchannel Q: E = R − C − Q. Environment 3's runs with 2 subchannels show
+why: with no lock contention at all the solver's subchannel queue alone gives G1P2's transactions
+within 1% of the printed counts (3373, 3351, 3274, 3077 against 3361, 3322, 3241, 3079 at 20 to
+100 km, where G1P2's response reached about 950 ms), so the contention did not grow with the
+subchannel queue; held through it, Tay's quadratic cascade has no fixed point from 70 km on
+(docs/background/calibration.md).
+
+With no commit phase (C = 0), no queue (Q = 0) and s = 1 this is Tay's model: R/2 held, R/3 residual
 (Tay, Goodman and Suri, "Locking performance in centralized databases", ACM
 TODS 10(4), 1985: conflict probability and the R/3 residual; thrashing where
 k² N / L passes a constant). W depends on R, which contains W: the scenario
@@ -36,6 +44,23 @@ from __future__ import annotations
 import numpy as np
 
 
+def holding(
+    response_time: np.ndarray,
+    commit_time: np.ndarray,
+    lock_span: float = 1.0,
+    queued: np.ndarray | float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(E[h], E[h²] / (2 E[h])) per member and distance, s: a lock's mean holding time and the mean
+    residual holding time a requester that finds it held waits for (module docstring), with
+    h uniform on [C, C + S], S = s · max(R − C − Q, 0), C = min(commit_time, R)."""
+    commit = np.minimum(commit_time, response_time)
+    execution = lock_span * np.maximum(response_time - commit - queued, 0.0)  # S: the part held over
+    mean_hold = commit + execution / 2
+    second_moment = commit**2 + commit * execution + execution**2 / 3  # ((C + S)³ − C³) / 3S, expanded
+    residual_hold = np.divide(second_moment, 2 * mean_hold, out=np.zeros_like(mean_hold), where=mean_hold > 0)
+    return mean_hold, residual_hold
+
+
 def lock_wait(
     lock_requests: np.ndarray,
     throughput: np.ndarray,
@@ -45,24 +70,20 @@ def lock_wait(
     resolution_round_trips: float,
     round_trip: np.ndarray,
     lock_span: float = 1.0,
+    queued: np.ndarray | float = 0.0,
 ) -> np.ndarray:
     """Mean lock wait per transaction W_m (s), members × distances (formula in the module docstring).
 
     ``lock_requests`` (M,) per transaction; ``throughput`` (M, D) 1/s;
-    ``response_time`` R and ``commit_time`` C (M, D) s, the execution time being E = R − C;
-    ``round_trip`` (M, M, D) s between members' sites; ``lock_span`` s, the last share of the
-    execution over which locks are taken (0 to 1; 1: Tay's uniform).
+    ``response_time`` R and ``commit_time`` C (M, D) s; ``round_trip`` (M, M, D) s between members'
+    sites; ``lock_span`` s, the last share of the execution over which locks are taken (0 to 1; 1:
+    Tay's uniform); ``queued`` Q (M, D) s, the part of R spent queueing for a CF subchannel, which
+    no lock is counted as held over (the execution is E = R − C − Q: :func:`holding`).
     An infinite ``lockable_items`` means no contention.
     """
     if not np.isfinite(lockable_items):
         return np.zeros_like(response_time)
-    commit = np.minimum(commit_time, response_time)
-    execution = lock_span * (response_time - commit)  # S: the part of the execution spent holding
-    mean_hold = commit + execution / 2
-    second_moment = commit**2 + commit * execution + execution**2 / 3  # ((C + S)³ − C³) / 3S, expanded
-    residual_hold = np.divide(
-        second_moment, 2 * mean_hold, out=np.zeros_like(mean_hold), where=mean_hold > 0
-    )
+    mean_hold, residual_hold = holding(response_time, commit_time, lock_span, queued)
     held = throughput * lock_requests[:, None] * mean_hold  # (M, D) locks held
     residual = residual_hold[:, None, :] + resolution_round_trips * round_trip  # (holder j, requester m, D)
     per_request = np.einsum("jd,jmd->md", held, residual) / lockable_items

@@ -68,3 +68,15 @@ def test_a_longer_lock_span_means_longer_waits(response, commit_share, span, mor
     shorter, longer = sorted((span, min(1.0, span + more)))
     commit = commit_share * response
     assert (wait(response, commit, span=longer) >= wait(response, commit, span=shorter) * (1 - 1e-12)).all()
+
+
+@given(st.floats(0.005, 2.0), st.floats(0.0, 0.5), st.floats(0.0, 0.9), st.floats(0.0, 1.0))
+def test_no_lock_is_held_over_the_time_queued_for_a_subchannel(response, commit_share, queue_share, span):
+    # E = R − C − Q: a response lengthened by a subchannel queue holds its locks as the one without it
+    # (the queue at most 90% of R − C: at all of it, R − Q rounds below C and the reference clips C)
+    commit = commit_share * response
+    queued = queue_share * (response - commit)
+    with_queue = lock_wait(np.array([50.0, 50.0]), np.array([[10.0], [10.0]]), np.full((2, 1), response),
+                           np.full((2, 1), commit), 1000.0, 2, NO_DISTANCE, span,
+                           queued=np.full((2, 1), queued))
+    assert np.allclose(with_queue, wait(response - queued, commit, span=span), rtol=1e-12, atol=0)
