@@ -12,7 +12,7 @@ import click
 
 from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
-from qmodel.output import render
+from qmodel.output import render, write_csv_columns
 from qmodel.units import split_range
 
 METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
@@ -22,6 +22,8 @@ ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused w
 # the network's parameters (qmodel.networks.network) as the flags that set them, for errors
 FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
          "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
+JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole curve: ~125 bytes each)
+CSV_BLOCK = 1 << 16       # rows of a sweep's CSV formatted and written at a time
 PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
 
 
@@ -236,12 +238,16 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
                          "terminal: --format csv --stations --at ... for every station at each")
     if fmt == "csv" and all_stations:
         at = at or list(range(1, n + 1))
-    if fmt != "table":
-        rows = (len(at) if fmt == "csv" and at else n) * (len(net.stations) if all_stations else 1)
+    if fmt == "json" and n > JSON_LIMIT:    # the whole curve and its bounds: --at does not shorten it
+        raise InputError("--population", f"1..{n}", f"at most {JSON_LIMIT:,} populations in JSON: --format "
+                         f"csv (up to {ROW_LIMIT:,} rows), or a smaller N",
+                         reason=f"about {n * 125 / 1e6:,.0f} MB of JSON")
+    if fmt == "csv":
+        rows = (len(at) or n) * (len(net.stations) if all_stations else 1)
         if rows > ROW_LIMIT:
-            raise InputError("--population", f"1..{n}", f"at most {ROW_LIMIT:,} {fmt.upper()} rows: --at "
-                             "N1,N2,... for the populations you need, or a smaller N",
-                             reason=f"{rows:,} rows, about {rows * 60 / 1e6:,.0f} MB of {fmt.upper()}")
+            raise InputError("--population", f"1..{n}", f"at most {ROW_LIMIT:,} CSV rows: --at N1,N2,... "
+                             "for the populations you need, or a smaller N",
+                             reason=f"{rows:,} rows, about {rows * 60 / 1e6:,.0f} MB of CSV")
     shown, left_out = _shown(n, at, fmt)
     bounded = np.arange(1, n + 1) if fmt == "json" or plot_path else shown
     bounds = closed_bounds(net, bounded)          # refused with its estimate before the sweep where too long
@@ -251,12 +257,14 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
     scale = UNITS[unit].to_si
     index = np.searchsorted(bounded, shown)
     columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
-    names = [name for name, _ in UPPER_BOUNDS]   # by binding code
-    binding = [names[code] for code in bounds.binding_code[index].tolist()]
-    rows = [list(row) for row in zip(shown.tolist(), curve.throughput[shown - 1].tolist(),
-                                     (curve.response_time[shown - 1] / scale).tolist(),
-                                     bounds.throughput_upper[index].tolist(),
-                                     bounds.throughput_lower[index].tolist(), binding, strict=True)]
+    names = np.array([name for name, _ in UPPER_BOUNDS], dtype=object)   # by binding code
+
+    def blocks():   # the rows' columns, CSV_BLOCK populations at a time
+        for start in range(0, shown.size, CSV_BLOCK):
+            n, i = shown[start:start + CSV_BLOCK], index[start:start + CSV_BLOCK]
+            yield [n, curve.throughput[n - 1], curve.response_time[n - 1] / scale, bounds.throughput_upper[i],
+                   bounds.throughput_lower[i], names[bounds.binding_code[i]]]
+
     caption = "; ".join([f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}",
                          *(["balanced job and geometric bounds need single-server stations (asymptotic "
                             "only)"] if not bounds.balanced else []),
@@ -270,9 +278,11 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
                              "bottleneck": bounds.bottleneck, "knee": bounds.knee}
         render([], [], fmt, json_payload=payload)
     elif all_stations:
-        records = [dict(N=int(p.populations[0]), **record) for p in result.points for record in p.records()]
-        render(list(records[0]), [list(r.values()) for r in records], fmt, keys=3)  # N, class, station
+        write_csv_columns(["N", *result.points[0].station_columns()], _station_blocks(result.points))
+    elif fmt == "csv":
+        write_csv_columns(columns, blocks())
     else:
+        rows = [row for block in blocks() for row in zip(*(column.tolist() for column in block), strict=True)]
         render(columns, rows, fmt, title="Exact MVA: system", caption=caption)
         if fmt == "table":
             for point in result.points if n in at else (*result.points, result):
@@ -281,6 +291,21 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
         from qmodel.plotting import plot_mva
 
         plot_mva(curve.population, curve.throughput, curve.response_time, bounds, unit, plot_path)
+
+
+def _station_blocks(points):
+    """Every station at each of these points, as columns (N first), about CSV_BLOCK rows at a time."""
+    import numpy as np
+
+    rows = len(points[0].classes) * len(points[0].stations)
+    step = max(1, CSV_BLOCK // rows)
+    for start in range(0, len(points), step):
+        part = points[start:start + step]
+        columns = [point.station_columns() for point in part]
+        population = np.repeat(np.array([int(p.populations[0]) for p in part], dtype=np.int64), rows)
+        yield [population, *(np.concatenate(cells) if isinstance(cells[0], np.ndarray)
+                             else [cell for column in cells for cell in column]
+                             for cells in zip(*(c.values() for c in columns), strict=True))]
 
 
 def _shown(n: int, at: list[int], fmt: str):

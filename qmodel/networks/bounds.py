@@ -130,7 +130,7 @@ def geometric_bounds(loadings: np.ndarray, think: float, populations: np.ndarray
     One population at a time: O(P + K) memory and P·K time (GEOMETRIC_RATE; estimate with
     :func:`geometric_seconds`), whatever P and K.
     """
-    loadings = np.ascontiguousarray(loadings, float)
+    loadings = np.ascontiguousarray(np.sort(np.asarray(loadings, float))[::-1])   # largest first
     n = np.ascontiguousarray(np.atleast_1d(populations), float)
     lower, upper = np.empty(n.size), np.empty(n.size)
     _geometric_kernel(loadings, float(think), n, lower, upper)
@@ -144,10 +144,13 @@ def geometric_seconds(stations: int, populations: int) -> float:
 
 @njit(cache=True)
 def _geometric_kernel(loadings, think, populations, lower, upper):  # pragma: no cover - compiled
-    """The bounds of the module docstring at each population, summing Q_i^± over the queues in place."""
+    """The bounds of the module docstring at each population (loadings largest first)."""
     total = loadings.sum()
-    top = loadings.max()
+    top = loadings[0]
     sigma = (loadings ** 2).sum() / total
+    first = 0                                                        # the queues below the largest
+    while first < loadings.size and loadings[first] == top:
+        first += 1
     for p in range(populations.size):
         n = populations[p]
         previous = n - 1.0                                           # Q bounds at N − 1
@@ -157,20 +160,43 @@ def _geometric_kernel(loadings, think, populations, lower, upper):  # pragma: no
         estimate = previous / denominator if previous > 0.0 else 0.0
         big = min(1.0 / top, estimate)
         negligible = np.exp(-40.0 / previous) if previous > 0.0 else 1.0   # y^n < e^−40 y: y − y^(n+1) = y
-        sum_lower, sum_upper = 0.0, 0.0
-        for i in range(loadings.size):
-            if loadings[i] < top:
-                gap = top - loadings[i]
-                y = loadings[i] * scale
-                power = y ** (previous + 1.0) if y >= negligible else 0.0
-                sum_lower += gap * (y - power) / (1.0 - y)
-                y = loadings[i] * big
-                power = y ** (previous + 1.0) if y >= negligible else 0.0
-                sum_upper += gap * (y - power) / (1.0 - y)
-        b_lower = think + total + top * previous - sum_lower
-        b_upper = think + total + top * previous - sum_upper
+        b_lower = think + total + top * previous - _queue_sum(loadings, first, scale, previous, negligible)
+        b_upper = think + total + top * previous - _queue_sum(loadings, first, big, previous, negligible)
         lower[p] = 2.0 * n / (b_lower + np.sqrt(max(b_lower ** 2 - 4.0 * think * top * previous, 0.0)))
         upper[p] = 2.0 * n / (b_upper + np.sqrt(max(b_upper ** 2 - 4.0 * think * top * n, 0.0)))
+
+
+@njit(cache=True)
+def _queue_sum(loadings, first, scale, previous, negligible):  # pragma: no cover - compiled
+    """Σ_{L_i < L_max} (L_max − L_i) Q_i at y_i = L_i·scale, Q_i = (y_i − y_i^(n+1)) / (1 − y_i), loadings
+    largest first from ``first``: the y_i ≥ ``negligible`` (a prefix) with the power, the rest without."""
+    top = loadings[0]
+    total = 0.0
+    i = first
+    while i < loadings.size and loadings[i] * scale >= negligible:
+        y = loadings[i] * scale
+        total += (top - loadings[i]) * (y - y ** (previous + 1.0)) / (1.0 - y)
+        i += 1
+    return total + _light_queue_sum(loadings, i, scale)
+
+
+@njit(cache=True, fastmath=True)
+def _light_queue_sum(loadings, start, scale):  # pragma: no cover - compiled
+    """Σ (L_max − L_i) y_i / (1 − y_i) from ``start`` on (y_i < 1: no power left), two terms over one
+    division (a/u + b/v = (a v + b u)/(u v): the divisions are the cost) in a loop the compiler
+    vectorises (fastmath: the sum in any order)."""
+    top = loadings[0]
+    total = 0.0
+    pairs = (loadings.size - start) // 2
+    for k in range(pairs):
+        i = start + 2 * k
+        y, z = loadings[i] * scale, loadings[i + 1] * scale
+        u, v = 1.0 - y, 1.0 - z
+        total += ((top - loadings[i]) * y * v + (top - loadings[i + 1]) * z * u) / (u * v)
+    for i in range(start + 2 * pairs, loadings.size):
+        y = loadings[i] * scale
+        total += (top - loadings[i]) * y / (1.0 - y)
+    return total
 
 
 @dataclass(frozen=True)

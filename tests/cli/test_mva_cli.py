@@ -336,3 +336,31 @@ def test_plot_into_a_missing_directory_or_a_directory_is_refused_before_work(tmp
     result = run("mva", "--demand", "1,2", "--population", "1..5", "--plot", str(target))
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_json_sweep_past_its_limit_is_refused_and_the_way_out_it_names_works() -> None:
+    # JSON holds the whole curve (--at does not shorten it): the refusal offers CSV, which does
+    from qmodel.cli.mva import JSON_LIMIT
+
+    sweep = ("mva", "--demand", "1", "--population", f"1..{JSON_LIMIT + 1}")
+    refused = run(*sweep, "--format", "json")
+    assert refused.exit_code == 2
+    assert "--format csv" in refused.output and "MB of JSON" in refused.output
+    assert "--at" not in refused.output
+    followed = run(*sweep, "--format", "csv")
+    assert followed.exit_code == 0
+    assert followed.output.count("\n") == JSON_LIMIT + 2          # the header and every population
+
+
+def test_a_sweeps_csv_written_in_blocks_has_every_row_once_as_at_gives_it() -> None:
+    # the CSV is written a block of rows at a time (cli.mva.CSV_BLOCK): the rows across a block's edge
+    # are those --at gives for the same populations
+    from qmodel.cli.mva import CSV_BLOCK
+
+    n = CSV_BLOCK + 3
+    rows = list(csv.reader(io.StringIO(run("mva", "--demand", "1,2", "--think-time", "3", "--population",
+                                           f"1..{n}", "--format", "csv").output)))
+    assert [int(row[0]) for row in rows[1:]] == list(range(1, n + 1))
+    at = run("mva", "--demand", "1,2", "--think-time", "3", "--population", f"1..{n}", "--at",
+             f"{CSV_BLOCK},{CSV_BLOCK + 1}", "--format", "csv")
+    assert list(csv.reader(io.StringIO(at.output)))[1:] == rows[CSV_BLOCK:CSV_BLOCK + 2]
