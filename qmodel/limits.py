@@ -1,6 +1,6 @@
 """Estimate before you allocate: the limits every large request is held to, and the refusal.
 
-A request whose estimated memory or time passes the limits (2 GB, 60 s) is
+A request whose estimated memory or time passes the limits (2 GB, 10 s of CPU) is
 refused before any work starts, with the estimate and a way out (an MVA sweep
 or lattice, a scenario with a huge terminal population, ...). A file is read
 with a bound on its length (:func:`read_bounded`, and :func:`read_bounded_text` for UTF-8
@@ -16,7 +16,7 @@ import sys
 from qmodel.errors import InputError
 
 MEMORY_LIMIT = 2e9  # bytes: a request needing more is refused before it starts
-TIME_LIMIT = 60.0  # seconds (estimated): likewise
+TIME_LIMIT = 10.0  # seconds of CPU (estimated): likewise
 
 
 def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> None:

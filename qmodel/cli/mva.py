@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from qmodel import limits
 from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
 from qmodel.output import render, write_csv_columns
@@ -23,6 +24,8 @@ ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused w
 FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
          "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
 JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole curve: ~125 bytes each)
+SECONDS_PER_CELL = 4e-7   # CPU per CSV cell of a sweep written (2.7e-7 system rows, 4.5e-7 --stations)
+SECONDS_PER_JSON_POPULATION = 2.3e-5   # CPU per population of a sweep's JSON (measured at 200,000)
 CSV_BLOCK = 1 << 16       # rows of a sweep's CSV formatted and written at a time
 PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
 
@@ -250,6 +253,8 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
                              reason=f"{rows:,} rows, about {rows * 60 / 1e6:,.0f} MB of CSV")
     shown, left_out = _shown(n, at, fmt)
     bounded = np.arange(1, n + 1) if fmt == "json" or plot_path else shown
+    _refuse_long_sweep(net, n, bounded.size, shown.size * len(net.stations) if all_stations else shown.size,
+                       fmt, all_stations)
     bounds = closed_bounds(net, bounded)          # refused with its estimate before the sweep where too long
     result = _solve(net, "exact", n, at, n)
     curve = result.curve
@@ -306,6 +311,24 @@ def _station_blocks(points):
         yield [population, *(np.concatenate(cells) if isinstance(cells[0], np.ndarray)
                              else [cell for column in cells for cell in column]
                              for cells in zip(*(c.values() for c in columns), strict=True))]
+
+
+def _refuse_long_sweep(net, n: int, bounded: int, rows: int, fmt: str, all_stations: bool) -> None:
+    """Refuse, before any work, a sweep whose solve, bounds and output together would pass the limits
+    (each is also held to them alone)."""
+    from qmodel.networks.bounds import estimate_bounds
+    from qmodel.networks.exact import estimate_sweep
+
+    sweep_bytes, sweep_seconds = estimate_sweep(net, n)
+    bounds_bytes, bounds_seconds = estimate_bounds(net, bounded)
+    cells = rows * (10 if all_stations else 6) if fmt == "csv" else 0
+    output_seconds = cells * SECONDS_PER_CELL + (n * SECONDS_PER_JSON_POPULATION if fmt == "json" else 0)
+    way_out = (f"a smaller N (the solve alone takes about {sweep_seconds:.3g} s)"
+               if sweep_seconds > 0.9 * limits.TIME_LIMIT else
+               "--at N1,N2,... for the populations you need (their rows and bounds only), or a smaller N")
+    limits.refuse_too_large(sweep_bytes + bounds_bytes, sweep_seconds + bounds_seconds + output_seconds,
+                     f"a sweep of {len(net.stations):,} stations to N = {n:,} with its bounds and "
+                     f"{fmt.upper() if fmt != 'table' else 'table'}", way_out)
 
 
 def _shown(n: int, at: list[int], fmt: str):

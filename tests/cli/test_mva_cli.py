@@ -364,3 +364,23 @@ def test_a_sweeps_csv_written_in_blocks_has_every_row_once_as_at_gives_it() -> N
     at = run("mva", "--demand", "1,2", "--think-time", "3", "--population", f"1..{n}", "--at",
              f"{CSV_BLOCK},{CSV_BLOCK + 1}", "--format", "csv")
     assert list(csv.reader(io.StringIO(at.output)))[1:] == rows[CSV_BLOCK:CSV_BLOCK + 2]
+
+
+def test_a_sweep_past_the_time_limit_is_refused_with_its_estimate_and_each_way_out_works(monkeypatch) -> None:
+    # the solve, the bounds and the CSV are estimated together (each also alone); a limit of 0.05 s makes
+    # small sweeps stand for the large ones: the way out named is followed and runs
+    from qmodel import limits
+
+    monkeypatch.setattr(limits, "TIME_LIMIT", 0.05)
+    demands = ",".join(f"{1 + k / 1000:.4f}" for k in range(1000))
+    sweep = ("mva", "--demand", demands, "--think-time", "1", "--format", "csv")
+    refused = run(*sweep, "--population", "1..10000")
+    assert refused.exit_code == 2
+    assert "too large to compute" in refused.output and "--at N1,N2,..." in refused.output
+    followed = run(*sweep, "--population", "1..10000", "--at", "10,10000")
+    assert followed.exit_code == 0
+    assert [row[0] for row in csv.reader(io.StringIO(followed.output))] == ["N", "10", "10000"]
+    too_long = run(*sweep, "--population", "1..40000", "--at", "10")   # the solve alone is too long
+    assert too_long.exit_code == 2
+    assert "a smaller N (the solve alone takes about" in too_long.output
+    assert run(*sweep, "--population", "1..20000", "--at", "10").exit_code == 0
