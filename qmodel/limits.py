@@ -22,8 +22,8 @@ TIME_LIMIT = 10.0  # seconds of CPU (estimated): likewise
 def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> None:
     """An InputError with the estimate, before any work, where memory or time exceed the limits."""
     if memory > MEMORY_LIMIT or seconds > TIME_LIMIT:
-        raise InputError(what, f"about {_size(memory)} and {_duration(seconds)}",
-                         f"at most {_size(MEMORY_LIMIT)} and {_duration(TIME_LIMIT)}: {way_out}",
+        raise InputError(what, f"about {_size(memory)} and {duration(seconds)}",
+                         f"at most {_size(MEMORY_LIMIT)} and {duration(TIME_LIMIT)}: {way_out}",
                          reason="too large to compute")
 
 
@@ -33,11 +33,15 @@ SECONDS_PER_STEP = 1.5e-5
 SECONDS_PER_ELEMENT_STEP = 6e-8
 
 
+def loop_seconds(steps: float, elements: int) -> float:
+    """Estimated CPU seconds of a loop of ``steps`` vectorized steps over ``elements`` elements."""
+    return steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
+
+
 def refuse_long_loop(steps: float, elements: int, what: str, way_out: str) -> None:
     """Refuse (:func:`refuse_too_large`) a loop of ``steps`` vectorized steps over ``elements``
     elements whose estimated time passes the limit, before its first step."""
-    seconds = steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
-    refuse_too_large(8.0 * 8 * elements, seconds, what, way_out)
+    refuse_too_large(8.0 * 8 * elements, loop_seconds(steps, elements), what, way_out)
 
 
 def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: str) -> bytes:
@@ -105,9 +109,12 @@ def _size(memory: float) -> str:
     return f"{memory:.0f} bytes"
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """Seconds in words for a refusal: 15.1 s, 25.1 min, 4.2 hours, 174 days, 3.1 years."""
     if seconds >= 3600 * 24 * 365:
         return f"{seconds / (3600 * 24 * 365):.3g} years"
+    if seconds >= 3600 * 48:
+        return f"{seconds / (3600 * 24):.3g} days"
     if seconds >= 3600:
         return f"{seconds / 3600:.3g} hours"
     return f"{seconds / 60:.3g} min" if seconds >= 60 else f"{seconds:.3g} s"
