@@ -190,7 +190,8 @@ Examples:
 \b
 INPUT is a range START..STOP (--steps points) or a list a,b,c. Other inputs
 may be lists too: every combination is swept. Rows where the model refuses
-the inputs (past a stability limit) show why instead of numbers.
+the inputs (past a stability limit) show why instead of numbers, and the
+exit status is then 1 (as calc's with lists; 2: nothing computed).
 \b
 Docs: docs/howto/calc.md
 Options: docs/reference/commands.md#qmodel-sweep""")
@@ -264,6 +265,8 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
     if plot_path:
         _plot_sweep(entry, evaluation, varied, list(y_outputs) or [entry.outputs[-1].name],
                     caption, plot_path)
+    if evaluation.errors:   # as calc with lists: the table was written, some rows failed
+        raise click.exceptions.Exit(1)
 
 
 def _plot_sweep(entry, evaluation, varied: list[str], y_names: list[str], fixed: str, path: str) -> None:
