@@ -79,6 +79,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
     """Mean Value Analysis of a queueing network: throughput, response time, per-station figures."""
     from qmodel.networks.model import load_network, network
 
+    typed = _typed_population(population_text)   # what was typed is checked first, whatever the network
     if plot_path:
         from qmodel.plotting import check_plot_path
 
@@ -98,10 +99,10 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
                 raise
             flag = flags.get(error.parameter) or f"{flags[first]} {rest}".strip()
             raise InputError(flag, error.value, error.allowed, reason=error.reason) from None
-    swept = population_text is not None and split_range("--population", population_text) is not None
+    swept = typed is not None and typed[0]
     sweep = swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
     _refuse_flags(net, method, compare, all_stations, plot_path, fmt, sweep)
-    population = _population(population_text, net)
+    population = _population(population_text, typed, net)
     at = _at(at_text, sweep)
     if sweep:
         _show_sweep(net, population, at, fmt, plot_path, all_stations)
@@ -169,25 +170,35 @@ def _count(option: str, text: str) -> int:
     return int(value)
 
 
-def _population(text: str | None, net) -> object:
-    """The population: N, 1..N (a sweep of a single-class closed network: its N), one per closed class,
-    or None (the model's). A bare N is one population, as in Python."""
-    closed = int(net.closed_classes.sum())
+def _typed_population(text: str | None) -> tuple[bool, list[int]] | None:
+    """--population as typed, parsed once: (True, [N]) for a sweep 1..N, (False, [N1, N2, ...]) for one
+    population per closed class, None when not given. Each N a whole number ≥ 1."""
     if text is None:
+        return None
+    span = split_range("--population", text)
+    if span is None:
+        return False, [_count("--population", item) for item in text.split(",")]
+    if span[0].strip() != "1":
+        raise InputError("--population", text, "N or 1..N (MVA computes every population from 1)")
+    return True, [_count("--population", span[1])]
+
+
+def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> object:
+    """The population for this network: N, 1..N (a sweep of a single-class closed network: its N), one
+    per closed class, or None (the model's). A bare N is one population, as in Python."""
+    closed = int(net.closed_classes.sum())
+    if typed is None:
         if closed and net.populations[net.closed_classes].sum() == 0:
             raise InputError("--population", "missing", "N or 1..N (the model gives no population)")
         return None
     if closed == 0:
         raise InputError("--population", text, "none for an open network (its arrival rates set the load)")
-    span = split_range("--population", text)
-    if span is not None:
-        if span[0].strip() != "1":
-            raise InputError("--population", text, "N or 1..N (MVA computes every population from 1)")
+    swept, values = typed
+    if swept:
         if closed > 1 or len(net.classes) > 1:
             raise InputError("--population", text, "one population per closed class (a sweep 1..N is for "
                              "a single-class closed network)")
-        return _count("--population", span[1])
-    values = [_count("--population", item) for item in text.split(",")]
+        return values[0]
     if len(values) != closed:
         raise InputError("--population", text, f"one population per closed class ({closed})")
     return values[0] if len(values) == 1 else values
@@ -273,13 +284,14 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
     caption = "; ".join([f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}",
                          *(["balanced job and geometric bounds need single-server stations (asymptotic "
                             "only)"] if not bounds.balanced else []),
-                         *bounds.formulas(index), *([left_out] if left_out else [])])
+                         *(f"{name}: {formula}" for name, formula in bounds.formulas(index)),
+                         *([left_out] if left_out else [])])
     if fmt == "json":
         payload = result.to_json()
         payload["bounds"] = {"throughput_upper": bounds.throughput_upper.tolist(),
                              "throughput_lower": bounds.throughput_lower.tolist(),
                              "binding": [bounds.binding_at(i) for i in range(n)],
-                             "binding_formulas": dict(bounds.formulas(range(n), pairs=True)),
+                             "binding_formulas": dict(bounds.formulas(range(n))),
                              "bottleneck": bounds.bottleneck, "knee": bounds.knee}
         render([], [], fmt, json_payload=payload)
     elif all_stations:

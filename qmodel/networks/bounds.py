@@ -66,11 +66,10 @@ class Bounds:
         """The name of the bound that sets throughput_upper at populations[index]."""
         return UPPER_BOUNDS[int(self.binding_code[index])][0]
 
-    def formulas(self, indices, pairs: bool = False) -> list:
-        """Each bound binding at these indices once, in code order: "name: formula" (or (name, formula))."""
+    def formulas(self, indices) -> list[tuple[str, str]]:
+        """Each bound binding at these indices once, in code order: (name, formula)."""
         codes = sorted(set(self.binding_code[np.asarray(indices, dtype=np.int64)].tolist()))
-        named = [(UPPER_BOUNDS[code][0], UPPER_BOUNDS[code][1].format(self.bottleneck)) for code in codes]
-        return named if pairs else [f"{name}: {formula}" for name, formula in named]
+        return [(UPPER_BOUNDS[code][0], UPPER_BOUNDS[code][1].format(self.bottleneck)) for code in codes]
 
     @property
     def binding(self) -> tuple[str, ...]:

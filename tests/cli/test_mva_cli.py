@@ -5,6 +5,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -384,3 +385,36 @@ def test_a_sweep_past_the_time_limit_is_refused_with_its_estimate_and_each_way_o
     assert too_long.exit_code == 2
     assert "a smaller N (the solve alone takes about" in too_long.output
     assert run(*sweep, "--population", "1..20000", "--at", "10").exit_code == 0
+
+
+@pytest.mark.parametrize("population", ["0", "1..0", "2..5", "x"])
+def test_a_bad_population_is_named_before_the_missing_network(population: str) -> None:
+    # what was typed is checked first: fixing the missing --demand would only meet this error next
+    result = run("mva", "--population", population)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --population = ")
+
+
+def test_without_a_network_and_with_a_good_population_the_missing_demand_is_named() -> None:
+    result = run("mva", "--population", "3")
+    assert result.exit_code == 2 and result.output.startswith("error: --demand / --service-time")
+
+
+def test_population_is_parsed_once(monkeypatch) -> None:
+    from qmodel.cli import mva as command
+
+    calls = []
+    original = command.split_range
+    monkeypatch.setattr(command, "split_range", lambda *args: calls.append(args) or original(*args))
+    assert run("mva", "--demand", "1,2", "--population", "1..3", "--format", "csv").exit_code == 0
+    assert [args for args in calls if args[0] == "--population"] == [("--population", "1..3")]
+
+
+def test_bound_formulas_come_as_name_and_formula_pairs() -> None:
+    from qmodel.networks import network
+    from qmodel.networks.bounds import closed_bounds
+
+    bounds = closed_bounds(network([1.0, 2.0], think_time=1, population=1), np.arange(1, 4))
+    assert bounds.formulas(range(3)) == [("no queueing", "N/(D + Z)"),
+                                         ("bottleneck, geometric",
+                                          "Casale, Muntz & Serazzi 2008, past the knee at station2")]
