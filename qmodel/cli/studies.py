@@ -18,15 +18,17 @@ from qmodel.output import render
 Examples:
   $ qmodel subchannels --delayed 31.1%
   $ qmodel subchannels --delayed 12% --measured 7 --target 5% --format json
-  $ qmodel subchannels --delayed 31.1% --service-time 20us --distance 0,50,100km
+  $ qmodel subchannels --delayed 31.1% --service-time 20us \\
+        --distance 0,50,100km
 \b
 The rule (the GDPS study's Appendix B) assumes each subchannel busy
-independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats the
-subchannels as one M/M/c queue whose offered load gives the measured delay.
-With --distance (the CF moved away, measured at 0 km): each request holds its
-subchannel longer by its round trips' propagation (cf_request_at_distance), the
-offered load grows with it, and Erlang C sizes the pool at each distance. --threshold (assumed:
-z/OS does not publish it) adds the estimated conversion to async.
+independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats
+the subchannels as one M/M/c queue whose offered load gives the measured
+delay. With --distance (the CF moved away, measured at 0 km): each request
+holds its subchannel longer by its round trips' propagation
+(cf_request_at_distance), the offered load grows with it, and Erlang C sizes
+the pool at each distance. --threshold (assumed: z/OS does not publish it)
+adds the estimated conversion to async.
 \b
 Docs: docs/howto/studies.md
 Options: docs/reference/commands.md#qmodel-subchannels""")
@@ -166,8 +168,8 @@ def _propagation_per_km() -> str:
 Examples (the Global Mirror study's experiments):
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --burst 60GB --burst-rate 1GB/s --burst-at 9min
-  $ qmodel mirror-timeline --write-rate 250MB/s --links 4 --link-bandwidth 2Gb/s \\
-        --burst 60GB@9min --burst 30GB@20min --until 40min
+  $ qmodel mirror-timeline --write-rate 250MB/s --links 4 \\
+        --link-bandwidth 2Gb/s --burst 60GB@9min --burst 30GB@20min --until 40min
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --outage 50% --outage-from 9min --outage-to 14min
 \b
