@@ -169,7 +169,8 @@ Examples (the Global Mirror study's experiments):
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --burst 60GB --burst-rate 1GB/s --burst-at 9min
   $ qmodel mirror-timeline --write-rate 250MB/s --links 4 \\
-        --link-bandwidth 2Gb/s --burst 60GB@9min --burst 30GB@20min --until 40min
+        --link-bandwidth 2Gb/s --burst 60GB@9min --burst 30GB@20min \\
+        --until 40min
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --outage 50% --outage-from 9min --outage-to 14min
 \b
