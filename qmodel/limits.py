@@ -1,6 +1,6 @@
 """Estimate before you allocate: the limits every large request is held to, and the refusal.
 
-A request whose estimated memory or time passes the limits (2 GB, 60 s) is
+A request whose estimated memory or time passes the limits (2 GB, 10 s of CPU) is
 refused before any work starts, with the estimate and a way out (an MVA sweep
 or lattice, a scenario with a huge terminal population, ...). A file is read
 with a bound on its length (:func:`read_bounded`, and :func:`read_bounded_text` for UTF-8
@@ -16,26 +16,32 @@ import sys
 from qmodel.errors import InputError
 
 MEMORY_LIMIT = 2e9  # bytes: a request needing more is refused before it starts
-TIME_LIMIT = 60.0  # seconds (estimated): likewise
+TIME_LIMIT = 10.0  # seconds of CPU (estimated): likewise
 
 
 def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> None:
     """An InputError with the estimate, before any work, where memory or time exceed the limits."""
     if memory > MEMORY_LIMIT or seconds > TIME_LIMIT:
-        raise InputError(what, f"about {_size(memory)} and {_duration(seconds)}",
-                         f"at most {_size(MEMORY_LIMIT)} and {_duration(TIME_LIMIT)}: {way_out}",
+        raise InputError(what, f"about {_size(memory)} and {duration(seconds)}",
+                         f"at most {_size(MEMORY_LIMIT)} and {duration(TIME_LIMIT)}: {way_out}",
                          reason="too large to compute")
 
 
-SECONDS_PER_STEP = 1e-5  # one vectorized step of a loop (a recursion, a Sum's term): numpy's overhead
-SECONDS_PER_ELEMENT_STEP = 1e-8  # and per element it works on; both measured orders of magnitude
+# CPU of one vectorized step of a loop (a recursion, a Sum's term): numpy's overhead (measured 1.15e-5
+# for the M/M/c/K chain, 1.4e-5 for a Sum of a**k/k!), and per element it works on (2.3e-8 to 6.6e-8)
+SECONDS_PER_STEP = 1.5e-5
+SECONDS_PER_ELEMENT_STEP = 6e-8
+
+
+def loop_seconds(steps: float, elements: int) -> float:
+    """Estimated CPU seconds of a loop of ``steps`` vectorized steps over ``elements`` elements."""
+    return steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
 
 
 def refuse_long_loop(steps: float, elements: int, what: str, way_out: str) -> None:
     """Refuse (:func:`refuse_too_large`) a loop of ``steps`` vectorized steps over ``elements``
     elements whose estimated time passes the limit, before its first step."""
-    seconds = steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
-    refuse_too_large(8.0 * 8 * elements, seconds, what, way_out)
+    refuse_too_large(8.0 * 8 * elements, loop_seconds(steps, elements), what, way_out)
 
 
 def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: str) -> bytes:
@@ -97,15 +103,18 @@ def read_bounded_text(path: str | os.PathLike, what: str, limit_bytes: int) -> s
 
 
 def _size(memory: float) -> str:
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if memory >= scale:
             return f"{memory / scale:.3g} {unit}"
-    return f"{memory / 1e3:.3g} KB"
+    return f"{memory:.0f} bytes"
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """Seconds in words for a refusal: 15.1 s, 25.1 min, 4.2 hours, 174 days, 3.1 years."""
     if seconds >= 3600 * 24 * 365:
         return f"{seconds / (3600 * 24 * 365):.3g} years"
+    if seconds >= 3600 * 48:
+        return f"{seconds / (3600 * 24):.3g} days"
     if seconds >= 3600:
         return f"{seconds / 3600:.3g} hours"
     return f"{seconds / 60:.3g} min" if seconds >= 60 else f"{seconds:.3g} s"

@@ -66,6 +66,58 @@ def csv_number(value: Any) -> Any:
     return "" if value is None else value
 
 
+def csv_floats(values: Any) -> list[str]:
+    """:func:`csv_number` of each float of an array, formatted in one step (a property test holds them
+    equal): the cells whose 12-digit text could read as a whole number (6 → 6.0) or that lie outside
+    the common range are written by csv_number itself."""
+    import numpy as np
+
+    array = np.asarray(values, float) + 0.0                      # -0.0 as 0
+    texts = (f"%.{SIGNIFICANT}g\0" * array.size % tuple(array.tolist())).split("\0")[:-1]
+    with np.errstate(all="ignore"):
+        magnitude = np.abs(array)
+        common = (magnitude > 1e-300) & (magnitude < 1e11)
+        # within ten of the 12-digit resolution of a whole number: the text may have no point
+        resolution = 10.0 ** (np.floor(np.log10(np.where(common, magnitude, 1.0))) - (SIGNIFICANT - 2))
+        special = ~common | (np.abs(array - np.round(array)) <= resolution)
+    for index in np.flatnonzero(special).tolist():
+        texts[index] = csv_number(float(array[index]))
+    return texts
+
+
+def write_csv_columns(columns: Sequence[str], blocks: Any) -> None:
+    """CSV with this header to standard output, written a block of rows at a time (memory holds one):
+    each block a list of columns, a numpy array (floats as :func:`csv_floats`, integers in full) or a
+    sequence of other values (as :func:`render` writes them, quoted where CSV needs it)."""
+    import csv
+    import io
+
+    import numpy as np
+
+    csv.writer(sys.stdout, lineterminator="\n").writerow(columns)
+    quoted: dict[Any, str] = {}
+
+    def quote(value: Any) -> str:
+        if value not in quoted:
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="").writerow([csv_number(value), ""])   # a second cell:
+            quoted[value] = buffer.getvalue()[:-1]                     # an empty one is not written ""
+        return quoted[value]
+
+    for block in blocks:
+        cells = []
+        for column in block:
+            kind = column.dtype.kind if isinstance(column, np.ndarray) else ""
+            if kind == "f":
+                cells.append(csv_floats(column))
+            elif kind in ("i", "u"):
+                cells.append(list(map(str, column.tolist())))
+            else:
+                cells.append(list(map(quote, column.tolist() if kind else column)))
+        if cells and cells[0]:
+            sys.stdout.write("\n".join(map(",".join, zip(*cells, strict=True))) + "\n")
+
+
 def json_value(value: Any) -> Any:
     """A value JSON can hold: a float to :data:`SIGNIFICANT` digits, -0.0 as 0, a float that is not
     finite as null (JSON has no NaN)."""

@@ -141,7 +141,9 @@ CORPUS = [
     ("20,000 station tables", ["mva", "--demand", "1,2", "--population", "1..20000", "--at",
                                ",".join(map(str, range(1, 20_001)))], {}, "--format csv --stations --at"),
     ("bounds of a sweep too long", ["mva", "--demand", ",".join(["1"] * 9000 + ["2"]), "--population",
-                                    "1..1000000", "--format", "json"], {}, "--at N1,N2,... with a table"),
+                                    "1..1000000", "--format", "csv"], {}, "a smaller N (the solve alone"),
+    ("a sweep's JSON too long", ["mva", "--demand", "1,2", "--population", "1..1000000", "--format", "json"],
+     {}, "--format csv"),
 ]
 
 

@@ -79,3 +79,15 @@ def test_a_count_in_all_for_wrapped_text_joins_each_number_to_its_words() -> Non
 def test_a_csv_float_is_written_as_repr_writes_the_float_rounded_to_significant_digits(value) -> None:
     # csv_number writes the common case without parsing the rounded float back: the text must be the same
     assert csv_number(value) == repr(exact_enough(value))
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                          st.integers(-10 ** 12, 10 ** 12).map(float),                  # whole numbers: 6.0
+                          st.integers(-10 ** 6, 10 ** 6).map(lambda n: n * (1 + 2e-16)),  # next to them
+                          st.sampled_from([-0.0, 1e-300, 1e11, 99999999999.99998, 2.9999999999999996]))))
+def test_a_float_column_is_written_cell_for_cell_as_csv_number_writes_each(values) -> None:
+    import numpy as np
+
+    from qmodel.output import csv_floats
+
+    assert csv_floats(np.array(values, dtype=float)) == [csv_number(value) for value in values]

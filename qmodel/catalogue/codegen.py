@@ -100,8 +100,9 @@ class _Printer(NumPyPrinter):
     def _print_Sum(self, expr: sympy.Sum) -> str:  # noqa: N802
         text = self._print(expr.function)
         for index, first, last in reversed(expr.limits):
+            inputs = tuple(sorted(str(symbol) for symbol in (first.free_symbols | last.free_symbols)))
             text = (f"{_RUNTIME}.sum_terms(lambda {self._print(index)}: {text}, {self._print(first)}, "
-                    f"{self._print(last)}, {str(index)!r})")
+                    f"{self._print(last)}, {str(index)!r}, {inputs!r})")   # names as literals: repr
         return text
 
 

@@ -21,7 +21,9 @@ from qmodel import frames
 from qmodel.catalogue import _compiled
 from qmodel.catalogue.dimensions import si_unit
 from qmodel.catalogue.loader import Constraint, Formula, Symbol, get_formula
+from qmodel.catalogue.runtime import SumTooLongError
 from qmodel.errors import InputError
+from qmodel.limits import duration, loop_seconds
 from qmodel.units import UNITS, parse_value, with_unit
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
@@ -199,9 +201,8 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
             reject(broken, lambda i, c=constraint, flat=flat: InputError(
                 c.name, with_unit(_fmt(flat[i]), c.unit),
                 with_unit(f"{c.relation} {c.bound:g}", c.unit), reason=c.reason))
+        computed = _compute_refusing_long_sums(formula, compute, si, values, bad, reject)
         good = ~bad
-        subset = si if good.all() else {name: value[good] for name, value in si.items()}
-        computed = compute(**subset)
     outputs = {}
     for output in formula.outputs:
         full = np.full(shape, np.nan)
@@ -224,6 +225,43 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
         for index in np.flatnonzero(broken & ~bad):
             warnings.setdefault(int(index), []).append(_warning(constraint, flat[index]))
     return Evaluation(formula, outputs, errors, values, warnings)
+
+
+def _compute_refusing_long_sums(formula: Formula, compute, si: dict[str, np.ndarray],
+                                values: dict[str, np.ndarray], bad: np.ndarray, reject) -> dict:
+    """The entry computed at the rows not ``bad``; a row whose Sum is too long to sum alone
+    (:class:`~qmodel.catalogue.runtime.SumTooLongError`) is refused, naming the inputs its limits depend on,
+    and the others computed again without it, each exactly as alone."""
+    while True:
+        good = ~bad
+        subset = si if good.all() else {name: value[good] for name, value in si.items()}
+        try:
+            return compute(**subset)
+        except SumTooLongError as error:
+            rows = np.flatnonzero(good.reshape(-1))        # the subset's elements, by row
+            sub_shape = next(iter(subset.values())).shape if subset else ()
+            refused = np.broadcast_to(error.refused, sub_shape).reshape(-1)
+            terms = np.broadcast_to(error.terms, sub_shape).reshape(-1)
+            newly = np.zeros(bad.size, dtype=bool)
+            newly[rows[refused]] = True
+            where = dict(zip(rows[refused].tolist(), terms[refused].tolist(), strict=True))
+            reject(newly.reshape(bad.shape), lambda i, error=error, where=where:
+                   _long_sum_error(formula, error, values, i, where[i]))
+
+
+def _long_sum_error(formula: Formula, long: SumTooLongError, values: dict[str, np.ndarray], row: int,
+                    terms: float) -> InputError:
+    """A row refused for a Sum too long alone: the inputs its limits depend on, their values, what
+    is allowed, and the Sum's terms and time."""
+    named = [name for name in long.inputs if name in values]
+    reason = (f"Sum over {long.index} of {terms:.3g} terms, about "
+              f"{duration(loop_seconds(terms, 1))}: too large to compute")
+    if not named:
+        return InputError(long.parameter, long.value, long.allowed, reason=reason)
+    shown = ", ".join(with_unit(_fmt(values[name].reshape(-1)[row]), formula.symbols[name].unit)
+                      for name in named)
+    allowed = f"values giving the Sum over {long.index} {long.allowed_terms()}"
+    return InputError(", ".join(named), shown, allowed, reason=reason)
 
 
 def _warning(constraint: Constraint, value: float) -> str:

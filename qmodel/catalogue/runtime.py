@@ -15,9 +15,9 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from qmodel import limits
 from qmodel.algorithms.queueing import gamma_cdf
 from qmodel.errors import InputError
-from qmodel.limits import refuse_long_loop
 
 # n! for n = 0..170 (171! is past the largest double)
 _FACTORIALS = np.array([float(math.factorial(n)) for n in range(171)])
@@ -49,12 +49,34 @@ def lowergamma(shape: ArrayLike, x: ArrayLike) -> np.ndarray:
     return result
 
 
+class SumTooLongError(InputError):
+    """Elements of a Sum each too long to sum alone (their own terms pass the time limit), raised
+    before any term is summed: ``refused`` marks them and ``terms`` counts each one's terms (both in
+    the shape of the Sum's limits); ``inputs`` names the inputs its limits depend on. A caller with
+    rows (:func:`qmodel.catalogue.evaluate.evaluate`) refuses those rows and computes the others."""
+
+    def __init__(self, index: str, refused: np.ndarray, terms: np.ndarray, inputs: tuple[str, ...]) -> None:
+        self.index, self.refused, self.terms, self.inputs = index, refused, terms, inputs
+        most = float(terms.max(initial=0))
+        seconds = limits.loop_seconds(most, 1)
+        super().__init__(f"Sum over {index}", f"{most:.3g} terms", f"{self.allowed_terms()}: smaller limits",
+                         reason=f"about {limits.duration(seconds)}: too large to compute")
+
+    @staticmethod
+    def allowed_terms() -> str:
+        """What a Sum may have: the terms one element sums within the time limit."""
+        most = int(limits.TIME_LIMIT / limits.loop_seconds(1, 1))
+        return f"at most {most:,} terms (about {limits.duration(limits.TIME_LIMIT)})"
+
+
 def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: ArrayLike,
-              index: str) -> np.ndarray:
+              index: str, inputs: tuple[str, ...] = ()) -> np.ndarray:
     """Σ term(k) for k = first, first + 1, ... up to last, element-wise (0 where last < first).
 
-    The number of terms is that of the element with the most; its estimated time
-    and memory are checked first, so a limit of 1e9 is refused, not looped over.
+    The number of terms is that of the element with the most; its estimated time and memory are
+    checked first, so a limit of 1e9 is refused, not looped over: the elements too long alone as
+    :class:`SumTooLongError` (naming ``inputs``, the inputs the limits depend on), all of them together
+    (a batch too large as a whole) by :func:`qmodel.limits.refuse_long_loop`.
     """
     first, last = np.broadcast_arrays(np.asarray(first, dtype=float), np.asarray(last, dtype=float))
     if first.size == 0:
@@ -62,9 +84,13 @@ def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: A
     spans = last - first
     if not np.isfinite(spans).all():
         raise InputError(f"Sum over {index}", "a limit that is not finite", "finite limits")
-    terms = max(0.0, float(np.floor(spans.max())) + 1)
-    refuse_long_loop(terms, first.size, f"Sum over {index}",
-                     f"{terms:.3g} terms: give the Sum's limits smaller values")
+    each = np.maximum(np.floor(spans) + 1, 0.0)
+    alone = limits.loop_seconds(each, 1) > limits.TIME_LIMIT
+    if alone.any():
+        raise SumTooLongError(index, alone, each, inputs)
+    terms = float(each.max())
+    limits.refuse_long_loop(terms, first.size, f"Sum over {index}",
+                            f"{terms:.3g} terms at each of {first.size:,} elements: fewer rows at once")
     total = np.zeros(first.shape)
     for offset in range(int(terms)):
         active = offset <= spans

@@ -103,7 +103,8 @@ Examples:
   $ qmodel calc mm1 arrival_rate=800 service_time=1ms
   $ qmodel calc mmc arrival_rate=35K service_time=150us servers=8
   $ qmodel calc mmc arrival_rate=20K,35K service_time=150us servers=6,8,10
-  $ qmodel calc transaction_elongation cf_requests=12 sync_writes=4 distance=20,40,70km
+  $ qmodel calc transaction_elongation cf_requests=12 sync_writes=4 \\
+        distance=20,40,70km
   $ qmodel calc link_sizing write_rate=120MB/s link_bandwidth=800Mb/s links=2
   $ qmodel calc erlang_c servers=4 offered_load=3 --format json
 \b
@@ -182,15 +183,18 @@ def _calc_grid(entry, lists: dict[str, list[float]], notes: list[str], fmt: str)
 @click.command(epilog="""\b
 Examples:
   $ qmodel sweep mm1 arrival_rate=100..950 --steps 10 service_time=1ms
-  $ qmodel sweep transaction_elongation distance=20,40,70km cf_requests=12 sync_writes=4
-  $ qmodel sweep mmc arrival_rate=10K..50K servers=6,8 service_time=150us --y response_time \\
-        --y wait_probability
-  $ qmodel sweep backend_load io_rate=50K..250K --steps 9 read_fraction=56.5% \\
-        read_hit_ratio=95% destage_rate=10% drives=360 --plot knee.png --y drive_utilization
+  $ qmodel sweep transaction_elongation distance=20,40,70km \\
+        cf_requests=12 sync_writes=4
+  $ qmodel sweep mmc arrival_rate=10K..50K servers=6,8 service_time=150us \\
+        --y response_time --y wait_probability
+  $ qmodel sweep backend_load io_rate=50K..250K --steps 9 \\
+        read_fraction=56.5% read_hit_ratio=95% destage_rate=10% drives=360 \\
+        --plot knee.png --y drive_utilization
 \b
 INPUT is a range START..STOP (--steps points) or a list a,b,c. Other inputs
 may be lists too: every combination is swept. Rows where the model refuses
-the inputs (past a stability limit) show why instead of numbers.
+the inputs (past a stability limit) show why instead of numbers, and the
+exit status is then 1 (as calc's with lists; 2: nothing computed).
 \b
 Docs: docs/howto/calc.md
 Options: docs/reference/commands.md#qmodel-sweep""")
@@ -264,6 +268,8 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
     if plot_path:
         _plot_sweep(entry, evaluation, varied, list(y_outputs) or [entry.outputs[-1].name],
                     caption, plot_path)
+    if evaluation.errors:   # as calc with lists: the table was written, some rows failed
+        raise click.exceptions.Exit(1)
 
 
 def _plot_sweep(entry, evaluation, varied: list[str], y_names: list[str], fixed: str, path: str) -> None:
@@ -336,7 +342,8 @@ def solve(formula_id: str, target: str, unknown: str, assignments: tuple[str, ..
 Example:
   $ qmodel batch mm1 devices.csv -o devices-out.csv
   $ cat devices.csv | qmodel batch mm1 - > out.csv
-  $ qmodel batch mm1 rmf.csv --map "SSCH/s=arrival_rate" --map "Resp (us)=service_time[us]"
+  $ qmodel batch mm1 rmf.csv --map "SSCH/s=arrival_rate" \\
+        --map "Resp (us)=service_time[us]"
   $ qmodel batch mm1 sizing.xlsx --sheet Disks -o sizing-results.xlsx
 \b
 Headers name symbols as people write them: service_time, Service Time,

@@ -10,9 +10,10 @@ import sys
 
 import click
 
+from qmodel import limits
 from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
-from qmodel.output import render
+from qmodel.output import render, write_csv_columns
 from qmodel.units import split_range
 
 METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
@@ -22,6 +23,10 @@ ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused w
 # the network's parameters (qmodel.networks.network) as the flags that set them, for errors
 FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
          "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
+JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole curve: ~125 bytes each)
+SECONDS_PER_CELL = 4e-7   # CPU per CSV cell of a sweep written (2.7e-7 system rows, 4.5e-7 --stations)
+SECONDS_PER_JSON_POPULATION = 2.3e-5   # CPU per population of a sweep's JSON (measured at 200,000)
+CSV_BLOCK = 1 << 16       # rows of a sweep's CSV formatted and written at a time
 PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
 
 
@@ -74,6 +79,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
     """Mean Value Analysis of a queueing network: throughput, response time, per-station figures."""
     from qmodel.networks.model import load_network, network
 
+    typed = _typed_population(population_text)   # what was typed is checked first, whatever the network
     if plot_path:
         from qmodel.plotting import check_plot_path
 
@@ -93,10 +99,10 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
                 raise
             flag = flags.get(error.parameter) or f"{flags[first]} {rest}".strip()
             raise InputError(flag, error.value, error.allowed, reason=error.reason) from None
-    swept = population_text is not None and split_range("--population", population_text) is not None
+    swept = typed is not None and typed[0]
     sweep = swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
     _refuse_flags(net, method, compare, all_stations, plot_path, fmt, sweep)
-    population = _population(population_text, net)
+    population = _population(population_text, typed, net)
     at = _at(at_text, sweep)
     if sweep:
         _show_sweep(net, population, at, fmt, plot_path, all_stations)
@@ -164,25 +170,35 @@ def _count(option: str, text: str) -> int:
     return int(value)
 
 
-def _population(text: str | None, net) -> object:
-    """The population: N, 1..N (a sweep of a single-class closed network: its N), one per closed class,
-    or None (the model's). A bare N is one population, as in Python."""
-    closed = int(net.closed_classes.sum())
+def _typed_population(text: str | None) -> tuple[bool, list[int]] | None:
+    """--population as typed, parsed once: (True, [N]) for a sweep 1..N, (False, [N1, N2, ...]) for one
+    population per closed class, None when not given. Each N a whole number ≥ 1."""
     if text is None:
+        return None
+    span = split_range("--population", text)
+    if span is None:
+        return False, [_count("--population", item) for item in text.split(",")]
+    if span[0].strip() != "1":
+        raise InputError("--population", text, "N or 1..N (MVA computes every population from 1)")
+    return True, [_count("--population", span[1])]
+
+
+def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> object:
+    """The population for this network: N, 1..N (a sweep of a single-class closed network: its N), one
+    per closed class, or None (the model's). A bare N is one population, as in Python."""
+    closed = int(net.closed_classes.sum())
+    if typed is None:
         if closed and net.populations[net.closed_classes].sum() == 0:
             raise InputError("--population", "missing", "N or 1..N (the model gives no population)")
         return None
     if closed == 0:
         raise InputError("--population", text, "none for an open network (its arrival rates set the load)")
-    span = split_range("--population", text)
-    if span is not None:
-        if span[0].strip() != "1":
-            raise InputError("--population", text, "N or 1..N (MVA computes every population from 1)")
+    swept, values = typed
+    if swept:
         if closed > 1 or len(net.classes) > 1:
             raise InputError("--population", text, "one population per closed class (a sweep 1..N is for "
                              "a single-class closed network)")
-        return _count("--population", span[1])
-    values = [_count("--population", item) for item in text.split(",")]
+        return values[0]
     if len(values) != closed:
         raise InputError("--population", text, f"one population per closed class ({closed})")
     return values[0] if len(values) == 1 else values
@@ -236,14 +252,20 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
                          "terminal: --format csv --stations --at ... for every station at each")
     if fmt == "csv" and all_stations:
         at = at or list(range(1, n + 1))
-    if fmt != "table":
-        rows = (len(at) if fmt == "csv" and at else n) * (len(net.stations) if all_stations else 1)
+    if fmt == "json" and n > JSON_LIMIT:    # the whole curve and its bounds: --at does not shorten it
+        raise InputError("--population", f"1..{n}", f"at most {JSON_LIMIT:,} populations in JSON: --format "
+                         f"csv (up to {ROW_LIMIT:,} rows), or a smaller N",
+                         reason=f"about {n * 125 / 1e6:,.0f} MB of JSON")
+    if fmt == "csv":
+        rows = (len(at) or n) * (len(net.stations) if all_stations else 1)
         if rows > ROW_LIMIT:
-            raise InputError("--population", f"1..{n}", f"at most {ROW_LIMIT:,} {fmt.upper()} rows: --at "
-                             "N1,N2,... for the populations you need, or a smaller N",
-                             reason=f"{rows:,} rows, about {rows * 60 / 1e6:,.0f} MB of {fmt.upper()}")
+            raise InputError("--population", f"1..{n}", f"at most {ROW_LIMIT:,} CSV rows: --at N1,N2,... "
+                             "for the populations you need, or a smaller N",
+                             reason=f"{rows:,} rows, about {rows * 60 / 1e6:,.0f} MB of CSV")
     shown, left_out = _shown(n, at, fmt)
     bounded = np.arange(1, n + 1) if fmt == "json" or plot_path else shown
+    _refuse_long_sweep(net, n, bounded.size, shown.size * len(net.stations) if all_stations else shown.size,
+                       fmt, all_stations)
     bounds = closed_bounds(net, bounded)          # refused with its estimate before the sweep where too long
     result = _solve(net, "exact", n, at, n)
     curve = result.curve
@@ -251,28 +273,33 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
     scale = UNITS[unit].to_si
     index = np.searchsorted(bounded, shown)
     columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
-    names = [name for name, _ in UPPER_BOUNDS]   # by binding code
-    binding = [names[code] for code in bounds.binding_code[index].tolist()]
-    rows = [list(row) for row in zip(shown.tolist(), curve.throughput[shown - 1].tolist(),
-                                     (curve.response_time[shown - 1] / scale).tolist(),
-                                     bounds.throughput_upper[index].tolist(),
-                                     bounds.throughput_lower[index].tolist(), binding, strict=True)]
+    names = np.array([name for name, _ in UPPER_BOUNDS], dtype=object)   # by binding code
+
+    def blocks():   # the rows' columns, CSV_BLOCK populations at a time
+        for start in range(0, shown.size, CSV_BLOCK):
+            n, i = shown[start:start + CSV_BLOCK], index[start:start + CSV_BLOCK]
+            yield [n, curve.throughput[n - 1], curve.response_time[n - 1] / scale, bounds.throughput_upper[i],
+                   bounds.throughput_lower[i], names[bounds.binding_code[i]]]
+
     caption = "; ".join([f"bottleneck {bounds.bottleneck}; asymptotes cross at N* = {bounds.knee:.3g}",
                          *(["balanced job and geometric bounds need single-server stations (asymptotic "
                             "only)"] if not bounds.balanced else []),
-                         *bounds.formulas(index), *([left_out] if left_out else [])])
+                         *(f"{name}: {formula}" for name, formula in bounds.formulas(index)),
+                         *([left_out] if left_out else [])])
     if fmt == "json":
         payload = result.to_json()
         payload["bounds"] = {"throughput_upper": bounds.throughput_upper.tolist(),
                              "throughput_lower": bounds.throughput_lower.tolist(),
                              "binding": [bounds.binding_at(i) for i in range(n)],
-                             "binding_formulas": dict(bounds.formulas(range(n), pairs=True)),
+                             "binding_formulas": dict(bounds.formulas(range(n))),
                              "bottleneck": bounds.bottleneck, "knee": bounds.knee}
         render([], [], fmt, json_payload=payload)
     elif all_stations:
-        records = [dict(N=int(p.populations[0]), **record) for p in result.points for record in p.records()]
-        render(list(records[0]), [list(r.values()) for r in records], fmt, keys=3)  # N, class, station
+        write_csv_columns(["N", *result.points[0].station_columns()], _station_blocks(result.points))
+    elif fmt == "csv":
+        write_csv_columns(columns, blocks())
     else:
+        rows = [row for block in blocks() for row in zip(*(column.tolist() for column in block), strict=True)]
         render(columns, rows, fmt, title="Exact MVA: system", caption=caption)
         if fmt == "table":
             for point in result.points if n in at else (*result.points, result):
@@ -281,6 +308,39 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
         from qmodel.plotting import plot_mva
 
         plot_mva(curve.population, curve.throughput, curve.response_time, bounds, unit, plot_path)
+
+
+def _station_blocks(points):
+    """Every station at each of these points, as columns (N first), about CSV_BLOCK rows at a time."""
+    import numpy as np
+
+    rows = len(points[0].classes) * len(points[0].stations)
+    step = max(1, CSV_BLOCK // rows)
+    for start in range(0, len(points), step):
+        part = points[start:start + step]
+        columns = [point.station_columns() for point in part]
+        population = np.repeat(np.array([int(p.populations[0]) for p in part], dtype=np.int64), rows)
+        yield [population, *(np.concatenate(cells) if isinstance(cells[0], np.ndarray)
+                             else [cell for column in cells for cell in column]
+                             for cells in zip(*(c.values() for c in columns), strict=True))]
+
+
+def _refuse_long_sweep(net, n: int, bounded: int, rows: int, fmt: str, all_stations: bool) -> None:
+    """Refuse, before any work, a sweep whose solve, bounds and output together would pass the limits
+    (each is also held to them alone)."""
+    from qmodel.networks.bounds import estimate_bounds
+    from qmodel.networks.exact import estimate_sweep
+
+    sweep_bytes, sweep_seconds = estimate_sweep(net, n)
+    bounds_bytes, bounds_seconds = estimate_bounds(net, bounded)
+    cells = rows * (10 if all_stations else 6) if fmt == "csv" else 0
+    output_seconds = cells * SECONDS_PER_CELL + (n * SECONDS_PER_JSON_POPULATION if fmt == "json" else 0)
+    way_out = (f"a smaller N (the solve alone takes about {sweep_seconds:.3g} s)"
+               if sweep_seconds > 0.9 * limits.TIME_LIMIT else
+               "--at N1,N2,... for the populations you need (their rows and bounds only), or a smaller N")
+    limits.refuse_too_large(sweep_bytes + bounds_bytes, sweep_seconds + bounds_seconds + output_seconds,
+                     f"a sweep of {len(net.stations):,} stations to N = {n:,} with its bounds and "
+                     f"{fmt.upper() if fmt != 'table' else 'table'}", way_out)
 
 
 def _shown(n: int, at: list[int], fmt: str):

@@ -5,6 +5,8 @@ Each parses its options, calls the study model that holds the domain logic, and 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import click
 
 from qmodel.cli.common import FORMAT_OPTION, parse_assignments
@@ -16,15 +18,17 @@ from qmodel.output import render
 Examples:
   $ qmodel subchannels --delayed 31.1%
   $ qmodel subchannels --delayed 12% --measured 7 --target 5% --format json
-  $ qmodel subchannels --delayed 31.1% --service-time 20us --distance 0,50,100km
+  $ qmodel subchannels --delayed 31.1% --service-time 20us \\
+        --distance 0,50,100km
 \b
 The rule (the GDPS study's Appendix B) assumes each subchannel busy
-independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats the
-subchannels as one M/M/c queue whose offered load gives the measured delay.
-With --distance (the CF moved away, measured at 0 km): each request holds its
-subchannel longer by 10 us/km (cf_request_at_distance), the offered load grows
-with it, and Erlang C sizes the pool at each distance. --threshold (assumed:
-z/OS does not publish it) adds the estimated conversion to async.
+independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats
+the subchannels as one M/M/c queue whose offered load gives the measured
+delay. With --distance (the CF moved away, measured at 0 km): each request
+holds its subchannel longer by its round trips' propagation
+(cf_request_at_distance), the offered load grows with it, and Erlang C sizes
+the pool at each distance. --threshold (assumed: z/OS does not publish it)
+adds the estimated conversion to async.
 \b
 Docs: docs/howto/studies.md
 Options: docs/reference/commands.md#qmodel-subchannels""")
@@ -54,22 +58,27 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
     from qmodel.catalogue.loader import get_formula
     from qmodel.studies.subchannel_methods import compare_methods
     from qmodel.studies.subchannels import paired_links
+    from qmodel.units import parse_value
 
     rule = get_formula("subchannel_rule")
-    values = parse_assignments(
-        (f"delayed_fraction={delayed_text}", f"measured_subchannels={measured_text}",
-         f"target_delayed={target_text}", f"subchannels_per_link={per_link_text}"),
-        {name: symbol.unit for name, symbol in rule.symbols.items()}, "an option")
+    typed = dict(zip(_OPTIONS, (delayed_text, measured_text, target_text, per_link_text), strict=True))
+    values = {name: parse_value(_OPTIONS[name], text, rule.symbols[name].unit)
+              for name, text in typed.items()}
     at_distance = {"--service-time": service_text, "--threshold": threshold_text,
                    "--async-service": async_text, "--converted": converted_text}
-    if distance_text is not None or any(text is not None for text in at_distance.values()):
-        _subchannels_at_distance(values, distance_text, at_distance, fmt)
-        return
-    answers = compare_methods(**values)
+    with _named_as_options(typed):
+        if distance_text is not None or any(text is not None for text in at_distance.values()):
+            _subchannels_at_distance(values, distance_text, at_distance, fmt)
+            return
+        answers = compare_methods(**values)
     columns = ["method", "assumes", "subchannels", "whole", "links", "links in pairs", "more needed"]
     rows = [[*answer[:5], paired_links(answer.links), answer.more_needed] for answer in answers]
     if fmt != "table":  # the table says them in its caption
         columns += ["delayed measured", "measured subchannels", "target delayed", "subchannels per link"]
+        if fmt == "json":
+            columns = ["method", "assumes", "subchannels", "whole_subchannels", "links", "links_in_pairs",
+                       "more_needed", "delayed_measured_ratio", "measured_subchannels",
+                       "target_delayed_ratio", "subchannels_per_link"]
         given = [values[name] for name in ("delayed_fraction", "measured_subchannels", "target_delayed",
                                            "subchannels_per_link")]
         rows = [row + given for row in rows]
@@ -107,6 +116,9 @@ def _subchannels_at_distance(values: dict[str, float], distance_text: str | None
                                       timed["--threshold"])
     columns = ["distance [km]", "propagation [us]", "holding time [us]", "converted [ratio]",
                "offered load", "subchannels", "delayed [ratio]", "links", "links in pairs", "more needed"]
+    if fmt == "json":
+        columns = ["distance_km", "propagation_us", "holding_time_us", "converted_ratio", "offered_load",
+                   "subchannels", "delayed_ratio", "links", "links_in_pairs", "more_needed"]
     rows = [[a.distance, a.propagation, a.holding_time, a.converted_fraction, a.offered_load, a.subchannels,
              a.wait_probability, a.links, paired_links(a.links), a.more_needed] for a in answers]
     conversion = ("no conversion to async modelled (no --threshold)" if timed["--threshold"] is None else
@@ -116,16 +128,49 @@ def _subchannels_at_distance(values: dict[str, float], distance_text: str | None
                f"sync service {timed['--service-time']:g} us; "
                f"target {values['target_delayed']:.4g} delayed, {values['subchannels_per_link']:g} "
                f"subchannels per link. Each request holds its subchannel longer by the propagation "
-               f"(10 us/km per round trip); {conversion}.")
+               f"({_propagation_per_km()}); {conversion}.")
     render(columns, rows, fmt, title="CF subchannels at a distance", caption=caption)
+
+
+# the rule's inputs as the options that give them
+_OPTIONS = {"delayed_fraction": "--delayed", "measured_subchannels": "--measured",
+            "target_delayed": "--target", "subchannels_per_link": "--per-link"}
+
+
+@contextmanager
+def _named_as_options(typed: dict[str, str]):
+    """An input refused by the models (0 < delayed_fraction < 1) named as the option typed, with its text."""
+    try:
+        yield
+    except InputError as error:
+        if error.parameter not in _OPTIONS:
+            raise
+        option = _OPTIONS[error.parameter]
+        raise InputError(option, typed[error.parameter], error.allowed.replace(error.parameter, option),
+                         reason=error.reason) from None
+
+
+def _propagation_per_km() -> str:
+    """What a CF request pays per km, from cf_request_at_distance's defaults (its round trips and the
+    fibre's speed, the one home of both): '10 us/km: 1 round trip at 200,000 km/s'."""
+    from qmodel.catalogue.loader import get_formula
+    from qmodel.output import format_number
+    from qmodel.units import UNITS
+
+    entry = get_formula("cf_request_at_distance")
+    trips, speed = entry.symbols["cf_round_trips"].default, entry.symbols["fibre_speed"].default
+    per_km = trips * 2 / (speed * UNITS[entry.symbols["fibre_speed"].unit].to_si) / UNITS["us/km"].to_si
+    return (f"{format_number(float(per_km))} us/km: {format_number(float(trips))} round trip(s) at "
+            f"{float(speed):,.0f} {entry.symbols['fibre_speed'].unit}")
 
 
 @click.command("mirror-timeline", epilog="""\b
 Examples (the Global Mirror study's experiments):
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --burst 60GB --burst-rate 1GB/s --burst-at 9min
-  $ qmodel mirror-timeline --write-rate 250MB/s --links 4 --link-bandwidth 2Gb/s \\
-        --burst 60GB@9min --burst 30GB@20min --until 40min
+  $ qmodel mirror-timeline --write-rate 250MB/s --links 4 \\
+        --link-bandwidth 2Gb/s --burst 60GB@9min --burst 30GB@20min \\
+        --until 40min
   $ qmodel mirror-timeline --write-rate 250MB/s --bandwidth 361MB/s \\
         --outage 50% --outage-from 9min --outage-to 14min
 \b

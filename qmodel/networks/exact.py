@@ -43,8 +43,10 @@ from qmodel.networks.model import Network
 
 Progress = Callable[[int, int], None]
 
-LATTICE_RATE = 2e8          # multiply-adds per second of the vectorised lattice (measured, with margin)
-SWEEP_RATE = 5e8            # multiply-adds per second of the compiled single-class recursion
+# operations per second (CPU, this machine; bench/limits_calibration.py measures them near the limit)
+LATTICE_RATE = 6.2e7        # the vectorised lattice with load-dependent stations: 5.8e7 to 6.6e7 measured
+COMPILED_LATTICE_RATE = 1.2e8   # the compiled lattice of queues and delays (Q at every point): 1.2e8 to 3e8
+SWEEP_RATE = 6.5e8          # the compiled single-class recursion: 5.7e8 (64 subnetworks) to 8.4e8 (queues)
 CHUNK = 4096                # populations per compiled call between progress reports
 
 
@@ -229,7 +231,7 @@ def estimate_lattice(net: Network, populations: np.ndarray) -> tuple[float, floa
     if points > 1e9:
         return points * 8 * (n_classes + 1), points * n_classes * stations / LATTICE_RATE
     if table.ld.size == 0:                           # compiled, Q kept at every point
-        return points * 8 * stations, points * n_classes * stations / SWEEP_RATE
+        return points * 8 * stations, points * n_classes * stations / COMPILED_LATTICE_RATE
     width = float(level_sizes(populations).max())
     state = stations + table.coefficient.size + n_classes
     memory = (points * 8 * (n_classes + 1) + 16 * table.subsets * width * state

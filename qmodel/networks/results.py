@@ -101,19 +101,31 @@ class NetworkResult:
 
     def records(self) -> list[dict[str, Any]]:
         """Per class and station, keys naming their units: type, demand, utilization, queue length,
-        residence and per-visit time, station throughput [visits/s]."""
+        residence and per-visit time, station throughput [visits/s] (:meth:`station_columns` by row)."""
+        columns = self.station_columns()
+        cells = [column.tolist() if isinstance(column, np.ndarray) else column for column in columns.values()]
+        return [dict(zip(columns, row, strict=True)) for row in zip(*cells, strict=True)]
+
+    def station_columns(self) -> dict[str, np.ndarray | list]:
+        """The :meth:`records` column by column (class by class, a row per station): arrays, and a list
+        for the per-visit time where a class does not visit a station (None there)."""
         unit = self.time_unit
         scale = UNITS[unit].to_si
-        visits = self.network.visit_counts
-        per_visit, station_throughput = self.per_visit_time, self.station_throughput
-        return [{"class": name, "station": station.name, "type": station.label,
-                 f"demand [{unit}]": float(self.network.demands[c, k] / scale),
-                 "utilization": float(self.utilization[c, k]),
-                 "queue length": float(self.queue_length[c, k]),
-                 f"residence [{unit}]": float(self.residence_time[c, k] / scale),
-                 f"per visit [{unit}]": float(per_visit[c, k] / scale) if visits[c, k] > 0 else None,
-                 "throughput [1/s]": float(station_throughput[c, k])}
-                for c, name in enumerate(self.classes) for k, station in enumerate(self.network.stations)]
+        classes, stations = len(self.classes), len(self.network.stations)
+        visited = (self.network.visit_counts > 0).ravel()
+        per_visit = (self.per_visit_time / scale).ravel()
+        if not visited.all():
+            per_visit = [value if seen else None for value, seen in zip(per_visit.tolist(), visited.tolist(),
+                                                                         strict=True)]
+        return {"class": np.repeat(np.array(self.classes, dtype=object), stations),
+                "station": np.tile(np.array(self.network.station_names, dtype=object), classes),
+                "type": np.tile(np.array([s.label for s in self.network.stations], dtype=object), classes),
+                f"demand [{unit}]": (self.network.demands / scale).ravel(),
+                "utilization": self.utilization.ravel(),
+                "queue length": self.queue_length.ravel(),
+                f"residence [{unit}]": (self.residence_time / scale).ravel(),
+                f"per visit [{unit}]": per_visit,
+                "throughput [1/s]": self.station_throughput.ravel()}
 
     def to_frame(self):
         """Per class and station (:meth:`records`) as a pandas DataFrame, units in the column names."""

@@ -265,8 +265,9 @@ SIGMA = {"response": 0.10, "transactions": 0.03}
 def model_values(scenario: Scenario, rows: tuple[Row, ...]) -> np.ndarray:
     """The model's value of each row (ms or transactions; NaN where the scenario thrashes there)."""
     values = np.full(len(rows), np.nan)
-    for subchannels, owner in sorted({(row.subchannels, row.castout_owner) for row in rows}):
-        picked = [i for i, row in enumerate(rows) if (row.subchannels, row.castout_owner) == (subchannels, owner)]
+    for run_of in sorted({(row.subchannels, row.castout_owner) for row in rows}):
+        subchannels, owner = run_of
+        picked = [i for i, row in enumerate(rows) if (row.subchannels, row.castout_owner) == run_of]
         run = replace(scenario, castout_owner=owner) if owner else scenario
         if subchannels:
             run = replace(run, paths=tuple(replace(p, subchannels=subchannels) for p in run.paths))

@@ -46,7 +46,8 @@ def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, poi
                           np.array([distance]))
 
 
-def with_overrides(scenario: Scenario, subchannels: int, metro_mirror: str, castout_owner: str = "") -> Scenario:
+def with_overrides(scenario: Scenario, subchannels: int, metro_mirror: str, castout_owner: str = ""
+                   ) -> Scenario:
     """The scenario with every path's ``subchannels`` (if not 0), Metro Mirror "on"/"off" (if given) and
     its castout owner (if given: :func:`with_castout_owner`)."""
     if castout_owner:

@@ -397,10 +397,10 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     if distances.size > 1 and _cost(scenario, distances.size, search)[1] > TIME_LIMIT:
         count, onset = _thrashing_onset(scenario, distances)  # before the work: the search would be long
         if count:
-            _refuse_huge(
+            _refuse_huge(  # the search at the thrashing distances and the solve at every one, together
                 scenario,
                 count,
-                search,
+                search + _EVALUATIONS * distances.size / count,
                 f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
                 f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
             )

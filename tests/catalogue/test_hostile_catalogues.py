@@ -7,6 +7,7 @@ run (a canary file is never created), no hang (each run has a time limit).
 
 from __future__ import annotations
 
+import csv
 import io
 import keyword
 import math
@@ -273,6 +274,26 @@ def test_a_sum_with_a_limit_too_large_is_refused_with_its_estimate(tmp_path) -> 
                   "y,1.4236")
     assert_one_line_error(run(tmp_path, "calc", "my_entry", "x=1e12", "--catalogue", "c.toml"),
                           "Sum over k", "too large to compute")
+
+
+@pytest.mark.parametrize("command", ["batch", "sweep"])
+def test_a_sum_too_long_refuses_only_its_row_and_the_others_are_computed_as_alone(tmp_path, command) -> None:
+    # the Sum's terms are counted per row: a row too long alone is named (its input, value, what is
+    # allowed); the rows around it are computed exactly as calc computes each alone
+    (tmp_path / "c.toml").write_text(entry(expr="Sum(1/(k + 1)**2, (k, 0, x))"), encoding="utf-8")
+    (tmp_path / "rows.csv").write_text("x\n3\n1e12\n10\n", encoding="utf-8")
+    args = (["batch", "my_entry", "rows.csv"] if command == "batch"
+            else ["sweep", "my_entry", "x=3,1e12,10", "--format", "csv"])
+    result = run(tmp_path, *args, "--catalogue", "c.toml")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and "Warning" not in result.stderr
+    rows = list(csv.reader(io.StringIO(result.stdout)))[1:]
+    alone = [list(csv.reader(io.StringIO(run(tmp_path, "calc", "my_entry", f"x={x}", "--format", "csv",
+                                             "--catalogue", "c.toml").stdout)))[-1][2] for x in (3, 10)]
+    assert [rows[0][1], rows[2][1]] == alone
+    assert rows[1][1] == "" and rows[1][2].startswith("x = 1e+12 (Sum over k of 1e+12 terms")
+    assert "allowed: values giving the Sum over k at most" in rows[1][2]
+    assert command == "sweep" or "row 2: x = 1e+12" in result.stderr       # batch names it there too
 
 
 # ----- entries calling each other in a cycle

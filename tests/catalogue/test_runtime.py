@@ -23,7 +23,7 @@ def test_sum_runs_each_element_over_its_own_limits() -> None:
 
 
 def test_a_sum_too_long_to_run_is_refused_before_it_starts() -> None:
-    with pytest.raises(InputError, match=r"Sum over k = about .*too large to compute"):
+    with pytest.raises(InputError, match=r"Sum over k = 1e\+12 terms .*too large to compute"):
         sum_terms(lambda k: k, 0.0, 1e12, "k")
 
 

@@ -227,7 +227,7 @@ def test_a_file_larger_than_any_catalogue_is_refused_before_it_is_read(tmp_path,
     import qmodel.catalogue.user as user
 
     monkeypatch.setattr(user, "MAX_FILE_BYTES", 100)
-    with pytest.raises(InputError, match=r"longer than 0.1 KB\); allowed: a readable TOML file up to 0.1 KB"):
+    with pytest.raises(InputError, match=r"longer than 100 bytes\); allowed: a readable TOML file up to 100"):
         use_catalogues([str(RANKS)])
 
 

@@ -107,7 +107,8 @@ def test_subchannels_shows_the_rule_and_erlang_c_side_by_side() -> None:
     rows = json.loads(run("subchannels", "--delayed", "31.1%", "--format", "json").output)
     by_method = {row["method"]: row for row in rows}
     assert by_method["rule (Appendix B)"]["subchannels"] == pytest.approx(3.943, abs=1e-3)
-    assert by_method["Erlang C (M/M/c)"]["whole"] == 3
+    assert by_method["Erlang C (M/M/c)"]["whole_subchannels"] == 3
+    assert all(" " not in key for row in rows for key in row)             # snake_case keys, units named
 
 
 def test_subchannels_says_when_no_more_are_needed() -> None:
@@ -116,16 +117,29 @@ def test_subchannels_says_when_no_more_are_needed() -> None:
     assert "no more are needed" in result.output
 
 
-def test_subchannels_refuses_a_delayed_fraction_outside_0_1() -> None:
-    result = run("subchannels", "--delayed", "131%")
+@pytest.mark.parametrize(("option", "text"), [("--delayed", "131%"), ("--delayed", "abc"), ("--target", "0"),
+                                              ("--measured", "x")])
+def test_subchannels_refuses_a_value_naming_the_option_as_typed(option: str, text: str) -> None:
+    result = run("subchannels", "--delayed", "31%", option, text)
     assert result.exit_code == 2
-    assert result.output.startswith("error: delayed_fraction")
+    assert result.output.startswith(f"error: {option} = ")
+    assert "delayed_fraction" not in result.output and "target_delayed" not in result.output
+
+
+def test_subchannels_at_a_distance_says_the_propagation_from_its_one_home() -> None:
+    # cf_request_at_distance's defaults: 1 round trip at 200,000 km/s = 10 us/km (not typed in the CLI)
+    result = run("subchannels", "--delayed", "31.1%", "--service-time", "20us", "--distance", "0,50km")
+    assert "10 us/km: 1 round trip(s) at 200,000 km/s" in " ".join(result.output.split())
+    rows = json.loads(run("subchannels", "--delayed", "31.1%", "--service-time", "20us", "--distance",
+                          "0,50km", "--format", "json").output)
+    assert rows[1]["propagation_us"] == pytest.approx(500.0)
+    assert all(" " not in key for row in rows for key in row)
 
 
 def test_sweep_evaluates_every_point_and_explains_unstable_ones() -> None:
     result = run("sweep", "mm1", "arrival_rate=100..1100", "--steps", "6", "service_time=1ms",
                  "--format", "json")
-    assert result.exit_code == 0
+    assert result.exit_code == 1                 # the table written, some points failed: as calc with lists
     rows = json.loads(result.output)
     assert [row["arrival_rate [1/s]"] for row in rows] == [100, 300, 500, 700, 900, 1100]
     assert rows[2]["response_time [ms]"] == pytest.approx(2.0)

@@ -5,6 +5,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -336,3 +337,85 @@ def test_plot_into_a_missing_directory_or_a_directory_is_refused_before_work(tmp
     result = run("mva", "--demand", "1,2", "--population", "1..5", "--plot", str(target))
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_json_sweep_past_its_limit_is_refused_and_the_way_out_it_names_works() -> None:
+    # JSON holds the whole curve (--at does not shorten it): the refusal offers CSV, which does
+    from qmodel.cli.mva import JSON_LIMIT
+
+    sweep = ("mva", "--demand", "1", "--population", f"1..{JSON_LIMIT + 1}")
+    refused = run(*sweep, "--format", "json")
+    assert refused.exit_code == 2
+    assert "--format csv" in refused.output and "MB of JSON" in refused.output
+    assert "--at" not in refused.output
+    followed = run(*sweep, "--format", "csv")
+    assert followed.exit_code == 0
+    assert followed.output.count("\n") == JSON_LIMIT + 2          # the header and every population
+
+
+def test_a_sweeps_csv_written_in_blocks_has_every_row_once_as_at_gives_it() -> None:
+    # the CSV is written a block of rows at a time (cli.mva.CSV_BLOCK): the rows across a block's edge
+    # are those --at gives for the same populations
+    from qmodel.cli.mva import CSV_BLOCK
+
+    n = CSV_BLOCK + 3
+    rows = list(csv.reader(io.StringIO(run("mva", "--demand", "1,2", "--think-time", "3", "--population",
+                                           f"1..{n}", "--format", "csv").output)))
+    assert [int(row[0]) for row in rows[1:]] == list(range(1, n + 1))
+    at = run("mva", "--demand", "1,2", "--think-time", "3", "--population", f"1..{n}", "--at",
+             f"{CSV_BLOCK},{CSV_BLOCK + 1}", "--format", "csv")
+    assert list(csv.reader(io.StringIO(at.output)))[1:] == rows[CSV_BLOCK:CSV_BLOCK + 2]
+
+
+def test_a_sweep_past_the_time_limit_is_refused_with_its_estimate_and_each_way_out_works(monkeypatch) -> None:
+    # the solve, the bounds and the CSV are estimated together (each also alone); a limit of 0.05 s makes
+    # small sweeps stand for the large ones: the way out named is followed and runs
+    from qmodel import limits
+
+    monkeypatch.setattr(limits, "TIME_LIMIT", 0.05)
+    demands = ",".join(f"{1 + k / 1000:.4f}" for k in range(1000))
+    sweep = ("mva", "--demand", demands, "--think-time", "1", "--format", "csv")
+    refused = run(*sweep, "--population", "1..10000")
+    assert refused.exit_code == 2
+    assert "too large to compute" in refused.output and "--at N1,N2,..." in refused.output
+    followed = run(*sweep, "--population", "1..10000", "--at", "10,10000")
+    assert followed.exit_code == 0
+    assert [row[0] for row in csv.reader(io.StringIO(followed.output))] == ["N", "10", "10000"]
+    too_long = run(*sweep, "--population", "1..40000", "--at", "10")   # the solve alone is too long
+    assert too_long.exit_code == 2
+    assert "a smaller N (the solve alone takes about" in too_long.output
+    assert run(*sweep, "--population", "1..20000", "--at", "10").exit_code == 0
+
+
+@pytest.mark.parametrize("population", ["0", "1..0", "2..5", "x"])
+def test_a_bad_population_is_named_before_the_missing_network(population: str) -> None:
+    # what was typed is checked first: fixing the missing --demand would only meet this error next
+    result = run("mva", "--population", population)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --population = ")
+
+
+def test_without_a_network_and_with_a_good_population_the_missing_demand_is_named() -> None:
+    result = run("mva", "--population", "3")
+    assert result.exit_code == 2 and result.output.startswith("error: --demand / --service-time")
+
+
+def test_population_is_parsed_once(monkeypatch) -> None:
+    from qmodel.cli import mva as command
+
+    calls = []
+    original = command.split_range
+    monkeypatch.setattr(command, "split_range", lambda *args: calls.append(args) or original(*args))
+    assert run("mva", "--demand", "1,2", "--population", "1..3", "--format", "csv").exit_code == 0
+    assert [args for args in calls if args[0] == "--population"] == [("--population", "1..3")]
+
+
+def test_bound_formulas_come_as_name_and_formula_pairs() -> None:
+    from qmodel.networks import network
+    from qmodel.networks.bounds import closed_bounds
+
+    bounds = closed_bounds(network([1.0, 2.0], think_time=1, population=1), np.arange(1, 4))
+    pairs = bounds.formulas(range(3))
+    assert all(isinstance(name, str) and isinstance(formula, str) for name, formula in pairs)
+    assert pairs[0] == ("no queueing", "N/(D + Z)")
+    assert pairs[-1] == ("bottleneck, geometric", "Casale, Muntz & Serazzi 2008, past the knee at station2")

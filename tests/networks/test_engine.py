@@ -214,3 +214,39 @@ def test_a_falling_rate_table_converges_and_linearizer_stays_close() -> None:
     net = network([1.0], rates=[[1, 2, 0.5]], think_time=1, population=3)
     assert solve(net).throughput[0] == pytest.approx(12 / 13, rel=1e-12)
     assert approximation_error(solve(net, "linearizer"))["throughput"] < 0.01
+
+
+def _geometric_reference(loadings, think, populations):
+    """The module docstring's formulas written out with numpy, population by population (no shortcuts)."""
+    total, top = loadings.sum(), loadings.max()
+    sigma = (loadings ** 2).sum() / total
+    light = loadings[loadings < top]
+    lower, upper = [], []
+    for n in populations.astype(float):
+        previous = n - 1
+
+        def q(y, previous=previous):
+            return (y - y ** (previous + 1)) / (1 - y)
+
+        aba = min(1 / top, (previous - 1) / (total + think)) if previous > 1 else 0.0
+        estimate = previous / (think + total + sigma * (previous - 1 - think * aba)) if previous > 0 else 0.0
+        base = think + total + top * previous
+        b_lower = base - ((top - light) * q(light * previous / (base))).sum()
+        b_upper = base - ((top - light) * q(light * min(1 / top, estimate))).sum()
+        lower.append(2 * n / (b_lower + np.sqrt(max(b_lower ** 2 - 4 * think * top * previous, 0))))
+        upper.append(2 * n / (b_upper + np.sqrt(max(b_upper ** 2 - 4 * think * top * n, 0))))
+    return np.array(lower), np.array(upper)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=9), st.floats(0.0, 20.0), st.booleans())
+def test_geometric_bounds_in_any_order_agree_with_the_formulas_written_out(loadings, think, tie) -> None:
+    # the compiled kernel sorts the loadings, skips the power where it is negligible and sums two terms
+    # over one division: none of that may change the bounds (odd and even counts, a tie at the top)
+    queues = np.array(loadings + [max(loadings)] * tie)
+    populations = np.array([1, 2, 3, 10, 100, 5000])
+    expected = _geometric_reference(queues, think, populations)
+    for order in (queues, queues[::-1], np.sort(queues)):
+        lower, upper = geometric_bounds(order, think, populations)
+        assert lower == pytest.approx(expected[0], rel=1e-12)
+        assert upper == pytest.approx(expected[1], rel=1e-12)

@@ -129,7 +129,7 @@ def test_a_band_too_large_to_compute_is_refused_before_any_work_with_its_estimat
         return replace(scenario, members=tuple(replace(m, terminals=10_000) for m in scenario.members))
 
     banded = load_banded(ENV2)
-    distances = np.linspace(0, 100e3, 600)  # the answer alone is within the limits, with its band not
+    distances = np.linspace(0, 100e3, 250)  # the answer alone is within the limits, with its band not
     _refuse_huge(crowded(banded.scenario), distances.size)  # alone: no refusal
     with pytest.raises(InputError, match=f"each solved {len(banded.points) + 1} times") as refused:
         solve_banded(Banded(crowded(banded.scenario), tuple(map(crowded, banded.points))), distances)
@@ -287,7 +287,8 @@ def test_the_table_shows_each_answer_with_its_band_on_rows_of_their_own_within_8
             assert shown == shown_band(record, name), (record["member"], name)
     notes = " ".join(table.split())
     points = len(load_banded(ENV2).points)
-    assert f"low, high: the band, the least and greatest over the answer and {points} points of its band" in notes
+    assert (f"low, high: the band, the least and greatest over the answer and {points} points of its band"
+            in notes)
 
 
 @pytest.mark.parametrize("columns", [60, 50])
