@@ -620,12 +620,13 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
                          f"row | its 0 km transactions ({rows['transactions'][member.name]}) | one row, no "
                          "interval |")
     c, se, residuals = fit_castout_iosq()
-    low, high = c - 1.96 * se, c + 1.96 * se
+    quantile = float(t.ppf(0.975, residuals.size - 1))  # two rows, one degree of freedom: t, not 1.96
+    low, high = c - quantile * se, c + quantile * se
     weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
     shown = ", ".join(f"{r:+.3f} ms" for r in residuals)
-    lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±1.96 standard errors "
-                 f"from the residuals) | Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km "
-                 f"(residuals {shown}) | {weak} |")
+    lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±{quantile:.4g} "
+                 f"standard errors from the residuals, t with {residuals.size - 1} degree of freedom) | Environment 1 "
+                 f"G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km (residuals {shown}) | {weak} |")
     trip = fit_round_trip()
     low, high = trip.interval()
     worst = float(np.abs(trip.residuals).max())

@@ -13,6 +13,7 @@ import io
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -404,8 +405,9 @@ def test_the_max_distance_bands_ends_are_the_shortest_and_longest_of_every_candi
 
 
 @pytest.mark.parametrize("args", [["gdps-env2", "--max-distance"], ["gdps-env3", "--distance", "0..100km"]])
-def test_the_banded_scenario_path_imports_no_scipy_sympy_or_pandas(args: list[str]) -> None:
-    # start-up is part of --max-distance's 0.5 s (bench/scenario_speed.py): the heavy libraries stay off
+def test_the_banded_scenario_path_imports_no_scipy_sympy_or_pandas(args: list[str], tmp_path: Path) -> None:
+    # start-up is part of --max-distance's 0.5 s (bench/scenario_speed.py): the heavy libraries stay off;
+    # run outside the checkout, so that `python -c` imports the installed qmodel, not the source tree
     import subprocess
     import sys
 
@@ -413,5 +415,5 @@ def test_the_banded_scenario_path_imports_no_scipy_sympy_or_pandas(args: list[st
               "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sympy', 'pandas', 'numba'}),"
               " file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", script, "scenario", *args, "--format", "json"],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stderr.strip().splitlines()[-1] == "[]"
