@@ -626,7 +626,8 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
     shown = ", ".join(f"{r:+.3f} ms" for r in residuals)
     lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±{quantile:.4g} "
                  f"standard errors from the residuals, t with {residuals.size - 1} degree of freedom) | "
-                 f"Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km (residuals {shown}) | {weak} |")
+                 f"Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km (residuals {shown}) | "
+                 f"{weak} |")
     trip = fit_round_trip()
     low, high = trip.interval()
     worst = float(np.abs(trip.residuals).max())
