@@ -677,6 +677,13 @@ def prediction_table(fitted: dict[str, Scenario]) -> str:
 _MEMBER_VALUES = (("think_time", "s", 1.0, 5), ("cpu", "ms", 1e3, 4), ("other", "ms", 1e3, 4))  # as written
 
 
+# Which DB2 owns castout falls to the first to open the page sets for update (Environment 1's runs: G1P1
+# at non-pprc, 0 and 100 km, G1P2 at 20-70 km, "the workload started on one DB2 earlier than on the
+# other"): not a planner's input, so the band carries the file's answer with each other member as owner.
+OWNER_METHOD = ("and the file's answer with each other member as castout owner (ownership falls to the DB2 "
+                "that opens the page sets first)")
+
+
 def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
     """The [band] table scenario ``name`` carries: at each of the fit's band points, the lock values and
     each member's 0 km fits (:func:`prepared`: other and think time, and the CPU where the file fits it)
@@ -696,8 +703,10 @@ def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
             keys += [f'"member.{member.name}.{key}" = "{getattr(member, key) * scale:.{digits}g}{unit}"'
                      for key, unit, scale, digits in _MEMBER_VALUES]
         points.append("  { " + ", ".join(keys) + " },")
+    owners = [m.name for m in scenario.members if scenario.castout_owner not in (None, m.name)]
+    points += [f'  {{ "disk.castout_owner" = "{owner}" }},' for owner in owners]
     error, said = band_error(fit)
-    method = "; ".join([BAND_METHOD, said, *kept])
+    method = "; ".join([BAND_METHOD, said, *kept, *([OWNER_METHOD] if owners else [])])
     errors = ", ".join(f'{kind} = "{value:.3%}"' for kind, value in error.items())
     return (f'[band]\nmethod = "{method}"\nerror = {{ {errors} }}\npoints = [\n' + "\n".join(points)
             + "\n]\n")
