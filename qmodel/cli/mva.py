@@ -335,8 +335,9 @@ def _refuse_long_sweep(net, n: int, bounded: int, rows: int, fmt: str, all_stati
     bounds_bytes, bounds_seconds = estimate_bounds(net, bounded)
     cells = rows * (10 if all_stations else 6) if fmt == "csv" else 0
     output_seconds = cells * SECONDS_PER_CELL + (n * SECONDS_PER_JSON_POPULATION if fmt == "json" else 0)
-    way_out = (f"a smaller N (the solve alone takes about {sweep_seconds:.3g} s)"
-               if sweep_seconds > 0.9 * limits.TIME_LIMIT else
+    alone = sweep_seconds > 0.9 * limits.TIME_LIMIT or sweep_bytes > 0.9 * limits.MEMORY_LIMIT
+    way_out = (f"a smaller N (the solve alone needs about {sweep_seconds:.3g} s and "
+               f"{sweep_bytes / 1e9:.3g} GB whatever --at asks)" if alone else
                "--at N1,N2,... for the populations you need (their rows and bounds only), or a smaller N")
     limits.refuse_too_large(sweep_bytes + bounds_bytes, sweep_seconds + bounds_seconds + output_seconds,
                      f"a sweep of {len(net.stations):,} stations to N = {n:,} with its bounds and "

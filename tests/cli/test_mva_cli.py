@@ -383,7 +383,7 @@ def test_a_sweep_past_the_time_limit_is_refused_with_its_estimate_and_each_way_o
     assert [row[0] for row in csv.reader(io.StringIO(followed.output))] == ["N", "10", "10000"]
     too_long = run(*sweep, "--population", "1..40000", "--at", "10")   # the solve alone is too long
     assert too_long.exit_code == 2
-    assert "a smaller N (the solve alone takes about" in too_long.output
+    assert "a smaller N (the solve alone needs about" in too_long.output
     assert run(*sweep, "--population", "1..20000", "--at", "10").exit_code == 0
 
 
