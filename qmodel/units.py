@@ -292,6 +292,9 @@ def decimal_comma(text: str) -> tuple[str, str] | None:
     return None if match is None else (f"{match[1]}.{match[2]}", match[3] or "")
 
 
+_EXPONENT = re.compile(r"[eE][+-]?\d")
+
+
 def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
     """Refuse a list of two that a decimal comma would make one number (:func:`decimal_comma`), saying
     how to write each: ``0,5km`` is written 0.5km for one value, 0km,5km or 0, 5km for two. ``unit``:
@@ -304,8 +307,11 @@ def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
         return
     number, unit = reading[0], reading[1] or unit
     first, second = number.split(".")
-    as_list = f"{first}{unit},{second}{unit} or {first}, {second}{unit}" if unit else f"{first}, {second}"
-    one = with_unit(number, unit or "1")
+    if _EXPONENT.match(unit):  # ``10,1e3``: the exponent is the second number's alone
+        as_list, one = f"{first}, {second}{unit}", f"{number}{unit}"
+    else:
+        as_list = f"{first}{unit},{second}{unit} or {first}, {second}{unit}" if unit else f"{first}, {second}"
+        one = with_unit(number, unit or "1")
     raise InputError(name, text.strip(), f"{number}{unit} for one value, or {as_list} for two",
                      reason=f"ambiguous: {one} with a decimal comma, or a list of two?")
 

@@ -174,6 +174,16 @@ def test_the_advice_for_an_ambiguous_list_writes_the_unit_it_is_given_where_the_
     assert error.value.allowed == "0.95km for one value, or 0km,95km or 0, 95km for two"
 
 
+def test_the_advice_for_an_ambiguous_list_keeps_an_exponent_on_the_number_it_belongs_to() -> None:
+    # 10,1e3 is 10.1e3, or 10 and 1e3: never 10e3 (ten thousand) and 1e3 (a planner's trial, 2026-11-26)
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("arrival_rate", "10,1e3")
+    assert "ambiguous: 10.1e3 with a decimal comma" in str(error.value)
+    assert error.value.allowed == "10.1e3 for one value, or 10, 1e3 for two"
+
+
 # Issue 23: one parser for values with units. Every route a planner types a value into reads the same
 # spelling as the same value: the command line (calc, solve, sweep, mva flags), a batch cell and header,
 # a model file, a scenario file and a casebook's inputs.
