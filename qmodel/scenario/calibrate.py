@@ -34,6 +34,7 @@ from scipy.stats import chi2, t
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.output import regenerate
+from qmodel.scenario.cases import with_overrides
 from qmodel.scenario.compose import _solve, evaluate_si
 from qmodel.scenario.files import shipped_scenarios
 from qmodel.scenario.spec import Scenario, load_scenario
@@ -268,9 +269,7 @@ def model_values(scenario: Scenario, rows: tuple[Row, ...]) -> np.ndarray:
     for run_of in sorted({(row.subchannels, row.castout_owner) for row in rows}):
         subchannels, owner = run_of
         picked = [i for i, row in enumerate(rows) if (row.subchannels, row.castout_owner) == run_of]
-        run = replace(scenario, castout_owner=owner) if owner else scenario
-        if subchannels:
-            run = replace(run, paths=tuple(replace(p, subchannels=subchannels) for p in run.paths))
+        run = with_overrides(scenario, subchannels, "", owner)
         kms = sorted({rows[i].km for i in picked})
         result = _solve(run, np.array(kms) * 1e3, 1.0, with_thrashing_load=False)
         for i in picked:
