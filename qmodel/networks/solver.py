@@ -20,6 +20,7 @@ import numpy as np
 
 from qmodel.errors import InputError
 from qmodel.networks import approximate, exact
+from qmodel.networks.chains import chain_network, chain_populations, class_result
 from qmodel.networks.model import Network
 from qmodel.networks.open import OpenStation, open_jobs, open_load, open_station, open_stretch
 from qmodel.networks.results import Curve, NetworkResult
@@ -51,6 +52,8 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     """
     if method not in METHODS:
         raise InputError("method", repr(method), ", ".join(METHODS))
+    if network.switching:
+        return _switching(network, method, population, progress, at)
     is_open = network.open_classes
     if is_open.all():
         if population is not None:
@@ -61,6 +64,22 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     if is_open.any():
         return _mixed(network, counts, method, progress)
     return _closed(network, counts, method, progress, at)
+
+
+def _switching(network: Network, method: str, population: int | Sequence[int] | range | None,
+               progress: Progress | None, at: Sequence[int]) -> NetworkResult:
+    """A network with class switching: solved as the network of its chains, then per class (chains.py)."""
+    outer = chain_network(network)
+    if isinstance(population, range):
+        raise InputError("population", repr(population), "one population per closed class (a sweep 1..N is "
+                         "for a single class, and these classes switch)")
+    if network.open_classes.all():
+        counts, inner = np.zeros(len(network.classes)), population
+    else:
+        counts = _populations(network, population)
+        per_chain = chain_populations(network, counts)[outer.closed_classes]
+        inner = [int(n) for n in per_chain]
+    return class_result(network, solve(outer, method, inner, progress, at), counts)
 
 
 def _populations(network: Network, population: int | Sequence[int] | range | None) -> np.ndarray:
