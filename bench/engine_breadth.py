@@ -5,6 +5,9 @@ Target: routing-matrix visits and priority MVA on 100 stations × 5 classes unde
 - routing: the traffic equations of 5 classes × 100 stations, every class switching into every
   other (one chain of 500 states: the densest case), a 10% dense random routing; and the same
   without switching (five chains of 100 states);
+- priority MVA: 5 closed classes of 20 jobs, 5 priority levels, over 100 stations (every fifth
+  preemptive, every fifth non-preemptive, every fifth FCFS with service times by class, a fifth of
+  them with 4 servers), and the same with the classes open at 70% of the busiest station's capacity;
 
 Medians over the rounds, each case interleaved with the others in every round (the machine is
 shared: absolute times move with the load, ratios less).
@@ -21,7 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from qmodel.networks import network
+from qmodel.networks import network, solve
 
 CLASSES, STATIONS = 5, 100
 
@@ -41,10 +44,19 @@ def cases() -> dict[str, Callable[[], object]]:
     rng = np.random.default_rng(35)
     service = rng.uniform(0.001, 0.01, (CLASSES, STATIONS))
     switching, separate = _routing(True, rng), _routing(False, rng)
+    scheduling = [("priority", "priority-np", "fcfs", "", "")[k % 5] for k in range(STATIONS)]
+    servers = [4 if k % 5 == 1 else 1 for k in range(STATIONS)]
+    closed = network(service, servers=servers, scheduling=scheduling, priority=list(range(CLASSES)),
+                     population=[20] * CLASSES, think_time=[1.0] * CLASSES)
+    busiest = (service / np.array(servers)).sum(axis=0).max()
+    opened = network(service, servers=servers, scheduling=scheduling, priority=list(range(CLASSES)),
+                     arrival_rate=[0.7 / busiest] * CLASSES)
     return {
         "routing visits, one chain of 5 classes": lambda: network(service, routing=switching,
                                                                    population=[2] * CLASSES),
         "routing visits, 5 chains": lambda: network(service, routing=separate, population=[2] * CLASSES),
+        "priority MVA, closed": lambda: solve(closed),
+        "priority MVA, open": lambda: solve(opened),
     }
 
 

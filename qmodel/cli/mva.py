@@ -16,7 +16,7 @@ from qmodel.errors import InputError
 from qmodel.output import render, write_csv_columns
 from qmodel.units import split_range
 
-METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
+METHODS = ("exact", "schweitzer", "linearizer", "seidmann", "ctmc")   # qmodel.networks.solver.METHODS
 TABLE_ROWS = 40           # a table shows every N up to this; past it N = 1, a round step and the last
 AT_TABLES = 100           # station tables a terminal is shown at most (one per --at population)
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
@@ -120,9 +120,11 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path: str | None, fmt: str,
                   sweep: bool) -> None:
     """Flags that do not apply to this network or method are refused, never ignored."""
-    if compare and method == "exact":
-        raise InputError("--compare", "with --method exact", "an approximate --method (schweitzer, "
-                         "linearizer, seidmann)")
+    from qmodel.networks.solver import reference_method
+
+    if compare and method in ("exact", "ctmc") and reference_method(net) == method:
+        raise InputError("--compare", f"with --method {method}", "an approximate --method (schweitzer, "
+                         "linearizer, seidmann), or a network that exact MVA does not solve exactly")
     if compare and net.open_classes.all():
         raise InputError("--compare", "with an open network", "a network with closed classes (an open "
                          "network is solved exactly)")
@@ -406,12 +408,17 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
     result = replace(_solve(net, method, population, total=lattice), curve=None, points=())
     caption = ""
     deviation = None
-    if compare:
-        from qmodel.networks.solver import approximation_error
+    from qmodel.networks.solver import approximation_error, reference_method
 
+    exact = reference_method(net)
+    if compare:
         deviation = approximation_error(result)
-        caption = (f"{method} against exact MVA: throughput within {deviation['throughput']:.3%}, "
+        against = "exact MVA" if exact == "exact" else "the exact Markov chain"
+        caption = (f"{result.method} against {against}: throughput within {deviation['throughput']:.3%}, "
                    f"queue lengths within {deviation['queue_length']:.3%} of the class population")
+    elif result.method == "priority-mva":
+        caption = ("priority-mva: the MVA priority approximation (Bryant et al. 1984), not exact: --compare "
+                   "measures it against the Markov chain")
     classes = result.class_records()
     if net.closed_classes.any():
         upper, lower = _bounds_per_class(net, result.populations)
@@ -437,8 +444,8 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         return
     classes = _without_empty_columns(classes)
     kind = "Open network" if net.open_classes.all() else "Mixed network" if net.open_classes.any() else "MVA"
-    render(list(classes[0]), [list(r.values()) for r in classes], fmt, title=f"{kind} ({method}): classes",
-           caption=caption)
+    render(list(classes[0]), [list(r.values()) for r in classes], fmt,
+           title=f"{kind} ({result.method}): classes", caption=caption)
     if fmt == "table":
         _station_table(result, fmt)
 

@@ -51,11 +51,12 @@ import numpy as np
 
 from qmodel.errors import InputError
 from qmodel.networks.routing import routing_tensor, traffic
-from qmodel.networks.stations import STATION_TYPES, Station
+from qmodel.networks.stations import SCHEDULING, STATION_TYPES, Station
 from qmodel.units import UNITS, parse_value
 
-STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates"}
-CLASS_KEYS = {"name", "population", "think_time", "arrival_rate", "reference"}
+STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates", "scheduling",
+                "buffer"}
+CLASS_KEYS = {"name", "population", "think_time", "arrival_rate", "reference", "priority"}
 ROUTING_KEYS = {"class", "to_class", "matrix"}
 # plausible magnitudes of a nonzero value, SI: a time from a femtosecond to about 30 years, a rate up to
 # 10^15 per second; outside them the arithmetic over- or underflows (N/X − Z with Z = 1e308 s is 0)
@@ -78,6 +79,7 @@ class Network:
     time_unit: str = "s"         # the unit results are shown in
     chains: np.ndarray | None = None   # (classes,) chain of each class, from a routing matrix (routing.py)
     routing: np.ndarray | None = None  # (classes, stations, classes, stations) P[r, i, s, j], when given
+    priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (scheduling.py)
 
     @property
     def station_names(self) -> tuple[str, ...]:
@@ -127,7 +129,8 @@ class Network:
 
 def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time: Any = 0.0,
             population: Any = 0, arrival_rate: Any = 0.0, visits: Any = None, names: Any = None,
-            classes: Any = None, time_unit: str = "s", routing: Any = None, reference: Any = None) -> Network:
+            classes: Any = None, time_unit: str = "s", routing: Any = None, reference: Any = None,
+            scheduling: Any = None, buffer: Any = None, priority: Any = None) -> Network:
     """A network from arrays: demands per station (or classes × stations).
 
     Numbers are in ``time_unit`` (arrival rates per ``time_unit``); a string
@@ -146,6 +149,13 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
     sum of theirs. ``reference`` per class: the station (name or index) whose
     visit counts one cycle, and where a class's ``arrival_rate`` enters (or
     give it per station, classes × stations); default the first station.
+
+    ``scheduling`` per station (a list, or a dict by name): "" (product
+    form, the default), "fcfs", "ps", "lcfs-pr", "priority" (preemptive
+    resume) or "priority-np" (non-preemptive), with ``priority`` per class
+    (a whole number, lower served first); ``buffer`` per station: the most
+    jobs it holds (None: no limit). qmodel.networks.solver says which method
+    solves what.
     """
     unit = _time_unit(time_unit, "time_unit")
     service = _matrix(demands, "demand", unit)
@@ -164,7 +174,7 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
     station_names = list(names) if names is not None else [f"station{k + 1}" for k in range(n_stations)]
     _same_length("names", station_names, n_stations)
     kinds = _servers(servers, n_stations)
-    rate_tables = _rate_tables(rates, station_names)
+    rate_tables = _per_station(rates, station_names, "rates")
     stations = []
     for name, (kind, count), table in zip(station_names, kinds, rate_tables, strict=True):
         if table is not None:
@@ -174,13 +184,18 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
             stations.append(Station(str(name), "ld", 1, _positive_rates(table, f"rates of station {name!r}")))
         else:
             stations.append(Station(str(name), kind, count))
+    schedules = _per_station(scheduling, station_names, "scheduling")
+    buffers = _per_station(buffer, station_names, "buffer")
+    stations = [disciplined(station, rule, limit, f"station {station.name!r}")
+                for station, rule, limit in zip(stations, schedules, buffers, strict=True)]
     class_names = tuple(classes) if classes is not None else (
         ("class1",) if n_classes == 1 else tuple(f"class{c + 1}" for c in range(n_classes)))
     _same_length("classes", class_names, n_classes, "class")
     net = Network(stations=tuple(stations), classes=class_names, demands=service,
                   think_times=_per_class(think_time, n_classes, "think_time", unit),
                   populations=_per_class(population, n_classes, "population", None),
-                  arrival_rates=np.zeros(n_classes), visits=visit_matrix, time_unit=time_unit)
+                  arrival_rates=np.zeros(n_classes), visits=visit_matrix, time_unit=time_unit,
+                  priorities=None if priority is None else _priorities(priority, n_classes, "priority"))
     if routing is None:
         if reference is not None:
             raise InputError("reference", repr(reference), "a reference station with a routing matrix only")
@@ -285,7 +300,7 @@ def load_network(path: str | Path) -> Network:
                                unit),
         populations=_per_class([t.get("population", 0) for t in class_tables], n_classes, "population", None),
         arrival_rates=np.zeros(n_classes), visits=np.array(visit_rows, float).T if any_visits else None,
-        time_unit=time_unit)
+        time_unit=time_unit, priorities=_class_priorities(class_tables, class_names, where))
     rates = [t.get("arrival_rate", 0.0) for t in class_tables]
     references = [t.get("reference") for t in class_tables]
     if not routing_tables:
@@ -294,6 +309,18 @@ def load_network(path: str | Path) -> Network:
                              "a reference station with [[routing]] tables only")
         return checked(replace(net, arrival_rates=_rates_per_class(rates, n_classes, "arrival_rate", unit)))
     return checked(routed(net, _routing_matrices(routing_tables, class_names, where), references, rates))
+
+
+def _class_priorities(tables: list[dict], class_names: list[str], where: str) -> np.ndarray | None:
+    """The classes' priorities: given by every class or by none."""
+    given = [name for table, name in zip(tables, class_names, strict=True) if "priority" in table]
+    if not given:
+        return None
+    if len(given) < len(tables):
+        missing = next(name for name in class_names if name not in given)
+        raise InputError(f"{where}: class {missing!r}: priority", "missing", "a priority for every class, "
+                         "or for none")
+    return _priorities([table["priority"] for table in tables], len(tables), f"{where}: priority")
 
 
 def _routed_service(table: dict, n_classes: int, label: str, unit: str) -> np.ndarray:
@@ -357,12 +384,54 @@ def _station(table: dict, label: str) -> Station:
         raise InputError(f"{label}: rates", repr(table["rates"]), f'rates on a type = "ld" station '
                          f"(this one is {kind})")
     if kind == "multi":
-        return Station(name, kind, _server_count(table.get("servers"), f"{label}: servers"))
-    if kind == "ld":
+        station = Station(name, kind, _server_count(table.get("servers"), f"{label}: servers"))
+    elif kind == "ld":
         if "rates" not in table:
             raise InputError(f"{label}: rates", "missing", "rates = [α(1), α(2), ...] for an ld station")
-        return Station(name, kind, 1, _positive_rates(table["rates"], f"{label}: rates"))
-    return Station(name, kind)
+        station = Station(name, kind, 1, _positive_rates(table["rates"], f"{label}: rates"))
+    else:
+        station = Station(name, kind)
+    return disciplined(station, table.get("scheduling"), table.get("buffer"), label)
+
+
+def disciplined(station: Station, scheduling: Any, buffer: Any, label: str) -> Station:
+    """``station`` with its scheduling (SCHEDULING) and buffer (a whole number ≥ 1, or None), checked."""
+    rule = "" if scheduling is None else scheduling
+    if rule not in SCHEDULING:
+        raise InputError(f"{label}: scheduling", repr(rule), ", ".join(repr(s) for s in SCHEDULING))
+    if rule and station.infinite:
+        raise InputError(f"{label}: scheduling", repr(rule), "none at a delay station (every job is served)")
+    if rule not in ("", "ps") and station.kind == "ld":
+        raise InputError(f"{label}: scheduling", repr(rule), "ps at an ld station (its rates are shared)")
+    if rule == "lcfs-pr" and station.kind != "queue":
+        raise InputError(f"{label}: scheduling", repr(rule), "lcfs-pr at a single-server queue")
+    limit = None if buffer is None else _server_count(buffer, f"{label}: buffer")
+    return replace(station, scheduling=rule, buffer=limit)
+
+
+def _per_station(values: Any, station_names: list, name: str) -> list[Any]:
+    """One value per station (None where not given), from a list in station order or a dict by name."""
+    if values is None:
+        return [None] * len(station_names)
+    if isinstance(values, dict):
+        unknown = set(values) - set(station_names)
+        if unknown:
+            raise InputError(name, ", ".join(sorted(map(str, unknown))), "names of stations: "
+                             + ", ".join(map(str, station_names)))
+        return [values.get(station) for station in station_names]
+    items = [values] * len(station_names) if isinstance(values, (str, int)) else list(values)
+    _same_length(name, items, len(station_names))
+    return items
+
+
+def _priorities(values: Any, n_classes: int, name: str) -> np.ndarray:
+    """Each class's priority: a whole number, lower served first."""
+    items = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values] * n_classes
+    _same_length(name, items, n_classes, "class")
+    for item in items:
+        if not _is_number(item) or item != int(item):
+            raise InputError(name, repr(item), "a whole number per class (lower is served first)")
+    return np.array([int(item) for item in items], dtype=np.int64)
 
 
 def _server_count(value: Any, label: str) -> int:
@@ -474,21 +543,6 @@ def _same_length(name: str, values: Any, expected: int, per: str = "station") ->
         raise InputError(name, f"{len(values)} values", f"one per {per} ({expected})")
 
 
-def _rate_tables(rates: Any, station_names: list) -> list[Any]:
-    """Per station: its rate multipliers, or None (from a list per station or a dict by name)."""
-    if rates is None:
-        return [None] * len(station_names)
-    if isinstance(rates, dict):
-        unknown = set(rates) - set(station_names)
-        if unknown:
-            raise InputError("rates", ", ".join(sorted(map(str, unknown))), "names of stations: "
-                             + ", ".join(map(str, station_names)))
-        return [rates.get(name) for name in station_names]
-    tables = list(rates)
-    _same_length("rates", tables, len(station_names))
-    return tables
-
-
 def _servers(servers: Any, n_stations: int) -> list[tuple[str, int]]:
     if servers is None:
         return [("queue", 1)] * n_stations
@@ -546,6 +600,10 @@ def checked(net: Network) -> Network:
             raise InputError(f"think_time of class {name!r}",
                              f"{net.think_times[c] / scale:g} {net.time_unit}",
                              "0 in a chain of classes that switch: a delay station in the routing instead")
+    prioritised = [s for s in net.stations if s.scheduling in ("priority", "priority-np")]
+    if prioritised and net.priorities is None:
+        raise InputError("priority", "missing", f"a priority per class (lower served first): station "
+                         f"{prioritised[0].name!r} schedules by priority")
     names = net.station_names
     if len(set(names)) != len(names):
         raise InputError("station names", repr(list(names)), "a different name for each station")
