@@ -16,7 +16,7 @@ from qmodel.errors import InputError
 from qmodel.output import render, write_csv_columns
 from qmodel.units import split_range
 
-METHODS = ("exact", "schweitzer", "linearizer", "seidmann", "ctmc")   # qmodel.networks.solver.METHODS
+METHODS = ("exact", "schweitzer", "linearizer", "seidmann", "ctmc", "convolution")   # solver.METHODS
 TABLE_ROWS = 40           # a table shows every N up to this; past it N = 1, a round step and the last
 AT_TABLES = 100           # station tables a terminal is shown at most (one per --at population)
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
@@ -448,6 +448,26 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
            title=f"{kind} ({result.method}): classes", caption=caption)
     if fmt == "table":
         _station_table(result, fmt)
+        if result.marginals is not None:
+            _marginals_table(result, fmt)
+
+
+MARGINAL_COLUMNS = 8      # a table shows p(0..7) of each station and the rest in one column
+
+
+def _marginals_table(result, fmt: str) -> None:
+    """Method convolution: each station's probability of j jobs, the normalizing constant in the caption
+    (every j in JSON)."""
+    shown = min(result.marginals.shape[1], MARGINAL_COLUMNS)
+    columns = ["station", *(f"p({j})" for j in range(shown))]
+    rest = result.marginals.shape[1] > shown
+    if rest:
+        columns.append(f"p(≥{shown})")
+    rows = [[name, *row[:shown].tolist(), *([float(row[shown:].sum())] if rest else [])]
+            for name, row in zip(result.network.station_names, result.marginals, strict=True)]
+    caption = "" if result.log_normalizing_constant is None else \
+        f"log G(N) = {result.log_normalizing_constant:.10g} (natural log; G in seconds^N)"
+    render(columns, rows, fmt, title="Marginal probabilities: j jobs at each station", caption=caption)
 
 
 def _bounds_per_class(net, populations):

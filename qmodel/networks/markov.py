@@ -53,12 +53,14 @@ State = tuple[tuple[StationState, ...], tuple[Blocked, ...]]
 @dataclass(frozen=True)
 class Solution:
     """The chain's stationary means: per class and station (C, K) jobs, completions per second, and
-    arrivals lost per second (open classes at a full station); per station P(empty); the state count."""
+    arrivals lost per second (open classes at a full station); per station P(empty) and the marginal
+    probabilities of j = 0, 1, ... jobs there (K, most jobs seen + 1); the state count."""
 
     queue_length: np.ndarray
     throughput: np.ndarray
     lost: np.ndarray
     empty: np.ndarray
+    marginals: np.ndarray
     states: int
 
 
@@ -377,15 +379,18 @@ def _means(net: Network, order: list[State], probability: np.ndarray,
            losses: list[tuple[int, int, int, float]]) -> Solution:
     n_classes, n_stations = net.demands.shape
     queue = np.zeros((n_classes, n_stations))
-    empty = np.zeros(n_stations)
+    present = np.array([[_jobs(stations[k]) + _blocked_at(blocked, k) for k in range(n_stations)]
+                        for stations, blocked in order], dtype=np.int64).reshape(len(order), n_stations)
+    marginals = np.zeros((n_stations, int(present.max(initial=0)) + 1))
+    for k in range(n_stations):
+        marginals[k] = np.bincount(present[:, k], weights=probability, minlength=marginals.shape[1])
+    empty = marginals[:, 0].copy()
     for number, (stations, blocked) in enumerate(order):
         p = probability[number]
         for k in range(n_stations):
             serving, waiting = stations[k]
             for job in (*serving, *waiting):
                 queue[job, k] += p
-            if not serving and not waiting and not _blocked_at(blocked, k):
-                empty[k] += p
         for queue_ in blocked:
             for origin, job, _ in queue_:
                 if origin < n_stations:
@@ -397,4 +402,4 @@ def _means(net: Network, order: list[State], probability: np.ndarray,
     lost = np.zeros((n_classes, n_stations))
     for number, job, k, rate in losses:
         lost[job, k] += probability[number] * rate
-    return Solution(queue, throughput, lost, empty, len(order))
+    return Solution(queue, throughput, lost, empty, marginals, len(order))

@@ -10,6 +10,7 @@ either way):
 | linearizer  | Linearizer (Chandy & Neuse)                                 | all               |
 | seidmann    | Bard–Schweitzer on Seidmann's multi-server decomposition    | all but ld        |
 | ctmc        | the exact Markov chain of a small network (markov.py): any scheduling, buffers | all |
+| convolution | the normalizing constant by convolution (states.py): log G, marginals, means | closed |
 
 A network that is not product form by its scheduling (priority classes of
 more than one level at a station, FCFS with service times that differ by
@@ -33,6 +34,7 @@ from qmodel.networks.model import Network
 from qmodel.networks.open import OpenStation, open_jobs, open_load, open_station, open_stretch
 from qmodel.networks.priority import binding_buffers, departures, priority_mva
 from qmodel.networks.results import Curve, NetworkResult
+from qmodel.networks.states import convolve
 from qmodel.networks.stations import Station
 
 Progress = Callable[[int, int], None]
@@ -41,7 +43,7 @@ APPROXIMATIONS: dict[str, Callable[[Network, np.ndarray], approximate.Estimate]]
     "linearizer": approximate.linearizer,
     "seidmann": approximate.seidmann,
 }
-METHODS = ("exact", *APPROXIMATIONS, "ctmc")
+METHODS = ("exact", *APPROXIMATIONS, "ctmc", "convolution")
 
 
 def solve(network: Network, method: str = "exact", population: int | Sequence[int] | range | None = None,
@@ -63,6 +65,8 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
         raise InputError("method", repr(method), ", ".join(METHODS))
     if method == "ctmc":
         return _markov(network, population)
+    if method == "convolution":
+        return _convolution(network, population)
     if any(station.buffer for station in network.stations):
         top = [population.stop - 1] if isinstance(population, range) else population
         full = binding_buffers(network, _counts(network, top))
@@ -83,6 +87,31 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     if is_open.any():
         return _mixed(network, counts, method, progress)
     return _closed(network, counts, method, progress, at)
+
+
+def _convolution(network: Network, population: int | Sequence[int] | range | None) -> NetworkResult:
+    """log G(N), the marginal probabilities and the means of a closed product-form network (states.py);
+    classes that switch, by their chains'."""
+    if network.open_classes.any():
+        raise InputError("method", "convolution", "exact, or another method, for a network with open "
+                         "classes (the normalizing constant is a closed network's)")
+    if isinstance(population, range):
+        raise InputError("population", repr(population), "N per closed class: the normalizing constant is "
+                         "computed at one population")
+    reasons = departures(network) + binding_buffers(network, _counts(network, population))
+    if reasons:
+        raise InputError("method", "convolution", "a product-form network (or method ctmc)",
+                         reason=reasons[0])
+    counts = _populations(network, population)
+    inner = chain_network(network) if network.switching else network
+    inner_counts = chain_populations(network, counts) if network.switching else counts
+    states = convolve(inner, inner_counts)
+    residence = np.divide(states.queue_length, states.throughput[:, None],
+                          out=np.zeros_like(states.queue_length), where=states.throughput[:, None] > 0)
+    result = _result(inner, "convolution", inner_counts, states.throughput, residence, states.marginals[:, 0])
+    if network.switching:
+        result = class_result(network, result, counts)
+    return replace(result, log_normalizing_constant=states.log_constant, marginals=states.marginals)
 
 
 def _scheduled(network: Network, population: int | Sequence[int] | range | None) -> NetworkResult:
@@ -117,7 +146,8 @@ def _markov(network: Network, population: int | Sequence[int] | range | None) ->
         solved = replace(network, visits=made_visits, demands=made_visits * per_visit)
     residence = np.divide(solution.queue_length, throughput[:, None], out=np.zeros_like(visits),
                           where=throughput[:, None] > 0)
-    return _result(solved, "ctmc", counts, throughput, residence, solution.empty)
+    return replace(_result(solved, "ctmc", counts, throughput, residence, solution.empty),
+                   marginals=solution.marginals)
 
 
 def _switching(network: Network, method: str, population: int | Sequence[int] | range | None,
