@@ -117,9 +117,9 @@ def _stations(net: Network, flows: np.ndarray, per_visit: np.ndarray) -> tuple[n
             jobs[k] = load
             continue
         servers = station.servers if station.kind == "multi" else 1
-        if station.kind == "ld":
-            raise InputError(f"station {station.name!r}: type", "ld", "queue, multi or delay with buffers "
-                             "in an open network (or method ctmc)")
+        if station.kind not in ("queue", "multi", "delay"):
+            raise InputError(f"station {station.name!r}: type", station.kind, "queue, multi or delay with "
+                             "buffers in an open network (or method ctmc)")
         if station.buffer is None:
             if load >= servers:
                 raise InputError(f"utilization of station {station.name!r}", f"{load / servers:.4g}",

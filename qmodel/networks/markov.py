@@ -159,9 +159,9 @@ def _discipline(station) -> str:
     if station.infinite:
         return "is"
     kind = station.scheduling or "ps"
-    if station.kind == "ld" and kind != "ps":
+    if station.kind in ("ld", "hetero") and kind != "ps":
         raise InputError(f"station {station.name!r}: scheduling", repr(kind),
-                         "ps at an ld station (its rates are shared by the jobs present)")
+                         "ps at an ld or hetero station (its rates are shared by the jobs present)")
     if kind == "lcfs-pr" and station.kind == "multi":
         raise InputError(f"station {station.name!r}: scheduling", "lcfs-pr", "lcfs-pr at a single server")
     return kind

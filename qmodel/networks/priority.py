@@ -88,9 +88,9 @@ def binding_buffers(net: Network, populations: np.ndarray) -> list[str]:
 def priority_mva(net: Network, populations: np.ndarray) -> Estimate:
     """The MVA priority approximation (module docstring) at ``populations`` (C,) of the closed classes."""
     for station in net.stations:
-        if station.kind == "ld":
-            raise InputError(f"station {station.name!r}: type", "ld", "queue, multi or delay in a network "
-                             "with priority or class-dependent FCFS scheduling (or method ctmc)")
+        if station.kind not in ("queue", "multi", "delay"):
+            raise InputError(f"station {station.name!r}: type", station.kind, "queue, multi or delay in a "
+                             "network with priority or class-dependent FCFS scheduling (or method ctmc)")
     if net.switching:
         raise InputError("routing", "classes that switch", "classes that keep their class where stations "
                          "schedule by priority or class-dependent FCFS (or method ctmc)")
