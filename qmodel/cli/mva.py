@@ -483,18 +483,19 @@ def _marginals_table(result, fmt: str) -> None:
 
 
 def _bounds_per_class(net, populations):
-    """(upper, lower) asymptotic throughput bounds per class, NaN for an open class: a mixed network's
+    """(upper, lower) throughput bounds per class (asymptotic, balanced system and composite: composite.py),
+    NaN for an open class: a mixed network's
     closed classes on the stations as the open load leaves them; classes that switch, their chain's."""
     import numpy as np
 
-    from qmodel.networks.bounds import class_bounds
     from qmodel.networks.chains import chain_network, chain_populations
+    from qmodel.networks.composite import composite_bounds
     from qmodel.networks.solver import closed_part
 
     outer = chain_network(net) if net.switching else net
     counts = chain_populations(net, populations) if net.switching else populations
     closed = outer if outer.closed_classes.all() else closed_part(outer, counts)[0]
-    bounds = class_bounds(closed, counts[outer.closed_classes])
+    bounds = composite_bounds(closed, counts[outer.closed_classes])
     upper, lower = np.full(len(outer.classes), np.nan), np.full(len(outer.classes), np.nan)
     upper[outer.closed_classes] = bounds.throughput_upper
     lower[outer.closed_classes] = bounds.throughput_lower
