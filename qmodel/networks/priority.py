@@ -59,6 +59,8 @@ class Estimate:
 def departures(net: Network) -> list[str]:
     """Why ``net`` is not product form by its scheduling: each station (named) that schedules by priority
     classes of more than one level, or FCFS classes whose service times per visit differ."""
+    if not any(station.scheduling in ("fcfs", "priority", "priority-np") for station in net.stations):
+        return []                                    # the common case, at no cost to a quick solve
     visits = net.visit_counts
     per_visit = np.divide(net.demands, visits, out=np.zeros_like(visits), where=visits > 0)
     reasons = []
