@@ -16,12 +16,15 @@ A model file::
     type = "ld"                          # general load-dependent
     rates = [1, 1.8, 2.4]                # service-rate multiplier with 1, 2, 3... jobs; the last holds
     demand = 0.8
+    # type = "hetero", speeds = [2, 1, 1]: servers of different speeds (the fastest busy first)
+    # scheduling = "fcfs" | "ps" | "lcfs-pr" | "priority" | "priority-np"; buffer = 10 (most jobs held)
 
     [[class]]
     name = "online"
     population = 20                      # closed class ...
     think_time = "4s"
     # arrival_rate = "250/s"             # ... or open class; a bare number is per time_unit
+    # priority = 1                       # with priority scheduling: lower is served first
 
 Or visits from a routing matrix (qmodel.networks.routing): each station
 gives ``service_time`` per visit only, and ``[[routing]]`` tables give, per

@@ -36,9 +36,12 @@ import numpy as np
 from numba import njit
 
 from qmodel.errors import ConvergenceError, InputError
+from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
 TOLERANCE = 1e-10
+STEP_RATE = 1e8               # class-station-class steps per second of the compiled fixed point
+TYPICAL_ITERATIONS = 1000     # iterations to converge (tens to hundreds measured; the estimate's margin)
 MAX_ITERATIONS = 100_000
 DAMP_AFTER = 500              # iterations without convergence before the update is damped (halved)
 MIN_WEIGHT = 1 / 64
@@ -96,6 +99,11 @@ def priority_mva(net: Network, populations: np.ndarray) -> Estimate:
     if net.switching:
         raise InputError("routing", "classes that switch", "classes that keep their class where stations "
                          "schedule by priority or class-dependent FCFS (or method ctmc)")
+    n_classes, n_stations = net.demands.shape
+    refuse_too_large(64.0 * n_classes * n_stations,
+                     n_classes ** 2 * n_stations * TYPICAL_ITERATIONS / STEP_RATE,
+                     f"the MVA priority approximation of {n_classes} classes at {n_stations:,} stations",
+                     "fewer classes (merge those of one priority and similar demands) or stations")
     visits = net.visit_counts
     per_visit = np.divide(net.demands, visits, out=np.zeros_like(visits), where=visits > 0)
     servers = np.array([1.0 if s.infinite else float(s.servers if s.kind == "multi" else 1)
