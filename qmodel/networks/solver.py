@@ -286,9 +286,11 @@ def _result(network: Network, method: str, counts: np.ndarray, throughput: np.nd
     rate by a small population has no p(0) from the recursion, and is a queue of that rate."""
     residence = np.where(throughput[:, None] > 0, residence, 0.0)
     load = throughput[:, None] * network.demands
-    seen = network.within(int(counts.sum())) if network.closed_classes.all() else network
+    jobs = int(counts.sum()) if network.closed_classes.all() else 0
+    seen = [station.within(jobs) if jobs and station.kind in ("ld", "hetero") else station
+            for station in network.stations]
     utilization = np.stack([station.type.utilization(station, load[:, k], 1.0 - empty[k])
-                            for k, station in enumerate(seen.stations)], axis=1)
+                            for k, station in enumerate(seen)], axis=1)
     return NetworkResult(network=network, method=method, populations=counts.astype(int),
                          throughput=throughput, response_time=residence.sum(axis=1),
                          utilization=utilization, queue_length=throughput[:, None] * residence,
