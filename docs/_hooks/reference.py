@@ -125,8 +125,9 @@ TABLE_TITLES = {
 def scenario_keys_markdown() -> str:
     out = []
     for table, title in TABLE_TITLES.items():
-        rows = [[f"`{k.name}`", k.type, k.unit, "**required**" if k.default == REQUIRED else k.default,
-                 k.meaning, k.source] for k in SCENARIO_KEYS if k.table == table]
+        rows = [[f"`{k.name}`", k.type, k.shown_unit,
+                 "**required**" if k.default == REQUIRED else k.shown_default, k.meaning, k.source]
+                for k in SCENARIO_KEYS if k.table == table]
         header = ["key", "type", "unit", "default", "meaning", "where from"]
         out.append(f"### {title}\n\n" + _table(header, rows))
     return "\n".join(out)
