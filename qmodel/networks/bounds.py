@@ -34,9 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from qmodel.errors import InputError
+from qmodel.kernels import Kernel
 from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
@@ -145,7 +145,7 @@ def geometric_bounds(loadings: np.ndarray, think: float, populations: np.ndarray
     loadings = np.ascontiguousarray(np.sort(np.asarray(loadings, float))[::-1])   # largest first
     n = np.ascontiguousarray(np.atleast_1d(populations), float)
     lower, upper = np.empty(n.size), np.empty(n.size)
-    _geometric_kernel(loadings, float(think), n, lower, upper)
+    GEOMETRIC_KERNEL(float(n.size) * loadings.size, loadings, float(think), n, lower, upper)
     return lower, upper
 
 
@@ -154,8 +154,7 @@ def geometric_seconds(stations: int, populations: int) -> float:
     return stations * populations / GEOMETRIC_RATE
 
 
-@njit(cache=True)
-def _geometric_kernel(loadings, think, populations, lower, upper):  # pragma: no cover - compiled
+def _geometric_kernel(loadings, think, populations, lower, upper):
     """The bounds of the module docstring at each population (loadings largest first)."""
     total = loadings.sum()
     top = loadings[0]
@@ -178,8 +177,7 @@ def _geometric_kernel(loadings, think, populations, lower, upper):  # pragma: no
         upper[p] = 2.0 * n / (b_upper + np.sqrt(max(b_upper ** 2 - 4.0 * think * top * n, 0.0)))
 
 
-@njit(cache=True)
-def _queue_sum(loadings, first, scale, previous, negligible):  # pragma: no cover - compiled
+def _queue_sum(loadings, first, scale, previous, negligible):
     """Σ_{L_i < L_max} (L_max − L_i) Q_i at y_i = L_i·scale, Q_i = (y_i − y_i^(n+1)) / (1 − y_i), loadings
     largest first from ``first``: the y_i ≥ ``negligible`` (a prefix) with the power, the rest without."""
     top = loadings[0]
@@ -192,8 +190,7 @@ def _queue_sum(loadings, first, scale, previous, negligible):  # pragma: no cove
     return total + _light_queue_sum(loadings, i, scale)
 
 
-@njit(cache=True, fastmath=True)
-def _light_queue_sum(loadings, start, scale):  # pragma: no cover - compiled
+def _light_queue_sum(loadings, start, scale):
     """Σ (L_max − L_i) y_i / (1 − y_i) from ``start`` on (y_i < 1: no power left), two terms over one
     division (a/u + b/v = (a v + b u)/(u v): the divisions are the cost) in a loop the compiler
     vectorises (fastmath: the sum in any order)."""
@@ -245,3 +242,6 @@ def _fastest(net: Network) -> np.ndarray:
     """Per station, the least residence per unit of demand: min_j j/α(j) (1: delay, queue, c servers)."""
     return np.array([1.0 if s.infinite else min(j / rate for j, rate in enumerate(s.rate_table, 1))
                      for s in net.stations])
+
+
+GEOMETRIC_KERNEL = Kernel(_geometric_kernel, Kernel(_queue_sum, Kernel(_light_queue_sum, fastmath=True)))
