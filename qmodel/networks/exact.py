@@ -196,7 +196,7 @@ def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progr
     refuse_too_large(*estimate_sweep(net, population), f"a sweep to N = {population:,}",
                      "a smaller N (--at does not shorten the sweep itself)")
     static, ring = recursion(net, 2)
-    at_array = np.unique(np.asarray(at, dtype=np.int64))
+    at_array = np.array(sorted({int(n) for n in at}), dtype=np.int64)    # (np.unique loads numpy.ma)
     stations = len(net.stations)
     throughput = np.zeros(population + 1)
     x, residence = np.zeros(1), np.zeros((1, stations))
