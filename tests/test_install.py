@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from qmodel import plotting
+from qmodel.cli import plotting
 from qmodel.errors import MissingPackageError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -260,7 +260,7 @@ def test_a_rate_reads_the_same_in_mva_flags_and_model_files(text, tmp_path) -> N
 
 @pytest.mark.parametrize("text", RATE_SPELLINGS)
 def test_a_rate_reads_the_same_in_casebook_inputs(text) -> None:
-    from qmodel.registry import call
+    from qmodel.catalogue.registry import call
 
     result = call("erlang_c_subchannels_from_rate",
                   {"request_rate": text, "service_time": "1ms", "target_delayed": "10%"})
@@ -275,7 +275,7 @@ def test_ratios_and_times_read_the_same_in_calc_batch_and_casebook_inputs(text, 
 
     from qmodel.batch import run_batch
     from qmodel.catalogue.evaluate import calc
-    from qmodel.registry import call
+    from qmodel.catalogue.registry import call
 
     given = {"request_rate": "800", "service_time": "1", "target_delayed": "0.95", name: text}
     reference = {**given, name: str(value)}

@@ -108,7 +108,7 @@ def catalogue_markdown() -> str:
                     out.append(f"**{heading}**\n\n" + "\n".join(f"- {_cell(x)}" for x in entry[key]) + "\n")
             for heading, key in (("Computed by", "algorithm"), ("Computed by", "model")):
                 if entry[key]:
-                    out.append(f"**{heading}**: `{entry[key]}` (qmodel.registry)\n")
+                    out.append(f"**{heading}**: `{entry[key]}` (qmodel.catalogue.registry)\n")
             out.append(f"**Source**: {_cell(entry['source'])}\n")
             if entry["notes"]:
                 out.append(f"**Notes**: {_cell(entry['notes'])}\n")

@@ -8,11 +8,11 @@ import json as _qm_json
 import numpy as _qm_numpy
 
 from qmodel.catalogue import runtime as _qm_runtime
-from qmodel.studies.subchannels import batch_erlang_c as _qm_registered_batch_erlang_c
+from qmodel.algorithms.subchannels import batch_erlang_c as _qm_registered_batch_erlang_c
 from qmodel.algorithms.queueing import erlang_b as _qm_registered_erlang_b
 from qmodel.algorithms.queueing import erlang_c as _qm_registered_erlang_c
-from qmodel.studies.subchannels import erlang_c_subchannels as _qm_registered_erlang_c_subchannels
-from qmodel.studies.subchannels import erlang_c_subchannels_from_rate as _qm_registered_erlang_c_subchannels_from_rate
+from qmodel.algorithms.subchannels import erlang_c_subchannels as _qm_registered_erlang_c_subchannels
+from qmodel.algorithms.subchannels import erlang_c_subchannels_from_rate as _qm_registered_erlang_c_subchannels_from_rate
 from qmodel.algorithms.queueing import erlang_cdf as _qm_registered_erlang_cdf
 from qmodel.algorithms.queueing import gamma_cdf as _qm_registered_gamma_cdf
 from qmodel.algorithms.queueing import mmck_blocking as _qm_registered_mmck_blocking

@@ -33,10 +33,10 @@ from hypothesis.errors import Unsatisfiable
 
 from qmodel.catalogue.evaluate import DIVERGES, evaluate
 from qmodel.catalogue.loader import Formula, Property
+from qmodel.catalogue.registry import model_function
 from qmodel.catalogue.strategies import close, evaluate_valid, formula_inputs, symbol_values, to_si
 from qmodel.catalogue.symbolic import SymbolicCatalogue
 from qmodel.catalogue.user import compiled_module
-from qmodel.registry import model_function
 from qmodel.units import UNITS, with_unit
 
 RELATIVE = 1e-9   # the cross-check's tolerance

@@ -14,7 +14,7 @@ so that a quick answer need not parse TOML; the shipped module also holds the
 shared symbol and constraint tables a user's file may reference.
 Calls to algorithm entries (ErlangC, ...) go to the registered recursion; a
 model entry calls its registered model function, which returns its outputs by
-name (:mod:`qmodel.registry`; the generated module imports each by its home).
+name (:mod:`qmodel.catalogue.registry`; the generated module imports each by its home).
 A user's entry calling a shipped closed-form function imports its value
 function from ``qmodel.catalogue._compiled``.
 
@@ -45,8 +45,8 @@ from qmodel.catalogue.loader import (
     read_documents,
     shared_tables,
 )
+from qmodel.catalogue.registry import model_function
 from qmodel.catalogue.symbolic import SymbolicCatalogue
-from qmodel.registry import model_function
 
 TARGET = Path(__file__).with_name("_compiled.py")
 

@@ -69,10 +69,10 @@ def describe_formula(formula: Formula, fmt: str) -> None:
                                console.width)
         console.print("\n".join(lines) + "\n", highlight=False, markup=False, soft_wrap=True)
     if formula.algorithm:
-        console.print(f"Computed by the stable recursion {formula.algorithm} (qmodel.registry); "
+        console.print(f"Computed by the stable recursion {formula.algorithm} (qmodel.catalogue.registry); "
                       "the expression above is its definition.\n")
     if formula.model:
-        console.print(f"Computed by the model function {formula.model} (qmodel.registry) "
+        console.print(f"Computed by the model function {formula.model} (qmodel.catalogue.registry) "
                       "(no closed form); its docstring gives the method.\n")
     render(["symbol", "meaning", "unit", "domain", "default"], symbols, "table", title="Inputs")
     render(["output", "meaning", "unit", "expression"], outputs, "table", title="Outputs")

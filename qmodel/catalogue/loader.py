@@ -8,12 +8,12 @@ stability constraints and the properties the formula must satisfy.
 An entry with a ``function`` name and one output can be called by other
 entries' expressions (``RoundTripTime(distance, fibre_speed)``, arguments in
 the order its symbols are declared). With ``algorithm = "name"`` as well, it is
-computed by that algorithm of :mod:`qmodel.registry` (a stable recursion), and
+computed by that algorithm of :mod:`qmodel.catalogue.registry` (a stable recursion), and
 its expression is the textbook definition against which the algorithm is
 cross-checked at 50 digits.
 
 An entry with ``model = "name"`` is computed by that model function of
-:mod:`qmodel.registry`, for what has no closed form (an inverse solve, a
+:mod:`qmodel.catalogue.registry`, for what has no closed form (an inverse solve, a
 search). Its outputs carry no expression; it gets property tests but no
 50-digit cross-check, so its module has tests of its own. Names outside the
 registry are refused: a catalogue file names no other code.
@@ -273,7 +273,7 @@ def _property(table: dict[str, Any], where: str, formula: dict[str, Any]) -> Pro
 
 
 def _registered(name: object, kind: str, where: str) -> None:
-    from qmodel.registry import model_function
+    from qmodel.catalogue.registry import model_function
 
     try:
         model_function(str(name), kind)

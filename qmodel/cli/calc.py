@@ -252,7 +252,7 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
         if y_name not in known:
             raise InputError("--y", y_name, ", ".join(known), reason=f"not an output of {entry.id}")
     if plot_path:
-        from qmodel.plotting import check_plot_path
+        from qmodel.cli.plotting import check_plot_path
 
         check_plot_path(plot_path)
     varied = [name] + [n for n, v in lists.items() if len(v) > 1]
@@ -276,8 +276,8 @@ def _plot_sweep(entry, evaluation, varied: list[str], y_names: list[str], fixed:
     """One curve per output asked for and per combination of the other listed inputs."""
     import numpy as np
 
+    from qmodel.cli.plotting import plot_sweep
     from qmodel.output import format_number
-    from qmodel.plotting import plot_sweep
 
     name = varied[0]
     good = np.ones(next(iter(evaluation.inputs.values())).size, dtype=bool)

@@ -81,7 +81,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 
     typed = _typed_population(population_text)   # what was typed is checked first, whatever the network
     if plot_path:
-        from qmodel.plotting import check_plot_path
+        from qmodel.cli.plotting import check_plot_path
 
         check_plot_path(plot_path)
     if model_file is not None:
@@ -305,7 +305,7 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
             for point in result.points if n in at else (*result.points, result):
                 _station_table(point, fmt)
     if plot_path:
-        from qmodel.plotting import plot_mva
+        from qmodel.cli.plotting import plot_mva
 
         plot_mva(curve.population, curve.throughput, curve.response_time, bounds, unit, plot_path)
 

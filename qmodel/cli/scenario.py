@@ -148,7 +148,7 @@ def scenario(
 
     _refuse_unused(ctx, variants_csv, max_distance, distance_text)
     if plot_path:
-        from qmodel.plotting import check_plot_path
+        from qmodel.cli.plotting import check_plot_path
 
         check_plot_path(plot_path)
     try:
@@ -186,7 +186,7 @@ def scenario(
     result = solve_banded(banded, distances)
     _show(spec, result, fmt, breakdown)
     if plot_path:
-        from qmodel.plotting import plot_scenario
+        from qmodel.cli.plotting import plot_scenario
 
         plot_scenario(result, plot_path)
     if result.thrashing.any():

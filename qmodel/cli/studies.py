@@ -55,9 +55,9 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
                 distance_text: str | None, service_text: str | None, threshold_text: str | None,
                 async_text: str | None, converted_text: str | None, fmt: str) -> None:
     """CF subchannels needed for a target delayed fraction: the study's rule and Erlang C."""
+    from qmodel.algorithms.subchannels import paired_links
     from qmodel.catalogue.loader import get_formula
     from qmodel.studies.subchannel_methods import compare_methods
-    from qmodel.studies.subchannels import paired_links
     from qmodel.units import parse_value
 
     rule = get_formula("subchannel_rule")
@@ -94,8 +94,8 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
 def _subchannels_at_distance(values: dict[str, float], distance_text: str | None,
                              options: dict[str, str | None], fmt: str) -> None:
     """``subchannels --distance``: Erlang C's answer at each distance, with the propagation shown."""
+    from qmodel.algorithms.subchannels import paired_links
     from qmodel.studies.subchannel_methods import subchannels_at_distance
-    from qmodel.studies.subchannels import paired_links
     from qmodel.units import parse_list, parse_value
 
     if distance_text is None or options["--service-time"] is None:
@@ -208,7 +208,7 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
     from qmodel.studies.replication import Burst, Outage, fluid_timeline
 
     if plot_path:
-        from qmodel.plotting import check_plot_path
+        from qmodel.cli.plotting import check_plot_path
 
         check_plot_path(plot_path)
     given = parse_assignments(
@@ -255,7 +255,7 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
                "consistency groups", "event"]
     render(columns, table, fmt, title="Global Mirror fluid time-line", caption=caption)
     if plot_path:
-        from qmodel.plotting import plot_timeline
+        from qmodel.cli.plotting import plot_timeline
 
         plot_timeline(timeline, plot_path)
 

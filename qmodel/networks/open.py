@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qmodel.catalogue._compiled import _mmc_waiting_time_value
+from qmodel.catalogue.evaluate import compute_si
 from qmodel.errors import InputError
 from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
@@ -75,7 +75,9 @@ def open_stretch(station: Station, load: float) -> tuple[float, float]:
     table = station.rate_table
     if table == tuple(float(j) for j in range(1, len(table) + 1)):
         servers = np.float64(len(table))
-        return 1.0 + float(_mmc_waiting_time_value(servers, np.float64(load), np.float64(1.0))), 0.0
+        waiting = compute_si("mmc_waiting_time", servers=servers, offered_load=np.float64(load),
+                             service_time=np.float64(1.0))["waiting_time"]
+        return 1.0 + float(waiting), 0.0
     view = open_station(station, load)
     return float(view.open_jobs[0] / load), view.no_open_job
 

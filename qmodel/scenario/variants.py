@@ -17,7 +17,7 @@ is one error for the file, before any row runs; other headers (no dot) pass thro
 Each row is checked like a scenario file, its errors naming the CSV file, the row and the column;
 rows that differ only in distance are solved together. The output is each input row with, per
 member and for all, response time, share within the goal, throughput and CPU busy appended, in
-the input's CSV dialect (separator, decimal mark, BOM, line ends; see :mod:`qmodel.batch`). A workbook
+the input's CSV dialect (separator, decimal mark, BOM, line ends; see :mod:`qmodel.tables`). A workbook
 (.xlsx, .xlsm, .ods, .xls) is read from its first sheet or ``--sheet``, numbers as numbers, rows
 numbered as the spreadsheet shows them; ``-o OUT.xlsx`` writes a workbook as ``batch`` does.
 """
@@ -34,21 +34,6 @@ from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from qmodel import workbook
-from qmodel.batch import (
-    Dialect,
-    holding_a_table,
-    locale_number,
-    quote_cell,
-    read_csv_file,
-    read_sheet_table,
-    read_table,
-    refuse_no_rows,
-    shortened_error,
-    split_header,
-    write_csv_file,
-    write_table_workbook,
-)
 from qmodel.errors import InputError
 from qmodel.output import check_output_path, count_in_all
 from qmodel.scenario.compose import solve_scenario
@@ -62,6 +47,10 @@ from qmodel.scenario.spec import (
     read_scenario_toml,
     scenario_from_dict,
 )
+from qmodel.tables import workbook
+from qmodel.tables.dialect import Dialect, locale_number, quote_cell
+from qmodel.tables.files import read_csv_file, read_sheet_table, write_csv_file, write_table_workbook
+from qmodel.tables.table import holding_a_table, read_table, refuse_no_rows, shortened_error, split_header
 from qmodel.units import bare_number, decimal_comma, unit_named, with_unit
 
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on

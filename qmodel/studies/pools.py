@@ -21,7 +21,7 @@ def _pool_throughput(population: int, drives: int, backend_ops_per_io: float, dr
     """I/Os per second of ``population`` threads over a front end (delay) and ``drives`` equal drives (s).
 
     The quick path never imports this module (only the validation layer does, through
-    :mod:`qmodel.studies.quantities`), so the network engine (numba) loads only for a case that asks."""
+    :mod:`qmodel.validation.quantities`), so the network engine (numba) loads only for a case that asks."""
     per_drive = backend_ops_per_io * drive_service / drives
     pool = network([front_end_time] + [per_drive] * drives, servers=["delay"] + [1] * drives,
                    population=population)

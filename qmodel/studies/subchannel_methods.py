@@ -1,7 +1,7 @@
 """The study's rule of thumb for CF subchannels and Erlang C side by side (``qmodel subchannels``).
 
 Composes catalogue entries (``subchannel_rule``, ``erlang_c_subchannels``, ``cf_links_needed``), so it
-sits above the catalogue; the Erlang C sizing itself (:mod:`qmodel.studies.subchannels`) sits below it,
+sits above the catalogue; the Erlang C sizing itself (:mod:`qmodel.algorithms.subchannels`) sits below it,
 where the catalogue's generated code calls it.
 """
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from qmodel.registry import model_function, si_inputs
+from qmodel.catalogue.registry import model_function, si_inputs
 from qmodel.scenario.band import Banded, solve_banded
 from qmodel.scenario.calibrate import DOCS, write_block
 from qmodel.scenario.cases import shipped_banded, with_overrides

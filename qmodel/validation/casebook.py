@@ -80,7 +80,7 @@ recomputed value that is NaN, a reversed range, a negative or infinite tolerance
 are refused with a one-line message (exit 2). A calibration that fits a
 parameter has no paper value (``Case.paper`` is None), never a NaN.
 
-Quantities name a catalogue entry or a function of :mod:`qmodel.registry`;
+Quantities name a catalogue entry or a function of :mod:`qmodel.catalogue.registry`;
 nothing else is imported or run: a case naming anything else is refused when
 the casebook loads. Inputs are written in qmodel's unit dialect (``"70km"``,
 ``"4ms"``, ``"95%"``, or bare numbers in the input's unit).
@@ -96,9 +96,9 @@ from typing import Any
 
 from qmodel.catalogue.loader import get_formula, load_catalogue
 from qmodel.errors import CatalogueError
-from qmodel.studies.quantities import REGISTRY  # the registry with the study functions registered
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS
+from qmodel.validation.quantities import REGISTRY  # the registry with the study functions registered
 
 _CASE_KEYS = {"id", "quantity", "citation", "inputs", "target", "paper", "unit", "tolerance", "note", "slip",
               "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "uses", "step"}
@@ -172,7 +172,7 @@ def _output_units(entry: str, where: str) -> dict[str, str]:
     if entry in REGISTRY:
         return REGISTRY[entry].outputs
     raise CatalogueError(f"{where}: unknown formula {entry!r}: neither a catalogue entry nor a registered "
-                         "model function (qmodel formula list; qmodel.registry)")
+                         "model function (qmodel formula list; qmodel.catalogue.registry)")
 
 
 def _solved_unit(table: dict[str, Any], where: str) -> str:

@@ -27,8 +27,8 @@ import numpy as np
 
 from qmodel.catalogue.evaluate import calc
 from qmodel.catalogue.loader import get_formula, load_catalogue
+from qmodel.catalogue.registry import call
 from qmodel.errors import CatalogueError, InputError
-from qmodel.registry import call
 from qmodel.units import UNITS, parse_value
 from qmodel.validation.casebook import Case, load_casebook, shipped_casebooks
 

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from qmodel.algorithms.subchannels import erlang_c_subchannels_from_rate
 from qmodel.catalogue.evaluate import calc
 from qmodel.catalogue.inverse import solve
 from qmodel.catalogue.loader import load_catalogue
@@ -28,7 +29,6 @@ from qmodel.networks import network
 from qmodel.networks import solve as solve_network
 from qmodel.scenario.compose import _iosq
 from qmodel.scenario.spec import load_scenario
-from qmodel.studies.subchannels import erlang_c_subchannels_from_rate
 
 # (quantity, the catalogue entries that compute it, the test that makes them agree, with any other route
 # it checks: a scenario step, the MVA engine, the inverse solver).

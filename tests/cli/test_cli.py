@@ -230,7 +230,7 @@ def test_sweep_with_a_billion_steps_is_refused_with_the_estimate() -> None:
 
 def test_sweep_plot_names_the_fixed_inputs_and_draws_a_curve_per_output(monkeypatch, tmp_path) -> None:
     drawn = {}
-    monkeypatch.setattr("qmodel.plotting.plot_sweep",
+    monkeypatch.setattr("qmodel.cli.plotting.plot_sweep",
                         lambda curves, x_label, y_label, title, fixed, path: drawn.update(
                             curves=curves, fixed=fixed))
     run("sweep", "mmc", "arrival_rate=10K..40K", "--steps", "4", "service_time=150us", "servers=6,8",

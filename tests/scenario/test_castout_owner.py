@@ -6,9 +6,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import qmodel.studies.quantities  # noqa: F401  (registers the scenario function the casebook calls)
+import qmodel.validation.quantities  # noqa: F401  (registers the scenario function the casebook calls)
+from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
-from qmodel.registry import call
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.cases import with_castout_owner
 from qmodel.scenario.files import resolve_scenario

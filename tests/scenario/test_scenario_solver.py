@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
-from qmodel.registry import call
 from qmodel.scenario import Scenario, load_scenario, max_distance, solve_scenario
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.result import BREAKDOWN

@@ -2,9 +2,9 @@
 
 import pytest
 
-import qmodel.studies.quantities  # noqa: F401  (registers the study functions these tests call)
+import qmodel.validation.quantities  # noqa: F401  (registers the study functions these tests call)
+from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
-from qmodel.registry import call
 
 # Two ranks of one LSS column each: a 3+3 rank of 48 volumes and a 4+4 rank of 64.
 TWO_RANKS = dict(rank=[0, 1], lss=[0, 1], test=[16, 21], perf=[16, 22], perf_primes=[8, 11],

@@ -2,9 +2,9 @@
 
 import pytest
 
-import qmodel.studies.quantities  # noqa: F401  (registers the study functions these tests call)
+import qmodel.validation.quantities  # noqa: F401  (registers the study functions these tests call)
+from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
-from qmodel.registry import call
 
 POOL = dict(population=128, drives_before=8, drives_after=16, backend_ops_per_io=1, drive_service="4ms",
             front_end_time="0ms")

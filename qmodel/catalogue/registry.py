@@ -17,11 +17,11 @@ returns one array (the catalogue cross-checks it against its textbook
 definition at 50 digits); a ``model`` takes keywords and returns its outputs by
 name.
 
-This module sits below the catalogue and holds what the catalogue's entries name
-(the stable recursions, the Erlang C subchannel sizing). The layers above register
-what they add (:func:`register`): the study functions and the scenario that casebooks
-name as quantities register from :mod:`qmodel.studies.quantities`, which the
-validation layer imports. Every import points down.
+The registry is the catalogue's: it holds what catalogue entries name (the stable
+recursions of :mod:`qmodel.algorithms`, the Erlang C subchannel sizing). The layers
+above register what they add (:func:`register`): the study functions and the scenario
+that casebooks name as quantities register from :mod:`qmodel.validation.quantities`.
+Every import points down.
 """
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from qmodel.algorithms import queueing
+from qmodel.algorithms import queueing, subchannels
 from qmodel.errors import InputError
-from qmodel.studies import subchannels
 from qmodel.units import UNITS, parse_value
 
 

@@ -6,10 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qmodel.algorithms.queueing import erlang_c
+from qmodel.algorithms.subchannels import erlang_c_subchannels, load_for_delayed_fraction
 from qmodel.catalogue.evaluate import calc
 from qmodel.errors import InputError
 from qmodel.studies.distance import fit_distance_table
-from qmodel.studies.subchannels import erlang_c_subchannels, load_for_delayed_fraction
 
 fractions = st.floats(1e-4, 1 - 1e-4)
 
@@ -95,7 +95,7 @@ def test_fit_refuses_bad_tables(kwargs, parameter) -> None:
 
 
 def test_paired_links_round_up_to_an_even_count() -> None:
-    from qmodel.studies.subchannels import paired_links
+    from qmodel.algorithms.subchannels import paired_links
 
     assert [paired_links(n) for n in (1, 2, 3, 4)] == [2, 2, 4, 4]
 
@@ -126,7 +126,7 @@ def test_subchannels_table_says_the_assumed_target_and_pairs() -> None:
 
 @given(st.floats(0, 5000), st.floats(1e-4, 0.99))
 def test_the_subchannels_found_are_the_fewest_that_meet_the_target(load, target) -> None:
-    from qmodel.studies.subchannels import smallest_subchannels
+    from qmodel.algorithms.subchannels import smallest_subchannels
 
     servers = float(smallest_subchannels(load, target))
     assert servers > load

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 
 from qmodel.algorithms.queueing import erlang_c
-from qmodel.studies.subchannels import batch_erlang_c
+from qmodel.algorithms.subchannels import batch_erlang_c
 
 
 def chain_delayed_fraction(servers: int, load: float, mean_batch: float, states: int = 400) -> float:

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from qmodel.cli import cli
-from qmodel.plotting import goal_held_to, scenario_figure
+from qmodel.cli.plotting import goal_held_to, scenario_figure
 from qmodel.scenario import load_scenario, max_distance, solve_scenario
 from qmodel.scenario.files import resolve_scenario
 

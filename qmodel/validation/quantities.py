@@ -1,14 +1,15 @@
-"""The functions casebooks name as quantities beyond the catalogue, registered with :mod:`qmodel.registry`.
+"""The functions casebooks name as quantities beyond the catalogue, registered with the catalogue's registry.
 
-The registry sits below the catalogue and knows only what catalogue entries name; the study functions
-(a distance slope, a Global Mirror time-line, a volume layout, a closed pool) and the scenario solver sit
-above it, so they register here, from above (importing this module registers them; the validation layer
-does, through :data:`REGISTRY`). Each declares its inputs and outputs with their display units.
+The registry is the catalogue's and knows only what catalogue entries name; the study functions (a
+distance slope, a Global Mirror time-line, a volume layout, a closed pool) and the scenario solver sit
+above it, so they register here, from the validation layer above them (importing this module registers
+them; the casebooks do, through :data:`REGISTRY`). Each declares its inputs and outputs with their display
+units.
 """
 
 from __future__ import annotations
 
-from qmodel.registry import REGISTRY, ModelFunction, register
+from qmodel.catalogue.registry import REGISTRY, ModelFunction, register
 from qmodel.scenario.cases import scenario_quantity
 from qmodel.studies import distance, layout, pools, replication
 

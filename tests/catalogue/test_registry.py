@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from qmodel.catalogue.loader import load_catalogue, load_files
+from qmodel.catalogue.registry import call, model_function
 from qmodel.errors import CatalogueError, InputError
-from qmodel.registry import call, model_function
-from qmodel.studies.quantities import REGISTRY  # registers the study functions and the scenario
+from qmodel.validation.quantities import REGISTRY  # registers the study functions and the scenario
 
 CATALOGUE = load_catalogue()
 
