@@ -24,7 +24,7 @@ import click
 from qmodel.catalogue.describe import describe_formula
 from qmodel.catalogue.loader import load_catalogue
 from qmodel.cli import COMMANDS
-from qmodel.networks.model import CLASS_KEYS, STATION_KEYS
+from qmodel.networks.model import CLASS_KEYS, ROUTING_KEYS, STATION_KEYS
 from qmodel.scenario.schema import REQUIRED, SCENARIO_KEYS
 
 MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
@@ -135,7 +135,8 @@ def scenario_keys_markdown() -> str:
 
 def model_keys_markdown() -> str:
     return _table(["table", "keys"], [["[[station]]", ", ".join(f"`{k}`" for k in sorted(STATION_KEYS))],
-                                      ["[[class]]", ", ".join(f"`{k}`" for k in sorted(CLASS_KEYS))]])
+                                      ["[[class]]", ", ".join(f"`{k}`" for k in sorted(CLASS_KEYS))],
+                                      ["[[routing]]", ", ".join(f"`{k}`" for k in sorted(ROUTING_KEYS))]])
 
 
 GENERATORS = {
