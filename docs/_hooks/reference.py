@@ -17,7 +17,6 @@ import inspect
 import io
 import json
 import re
-from pathlib import Path
 
 import click
 
@@ -145,20 +144,6 @@ GENERATORS = {
     "scenario-keys": scenario_keys_markdown,
     "model-keys": model_keys_markdown,
 }
-
-
-# files of the repository shown in the site without a copy in docs/: site path → repository path
-SHOWN_FILES = {"img/gdps-env3.png": "casebooks/scenarios/gdps-env3.png"}
-
-
-def on_files(files, config):
-    """MkDocs event: the repository's own images added to the site (one home for each file)."""
-    from mkdocs.structure.files import File  # the hook runs inside mkdocs only
-
-    root = Path(config["config_file_path"]).parent
-    for site_path, repository_path in SHOWN_FILES.items():
-        files.append(File.generated(config, site_path, abs_src_path=str(root / repository_path)))
-    return files
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
