@@ -90,6 +90,9 @@ NOT_FROM_THE_TOOL = {
                                             "figure (scenario-file reference, generated from the schema)"},
     "docs/howto/validate.md": {"92%": "a tolerance case's illustration", "93%": "the same",
                                "90.3%": "the same", "89.7%": "the same"},
+    "docs/howto/network-features.md": {"8.1": "the number of a textbook example (Bolch et al.), a citation",
+                                       "80%": "the service level asked, the complement of the example's "
+                                              "typed waiting_beyond=20%"},
     "docs/howto/workbooks.md": {"90%": "the example scenario's goal, typed in its file",
                                 "125 ms": "the same"},
 }
