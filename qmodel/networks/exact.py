@@ -236,8 +236,9 @@ def recursion(net: Network, ring: int) -> tuple[tuple, tuple]:
     state[0, table.offsets[:-1]] = 1.0                         # p(0 | 0) = 1
     terms = np.zeros((ring, int(node_offsets[-1])))
     terms[0, node_offsets[:-1]] = 1.0                          # g_S(0) = G_S(0) / G(0) = 1
-    return static, (np.zeros((ring, stations)), state, np.ones((ring, single.size + 1)), terms,
-                    np.zeros((ring, added.size)), np.ones((ring, added.size)))
+    base = np.ones((ring, single.size + 1 if table.ld.size else 1))    # the base: with ld stations only
+    return static, (np.zeros((ring, stations)), state, base, terms, np.zeros((ring, added.size)),
+                    np.ones((ring, added.size)))
 
 
 @dataclass(frozen=True)
