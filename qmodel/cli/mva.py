@@ -28,7 +28,7 @@ JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole cu
 SECONDS_PER_CELL = 4e-7   # CPU per CSV cell of a sweep written (2.7e-7 system rows, 4.5e-7 --stations)
 SECONDS_PER_JSON_POPULATION = 2.3e-5   # CPU per population of a sweep's JSON (measured at 200,000)
 CSV_BLOCK = 1 << 16       # rows of a sweep's CSV formatted and written at a time
-PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
+PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice points)
 
 
 @click.command("mva", epilog="""\b
