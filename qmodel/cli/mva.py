@@ -22,6 +22,7 @@ AT_TABLES = 100           # station tables a terminal is shown at most (one per 
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
 # the network's parameters (qmodel.networks.network) as the flags that set them, for errors
 FLAGS = {"visits": "--visits", "routing": "--routing", "servers": "--servers", "names": "--names",
+         "buffer": "--buffer",
          "station names": "--names",
          "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
 JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole curve: ~125 bytes each)
@@ -66,6 +67,8 @@ Options: docs/reference/commands.md#qmodel-mva""")
 @click.option("--servers", default=None, metavar="C1,C2,...",
               help="Servers per station; 'delay' for infinite.")
 @click.option("--names", default=None, metavar="A,B,...", help="Station names.")
+@click.option("--buffer", default=None, metavar="B1,B2,...",
+              help="Buffer per station: the most jobs it holds ('none': no limit).")
 @click.option("--think-time", default="0", show_default=True, help="Think time Z (4s, 4000ms).")
 @click.option("--arrival-rate", default=None, help="Arrival rate (250/s): solve as an open network.")
 @click.option("--time-unit", default="s", show_default=True, help="Unit of bare numbers (s, ms, us, min).")
@@ -79,7 +82,8 @@ Options: docs/reference/commands.md#qmodel-mva""")
 @FORMAT_OPTION
 def mva(model_file: str | None, population_text: str | None, at_text: str | None, demand: str | None,
         service_time: str | None, visits: str | None, routing: str | None, servers: str | None,
-        names: str | None, think_time: str, arrival_rate: str | None, time_unit: str, method: str,
+        names: str | None, buffer: str | None, think_time: str, arrival_rate: str | None, time_unit: str,
+        method: str,
         compare: bool, all_stations: bool, plot_path: str | None, fmt: str) -> None:
     """Mean Value Analysis of a queueing network: throughput, response time, per-station figures."""
     from qmodel.networks.model import load_network, network
@@ -90,7 +94,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 
         check_plot_path(plot_path)
     if model_file is not None:
-        if any(flag is not None for flag in (demand, service_time, visits, routing, servers, names,
+        if any(flag is not None for flag in (demand, service_time, visits, routing, servers, names, buffer,
                                              arrival_rate)):
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
         net = load_network(model_file)
@@ -99,7 +103,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
         try:
             net = network(**_flag_network(demand, service_time, visits, servers, names, think_time,
                                           arrival_rate, time_unit),
-                          **_flag_routing(routing, service_time, visits))
+                          **_flag_routing(routing, service_time, visits), **_flag_buffer(buffer))
         except InputError as error:  # named as the Python parameter: name the flag as typed
             first, _, rest = error.parameter.partition(" ")
             if first not in flags and error.parameter not in flags:
@@ -163,6 +167,14 @@ def _flag_routing(routing: str | None, service_time: str | None, visits: str | N
     from qmodel.units import parse_value
 
     return {"routing": [[parse_value("--routing", cell, "1") for cell in row] for row in rows]}
+
+
+def _flag_buffer(text: str | None) -> dict:
+    """--buffer as the network takes it: a whole number per station, or none."""
+    if text is None:
+        return {}
+    return {"buffer": [None if item.lower() == "none" else _count("--buffer", item)
+                       for item in _items("--buffer", text)]}
 
 
 def _arrival_rate(text: str | None) -> object:
@@ -471,18 +483,19 @@ def _marginals_table(result, fmt: str) -> None:
 
 
 def _bounds_per_class(net, populations):
-    """(upper, lower) asymptotic throughput bounds per class, NaN for an open class: a mixed network's
+    """(upper, lower) throughput bounds per class (asymptotic, balanced system and composite: composite.py),
+    NaN for an open class: a mixed network's
     closed classes on the stations as the open load leaves them; classes that switch, their chain's."""
     import numpy as np
 
-    from qmodel.networks.bounds import class_bounds
     from qmodel.networks.chains import chain_network, chain_populations
+    from qmodel.networks.composite import composite_bounds
     from qmodel.networks.solver import closed_part
 
     outer = chain_network(net) if net.switching else net
     counts = chain_populations(net, populations) if net.switching else populations
     closed = outer if outer.closed_classes.all() else closed_part(outer, counts)[0]
-    bounds = class_bounds(closed, counts[outer.closed_classes])
+    bounds = composite_bounds(closed, counts[outer.closed_classes])
     upper, lower = np.full(len(outer.classes), np.nan), np.full(len(outer.classes), np.nan)
     upper[outer.closed_classes] = bounds.throughput_upper
     lower[outer.closed_classes] = bounds.throughput_lower

@@ -41,7 +41,9 @@ class NetworkResult:
     single-class sweep; ``points``: full results at the populations asked for.
     Method convolution adds ``log_normalizing_constant`` (log G(N)) and
     ``marginals`` (K, |N| + 1), the probability of j = 0..|N| jobs at each station;
-    method ctmc the same marginals (up to the most jobs a station holds).
+    method ctmc the same marginals (up to the most jobs a station holds). Where open
+    classes meet a full buffer, ``lost`` (C, K) is the arrivals lost per second
+    at each station, and the network's visits are those made.
     """
 
     network: Network = field(repr=False)
@@ -56,6 +58,7 @@ class NetworkResult:
     points: tuple[NetworkResult, ...] = ()
     log_normalizing_constant: float | None = None   # method convolution: log G(N) (states.py)
     marginals: np.ndarray | None = None              # convolution, ctmc: (K, J + 1) p_k(j jobs)
+    lost: np.ndarray | None = None                   # buffers with open classes: (C, K) arrivals lost per s
 
     @property
     def stations(self) -> tuple[str, ...]:
@@ -122,6 +125,7 @@ class NetworkResult:
         if not visited.all():
             per_visit = [value if seen else None for value, seen in zip(per_visit.tolist(), visited.tolist(),
                                                                          strict=True)]
+        lost = {} if self.lost is None else {"lost [1/s]": self.lost.ravel()}
         return {"class": np.repeat(np.array(self.classes, dtype=object), stations),
                 "station": np.tile(np.array(self.network.station_names, dtype=object), classes),
                 "type": np.tile(np.array([s.label for s in self.network.stations], dtype=object), classes),
@@ -130,7 +134,7 @@ class NetworkResult:
                 "queue length": self.queue_length.ravel(),
                 f"residence [{unit}]": (self.residence_time / scale).ravel(),
                 f"per visit [{unit}]": per_visit,
-                "throughput [1/s]": self.station_throughput.ravel()}
+                "throughput [1/s]": self.station_throughput.ravel(), **lost}
 
     def to_frame(self):
         """Per class and station (:meth:`records`) as a pandas DataFrame, units in the column names."""
