@@ -35,7 +35,8 @@ from typing import NamedTuple, TextIO
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.output import check_output_path, count_in_all
+from qmodel.outfile import claim_output
+from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 from qmodel.scenario.spec import (
@@ -48,9 +49,10 @@ from qmodel.scenario.spec import (
     scenario_from_dict,
 )
 from qmodel.tables import workbook
+from qmodel.tables.csvsource import read_csv_file, read_table
 from qmodel.tables.dialect import Dialect, locale_number, quote_cell
-from qmodel.tables.files import read_csv_file, read_sheet_table, write_csv_file, write_table_workbook
-from qmodel.tables.table import holding_a_table, read_table, refuse_no_rows, shortened_error, split_header
+from qmodel.tables.files import read_sheet_table, write_csv_file, write_table_workbook
+from qmodel.tables.table import holding_a_table, refuse_no_rows, shortened_error, split_header
 from qmodel.units import bare_number, decimal_comma, unit_named, with_unit
 
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
@@ -416,8 +418,7 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
     and dialect; a workbook from its first sheet or ``sheet``; ``OUT.xlsx`` a workbook.
     """
     to_workbook = Path(output_path).suffix.lower() in workbook.SUFFIXES
-    if output_path != "-":
-        check_output_path("-o", output_path)
+    target = claim_output("-o", output_path, inputs=[scenario_path, input_path])
     raw = read_scenario_toml(scenario_path)
     source = "stdin" if input_path == "-" else input_path
     encoding = "utf-8"
@@ -439,11 +440,11 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
                  ("variants failed", len(errors))]
         by_title = [[results[row][place] if row in results else None for row in range(table.size)]
                     for place in range(len(titles))]
-        write_table_workbook(output_path, table, [*titles, "error"], by_title, errors,
+        write_table_workbook(target, table, [*titles, "error"], by_title, errors,
                              list(range(table.size)), sheet_name, facts)
     else:
         buffer = io.StringIO()
         _write(table, dialect, titles, results, errors, buffer)
-        write_csv_file(output_path, buffer.getvalue(), encoding)
+        write_csv_file(target, buffer.getvalue(), encoding)
     _report(errors, table.first_row, source, sys.stderr)
     return 1 if errors else 0
