@@ -75,3 +75,15 @@ def clipped(text: str, longest: int = LONGEST_VALUE) -> str:
     if len(text) <= longest:
         return text
     return f"{text[:longest - 30]}… ({len(text):,} characters)"
+
+
+def name_refused(name: str, reserved: tuple[str, ...] = ()) -> str | None:
+    """Why ``name`` cannot name a thing of a file (a scenario's member, CF or site), or None: a control or
+    bidirectional character (which would make it show as another name), or one of ``reserved`` in any
+    case (``all``, the name of the row of all members together)."""
+    found = control_in(name)
+    if found is not None:
+        return f"it holds the control character {found}"
+    if name.strip().lower() in reserved:
+        return f"{name.strip().lower()!r} names the row of all of them together"
+    return None

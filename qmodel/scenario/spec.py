@@ -99,6 +99,7 @@ from pathlib import Path
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
+from qmodel.safetext import name_refused
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.schema import SCENARIO_KEYS, keys_of
 from qmodel.units import (
@@ -605,6 +606,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         )
     if len(sites) > 2:
         raise reader.error("sites", _shown(sites), "one or two sites (the distance is between two)")
+    if refused := next(filter(None, map(name_refused, sites)), None):
+        raise reader.error("sites", _shown(sites), "site names of letters, digits and punctuation",
+                           reason=refused)
     distances = _distances(reader, data.get("distance", "0km"))
     fibre_speed = reader.quantity(data, "fibre_speed", "km/s", "", default="200000km/s", strict=True)
     goal = reader.table(data, "goal")
@@ -620,6 +624,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         name = table.get("name")
         if not isinstance(name, str) or not name or name in cf_sites:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each CF")
+        if refused := name_refused(name):
+            raise reader.error(f"{label}.name", _shown(name), "a name of letters, digits and punctuation",
+                               reason=refused)
         cf_sites[name] = reader.name(table, "site", sites, f"cf {name}")
         given = table.get("structures")
         if not isinstance(given, dict) or not given:
@@ -693,6 +700,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         if not named:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each member",
                                reason="given twice" if isinstance(name, str) and name else "")
+        if refused := name_refused(name, reserved=("all",)):  # shown escaped; "all" is the total's row
+            raise reader.error(f"member[{index}].name", _shown(name), "a name of letters, digits and "
+                               "punctuation, other than all", reason=refused)
         requests = table.get("requests")
         if not isinstance(requests, dict):
             raise reader.error(f"{label}.requests", _shown(requests), PROFILE_FORMS["requests"])

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import difflib
 import io
+import itertools
 import re
 import sys
 from pathlib import Path
@@ -52,7 +53,7 @@ from qmodel.tables import workbook
 from qmodel.tables.csvsource import read_csv_file, read_table
 from qmodel.tables.dialect import Dialect, locale_number, quote_cell
 from qmodel.tables.files import read_sheet_table, write_csv_file, write_table_workbook
-from qmodel.tables.table import holding_a_table, refuse_no_rows, shortened_error, split_header
+from qmodel.tables.table import holding_a_table, inert_header, refuse_no_rows, shortened_error, split_header
 from qmodel.units import bare_number, decimal_comma, unit_named, with_unit
 
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
@@ -176,6 +177,16 @@ def apply_override(data: dict, column: Column, value: object) -> None:
                 table[rest[2]] = value
     else:
         data.setdefault(section, {})[rest[0]] = value
+
+
+def _overlapping(columns: list[Column]) -> tuple[Column, Column] | None:
+    """Two of a row's set columns that set the same key for the same member or path (``member.*.terminals``
+    and ``member.G1P1.terminals``), or None: one would silently win over the other."""
+    for first, second in itertools.combinations(columns, 2):
+        if len(first.key) == len(second.key) and first.key[-1] == second.key[-1] and all(
+                "*" in (a, b) or a == b for a, b in zip(first.key[1:-1], second.key[1:-1], strict=True)):
+            return first, second
+    return None
 
 
 def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
@@ -317,6 +328,11 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             continue
         data = copy.deepcopy(raw)
         column = None
+        if clash := _overlapping([c for c in columns if table.columns[c.index][row].strip()]):
+            errors[row] = InputError(f"columns {clash[0].title} and {clash[1].title}", "both set",
+                                     "one of them in a row",
+                                     reason="one key set twice: which one counts is ambiguous")
+            continue
         try:
             for column in columns:
                 cell = table.columns[column.index][row]
@@ -400,7 +416,8 @@ def _write(
     separator = dialect.delimiter
     if dialect.bom:
         out.write("\ufeff")
-    lines = [separator.join([table.header_text, *titles, "error"])]
+    titles = [quote_cell(title, separator) for title in titles]  # a member's name is the user's text
+    lines = [separator.join([inert_header(table, separator), *titles, "error"])]
     width = separator * (len(table.header) - 1)  # a blank row written back as wide as the header
     for row, text in enumerate(table.row_texts):
         text = width if row in table.blank else text

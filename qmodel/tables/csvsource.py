@@ -23,7 +23,7 @@ from qmodel.errors import InputError
 from qmodel.limits import read_bounded
 from qmodel.tables import csvbytes, workbook
 from qmodel.tables.dialect import Dialect, sniff_decimal, sniff_delimiter
-from qmodel.tables.table import Table, file_error, split_rows
+from qmodel.tables.table import Table, file_error, inert_texts, split_rows
 
 CSV_LIMIT = 200_000_000  # bytes of a CSV file: read whole as bytes, then worked on a chunk at a time
 CHUNK_BYTES = 1 << 23  # bytes of rows worked on at a time: a chunk's arrays take some ten times that
@@ -225,8 +225,10 @@ def split_text(text: str, rows_as_bytes: bool = False) -> Table:
 
 def read_table(text: str) -> tuple[Table, Dialect]:
     """A CSV file's table and dialect, its decimal mark decided from all its cells (for callers
-    other than a formula batch, such as the scenario variants)."""
+    other than a formula batch, such as the scenario variants); the row texts to write back inert
+    (:func:`qmodel.tables.table.inert_texts`)."""
     table = split_text(text)
+    table = table._replace(row_texts=inert_texts(table, table.dialect.delimiter))
     delimiter, line_end, bom = table.dialect.delimiter, table.dialect.line_end, table.dialect.bom
     cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
     return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)

@@ -320,11 +320,8 @@ def inert_row_bytes(table: Table, delimiter: str) -> tuple[np.ndarray, np.ndarra
     rows = formula_rows(table)
     if rows.size == 0:
         return data, starts, ends
-    texts = []
-    for row in rows.tolist():
-        line = data[starts[row]:ends[row]].tobytes().decode()
-        cells = next(csv.reader([line], delimiter=delimiter)) if line else []
-        texts.append(delimiter.join(quote_cell(cell, delimiter) for cell in cells).encode())
+    texts = [inert_line(data[starts[row]:ends[row]].tobytes().decode(), delimiter).encode()
+             for row in rows.tolist()]
     pieces, previous = [], 0
     for row, text in zip(rows.tolist(), texts, strict=True):
         pieces += [data[previous:starts[row]].tobytes(), text]
@@ -335,3 +332,18 @@ def inert_row_bytes(table: Table, delimiter: str) -> tuple[np.ndarray, np.ndarra
     shift[rows] = np.array([len(text) for text in texts]) - (ends[rows] - starts[rows])
     moved = np.cumsum(shift)  # bytes gained by this row and those before it
     return out, starts + moved - shift, ends + moved
+
+
+def inert_line(line: str, delimiter: str) -> str:
+    """A CSV row's text with each cell written inert (:func:`qmodel.tables.dialect.quote_cell`)."""
+    cells = next(csv.reader([line], delimiter=delimiter)) if line else []
+    return delimiter.join(quote_cell(cell, delimiter) for cell in cells)
+
+
+def inert_texts(table: Table, delimiter: str) -> list[str]:
+    """The row texts of a table read by the csv module, those with a formula-like cell
+    (:func:`formula_rows`) written inert."""
+    texts = list(table.row_texts)
+    for row in formula_rows(table).tolist():
+        texts[row] = inert_line(texts[row], delimiter)
+    return texts
