@@ -27,7 +27,7 @@ import contextlib
 import io
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, TextIO
@@ -224,16 +224,37 @@ def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, Input
     return values
 
 
-def _check_settings(formula: Formula, settings: dict[str, float]) -> None:
-    """A command option outside its symbol's domain is one usage error, not an error on every row."""
+def _checked_settings(formula: Formula, settings: Mapping[str, object]) -> dict[str, float]:
+    """The settings (inputs given once for every row: a command's options, :func:`run`'s keywords) as
+    numbers in their symbols' units, each checked as the command line checks it: a name the formula has,
+    one value (a number, or text in a CLI value's form, ``"1ms"``) inside its symbol's domain. A bad one
+    is one usage error naming it, not an error on every row."""
+    checked = {}
     for name, value in settings.items():
-        domain = formula.symbols[name].domain
-        if not domain.contains(np.asarray(value)).all():
-            unit = formula.symbols[name].unit
-            raise InputError(name, with_unit(f"{value:g}", unit), domain.describe(name)
-                             + ("" if unit == "1" else f" ({unit})"),
+        symbol = formula.symbols.get(name)
+        if symbol is None:
+            raise InputError(name, value, f"an input of {formula.id}: " + ", ".join(formula.symbols),
+                             reason=f"not an input of {formula.id}")
+        if isinstance(value, str):
+            value = parse_value(name, value, symbol.unit)
+        elif isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise InputError(name, type(value).__name__, "one number, or text such as '1ms', for every row "
+                             "(a column of the table for a value per row)", reason="not one value")
+        checked[name] = float(value)
+        if not symbol.domain.contains(np.asarray(checked[name])).all():
+            raise InputError(name, with_unit(f"{checked[name]:g}", symbol.unit), symbol.domain.describe(name)
+                             + ("" if symbol.unit == "1" else f" ({symbol.unit})"),
                              reason="a ratio is a fraction: write 95% or 0.95"
-                             if unit == "ratio" and value > 1 else "outside its domain")
+                             if symbol.unit == "ratio" and checked[name] > 1 else "outside its domain")
+    return checked
+
+
+def _formula(formula_id: object) -> Formula:
+    """The catalogue entry ``formula_id`` names (InputError for anything but a known id)."""
+    if not isinstance(formula_id, str):
+        raise InputError("formula", repr(formula_id), "a formula id of the catalogue, e.g. 'mm1' "
+                         "(qmodel formula list)", reason="not an id")
+    return get_formula(formula_id)
 
 
 def _result_titles(formula: Formula, header: list[str]) -> list[str]:
@@ -387,9 +408,8 @@ def _run(formula_id: str, source: _Source, sink, err: TextIO, name: str, *,
     plan made from the header, then chunk by chunk the rows computed, written by ``sink(computed, rows)``
     and their failures reported on ``err``; a file of no row refused (``name`` names it) before the
     sink's output is let out. A selection (``select``) ranks every row: the table is computed whole."""
-    formula = get_formula(formula_id)
-    settings = dict(settings or {})
-    _check_settings(formula, settings)
+    formula = _formula(formula_id)
+    settings = _checked_settings(formula, settings or {})
     plan = _plan(formula, source.header, settings, mapping, source.dialect, source.chunks)
     summary = BatchSummary()
     for table in ([source.whole()] if select is not None else source.chunks()):
@@ -437,9 +457,13 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     warning naming the first.
     Raises InputError when the table as a whole cannot be used (a missing column).
     """
+    formula = _formula(formula_id)
+    settings = _checked_settings(formula, settings)
+    if mapping is not None and not (isinstance(mapping, Mapping) and all(
+            isinstance(item, str) for pair in mapping.items() for item in pair)):
+        raise InputError("mapping", repr(mapping)[:80], "a mapping of column name to symbol name, e.g. "
+                         "{'IO rate': 'arrival_rate'}", reason="not names")
     header, columns = frames.table_columns(table)
-    formula = get_formula(formula_id)
-    _check_settings(formula, settings)
     parsed = Table(header, "", [], columns, {}, blank_cells(columns))
     plan = _plan(formula, header, settings, mapping, None, lambda: [parsed])
     done = _compute(plan, parsed)

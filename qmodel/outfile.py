@@ -244,11 +244,15 @@ def whole_writes(stream: io.TextIOWrapper):
 
     Python's buffered writer takes a short write of a large block (a pipe's reader gone after the first
     64 KiB) as done and drops the rest without an error, so a command whose reader left early would
-    end with 0 having written a fraction; here the rest is written, and the closed pipe raises."""
+    end with 0 having written a fraction; here the rest is written, and the closed pipe raises. A
+    standard output that takes no Unicode (``LANG=C``) shows a character it lacks as ``\\u03bb``, never
+    a traceback."""
     try:
         descriptor = stream.fileno()
     except (AttributeError, OSError, ValueError):  # not a file (captured by a test, a notebook): as it is
         return stream
     raw = io.BufferedWriter(_WholeWrites(descriptor), buffer_size=1 << 16)
-    return io.TextIOWrapper(raw, encoding=stream.encoding, errors=stream.errors,
+    unicode = (stream.encoding or "").lower().replace("-", "").startswith("utf")
+    errors = stream.errors if unicode else "backslashreplace"
+    return io.TextIOWrapper(raw, encoding=stream.encoding, errors=errors,
                             line_buffering=stream.line_buffering, write_through=False)
