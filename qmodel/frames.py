@@ -69,16 +69,25 @@ def broadcast_records(columns: Mapping[str, Any]) -> list[dict[str, Any]]:
 def table_columns(table) -> tuple[list[str], list[list]]:
     """(column names, cells by column) of a pandas DataFrame or a mapping of column name to values, a
     missing value (None, NaN, pandas' NA) an empty cell."""
-    if hasattr(table, "columns") and hasattr(table, "to_dict"):  # a DataFrame
-        names = [str(name) for name in table.columns]
-        values = [table[name].tolist() for name in table.columns]
-    elif isinstance(table, Mapping):
-        names = [str(name) for name in table]
-        values = [np.asarray(column).tolist() if isinstance(column, np.ndarray) else list(column)
-                  for column in table.values()]
-    else:
+    frame = hasattr(table, "columns") and hasattr(table, "to_dict")  # a DataFrame
+    if not frame and not isinstance(table, Mapping):
         raise InputError("table", type(table).__name__, "a pandas DataFrame or a mapping of column name "
                          "to values", reason="not a table")
+    names = [str(name) for name in (table.columns if frame else table)]
+    twice = next((name for place, name in enumerate(names) if name in names[:place]), None)
+    if twice is not None:
+        raise InputError("table", f"column {twice!r}", "each column name once", reason="given twice")
+    if frame:
+        values = [column.tolist() for _, column in table.items()]
+    else:
+        scalar = next((name for name, column in table.items() if isinstance(column, str | bytes)
+                       or not hasattr(column, "__len__")), None)
+        if scalar is not None:
+            raise InputError("table", f"column {str(scalar)!r}", "a sequence of values, one per row (a list, "
+                             "an array): a value for every row is a setting, run(..., name=value)",
+                             reason="one value, not a column")
+        values = [np.asarray(column).tolist() if isinstance(column, np.ndarray) else list(column)
+                  for column in table.values()]
     if len({len(column) for column in values}) > 1:
         raise InputError("table", ", ".join(f"{name}: {len(column)}" for name, column in zip(names, values,
                          strict=True)), "columns of one length", reason="columns of different lengths")

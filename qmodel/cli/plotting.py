@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qmodel.errors import InputError, MissingPackageError
-from qmodel.output import check_output_path
+from qmodel.outfile import check_output_path, claim_output
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.studies.replication import Timeline
 from qmodel.units import UNITS, goal_time
@@ -84,12 +84,11 @@ def plot_sweep(curves: dict[str, tuple], x_label: str, y_label: str, title: str,
 
 
 def _save(figure, path: str, plt) -> None:
-    """Save and close a figure; a file that cannot be written is an InputError, not a traceback."""
+    """Save and close a figure, written whole (:mod:`qmodel.outfile`); a file that cannot be written is an
+    InputError, not a traceback."""
     try:
-        figure.savefig(path)
-    except OSError as error:
-        raise InputError("--plot", path, "a file that can be written",
-                         reason=error.strerror or "cannot write") from None
+        with claim_output("--plot", path).open() as handle:  # written whole, or the old file kept
+            figure.savefig(handle, format=Path(path).suffix.lower().lstrip("."))
     finally:
         plt.close(figure)
 

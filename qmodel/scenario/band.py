@@ -110,6 +110,9 @@ def _column(tables: dict, key: str, where: str, index: int) -> Column:
     if column is None or column.key == ("distance",):
         raise InputError(name, key, f"a dotted scenario key: {POINT_KEYS}",
                          reason="the band is solved at every distance asked" if column else "unknown key")
+    if column.key[0] == "goal":  # the band is stated under the file's goal: a point may not move it
+        raise InputError(name, key, "a key other than goal.*: the band is judged against the file's [goal]",
+                         reason="a point may not redefine the goal")
     return column
 
 

@@ -100,6 +100,7 @@ from typing import Any
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
+from qmodel.safetext import name_refused
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
 from qmodel.units import (
@@ -671,6 +672,9 @@ def _sites(reader: _Reader, data: dict) -> list[str]:
         )
     if len(sites) > 2:
         raise reader.error("sites", _shown(sites), "one or two sites (the distance is between two)")
+    if refused := next(filter(None, map(name_refused, sites)), None):
+        raise reader.error("sites", _shown(sites), "site names of letters, digits and punctuation",
+                           reason=refused)
     return sites
 
 
@@ -684,6 +688,9 @@ def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str],
         name = table.get("name")
         if not isinstance(name, str) or not name or name in cf_sites:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each CF")
+        if refused := name_refused(name):
+            raise reader.error(f"{label}.name", _shown(name), "a name of letters, digits and punctuation",
+                               reason=refused)
         cf_sites[name] = reader.name(table, "site", sites, f"cf {name}")
         given = table.get("structures")
         if not isinstance(given, dict) or not given:
@@ -763,6 +770,9 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each member",
                                reason="given twice" if isinstance(name, str) and name else "")
         assert isinstance(name, str)
+        if refused := name_refused(name, reserved=("all",)):  # shown escaped; "all" is the total's row
+            raise reader.error(f"member[{index}].name", _shown(name), "a name of letters, digits and "
+                               "punctuation, other than all", reason=refused)
         requests = table.get("requests")
         if not isinstance(requests, dict):
             raise reader.error(f"{label}.requests", _shown(requests), PROFILE_FORMS["requests"])

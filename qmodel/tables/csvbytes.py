@@ -60,7 +60,7 @@ def layout(text: np.ndarray, delimiter: str, width: int) -> Layout | None:
     quotes = np.flatnonzero(text == QUOTE)
     if quotes.size:
         quoted = np.cumsum(text == QUOTE, dtype=np.uint8) & 1  # odd quotes so far: inside a quoted cell
-        if np.any(quoted[ends]) or not _quotes_at_edges(text, quotes, separator):
+        if np.any(quoted[ends]) or not quotes_at_edges(text, quotes, separator):
             return None
         outside &= quoted == 0
     starts = np.empty_like(ends)
@@ -97,7 +97,7 @@ def _blank_rows(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, separato
     return blank
 
 
-def _quotes_at_edges(text: np.ndarray, quotes: np.ndarray, separator: int) -> bool:
+def quotes_at_edges(text: np.ndarray, quotes: np.ndarray, separator: int) -> bool:
     """Whether every quote opens a cell (after a separator or line end), closes one (before them) or
     is one of a doubled pair: the quoting the csv module and the quote count agree on."""
     edge = (separator, NEWLINE, QUOTE)
@@ -167,7 +167,10 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     words = 1 if widest <= 8 else 2
     width = 8 * words
     window = ends - width
-    chars = np.lib.stride_tricks.sliding_window_view(text, width)[np.maximum(window, 0)]
+    if text.size < width:  # a text shorter than a window: every window begins before it
+        chars = np.empty((lengths.size, width), dtype=np.uint8)
+    else:
+        chars = np.lib.stride_tricks.sliding_window_view(text, width)[np.maximum(window, 0)]
     near = np.flatnonzero(window < 0)  # a window that would begin before the text
     chars[near] = text[np.maximum(window[near, None] + np.arange(width), 0)]
     digits = chars - ZERO  # uint8: anything but a digit wraps to 10 or more
