@@ -33,10 +33,10 @@ import itertools
 import math
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import Any, NamedTuple, TextIO
 
 import numpy as np
 
@@ -160,7 +160,7 @@ def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[s
     return (name, unit_text) if name in formula.symbols else None
 
 
-def _input_columns(formula: Formula, header: list[str], given: set[str] = frozenset(),
+def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozenset(),
                    mapping: dict[str, str] | None = None) -> dict[str, tuple[int, float]]:
     """Map each symbol to (column index, factor from the column's unit to the symbol's unit).
 
@@ -185,12 +185,12 @@ def _input_columns(formula: Formula, header: list[str], given: set[str] = frozen
         symbol_unit = UNITS[formula.symbols[name].unit]
         factor = 1.0
         if unit_name is not None:
-            given = unit_named(unit_name)
-            if given is None or given.dimension != symbol_unit.dimension:
+            column_unit = unit_named(unit_name)
+            if column_unit is None or column_unit.dimension != symbol_unit.dimension:
                 raise InputError(f"column {title!r}", unit_name,
                                  f"a {symbol_unit.dimension} unit such as {symbol_unit.name}",
                                  reason="unit does not fit the symbol")
-            factor = given.to_si / symbol_unit.to_si
+            factor = column_unit.to_si / symbol_unit.to_si
         if name in columns:
             raise InputError(f"column {title!r}", name, "each input in one column",
                              reason="input given twice")
@@ -481,7 +481,7 @@ def _result_titles(formula: Formula, header: list[str]) -> list[str]:
     """Titles of the appended columns; one a column of the file already has gets a ``qmodel_`` prefix."""
     taken = {title.strip().lower() for title in header}
     titles = []
-    for title in [f"{o.name}[{o.unit}]" for o in formula.outputs] + ["error"]:
+    for title in [frames.key(o.name, o.unit) for o in formula.outputs] + ["error"]:
         while title.lower() in taken:
             title = f"qmodel_{title}"
         taken.add(title.lower())
@@ -535,7 +535,8 @@ def read_table(text: str) -> tuple[_Table, Dialect]:
     """A CSV file's table and dialect, its decimal mark decided from all its cells (for callers
     other than a formula batch, such as the scenario variants)."""
     table = _split_text(text)
-    delimiter, line_end, bom = table.dialect.delimiter, table.dialect.line_end, table.dialect.bom
+    written = table.dialect or Dialect()  # a CSV's table always has its dialect
+    delimiter, line_end, bom = written.delimiter, written.line_end, written.bom
     cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
     return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
 
@@ -585,7 +586,7 @@ def _compute(formula: Formula, table: _Table, settings: dict[str, float] | None,
     columns' cells. Each row's error is kept shortened (:func:`shortened_error`), as every output shows it."""
     header = [title.strip() for title in table.header]
     errors = table.errors
-    inputs: dict[str, object] = dict(settings or {})
+    inputs: dict[str, Any] = dict(settings or {})
     columns = _input_columns(formula, header, set(inputs), mapping)
     dialect = cell_dialect = table.dialect
     if dialect is None:
@@ -864,17 +865,19 @@ def read_csv_file(path: str, err: TextIO, what: str = "file") -> tuple[str, str]
 def write_csv_file(path: str, text: str | bytes, encoding: str) -> None:
     """``text`` (with its BOM, if any; UTF-16 gets the codec's; bytes are UTF-8) to ``path`` (``-``:
     standard output) in ``encoding``."""
-    if isinstance(text, bytes) and (encoding != "utf-8" or path == "-"):
-        text = text.decode()
-    if encoding == "utf-16":
-        data = text.encode("utf-16")
-    elif encoding == "cp1252":
-        data = text.translate(_CP1252_SPELLING).encode("cp1252", errors="replace")
-    elif path == "-":
-        sys.stdout.write(text)
-        return
+    if isinstance(text, bytes) and encoding == "utf-8" and path != "-":
+        data = text
     else:
-        data = text if isinstance(text, bytes) else text.encode(encoding)
+        decoded = text.decode() if isinstance(text, bytes) else text
+        if encoding == "utf-16":
+            data = decoded.encode("utf-16")
+        elif encoding == "cp1252":
+            data = decoded.translate(_CP1252_SPELLING).encode("cp1252", errors="replace")
+        elif path == "-":
+            sys.stdout.write(decoded)
+            return
+        else:
+            data = decoded.encode(encoding)
     if path == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -955,7 +958,8 @@ def write_results_workbook(path: str, done: _Computed, rows: Sequence[int], shee
     values = [done.outputs[o.name].tolist() if done.outputs else [None] * table.size for o in formula.outputs]
     computed = table.size - len(table.blank) - len(done.errors)
     facts = [("formula", formula.id), ("title", formula.title), ("source", formula.source),
-             ("catalogue file", formula.file), *((f"{o.name}[{o.unit}]", o.expr) for o in formula.outputs),
+             ("catalogue file", formula.file),
+             *((frames.key(o.name, o.unit), o.expr) for o in formula.outputs),
              *run_facts, ("rows computed", computed), ("rows failed", len(done.errors)),
              ("blank rows", len(table.blank))]
     write_table_workbook(path, table, _result_titles(formula, table.header), values, done.errors, rows,
@@ -979,10 +983,10 @@ def write_table_workbook(path: str, table: _Table, titles: list[str], results: l
                 for title, column in zip(titles, results, strict=False)]
     columns.append([titles[-1], *(errors[row].message() if row in errors else None
                                   for row in rows)])
-    failed = [["row", *table.header, "error"]] + [
-        [row + table.first_row, *(column[row] for column in inputs), error.message()]
-        for row, error in sorted(errors.items())]
-    run_sheet = [["qmodel", __version__], *([name, value] for name, value in facts)]
+    failed: list[list[object]] = [["row", *table.header, "error"]]
+    failed += [[row + table.first_row, *(column[row] for column in inputs), error.message()]
+               for row, error in sorted(errors.items())]
+    run_sheet: list[list[object]] = [["qmodel", __version__], *([name, value] for name, value in facts)]
     workbook.write_workbook(path, [(sheet_name, columns), ("failed rows", workbook.columns_of(failed)),
                                    ("run", workbook.columns_of(run_sheet))])
 

@@ -333,5 +333,5 @@ def parse_list(name: str, text: str, unit: str) -> list[float]:
                              if item else "an empty list item")
     last = split_number(items[-1])
     suffix = last[1] if last else ""
-    return [parse_value(name, item + suffix if suffix and split_number(item) and not split_number(item)[1]
+    return [parse_value(name, item + suffix if suffix and (parts := split_number(item)) and not parts[1]
                         else item, unit) for item in items]

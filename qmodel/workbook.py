@@ -22,7 +22,7 @@ import zipfile
 from collections.abc import Sequence
 from html import escape  # XML's entities; xml.sax.saxutils would load urllib (90 ms)
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from qmodel.errors import InputError
 
@@ -37,7 +37,7 @@ class Sheet(NamedTuple):
 
     name: str
     header: list[str]
-    rows: list[list[object]]
+    rows: list[list[Any]]
     first_row: int
 
 
@@ -236,7 +236,7 @@ def columns_of(rows: Sequence[Sequence[object]]) -> list[list[object]]:
     return [[row[index] if index < len(row) else None for row in rows] for index in range(width)]
 
 
-def _column_xml(letter: str, column: Sequence[object]) -> list[str]:
+def _column_xml(letter: str, column: Sequence[Any]) -> list[str]:
     """The XML of each cell of a column (rows from 1); a column of floats (some empty), the common case,
     at list speed, and plain text likewise."""
     kinds = {type(value) for value in column[1:]}

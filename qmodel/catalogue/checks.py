@@ -273,8 +273,9 @@ def run_check(formula: Formula, check: str, body: Callable[[st.DataObject], None
 def entry_checks(formula: Formula, context: SymbolicCatalogue, reference: FiftyDigits
                  ) -> list[tuple[str, Callable[[st.DataObject], None]]]:
     """Every check of an entry, named: its properties, the cross-check (closed forms), the constraints."""
-    checks = [(prop.text(), lambda data, prop=prop: check_property(formula, prop, data, context))
-              for prop in formula.properties]
+    checks: list[tuple[str, Callable[[st.DataObject], None]]] = [
+        (prop.text(), lambda data, prop=prop: check_property(formula, prop, data, context))
+        for prop in formula.properties]
     if not formula.model:
         checks.append(("outputs agree with a 50-digit evaluation",
                        lambda data: check_crosscheck(formula, data, reference)))

@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.scenario.compose import (
     _fixed_parts,
@@ -190,6 +191,35 @@ class GoalBand(NamedTuple):
     answer: GoalSeek
     low: GoalSeek | None  # None: no band
     high: GoalSeek | None
+
+    def to_json(self) -> dict[str, object]:
+        """One record (keys: :func:`qmodel.frames.key`): the largest distance, the member and component
+        breaking the goal, each beside its band's ends' (``max_distance_low[km]``, ...; None without a
+        band: :meth:`GoalSeek.record`); whether the goal holds beyond the search, its tolerance and reach."""
+        ends = (("", self.answer), ("low", self.low), ("high", self.high))
+        records = [dict.fromkeys(self.answer.record(end)) if seek is None else seek.record(end)
+                   for end, seek in ends]  # each field the answer's, then beside it the ends'
+        fields = zip(*(record.items() for record in records), strict=True)
+        distance, member, component = (dict(pairs) for pairs in fields)
+        answer = self.answer.to_json()
+        search = {name: answer[name] for name in ("goal_holds_beyond_search", "tolerance[km]",
+                                                  "searched_to[km]")}
+        return {**distance, **search, **member, **component}
+
+    def records(self) -> list[dict[str, object]]:
+        """:meth:`to_json` as the one row of a table."""
+        return [self.to_json()]
+
+    def to_frame(self):
+        """:meth:`records` as a pandas DataFrame."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        seeks = (("answer", self.answer), ("band low", self.low), ("band high", self.high))
+        rows = [{"": name, **seek.record()} for name, seek in seeks if seek is not None]
+        searched = f"searched to {self.answer.searched / 1e3:g} km, to within {TOLERANCE:g} m"
+        return frames.html("goal seek: the largest distance that keeps the goal, with its band", rows,
+                           lines=[searched])
 
 
 def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:

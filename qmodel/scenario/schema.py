@@ -29,6 +29,8 @@ class ScenarioKey(NamedTuple):
 
 
 SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
+    ScenarioKey("", "format_version", "whole number", "", "1",
+                "the file's format: 1, the one this qmodel reads (qmodel.tomlread.FORMAT_VERSIONS)"),
     ScenarioKey("", "title", "text", "", "the file name", "the scenario's name, shown over its tables"),
     ScenarioKey("", "source", "text", "", '""', "where the numbers come from (a study, a table)"),
     ScenarioKey("", "sites", "list of text", "", REQUIRED,

@@ -572,11 +572,11 @@ def load_scenario(path: str | Path) -> Scenario:
 def read_scenario_toml(path: str | Path) -> dict:
     """A scenario file's TOML tables, unchecked; InputError for a missing file, a directory, text that
     is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint)."""
-    from qmodel.tomlread import read_toml
+    from qmodel.tomlread import format_checked, read_toml
 
     path = Path(path)
     try:
-        data = read_toml(path, what="scenario")
+        data = format_checked(read_toml(path, what="scenario"), path.name)
         if not data:
             raise InputError("scenario", str(path), "a scenario file: sites, [[member]], [[cf]] and [[path]] "
                              "tables (qmodel scenario --list shows the shipped ones)", reason="empty")
