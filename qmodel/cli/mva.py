@@ -428,8 +428,8 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
     if net.closed_classes.any():
         upper, lower = _bounds_per_class(net, result.populations)
         for record, high, low in zip(classes, upper.tolist(), lower.tolist(), strict=True):
-            closed = record["population"] is not None
-            record.update(dict(zip(BOUND_KEYS, (high if closed else None, low if closed else None), strict=True)))
+            ends = (high, low) if record["population"] is not None else (None, None)
+            record.update(dict(zip(BOUND_KEYS, ends, strict=True)))
         if net.switching:
             caption = "; ".join(filter(None, [caption, "classes that switch form a chain: X is the chain's, "
                                               "cycles (closed) or arrivals (open) per second"]))

@@ -75,17 +75,19 @@ def read_csv_file(path: str, err: TextIO, what: str = "file") -> tuple[str, str]
 def write_csv_file(path: str, text: str | bytes, encoding: str) -> None:
     """``text`` (with its BOM, if any; UTF-16 gets the codec's; bytes are UTF-8) to ``path`` (``-``:
     standard output) in ``encoding``."""
-    if isinstance(text, bytes) and (encoding != "utf-8" or path == "-"):
-        text = text.decode()
-    if encoding == "utf-16":
-        data = text.encode("utf-16")
-    elif encoding == "cp1252":
-        data = text.translate(_CP1252_SPELLING).encode("cp1252", errors="replace")
-    elif path == "-":
-        sys.stdout.write(text)
-        return
+    if isinstance(text, bytes) and encoding == "utf-8" and path != "-":
+        data = text
     else:
-        data = text if isinstance(text, bytes) else text.encode(encoding)
+        decoded = text.decode() if isinstance(text, bytes) else text
+        if encoding == "utf-16":
+            data = decoded.encode("utf-16")
+        elif encoding == "cp1252":
+            data = decoded.translate(_CP1252_SPELLING).encode("cp1252", errors="replace")
+        elif path == "-":
+            sys.stdout.write(decoded)
+            return
+        else:
+            data = decoded.encode(encoding)
     if path == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -132,9 +134,9 @@ def write_table_workbook(path: str, table: Table, titles: list[str], results: li
                 for title, column in zip(titles, results, strict=False)]
     columns.append([titles[-1], *(errors[row].message() if row in errors else None
                                   for row in rows)])
-    failed = [["row", *table.header, "error"]] + [
-        [row + table.first_row, *(column[row] for column in inputs), error.message()]
-        for row, error in sorted(errors.items())]
-    run_sheet = [["qmodel", __version__], *([name, value] for name, value in facts)]
+    failed: list[list[object]] = [["row", *table.header, "error"]]
+    failed += [[row + table.first_row, *(column[row] for column in inputs), error.message()]
+               for row, error in sorted(errors.items())]
+    run_sheet: list[list[object]] = [["qmodel", __version__], *([name, value] for name, value in facts)]
     workbook.write_workbook(path, [(sheet_name, columns), ("failed rows", workbook.columns_of(failed)),
                                    ("run", workbook.columns_of(run_sheet))])

@@ -201,7 +201,8 @@ def read_table(text: str) -> tuple[Table, Dialect]:
     """A CSV file's table and dialect, its decimal mark decided from all its cells (for callers
     other than a formula batch, such as the scenario variants)."""
     table = split_text(text)
-    delimiter, line_end, bom = table.dialect.delimiter, table.dialect.line_end, table.dialect.bom
+    written = table.dialect or Dialect()  # a CSV's table always has its dialect
+    delimiter, line_end, bom = written.delimiter, written.line_end, written.bom
     cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
     return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
 
