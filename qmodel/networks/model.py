@@ -79,7 +79,7 @@ class Network:
     time_unit: str = "s"         # the unit results are shown in
     chains: np.ndarray | None = None   # (classes,) chain of each class, from a routing matrix (routing.py)
     routing: np.ndarray | None = None  # (classes, stations, classes, stations) P[r, i, s, j], when given
-    priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (scheduling.py)
+    priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (priority.py)
 
     @property
     def station_names(self) -> tuple[str, ...]:
