@@ -380,6 +380,13 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     ``frame.attrs["warnings"]`` as ``row N: ...`` (rows numbered from 1) and raised once as a Python
     warning naming the first.
     Raises InputError when the table as a whole cannot be used (a missing column).
+
+    :param formula_id: the catalogue entry's id.
+    :param table: a pandas DataFrame, or a mapping of column name to values.
+    :param mapping: column → symbol, as ``--map`` takes it (``{"Rate": "arrival_rate[1/s]"}``).
+    :param settings: inputs no column gives, each in its symbol's display unit.
+    :returns: a pandas DataFrame: the input columns, each output as ``name[unit]``, and ``error``.
+    :raises InputError: the table as a whole cannot be used (a missing column).
     """
     header, columns = frames.table_columns(table)
     formula = get_formula(formula_id)

@@ -44,13 +44,22 @@ _KEY = re.compile(r"^(?P<name>[^\[\]]+)\[(?P<unit>[^\[\]]+)\]$")
 
 def key(name: str, unit: str) -> str:
     """The record key of quantity ``name`` in ``unit``: ``name[unit]`` (``response_time[ms]``), the bare
-    name for a count (unit ``1``)."""
+    name for a count (unit ``1``).
+
+    :param name: the quantity's name (a field or symbol, snake_case).
+    :param unit: its unit as :mod:`qmodel.units` spells it (``1`` for a count).
+    :returns: the key.
+    """
     return name if unit == COUNT else f"{name}[{unit}]"
 
 
 def split_key(record_key: str) -> tuple[str, str | None]:
     """(name, unit) of a record key: ``response_time[ms]`` → ("response_time", "ms"); a bare key
-    (a count, a text, a flag) → (the key, None)."""
+    (a count, a text, a flag) → (the key, None).
+
+    :param record_key: a key of a result's records.
+    :returns: (name, unit), the unit None for a bare key.
+    """
     found = _KEY.match(record_key)
     return (found["name"], found["unit"]) if found else (record_key, None)
 
@@ -62,12 +71,12 @@ def end_key(record_key: str, end: str) -> str:
     return key(f"{name}_{end}", COUNT if unit is None else unit)
 
 
-
 def label(record_key: str) -> str:
     """A record key as a terminal table's column label: a space before the unit, where the table may
     wrap it (``response_time[ms]`` → ``response_time [ms]``)."""
     name, unit = split_key(record_key)
     return name if unit is None else f"{name} [{unit}]"
+
 
 def to_frame(records: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None):
     """A pandas DataFrame of ``records``, one row each, columns in the records' order (or ``columns``)."""

@@ -180,6 +180,12 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
     scenario, casebook and catalogue files all read values here. Anything else, including the ambiguous
     ``1.4m`` for a count, ``mb/s`` for a data rate, or a number too large for a
     double (``1e309``), is an InputError.
+
+    :param parameter: the name the error gives for the value (``service_time``, ``--up-to``).
+    :param text: what was typed: ``"0.4ms"``, ``"95%"``, ``"35K"``, or a number already in ``unit_name``.
+    :param unit_name: the display unit the value is wanted in (a name of :data:`UNITS`).
+    :returns: the value in ``unit_name``.
+    :raises InputError: naming ``parameter``, the text and what is allowed.
     """
     if isinstance(text, bool):
         raise InputError(parameter, text, _example(UNITS[unit_name]), reason="not a number")

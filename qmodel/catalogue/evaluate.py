@@ -170,6 +170,11 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     constraints (e.g. utilization < 1), then computed by the generated code;
     an output that is not finite is an error too. Errors are per element.
     A missing input without a default, or an unknown input name, raises.
+
+    :param formula: the entry, or its id.
+    :param inputs: each input by name, numbers or arrays in the symbol's display unit (broadcast together).
+    :returns: every output (display units, NaN where a row failed), each failed row's InputError by its
+        0-based index, the inputs as used and each warned row's warnings (:class:`Evaluation`).
     """
     formula = get_formula(formula) if isinstance(formula, str) else formula
     module = _compiled if formula.builtin else _user_module(formula)
@@ -288,6 +293,15 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
     ``units="si"`` inputs and outputs are in SI units (s, 1/s, m, B, B/s):
     ``calc("mm1", units="si", arrival_rate=800, service_time=0.001).response_time``
     (0.005 s), so one entry's output can be passed on to another as it is.
+
+    :param formula_id: the catalogue entry's id (``qmodel formula list``), e.g. ``"mm1"``.
+    :param units: ``"display"``: inputs and outputs in each symbol's display unit (ms, 1/s, km, ratio);
+        ``"si"``: in SI units (s, 1/s, m, B, B/s).
+    :param inputs: each input by its symbol's name: a number or array in that unit, or a text with its own
+        unit (``"400us"``, ``"95%"``: :func:`qmodel.units.parse_value`); a missing input takes its default.
+    :returns: the outputs by name (``result.response_time``), in the unit system asked for, with the inputs
+        as used and the warnings (:class:`FormulaResult`).
+    :raises InputError: the first element outside its domain or constraints, an unknown or missing input.
     """
     if units not in UNIT_SYSTEMS:
         raise InputError("units", units, " or ".join(UNIT_SYSTEMS))

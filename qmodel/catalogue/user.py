@@ -206,7 +206,12 @@ def _load_module(path: Path, key: str) -> ModuleType:
 
 def use_catalogues(paths: list[str] | tuple[str, ...]) -> dict[str, Formula]:
     """Load, check, compile (or take from the cache) and put to use the user catalogue files at
-    ``paths``: their entries answer to their ids in every command and in :func:`qmodel.calc`."""
+    ``paths``: their entries answer to their ids in every command and in :func:`qmodel.calc`.
+
+    :param paths: the catalogue files (TOML), as ``--catalogue`` takes them.
+    :returns: the entries put to use, by id.
+    :raises InputError: a file that cannot be read (CatalogueError: one that is malformed).
+    """
     files = [read_catalogue_file(str(path)) for path in paths]
     formulas, entries = load_user_files(files)
     module = compile_user(formulas, entries, files)

@@ -73,7 +73,12 @@ class Banded(NamedTuple):
 
 
 def load_banded(path: str | Path) -> Banded:
-    """Read and check a scenario file and its band's points (:func:`band_points`)."""
+    """Read and check a scenario file and its band's points (:func:`band_points`).
+
+    :param path: a scenario file's path (a shipped one: :func:`qmodel.scenario.files.resolve_scenario`).
+    :returns: the scenario and the same at each point of its ``[band]`` (:class:`Banded`).
+    :raises InputError: naming the file, the key (a band point's too) and what is allowed.
+    """
     raw = read_scenario_toml(path)
     where = Path(path).name
     scenario = scenario_from_dict(raw, where)
@@ -140,7 +145,14 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
     point in its ``band``: each point solved once over every distance (points × distances, never a
     distance at a time), and with a declared response-time error each solve's :func:`share_ends`.
     The whole work, (1 + points) solves and as many again for their share ends, is estimated before
-    any starts."""
+    any starts.
+
+    :param banded: the scenario and its band's points (:func:`load_banded`).
+    :param distances: the distances between the sites, m; None: the file's own.
+    :returns: the answer with its band: :class:`ScenarioResult` whose ``band`` holds the points' answers
+        (records with ``NAME_low[unit]`` and ``NAME_high[unit]``).
+    :raises InputError: a solve too large to compute, with its estimate.
+    """
     scenario, points = banded
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     error = banded.error.get("response_time")
@@ -230,7 +242,13 @@ def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     A goal failing at 0 km is the shortest; one holding over the whole search the longest.
 
     Only the end's own seek is searched to the end (:func:`_shortest`, :func:`_longest`): a candidate
-    that cannot be the shortest (longest) is set aside after one solve."""
+    that cannot be the shortest (longest) is set aside after one solve.
+
+    :param banded: the scenario and its band's points.
+    :param upper: how far to search, m.
+    :returns: the goal seek's answer and its band's low and high ends, each a :class:`GoalSeek` (distances
+        in m, shown in km; :meth:`GoalBand.to_json` in km).
+    """
     scenario = banded.scenario
     answer = max_distance(scenario, upper)
     if not banded.points:

@@ -143,7 +143,14 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     tolerance. Were a scenario not monotone (the goal failing at some distance, met again further out),
     the answer is the end of the first stretch from 0 km that meets the goal: a distance the goal holds
     up to, never one beyond a failure. The 0 km solve is the base the breaking component is measured
-    from."""
+    from.
+
+    :param scenario: the scenario.
+    :param upper: how far to search, m (300 km by default).
+    :returns: the largest distance, m, that keeps the goal, the member and component that break it past
+        there, and the remedies where lock contention thrashes (:class:`GoalSeek`; shown in km).
+    :raises InputError: ``upper`` not above 0.
+    """
     if not upper > 0:
         raise InputError("--up-to", upper, "a distance > 0 km")
     rungs = ladder(upper)

@@ -580,7 +580,12 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
 
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file, or a shipped one by name (``"gdps-env2"``, as ``qmodel scenario``
-    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong."""
+    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong.
+
+    :param path: a scenario file's path, or a shipped scenario's name (``qmodel scenario --list``).
+    :returns: the scenario, every value in SI units (s, m, 1/s).
+    :raises InputError: naming the file, the key, the value and what is allowed.
+    """
     path = resolve_scenario(path)
     return scenario_from_dict(read_scenario_toml(path), path.name)
 

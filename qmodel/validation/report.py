@@ -351,5 +351,10 @@ class ValidationReport(list):
 
 
 def validation_report(names: Sequence[str] = ()) -> ValidationReport:
-    """Every case of the named casebooks (all shipped ones if none) judged, as a :class:`ValidationReport`."""
+    """Every case of the named casebooks (all shipped ones if none) judged, as a :class:`ValidationReport`.
+
+    :param names: casebook names (``qmodel validate --list``); none: every shipped casebook.
+    :returns: each case judged: the paper's value, the model's, the deviation and the verdict, in the
+        case's unit (:class:`ValidationReport`).
+    """
     return ValidationReport(run_casebooks(list(names)))
