@@ -31,6 +31,11 @@ SECONDS_PER_JSON_POPULATION = 2.3e-5   # CPU per population of a sweep's JSON (m
 CSV_BLOCK = 1 << 16       # rows of a sweep's CSV formatted and written at a time
 PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
 BOUND_KEYS = ("throughput_upper_bound[1/s]", "throughput_lower_bound[1/s]")  # the asymptotic bounds on X
+# the records' names as a terminal table labels them, short for 80 columns (CSV and JSON: the keys)
+LABELS = {"arrival_rate": "arrival rate", "think_time": "think time", "throughput": "X", "response_time": "R",
+          "throughput_upper_bound": "X upper bound", "throughput_lower_bound": "X lower bound",
+          "queue_length": "queue length", "residence_time": "residence", "per_visit_time": "per visit",
+          "station_throughput": "throughput"}
 
 
 @click.command("mva", epilog="""\b
@@ -494,11 +499,18 @@ def _bounds_per_class(net, populations):
 
 
 def _columns(record: dict, fmt: str) -> list[str]:
-    """A record's keys as the columns: the keys themselves in CSV, labels in a table (a terminal wraps
-    them before the unit: :func:`qmodel.frames.label`)."""
-    from qmodel import frames
+    """A record's keys as the columns: the keys themselves in CSV, a terminal's short labels in a table
+    (:data:`LABELS`, the unit after a space where the table may wrap it; a ratio shown bare)."""
+    from qmodel.frames import split_key
 
-    return [frames.label(key) for key in record] if fmt == "table" else list(record)
+    if fmt != "table":
+        return list(record)
+    labels = []
+    for key in record:
+        name, unit = split_key(key)
+        label = LABELS.get(name, name)
+        labels.append(label if unit in (None, "ratio") else f"{label} [{unit}]")
+    return labels
 
 
 def _without_empty_columns(records: list[dict]) -> list[dict]:
