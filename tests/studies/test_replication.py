@@ -268,7 +268,7 @@ def test_mirror_timeline_bandwidth_from_links_times_per_link() -> None:
     by_links = _timeline_rows("--links", "4", "--link-bandwidth", "800Mb/s", "--burst", "60GB@9min")
     by_total = _timeline_rows("--bandwidth", "400MB/s", "--burst", "60GB@9min")
     assert by_links == by_total
-    assert by_links[0]["link MB/s"] == 400
+    assert by_links[0]["link_bandwidth[MB/s]"] == 400
 
 
 def test_mirror_timeline_csv_carries_the_peak_and_the_stop_and_resume_times() -> None:
