@@ -27,7 +27,7 @@ import contextlib
 import io
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, TextIO
@@ -78,7 +78,7 @@ def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[s
     return (name, unit_text) if name in formula.symbols else None
 
 
-def _input_columns(formula: Formula, header: list[str], given: set[str] = frozenset(),
+def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozenset(),
                    mapping: dict[str, str] | None = None) -> dict[str, tuple[int, float]]:
     """Map each symbol to (column index, factor from the column's unit to the symbol's unit).
 
@@ -103,12 +103,12 @@ def _input_columns(formula: Formula, header: list[str], given: set[str] = frozen
         symbol_unit = UNITS[formula.symbols[name].unit]
         factor = 1.0
         if unit_name is not None:
-            given = unit_named(unit_name)
-            if given is None or given.dimension != symbol_unit.dimension:
+            column_unit = unit_named(unit_name)
+            if column_unit is None or column_unit.dimension != symbol_unit.dimension:
                 raise InputError(f"column {title!r}", unit_name,
                                  f"a {symbol_unit.dimension} unit such as {symbol_unit.name}",
                                  reason="unit does not fit the symbol")
-            factor = given.to_si / symbol_unit.to_si
+            factor = column_unit.to_si / symbol_unit.to_si
         if name in columns:
             raise InputError(f"column {title!r}", name, "each input in one column",
                              reason="input given twice")
@@ -261,7 +261,7 @@ def _result_titles(formula: Formula, header: list[str]) -> list[str]:
     """Titles of the appended columns; one a column of the file already has gets a ``qmodel_`` prefix."""
     taken = {title.strip().lower() for title in header}
     titles = []
-    for title in [f"{o.name}[{o.unit}]" for o in formula.outputs] + ["error"]:
+    for title in [frames.key(o.name, o.unit) for o in formula.outputs] + ["error"]:
         while title.lower() in taken:
             title = f"qmodel_{title}"
         taken.add(title.lower())
@@ -456,6 +456,13 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     ``frame.attrs["warnings"]`` as ``row N: ...`` (rows numbered from 1) and raised once as a Python
     warning naming the first.
     Raises InputError when the table as a whole cannot be used (a missing column).
+
+    :param formula_id: the catalogue entry's id.
+    :param table: a pandas DataFrame, or a mapping of column name to values.
+    :param mapping: column → symbol, as ``--map`` takes it (``{"Rate": "arrival_rate[1/s]"}``).
+    :param settings: inputs no column gives, each in its symbol's display unit.
+    :returns: a pandas DataFrame: the input columns, each output as ``name[unit]``, and ``error``.
+    :raises InputError: the table as a whole cannot be used (a missing column).
     """
     formula = _formula(formula_id)
     settings = _checked_settings(formula, settings)
@@ -643,7 +650,7 @@ def workbook_sink(handle: BinaryIO, sheet_name: str, run_facts: list[tuple[str, 
             formula = state["formula"]
             facts = [("formula", formula.id), ("title", formula.title), ("source", formula.source),
                      ("catalogue file", formula.file),
-                     *((f"{o.name}[{o.unit}]", o.expr) for o in formula.outputs), *run_facts,
+                     *((frames.key(o.name, o.unit), o.expr) for o in formula.outputs), *run_facts,
                      ("rows computed", summary.rows - summary.failed), ("rows failed", summary.failed),
                      ("blank rows", summary.blank_lines)]
             book.finish(facts)

@@ -180,6 +180,12 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
     scenario, casebook and catalogue files all read values here. Anything else, including the ambiguous
     ``1.4m`` for a count, ``mb/s`` for a data rate, or a number too large for a
     double (``1e309``), is an InputError.
+
+    :param parameter: the name the error gives for the value (``service_time``, ``--up-to``).
+    :param text: what was typed: ``"0.4ms"``, ``"95%"``, ``"35K"``, or a number already in ``unit_name``.
+    :param unit_name: the display unit the value is wanted in (a name of :data:`UNITS`).
+    :returns: the value in ``unit_name``.
+    :raises InputError: naming ``parameter``, the text and what is allowed.
     """
     if isinstance(text, bool):
         raise InputError(parameter, text, _example(UNITS[unit_name]), reason="not a number")
@@ -333,5 +339,5 @@ def parse_list(name: str, text: str, unit: str) -> list[float]:
                              if item else "an empty list item")
     last = split_number(items[-1])
     suffix = last[1] if last else ""
-    return [parse_value(name, item + suffix if suffix and split_number(item) and not split_number(item)[1]
+    return [parse_value(name, item + suffix if suffix and (parts := split_number(item)) and not parts[1]
                         else item, unit) for item in items]

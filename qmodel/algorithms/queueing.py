@@ -31,15 +31,15 @@ def _by_size(sizes: np.ndarray, small: Callable[..., np.ndarray], large: Callabl
              *arrays: np.ndarray) -> np.ndarray:
     """``small`` on the elements whose size is at most RECURSION_LIMIT, ``large`` on the others
     (1-D arrays each), put back together in the broadcast shape."""
-    sizes, *arrays = np.broadcast_arrays(sizes, *arrays)
+    sizes, *broadcast = np.broadcast_arrays(sizes, *arrays)
     shape = sizes.shape
-    sizes, arrays = sizes.ravel(), [a.ravel() for a in arrays]
+    sizes, flat = sizes.ravel(), [a.ravel() for a in broadcast]
     few = ~(sizes > RECURSION_LIMIT)
     if few.all():
-        return small(sizes, *arrays).reshape(shape)
+        return small(sizes, *flat).reshape(shape)
     result = np.empty(sizes.size)
-    result[few] = small(sizes[few], *(a[few] for a in arrays))
-    result[~few] = large(sizes[~few], *(a[~few] for a in arrays))
+    result[few] = small(sizes[few], *(a[few] for a in flat))
+    result[~few] = large(sizes[~few], *(a[~few] for a in flat))
     return result.reshape(shape)
 
 
@@ -200,7 +200,8 @@ def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: A
     block = max(1, STATES_PER_BLOCK // (int(sources.max(initial=0)) + 1))
     parts = [_finite_source_block(servers[i:i + block], sources[i:i + block], ratio[i:i + block])
              for i in range(0, servers.size, block)]
-    return tuple(np.concatenate(part).reshape(shape) for part in zip(*parts, strict=True))
+    wait, waiting, utilization = (np.concatenate(part).reshape(shape) for part in zip(*parts, strict=True))
+    return wait, waiting, utilization
 
 
 def _finite_source_block(servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray

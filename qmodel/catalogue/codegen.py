@@ -201,7 +201,7 @@ def generate() -> str:
     parts.append("# The shared symbols and constraints, which a user's catalogue file may reference.\n")
     for name, tables in (("SHARED_SYMBOLS", shared.symbols), ("SHARED_CONSTRAINTS", shared.constraints)):
         rows = "".join(f"    {key!r}: {value!r},\n" for key, value in tables.items())
-        parts.append(f"{name} = {{\n{rows}}}\n")
+        parts.append(f"{name}: dict[str, tuple[str, dict]] = {{\n{rows}}}\n")  # name: (file, table)
     return "".join(parts)
 
 

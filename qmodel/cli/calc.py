@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from qmodel.cli.common import (
@@ -16,6 +18,9 @@ from qmodel.cli.common import (
 from qmodel.errors import InputError
 from qmodel.output import render
 from qmodel.units import parse_list, split_range
+
+if TYPE_CHECKING:  # numpy is imported when a command runs
+    import numpy as np
 
 
 def _symbol_units(entry) -> dict[str, str]:
@@ -64,16 +69,22 @@ def _notes(entry, assignments: tuple[str, ...]) -> list[str]:
     return notes
 
 
-def _value(entry, name: str, value: float) -> int | float:
+def _value(entry, name: str, value: float | np.ndarray) -> int | float:
     return int(value) if entry.symbols[name].domain.integer else float(value)
 
 
-def _table(entry, evaluation, varied: list[str]):
+def _table(entry, evaluation, varied: list[str], fmt: str):
     """(columns, rows, payload rows) of an evaluation over a grid: the varied inputs, the outputs, and a
-    row's error, or the warnings of a row computed past a ``warn`` constraint (the backlog grows)."""
+    row's error, or the warnings of a row computed past a ``warn`` constraint (the backlog grows). The
+    columns are the records' keys (:func:`qmodel.frames.key`) in CSV and JSON, labels with a space
+    before the unit in a table (a terminal wraps them there)."""
+    from qmodel import frames
+
     errors, warnings = evaluation.errors, evaluation.warnings
-    columns = [f"{name} [{entry.symbols[name].unit}]" for name in varied]
-    columns += [f"{o.name} [{o.unit}]" for o in entry.outputs] + (["error"] if errors or warnings else [])
+    units = [(name, entry.symbols[name].unit) for name in varied] + [(o.name, o.unit) for o in entry.outputs]
+    keys = [frames.key(name, unit) for name, unit in units]
+    labels = keys if fmt != "table" else [frames.label(key) for key in keys]
+    columns = [*labels, *(["error"] if errors or warnings else [])]
     rows, records = [], []
     size = next(iter(evaluation.inputs.values())).size
     for row in range(size):
@@ -83,10 +94,8 @@ def _table(entry, evaluation, varied: list[str]):
         outputs = [None if error else float(evaluation.outputs[o.name].flat[row]) for o in entry.outputs]
         note = error.message() if error else warned
         rows.append(inputs + outputs + ([note] if errors or warnings else []))
-        records.append({"inputs": dict(zip(varied, inputs, strict=True)),
-                        "outputs": {o.name: v for o, v in zip(entry.outputs, outputs, strict=True)},
-                        "error": error.message() if error else None,
-                        "warnings": warnings.get(row, [])})
+        records.append({**dict(zip(keys, inputs + outputs, strict=True)),
+                        "error": error.message() if error else None, "warnings": warnings.get(row, [])})
     return columns, rows, records
 
 
@@ -133,7 +142,7 @@ def calc(formula_id: str, assignments: tuple[str, ...], fmt: str) -> None:
         _calc_grid(entry, lists, notes, fmt)
         return
     inputs = {name: values[0] for name, values in lists.items()}
-    result = evaluate_formula(entry.id, **inputs)
+    result = evaluate_formula(entry.id, "display", **inputs)
     used = {name: _value(entry, name, value) for name, value in result.inputs.items()}
     rows = [["input", name, used[name], entry.symbols[name].unit] for name in entry.symbols]
     rows += [["output", o.name, float(result.outputs[o.name]), o.unit] for o in entry.outputs]
@@ -166,14 +175,12 @@ def _calc_grid(entry, lists: dict[str, list[float]], notes: list[str], fmt: str)
     varied = [name for name, values in lists.items() if len(values) > 1]
     fixed = {name: values[0] for name, values in lists.items() if len(values) == 1}
     evaluation = evaluate(entry, {**fixed, **_grid(entry, {n: lists[n] for n in varied})})
-    columns, rows, records = _table(entry, evaluation, varied)
+    columns, rows, records = _table(entry, evaluation, varied, fmt)
     used = {name: _value(entry, name, value.flat[0]) for name, value in evaluation.inputs.items()
             if name not in varied}
     payload = {"formula": entry.id,
                "inputs": {n: {"value": v, "unit": entry.symbols[n].unit} for n, v in used.items()},
-               "units": {**{n: entry.symbols[n].unit for n in varied},
-                         **{o.name: o.unit for o in entry.outputs}},
-               "rows": records, **({"notes": notes} if notes else {})}
+               "records": records, **({"notes": notes} if notes else {})}
     caption = "; ".join(filter(None, ["with " + _fixed_text(entry, used) if used else "", *notes]))
     render(columns, rows, fmt, title=entry.title, caption=caption, json_payload=payload)
     if evaluation.errors:
@@ -244,7 +251,8 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
                              reason=f"{steps * others:,.0f} rows, about {size:.3g} GB of table; "
                                     "use fewer --steps or a narrower range")
         # the ends read as a list: a unit on STOP applies to a bare START, as in a scenario's distances
-        values = np.linspace(*parse_list(name, ",".join(span_ends), unit), int(steps))
+        start, stop = parse_list(name, ",".join(span_ends), unit)
+        values = np.linspace(start, stop, int(steps))
     if entry.symbols[name].domain.integer:
         values = np.unique(np.round(values))
     known = [o.name for o in entry.outputs]
@@ -261,7 +269,7 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
     evaluation = evaluate(entry, {**fixed, **grid})
     shown = entry._replace(outputs=tuple(o for o in entry.outputs if o.name in y_outputs)) \
         if y_outputs else entry
-    columns, rows, _ = _table(shown, evaluation, varied)
+    columns, rows, _ = _table(shown, evaluation, varied, fmt)
     used = {n: _value(entry, n, v.flat[0]) for n, v in evaluation.inputs.items() if n not in varied}
     caption = "with " + _fixed_text(entry, used) if used else ""
     render(columns, rows, fmt, title=f"{entry.id}: sweep of {name}", caption=caption)

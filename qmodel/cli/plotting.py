@@ -151,7 +151,7 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
         time_axes.stackplot(km, [result.breakdown[name][m, order] * 1e3 for name in BREAKDOWN],
                             labels=BREAKDOWN, alpha=0.8)
         time_axes.plot(km, result.response_time[m, order] * 1e3, color="black", label="mean response time")
-        for axes, name in ((time_axes, "response_time_ms"), (share_axes, "within_goal_pct")):
+        for axes, name in ((time_axes, "response_time[ms]"), (share_axes, "share_within_goal[%]")):
             if name in bands:
                 low, high = bands[name]
                 axes.fill_between(km, low[m, order], high[m, order], facecolor="none", hatch="////",
@@ -180,7 +180,7 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
                    for handle, label in zip(*axes.get_legend_handles_labels(), strict=True)}
         row[-1].legend(entries.values(), entries.keys(), fontsize=7, loc="upper left",
                        bbox_to_anchor=(1.02, 1))
-    every_member = _goal_text(km, goal_held_to(km, goal_met.all(axis=0)))
+    every_member = _goal_text(km, goal_held_to(km, np.asarray(goal_met.all(axis=0))))
     figure.suptitle(f"{textwrap.fill(result.title, 100)}\nWLM goal {result.goal_share:.0%} within "
                     f"{goal_within}, every member, at the distances plotted: {every_member}", fontsize=10)
     figure.tight_layout()

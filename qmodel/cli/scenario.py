@@ -6,18 +6,19 @@ import click
 
 from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
+from qmodel.frames import end_key
 from qmodel.output import render
 from qmodel.units import goal_time
 
-SUMMARY = {
-    "distance_km": "distance [km]",
+SUMMARY = {  # the records' keys the table shows, and their labels (short, for 80 columns)
+    "distance[km]": "distance [km]",
     "member": "member",
-    "response_time_ms": "R [ms]",
-    "within_goal_pct": "within goal [%]",
-    "throughput_per_s": "X [/s]",
-    "cpu_busy_pct_of_lpar": "CPU busy [% of LPAR]",
-    "cpu_pct_of_one_cp": "CPU [% of one CP]",
-    "converted_cf_requests_per_s": "converted CF requests [/s]",
+    "response_time[ms]": "R [ms]",
+    "share_within_goal[%]": "within goal [%]",
+    "throughput[1/s]": "X [/s]",
+    "cpu_busy_of_lpar[%]": "CPU busy [% of LPAR]",
+    "cpu_of_one_cp[%]": "CPU [% of one CP]",
+    "converted_cf_requests[1/s]": "converted CF requests [/s]",
 }
 # A table is for reading: drawing one takes about 5.5 ms per distance (two members and "all", each with
 # its band's low and high rows, and the breakdown: 1,000 distances 5.5 s CPU, against 3.9 s with the band
@@ -283,7 +284,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
         columns = ["distance [km]", "member", *(f"{name} [ms]" for name in BREAKDOWN)]
         parts = [
-            [_shown(r["distance_km"]), r["member"], *(_shown(r[f"{name}_ms"]) for name in BREAKDOWN)]
+            [_shown(r["distance[km]"]), r["member"], *(_shown(r[f"{name}[ms]"]) for name in BREAKDOWN)]
             for r in records
         ]
         render(columns, parts, fmt, title="Response time breakdown per transaction")
@@ -309,14 +310,14 @@ def _banded_rows(record: dict) -> list[list]:
     row of its own under it, "low" and "high" in the member column (a narrow table wraps no number: each
     cell is one). A value without a band is empty on those rows; an end open toward a band point with no
     response time says "no answer"."""
-    rows = [[record[key] if key == "member" else _shown(record[key]) for key in SUMMARY]]
-    if "response_time_ms_low" not in record:
+    rows: list[list[object]] = [[record[key] if key == "member" else _shown(record[key]) for key in SUMMARY]]
+    if end_key("response_time[ms]", "low") not in record:
         return rows
     for end in ("low", "high"):
-        cells = [None, end]
+        cells: list[object] = [None, end]
         for key in list(SUMMARY)[2:]:
-            value = record.get(f"{key}_{end}", False)
-            answered = record[key] is not None or record.get(f"{key}_{'high' if end == 'low' else 'low'}")
+            value = record.get(end_key(key, end), False)
+            answered = record[key] is not None or record.get(end_key(key, "high" if end == "low" else "low"))
             cells.append(None if value is False or (value is None and not answered) else
                          "no answer" if value is None else _shown(value))
         rows.append(cells)
@@ -365,7 +366,7 @@ def _thrashing_notes(spec, result) -> list[str]:
         first, last = indices[0], indices[-1]
         where = f"At {_km(result, first)}" if first == last else (
             f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
-        if kind == "disk":
+        if isinstance(kind, str):  # "disk"
             notes.append(f"{where} the volumes cannot carry their other work ([disk] background_rate)"
                          f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}.")
             continue
@@ -463,26 +464,12 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _held_km(seek) -> float | None:
-    """The goal seek's distance to 0.1 km, rounded down (the goal is known to hold there: the search is
-    good to TOLERANCE, 50 m); None where the goal fails at 0 km already."""
-    import math
-
-    return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
-
-
 def _widened(error: dict[str, float]) -> str:
     """The model's own error a band's points are widened by, in words ("each widened by the model's own
     error, response times ±27.4%"), or that they are not."""
     if "response_time" not in error:
         return "not widened by any error of the model's own"
     return f"each widened by the model's own error, response times ±{error['response_time']:.1%}"
-
-
-def _holds_throughout(seek) -> bool:
-    """Whether the goal holds at every distance the seek searched (no member breaks it): its answer is
-    then not known, only that it lies beyond the search."""
-    return not seek.member
 
 
 def _holds_words(seek) -> str:
@@ -492,27 +479,26 @@ def _holds_words(seek) -> str:
 
 def _distance_cell(seek) -> str | float | None:
     """A seek's distance as the table shows it: "over 300" where the goal holds throughout, the km to 0.1
-    (:func:`_held_km`), "fails at 0 km" where it fails there already."""
-    if _holds_throughout(seek):
+    (:attr:`~qmodel.scenario.goal.GoalSeek.held_km`), "fails at 0 km" where it fails there already."""
+    if seek.holds_throughout:
         return f"over {seek.searched / 1e3:g}"
-    km = _held_km(seek)
+    km = seek.held_km
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
 def _seek_end(seek) -> tuple[str, str]:
     """A goal seek's answer for its band: (the distance as a range shows it, what breaks the goal there)."""
-    km = _held_km(seek)
+    km = seek.held_km
     culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
     if km is None:
         return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
-    if _holds_throughout(seek):
+    if seek.holds_throughout:
         return f"over {seek.searched / 1e3:g}", f"the goal {_holds_words(seek)}"
     return f"{km:.1f}", f"past {_unit(km, 'km', '.1f')} {culprit} breaks the goal"
 
 
 def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
     from qmodel.scenario.band import max_distance_banded
-    from qmodel.scenario.goal import TOLERANCE
     from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND, band_json
     from qmodel.units import UNITS, parse_value
 
@@ -522,7 +508,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         raise InputError("--up-to", up_to, "a distance > 0 km")
     sought = max_distance_banded(banded, reach * UNITS["km"].to_si)
     answer = sought.answer
-    km = _held_km(answer)
+    km = answer.held_km
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     if km is None:
@@ -530,7 +516,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
             no_answer(" there") + "." if no_answer
             else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
-    elif _holds_throughout(answer):
+    elif answer.holds_throughout:
         text = (f"The goal ({goal}) {_holds_words(answer)}: the largest distance is beyond it (a larger"
                 " --up-to searches further).")
     elif no_answer:
@@ -552,22 +538,8 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
                  f" {_points(len(banded.points))} of its band, {_widened(banded.error)}; how the band is"
                  f" made: --format json, band.method). At the low end {low_breaks}; at the high end"
                  f" {high_breaks}.")
-    ends = {"low": sought.low, "high": sought.high}  # None without a band
-
-    def beside(name: str, value) -> dict:
-        """The answer's ``name`` and, beside it, the band's ends' (None without a band)."""
-        return {name: value(answer), **{f"{name}_{end}": None if seek is None else value(seek)
-                                        for end, seek in ends.items()}}
-
-    payload = {  # no distance where the goal fails at 0 km, or holds to the end of the search
-        **beside("max_distance_km", lambda seek: None if _holds_throughout(seek) else _held_km(seek)),
-        "goal_holds_beyond_search": _holds_throughout(answer),
-        "tolerance_km": TOLERANCE / 1e3,
-        "searched_to_km": answer.searched / 1e3,
-        **beside("breaking_member", lambda seek: seek.member or None),
-        **beside("breaking_component", lambda seek: seek.component or None),
-        "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
-    }
+    # no distance where the goal fails at 0 km, or holds to the end of the search
+    payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = band_json(banded.method, len(banded.points), banded.error)
     if fmt != "table":
         render(
@@ -644,7 +616,7 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
         title="Per-transaction profile",
         json_payload={
             "per_transaction": result.per_transaction,
-            "async_share_pct": {name: value * 100 for name, value in share.items()},
+            "async_share[%]": {name: value * 100 for name, value in share.items()},
             "toml": snippet,
         },
     )

@@ -214,7 +214,7 @@ def _start(net: Network, model: _Model, populations: np.ndarray) -> State:
         remaining = int(populations[c])
         for k in np.flatnonzero(model.service[c] > 0):
             while remaining and _jobs(stations[k]) < model.buffer[k]:
-                stations[k] = _admit(model, k, stations[k], int(c), 0)
+                stations[k] = _admit(model, int(k), stations[k], int(c), 0)
                 remaining -= 1
         if remaining:
             raise InputError(f"population of class {net.classes[c]!r}", int(populations[c]),

@@ -401,6 +401,13 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     """Every member's response time, breakdown, goal share, throughput and CPU at each distance (m).
 
     ``distances`` default to the scenario's own. See the module docstring for the steps.
+
+    :param scenario: the scenario (:func:`load_scenario`).
+    :param distances: the distances between the sites, m; None: the file's own.
+    :returns: the answer per member and distance, SI units (:class:`ScenarioResult`; its records in ms,
+        1/s and %, keys naming them).
+    :raises InputError: a solve too large to compute (with its estimate), or volumes that cannot carry
+        their other work.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():

@@ -69,6 +69,9 @@ class ScenarioKey(NamedTuple):
 
 
 SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
+    ScenarioKey("", "format_version", "whole number", "1", 1,
+                "the file's format: 1, the one this qmodel reads (checked before the rest: "
+                "qmodel.tomlread.format_checked)"),
     ScenarioKey("", "title", "text", "", Note("the file name"), "the scenario's name, shown over its tables"),
     ScenarioKey("", "source", "text", "", "", "where the numbers come from (a study, a table)"),
     ScenarioKey("", "sites", "list of text", "", REQUIRED,

@@ -581,7 +581,12 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
 
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file, or a shipped one by name (``"gdps-env2"``, as ``qmodel scenario``
-    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong."""
+    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong.
+
+    :param path: a scenario file's path, or a shipped scenario's name (``qmodel scenario --list``).
+    :returns: the scenario, every value in SI units (s, m, 1/s).
+    :raises InputError: naming the file, the key, the value and what is allowed.
+    """
     path = resolve_scenario(path)
     return scenario_from_dict(read_scenario_toml(path), path.name)
 
@@ -589,11 +594,11 @@ def load_scenario(path: str | Path) -> Scenario:
 def read_scenario_toml(path: str | Path) -> dict:
     """A scenario file's TOML tables, unchecked; InputError for a missing file, a directory, text that
     is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint)."""
-    from qmodel.tomlread import read_toml
+    from qmodel.tomlread import format_checked, read_toml
 
     path = Path(path)
     try:
-        data = read_toml(path, what="scenario")
+        data = format_checked(read_toml(path, what="scenario"), path.name)
         if not data:
             raise InputError("scenario", str(path), "a scenario file: sites, [[member]], [[cf]] and [[path]] "
                              "tables (qmodel scenario --list shows the shipped ones)", reason="empty")

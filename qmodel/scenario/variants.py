@@ -57,7 +57,8 @@ from qmodel.units import bare_number, decimal_comma, with_unit
 # a cell holds one distance, where the file may hold a list or a range
 CELL_DISTANCE = "one distance with its unit, e.g. 70km"
 _MOST_DIGITS = 18  # a whole-number cell: more digits than any count of terminals, items or subchannels
-RESULT_COLUMNS = ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]")  # as the scenario table
+# the scenario's records' keys (qmodel.frames.key), each written MEMBER_KEY: G1P1_response_time[ms]
+RESULT_COLUMNS = ("response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_busy_of_lpar[%]")
 
 
 def _overlapping(columns: list[Column]) -> tuple[Column, Column] | None:
@@ -265,7 +266,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                     + "".join(f", or {remedy}" for remedy in others),
                     reason=f"{THRASHING}: no response time",
                 )
-    titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
+    titles = [f"{m}_{quantity}" for m in members for quantity in RESULT_COLUMNS]
     return titles, results, {row: shortened_error(error) for row, error in errors.items()}
 
 

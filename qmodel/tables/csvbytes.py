@@ -158,7 +158,8 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     if starts.size > CHUNK:
         parts = [plain_decimals(text, starts[first:first + CHUNK], ends[first:first + CHUNK])
                  for first in range(0, starts.size, CHUNK)]
-        return tuple(np.concatenate(pieces) for pieces in zip(*parts, strict=True))
+        values, unread = (np.concatenate(pieces) for pieces in zip(*parts, strict=True))
+        return values, unread
     lengths = ends - starts
     unread = (lengths < 1) | (lengths > _WIDEST)
     widest = int(lengths[~unread].max(initial=0))
@@ -242,7 +243,8 @@ _FOUR_WORDS = _FOUR_DIGITS.view("<u4").ravel()
 _TRAILING_ZEROS = np.logical_and.accumulate(_FOUR_DIGITS[:, ::-1] == ZERO, axis=1).sum(axis=1)  # 0: 4
 
 
-def _shifted(low: np.ndarray, high: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, ...]:
+def _shifted(low: np.ndarray, high: np.ndarray, bits: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Three words (the third 0 before) moved ``bits`` (0 to 56) towards the end of the text."""
     back = 63 - bits  # ``word >> 1 >> back`` is ``word >> (64 - bits)``, 0 where bits is 0
     return low << bits, (high << bits) | (low >> 1 >> back), high >> 1 >> back
@@ -276,7 +278,7 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     key = np.where(fast, exponent + 4 + 16 * negative, np.where(zero, 32, 33))
     first_left, second_left = _LAYOUT.left[:, 0][key], _LAYOUT.left[:, 1][key]
     right = _shifted(first & ~first_left, second & ~second_left, _LAYOUT.high_shift[key])
-    left = (first & first_left, second & second_left, 0)
+    left: tuple[np.ndarray, np.ndarray, np.ndarray | int] = (first & first_left, second & second_left, 0)
     if negative.any():  # the digits before the point move a byte for the sign
         left = _shifted(*left[:2], _LAYOUT.low_shift[key])
     words = np.empty((values.size, _WORDS), dtype="<u8")

@@ -24,7 +24,7 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from html import escape  # XML's entities; xml.sax.saxutils would load urllib (90 ms)
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 
@@ -41,7 +41,7 @@ class Sheet(NamedTuple):
 
     name: str
     header: list[str]
-    rows: list[list[object]]
+    rows: list[list[Any]]
     first_row: int
 
 
