@@ -20,6 +20,12 @@ Examples:
   $ qmodel subchannels --delayed 12% --measured 7 --target 5% --format json
   $ qmodel subchannels --delayed 31.1% --service-time 20us \\
         --distance 0,50,100km
+  $ qmodel subchannels --delayed 12% --link CE-LR
+\b
+--link names the coupling link type (CE-LR, ICA-SR, ISC-3, ...; a name
+it does not know is refused with the list): its subchannels per CHPID set
+--per-link and --measured (one link), and a --distance past its reach is
+refused. Without it, the 2006 study's defaults: 2 measured, 7 per link.
 \b
 The rule (the GDPS study's Appendix B) assumes each subchannel busy
 independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats
@@ -34,12 +40,14 @@ Docs: docs/howto/studies.md
 Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
               help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
-@click.option("--measured", "measured_text", default="2", show_default=True, metavar="K",
-              help="Subchannels in use when it was measured.")
+@click.option("--link", "link_text", default=None, metavar="TYPE",
+              help="Coupling link type (CE-LR, ICA-SR, ISC-3, ...): its subchannels per CHPID and reach.")
+@click.option("--measured", "measured_text", default=None, metavar="K",
+              help="Subchannels in use when it was measured.  [default: one --link's, else 2]")
 @click.option("--target", "target_text", default="10%", show_default=True, metavar="RATIO",
               help="Delayed fraction to stay under.")
-@click.option("--per-link", "per_link_text", default="7", show_default=True, metavar="N",
-              help="Subchannels per CF link (7 peer, 2 older).")
+@click.option("--per-link", "per_link_text", default=None, metavar="N",
+              help="Subchannels per CF link.  [default: --link's, else 7 (peer)]")
 @click.option("--distance", "distance_text", default=None, metavar="KM[,KM...]",
               help="Distances to the CF to size for, e.g. 0,50,100km (needs --service-time).")
 @click.option("--service-time", "service_text", default=None, metavar="TIME",
@@ -51,15 +59,24 @@ Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--converted", "converted_text", default=None, metavar="RATIO",
               help="Share of requests already async at 0 km (with --threshold).")
 @FORMAT_OPTION
-def subchannels(delayed_text: str, measured_text: str, target_text: str, per_link_text: str,
-                distance_text: str | None, service_text: str | None, threshold_text: str | None,
-                async_text: str | None, converted_text: str | None, fmt: str) -> None:
+def subchannels(delayed_text: str, link_text: str | None, measured_text: str | None, target_text: str,
+                per_link_text: str | None, distance_text: str | None, service_text: str | None,
+                threshold_text: str | None, async_text: str | None, converted_text: str | None,
+                fmt: str) -> None:
     """CF subchannels needed for a target delayed fraction: the study's rule and Erlang C."""
     from qmodel.algorithms.subchannels import paired_links
     from qmodel.catalogue.loader import get_formula
+    from qmodel.studies.hardware import link_type
     from qmodel.studies.subchannel_methods import compare_methods
     from qmodel.units import parse_value
 
+    link = None if link_text is None else link_type(link_text, "--link")
+    if link is None:  # the 2006 study's: measured on 2 subchannels, 7 per peer link
+        measured_text = "2" if measured_text is None else measured_text
+        per_link_text = "7" if per_link_text is None else per_link_text
+    else:  # measured on one link of the type, as HCD defines its CHPID
+        measured_text = str(link.subchannels) if measured_text is None else measured_text
+        per_link_text = str(link.subchannels) if per_link_text is None else per_link_text
     rule = get_formula("subchannel_rule")
     typed = dict(zip(_OPTIONS, (delayed_text, measured_text, target_text, per_link_text), strict=True))
     values = {name: parse_value(_OPTIONS[name], text, rule.symbols[name].unit)
@@ -68,7 +85,7 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
                    "--async-service": async_text, "--converted": converted_text}
     with _named_as_options(typed):
         if distance_text is not None or any(text is not None for text in at_distance.values()):
-            _subchannels_at_distance(values, distance_text, at_distance, fmt)
+            _subchannels_at_distance(values, distance_text, at_distance, fmt, link)
             return
         answers = compare_methods(**values)
     columns = ["method", "assumes", "subchannels", "whole", "links", "links in pairs", "more needed"]
@@ -82,17 +99,25 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
         rows = [row + given for row in rows]
     assumed = (f"Inputs: {values['delayed_fraction']:.4g} delayed measured on "
                f"{values['measured_subchannels']:g} subchannels, target {values['target_delayed']:.4g} "
-               f"delayed, {values['subchannels_per_link']:g} subchannels per link. Links are configured in "
-               "pairs (redundancy): the pairs column rounds up to an even count.")
+               f"delayed, {values['subchannels_per_link']:g} subchannels per link{_link_said(link)}. Links "
+               "are configured in pairs (redundancy): the pairs column rounds up to an even count.")
     caption = assumed + (" The target is already met on the measured subchannels: no more are needed."
                          if max(answer.more_needed for answer in answers) == 0 else "")
     render(columns, rows, fmt, title="CF subchannels for the target delayed fraction", caption=caption)
 
 
+def _link_said(link) -> str:
+    """Where the subchannel counts came from, for the caption."""
+    if link is None:
+        return " (2006's defaults)"
+    return f" ({link.name}, CHPID type {link.chpid_type}: {link.subchannels} subchannels per CHPID)"
+
+
 def _subchannels_at_distance(values: dict[str, float], distance_text: str | None,
-                             options: dict[str, str | None], fmt: str) -> None:
+                             options: dict[str, str | None], fmt: str, link=None) -> None:
     """``subchannels --distance``: Erlang C's answer at each distance, with the propagation shown."""
     from qmodel.algorithms.subchannels import paired_links
+    from qmodel.studies.hardware import check_reach
     from qmodel.studies.subchannel_methods import subchannels_at_distance
     from qmodel.units import parse_list, parse_value
 
@@ -105,6 +130,9 @@ def _subchannels_at_distance(values: dict[str, float], distance_text: str | None
             raise InputError(option, options[option], "given with --threshold (conversion to async is "
                              "modelled only with an assumed threshold)")
     distances = parse_list("--distance", distance_text, "km")
+    if link is not None:
+        for km in distances:
+            check_reach(link, km, "--link")
     service = parse_value("--service-time", service_text, "us")
     timed = {option: None if (text := options[option]) is None else parse_value(option, text, "us")
              for option in ("--threshold", "--async-service")}
@@ -125,8 +153,8 @@ def _subchannels_at_distance(values: dict[str, float], distance_text: str | None
                f"{values['measured_subchannels']:g} subchannels, "
                f"sync service {service:g} us; "
                f"target {values['target_delayed']:.4g} delayed, {values['subchannels_per_link']:g} "
-               f"subchannels per link. Each request holds its subchannel longer by the propagation "
-               f"({_propagation_per_km()}); {conversion}.")
+               f"subchannels per link{_link_said(link)}. Each request holds its subchannel longer by the "
+               f"propagation ({_propagation_per_km()}); {conversion}.")
     render(columns, rows, fmt, title="CF subchannels at a distance", caption=caption)
 
 

@@ -213,11 +213,21 @@ def _first_spell(timeline: Timeline) -> dict[str, float]:
 
 
 def burst_suspension(write_rate: float, bandwidth: float, burst_size: float, burst_rate: float,
-                     burst_start: float, until: float) -> dict[str, float]:
-    """Registry form of one burst's time-line, SI in and out (B/s, B, s): first stop and resume, s."""
+                     burst_start: float, until: float, write_reduction: float = 1.0,
+                     burst_reduction: float = 1.0) -> dict[str, float]:
+    """Registry form of one burst's time-line, SI in and out (B/s, B, s): first stop and resume, s.
+
+    The time-line runs in the bytes the links carry: the steady writes divided by
+    ``write_reduction``, the burst's by ``burst_reduction`` (bytes written per byte on the lines:
+    Global Copy's coalescing times the converters' compression, catalogue ``global_mirror_data_sent``;
+    1, the default, sends every byte written), against ``bandwidth`` in the same bytes.
+    """
     mega = 1e6
-    return _first_spell(fluid_timeline(write_rate / mega, bandwidth / mega, until,
-                                       bursts=[Burst(burst_start, burst_size / mega, burst_rate / mega)]))
+    _check("write_reduction", write_reduction, "> 0", write_reduction > 0)
+    _check("burst_reduction", burst_reduction, "> 0", burst_reduction > 0)
+    sent = Burst(burst_start, burst_size / mega / burst_reduction, burst_rate / mega / burst_reduction)
+    return _first_spell(fluid_timeline(write_rate / mega / write_reduction, bandwidth / mega, until,
+                                       bursts=[sent]))
 
 
 def outage_suspension(write_rate: float, bandwidth: float, outage_start: float, outage_end: float,
