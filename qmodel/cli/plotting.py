@@ -61,17 +61,23 @@ def plot_timeline(timeline: Timeline, path: str) -> None:
 
 
 def plot_sweep(curves: dict[str, tuple], x_label: str, y_label: str, title: str, fixed: str,
-               path: str) -> None:
+               path: str, knees: dict[str, tuple[float, float, str]] | None = None) -> None:
     """Write outputs against one input (a response-time knee, say) to PNG, SVG or PDF.
 
     ``curves`` maps a label to its (x, y) points; ``fixed`` names the inputs
-    held fixed, shown under the title so the plot says what it is of.
+    held fixed, shown under the title so the plot says what it is of; ``knees``
+    maps a curve's label to its knee (x, y, the words to label it with), marked on the curve.
     """
     check_plot_path(path)
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for label, (x, y) in curves.items():
-        axes.plot(x, y, marker="o", label=label)
+        line, = axes.plot(x, y, marker="o", label=label)
+        if knees and label in knees:
+            knee_x, knee_y, words = knees[label]
+            axes.plot([knee_x], [knee_y], marker="o", markersize=13, fillstyle="none", color=line.get_color())
+            axes.annotate(words, (knee_x, knee_y), textcoords="offset points", xytext=(-10, 12), ha="right",
+                          fontsize=8, color=line.get_color())
     axes.set_xlabel(x_label)
     axes.set_ylabel(y_label)
     heading = textwrap.fill(title, 80) + (f"\n{textwrap.fill(fixed, 100)}" if fixed else "")
@@ -122,21 +128,23 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     _save(figure, path, plt)
 
 
-def plot_scenario(result: ScenarioResult, path: str) -> None:
+def plot_scenario(result: ScenarioResult, path: str, marks: dict[str, float] | None = None) -> None:
     """Write a scenario swept over distance (PNG, SVG or PDF by suffix): :func:`scenario_figure`."""
     check_plot_path(path)
     plt = _pyplot()
-    _save(scenario_figure(result, plt), path, plt)
+    _save(scenario_figure(result, plt, marks), path, plt)
 
 
-def scenario_figure(result: ScenarioResult, plt) -> Figure:
+def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None = None) -> Figure:
     """One column per member, distance (km) across. Above: the mean response time (ms), its breakdown
     stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
     distances with no answer (thrashing, or volumes that cannot carry their other work) are marked.
     Where the scenario has a band, the response time and the share carry it shaded (the least and
-    greatest over the answer and the band's points, :meth:`ScenarioResult.band_values`)."""
+    greatest over the answer and the band's points, :meth:`ScenarioResult.band_values`). ``marks``: a
+    label for each distance (km) to mark across every panel, the goal seek's answer and its band's ends
+    (``--max-distance --plot``), the first solid and the others dashed."""
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
     km = result.distances[order] / 1e3
     goal_met = result.goal_met[:, order]
@@ -169,6 +177,9 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
             for label, where in no_answer.items():
                 for distance in km[where]:
                     axes.axvline(distance, color="tab:red", alpha=0.3, label=label)
+            for index, (label, distance) in enumerate((marks or {}).items()):
+                axes.axvline(distance, color="tab:blue", linestyle="-" if index == 0 else "--", linewidth=1.5,
+                             label=label)
             axes.grid(alpha=0.3)
         time_axes.set_title(member)
         share_axes.set_title(f"goal {_goal_text(km, held)}", fontsize=9)

@@ -13,7 +13,7 @@ Examples:
   $ qmodel validate gdps-pprc-100km-2006 --format csv > gdps.csv
   $ qmodel validate --strict
 \b
-Docs: docs/howto/validate.md
+Docs: docs/howto/validate.md (site: howto/validate.html)
 Options: docs/reference/commands.md#qmodel-validate""")
 @click.argument("casebooks", nargs=-1, metavar="[CASEBOOK]...")
 @FORMAT_OPTION
