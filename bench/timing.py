@@ -11,6 +11,9 @@ import time
 from collections.abc import Callable
 
 QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]  # a quick answer at the terminal
+# the 4-station example of docs/howto/mva.md (Bolch et al., Example 8.4)
+MVA_EXAMPLE = ["mva", "--demand", "0.5,0.3,0.4,1", "--servers", "2,1,1,delay", "--names",
+               "cpu,disk1,disk2,terminals", "--population", "1..3"]
 
 
 def installed_env() -> dict[str, str]:

@@ -376,8 +376,8 @@ def _allot(natural: list[int], least: list[int], width: int) -> list[int]:
 
 
 class _Layout(NamedTuple):
-    """One table as it is drawn: the title and each header already wrapped to their widths (lines
-    joined by newlines), the cells as text, each column's width (padding and rules not counted) and
+    """One table as it is drawn: the title, caption, each header and each text cell already wrapped to
+    their widths (lines joined by newlines), each column's width (padding and rules not counted) and
     whether it is right-justified (a column of numbers)."""
 
     title: str
@@ -408,9 +408,12 @@ def _layout(columns: Sequence[str], cells: list[list[str]], numbers: list[list[b
     right = [any(kinds[place] for kinds in picked_numbers) and all(
         kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
         for place in range(len(names))]
+    wrapped = [[cell if len(cell) <= widths[place] else _header(cell, widths[place])
+                for place, cell in enumerate(row)] for row in picked_cells]     # text only: numbers fit
     layout = _Layout(title="", headers=[_header(name, widths[place]) for place, name in enumerate(names)],
-                     cells=picked_cells, widths=widths, right=right, caption=caption)
-    return layout._replace(title=_header(title, layout.width)) if title else layout
+                     cells=wrapped, widths=widths, right=right, caption=caption)
+    return layout._replace(title=_header(title, layout.width) if title else "",
+                           caption=_header(caption, layout.width) if caption else "")
 
 
 def _rich_table(layout: _Layout):
@@ -466,8 +469,8 @@ def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None
     """The table as rich draws it (its default box, HEAVY_HEAD; a header at the bottom of its row, a
     cell at the top; title and caption centred over the table; each part in its style of ``styles``,
     from :func:`_stdout_styles`), or None where that could differ: no columns, a column of no width, a
-    cell wider than its column (rich wraps it), a table wider than ``width``, a line of title, header
-    or caption longer than its room, with a character wider or narrower than one column, with spaces
+    table wider than ``width``, a line of title, header, cell (wrapped by :func:`_layout`) or caption
+    longer than its room, with a character wider or narrower than one column, with spaces
     at its ends, or empty (rich's wrapping and padding decide those). tests/test_box_table.py holds
     the two to the same output, piped and on a terminal."""
     widths = layout.widths
@@ -483,8 +486,8 @@ def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None
             all(drawn_alike(text, layout.width) for text in title + caption)
             and all(drawn_alike(text, room, empty=True) for texts, room in zip(headers, widths, strict=True)
                     for text in texts)
-            and all(drawn_alike(cell, room, empty=True) for row in layout.cells
-                    for cell, room in zip(row, widths, strict=True))):
+            and all(drawn_alike(text, room, empty=True) for row in layout.cells
+                    for cell, room in zip(row, widths, strict=True) for text in cell.split("\n"))):
         return None
 
     def styled(text: str, part: str) -> str:
@@ -509,7 +512,11 @@ def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None
     lines.append(border("┏", "━", "┳", "┓"))
     lines += [line(cells, "┃", "header") for cells in zip(*header_lines, strict=True)]
     lines.append(border("┡", "━", "╇", "┩"))
-    lines += [line(cells, "│") for cells in layout.cells]
+    for row in layout.cells:              # a cell wrapped to lines at the top of its row, as rich aligns it
+        texts = [cell.split("\n") for cell in row]
+        height = max(len(parts) for parts in texts)
+        lines += [line(cells, "│") for cells in zip(*(part + [None] * (height - len(part)) for part in texts),
+                                                   strict=True)]
     lines.append(border("└", "─", "┴", "┘"))
     lines += [styled(_centred(text, layout.width), "caption") for text in caption]
     return "".join(text + "\n" for text in lines)

@@ -380,7 +380,7 @@ def test_the_summary_counts_in_the_plural_from_two_rows() -> None:
     ("2024", None),
 ])
 def test_a_header_is_read_as_a_name_and_the_unit_in_its_brackets(title: str, named) -> None:
-    from qmodel.batch import split_header
+    from qmodel.tables.table import split_header
 
     assert split_header(title) == named
 
@@ -401,6 +401,7 @@ def test_the_bulk_reader_writes_what_the_per_cell_reader_writes(rows, delimiter:
     """Any cells, blank rows, quoted labels, dialect: the same output and the same errors both ways."""
     from qmodel import batch
     from qmodel.catalogue.loader import get_formula
+    from qmodel.tables.table import split_text
 
     lines = [delimiter.join(["label", "arrival_rate", "service_time"])]
     lines += ["" if row is None else delimiter.join(row) for row in rows]
@@ -408,7 +409,7 @@ def test_the_bulk_reader_writes_what_the_per_cell_reader_writes(rows, delimiter:
     written = []
     for rows_as_bytes in (False, True):
         try:
-            table = batch._split_text(text, rows_as_bytes=rows_as_bytes)
+            table = split_text(text, rows_as_bytes=rows_as_bytes)
             done = batch._compute(get_formula("mm1"), table, None, None)
         except InputError as error:
             written.append(error.message())
@@ -420,7 +421,7 @@ def test_the_bulk_reader_writes_what_the_per_cell_reader_writes(rows, delimiter:
 
 
 def test_a_plain_file_is_read_as_bytes_and_a_multi_line_cell_by_the_csv_module() -> None:
-    from qmodel import batch
+    from qmodel.tables.table import split_text
 
-    assert batch._split_text("a,b\n1,2\n", rows_as_bytes=True).text is not None
-    assert batch._split_text('a,b\n"1\n2",3\n', rows_as_bytes=True).text is None
+    assert split_text("a,b\n1,2\n", rows_as_bytes=True).text is not None
+    assert split_text('a,b\n"1\n2",3\n', rows_as_bytes=True).text is None

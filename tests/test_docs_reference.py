@@ -93,5 +93,5 @@ def test_a_key_the_schema_does_not_list_is_refused_with_the_keys_it_does(table: 
 
 def test_the_model_file_reference_lists_every_key() -> None:
     page = reference.model_keys_markdown()
-    for key in reference.STATION_KEYS | reference.CLASS_KEYS:
+    for key in reference.STATION_KEYS | reference.CLASS_KEYS | reference.ROUTING_KEYS:
         assert f"`{key}`" in page

@@ -23,7 +23,7 @@ import click
 from qmodel.catalogue.describe import describe_formula
 from qmodel.catalogue.loader import load_catalogue
 from qmodel.cli import COMMANDS
-from qmodel.networks.model import CLASS_KEYS, STATION_KEYS
+from qmodel.networks.model import CLASS_KEYS, ROUTING_KEYS, STATION_KEYS
 from qmodel.scenario.schema import REQUIRED, SCENARIO_KEYS
 
 MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
@@ -124,8 +124,9 @@ TABLE_TITLES = {
 def scenario_keys_markdown() -> str:
     out = []
     for table, title in TABLE_TITLES.items():
-        rows = [[f"`{k.name}`", k.type, k.unit, "**required**" if k.default == REQUIRED else k.default,
-                 k.meaning, k.source] for k in SCENARIO_KEYS if k.table == table]
+        rows = [[f"`{k.name}`", k.type, k.shown_unit,
+                 "**required**" if k.default == REQUIRED else k.shown_default, k.meaning, k.source]
+                for k in SCENARIO_KEYS if k.table == table]
         header = ["key", "type", "unit", "default", "meaning", "where from"]
         out.append(f"### {title}\n\n" + _table(header, rows))
     return "\n".join(out)
@@ -133,7 +134,8 @@ def scenario_keys_markdown() -> str:
 
 def model_keys_markdown() -> str:
     return _table(["table", "keys"], [["[[station]]", ", ".join(f"`{k}`" for k in sorted(STATION_KEYS))],
-                                      ["[[class]]", ", ".join(f"`{k}`" for k in sorted(CLASS_KEYS))]])
+                                      ["[[class]]", ", ".join(f"`{k}`" for k in sorted(CLASS_KEYS))],
+                                      ["[[routing]]", ", ".join(f"`{k}`" for k in sorted(ROUTING_KEYS))]])
 
 
 GENERATORS = {

@@ -16,12 +16,13 @@ from qmodel.errors import InputError
 from qmodel.output import render, write_csv_columns
 from qmodel.units import split_range
 
-METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
+METHODS = ("exact", "schweitzer", "linearizer", "seidmann", "ctmc", "convolution")   # solver.METHODS
 TABLE_ROWS = 40           # a table shows every N up to this; past it N = 1, a round step and the last
 AT_TABLES = 100           # station tables a terminal is shown at most (one per --at population)
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
 # the network's parameters (qmodel.networks.network) as the flags that set them, for errors
-FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
+FLAGS = {"visits": "--visits", "routing": "--routing", "servers": "--servers", "names": "--names",
+         "station names": "--names",
          "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
 JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole curve: ~125 bytes each)
 SECONDS_PER_CELL = 4e-7   # CPU per CSV cell of a sweep written (2.7e-7 system rows, 4.5e-7 --stations)
@@ -58,6 +59,10 @@ Options: docs/reference/commands.md#qmodel-mva""")
 @click.option("--demand", default=None, metavar="D1,D2,...", help="Service demand per station.")
 @click.option("--service-time", default=None, metavar="S1,S2,...", help="Service time per visit.")
 @click.option("--visits", default=None, metavar="V1,V2,...", help="Visits per job (with --service-time).")
+@click.option("--routing", default=None, metavar="P11,P12,...;P21,...",
+              help="Routing matrix, rows separated by ';': the probability a job leaving station i goes "
+                   "to station j (with --service-time; visits per visit to the first station). Classes and "
+                   "class switching: a model file.")
 @click.option("--servers", default=None, metavar="C1,C2,...",
               help="Servers per station; 'delay' for infinite.")
 @click.option("--names", default=None, metavar="A,B,...", help="Station names.")
@@ -73,9 +78,9 @@ Options: docs/reference/commands.md#qmodel-mva""")
               help="Draw X and R against N with the bounds (.png, .svg, .pdf).")
 @FORMAT_OPTION
 def mva(model_file: str | None, population_text: str | None, at_text: str | None, demand: str | None,
-        service_time: str | None, visits: str | None, servers: str | None, names: str | None,
-        think_time: str, arrival_rate: str | None, time_unit: str, method: str, compare: bool,
-        all_stations: bool, plot_path: str | None, fmt: str) -> None:
+        service_time: str | None, visits: str | None, routing: str | None, servers: str | None,
+        names: str | None, think_time: str, arrival_rate: str | None, time_unit: str, method: str,
+        compare: bool, all_stations: bool, plot_path: str | None, fmt: str) -> None:
     """Mean Value Analysis of a queueing network: throughput, response time, per-station figures."""
     from qmodel.networks.model import load_network, network
 
@@ -85,14 +90,16 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 
         check_plot_path(plot_path)
     if model_file is not None:
-        if any(flag is not None for flag in (demand, service_time, visits, servers, names, arrival_rate)):
+        if any(flag is not None for flag in (demand, service_time, visits, routing, servers, names,
+                                             arrival_rate)):
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
         net = load_network(model_file)
     else:
         flags = {**FLAGS, "demand": "--demand" if demand is not None else "--service-time"}
         try:
             net = network(**_flag_network(demand, service_time, visits, servers, names, think_time,
-                                          arrival_rate, time_unit))
+                                          arrival_rate, time_unit),
+                          **_flag_routing(routing, service_time, visits))
         except InputError as error:  # named as the Python parameter: name the flag as typed
             first, _, rest = error.parameter.partition(" ")
             if first not in flags and error.parameter not in flags:
@@ -113,9 +120,11 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path: str | None, fmt: str,
                   sweep: bool) -> None:
     """Flags that do not apply to this network or method are refused, never ignored."""
-    if compare and method == "exact":
-        raise InputError("--compare", "with --method exact", "an approximate --method (schweitzer, "
-                         "linearizer, seidmann)")
+    from qmodel.networks.solver import reference_method
+
+    if compare and method in ("exact", "ctmc") and reference_method(net) == method:
+        raise InputError("--compare", f"with --method {method}", "an approximate --method (schweitzer, "
+                         "linearizer, seidmann), or a network that exact MVA does not solve exactly")
     if compare and net.open_classes.all():
         raise InputError("--compare", "with an open network", "a network with closed classes (an open "
                          "network is solved exactly)")
@@ -141,6 +150,19 @@ def _flag_network(demand: str | None, service_time: str | None, visits: str | No
         servers=_items("--servers", servers) if servers else None,
         names=_items("--names", names) if names else None,
         think_time=think_time, arrival_rate=_arrival_rate(arrival_rate), population=0, time_unit=time_unit)
+
+
+def _flag_routing(routing: str | None, service_time: str | None, visits: str | None) -> dict:
+    """--routing as the network takes it: a matrix of probabilities, rows split at ';'."""
+    if routing is None:
+        return {}
+    if service_time is None or visits is not None:
+        raise InputError("--routing", routing, "together with --service-time (per visit), without --visits "
+                         "(the routing gives the visits)")
+    rows = [_items("--routing", row) for row in routing.split(";")]
+    from qmodel.units import parse_value
+
+    return {"routing": [[parse_value("--routing", cell, "1") for cell in row] for row in rows]}
 
 
 def _arrival_rate(text: str | None) -> object:
@@ -386,24 +408,27 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
     result = replace(_solve(net, method, population, total=lattice), curve=None, points=())
     caption = ""
     deviation = None
-    if compare:
-        from qmodel.networks.solver import approximation_error
+    from qmodel.networks.solver import approximation_error, reference_method
 
+    exact = reference_method(net)
+    if compare:
         deviation = approximation_error(result)
-        caption = (f"{method} against exact MVA: throughput within {deviation['throughput']:.3%}, "
+        against = "exact MVA" if exact == "exact" else "the exact Markov chain"
+        caption = (f"{result.method} against {against}: throughput within {deviation['throughput']:.3%}, "
                    f"queue lengths within {deviation['queue_length']:.3%} of the class population")
+    elif result.method == "priority-mva":
+        caption = ("priority-mva: the MVA priority approximation (Bryant et al. 1984), not exact: --compare "
+                   "measures it against the Markov chain")
     classes = result.class_records()
     if net.closed_classes.any():
-        from qmodel.networks.bounds import class_bounds
-        from qmodel.networks.solver import closed_part
-
-        closed = net if net.closed_classes.all() else closed_part(net, result.populations)[0]
-        bounds = class_bounds(closed, result.populations[net.closed_classes])
-        pairs = iter(zip(bounds.throughput_upper, bounds.throughput_lower, strict=True))
-        for record in classes:
-            upper, lower = next(pairs) if record["population"] is not None else (None, None)
-            record.update({"X upper bound [1/s]": None if upper is None else float(upper),
-                           "X lower bound [1/s]": None if lower is None else float(lower)})
+        upper, lower = _bounds_per_class(net, result.populations)
+        for record, high, low in zip(classes, upper.tolist(), lower.tolist(), strict=True):
+            closed = record["population"] is not None
+            record.update({"X upper bound [1/s]": high if closed else None,
+                           "X lower bound [1/s]": low if closed else None})
+        if net.switching:
+            caption = "; ".join(filter(None, [caption, "classes that switch form a chain: X is the chain's, "
+                                              "cycles (closed) or arrivals (open) per second"]))
     if fmt == "json":
         payload = result.to_json()
         if deviation is not None:
@@ -419,10 +444,49 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         return
     classes = _without_empty_columns(classes)
     kind = "Open network" if net.open_classes.all() else "Mixed network" if net.open_classes.any() else "MVA"
-    render(list(classes[0]), [list(r.values()) for r in classes], fmt, title=f"{kind} ({method}): classes",
-           caption=caption)
+    render(list(classes[0]), [list(r.values()) for r in classes], fmt,
+           title=f"{kind} ({result.method}): classes", caption=caption)
     if fmt == "table":
         _station_table(result, fmt)
+        if result.marginals is not None:
+            _marginals_table(result, fmt)
+
+
+MARGINAL_COLUMNS = 8      # a table shows p(0..7) of each station and the rest in one column
+
+
+def _marginals_table(result, fmt: str) -> None:
+    """Method convolution: each station's probability of j jobs, the normalizing constant in the caption
+    (every j in JSON)."""
+    shown = min(result.marginals.shape[1], MARGINAL_COLUMNS)
+    columns = ["station", *(f"p({j})" for j in range(shown))]
+    rest = result.marginals.shape[1] > shown
+    if rest:
+        columns.append(f"p(≥{shown})")
+    rows = [[name, *row[:shown].tolist(), *([float(row[shown:].sum())] if rest else [])]
+            for name, row in zip(result.network.station_names, result.marginals, strict=True)]
+    caption = "" if result.log_normalizing_constant is None else \
+        f"log G(N) = {result.log_normalizing_constant:.10g} (natural log; G in seconds^N)"
+    render(columns, rows, fmt, title="Marginal probabilities: j jobs at each station", caption=caption)
+
+
+def _bounds_per_class(net, populations):
+    """(upper, lower) asymptotic throughput bounds per class, NaN for an open class: a mixed network's
+    closed classes on the stations as the open load leaves them; classes that switch, their chain's."""
+    import numpy as np
+
+    from qmodel.networks.bounds import class_bounds
+    from qmodel.networks.chains import chain_network, chain_populations
+    from qmodel.networks.solver import closed_part
+
+    outer = chain_network(net) if net.switching else net
+    counts = chain_populations(net, populations) if net.switching else populations
+    closed = outer if outer.closed_classes.all() else closed_part(outer, counts)[0]
+    bounds = class_bounds(closed, counts[outer.closed_classes])
+    upper, lower = np.full(len(outer.classes), np.nan), np.full(len(outer.classes), np.nan)
+    upper[outer.closed_classes] = bounds.throughput_upper
+    lower[outer.closed_classes] = bounds.throughput_lower
+    return (upper[net.chains], lower[net.chains]) if net.switching else (upper, lower)
 
 
 def _without_empty_columns(records: list[dict]) -> list[dict]:

@@ -39,6 +39,9 @@ class NetworkResult:
     A network without visit counts counts one visit wherever a class has
     demand. ``curve``: the system figures at every population of a
     single-class sweep; ``points``: full results at the populations asked for.
+    Method convolution adds ``log_normalizing_constant`` (log G(N)) and
+    ``marginals`` (K, |N| + 1), the probability of j = 0..|N| jobs at each station;
+    method ctmc the same marginals (up to the most jobs a station holds).
     """
 
     network: Network = field(repr=False)
@@ -51,6 +54,8 @@ class NetworkResult:
     residence_time: np.ndarray       # (C, K) seconds
     curve: Curve | None = None
     points: tuple[NetworkResult, ...] = ()
+    log_normalizing_constant: float | None = None   # method convolution: log G(N) (states.py)
+    marginals: np.ndarray | None = None              # convolution, ctmc: (K, J + 1) p_k(j jobs)
 
     @property
     def stations(self) -> tuple[str, ...]:
@@ -142,6 +147,11 @@ class NetworkResult:
         payload: dict[str, Any] = {
             "method": self.method, "time_unit": self.time_unit, "throughput_unit": "1/s",
             "classes": self.class_records(), "stations": self.records()}
+        if self.log_normalizing_constant is not None:
+            payload["log_normalizing_constant"] = self.log_normalizing_constant
+        if self.marginals is not None:
+            payload["marginals"] = {name: row.tolist() for name, row in zip(self.network.station_names,
+                                                                             self.marginals, strict=True)}
         if self.curve is not None:
             kept = (*self.points, self)
             payload.update({

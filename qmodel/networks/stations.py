@@ -140,7 +140,10 @@ class LoadDependent(StationType):
         return replace(station, rates=station.rates[:max(jobs, 1)]) if len(station.rates) > jobs else station
 
     def utilization(self, station: Station, load: np.ndarray, busy: float) -> np.ndarray:
-        """Busy = not empty (a rate table has no servers to count), shared by the classes' loads."""
+        """Busy = not empty (a rate table has no servers to count), shared by the classes' loads; a table
+        of one rate is a queue of that speed: load / α."""
+        if not self.load_dependent(station):
+            return load / self.capacity(station)
         total = float(load.sum())
         return load / total * busy if total > 0 else np.zeros_like(load)
 
@@ -149,14 +152,22 @@ STATION_TYPES: dict[str, StationType] = {kind.name: kind for kind in (Queue(), D
                                                                        LoadDependent())}
 
 
+# How a station picks the jobs it serves (qmodel.networks.scheduling): "" is product form (a queue's MVA,
+# PS or FCFS with one service time for every class); "ps" and "lcfs-pr" are product form too
+SCHEDULING = ("", "fcfs", "ps", "lcfs-pr", "priority", "priority-np")
+
+
 @dataclass(frozen=True)
 class Station:
-    """One service centre: its name, type, servers (multi) or rate multipliers (ld)."""
+    """One service centre: its name, type, servers (multi) or rate multipliers (ld), its scheduling
+    (SCHEDULING) and its buffer: the most jobs it holds, in service and waiting (None: no limit)."""
 
     name: str
     kind: str = "queue"
     servers: int = 1
     rates: tuple[float, ...] = ()
+    scheduling: str = ""
+    buffer: int | None = None
 
     @property
     def type(self) -> StationType:
@@ -196,7 +207,9 @@ class Station:
 
     @property
     def label(self) -> str:
-        return self.type.label(self)
+        """The type's label, with the scheduling and buffer where given: "multi (4), priority, buffer 10"."""
+        parts = [self.type.label(self), self.scheduling, f"buffer {self.buffer}" if self.buffer else ""]
+        return ", ".join(part for part in parts if part)
 
     def supports(self, solver: str) -> bool:
         return solver in self.type.solvers

@@ -10,7 +10,7 @@ A scenario whose fitted parameters carry an interval says so in its file::
 Each point overrides scenario keys, written as the --variants headers write them
 (``locks.lock_span``, ``member.G1P2.other``, ``member.*.think_time``,
 ``path.*.subchannels``) and set by the same override
-(:func:`qmodel.scenario.variants.apply_override`); the file with a point's
+(:func:`qmodel.scenario.overrides.apply_override`); the file with a point's
 overrides is checked as a scenario file is, its values read by the one unit
 parser. The band of an output is the union of each solve's prediction interval
 over the nominal solve and the solves at the points (each over every distance
@@ -37,16 +37,16 @@ import numpy as np
 
 from qmodel.errors import InputError
 from qmodel.scenario.compose import (
-    _fixed_parts,
-    _refuse_huge,
-    _solve,
+    fixed_parts,
+    refuse_huge,
     refuse_uncarried_background,
+    solve_at,
     solve_scenario,
 )
-from qmodel.scenario.goal import TOLERANCE, GoalSeek, _failing, max_distance
+from qmodel.scenario.goal import TOLERANCE, GoalSeek, goal_failing, max_distance
+from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
-from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
@@ -148,14 +148,14 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
         solves = (1 + len(points)) * (1 if error is None else 2)
         ends = "" if error is None else ", and each one's share within the goal at its error's two ends"
         for each in (scenario, *points):
-            _refuse_huge(each, distances.size * solves, what=f"{distances.size:,} distance(s), each solved"
+            refuse_huge(each, distances.size * solves, what=f"{distances.size:,} distance(s), each solved"
                          f" {solves} times (the answer and its band's {len(points)} points{ends})")
     nominal = solve_scenario(scenario, distances)
     if not points:
         return nominal
     for point in points:
         refuse_uncarried_background(point)
-    at_points = tuple(_solve(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
+    at_points = tuple(solve_at(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
                       for point in points)
     if error is not None:
         nominal = replace(nominal, share_ends=share_ends(scenario, nominal, error))
@@ -174,9 +174,9 @@ def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tupl
     ends = (np.full(result.response_time.shape, np.nan), np.full(result.response_time.shape, np.nan))
     if answered.any():
         distances = result.distances[answered]
-        fixed = _fixed_parts(scenario, distances)
+        fixed = fixed_parts(scenario, distances)
         for end, factor in zip(ends, (1 + error, 1 - error), strict=True):
-            end[:, answered] = _solve(
+            end[:, answered] = solve_at(
                 replace(scenario, goal_time=scenario.goal_time / factor), distances, 1.0,
                 with_thrashing_load=False, max_iterations=_SETTLE, below=result.response_time[:, answered],
                 fixed=fixed, checked=True).share_within_goal
@@ -209,7 +209,7 @@ def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     # the candidates from the longest response time to the shortest at the answer's distance: the
     # shortest seek is most likely first, the longest last (the order saves work, never changes an end)
     probe = np.array([0.0 if np.isnan(answer.distance) else answer.distance])
-    longest_response = [np.nan_to_num(_failing(each, probe, None)[1].response_time, nan=np.inf).max()
+    longest_response = [np.nan_to_num(goal_failing(each, probe, None)[1].response_time, nan=np.inf).max()
                         for each in (scenario, *banded.points)]
     solves = [each for _, each in sorted(zip(longest_response, (scenario, *banded.points), strict=True),
                                          key=lambda pair: -pair[0])]
@@ -240,7 +240,7 @@ def _longest(candidates: list[Scenario], upper: float) -> GoalSeek:
         if not longest.member:
             break  # the goal holds over the whole search: none is longer
         known = 0.0 if np.isnan(longest.distance) else longest.distance
-        if not _failing(candidate, np.array([known]), None)[0][0]:
+        if not goal_failing(candidate, np.array([known]), None)[0][0]:
             seek = max_distance(candidate, upper)
             if not seek.member or seek.distance > known or np.isnan(longest.distance):
                 longest = seek

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
-from qmodel import casebooks
 from qmodel.errors import InputError
 
 
@@ -12,7 +12,8 @@ def shipped_folder() -> Path:
     """The folder of the scenario files that ship with qmodel (casebooks/scenarios), found beside the
     package qmodel.casebooks (installed or editable) rather than through importlib.resources, whose
     import costs a start-up of ``qmodel scenario`` 4 ms."""
-    return Path(casebooks.__file__).parent / "scenarios"
+    casebooks = importlib.import_module("qmodel.casebooks")  # casebooks/, installed as a package (setup.cfg)
+    return Path(str(casebooks.__file__)).parent / "scenarios"
 
 
 def shipped_scenarios() -> dict[str, Path]:

@@ -146,7 +146,7 @@ class ScenarioResult:
                     delayed, rate = paths.get(cf, (np.nan, np.nan))
                     record[f"{cf}_delayed_pct"] = number(delayed * 100)
                     record[f"{cf}_requests_per_s"] = number(rate)
-                if self.io_queue is not None:
+                if self.io_queue is not None and self.volume_busy is not None:
                     record["iosq_ms"] = number(self.io_queue[d] * 1e3)
                     record["volume_busy_pct"] = number(self.volume_busy[d] * 100)
                 record["thrashing"] = bool(self.lock_thrashing[d])
@@ -212,8 +212,9 @@ class ScenarioResult:
             error = self.band_error.get(ERROR_KINDS.get(name, ""), 0.0)
             low, high = low * (1 - error), high * (1 + error)
             if name == "within_goal_pct" and self.share_ends is not None:
-                low = np.fmin.reduce([s._weighted(s.share_ends[0]) * 100 for s in solves])
-                high = np.fmax.reduce([s._weighted(s.share_ends[1]) * 100 for s in solves])
+                ends = [(s, s.share_ends) for s in solves if s.share_ends is not None]  # every solve has them
+                low = np.fmin.reduce([s._weighted(end[0]) * 100 for s, end in ends])
+                high = np.fmax.reduce([s._weighted(end[1]) * 100 for s, end in ends])
             if name.endswith("_ms"):
                 high = np.where(unanswered, np.nan, high)
             else:

@@ -25,7 +25,8 @@ import numpy as np
 from qmodel.catalogue.registry import model_function, si_inputs
 from qmodel.scenario.band import Banded, solve_banded
 from qmodel.scenario.calibrate import DOCS, write_block
-from qmodel.scenario.cases import shipped_banded, with_overrides
+from qmodel.scenario.cases import shipped_banded
+from qmodel.scenario.overrides import with_overrides
 from qmodel.units import UNITS
 from qmodel.validation.casebook import Case, load_casebook, shipped_casebooks
 

@@ -25,7 +25,7 @@ from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.output import format_number
 from qmodel.scenario.band import Banded, load_banded, max_distance_banded, solve_banded
-from qmodel.scenario.compose import _refuse_huge
+from qmodel.scenario.compose import refuse_huge
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.goal import TOLERANCE, max_distance
 from qmodel.scenario.spec import load_scenario
@@ -131,7 +131,7 @@ def test_a_band_too_large_to_compute_is_refused_before_any_work_with_its_estimat
 
     banded = load_banded(ENV2)
     distances = np.linspace(0, 100e3, 250)  # the answer alone is within the limits, with its band not
-    _refuse_huge(crowded(banded.scenario), distances.size)  # alone: no refusal
+    refuse_huge(crowded(banded.scenario), distances.size)  # alone: no refusal
     with pytest.raises(InputError, match=f"each solved {2 * (len(banded.points) + 1)} times") as refused:
         solve_banded(Banded(crowded(banded.scenario), tuple(map(crowded, banded.points))), distances)
     assert "too large to compute" in refused.value.message()

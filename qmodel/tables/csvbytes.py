@@ -301,3 +301,11 @@ def insert(data: np.ndarray, at: np.ndarray, added: np.ndarray, lengths: np.ndar
     out[inside] = added
     out[~inside] = data
     return out
+
+
+def taken(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, line-feed offsets) of the rows ``data[starts:ends + 1]`` end to end, in the order given."""
+    sizes = ends - starts + 1
+    offsets = np.cumsum(sizes) - sizes
+    index = np.repeat(starts - offsets, sizes) + np.arange(sizes.sum())
+    return data[index], offsets + sizes - 1

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from qmodel import __version__
 from qmodel.catalogue.evaluate import calc
 from qmodel.cli import cli
-from qmodel.workbook import cell_text, columns_of, write_workbook
+from qmodel.tables.workbook import cell_text, columns_of, write_workbook
 
 
 def book(path, rows, title="Disks", before=()):
