@@ -152,3 +152,19 @@ def test_max_distance_draws_its_picture_the_answer_and_band_ends_marked(monkeypa
     assert list(drawn["marks"].values()) == [payload["max_distance_km"], payload["max_distance_km_low"],
                                              payload["max_distance_km_high"]]
     assert drawn["km"][0] == 0 and drawn["km"][-1] > payload["max_distance_km_high"]
+
+
+def test_the_validation_picture_puts_every_agreeing_case_inside_the_band(tmp_path) -> None:
+    """The picture's coordinate is the verdict's own measure: ok and paper-slip within ±1 tolerance, a
+    miss of a single printed value outside it."""
+    from qmodel.cli.plotting import in_tolerances, plot_validation
+    from qmodel.validation.judge import run_casebooks
+
+    results = run_casebooks(["esg-ds8000-validation-2008", "ztpf-io-performance-2008"])
+    for result in results:
+        if result.verdict in ("ok", "paper-slip"):
+            assert abs(in_tolerances(result)) <= 1 + 1e-9, result.case.id
+        elif result.verdict == "miss" and result.explained:
+            assert abs(in_tolerances(result)) > 1, result.case.id
+    plot_validation(results, str(tmp_path / "validation.png"))
+    assert (tmp_path / "validation.png").read_bytes().startswith(b"\x89PNG")
