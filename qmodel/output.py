@@ -213,11 +213,11 @@ def _longest_word(text: str) -> int:
 
 
 # The spaces text is never wrapped at (besides no-break spaces): after a number standing as a word, before
-# the unit or word it counts ("100 km", "7 subchannels", "(1 of"); before a number that ends a clause, after
-# the word it belongs to ("site 2", "Environment 1:", "of 2)").
+# the unit or word it counts ("100 km", "500 1/s", "7 subchannels", "(1 of"); before a number that ends a
+# clause, after the word it belongs to ("site 2", "Environment 1:", "of 2)").
 # A number inside a word (G1P2) is neither.
 _NUMBER = r"[+-]?\d+(?:[.,]\d+)*"  # 70, 0.95, 35,000: no mark after its last digit
-_NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s])")
+_NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s]|1/)")  # a unit: km, ms, 1/s
 _NAME_AND_NUMBER = re.compile(rf"(?<=[^\W\d_]) +(?={_NUMBER}(?:$|[)\]:;,.]+(?:\s|$)))")
 _NO_BREAK = "\N{NO-BREAK SPACE}"
 

@@ -65,7 +65,9 @@ Worked example: an M/M/1 device with 800 I/Os per second, 1 ms service:
 \b
 More: qmodel formula list | qmodel formula show mmc | qmodel validate
 \b
-Docs: docs/index.md; every command: docs/reference/commands.md""")
+Docs: docs/index.md, every command docs/reference/commands.md: pages of
+the site, built from the repository's docs/ (pip install ".[docs]" &&
+mkdocs build) and opened from site/index.html; docs/X.md is site/X.html.""")
 @click.version_option(package_name="qmodel")
 def cli() -> None:
     """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""

@@ -54,7 +54,7 @@ every key in docs/reference/model-file.md. Values take units (2ms, 400us,
 250/s); bare numbers are in the model's time_unit (flags: --time-unit).
 Throughput is per second.
 \b
-Docs: docs/howto/mva.md
+Docs: docs/howto/mva.md (site: howto/mva.html)
 Options: docs/reference/commands.md#qmodel-mva""")
 @click.argument("model_file", required=False, metavar="[MODEL.toml]")
 @click.option("--population", "population_text", default=None, metavar="N | 1..N | N1,N2",

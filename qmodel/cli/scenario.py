@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from qmodel.cli.common import FORMAT_OPTION
+from qmodel.cli.common import FORMAT_OPTION, complete_scenario
 from qmodel.errors import InputError
 from qmodel.frames import end_key
 from qmodel.output import render
@@ -52,10 +52,10 @@ least and greatest over them, each point's value so widened: low and high
 rows under each answer in the table, NAME_low and NAME_high in CSV and
 JSON, hatched in the plot.
 \b
-Docs: docs/howto/scenario.md
+Docs: docs/howto/scenario.md (site: howto/scenario.html)
 Options: docs/reference/commands.md#qmodel-scenario"""
 )
-@click.argument("scenario_file", metavar="SCENARIO")
+@click.argument("scenario_file", metavar="SCENARIO", shell_complete=complete_scenario)
 @click.option(
     "--list",
     "list_shipped",
@@ -168,11 +168,10 @@ def scenario(
     banded = load_banded(path)
     spec = banded.scenario
     if max_distance:
-        if distance_text is not None or plot_path:
-            raise InputError(
-                "--max-distance", "with --distance, --points or --plot", "--max-distance alone (it searches)"
-            )
-        _show_goal_seek(banded, up_to, fmt)
+        if distance_text is not None:
+            raise InputError("--max-distance", "with --distance or --points",
+                             "--max-distance alone, or with --plot (it searches its distances)")
+        _show_goal_seek(banded, up_to, fmt, plot_path)
         return
     from qmodel.scenario.band import solve_banded
 
@@ -260,7 +259,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
     from qmodel.scenario.result import NO_BAND
 
     if fmt == "json":  # the results, where the scenario's values come from, and the band's points
-        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
+        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration),
+                   "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4)}
         if spec.band is not None:
             payload["band"] = {**payload["band"], "overrides": list(spec.band.points)}
         render([], [], fmt, json_payload=payload)
@@ -273,7 +273,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         return
     rows = [row for record in records for row in _banded_rows(record)]
     render(list(SUMMARY.values()), rows, fmt, title=result.title, keys=2)
-    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}."]
+    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
+             _round_trip(spec)]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _band_notes(result)
@@ -303,6 +304,16 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
                        ["busy [% of exposures]", *(_shown(v * 100) for v in result.volume_busy)]]
             render(["volumes", *(f"{d / 1e3:g} km" for d in result.distances)], volumes, fmt,
                    title="Volumes: IOSQ computed from the load")
+
+
+def _round_trip(spec) -> str:
+    """Which round trip per km the answer rests on, and where it comes from: fitted (the file's
+    [[calibration]]), the default (the study's nominal 10 µs/km), or the file's own ``fibre_speed``."""
+    fitted = any("fibre_speed" in str(entry.get("parameter", "")) for entry in spec.calibration)
+    where = ("fitted: the file's [[calibration]]" if fitted else
+             "the default, the study's nominal figure" if spec.fibre_speed == 2e8 else "the file's")
+    return (f"Round trip per km: {_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
+            f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where}).")
 
 
 def _banded_rows(record: dict) -> list[list]:
@@ -464,12 +475,12 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _widened(error: dict[str, float]) -> str:
-    """The model's own error a band's points are widened by, in words ("each widened by the model's own
-    error, response times ±27.4%"), or that they are not."""
+def _widened(error: dict[str, float], longer: str) -> str:
+    """The model's own error a band's end takes, in a planner's words ("response times 18.5% longer for the
+    model's own error"), or "" where the band has none."""
     if "response_time" not in error:
-        return "not widened by any error of the model's own"
-    return f"each widened by the model's own error, response times ±{error['response_time']:.1%}"
+        return ""
+    return f", response times {error['response_time']:.1%} {longer} for the model's own error"
 
 
 def _holds_words(seek) -> str:
@@ -487,17 +498,43 @@ def _distance_cell(seek) -> str | float | None:
 
 
 def _seek_end(seek) -> tuple[str, str]:
-    """A goal seek's answer for its band: (the distance as a range shows it, what breaks the goal there)."""
+    """A goal seek's answer for its band: (the distance as a range shows it, what the goal does there and
+    what breaks it)."""
     km = seek.held_km
     culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
     if km is None:
         return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
     if seek.holds_throughout:
         return f"over {seek.searched / 1e3:g}", f"the goal {_holds_words(seek)}"
-    return f"{km:.1f}", f"past {_unit(km, 'km', '.1f')} {culprit} breaks the goal"
+    return f"{km:.1f}", f"the goal holds to {_unit(km, 'km', '.1f')}, where {culprit} breaks it"
 
 
-def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
+# --max-distance --plot: the sweep drawn around the answer, this many distances from 0 km
+SEEK_PLOT_POINTS = 41
+
+
+def _plot_goal_seek(banded, sought, path: str) -> None:
+    """The picture of a goal seek: the scenario from 0 km to past the band's far end (a quarter beyond,
+    to a whole 10 km; the searched distance where the goal holds throughout), the answer and its band's
+    ends marked."""
+    import math
+
+    import numpy as np
+
+    from qmodel.cli.plotting import plot_scenario
+    from qmodel.scenario.band import solve_banded
+
+    seeks = {"goal seek": sought.answer, "band, pessimistic end": sought.low,
+             "band, optimistic end": sought.high}
+    found = {name: seek.held_km for name, seek in seeks.items() if seek is not None
+             and not seek.holds_throughout and seek.held_km is not None}
+    searched = sought.answer.searched / 1e3
+    end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
+    result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3)
+    plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
+
+
+def _show_goal_seek(banded, up_to: str, fmt: str, plot_path: str | None = None) -> None:
     from qmodel.scenario.band import max_distance_banded
     from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND, band_json
     from qmodel.units import UNITS, parse_value
@@ -507,6 +544,8 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
     if not reach > 0:
         raise InputError("--up-to", up_to, "a distance > 0 km")
     sought = max_distance_banded(banded, reach * UNITS["km"].to_si)
+    if plot_path:
+        _plot_goal_seek(banded, sought, plot_path)
     answer = sought.answer
     km = answer.held_km
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
@@ -532,12 +571,11 @@ def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
         text += f" No band: {NO_BAND}."
     else:
         (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
-        ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
-        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), where the low and high ends"
-                 f" of the share within the goal's band stop meeting the goal (the answer and"
-                 f" {_points(len(banded.points))} of its band, {_widened(banded.error)}; how the band is"
-                 f" made: --format json, band.method). At the low end {low_breaks}; at the high end"
-                 f" {high_breaks}.")
+        text += (f" Band: {low} to {high}\N{NO-BREAK SPACE}km. At its pessimistic end (the worst of the"
+                 f" answer and {_points(len(banded.points))} at the ends of the fitted parameters' intervals"
+                 f"{_widened(banded.error, 'longer')}) {low_breaks}; at its optimistic end (the best"
+                 f"{_widened(banded.error, 'shorter')}) {high_breaks}. How the band is made: --format json,"
+                 " band.method.")
     # no distance where the goal fails at 0 km, or holds to the end of the search
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = band_json(banded.method, len(banded.points), banded.error)
@@ -575,7 +613,7 @@ as the report prints it (upper case): NAME.sync, NAME.async and NAME.total,
 whose parts must add up to the total within 1%. The lines for the scenario
 file are printed after the table as plain TOML, ready to paste.
 \b
-Docs: docs/howto/scenario.md
+Docs: docs/howto/scenario.md (site: howto/scenario.html)
 Options: docs/reference/commands.md#qmodel-scenario-profile""",
 )
 @click.option(

@@ -8,8 +8,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import click
+from click.core import ParameterSource
 
-from qmodel.cli.common import FORMAT_OPTION, parse_assignments
+from qmodel.cli.common import FORMAT_OPTION, parse_assignments, say
 from qmodel.errors import InputError
 from qmodel.output import render
 
@@ -36,7 +37,7 @@ holds its subchannel longer by its round trips' propagation
 the pool at each distance. --threshold (assumed: z/OS does not publish it)
 adds the estimated conversion to async.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
               help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
@@ -97,13 +98,22 @@ def subchannels(delayed_text: str, link_text: str | None, measured_text: str | N
         given = [values[name] for name in ("delayed_fraction", "measured_subchannels", "target_delayed",
                                            "subchannels_per_link")]
         rows = [row + given for row in rows]
-    assumed = (f"Inputs: {values['delayed_fraction']:.4g} delayed measured on "
-               f"{values['measured_subchannels']:g} subchannels, target {values['target_delayed']:.4g} "
-               f"delayed, {values['subchannels_per_link']:g} subchannels per link{_link_said(link)}. Links "
-               "are configured in pairs (redundancy): the pairs column rounds up to an even count.")
-    caption = assumed + (" The target is already met on the measured subchannels: no more are needed."
-                         if max(answer.more_needed for answer in answers) == 0 else "")
-    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction", caption=caption)
+    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction")
+    if fmt == "table":  # the inputs, the defaults among them named as such: every assumption shown
+        said = {"delayed_fraction": f"{values['delayed_fraction']:.4g} delayed",
+                "measured_subchannels": f"measured on {values['measured_subchannels']:g} subchannels",
+                "target_delayed": f"target {values['target_delayed']:.4g} delayed",
+                "subchannels_per_link": f"{values['subchannels_per_link']:g} subchannels per link"
+                                        f"{_link_said(link)}"}
+        source = click.get_current_context().get_parameter_source
+        defaulted = [name for name, option in _OPTIONS.items()
+                     if source(option.lstrip("-").replace("-", "_") + "_text") is ParameterSource.DEFAULT]
+        given = ", ".join(text for name, text in said.items() if name not in defaulted)
+        assumed = ", ".join(f"{said[name]} ({_OPTIONS[name]})" for name in defaulted)
+        say(f"Inputs: {given}" + (f"; assumed (defaults): {assumed}" if assumed else "") + ". Links are "
+            "configured in pairs (redundancy): the pairs column rounds up to an even count."
+            + (" The target is already met on the measured subchannels: no more are needed."
+               if max(answer.more_needed for answer in answers) == 0 else ""))
 
 
 def _link_said(link) -> str:
@@ -205,7 +215,7 @@ bandwidth - write rate; consistency groups are taken to form only while
 there is no backlog. The rows include the instants groups stop and resume
 and the peak backlog, marked in the event column.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-mirror-timeline""")
 @click.option("--write-rate", required=True, help="Steady write data rate, e.g. 250MB/s.")
 @click.option("--bandwidth", default=None, help="Link bandwidth with every link up, e.g. 361MB/s.")
@@ -308,7 +318,7 @@ Examples:
 Columns disc (ms), iort (1/s), rh, rp and rr (ratios; a header rh[%] takes
 percentages) are matched without regard to case. Other columns pass through.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-ssd-candidates""")
 @click.argument("input_csv", metavar="INPUT.csv")
 @click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",

@@ -488,7 +488,7 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
     if ends is None:  # a list: its order and a decimal comma first, so that no advice is a form refused after
         _ascending(refuse, text, values)
         try:
-            refuse_decimal_comma(where, text, "km" if file else "")
+            refuse_decimal_comma(where, text, "km")
         except InputError as error:
             raise refuse(text, error.allowed, reason=error.reason) from None
     # a bare item takes the unit of the last: in a file, the last needs one (a bare 0 needs none)

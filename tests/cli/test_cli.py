@@ -223,16 +223,31 @@ def test_sweep_csv_has_no_float_noise() -> None:
 
 
 def test_sweep_with_a_billion_steps_is_refused_with_the_estimate() -> None:
-    result = run("sweep", "mm1", "arrival_rate=1..900", "--steps", "1e9", "service_time=1ms")
+    result = run("sweep", "mm1", "arrival_rate=1..900", "--steps", "1e9", "service_time=1ms", "--format",
+                 "csv")
     assert result.exit_code == 2
     assert "GB" in result.output and "fewer --steps" in result.output
+
+
+@pytest.mark.parametrize("command", [
+    ["sweep", "mm1", "arrival_rate=1..900", "--steps", "1001", "service_time=1ms"],
+    ["calc", "mmc", "arrival_rate=1K,2K,3K,4K,5K,6K,7K,8K,9K,10K,11K", "service_time=150us",
+     "servers=" + ",".join(str(c) for c in range(10, 110))],
+])
+def test_a_table_longer_than_a_terminal_reads_is_refused_before_the_work(command: list[str]) -> None:
+    """A table of a million rows took 44 s to scroll past (issue 34): at most 1,000 rows in a table, as a
+    scenario's; CSV and JSON write the rest."""
+    result = run(*command)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "at most 1,000 rows in a table; --format csv or json" in result.output
+    assert run(*command, "--format", "csv").exit_code in (0, 1)
 
 
 def test_sweep_plot_names_the_fixed_inputs_and_draws_a_curve_per_output(monkeypatch, tmp_path) -> None:
     drawn = {}
     monkeypatch.setattr("qmodel.cli.plotting.plot_sweep",
-                        lambda curves, x_label, y_label, title, fixed, path: drawn.update(
-                            curves=curves, fixed=fixed))
+                        lambda curves, x_label, y_label, title, fixed, path, knees: drawn.update(
+                            curves=curves, fixed=fixed, knees=knees))
     run("sweep", "mmc", "arrival_rate=10K..40K", "--steps", "4", "service_time=150us", "servers=6,8",
         "--y", "response_time", "--plot", str(tmp_path / "knee.png"))
     assert drawn["fixed"] == "with service_time = 0.15 ms"

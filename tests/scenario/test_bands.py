@@ -316,11 +316,11 @@ def test_max_distance_prints_its_band_and_what_breaks_the_goal_at_each_end() -> 
     payload = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)
     low, high = payload["max_distance_low[km]"], payload["max_distance_high[km]"]
     assert low <= payload["max_distance[km]"] <= high
-    assert f"Band: {payload['max_distance[km]']:.1f} km ({low:.1f}–{high:.1f} km)" in text
-    for end, distance in (("low", low), ("high", high)):
+    assert f"Band: {low:.1f} to {high:.1f} km." in text
+    for end, distance, words in (("low", low, "pessimistic"), ("high", high, "optimistic")):
         culprit = f"{payload[f'breaking_member_{end}']}'s {payload[f'breaking_component_{end}']}"
-        assert f"At the {end} end past {distance:.1f} km {culprit} breaks the goal" in text.replace(
-            "at the high", "At the high")
+        said = text.split(f"t its {words} end (")[1].split(")", 1)[1]
+        assert said.startswith(f" the goal holds to {distance:.1f} km, where {culprit} breaks it")
     header = run(["gdps-env2", "--max-distance", "--format", "csv"]).stdout.splitlines()[0].split(",")
     for name in ("max_distance[km]", "breaking_member", "breaking_component"):
         assert beside(header, name)
