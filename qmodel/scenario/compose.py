@@ -104,7 +104,15 @@ _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at e
 
 
 def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
-    return distances if site_a != site_b else np.zeros_like(distances)
+    """The fibre distance (m) a request from ``site_a`` to ``site_b`` crosses: none within a site; between
+    the sites the distance, lengthened at every distance above 0 by the ``crossing_latency`` of the
+    route's equipment as the fibre that would take as long (latency × fibre_speed / 2 per one-way
+    length: every formula of the propagation is linear in 2 d / v, so each round trip gains exactly the
+    latency)."""
+    if site_a == site_b:
+        return np.zeros_like(distances)
+    equipment = scenario.crossing_latency * scenario.fibre_speed / 2  # m of fibre as long as the equipment
+    return np.where(distances > 0, distances + equipment, distances)
 
 
 def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:

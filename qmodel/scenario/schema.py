@@ -78,7 +78,19 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
                 source="the planned route between the sites (fibre length, not the straight line)"),
     ScenarioKey("", "fibre_speed", "speed", "km/s", "200000km/s",
                 "speed of light in the fibre (10 µs/km per round trip at 200,000 km/s)",
-                source="the GDPS study: about 200,000 km/s, 10 µs/km per round trip", positive=True),
+                source="the GDPS study: about 200,000 km/s, 10 µs/km per round trip; or a measured round "
+                "trip (RMF CF activity report, path data: channel path latency, SMF 74.4 R744HLAT) less "
+                "crossing_latency, over the distance", positive=True),
+    ScenarioKey("", "crossing_latency", "time", "us", "138us",
+                "fixed time each round trip between the two sites adds beyond the fibre's per-km time: the "
+                "equipment on the route (DWDM transponders, channel extenders, amplifiers), paid at every "
+                "distance above 0 km (a run at 0 km has the sites side by side, no such equipment)",
+                source="a measured round trip (RMF CF activity report, path data: channel path latency, SMF "
+                "74.4 R744HLAT) less 2 × distance / fibre_speed; the default is the GDPS study's: its RMF "
+                "service times across the distance, fitted with a fixed step from 0 to 20 km beside the "
+                "per-km term (9.79 µs/km), give 138 µs per round trip through its DWDMs (95% interval 55 to "
+                "221; tests/scenario/test_crossing_latency.py); public figures put electrical regeneration "
+                "with FEC near 100 µs per site (Huawei, WDM/OTN network latency composition)"),
     ScenarioKey("", "goal", "table", "", REQUIRED, "the WLM goal: [goal]"),
     ScenarioKey("", "member", "array of tables", "", REQUIRED, "the z/OS images: [[member]]"),
     ScenarioKey("", "cf", "array of tables", "", REQUIRED, "the coupling facilities: [[cf]]"),

@@ -5,6 +5,7 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     title = "GDPS/PPRC Environment 3"
     sites = ["site1", "site2"]
     distance = "0km..100km"                 # between the sites: a value, a list (ascending) or a range
+    crossing_latency = "138us"              # optional: what the route's equipment (DWDM) adds per round trip
 
     [goal]                                   # WLM goal: share of transactions within a time
     response_time = "125ms"
@@ -253,6 +254,7 @@ class Scenario:
     sites: tuple[str, ...]
     distances: np.ndarray  # m
     fibre_speed: float  # m/s
+    crossing_latency: float  # s added to each round trip between the sites at a distance above 0 (equipment)
     goal_time: float  # s
     goal_share: float
     members: tuple[Member, ...]
@@ -638,6 +640,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         sites=tuple(sites),
         distances=_distances(reader, data.get("distance", key_of("", "distance").file_default)),
         fibre_speed=reader.value(data, "", "fibre_speed", ""),
+        crossing_latency=reader.value(data, "", "crossing_latency", ""),
         goal_time=reader.value(goal, "goal", "response_time", "goal"),
         goal_share=reader.value(goal, "goal", "share", "goal"),
         members=tuple(members),
