@@ -26,7 +26,18 @@ TABLE_DISTANCES = 1_000
 SECONDS_PER_TABLE_DISTANCE = 5.5e-3
 
 
+class _ScenarioCommand(click.Command):
+    """``qmodel scenario SCENARIO``, and ``qmodel scenario calibrate FILE MEASUREMENTS`` beside it: the word
+    ``calibrate`` is read as the command, never as a scenario's name (a file named so is ./calibrate)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+        if args[:1] == ["calibrate"]:
+            return scenario_calibrate.make_context(f"{info_name} calibrate", args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+
 @click.command(
+    cls=_ScenarioCommand,
     epilog="""\b
 Examples (the GDPS/PPRC study's environments ship with qmodel: --list
 names their files):
@@ -35,6 +46,7 @@ names their files):
   $ qmodel scenario gdps-env2 --max-distance
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
   $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
         GBP8P.sync=21K GBP8P.async=199K sync_reads=92.3K log_writes=13.2K
 \b
@@ -664,3 +676,89 @@ def _comments_wrapped(toml: str) -> str:
         else:
             lines.append(line)
     return "\n".join(lines)
+
+
+@click.command(
+    epilog="""\b
+MEASUREMENTS: a CSV (any dialect qmodel reads) or a workbook, one
+measured number a row: distance (40km), member (a name, or all),
+quantity (response_time, transactions, throughput, share_within_goal,
+cpu_of_one_cp, lock_contention), value (43ms, 3388, 97.9%) and
+optionally weight (times the quantity's own; 0: shown, not fitted),
+subchannels, metro_mirror (on, off), castout_owner, interval (300s).
+The parameters fitted are the file's free = [...] (dotted keys:
+locks.lockable_items, member.*.other, crossing_latency, ...) or --free.
+\b
+The fitted values are written to FILE.fit.toml beside FILE (never over
+FILE), whole; every later qmodel scenario FILE takes them in place of
+the file's own. Exit status 0 when written, 2 for input it cannot use.
+\b
+Example:
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
+Docs: docs/howto/scenario.md""")
+@click.argument("scenario_file", metavar="FILE")
+@click.argument("measurements", metavar="MEASUREMENTS")
+@click.option("--free", "free_text", default=None, metavar="KEY,KEY",
+              help="The parameters to fit, dotted keys, in place of the file's free list.")
+@click.option("--sheet", default=None, metavar="NAME",
+              help="The sheet of a workbook to read (default: the first).")
+@FORMAT_OPTION
+def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | None, sheet: str | None,
+                       fmt: str) -> None:
+    """Fit a scenario file's free parameters on measured rows by weighted least squares over all of them:
+    each value with its 95% interval, every row's residual, and which parameters the rows leave weakly
+    identified."""
+    from pathlib import Path
+
+    from qmodel.scenario.files import resolve_scenario
+    from qmodel.scenario.fit import fit_scenario, write_fit
+    from qmodel.scenario.measurements import read_measurements
+    from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
+
+    path = resolve_scenario(scenario_file)
+    scenario = scenario_from_dict(read_scenario_toml(path, with_fit=False), path.name)
+    free = scenario.free if free_text is None else tuple(k.strip() for k in free_text.split(",") if k.strip())
+    if not free:
+        raise InputError("free", "none", "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
+                         reason=f"{path.name} declares no free parameter")
+    rows = read_measurements(measurements, path.stem, sheet)
+    fit = fit_scenario(scenario, rows, free)
+    written = write_fit(fit, Path(path), measurements)
+    _show_fit(fit, written, fmt)
+
+
+def _show_fit(fit, written, fmt: str) -> None:
+    from qmodel.scenario.fit import LEVEL, file_value
+    from qmodel.scenario.measurements import QUANTITIES
+    from qmodel.units import UNITS
+
+    intervals, weak = fit.intervals(), fit.weak()
+    level = f"{LEVEL:.0%} interval"
+    parameters = [[p.key, file_value(p.key, fit.values[p.key]).strip('"'),
+                   " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
+                   f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned"] for p in fit.parameters]
+    rows = []
+    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+        unit = QUANTITIES[row.quantity]
+        scale = 100.0 if unit == "ratio" else 1 / UNITS[unit].to_si
+        off = (model - row.value) / row.value * 100 if row.value else float("nan")
+        shown = "no answer" if model != model else f"{model * scale:.4g}"
+        rows.append([row.label, f"{row.value * scale:.4g}", shown, f"{off:+.1f}",
+                     f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)")])
+    if fmt == "json":
+        render([], [], fmt, json_payload={
+            "parameters": [{"key": p.key, "value": fit.values[p.key], "low": intervals[p.key][0],
+                            "high": intervals[p.key][1], "level": LEVEL, "weakly_identified": weak[p.key]}
+                           for p in fit.parameters],
+            "rows": [{"row": row.label, "source": row.source, "quantity": row.quantity, "measured": row.value,
+                      "model": None if model != model else float(model), "weighted_residual": float(residual),
+                      "weight": row.weight}
+                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)],
+            "degrees_of_freedom": fit.dof, "written": str(written)})
+        return
+    render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
+    if fmt == "table":
+        render(["row", "measured", "model", "off [%]", "weighted residual"], rows, fmt,
+               title="Every row (SI shown in ms, %, counts)")
+        _say(f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {fit.dof} degrees of freedom. "
+             f"Written: {written} (qmodel scenario takes these values in place of the file's own).")

@@ -22,8 +22,8 @@ All values in SI units (s, m).
 
 from __future__ import annotations
 
+import argparse
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
@@ -853,17 +853,23 @@ def write_block(path: Path, marker: str, content: str) -> None:
     path.write_text(regenerate(text, {(begin, end): content.removesuffix("\n")}, str(path)), encoding="utf-8")
 
 
-def main() -> None:
-    """Fit and print every fitted parameter (python -m qmodel.scenario.calibrate); with --write, write
-    the values and [band] into the shipped scenario files and the tables into
-    docs/background/calibration.md (between its calibration markers)."""
+def main(argv: list[str] | None = None) -> None:
+    """Fit and print every fitted parameter of the GDPS study's scenarios (python -m
+    qmodel.scenario.calibrate); with --write, write the values and [band] into the shipped scenario
+    files and the tables into docs/background/calibration.md (between its calibration markers). The lock
+    fit is the one fit of ``qmodel scenario calibrate`` (:func:`qmodel.scenario.fit.fit_scenario`), on the
+    study's rows read from its casebooks."""
+    parser = argparse.ArgumentParser(prog="python -m qmodel.scenario.calibrate", description=main.__doc__)
+    parser.add_argument("--write", action="store_true",
+                        help="write the fitted values into the shipped scenario files and the docs' tables")
+    write = parser.parse_args(argv).write
     fit = fit_locks(**SHIPPED_FIT)
     span = profile_lock_span(fit)
     fit = replace(fit, extra_points=({"lockable_items": span.lockable_items, "lock_span": span.low},))
     fitted = calibrate_gdps(fit)
     text = parameter_table(fit, fitted, span) + "\n" + prediction_table(fitted)
     print(text)
-    if "--write" in sys.argv[1:]:
+    if write:
         for name, scenario in fitted.items():
             write_scenario(name, scenario, fit)
         write_block(DOCS, "calibration", text)

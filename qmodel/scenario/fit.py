@@ -15,31 +15,40 @@ scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optim
 interval of each parameter ± t(0.975, n − p) standard errors on its fitted scale.
 
 Weakly identified (the criterion, written before any result): a parameter whose rows do not pin it,
-that is (a) fewer rows than parameters, or (b) no row moves with it (its Jacobian column below 1e-6 of
-the largest), or (c) its 95% interval spans more than a factor of 2 (a log-scale parameter) or more
-than its own value either way (a linear one), or (d) it is more than 0.99 correlated with another
-parameter (the rows pin a combination, not each).
+that is (a) more than 0.1 of it lies in the directions no row constrains (the right singular vectors of
+the Jacobian with a singular value below 1e-6 of the largest, and with fewer rows than parameters the
+p − n directions no row reaches: its interval is then its whole bounds, and the flag names the
+parameters it moves with), or (b) its 95% interval spans more than a factor of 2 (a log-scale
+parameter) or more than its own value either way (a linear one), or (c) it is more than 0.99
+correlated with another parameter (the rows pin a combination, not each). With fewer rows than
+parameters the rows' σ is taken as known (s² = 1) and the interval is ± z.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 from scipy.optimize import least_squares
-from scipy.stats import t
+from scipy.stats import chi2, norm, t
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.scenario.compose import solve_at
-from qmodel.scenario.measurements import Measurement, result_value, weighted_residual
+from qmodel.scenario.files import fit_path, write_whole
+from qmodel.scenario.measurements import ABSOLUTE, Measurement, result_value, weighted_residual
 from qmodel.scenario.overrides import with_overrides, with_values
+from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import Member, Scenario
+from qmodel.units import UNITS
 
 WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
 WEAK_CORRELATION = 0.99
 LEVEL = 0.95
-_FLAT = 1e-6  # a Jacobian column below this share of the largest: no row moves with the parameter
+_FLAT = 1e-6  # a singular value of the Jacobian below this share of the largest: a direction no row pins
+_NULL = 0.1  # a parameter with more than this share in such directions: the rows do not pin it
 # Each free key's bounds (SI) and scale: a positive scale parameter on a log scale
 _BOUNDS: dict[str, tuple[float, float, bool]] = {
     "locks.lockable_items": (1.0, 1e9, True),
@@ -161,16 +170,55 @@ class Fit:
         """On the fitted scale."""
         return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))
 
+    def null_space(self) -> np.ndarray:
+        """(k, p): the directions of the parameters (fitted scale) no row constrains: the right singular
+        vectors of the Jacobian whose singular value is below 1e-6 of the largest, and with fewer rows
+        than parameters the p − n directions no row reaches."""
+        if not self.jacobian.size:
+            return np.eye(len(self.parameters))
+        _, singular, vt = np.linalg.svd(self.jacobian, full_matrices=True)
+        rank = int((singular > _FLAT * singular.max(initial=0.0)).sum())
+        return vt[rank:]
+
+    def null_loading(self) -> np.ndarray:
+        """Per parameter, its share (0 to 1) in the directions no row constrains (:meth:`null_space`)."""
+        return np.sqrt((self.null_space() ** 2).sum(axis=0))
+
     def intervals(self, level: float = LEVEL) -> dict[str, tuple[float, float]]:
-        """Each parameter's ``level`` interval (SI): ± t(n − p) standard errors on its fitted scale,
-        clipped to its bounds; the whole bounds where n − p < 1."""
-        quantile = float(t.ppf((1 + level) / 2, self.dof)) if self.dof >= 1 else np.inf
+        """Each parameter's ``level`` interval (SI): ± t(n − p) standard errors on its fitted scale (with
+        n − p < 1, ± z with the rows' σ taken as known), clipped to its bounds; a parameter no row
+        constrains (:meth:`null_loading` above 0.1) its whole bounds."""
+        tail = (1 + level) / 2
+        quantile = float(t.ppf(tail, self.dof)) if self.dof >= 1 else float(norm.ppf(tail))
+        unconstrained = self.null_loading() > _NULL
         ends = {}
-        for p, x, se in zip(self.parameters, self.x, self.standard_errors(), strict=True):
-            low, high = (np.clip(x + sign * quantile * se, p.to_scale(p.low), p.to_scale(p.high))
-                         for sign in (-1, 1))
-            ends[p.key] = (p.from_scale(low), p.from_scale(high))
+        errors = self.standard_errors()
+        for p, x, se, free in zip(self.parameters, self.x, errors, unconstrained, strict=True):
+            low, high = (p.low, p.high) if free else (p.from_scale(float(np.clip(
+                x + sign * quantile * se, p.to_scale(p.low), p.to_scale(p.high)))) for sign in (-1, 1))
+            ends[p.key] = (low, high)
         return ends
+
+    def band_points(self, level: float = LEVEL) -> list[dict[str, float]]:
+        """The ends of the principal axes of the ``level`` joint confidence region of the parameters the
+        rows pin (the ellipsoid (x − x̂)ᵀ C⁻¹ (x − x̂) = χ²_k(level) over them), each a full set of
+        their values (SI) by key, clipped to their bounds; the parameters the rows do not pin stay at
+        the fit's value (their range is not the fit's to give)."""
+        pinned = np.flatnonzero(self.null_loading() <= _NULL)
+        if pinned.size == 0:
+            return []
+        radius = float(np.sqrt(chi2.ppf(level, pinned.size)))
+        scales, axes = np.linalg.eigh(self.covariance[np.ix_(pinned, pinned)])
+        points = []
+        for scale, axis in zip(scales, axes.T, strict=True):
+            if not scale > 0:
+                continue
+            for sign in (-1, 1):
+                x = self.x.copy()
+                x[pinned] += sign * radius * np.sqrt(scale) * axis
+                points.append({p.key: p.from_scale(float(np.clip(v, p.to_scale(p.low), p.to_scale(p.high))))
+                               for p, v in zip(self.parameters, x, strict=True)})
+        return points
 
     def correlation(self) -> np.ndarray:
         """The parameters' correlation matrix (NaN where a variance is 0)."""
@@ -181,19 +229,21 @@ class Fit:
     def weak(self) -> dict[str, str]:
         """Why each weakly identified parameter is so (the module's criterion), by key; "" if pinned."""
         reasons = {p.key: "" for p in self.parameters}
-        if self.dof < 1:
-            return {key: f"{len(self.parameters)} parameters on {self.dof + len(self.parameters)} fitted rows"
-                    for key in reasons}
-        columns = np.abs(self.jacobian).max(axis=0) if self.jacobian.size else np.zeros(len(reasons))
-        largest = columns.max(initial=0.0)
+        null = self.null_space()
+        loading = np.sqrt((null**2).sum(axis=0))
         correlation = self.correlation()
+        keys = [p.key for p in self.parameters]
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
             value = p.from_scale(self.x[i])
-            partner = [self.parameters[j].key for j in range(len(self.parameters))
+            if loading[i] > _NULL:
+                together = [keys[j] for j in range(len(keys))
+                            if j != i and abs(float(null[:, i] @ null[:, j])) > _NULL]
+                reasons[p.key] = "the rows do not pin it" + (f" apart from {', '.join(together)}" if together
+                                                             else "")
+                continue
+            partner = [keys[j] for j in range(len(keys))
                        if j != i and abs(correlation[i, j]) > WEAK_CORRELATION]
-            if not columns[i] > _FLAT * largest:
-                reasons[p.key] = "no row moves with it"
-            elif p.log and not (low > 0 and high / low <= WEAK_FACTOR):
+            if p.log and not (low > 0 and high / low <= WEAK_FACTOR):
                 reasons[p.key] = f"its {LEVEL:.0%} interval spans more than a factor of {WEAK_FACTOR:g}"
             elif not p.log and not (high - value <= abs(value) and value - low <= abs(value)):
                 reasons[p.key] = f"its {LEVEL:.0%} interval is wider than its value either way"
@@ -225,6 +275,9 @@ def fit_scenario(scenario: Scenario, rows: Sequence[Measurement], free: Sequence
         raise InputError("measurements", "no rows", "at least one measured row")
     if not parameters:
         raise InputError("free parameters", "none", "at least one free parameter to fit")
+    for row in rows:
+        if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in ABSOLUTE)):
+            raise InputError(f"measured row {row.label}", row.value, "a finite value above 0")
     starts = {p.key: (start or {}).get(p.key, current_value(scenario, p)) for p in parameters}
     low = np.array([p.to_scale(p.low) for p in parameters])  # a log-scale parameter's low end is above 0
     high = np.array([p.to_scale(p.high) for p in parameters])
@@ -262,3 +315,88 @@ def fit_scenario(scenario: Scenario, rows: Sequence[Measurement], free: Sequence
 
 def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
     return np.array([weighted_residual(row, value) for row, value in zip(rows, model, strict=True)])
+
+
+METHOD = ("weighted least squares over every row (scipy least_squares, trust-region reflective, within "
+          "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
+          "wait 20%) times the row's weight; intervals ± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the "
+          "fitted scale (log for a count of lockable items or a shape)")
+
+
+def file_value(key: str, value: float) -> str:
+    """A fitted value as a scenario file writes it (TOML): a count bare, a share in %, a time, speed or
+    rate with its unit (the schema's), six significant digits."""
+    parts = key.split(".")
+    table, name = ("member", parts[2]) if parts[0] == "member" else (("", key) if len(parts) == 1 else parts)
+    unit = key_of(table, name).unit
+    if unit == "1":
+        return f"{value:.6g}"
+    if unit == "ratio":
+        return f'"{value * 100:.6g}%"'
+    return f'"{value / UNITS[unit].to_si:.6g}{unit}"'
+
+
+def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
+    """The fit file's text: the fitted values in the scenario file's own tables, which the next reading of
+    the file takes in place of its own (:func:`qmodel.scenario.files.with_fitted`), a [[calibration]]
+    record of each, and [fit]: the method, the covariance on the fitted scale and every row."""
+    intervals, weak = fit.intervals(), fit.weak()
+    top: list[str] = []
+    tables: dict[str, list[str]] = {}
+    for key, value in fit.values.items():
+        parts = key.split(".")
+        written = f"{parts[-1]} = {file_value(key, value)}"
+        if len(parts) == 1:
+            top.append(written)
+        else:
+            member = parts[0] == "member"
+            heading = f"[[member]]\nname = {json.dumps(parts[1])}" if member else f"[{parts[0]}]"
+            tables.setdefault(heading, []).append(written)
+    lines = [f"# Written by qmodel scenario calibrate {scenario} {measurements}: the values fitted on its",
+             f"# rows. qmodel scenario {scenario} takes them in place of the file's own (delete this file to",
+             "# use those). The file itself is never written.", "", *top, ""]
+    for heading, values in tables.items():
+        lines += [heading, *values, ""]
+    unpinned = [key for key, reason in weak.items() if reason.startswith("the rows do not pin")]
+    points = fit.band_points()
+    if points:
+        method = (f"ends of the principal axes of the {LEVEL:.0%} joint confidence region of the fit on "
+                  f"{measurements} (qmodel scenario calibrate)"
+                  + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else ""))
+        lines += ["[band]", f"method = {json.dumps(method)}", "points = ["]
+        for point in points:
+            lines.append("  { " + ", ".join(f"{json.dumps(key)} = {file_value(key, value)}"
+                                            for key, value in point.items()) + " },")
+        lines += ["]", ""]
+    fitted_on = f"{sum(r.weight > 0 for r in fit.rows)} rows of {measurements}"
+    for p in fit.parameters:
+        low, high = (file_value(p.key, end).strip('"') for end in intervals[p.key])
+        flag = "weakly identified: " + weak[p.key] if weak[p.key] else ""
+        shown = file_value(p.key, fit.values[p.key]).strip('"')
+        interval = f"{low} to {high} ({LEVEL:.0%})"
+        lines += ["[[calibration]]", f"parameter = {json.dumps(p.key)}",
+                  f"fitted_on = {json.dumps(fitted_on)}",
+                  f"value = {json.dumps(shown)}", f"interval = {json.dumps(interval)}",
+                  f"flag = {json.dumps(flag)}", ""]
+    lines += ["[fit]", f"scenario = {json.dumps(scenario)}", f"measurements = {json.dumps(measurements)}",
+              f"method = {json.dumps(METHOD)}", f"rows = {len(fit.rows)}", f"degrees_of_freedom = {fit.dof}",
+              "parameters = [" + ", ".join(json.dumps(p.key) for p in fit.parameters) + "]",
+              "scale = [" + ", ".join('"log"' if p.log else '"linear"' for p in fit.parameters) + "]",
+              "x = [" + ", ".join(f"{x:.12g}" for x in fit.x) + "]",
+              "covariance = [" + ", ".join("[" + ", ".join(f"{c:.12g}" for c in row) + "]"
+                                           for row in fit.covariance) + "]", ""]
+    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+        lines += ["[[fit.row]]", f"row = {json.dumps(row.label)}", f"source = {json.dumps(row.source)}",
+                  f"measured = {row.value:.12g}", f"model = {'nan' if np.isnan(model) else f'{model:.12g}'}",
+                  f"weighted_residual = {residual:.6g}", f"weight = {row.weight:g}", ""]
+    return "\n".join(lines)
+
+
+def write_fit(fit: Fit, scenario_path: Path, measurements: str) -> Path:
+    """Write the fit file of the scenario file at ``scenario_path`` (:func:`fit_toml`), whole, beside it
+    (:func:`qmodel.scenario.files.fit_path`): never over the scenario file or the measurements."""
+    target = fit_path(scenario_path)
+    if target.resolve() in (scenario_path.resolve(), Path(measurements).resolve()):
+        raise InputError("output", str(target), "a file other than the scenario and its measurements")
+    write_whole(target, fit_toml(fit, scenario_path.name, measurements))
+    return target

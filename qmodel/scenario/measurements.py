@@ -82,12 +82,12 @@ class Measurement:
 
     @property
     def label(self) -> str:
-        """The row as people name it: ``G1P2 response_time at 40 km, 2 subchannels``."""
+        """The row as people name it: ``G1P2 response_time 40 km, 2 subchannels``."""
         facts = [f"{self.subchannels} subchannels" if self.subchannels else "",
                  f"Metro Mirror {self.metro_mirror}" if self.metro_mirror else "",
                  f"{self.castout_owner} owns castout" if self.castout_owner else ""]
         where = "".join(f", {fact}" for fact in facts if fact)
-        return f"{self.scenario} {self.member} {self.quantity} at {self.km:g} km{where}"
+        return f"{self.member} {self.quantity} {self.km:g} km{where}"
 
 
 def weighted_residual(row: Measurement, model: float) -> float:

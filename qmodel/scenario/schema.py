@@ -107,6 +107,13 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
                 "and greatest over them, each point's value widened by the error",
                 source="written by python -m qmodel.scenario.calibrate: the ends of the fitted parameters' "
                 "95% interval, and the fit's leave-one-out errors"),
+    ScenarioKey("", "free", "list of text", "", [],
+                "the parameters qmodel scenario calibrate fits on measured rows, as dotted keys: "
+                "locks.lockable_items, locks.lock_span, member.*.other (each member its own), "
+                "member.G1P1.think_time, crossing_latency, ...; their values in the file are where the fit "
+                "starts",
+                source="declared: what the measurements should pin (the calibrate command flags what they "
+                "do not)"),
     ScenarioKey("", "calibration", "array of tables", "", [],
                 "what was fitted, on which rows (free text, shown, never read as numbers)"),
     ScenarioKey("goal", "response_time", "time", "ms", REQUIRED, "the goal's time, e.g. 125ms",

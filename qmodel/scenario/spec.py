@@ -101,7 +101,7 @@ from typing import Any
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
 from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
 from qmodel.units import (
     UNITS,
@@ -284,6 +284,7 @@ class Scenario:
     calibration: tuple[dict[str, str], ...] = ()
     source: str = ""
     band: BandSpec | None = None  # None: no fitted parameter declares an interval
+    free: tuple[str, ...] = ()  # the dotted keys qmodel scenario calibrate fits
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -587,12 +588,18 @@ def load_scenario(path: str | Path) -> Scenario:
     return scenario_from_dict(read_scenario_toml(path), path.name)
 
 
-def read_scenario_toml(path: str | Path) -> dict:
+def read_scenario_toml(path: str | Path, *, with_fit: bool = True) -> dict:
     """A scenario file's TOML tables, unchecked; InputError for a missing file, a directory, text that
-    is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint)."""
+    is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint). With
+    ``with_fit``, the values ``qmodel scenario calibrate`` fitted for it (its fit file beside it,
+    :func:`qmodel.scenario.files.fit_path`) take the place of the file's own
+    (:func:`qmodel.scenario.files.with_fitted`)."""
     from qmodel.tomlread import read_toml
 
     path = Path(path)
+    fitted = fit_path(path)
+    if with_fit and fitted.is_file() and fitted != path:
+        return with_fitted(read_scenario_toml(path, with_fit=False), read_toml(fitted, what="fit"))
     try:
         data = read_toml(path, what="scenario")
         if not data:
@@ -657,7 +664,17 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),
         band=_band(reader, data),
+        free=_free(reader, data),
     )
+
+
+def _free(reader: _Reader, data: dict) -> tuple[str, ...]:
+    """The declared free parameters: a list of dotted keys (checked against the scenario by the fit)."""
+    free = data.get("free", key_of("", "free").file_default)
+    if not isinstance(free, list) or not all(isinstance(key, str) and key.strip() for key in free):
+        raise reader.error("free", _shown(free, "free"),
+                           'a list of dotted keys, e.g. ["locks.lockable_items", "member.*.other"]')
+    return tuple(key.strip() for key in free)
 
 
 def _sites(reader: _Reader, data: dict) -> list[str]:
