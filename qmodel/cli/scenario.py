@@ -365,9 +365,11 @@ def _thrashing_notes(spec, result) -> list[str]:
 
     from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 
+    opened = result.open_saturated if result.open_saturated is not None else result.disk_saturated & False
     kinds = [
-        None if not flag else "disk" if disk else result.remedies(index)
-        for index, (flag, disk) in enumerate(zip(result.thrashing, result.disk_saturated, strict=True))
+        None if not flag else "disk" if disk else "open" if open_ else result.remedies(index)
+        for index, (flag, disk, open_) in enumerate(zip(result.thrashing, result.disk_saturated, opened,
+                                                         strict=True))
     ]
     notes = []
     for kind, run in itertools.groupby(range(len(kinds)), key=kinds.__getitem__):
@@ -377,6 +379,11 @@ def _thrashing_notes(spec, result) -> list[str]:
         first, last = indices[0], indices[-1]
         where = f"At {_km(result, first)}" if first == last else (
             f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
+        if kind == "open":
+            from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT
+
+            notes.append(f"{where} no response time exists: {OPEN_SATURATED} there: {OPEN_WAY_OUT}.")
+            continue
         if kind == "disk":
             notes.append(f"{where} the volumes cannot carry their other work ([disk] background_rate)"
                          f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}.")
@@ -398,13 +405,15 @@ def _thrashing_notes(spec, result) -> list[str]:
 def _no_answer(component: str, remedies: tuple[str, ...]):
     """Where the goal breaks for want of any response time, why, with what gives one back: a function
     of where ("" or " there"); None where the goal breaks on its share."""
-    from qmodel.scenario.goal import SATURATED
-    from qmodel.scenario.result import VOLUMES_WAY_OUT
+    from qmodel.scenario.goal import OPEN, SATURATED
+    from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT, VOLUMES_WAY_OUT
 
     if component == "thrashing":
         return lambda there: f"lock contention thrashes{there} ({_give_one_back(remedies)})"
     if component == SATURATED:
         return lambda there: f"the volumes cannot carry their other work alone{there} ({VOLUMES_WAY_OUT})"
+    if component == OPEN:
+        return lambda there: f"{OPEN_SATURATED}{there} ({OPEN_WAY_OUT})"
     return None
 
 
@@ -448,6 +457,9 @@ def _thrashing_line(result) -> str:
     parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
     if disk.any():
         parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
+    if result.open_saturated is not None and result.open_saturated.any():
+        parts.append(f"an open member's arrivals are more than its CPs or subchannels carry at "
+                     f"{distances(result.open_saturated)}")
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
@@ -711,7 +723,7 @@ def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | N
     from pathlib import Path
 
     from qmodel.scenario.files import resolve_scenario
-    from qmodel.scenario.fit import fit_scenario, write_fit
+    from qmodel.scenario.fit import fit_scenario, lock_refit, with_inferred_locks, write_fit
     from qmodel.scenario.measurements import read_measurements
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
@@ -722,7 +734,8 @@ def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | N
         raise InputError("free", "none", "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
                          reason=f"{path.name} declares no free parameter")
     rows = read_measurements(measurements, path.stem, sheet)
-    fit = fit_scenario(scenario, rows, free)
+    prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
+    fit = fit_scenario(with_inferred_locks(scenario), rows, free, prepare=prepare)
     written = write_fit(fit, Path(path), measurements)
     _show_fit(fit, written, fmt)
 
@@ -760,5 +773,6 @@ def _show_fit(fit, written, fmt: str) -> None:
     if fmt == "table":
         render(["row", "measured", "model", "off [%]", "weighted residual"], rows, fmt,
                title="Every row (SI shown in ms, %, counts)")
-        _say(f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {fit.dof} degrees of freedom. "
+        freedom = f"{fit.dof} degrees of freedom" if fit.dof >= 1 else "fewer rows than parameters"
+        _say(f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
              f"Written: {written} (qmodel scenario takes these values in place of the file's own).")

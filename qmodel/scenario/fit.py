@@ -28,20 +28,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import least_squares
-from scipy.stats import chi2, norm, t
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.scenario.compose import solve_at
 from qmodel.scenario.files import fit_path, write_whole
-from qmodel.scenario.measurements import ABSOLUTE, Measurement, result_value, weighted_residual
+from qmodel.scenario.measurements import ABSOLUTE, SIGMA, Measurement, result_value, weighted_residual
 from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.schema import key_of
-from qmodel.scenario.spec import Member, Scenario
+from qmodel.scenario.spec import BandSpec, Member, Scenario
 from qmodel.units import UNITS
 
 WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
@@ -189,6 +187,8 @@ class Fit:
         n − p < 1, ± z with the rows' σ taken as known), clipped to its bounds; a parameter no row
         constrains (:meth:`null_loading` above 0.1) its whole bounds."""
         tail = (1 + level) / 2
+        from scipy.stats import norm, t  # scipy only where a fit is made, not at start-up
+
         quantile = float(t.ppf(tail, self.dof)) if self.dof >= 1 else float(norm.ppf(tail))
         unconstrained = self.null_loading() > _NULL
         ends = {}
@@ -207,6 +207,8 @@ class Fit:
         pinned = np.flatnonzero(self.null_loading() <= _NULL)
         if pinned.size == 0:
             return []
+        from scipy.stats import chi2  # scipy only where a fit is made, not at start-up
+
         radius = float(np.sqrt(chi2.ppf(level, pinned.size)))
         scales, axes = np.linalg.eigh(self.covariance[np.ix_(pinned, pinned)])
         points = []
@@ -297,6 +299,9 @@ def fit_scenario(scenario: Scenario, rows: Sequence[Measurement], free: Sequence
         at = trial(x)
         model = np.full(len(rows), np.nan) if at is None else model_values(at, rows)
         return _weighted(rows, model)[fitted]
+
+    from scipy.optimize import least_squares  # scipy only where a fit is made: `qmodel
+    # scenario` reads this module (with_inferred_locks) and starts without it
 
     solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
     jacobian = np.asarray(solution.jac)
@@ -400,3 +405,56 @@ def write_fit(fit: Fit, scenario_path: Path, measurements: str) -> Path:
         raise InputError("output", str(target), "a file other than the scenario and its measurements")
     write_whole(target, fit_toml(fit, scenario_path.name, measurements))
     return target
+
+
+LOCK_STARTS = np.geomspace(1e2, 1e8, 13)  # lockable_items tried for a start: the nearest the measured wait
+
+
+def with_inferred_locks(scenario: Scenario) -> Scenario:
+    """``scenario`` with ``lockable_items`` inferred from the lock contention it was measured to have
+    (``[locks] measured_wait`` at ``measured_at``), where the file leaves lockable_items out: the fit of
+    that one parameter on that one row (:func:`fit_scenario`; the row's σ, 20% of a class 3 suspension
+    time, taken as known), started at the nearest of :data:`LOCK_STARTS`. Where the file has no [band],
+    the answer's band is the ends of the inferred value's 95% interval; a [[calibration]] record says
+    what it rests on. Other scenarios are returned as they are. InputError where no lockable_items gives
+    the measured wait (more than the model has before it thrashes).
+
+    :param scenario: a checked scenario (:func:`qmodel.scenario.spec.scenario_from_dict`).
+    :returns: the scenario with lockable_items set (SI).
+    """
+    measured = scenario.lock_measurement
+    if measured is None or not np.isnan(scenario.lockable_items):
+        return scenario
+    row = Measurement(scenario.title, "all", measured.distance, "lock_contention", measured.wait,
+                      source="[locks] measured_wait")
+    trials = [model_values(replace(scenario, lockable_items=float(items)), [row])[0] for items in LOCK_STARTS]
+    gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
+    if not np.isfinite(min(gaps)):
+        raise InputError("locks.measured_wait", f"{measured.wait * 1e3:g} ms",
+                         "a lock wait the model reaches before it thrashes",
+                         reason="no lockable_items gives it")
+    start = float(LOCK_STARTS[int(np.argmin(gaps))])
+    fit = fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
+    value = fit.values["locks.lockable_items"]
+    if abs(fit.residuals[0]) > 0.01:  # the nearest the model gets is not the measurement
+        raise InputError("locks.measured_wait", f"{measured.wait * 1e3:g} ms",
+                         f"a lock wait the model reaches (nearest: {fit.model[0] * 1e3:.3g} ms at "
+                         f"lockable_items {value:.4g})", reason="no lockable_items gives it")
+    low, high = fit.intervals()["locks.lockable_items"]
+    said = (f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
+            f"(σ {SIGMA['lock_contention']:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}")
+    band = scenario.band or BandSpec(f"lockable_items at the ends of its 95% interval, {said}",
+                                     ({"locks.lockable_items": low}, {"locks.lockable_items": high}))
+    record = {"parameter": "locks.lockable_items", "fitted_on": said}
+    return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
+
+
+def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], Scenario] | None:
+    """Where ``scenario`` infers lockable_items from its measured lock contention and the fit does not
+    free lockable_items itself, the ``prepare`` of :func:`fit_scenario` that infers it again at every
+    trial (a trial's lock span or other times change what hot set gives the measured wait); else None.
+    ``scenario`` as the file has it (lockable_items NaN where it is inferred)."""
+    if scenario.lock_measurement is None or not np.isnan(scenario.lockable_items) or any(
+            key == "locks.lockable_items" for key in free):
+        return None
+    return lambda trial: with_inferred_locks(replace(trial, lockable_items=np.nan))

@@ -125,11 +125,17 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("member", "site", "text", "", REQUIRED, "its site, one of sites"),
     ScenarioKey("member", "logical_cps", "whole number", "1", REQUIRED, "logical CPs of its LPAR",
                 source="RMF CPU activity report: the LPAR's logical processors", positive=True),
-    ScenarioKey("member", "terminals", "whole number", "1", REQUIRED,
+    ScenarioKey("member", "arrival_rate", "rate", "1/s", Note("none: terminals and think_time"),
+                "transactions per second the member receives (an open workload), in place of terminals and "
+                "think_time: the same answer as many terminals with a long think time at that throughput",
+                source="RMF workload activity report: the service class's ended transactions per second "
+                "(END/S), or CICS/DB2 statistics: transactions over the interval", positive=True),
+    ScenarioKey("member", "terminals", "whole number", "1", Note("required without arrival_rate"),
                 "terminals driving it (a closed population, TPNS)",
                 source="the workload driver (TPNS), or Little's law: throughput × (response + think time)",
                 positive=True),
-    ScenarioKey("member", "think_time", "time", "s", REQUIRED, "think time between transactions",
+    ScenarioKey("member", "think_time", "time", "s", Note("required with terminals"),
+                "think time between transactions",
                 source="the workload driver, or terminals / throughput − response time", positive=True),
     ScenarioKey("member", "cpu", "time", "ms", REQUIRED, "CPU per transaction besides CF spin",
                 source="RMF workload activity: the region's CPU seconds / transactions"),
@@ -212,9 +218,20 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
                 source="an estimate, or fitted on measurements at a distance"),
     ScenarioKey("conversion", "async_cpu", "time", "us", "0us", "CPU per converted request",
                 source="an estimate"),
-    ScenarioKey("locks", "lockable_items", "count or inf", "1", REQUIRED,
-                "the lock model's hot set; inf for no lock contention",
-                source="fitted on measurements at two or more distances (calibration)", positive=True),
+    ScenarioKey("locks", "lockable_items", "count or inf", "1", Note("required without measured_wait"),
+                "the lock model's hot set; inf for no lock contention; left out, it is inferred from "
+                "measured_wait at measured_at",
+                source="fitted on measurements at two or more distances (calibration), or inferred from the "
+                "lock contention measured at today's distance (measured_wait)", positive=True),
+    ScenarioKey("locks", "measured_wait", "time", "ms", Note("none"),
+                "lock contention per transaction as measured at measured_at (the members together, "
+                "throughput-weighted): lockable_items is inferred from it, with its interval",
+                source="DB2 accounting class 3 per commit: LOCK/LATCH suspension plus GLOBAL CONTENTION "
+                "(IRLM, XES) suspension, the transactions' plan; or the RMF CF activity report's lock "
+                "structure contention with the IRLM suspension time it causes", positive=True),
+    ScenarioKey("locks", "measured_at", "distance", "km", "0km",
+                "the distance between the sites when measured_wait was measured",
+                source="the configuration of the measured interval (today's distance)"),
     ScenarioKey("locks", "resolution_round_trips", "count", "1", Note("required (0 with inf)"),
                 "XCF round trips that resolve a global lock contention",
                 source="an assumption (2: request and response over XCF)"),

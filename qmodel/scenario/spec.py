@@ -152,7 +152,8 @@ LOCKS_FORM = (
     "a [locks] table: lockable_items, resolution_round_trips and lock_span, "
     "or lockable_items = inf for no lock contention"
 )
-LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
+LOCKABLE_FORM = ("the lock model's hot set, e.g. 4250, or inf for no lock contention (or measured_wait: "
+                 "the lock contention measured per transaction, to infer it from)")
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
 BAND_ERROR_KINDS = ("response_time", "throughput")  # the [band] error's keys: relative, each below 100%
 BAND_ERROR_FORM = 'a table of relative errors below 100%, e.g. { response_time = "24%", throughput = "1.7%" }'
@@ -199,6 +200,12 @@ class Member:
     requests: dict[str, float]
     tpno_share: float
     shape: float | None = None  # gamma shape of its response time's variable part; None: [distribution]'s
+    arrival_rate: float | None = None  # 1/s: an open workload (terminals 0, think_time 0); None: closed
+
+    @property
+    def open(self) -> bool:
+        """Whether its transactions arrive at a given rate (open) rather than from terminals (closed)."""
+        return self.arrival_rate is not None
 
 
 @dataclass(frozen=True)
@@ -230,6 +237,15 @@ class IOTimes:
     disc: float
     pend: float
     iosq: float
+
+
+@dataclass(frozen=True)
+class LockMeasurement:
+    """Lock contention as measured: ``wait`` s per transaction (the members together, throughput-weighted;
+    DB2 accounting class 3 lock/latch and global contention) at ``distance`` m between the sites."""
+
+    wait: float
+    distance: float
 
 
 @dataclass(frozen=True)
@@ -285,6 +301,7 @@ class Scenario:
     source: str = ""
     band: BandSpec | None = None  # None: no fitted parameter declares an interval
     free: tuple[str, ...] = ()  # the dotted keys qmodel scenario calibrate fits
+    lock_measurement: LockMeasurement | None = None  # lockable_items inferred from it where not given
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -795,13 +812,22 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
                     reason="unknown structure",
                 )
         typed_requests[name] = requests
+        arrival_rate = None
+        if "arrival_rate" in table:
+            both = next((key for key in ("terminals", "think_time") if key in table), None)
+            if both:
+                raise reader.error(f"{label}.{both}", _shown(table[both]), "left out beside arrival_rate",
+                                   reason="a member's workload is a rate (open) or terminals with a think "
+                                   "time (closed), not both")
+            arrival_rate = reader.value(table, "member", "arrival_rate", label)
         members.append(
             Member(
                 name=name,
                 site=reader.name(table, "site", sites, label),
                 logical_cps=reader.whole(table, "member", "logical_cps", label),
-                terminals=reader.whole(table, "member", "terminals", label),
-                think_time=reader.value(table, "member", "think_time", label),
+                terminals=0 if arrival_rate else reader.whole(table, "member", "terminals", label),
+                think_time=0.0 if arrival_rate else reader.value(table, "member", "think_time", label),
+                arrival_rate=arrival_rate,
                 cpu=reader.value(table, "member", "cpu", label),
                 other=reader.profile(table, "other", label),
                 sync_reads=reader.profile(table, "sync_reads", label),
@@ -909,13 +935,24 @@ def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> d
 
 
 def _locks(reader: _Reader, data: dict) -> dict[str, Any]:
-    """The [locks] fields of :class:`Scenario`: lockable_items = inf (no contention) needs no other."""
+    """The [locks] fields of :class:`Scenario`: lockable_items = inf (no contention) needs no other; left
+    out beside measured_wait it is NaN here, inferred from the measurement
+    (:func:`qmodel.scenario.fit.with_inferred_locks`)."""
     locks = reader.table(data, "locks", allowed=LOCKS_FORM)
     reader.known(locks, SECTION_KEYS["locks"], "locks")
     hot_set = locks.get("lockable_items")  # inf as TOML's bare inf or as the text "inf"
     no_contention = hot_set == np.inf or (isinstance(hot_set, str) and hot_set.strip().lower() == "inf")
+    measured = None
+    if "measured_wait" in locks:
+        measured = LockMeasurement(reader.value(locks, "locks", "measured_wait", "locks"),
+                                   reader.value(locks, "locks", "measured_at", "locks"))
+    elif "measured_at" in locks:
+        raise reader.error("locks.measured_at", _shown(locks["measured_at"]),
+                           "left out, or beside measured_wait")
+    inferred = measured is not None and hot_set is None
     return {
-        "lockable_items": np.inf if no_contention else reader.value(
+        "lock_measurement": measured,
+        "lockable_items": np.inf if no_contention else np.nan if inferred else reader.value(
             locks, "locks", "lockable_items", "locks", allowed=LOCKABLE_FORM),
         "resolution_round_trips": reader.value(  # no contention: none to resolve
             locks, "locks", "resolution_round_trips", "locks", default=0 if no_contention else None,
