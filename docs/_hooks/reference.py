@@ -167,6 +167,13 @@ def scenario_keys_markdown() -> str:
     return "\n".join(out)
 
 
+def scenario_sources_markdown() -> str:
+    """Every scenario key that takes a number, and where a planner reads it (the schema's source)."""
+    rows = [[f"`{TABLE_TITLES[k.table]}` `{k.name}`" if k.table else f"`{k.name}`", k.shown_unit, k.source]
+            for k in SCENARIO_KEYS if k.unit and k.source]
+    return _table(["key", "unit", "where a planner reads it"], rows)
+
+
 def model_keys_markdown() -> str:
     return _table(["table", "keys"], [["[[station]]", ", ".join(f"`{k}`" for k in sorted(STATION_KEYS))],
                                       ["[[class]]", ", ".join(f"`{k}`" for k in sorted(CLASS_KEYS))],
@@ -177,6 +184,7 @@ GENERATORS = {
     "commands": commands_markdown,
     "catalogue": catalogue_index_markdown,
     "scenario-keys": scenario_keys_markdown,
+    "scenario-sources": scenario_sources_markdown,
     "model-keys": model_keys_markdown,
 }
 

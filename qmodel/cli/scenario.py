@@ -27,7 +27,18 @@ TABLE_DISTANCES = 1_000
 SECONDS_PER_TABLE_DISTANCE = 5.5e-3
 
 
+class _ScenarioCommand(click.Command):
+    """``qmodel scenario SCENARIO``, and ``qmodel scenario calibrate FILE MEASUREMENTS`` beside it: the word
+    ``calibrate`` is read as the command, never as a scenario's name (a file named so is ./calibrate)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+        if args[:1] == ["calibrate"]:
+            return scenario_calibrate.make_context(f"{info_name} calibrate", args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+
 @click.command(
+    cls=_ScenarioCommand,
     epilog="""\b
 Examples (the GDPS/PPRC study's environments ship with qmodel: --list
 names their files):
@@ -36,6 +47,7 @@ names their files):
   $ qmodel scenario gdps-env2 --max-distance
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
   $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
         GBP8P.sync=21K GBP8P.async=199K sync_reads=92.3K log_writes=13.2K
 \b
@@ -365,9 +377,11 @@ def _thrashing_notes(spec, result) -> list[str]:
 
     from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 
+    opened = result.open_saturated if result.open_saturated is not None else result.disk_saturated & False
     kinds = [
-        None if not flag else "disk" if disk else result.remedies(index)
-        for index, (flag, disk) in enumerate(zip(result.thrashing, result.disk_saturated, strict=True))
+        None if not flag else "disk" if disk else "open" if open_ else result.remedies(index)
+        for index, (flag, disk, open_) in enumerate(zip(result.thrashing, result.disk_saturated, opened,
+                                                         strict=True))
     ]
     notes = []
     for kind, run in itertools.groupby(range(len(kinds)), key=kinds.__getitem__):
@@ -377,6 +391,11 @@ def _thrashing_notes(spec, result) -> list[str]:
         first, last = indices[0], indices[-1]
         where = f"At {_km(result, first)}" if first == last else (
             f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
+        if kind == "open":
+            from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT
+
+            notes.append(f"{where} no response time exists: {OPEN_SATURATED} there: {OPEN_WAY_OUT}.")
+            continue
         if isinstance(kind, str):  # "disk"
             notes.append(f"{where} the volumes cannot carry their other work ([disk] background_rate)"
                          f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}.")
@@ -398,13 +417,15 @@ def _thrashing_notes(spec, result) -> list[str]:
 def _no_answer(component: str, remedies: tuple[str, ...]):
     """Where the goal breaks for want of any response time, why, with what gives one back: a function
     of where ("" or " there"); None where the goal breaks on its share."""
-    from qmodel.scenario.goal import SATURATED
-    from qmodel.scenario.result import VOLUMES_WAY_OUT
+    from qmodel.scenario.goal import OPEN, SATURATED
+    from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT, VOLUMES_WAY_OUT
 
     if component == "thrashing":
         return lambda there: f"lock contention thrashes{there} ({_give_one_back(remedies)})"
     if component == SATURATED:
         return lambda there: f"the volumes cannot carry their other work alone{there} ({VOLUMES_WAY_OUT})"
+    if component == OPEN:
+        return lambda there: f"{OPEN_SATURATED}{there} ({OPEN_WAY_OUT})"
     return None
 
 
@@ -448,6 +469,9 @@ def _thrashing_line(result) -> str:
     parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
     if disk.any():
         parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
+    if result.open_saturated is not None and result.open_saturated.any():
+        parts.append(f"an open member's arrivals are more than its CPs or subchannels carry at "
+                     f"{distances(result.open_saturated)}")
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
@@ -674,3 +698,91 @@ def _comments_wrapped(toml: str) -> str:
         else:
             lines.append(line)
     return "\n".join(lines)
+
+
+@click.command(
+    epilog="""\b
+MEASUREMENTS: a CSV (any dialect qmodel reads) or a workbook, one
+measured number a row: distance (40km), member (a name, or all),
+quantity (response_time, transactions, throughput, share_within_goal,
+cpu_of_one_cp, lock_contention), value (43ms, 3388, 97.9%) and
+optionally weight (times the quantity's own; 0: shown, not fitted),
+subchannels, metro_mirror (on, off), castout_owner, interval (300s).
+The parameters fitted are the file's free = [...] (dotted keys:
+locks.lockable_items, member.*.other, crossing_latency, ...) or --free.
+\b
+The fitted values are written to FILE.fit.toml beside FILE (never over
+FILE), whole; every later qmodel scenario FILE takes them in place of
+the file's own. Exit status 0 when written, 2 for input it cannot use.
+\b
+Example:
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
+Docs: docs/howto/scenario.md""")
+@click.argument("scenario_file", metavar="FILE")
+@click.argument("measurements", metavar="MEASUREMENTS")
+@click.option("--free", "free_text", default=None, metavar="KEY,KEY",
+              help="The parameters to fit, dotted keys, in place of the file's free list.")
+@click.option("--sheet", default=None, metavar="NAME",
+              help="The sheet of a workbook to read (default: the first).")
+@FORMAT_OPTION
+def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | None, sheet: str | None,
+                       fmt: str) -> None:
+    """Fit a scenario file's free parameters on measured rows by weighted least squares over all of them:
+    each value with its 95% interval, every row's residual, and which parameters the rows leave weakly
+    identified."""
+    from pathlib import Path
+
+    from qmodel.scenario.files import resolve_scenario
+    from qmodel.scenario.fit import fit_scenario, lock_refit, with_inferred_locks, write_fit
+    from qmodel.scenario.measurements import read_measurements
+    from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
+
+    path = resolve_scenario(scenario_file)
+    scenario = scenario_from_dict(read_scenario_toml(path, with_fit=False), path.name)
+    free = scenario.free if free_text is None else tuple(k.strip() for k in free_text.split(",") if k.strip())
+    if not free:
+        raise InputError("free", "none", "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
+                         reason=f"{path.name} declares no free parameter")
+    rows = read_measurements(measurements, path.stem, sheet)
+    prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
+    fit = fit_scenario(with_inferred_locks(scenario), rows, free, prepare=prepare)
+    written = write_fit(fit, Path(path), measurements)
+    _show_fit(fit, written, fmt)
+
+
+def _show_fit(fit, written, fmt: str) -> None:
+    from qmodel.scenario.fit import LEVEL, file_value
+    from qmodel.scenario.measurements import QUANTITIES
+    from qmodel.units import UNITS
+
+    intervals, weak = fit.intervals(), fit.weak()
+    level = f"{LEVEL:.0%} interval"
+    parameters = [[p.key, file_value(p.key, fit.values[p.key]).strip('"'),
+                   " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
+                   f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned"] for p in fit.parameters]
+    rows = []
+    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+        unit = QUANTITIES[row.quantity]
+        scale = 100.0 if unit == "ratio" else 1 / UNITS[unit].to_si
+        off = (model - row.value) / row.value * 100 if row.value else float("nan")
+        shown = "no answer" if model != model else f"{model * scale:.4g}"
+        rows.append([row.label, f"{row.value * scale:.4g}", shown, f"{off:+.1f}",
+                     f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)")])
+    if fmt == "json":
+        render([], [], fmt, json_payload={
+            "parameters": [{"key": p.key, "value": fit.values[p.key], "low": intervals[p.key][0],
+                            "high": intervals[p.key][1], "level": LEVEL, "weakly_identified": weak[p.key]}
+                           for p in fit.parameters],
+            "rows": [{"row": row.label, "source": row.source, "quantity": row.quantity, "measured": row.value,
+                      "model": None if model != model else float(model), "weighted_residual": float(residual),
+                      "weight": row.weight}
+                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)],
+            "degrees_of_freedom": fit.dof, "written": str(written)})
+        return
+    render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
+    if fmt == "table":
+        render(["row", "measured", "model", "off [%]", "weighted residual"], rows, fmt,
+               title="Every row (SI shown in ms, %, counts)")
+        freedom = f"{fit.dof} degrees of freedom" if fit.dof >= 1 else "fewer rows than parameters"
+        _say(f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
+             f"Written: {written} (qmodel scenario takes these values in place of the file's own).")

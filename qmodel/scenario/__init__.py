@@ -15,11 +15,27 @@ goal seek with its band's ends (:mod:`qmodel.scenario.band`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from qmodel.scenario.band import Banded, GoalBand, load_banded, max_distance_banded, solve_banded
 from qmodel.scenario.compose import solve_scenario
+from qmodel.scenario.fit import with_inferred_locks
 from qmodel.scenario.goal import GoalSeek, max_distance
 from qmodel.scenario.result import ScenarioResult
-from qmodel.scenario.spec import Scenario, load_scenario
+from qmodel.scenario.spec import Scenario
+from qmodel.scenario.spec import load_scenario as read_scenario
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and check a scenario file, or a shipped one by name (``"gdps-env2"``), with lockable_items
+    inferred from its measured lock contention where it gives that instead
+    (:func:`qmodel.scenario.fit.with_inferred_locks`); InputError naming the key of anything wrong.
+
+    :param path: a scenario file, or a shipped scenario's name.
+    :returns: the checked :class:`Scenario`, values in SI units.
+    """
+    return with_inferred_locks(read_scenario(path))
+
 
 __all__ = ["Banded", "GoalBand", "GoalSeek", "Scenario", "ScenarioResult", "load_banded", "load_scenario",
            "max_distance", "max_distance_banded", "solve_banded", "solve_scenario"]

@@ -44,6 +44,7 @@ from qmodel.scenario.compose import (
     solve_at,
     solve_scenario,
 )
+from qmodel.scenario.fit import with_inferred_locks
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, goal_failing, max_distance
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.result import ScenarioResult
@@ -81,8 +82,8 @@ def load_banded(path: str | Path) -> Banded:
     """
     raw = read_scenario_toml(path)
     where = Path(path).name
-    scenario = scenario_from_dict(raw, where)
-    return Banded(scenario, band_points(raw, scenario, where))
+    scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
+    return Banded(scenario, tuple(with_inferred_locks(point) for point in band_points(raw, scenario, where)))
 
 
 def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ...]:

@@ -23,6 +23,7 @@ STRIDE = 8  # a round solves every 8th distance of its grid, then only the stret
 ITERATIONS = 60
 
 SATURATED = "saturated volumes"  # the culprit where the volumes' other work alone saturates them
+OPEN = "arrivals beyond capacity"  # an open member's arrivals more than its CPs or subchannels carry
 
 
 class GoalSeek(NamedTuple):
@@ -195,7 +196,9 @@ def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) ->
     (the goal fails at 0 km) its largest part; where no response time exists, the component says why:
     "saturated volumes" or "thrashing"."""
     if result.thrashing[index]:
-        return "all", SATURATED if result.disk_saturated[index] else "thrashing", float("nan")
+        open_saturated = result.open_saturated is not None and bool(result.open_saturated[index])
+        why = SATURATED if result.disk_saturated[index] else OPEN if open_saturated else "thrashing"
+        return "all", why, float("nan")
     m = int(np.nanargmin(result.share_within_goal[:, index]))
     growth = {name: result.breakdown[name][m, index] - (0.0 if base is None else base.breakdown[name][m, 0])
               for name in BREAKDOWN}

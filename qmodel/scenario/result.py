@@ -68,11 +68,17 @@ class ScenarioResult:
     # (M, D) this solve's share within the goal time scaled by the response time's error: within
     # goal / (1 + e) and goal / (1 − e), the pessimistic and optimistic ends (None: no error declared)
     share_ends: tuple[np.ndarray, np.ndarray] | None = None
+    # (D,) bool, within thrashing: an open member's arrivals are more than its CPs or subchannels carry
+    open_saturated: np.ndarray | None = None
 
     @property
     def lock_thrashing(self) -> np.ndarray:
-        """(D,) bool: no response time because lock contention thrashes (not the volumes)."""
-        return self.thrashing & ~self.disk_saturated
+        """(D,) bool: no response time because lock contention thrashes (not the volumes, nor an open
+        member's arrivals beyond what its CPs or subchannels carry)."""
+        saturated = self.disk_saturated
+        if self.open_saturated is not None:
+            saturated = saturated | self.open_saturated
+        return self.thrashing & ~saturated
 
     @property
     def total_throughput(self) -> np.ndarray:
@@ -278,6 +284,9 @@ def band_json(method: str, points: int, error: dict[str, float]) -> dict[str, ob
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
+# where an open member's arrivals are more than its CPs or subchannels carry: no response time exists
+OPEN_SATURATED = "the arrivals are more than the CPs or the CF subchannels carry"
+OPEN_WAY_OUT = "a lower arrival_rate, more logical CPs or more subchannels"
 # waiting for a subchannel is a material part of a member's response time from this share on
 MATERIAL_SHARE = 0.05
 

@@ -38,8 +38,9 @@ from qmodel.errors import InputError
 from qmodel.outfile import claim_output
 from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
+from qmodel.scenario.fit import with_inferred_locks
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
-from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
+from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT, THRASHING, VOLUMES_WAY_OUT
 from qmodel.scenario.spec import (
     FILE_DISTANCES,
     Scenario,
@@ -209,7 +210,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             )
             continue
         try:
-            variant = scenario_from_dict(data, where)
+            variant = with_inferred_locks(scenario_from_dict(data, where))
         except ScenarioError as error:
             errors[row] = _blame(raw, row, columns, table, dialect, where, error)
             continue
@@ -248,7 +249,11 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                 ]
             results[row] = values
             fits = solved.terminals_with_answer(place)
-            if solved.disk_saturated[place]:
+            if solved.open_saturated is not None and solved.open_saturated[place]:
+                errors[row] = InputError("arrival_rate", ", ".join(f"{m.name} {m.arrival_rate:g}/s"
+                                                                   for m in rows[0][1].members if m.open),
+                                         OPEN_WAY_OUT, reason=f"{OPEN_SATURATED}: no response time")
+            elif solved.disk_saturated[place]:
                 errors[row] = InputError(
                     "disk.background_rate",
                     f"{rows[0][1].disk_background:g} SSCH/s",
