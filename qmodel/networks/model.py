@@ -82,7 +82,7 @@ class Network:
     time_unit: str = "s"         # the unit results are shown in
     chains: np.ndarray | None = None   # (classes,) chain of each class, from a routing matrix (routing.py)
     routing: np.ndarray | None = None  # (classes, stations, classes, stations) P[r, i, s, j], when given
-    priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (scheduling.py)
+    priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (priority.py)
 
     @property
     def station_names(self) -> tuple[str, ...]:
@@ -161,6 +161,25 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
     by name): None, or the relative speeds of its servers (a "hetero" station,
     the service time at speed 1). qmodel.networks.solver says which method
     solves what.
+
+    :param demands: service demand per station (one class), or classes × stations; in ``time_unit``, or
+        texts with their unit (``"2ms"``); per-visit service times with ``visits`` or ``routing``.
+    :param servers: per station: c ≥ 1, or ``"delay"``; default one each.
+    :param rates: per station: None, or the load-dependent rate multipliers α(1), α(2), ...
+    :param think_time: per class, in ``time_unit`` (closed classes).
+    :param population: per class: jobs of a closed class (0: open, or the class gives an arrival rate).
+    :param arrival_rate: per class: arrivals per ``time_unit`` of an open class.
+    :param visits: classes × stations: visits per job.
+    :param names: station names; default station1, station2, ...
+    :param classes: class names; default class1, class2, ...
+    :param time_unit: the unit of bare numbers and of the results' times (``s``, ``ms``, ``us``).
+    :param routing: per class (or class pair) K × K routing probabilities.
+    :param reference: per class: the station whose visit counts one cycle (name or index).
+    :param scheduling: per station: "", "fcfs", "ps", "lcfs-pr", "priority" or "priority-np".
+    :param buffer: per station: the most jobs it holds (None: no limit).
+    :param priority: per class: a whole number, lower served first.
+    :returns: the network, checked, in SI units (:class:`Network`).
+    :raises InputError: naming the argument and value of anything that does not fit.
     """
     unit = _time_unit(time_unit, "time_unit")
     service = _matrix(demands, "demand", unit)
@@ -268,7 +287,12 @@ def _arrivals(arrival_rate: Any, references: np.ndarray, n_classes: int, n_stati
 
 
 def load_network(path: str | Path) -> Network:
-    """Read a TOML model file (see the module docstring for its layout)."""
+    """Read a TOML model file (see the module docstring for its layout).
+
+    :param path: the model file (TOML).
+    :returns: the network, checked, in SI units.
+    :raises InputError: naming the file and key of anything wrong.
+    """
     from qmodel.tomlread import read_toml
 
     where = str(path)

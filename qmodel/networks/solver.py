@@ -65,6 +65,16 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     full per-station results are kept (``result.points``). ``progress(done,
     total)`` is called during long exact solves. Results are in SI units
     (NetworkResult); sources: exact.py, approximate.py, open.py.
+
+    :param network: the network (:func:`qmodel.networks.network` or a model file).
+    :param method: exact, schweitzer, linearizer or seidmann (and the methods of qmodel.networks.solver).
+    :param population: N jobs, ``range(1, N + 1)`` (a sweep), or one population per closed class; None:
+        the network's own.
+    :param progress: called as ``progress(done, total)`` during long exact solves.
+    :param at: populations of a sweep whose per-station results are kept.
+    :returns: throughput [1/s], response time [s] per class and the per-station figures
+        (:class:`NetworkResult`; its records in the network's time unit).
+    :raises InputError: a request the method cannot solve, or too large (with its estimate).
     """
     if method not in METHODS:
         raise InputError("method", repr(method), ", ".join(METHODS))
@@ -377,6 +387,10 @@ def approximation_error(approximate_result: NetworkResult) -> dict[str, float]:
     ``queue_length``: max over classes and stations of |Q − Q_exact| relative
     to the class population (closed classes; open classes count their own
     mean jobs in the network).
+
+    :param approximate_result: a result of an approximate method.
+    :returns: ``{"throughput": ratio, "queue_length": ratio}``: the largest relative deviations (fractions,
+        not %).
     """
     network = approximate_result.network
     exact_result = solve(network, reference_method(network), _closed_counts(approximate_result))

@@ -10,7 +10,7 @@ A scenario whose fitted parameters carry an interval says so in its file::
 Each point overrides scenario keys, written as the --variants headers write them
 (``locks.lock_span``, ``member.G1P2.other``, ``member.*.think_time``,
 ``path.*.subchannels``) and set by the same override
-(:func:`qmodel.scenario.variants.apply_override`); the file with a point's
+(:func:`qmodel.scenario.overrides.apply_override`); the file with a point's
 overrides is checked as a scenario file is, its values read by the one unit
 parser. The band of an output is the union of each solve's prediction interval
 over the nominal solve and the solves at the points (each over every distance
@@ -35,18 +35,20 @@ from typing import NamedTuple
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.scenario.compose import (
-    _fixed_parts,
-    _refuse_huge,
-    _solve,
+    fixed_parts,
+    refuse_huge,
     refuse_uncarried_background,
+    solve_at,
     solve_scenario,
 )
-from qmodel.scenario.goal import TOLERANCE, GoalSeek, _failing, max_distance
+from qmodel.scenario.fit import with_inferred_locks
+from qmodel.scenario.goal import TOLERANCE, GoalSeek, goal_failing, max_distance
+from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
-from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
@@ -72,11 +74,16 @@ class Banded(NamedTuple):
 
 
 def load_banded(path: str | Path) -> Banded:
-    """Read and check a scenario file and its band's points (:func:`band_points`)."""
+    """Read and check a scenario file and its band's points (:func:`band_points`).
+
+    :param path: a scenario file's path (a shipped one: :func:`qmodel.scenario.files.resolve_scenario`).
+    :returns: the scenario and the same at each point of its ``[band]`` (:class:`Banded`).
+    :raises InputError: naming the file, the key (a band point's too) and what is allowed.
+    """
     raw = read_scenario_toml(path)
     where = Path(path).name
-    scenario = scenario_from_dict(raw, where)
-    return Banded(scenario, band_points(raw, scenario, where))
+    scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
+    return Banded(scenario, tuple(with_inferred_locks(point) for point in band_points(raw, scenario, where)))
 
 
 def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ...]:
@@ -110,6 +117,9 @@ def _column(tables: dict, key: str, where: str, index: int) -> Column:
     if column is None or column.key == ("distance",):
         raise InputError(name, key, f"a dotted scenario key: {POINT_KEYS}",
                          reason="the band is solved at every distance asked" if column else "unknown key")
+    if column.key[0] == "goal":  # the band is stated under the file's goal: a point may not move it
+        raise InputError(name, key, "a key other than goal.*: the band is judged against the file's [goal]",
+                         reason="a point may not redefine the goal")
     return column
 
 
@@ -139,7 +149,14 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
     point in its ``band``: each point solved once over every distance (points × distances, never a
     distance at a time), and with a declared response-time error each solve's :func:`share_ends`.
     The whole work, (1 + points) solves and as many again for their share ends, is estimated before
-    any starts."""
+    any starts.
+
+    :param banded: the scenario and its band's points (:func:`load_banded`).
+    :param distances: the distances between the sites, m; None: the file's own.
+    :returns: the answer with its band: :class:`ScenarioResult` whose ``band`` holds the points' answers
+        (records with ``NAME_low[unit]`` and ``NAME_high[unit]``).
+    :raises InputError: a solve too large to compute, with its estimate.
+    """
     scenario, points = banded
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     error = banded.error.get("response_time")
@@ -148,14 +165,14 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
         solves = (1 + len(points)) * (1 if error is None else 2)
         ends = "" if error is None else ", and each one's share within the goal at its error's two ends"
         for each in (scenario, *points):
-            _refuse_huge(each, distances.size * solves, what=f"{distances.size:,} distance(s), each solved"
+            refuse_huge(each, distances.size * solves, what=f"{distances.size:,} distance(s), each solved"
                          f" {solves} times (the answer and its band's {len(points)} points{ends})")
     nominal = solve_scenario(scenario, distances)
     if not points:
         return nominal
     for point in points:
         refuse_uncarried_background(point)
-    at_points = tuple(_solve(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
+    at_points = tuple(solve_at(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
                       for point in points)
     if error is not None:
         nominal = replace(nominal, share_ends=share_ends(scenario, nominal, error))
@@ -174,9 +191,9 @@ def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tupl
     ends = (np.full(result.response_time.shape, np.nan), np.full(result.response_time.shape, np.nan))
     if answered.any():
         distances = result.distances[answered]
-        fixed = _fixed_parts(scenario, distances)
+        fixed = fixed_parts(scenario, distances)
         for end, factor in zip(ends, (1 + error, 1 - error), strict=True):
-            end[:, answered] = _solve(
+            end[:, answered] = solve_at(
                 replace(scenario, goal_time=scenario.goal_time / factor), distances, 1.0,
                 with_thrashing_load=False, max_iterations=_SETTLE, below=result.response_time[:, answered],
                 fixed=fixed, checked=True).share_within_goal
@@ -191,6 +208,35 @@ class GoalBand(NamedTuple):
     low: GoalSeek | None  # None: no band
     high: GoalSeek | None
 
+    def to_json(self) -> dict[str, object]:
+        """One record (keys: :func:`qmodel.frames.key`): the largest distance, the member and component
+        breaking the goal, each beside its band's ends' (``max_distance_low[km]``, ...; None without a
+        band: :meth:`GoalSeek.record`); whether the goal holds beyond the search, its tolerance and reach."""
+        ends = (("", self.answer), ("low", self.low), ("high", self.high))
+        records = [dict.fromkeys(self.answer.record(end)) if seek is None else seek.record(end)
+                   for end, seek in ends]  # each field the answer's, then beside it the ends'
+        fields = zip(*(record.items() for record in records), strict=True)
+        distance, member, component = (dict(pairs) for pairs in fields)
+        answer = self.answer.to_json()
+        search = {name: answer[name] for name in ("goal_holds_beyond_search", "tolerance[km]",
+                                                  "searched_to[km]")}
+        return {**distance, **search, **member, **component}
+
+    def records(self) -> list[dict[str, object]]:
+        """:meth:`to_json` as the one row of a table."""
+        return [self.to_json()]
+
+    def to_frame(self):
+        """:meth:`records` as a pandas DataFrame."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        seeks = (("answer", self.answer), ("band low", self.low), ("band high", self.high))
+        rows = [{"": name, **seek.record()} for name, seek in seeks if seek is not None]
+        searched = f"searched to {self.answer.searched / 1e3:g} km, to within {TOLERANCE:g} m"
+        return frames.html("goal seek: the largest distance that keeps the goal, with its band", rows,
+                           lines=[searched])
+
 
 def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     """:func:`qmodel.scenario.goal.max_distance` for the scenario, and the band's ends: where the
@@ -200,7 +246,13 @@ def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     A goal failing at 0 km is the shortest; one holding over the whole search the longest.
 
     Only the end's own seek is searched to the end (:func:`_shortest`, :func:`_longest`): a candidate
-    that cannot be the shortest (longest) is set aside after one solve."""
+    that cannot be the shortest (longest) is set aside after one solve.
+
+    :param banded: the scenario and its band's points.
+    :param upper: how far to search, m.
+    :returns: the goal seek's answer and its band's low and high ends, each a :class:`GoalSeek` (distances
+        in m, shown in km; :meth:`GoalBand.to_json` in km).
+    """
     scenario = banded.scenario
     answer = max_distance(scenario, upper)
     if not banded.points:
@@ -209,7 +261,7 @@ def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     # the candidates from the longest response time to the shortest at the answer's distance: the
     # shortest seek is most likely first, the longest last (the order saves work, never changes an end)
     probe = np.array([0.0 if np.isnan(answer.distance) else answer.distance])
-    longest_response = [np.nan_to_num(_failing(each, probe, None)[1].response_time, nan=np.inf).max()
+    longest_response = [np.nan_to_num(goal_failing(each, probe, None)[1].response_time, nan=np.inf).max()
                         for each in (scenario, *banded.points)]
     solves = [each for _, each in sorted(zip(longest_response, (scenario, *banded.points), strict=True),
                                          key=lambda pair: -pair[0])]
@@ -240,7 +292,7 @@ def _longest(candidates: list[Scenario], upper: float) -> GoalSeek:
         if not longest.member:
             break  # the goal holds over the whole search: none is longer
         known = 0.0 if np.isnan(longest.distance) else longest.distance
-        if not _failing(candidate, np.array([known]), None)[0][0]:
+        if not goal_failing(candidate, np.array([known]), None)[0][0]:
             seek = max_distance(candidate, upper)
             if not seek.member or seek.distance > known or np.isnan(longest.distance):
                 longest = seek
