@@ -76,7 +76,7 @@ def convolve(net: Network, populations: np.ndarray) -> States:
     net = net.within(int(counts.sum()))
     shape = counts + 1
     strides = np.array([int(np.prod(shape[c + 1:])) for c in range(counts.size)], dtype=np.int64)
-    points = np.indices(shape).reshape(counts.size, -1).T.astype(np.int64)     # lattice, index order
+    points = np.indices(tuple(shape.tolist())).reshape(counts.size, -1).T.astype(np.int64)  # the lattice
     with np.errstate(divide="ignore"):
         log_demand = np.log(net.demands)                                       # (C, K), −inf where 0
         log_think = np.log(net.think_times)

@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.scenario.compose import (
     fixed_parts,
@@ -43,6 +44,7 @@ from qmodel.scenario.compose import (
     solve_at,
     solve_scenario,
 )
+from qmodel.scenario.fit import with_inferred_locks
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, goal_failing, max_distance
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.result import ScenarioResult
@@ -72,11 +74,16 @@ class Banded(NamedTuple):
 
 
 def load_banded(path: str | Path) -> Banded:
-    """Read and check a scenario file and its band's points (:func:`band_points`)."""
+    """Read and check a scenario file and its band's points (:func:`band_points`).
+
+    :param path: a scenario file's path (a shipped one: :func:`qmodel.scenario.files.resolve_scenario`).
+    :returns: the scenario and the same at each point of its ``[band]`` (:class:`Banded`).
+    :raises InputError: naming the file, the key (a band point's too) and what is allowed.
+    """
     raw = read_scenario_toml(path)
     where = Path(path).name
-    scenario = scenario_from_dict(raw, where)
-    return Banded(scenario, band_points(raw, scenario, where))
+    scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
+    return Banded(scenario, tuple(with_inferred_locks(point) for point in band_points(raw, scenario, where)))
 
 
 def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ...]:
@@ -110,6 +117,9 @@ def _column(tables: dict, key: str, where: str, index: int) -> Column:
     if column is None or column.key == ("distance",):
         raise InputError(name, key, f"a dotted scenario key: {POINT_KEYS}",
                          reason="the band is solved at every distance asked" if column else "unknown key")
+    if column.key[0] == "goal":  # the band is stated under the file's goal: a point may not move it
+        raise InputError(name, key, "a key other than goal.*: the band is judged against the file's [goal]",
+                         reason="a point may not redefine the goal")
     return column
 
 
@@ -139,7 +149,14 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> Scenari
     point in its ``band``: each point solved once over every distance (points × distances, never a
     distance at a time), and with a declared response-time error each solve's :func:`share_ends`.
     The whole work, (1 + points) solves and as many again for their share ends, is estimated before
-    any starts."""
+    any starts.
+
+    :param banded: the scenario and its band's points (:func:`load_banded`).
+    :param distances: the distances between the sites, m; None: the file's own.
+    :returns: the answer with its band: :class:`ScenarioResult` whose ``band`` holds the points' answers
+        (records with ``NAME_low[unit]`` and ``NAME_high[unit]``).
+    :raises InputError: a solve too large to compute, with its estimate.
+    """
     scenario, points = banded
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     error = banded.error.get("response_time")
@@ -191,6 +208,35 @@ class GoalBand(NamedTuple):
     low: GoalSeek | None  # None: no band
     high: GoalSeek | None
 
+    def to_json(self) -> dict[str, object]:
+        """One record (keys: :func:`qmodel.frames.key`): the largest distance, the member and component
+        breaking the goal, each beside its band's ends' (``max_distance_low[km]``, ...; None without a
+        band: :meth:`GoalSeek.record`); whether the goal holds beyond the search, its tolerance and reach."""
+        ends = (("", self.answer), ("low", self.low), ("high", self.high))
+        records = [dict.fromkeys(self.answer.record(end)) if seek is None else seek.record(end)
+                   for end, seek in ends]  # each field the answer's, then beside it the ends'
+        fields = zip(*(record.items() for record in records), strict=True)
+        distance, member, component = (dict(pairs) for pairs in fields)
+        answer = self.answer.to_json()
+        search = {name: answer[name] for name in ("goal_holds_beyond_search", "tolerance[km]",
+                                                  "searched_to[km]")}
+        return {**distance, **search, **member, **component}
+
+    def records(self) -> list[dict[str, object]]:
+        """:meth:`to_json` as the one row of a table."""
+        return [self.to_json()]
+
+    def to_frame(self):
+        """:meth:`records` as a pandas DataFrame."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        seeks = (("answer", self.answer), ("band low", self.low), ("band high", self.high))
+        rows = [{"": name, **seek.record()} for name, seek in seeks if seek is not None]
+        searched = f"searched to {self.answer.searched / 1e3:g} km, to within {TOLERANCE:g} m"
+        return frames.html("goal seek: the largest distance that keeps the goal, with its band", rows,
+                           lines=[searched])
+
 
 def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     """:func:`qmodel.scenario.goal.max_distance` for the scenario, and the band's ends: where the
@@ -200,7 +246,13 @@ def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
     A goal failing at 0 km is the shortest; one holding over the whole search the longest.
 
     Only the end's own seek is searched to the end (:func:`_shortest`, :func:`_longest`): a candidate
-    that cannot be the shortest (longest) is set aside after one solve."""
+    that cannot be the shortest (longest) is set aside after one solve.
+
+    :param banded: the scenario and its band's points.
+    :param upper: how far to search, m.
+    :returns: the goal seek's answer and its band's low and high ends, each a :class:`GoalSeek` (distances
+        in m, shown in km; :meth:`GoalBand.to_json` in km).
+    """
     scenario = banded.scenario
     answer = max_distance(scenario, upper)
     if not banded.points:

@@ -22,21 +22,23 @@ All values in SI units (s, m).
 
 from __future__ import annotations
 
+import argparse
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq, least_squares
+from scipy.optimize import brentq
 from scipy.stats import chi2, t
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.output import regenerate
 from qmodel.scenario.compose import evaluate_si, solve_at
 from qmodel.scenario.files import shipped_scenarios
+from qmodel.scenario.fit import fit_scenario
 from qmodel.scenario.measurements import (
     STUDY_INTERVAL,
     Measurement,
@@ -456,12 +458,16 @@ ROUND_TRIP_ROWS = {name: tuple(casebook_row(RMF, table, row, "us")[f"{km}km"] fo
 @dataclass(frozen=True)
 class RoundTripFit:
     """The round trip per km b (s/m) fitted on ROUND_TRIP_ROWS: each series' growth from its 0 km value
-    is b × distance, least squares through the origin over every row above 0 km, b = Σ d·Δ / Σ d²,
-    its standard error √(RSS / (n − 1) / Σ d²); ``residuals`` in us, per series and distance."""
+    is b × distance (through the origin), or a + b × distance with a fixed step a per round trip for
+    the equipment the runs above 0 km crossed (``with_step``): least squares over every row above 0
+    km, the standard errors from the residuals, s² = RSS / (n − p); ``residuals`` in us, per series
+    and distance."""
 
     per_metre: float
     standard_error: float
     residuals: np.ndarray
+    step: float = 0.0  # s per round trip: the scenario's crossing_latency
+    step_error: float = 0.0
 
     @property
     def fibre_speed(self) -> float:
@@ -473,16 +479,33 @@ class RoundTripFit:
         low, high = (1e9 * (self.per_metre + sign * z * self.standard_error) for sign in (-1, 1))
         return low, high
 
+    def step_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The fixed step per round trip (us) at ±z standard errors."""
+        low, high = (1e6 * (self.step + sign * z * self.step_error) for sign in (-1, 1))
+        return low, high
 
-def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS) -> RoundTripFit:
-    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`."""
+
+def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS, with_step: bool = False
+                   ) -> RoundTripFit:
+    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`.
+
+    :param rows: each series' service time (us) at ROUND_TRIP_KM.
+    :param with_step: fit a fixed step per round trip beside the per-km term (the equipment the runs
+        above 0 km crossed and the 0 km runs did not); else through the origin.
+    :returns: the fit, per metre in s/m and the step in s.
+    """
     distance = np.array(ROUND_TRIP_KM[1:], float) * 1e3  # m
     growth = np.array([np.subtract(series[1:], series[0]) for series in rows.values()], float) * 1e-6  # s
-    d = np.broadcast_to(distance, growth.shape)
-    per_metre = float((d * growth).sum() / (d * d).sum())
-    residuals = growth - per_metre * d
-    error = float(np.sqrt((residuals**2).sum() / (growth.size - 1) / (d * d).sum()))
-    return RoundTripFit(per_metre, error, residuals * 1e6)
+    d = np.broadcast_to(distance, growth.shape).ravel()
+    design = np.c_[np.ones_like(d), d] if with_step else d[:, None]
+    solution = np.linalg.lstsq(design, growth.ravel(), rcond=None)[0]
+    residuals = growth.ravel() - design @ solution
+    variance = float(residuals @ residuals) / (d.size - design.shape[1])
+    errors = np.sqrt(np.diag(variance * np.linalg.inv(design.T @ design)))
+    if with_step:
+        return RoundTripFit(float(solution[1]), float(errors[1]), residuals.reshape(growth.shape) * 1e6,
+                            float(solution[0]), float(errors[0]))
+    return RoundTripFit(float(solution[0]), float(errors[0]), residuals.reshape(growth.shape) * 1e6)
 
 
 def _value(name: str, fitted: float) -> float:
@@ -577,36 +600,25 @@ def profile_lock_span(fit: LockFit, level: float = 0.95, steps: int = 6) -> Span
 def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
               rows: tuple[Row, ...] = LOCK_ROWS) -> LockFit:
     """Fit the [locks] values ``names`` (some of LOCK_PARAMETERS, from ``start``; the others as the
-    file says, or as ``fixed``) by weighted least squares on ``rows`` (scipy's trust-region reflective
-    least_squares), Environment 3's members' cpu, other and think time refitted on their 0 km rows at
-    every trial."""
+    file says, or as ``fixed``) by weighted least squares on ``rows``: the one fit of the scenarios
+    (:func:`qmodel.scenario.fit.fit_scenario`, as ``qmodel scenario calibrate``), Environment 3's
+    members' cpu, other and think time refitted on their 0 km rows at every trial (its ``prepare``)."""
     base = with_values(load_scenario(shipped_scenarios()["gdps-env3"]),
                        {"fibre_speed": fit_round_trip().fibre_speed, **_lock_keys(fixed or {})})
-    x0 = np.array([np.log(v) if n in _LOG_SCALE else v for n, v in zip(names, start, strict=True)])
-    low, high = np.array([LOCK_PARAMETERS[n] for n in names]).T
+    fit = fit_scenario(base, [_measured(row) for row in rows], [f"locks.{name}" for name in names],
+                       prepare=partial(prepared, "gdps-env3"),
+                       start={f"locks.{name}": value for name, value in zip(names, start, strict=True)})
+    values = model_values(fit.scenario, rows)
+    return LockFit(names, fit.x, fit.covariance, fit.residuals, values, fit.scenario)
 
-    def fitted(x: np.ndarray) -> Scenario | None:
-        try:
-            return prepared("gdps-env3", _with_locks(base, names, x))
-        except (InputError, ConvergenceError):  # the 0 km rows cannot take these values
-            return None
 
-    def residuals(x: np.ndarray) -> np.ndarray:
-        scenario = fitted(x)
-        if scenario is None:
-            return np.full(len(rows), 1 / SIGMA["response"])
-        return weighted_residuals(rows, model_values(scenario, rows))
-
-    solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
-    jacobian = solution.jac
-    dof = max(len(rows) - len(x0), 1)
-    variance = 2 * solution.cost / dof
-    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
-    scenario = fitted(solution.x)
-    if scenario is None:
-        raise InputError("calibration", f"{names} = {solution.x}", "values the 0 km rows can take",
-                         reason="the fit ended where the 0 km rows cannot be met")
-    return LockFit(names, solution.x, covariance, solution.fun, model_values(scenario, rows), scenario)
+def _measured(row: Row) -> Measurement:
+    """A fit's row as a measured one: a response in s, a count over INTERVAL."""
+    response = row.quantity == "response"
+    quantity = "response_time" if response else "transactions"
+    value = row.value / 1e3 if response else row.value
+    return Measurement(row.scenario, row.member, row.km * 1e3, quantity, value, row.subchannels, "",
+                       row.castout_owner, INTERVAL)
 
 
 def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
@@ -841,17 +853,23 @@ def write_block(path: Path, marker: str, content: str) -> None:
     path.write_text(regenerate(text, {(begin, end): content.removesuffix("\n")}, str(path)), encoding="utf-8")
 
 
-def main() -> None:
-    """Fit and print every fitted parameter (python -m qmodel.scenario.calibrate); with --write, write
-    the values and [band] into the shipped scenario files and the tables into
-    docs/background/calibration.md (between its calibration markers)."""
+def main(argv: list[str] | None = None) -> None:
+    """Fit and print every fitted parameter of the GDPS study's scenarios (python -m
+    qmodel.scenario.calibrate); with --write, write the values and [band] into the shipped scenario
+    files and the tables into docs/background/calibration.md (between its calibration markers). The lock
+    fit is the one fit of ``qmodel scenario calibrate`` (:func:`qmodel.scenario.fit.fit_scenario`), on the
+    study's rows read from its casebooks."""
+    parser = argparse.ArgumentParser(prog="python -m qmodel.scenario.calibrate", description=main.__doc__)
+    parser.add_argument("--write", action="store_true",
+                        help="write the fitted values into the shipped scenario files and the docs' tables")
+    write = parser.parse_args(argv).write
     fit = fit_locks(**SHIPPED_FIT)
     span = profile_lock_span(fit)
     fit = replace(fit, extra_points=({"lockable_items": span.lockable_items, "lock_span": span.low},))
     fitted = calibrate_gdps(fit)
     text = parameter_table(fit, fitted, span) + "\n" + prediction_table(fitted)
     print(text)
-    if "--write" in sys.argv[1:]:
+    if write:
         for name, scenario in fitted.items():
             write_scenario(name, scenario, fit)
         write_block(DOCS, "calibration", text)

@@ -34,9 +34,9 @@ COVERAGE_TARGET = 0.80
 E2E_CASEBOOK = "gdps-pprc-100km-2006-e2e"
 PREDICTED_ENVIRONMENTS = ("gdps-env1", "gdps-env2")  # their lock parameters come from Environment 3
 # each scenario quantity a band is given for: its value in the answer's records, and that value in SI
-BANDED = {"response_time": ("response_time_ms", 1e-3), "share_within_goal": ("within_goal_pct", 1e-2),
-          "throughput": ("throughput_per_s", 1.0), "transactions": ("throughput_per_s", 1.0),
-          "cpu_of_one_cp": ("cpu_pct_of_one_cp", 1e-2)}
+BANDED = {"response_time": ("response_time[ms]", 1e-3), "share_within_goal": ("share_within_goal[%]", 1e-2),
+          "throughput": ("throughput[1/s]", 1.0), "transactions": ("throughput[1/s]", 1.0),
+          "cpu_of_one_cp": ("cpu_of_one_cp[%]", 1e-2)}
 
 
 class Covered(NamedTuple):
@@ -52,7 +52,7 @@ class Covered(NamedTuple):
     def inside(self) -> bool:
         """The printed value (or some of a printed range) lies within the band, ends included (an end open
         toward a band point with no answer, NaN, holds any value on its side)."""
-        printed_low, printed_high = self.case.paper
+        printed_low, printed_high = self.case.printed_range
         return not self.low > printed_high and not printed_low > self.high
 
 
@@ -64,7 +64,7 @@ def prediction_rows(casebook: str = E2E_CASEBOOK, scenarios: tuple[str, ...] = P
     return [case for case in load_casebook(shipped_casebooks()[casebook])
             if case.quantity.partition(".")[::2] in [("scenario", name) for name in BANDED]
             and case.inputs.get("scenario") in scenarios
-            and not case.calibrated and not math.isnan(case.paper[0])
+            and not case.calibrated and not math.isnan(case.printed_range[0])
             and not case.uses_values and not any(isinstance(v, dict) for v in case.inputs.values())]
 
 
@@ -123,7 +123,7 @@ def main() -> None:
     markers)."""
     rows = band_coverage()
     for row in rows:
-        low, high = row.case.paper
+        low, high = row.case.printed_range
         printed = f"{low:g}" if low == high else f"{low:g}-{high:g}"
         print(f"{row.case.id:<40} {printed:>9} {row.case.unit:<2} model {row.value:9.4g}"
               f" band {row.low:9.4g} to {row.high:9.4g}  {'in' if row.inside else 'OUT'}")

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
+from qmodel.frames import end_key, split_key
 from qmodel.output import format_number
 from qmodel.scenario.band import Banded, load_banded, max_distance_banded, solve_banded
 from qmodel.scenario.compose import refuse_huge
@@ -66,8 +67,13 @@ def table_rows(text: str) -> list[list[str]]:
     return rows
 
 
+def beside(keys: list[str], name: str) -> bool:
+    """The band's low and high ends of ``name`` are the keys just after it, in that order."""
+    return keys.index(end_key(name, "low")) == keys.index(name) + 1 == keys.index(end_key(name, "high")) - 1
+
+
 def value_names(record: dict) -> list[str]:
-    return [name for name in record if f"{name}_low" in record]
+    return [name for name in record if end_key(name, "low") in record]
 
 
 # --- the band holds the answer ---------------------------------------------------------------------
@@ -96,10 +102,10 @@ def test_where_a_band_point_has_no_answer_the_band_is_open_at_its_end_never_clos
     bands = result.band_values()
     some_point_thrashes = sum(point.thrashing for point in result.band).astype(bool)
     assert some_point_thrashes.tolist() == [False, True]
-    assert not np.isnan(bands["response_time_ms"][1][:, 0]).any()
-    assert np.isnan(bands["response_time_ms"][1][:, 1]).all()   # longer times: open
-    assert np.isnan(bands["within_goal_pct"][0][:, 1]).all()    # fewer within the goal: open
-    assert not np.isnan(bands["response_time_ms"][0][:, 1]).any()  # the other end stands
+    assert not np.isnan(bands["response_time[ms]"][1][:, 0]).any()
+    assert np.isnan(bands["response_time[ms]"][1][:, 1]).all()   # longer times: open
+    assert np.isnan(bands["share_within_goal[%]"][0][:, 1]).all()    # fewer within the goal: open
+    assert not np.isnan(bands["response_time[ms]"][0][:, 1]).any()  # the other end stands
 
 
 @given(items=st.floats(300, 3000), span=st.floats(0.01, 0.5))
@@ -154,12 +160,12 @@ def test_a_point_sets_member_keys_as_the_variants_headers_do(tmp_path) -> None:
 def test_where_a_band_point_has_no_answer_the_band_is_open_there_and_says_so(tmp_path) -> None:
     path = env2_with_band(tmp_path, points('{ "locks.lockable_items" = 2000 }'))  # thrashes at 100 km only
     payload = json.loads(run([path, "--distance", "20km,100km", "--format", "json"]).output)
-    missing = {record["distance_km"]: record["band_points_without_answer"] for record in payload["results"]}
+    missing = {record["distance[km]"]: record["band_points_without_answer"] for record in payload["results"]}
     assert missing == {20.0: 0, 100.0: 1}
-    far = [record for record in payload["results"] if record["distance_km"] == 100.0]
+    far = [record for record in payload["results"] if record["distance[km]"] == 100.0]
     # the answer never stands in for the missing end: longer times and fewer within the goal are open
-    assert all(r["response_time_ms_high"] is None and r["within_goal_pct_low"] is None for r in far)
-    assert all(r["response_time_ms_low"] == r["response_time_ms"] for r in far)
+    assert all(r["response_time_high[ms]"] is None and r["share_within_goal_low[%]"] is None for r in far)
+    assert all(r["response_time_low[ms]"] == r["response_time[ms]"] for r in far)
     printed = run([path, "--distance", "20km,100km", "--no-breakdown"]).output
     table = " ".join(printed.split())
     assert "At 100 km some band point has no response time" in table and "the band is open toward it" in table
@@ -178,11 +184,12 @@ def test_a_scenario_without_a_band_shows_none_and_says_why(tmp_path) -> None:
     assert "No band: no fitted parameter of this scenario declares an interval" in said
     payload = json.loads(run([path, "--distance", "70km", "--format", "json"]).output)
     assert payload["band"]["why_none"].startswith("no fitted parameter")
-    assert not any(key.endswith(("_low", "_high")) for record in payload["results"] for key in record)
+    assert not any(split_key(key)[0].endswith(("_low", "_high"))
+                   for record in payload["results"] for key in record)
     spreadsheet = run([path, "--distance", "70km", "--format", "csv"])
     assert "_low" not in spreadsheet.stdout and spreadsheet.stderr.startswith("no band: no fitted parameter")
     seek = json.loads(run([path, "--max-distance", "--format", "json"]).output)
-    assert seek["max_distance_km_low"] is None and "No band: no fitted parameter" in seek["answer"]
+    assert seek["max_distance_low[km]"] is None and "No band: no fitted parameter" in seek["answer"]
 
 
 # --- a band point is checked as a --variants override ------------------------------------------------
@@ -234,8 +241,8 @@ def test_each_solve_is_widened_by_the_declared_error_of_its_kind_the_breakdown_b
     result = solve_banded(banded, np.array([20e3, 70e3, 100e3]))
     solves = [solve.record_values() for solve in (result, *result.band)]
     bands = result.band_values()
-    for name, kind in (("response_time_ms", "response_time"), ("throughput_per_s", "throughput"),
-                       ("cpu_pct_of_one_cp", "throughput"), ("lock_contention_ms", None)):
+    for name, kind in (("response_time[ms]", "response_time"), ("throughput[1/s]", "throughput"),
+                       ("cpu_of_one_cp[%]", "throughput"), ("lock_contention[ms]", None)):
         widened = error[kind] if kind else 0.0
         low, high = bands[name]
         values = [solve[name] for solve in solves]
@@ -248,27 +255,28 @@ def test_json_and_csv_carry_low_and_high_beside_each_value() -> None:
     payload = json.loads(run(["gdps-env2", "--distance", "20km,70km", "--format", "json"]).output)
     assert payload["band"]["points"] == len(load_banded(ENV2).points) and payload["band"]["method"]
     declared = load_banded(ENV2).error
-    assert payload["band"]["error"] == {f"{kind}_pct": pytest.approx(value * 100)
+    assert payload["band"]["error"] == {f"{kind}[%]": pytest.approx(value * 100)
                                         for kind, value in declared.items()}
-    expected = {"response_time_ms", "within_goal_pct", "throughput_per_s", "cpu_busy_pct_of_lpar",
-                "cpu_pct_of_one_cp", "lock_contention_ms", "commit_ms", "other_ms"}
+    expected = {"response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_busy_of_lpar[%]",
+                "cpu_of_one_cp[%]", "lock_contention[ms]", "commit[ms]", "other[ms]"}
     for record in payload["results"]:
         keys = list(record)
         assert expected <= set(value_names(record))
         for name in value_names(record):
-            assert keys.index(f"{name}_low") == keys.index(name) + 1 == keys.index(f"{name}_high") - 1
+            assert beside(keys, name)
     spreadsheet = run(["gdps-env2", "--distance", "20km,70km", "--format", "csv"]).stdout
     header = next(csv.reader(io.StringIO(spreadsheet)))
     for name in expected:
-        assert header.index(f"{name}_low") == header.index(name) + 1 == header.index(f"{name}_high") - 1
+        assert beside(header, name)
 
 
 def shown_band(record: dict, name: str) -> list[str]:
     """The value, low and high of ``name`` as the table shows numbers (to 0.01)."""
-    return [format_number(round(record[f"{name}{end}"], 2) + 0.0) for end in ("", "_low", "_high")]
+    return [format_number(round(record[key], 2) + 0.0)
+            for key in (name, end_key(name, "low"), end_key(name, "high"))]
 
 
-BANDED_COLUMNS = ("response_time_ms", "within_goal_pct", "throughput_per_s", "cpu_pct_of_one_cp")
+BANDED_COLUMNS = ("response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_of_one_cp[%]")
 TABLE_ARGS = ["gdps-env2", "--distance", "0km,70km,100km", "--no-breakdown"]
 
 
@@ -306,16 +314,16 @@ def test_max_distance_prints_its_band_and_what_breaks_the_goal_at_each_end() -> 
     result = run(["gdps-env2", "--max-distance"])
     text = " ".join(result.output.split())
     payload = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)
-    low, high = payload["max_distance_km_low"], payload["max_distance_km_high"]
-    assert low <= payload["max_distance_km"] <= high
-    assert f"Band: {payload['max_distance_km']:.1f} km ({low:.1f}–{high:.1f} km)" in text
-    for end, distance in (("low", low), ("high", high)):
+    low, high = payload["max_distance_low[km]"], payload["max_distance_high[km]"]
+    assert low <= payload["max_distance[km]"] <= high
+    assert f"Band: {low:.1f} to {high:.1f} km." in text
+    for end, distance, words in (("low", low, "pessimistic"), ("high", high, "optimistic")):
         culprit = f"{payload[f'breaking_member_{end}']}'s {payload[f'breaking_component_{end}']}"
-        assert f"At the {end} end past {distance:.1f} km {culprit} breaks the goal" in text.replace(
-            "at the high", "At the high")
+        said = text.split(f"t its {words} end (")[1].split(")", 1)[1]
+        assert said.startswith(f" the goal holds to {distance:.1f} km, where {culprit} breaks it")
     header = run(["gdps-env2", "--max-distance", "--format", "csv"]).stdout.splitlines()[0].split(",")
-    for name in ("max_distance_km", "breaking_member", "breaking_component"):
-        assert header.index(f"{name}_low") == header.index(name) + 1 == header.index(f"{name}_high") - 1
+    for name in ("max_distance[km]", "breaking_member", "breaking_component"):
+        assert beside(header, name)
     for row in ("band low", "band high"):
         assert re.search(rf"{row}\s*│\s*[\d.]+", result.output)
 

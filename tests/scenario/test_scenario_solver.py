@@ -98,9 +98,9 @@ def test_iosq_and_volume_busy_are_given_where_computed_and_absent_where_given() 
     result = solve_scenario(crowded, np.array([0.0, 40e3]))
     assert (np.diff(result.io_queue) > 0).all() and (result.volume_busy < 1).all()
     assert result.volume_busy == pytest.approx(_volume_utilization(crowded, result), rel=1e-9)
-    assert {"iosq_ms", "volume_busy_pct"} <= set(result.records()[0])
+    assert {"iosq[ms]", "volume_busy[%]"} <= set(result.records()[0])
     plain = solve_scenario(ENV2, np.array([0.0]))
-    assert plain.io_queue is None and "iosq_ms" not in plain.records()[0]
+    assert plain.io_queue is None and "iosq[ms]" not in plain.records()[0]
 
 
 def test_no_subchannel_share_at_the_edge_is_given_where_nothing_thrashes() -> None:
