@@ -309,8 +309,8 @@ def sweep(formula_id: str, vary: str, assignments: tuple[str, ...], steps_text: 
     span_ends = split_range(vary, span)
     lists = _lists(entry, assignments)
     if name in lists:  # the swept input given again: one of the two would go unused
-        given = next(a for a in assignments if a.partition("=")[0].strip() == name)
-        raise InputError(name, given.partition("=")[2], f"{name} once, as the input swept ({vary})",
+        twice = next(a for a in assignments if a.partition("=")[0].strip() == name)
+        raise InputError(name, twice.partition("=")[2], f"{name} once, as the input swept ({vary})",
                          reason="given twice")
     if span_ends is None:
         values = np.asarray(_lists(entry, (vary,))[name])
@@ -430,7 +430,8 @@ def _plot_sweep(entry, evaluation, varied: list[str], y_names: list[str], fixed:
 
     name = varied[0]
     x = evaluation.inputs[name].ravel()
-    curves, marks = {}, {}
+    curves: dict = {}
+    marks: dict = {}
     for pairs, on in _combinations(evaluation, varied):
         label_of = ", ".join(f"{n} = {format_number(float(v))}" for n, v in pairs)
         for y_name in y_names:

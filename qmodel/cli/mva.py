@@ -252,7 +252,7 @@ def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> 
 _SECONDS_PER_SERVER, _BYTES_PER_SERVER = 2.5e-6, 32
 
 
-def _refuse_many_servers(net, population: object) -> None:
+def _refuse_many_servers(net, population: int | list[int] | tuple[int, ...] | None) -> None:
     """A station with more servers than the estimate of the work can tabulate is refused before it is
     (``--servers 1000000000``): servers beyond the jobs never serve one, so the way out is as many as
     the largest population, or a delay station."""

@@ -31,7 +31,7 @@ class _ScenarioCommand(click.Command):
     """``qmodel scenario SCENARIO``, and ``qmodel scenario calibrate FILE MEASUREMENTS`` beside it: the word
     ``calibrate`` is read as the command, never as a scenario's name (a file named so is ./calibrate)."""
 
-    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+    def make_context(self, info_name, args, parent=None, **extra):
         if args[:1] == ["calibrate"]:
             return scenario_calibrate.make_context(f"{info_name} calibrate", args[1:], parent=parent, **extra)
         return super().make_context(info_name, args, parent=parent, **extra)

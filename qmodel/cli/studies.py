@@ -108,9 +108,9 @@ def subchannels(delayed_text: str, link_text: str | None, measured_text: str | N
         source = click.get_current_context().get_parameter_source
         defaulted = [name for name, option in _OPTIONS.items()
                      if source(option.lstrip("-").replace("-", "_") + "_text") is ParameterSource.DEFAULT]
-        given = ", ".join(text for name, text in said.items() if name not in defaulted)
+        typed_in = ", ".join(text for name, text in said.items() if name not in defaulted)
         assumed = ", ".join(f"{said[name]} ({_OPTIONS[name]})" for name in defaulted)
-        say(f"Inputs: {given}" + (f"; assumed (defaults): {assumed}" if assumed else "") + ". Links are "
+        say(f"Inputs: {typed_in}" + (f"; assumed (defaults): {assumed}" if assumed else "") + ". Links are "
             "configured in pairs (redundancy): the pairs column rounds up to an even count."
             + (" The target is already met on the measured subchannels: no more are needed."
                if max(answer.more_needed for answer in answers) == 0 else ""))

@@ -33,9 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from qmodel.errors import ConvergenceError, InputError
+from qmodel.kernels import Kernel
 from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
@@ -114,7 +114,7 @@ def priority_mva(net: Network, populations: np.ndarray) -> Estimate:
     _refuse_saturated(net, servers)
     throughput = np.zeros(len(net.classes))
     residence = np.zeros(net.demands.shape)
-    iterations, change = _fixed_point(
+    iterations, change = FIXED_POINT.compiled(
         np.ascontiguousarray(per_visit), np.ascontiguousarray(visits, dtype=float), kinds, servers,
         np.asarray(levels, dtype=np.int64), closed, np.asarray(populations, float),
         np.where(closed, 0.0, net.arrival_rates), np.asarray(net.think_times, float), TOLERANCE,
@@ -134,9 +134,8 @@ def _refuse_saturated(net: Network, servers: np.ndarray) -> None:
                              "below 1", reason="the open classes alone saturate it")
 
 
-@njit(cache=True)
 def _fixed_point(service, visits, kinds, servers, levels, closed, populations, rates, think, tolerance,
-                 max_iterations, throughput, residence):  # pragma: no cover - compiled
+                 max_iterations, throughput, residence):
     """Successive substitution of the module docstring's forms over every class and station; returns
     (iterations, last change), iterations < 0 when it did not converge."""
     n_classes, n_stations = service.shape
@@ -216,3 +215,6 @@ def _fixed_point(service, visits, kinds, servers, levels, closed, populations, r
         if change <= limit:
             return iteration + 1, change
     return -1, change
+
+
+FIXED_POINT = Kernel(_fixed_point)   # compiled when first called: numba loads only then (qmodel.kernels)

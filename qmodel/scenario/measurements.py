@@ -19,10 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from qmodel import workbook
-from qmodel.batch import read_csv_file, read_sheet_table, read_table, split_header
 from qmodel.errors import InputError
 from qmodel.scenario.result import ScenarioResult
+from qmodel.tables import workbook
+from qmodel.tables.csvsource import read_csv_file, read_table
+from qmodel.tables.files import read_sheet_table
+from qmodel.tables.table import split_header
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, bare_number, parse_value
 

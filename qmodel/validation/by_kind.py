@@ -73,7 +73,7 @@ def baseline_agrees(case: Case, cells: dict[tuple, Case]) -> bool | None:
     base = cells.get((baseline_cell(case), case.quantity))
     if base is None or base.paper is None:
         return None
-    return abs(within(base.paper[0], *case.paper, case.relative)) <= case.tolerance
+    return abs(within(base.printed_range[0], *case.printed_range, case.relative)) <= case.tolerance
 
 
 def cells_of(results: list[CaseResult]) -> dict[tuple, Case]:
