@@ -122,8 +122,18 @@ def limits_calibration() -> str:
     return "\n".join(lines)
 
 
+def engine_breadth() -> str:
+    """bench/engine_breadth.py: routing visits and priority MVA at 100 stations × 5 classes."""
+    data = figures("engine_breadth")
+    found = data["figures"]
+    rows = [f"| {name} | {_ms(seconds * 1e3)} |" for name, seconds in found["seconds"].items()]
+    return (f"{found['classes']} classes × {found['stations']} stations, the median of {found['rounds']} "
+            f"interleaved rounds ({_when(data)}; target 0.1 s):\n\n| case | time |\n| --- | --- |\n"
+            + "\n".join(rows) + "\n")
+
+
 RENDERERS = {"mva-peers": mva_peers, "mva-sweep": mva_sweep, "quick-answer": quick_answer,
-             "limits-calibration": limits_calibration}
+             "limits-calibration": limits_calibration, "engine-breadth": engine_breadth}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

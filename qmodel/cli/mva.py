@@ -464,7 +464,7 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         caption = ("priority-mva: the MVA priority approximation (Bryant et al. 1984), not exact: --compare "
                    "measures it against the Markov chain")
     classes = result.class_records()
-    if net.closed_classes.any():
+    if net.closed_classes.any() and exact == "exact":      # the bounds are the product form's
         upper, lower = _bounds_per_class(net, result.populations)
         for record, high, low in zip(classes, upper.tolist(), lower.tolist(), strict=True):
             ends = (high, low) if record["population"] is not None else (None, None)

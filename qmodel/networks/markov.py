@@ -70,14 +70,12 @@ class _Model:
     """What the chain needs, per class and (augmented) station: rates, routing, disciplines."""
 
     service: np.ndarray          # (C, S) service rate per job, 1/s (0 where a class is never served)
-    routing: np.ndarray          # (C, S, C, S)
     arrivals: np.ndarray         # (C, S) external arrivals per second
     servers: np.ndarray          # (S,) c, INFINITE at a delay
     rates: tuple[tuple[float, ...], ...]   # (S,) PS rate table α(1..L) (α(L) holding); () where not PS
     discipline: tuple[str, ...]  # (S,) "is", "ps", "fcfs", "lcfs-pr", "priority", "priority-np"
     buffer: np.ndarray           # (S,) most jobs held, INFINITE without a limit
     priority: np.ndarray         # (C,) lower is served first
-    stations: int                # K, the network's own (think stations follow)
     routes: dict[tuple[int, int], tuple[tuple[int, int, float], ...]]   # (r, i) → ((s, j, P[r, i, s, j]),)
     leave: np.ndarray            # (C, S) probability of leaving the network after service
     dropping: np.ndarray         # (C,) an open class: a job routed to a full station is lost, not blocked
@@ -150,8 +148,8 @@ def _model(net: Network) -> _Model:
     routes = {(c, k): tuple((int(s), int(j), float(routing[c, k, s, j]))
                             for s, j in zip(*np.nonzero(routing[c, k]), strict=True))
               for c in range(n_classes) for k in range(size)}
-    return _Model(service, routing, arrivals, np.array(servers), tuple(rates), tuple(discipline),
-                  np.array(buffer), np.asarray(priority), n_stations, routes,
+    return _Model(service, arrivals, np.array(servers), tuple(rates), tuple(discipline),
+                  np.array(buffer), np.asarray(priority), routes,
                   np.maximum(1.0 - routing.sum(axis=(2, 3)), 0.0), net.open_classes.copy())
 
 

@@ -536,6 +536,8 @@ def _numbers(values: Any, name: str, unit: str | None) -> np.ndarray:
         return np.asarray(_value(values, name, unit))
     if isinstance(values, dict):
         raise InputError(name, repr(values), "a number or a list of numbers")
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":      # numbers already: no parsing
+        return values.astype(float) * (UNITS[unit].to_si if unit else 1.0)
     try:
         items = list(values)
     except TypeError:
