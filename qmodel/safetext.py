@@ -71,10 +71,10 @@ LONGEST_VALUE = 120  # characters of a value shown in a one-line message
 def clipped(text: str, longest: int = LONGEST_VALUE) -> str:
     """``text`` shown (:func:`shown`) and cut to ``longest`` characters with how many it had: a message
     stays one readable line whatever was given (a 100,000-character cell)."""
-    text = shown(text, one_line=True)
-    if len(text) <= longest:
-        return text
-    return f"{text[:longest - 30]}… ({len(text):,} characters)"
+    escaped = shown(text, one_line=True)
+    if len(escaped) <= longest:
+        return escaped
+    return f"{escaped[:longest - 30]}… ({len(text):,} characters)"
 
 
 def name_refused(name: str, reserved: tuple[str, ...] = ()) -> str | None:

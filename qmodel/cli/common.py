@@ -14,6 +14,7 @@ import click
 
 from qmodel.errors import InputError, QmodelError
 from qmodel.output import FORMATS
+from qmodel.safetext import clipped
 from qmodel.units import bare_number, parse_list, refuse_decimal_comma
 
 FORMAT_OPTION = click.option(
@@ -42,6 +43,9 @@ CATALOGUE_OPTION = click.option(
 )
 
 
+LONGEST_LINE = 1000  # characters of an error line
+
+
 class Failure(click.ClickException):
     """A qmodel error: one line on stderr, the error's exit status (2 for bad input)."""
 
@@ -50,7 +54,9 @@ class Failure(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file=None) -> None:
-        click.echo(f"error: {self.message}", err=True)
+        """One line on standard error: control characters escaped, cut to :data:`LONGEST_LINE` characters
+        (a message quoting a 100,000-character expression stays readable)."""
+        click.echo(f"error: {clipped(self.message, LONGEST_LINE)}", err=True)
 
 
 class OutputClosedError(Exception):

@@ -123,7 +123,7 @@ def _byte_masks(words: int) -> np.ndarray:
 _MASKS = {words: _byte_masks(words) for words in (1, 2)}
 
 
-def _eight_digits(words: np.ndarray) -> np.ndarray:
+def eight_digits(words: np.ndarray) -> np.ndarray:
     """The number each little-endian word's eight bytes (digit values 0-9, the first the most
     significant) write: three multiply-and-shift steps, pairs, then fours, then eights (SWAR)."""
     words = ((words & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(2561)) >> np.uint64(8)
@@ -190,7 +190,7 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     values = np.where(has_point[:, None], moved | after, values)
     high = np.uint64(_HIGH_BITS)
     unread |= np.any((values & high) | ((values + np.uint64(_NINE_BELOW_HIGH)) & high), axis=1)
-    whole = _eight_digits(values).astype(np.float64)  # exact: below 2**53
+    whole = eight_digits(values).astype(np.float64)  # exact: below 2**53
     whole = whole[:, 0] if words == 1 else whole[:, 0] * 1e8 + whole[:, 1]
     counted = lengths - has_point - signed
     unread |= (counted < 1) | (counted > _DIGITS)

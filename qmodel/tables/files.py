@@ -5,6 +5,7 @@ rows with their results written as an .xlsx (as their chunks come). A CSV is rea
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from collections.abc import Sequence
 from typing import BinaryIO
@@ -14,6 +15,7 @@ import numpy as np
 from qmodel import __version__
 from qmodel.errors import InputError
 from qmodel.outfile import Target
+from qmodel.safetext import shown
 from qmodel.tables import csvbytes, workbook
 from qmodel.tables.dialect import Dialect, quote_cell
 from qmodel.tables.table import Table, blank_cells, cell_column, column_texts
@@ -43,6 +45,9 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[Table, 
     as they are, rows numbered as the spreadsheet shows them; ``texts``: each row's text
     too, for CSV output."""
     found = workbook.read_sheet(path, sheet)
+    if found.hidden:
+        sys.stderr.write(f"note: {path}: the first sheet, {shown(found.name)!r}, is hidden in the workbook: "
+                         "read as the first sheet; --sheet NAME reads another\n")
     width, rows = len(found.header), found.rows  # calamine gives every row the sheet's width
     if {len(row) for row in rows} - {width}:
         rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in rows]

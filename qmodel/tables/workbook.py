@@ -20,6 +20,8 @@ import contextlib
 import datetime
 import itertools
 import math
+import os
+import stat
 import zipfile
 from collections.abc import Iterator, Sequence
 from html import escape  # XML's entities; xml.sax.saxutils would load urllib (90 ms)
@@ -29,6 +31,7 @@ from typing import Any, BinaryIO, NamedTuple
 import numpy as np
 
 from qmodel.errors import InputError
+from qmodel.tables.sheetsize import refuse_large_workbook
 
 SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods", ".xls")
 _MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")  # zip (.xlsx, .xlsm, .xlsb, .ods), OLE (.xls, encrypted .xlsx)
@@ -37,12 +40,14 @@ _ENCRYPTED = "EncryptedPackage".encode("utf-16-le")  # the OLE stream of a passw
 
 class Sheet(NamedTuple):
     """One sheet as a table: its name, header cells (text), data rows and the spreadsheet's row
-    number of the first data row (the header's plus one)."""
+    number of the first data row (the header's plus one); whether it is a hidden first sheet, read by
+    default (a note says so)."""
 
     name: str
     header: list[str]
     rows: list[list[Any]]
     first_row: int
+    hidden: bool = False  # the first sheet, read by default, is hidden in the workbook
 
 
 def is_workbook(path: str) -> bool:
@@ -53,6 +58,8 @@ def is_workbook(path: str) -> bool:
     if path == "-":
         return False
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO is never opened here: read as CSV, bounded
+            return False
         with open(path, "rb") as handle:
             return looks_like_workbook(handle.read(8))
     except OSError:  # the reader gives the error
@@ -77,6 +84,7 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     """
     import python_calamine as calamine  # a compiled reader: loaded only for a workbook
 
+    refuse_large_workbook(path, sheet)  # before the reader allocates the sheet
     try:
         with open(path, "rb") as handle:
             head = handle.read(1 << 16)
@@ -98,6 +106,7 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     worksheets = [meta.name for meta in sheets if meta.typ == calamine.SheetTypeEnum.WorkSheet]
     if not worksheets:
         raise _refuse(path, "no worksheet (charts or macros only)", "a workbook with a sheet of rows")
+    default = sheet is None
     if sheet is None:
         first = sheets[0]
         if first.typ != calamine.SheetTypeEnum.WorkSheet:
@@ -123,7 +132,8 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     header_row = (found.start or (0, 0))[0] + 1  # 1-based, as the spreadsheet shows it
     _refuse_merged_header(path, sheet, found.merged_cell_ranges or [], header_row - 1)
     header = [cell_text(cell) for cell in cells[0]]
-    return Sheet(sheet, header, cells[1:], header_row + 1)
+    hidden = default and sheets[0].visible != calamine.SheetVisibleEnum.Visible
+    return Sheet(sheet, header, cells[1:], header_row + 1, hidden)
 
 
 def _refuse_merged_header(path: str, sheet: str, merged: list, header_index: int) -> None:
