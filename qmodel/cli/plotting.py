@@ -10,6 +10,7 @@ import numpy as np
 
 from qmodel.errors import InputError, MissingPackageError
 from qmodel.output import check_output_path
+from qmodel.scenario.band import GoalBand
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.studies.replication import Timeline
 from qmodel.units import UNITS, goal_time
@@ -122,28 +123,29 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     _save(figure, path, plt)
 
 
-def plot_scenario(result: ScenarioResult, path: str) -> None:
+def plot_scenario(result: ScenarioResult, path: str, seek: GoalBand | None = None) -> None:
     """Write a scenario swept over distance (PNG, SVG or PDF by suffix): :func:`scenario_figure`."""
     check_plot_path(path)
     plt = _pyplot()
-    _save(scenario_figure(result, plt), path, plt)
+    _save(scenario_figure(result, plt, seek), path, plt)
 
 
-def scenario_figure(result: ScenarioResult, plt) -> Figure:
+def scenario_figure(result: ScenarioResult, plt, seek: GoalBand | None = None) -> Figure:
     """One column per member, distance (km) across. Above: the mean response time (ms), its breakdown
     stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
     distances with no answer (thrashing, or volumes that cannot carry their other work) are marked.
-    Where the scenario has a band, the response time and the share carry it shaded (the least and
-    greatest over the answer and the band's points, :meth:`ScenarioResult.band_values`)."""
+    Where the answer has a band, the response time and the share carry it shaded at its level
+    (:meth:`ScenarioResult.band_values`), and the share panel the probability that every member meets the
+    goal. With ``seek`` (``--max-distance --plot``), the largest distance is marked and its band shaded."""
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
     km = result.distances[order] / 1e3
     goal_met = result.goal_met[:, order]
     no_answer = {label: where[order] for label, where in _no_answer(result).items()}
     goal_within = "{:g} {}".format(*goal_time(result.goal_time))
-    bands = result.band_values() if result.band else {}
-    band_label = f"band: {len(result.band)} points ({textwrap.shorten(result.band_method, 60)})"
+    bands = result.band_values()
+    band_label = "" if result.band is None else f"{result.band.level:.0%} band"
     figure, panels = plt.subplots(2, len(result.members), sharex=True, sharey="row", squeeze=False,
                                   figsize=(4.5 * len(result.members) + 2.5, 7),
                                   gridspec_kw={"height_ratios": (3, 2)})
@@ -155,12 +157,18 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
         for axes, name in ((time_axes, "response_time_ms"), (share_axes, "within_goal_pct")):
             if name in bands:
                 low, high = bands[name]
-                axes.fill_between(km, low[m, order], high[m, order], facecolor="none", hatch="////",
-                                  edgecolor="black", linewidth=0.6, alpha=0.5, zorder=3, label=band_label)
+                axes.fill_between(km, low[m, order], high[m, order], color="tab:gray", alpha=0.35,
+                                  linewidth=0,
+                                  zorder=3, label=band_label)
         share_axes.plot(km, result.share_within_goal[m, order] * 100, color="black", marker=".",
                         label=f"transactions within {goal_within}")
         share_axes.axhline(result.goal_share * 100, color="tab:red", linestyle="--",
                            label=f"goal: {result.goal_share:.0%} within {goal_within}")
+        if result.band is not None:
+            share_axes.plot(km, result.band.goal_probability[order] * 100, color="tab:blue", linestyle="-.",
+                            label="probability every member meets the goal [%]")
+        if seek is not None:
+            _mark_seek(seek, (time_axes, share_axes))
         held = goal_held_to(km, goal_met[m])
         for axes in (time_axes, share_axes):
             if held is not None and held < km[-1]:
@@ -186,6 +194,17 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
                     f"{goal_within}, every member, at the distances plotted: {every_member}", fontsize=10)
     figure.tight_layout()
     return figure
+
+
+def _mark_seek(seek: GoalBand, panels) -> None:
+    """The goal seek's answer (a line) and its band (shaded across) on each panel."""
+    answer = seek.answer.distance
+    for axes in panels:
+        if seek.low is not None:
+            axes.axvspan(seek.low / 1e3, min(seek.high, seek.answer.searched) / 1e3, color="tab:green",
+                         alpha=0.12, label=f"largest distance, {seek.level:.0%} band")
+        if answer == answer and seek.answer.member:
+            axes.axvline(answer / 1e3, color="tab:green", linewidth=2, label="largest distance (the answer)")
 
 
 def goal_held_to(km: np.ndarray, goal_met: np.ndarray) -> float | None:

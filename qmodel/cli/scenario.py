@@ -26,14 +26,37 @@ TABLE_DISTANCES = 1_000
 SECONDS_PER_TABLE_DISTANCE = 5.5e-3
 
 
+class ScenarioCommand(click.Command):
+    """``qmodel scenario SCENARIO``, and the commands of the scenario family named in SCENARIO's place
+    (:data:`SUBCOMMANDS`: ``qmodel scenario cross-validate``), each parsed with its own options."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        if args and args[0] in SUBCOMMANDS:
+            command = self.subcommands()[args[0]]
+            return command.make_context(f"{info_name} {args[0]}", list(args[1:]), parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    @staticmethod
+    def subcommands() -> dict[str, click.Command]:
+        """The commands named in SCENARIO's place, by name."""
+        return {name: globals()[attribute] for name, attribute in SUBCOMMANDS.items()}
+
+
+# a word in SCENARIO's place that names a command of its own (a scenario file of that name: ./NAME)
+SUBCOMMANDS = {"cross-validate": "cross_validate"}
+
+
 @click.command(
+    cls=ScenarioCommand,
     epilog="""\b
 Examples (the GDPS/PPRC study's environments ship with qmodel: --list
 names their files):
   $ qmodel scenario gdps-env2
   $ qmodel scenario gdps-env3 --distance 0..100km --points 11 --plot env3.png
   $ qmodel scenario gdps-env2 --max-distance
+  $ qmodel scenario gdps-env2 --max-distance --distance 40,70km --level 90%
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
+  $ qmodel scenario cross-validate --format json > folds.json
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
   $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
         GBP8P.sync=21K GBP8P.async=199K sync_reads=92.3K log_writes=13.2K
@@ -44,12 +67,13 @@ structures, each member's paths to them (link, subchannels), disks, the
 conversion threshold, lock contention and the WLM goal: every key in
 docs/reference/scenario-file.md.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
-sync_io, commit, lock_contention and other. Where the file has a [band]
-(points at the ends of its fitted parameters' intervals, and the model's
-own error measured where they were fitted), every answer carries the
-least and greatest over them, each point's value so widened: low and high
-rows under each answer in the table, NAME_low and NAME_high in CSV and
-JSON, hatched in the plot.
+sync_io, commit, lock_contention and other. Every answer carries a band at
+--level (80%): low and high rows under each answer in the table, NAME_low
+and NAME_high in CSV and JSON, shaded in the plot, with the probability
+that the goal holds at each distance. The band samples the file's fitted
+parameters (its [band]; without one, the range the studies support) with
+the model's own error on what it predicts, sized by cross-validation
+across the study's environments (docs/background/cross-validation.md).
 \b
 Docs: docs/howto/scenario.md
 Options: docs/reference/commands.md#qmodel-scenario"""
@@ -81,8 +105,8 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     "--max-distance",
     "max_distance",
     is_flag=True,
-    help="The largest distance at which every member meets the WLM goal, and what breaks it; with a"
-    " [band], the same at the band's ends.",
+    help="The largest distance at which every member meets the WLM goal, what breaks it, and its band;"
+    " with --distance, the probability that the goal holds at each distance given.",
 )
 @click.option(
     "--up-to",
@@ -122,6 +146,8 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     metavar="OUT.csv|.xlsx",
     help="With --variants: where to write the rows with their results (- is standard output).",
 )
+@click.option("--level", "level_text", default="80%", show_default=True,
+              help="The band's level: the central share of the answer's predictive distribution it holds.")
 @FORMAT_OPTION
 @click.pass_context
 def scenario(
@@ -136,6 +162,7 @@ def scenario(
     variants_csv: str | None,
     sheet: str | None,
     output_csv: str,
+    level_text: str,
     fmt: str,
 ) -> None:
     """Solve a Parallel Sysplex scenario end to end: response time and its breakdown, share within the
@@ -164,14 +191,12 @@ def scenario(
         from qmodel.scenario.variants import run_variant_files
 
         ctx.exit(run_variant_files(path, variants_csv, output_csv, sheet))
+    level = _level(level_text)
     banded = load_banded(path)
     spec = banded.scenario
     if max_distance:
-        if distance_text is not None or plot_path:
-            raise InputError(
-                "--max-distance", "with --distance, --points or --plot", "--max-distance alone (it searches)"
-            )
-        _show_goal_seek(banded, up_to, fmt)
+        asked = None if distance_text is None else _distances(distance_text, points)
+        _show_goal_seek(banded, up_to, fmt, level, asked, plot_path)
         return
     from qmodel.scenario.band import solve_banded
 
@@ -183,7 +208,7 @@ def scenario(
             f"at most {TABLE_DISTANCES:,} distances in a table; --format csv or json writes them all",
             reason=f"drawing the table would take about {distances.size * SECONDS_PER_TABLE_DISTANCE:.0f} s",
         )
-    result = solve_banded(banded, distances)
+    result = solve_banded(banded, distances, level)
     _show(spec, result, fmt, breakdown)
     if plot_path:
         from qmodel.cli.plotting import plot_scenario
@@ -230,16 +255,28 @@ def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distanc
     """An option typed where it does nothing is refused, never silently ignored."""
     from click.core import ParameterSource
 
-    typed = {name for name in ("output_csv", "sheet", "up_to", "points")
+    typed = {name for name in ("output_csv", "sheet", "up_to", "points", "level_text")
              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
     for name, option, needs, given in (
         ("output_csv", "-o/--output", "--variants", variants_csv is not None),
         ("sheet", "--sheet", "--variants", variants_csv is not None),
         ("up_to", "--up-to", "--max-distance", max_distance),
         ("points", "--points", "--distance A..B", distance_text is not None and _is_range(distance_text)),
+        ("level_text", "--level", "an answer (not --variants, whose rows carry no band)",
+         variants_csv is None),
     ):
         if name in typed and not given:
             raise InputError(option, ctx.params[name], f"{option} with {needs} only", reason=f"no {needs}")
+
+
+def _level(text: str) -> float:
+    """The band's level from --level (80%, 0.8): above 0 and below 100%."""
+    from qmodel.units import parse_value
+
+    level = parse_value("--level", text, "ratio")
+    if not 0 < level < 1:
+        raise InputError("--level", text, "a share above 0 and below 100%, e.g. 80% or 95%")
+    return level
 
 
 def _is_range(text: str) -> bool:
@@ -324,24 +361,51 @@ def _banded_rows(record: dict) -> list[list]:
 
 
 def _band_notes(result) -> list[str]:
-    """What the table's (low–high) are, or why there are none; where some band point has no response
-    time, that the band there lacks that point (its end toward longer times is open)."""
+    """What the table's low and high rows are, in a planner's words, the probability that the goal holds
+    at each distance (up to PROBABILITIES_SHOWN of them), the measurement that would narrow the band most,
+    or why there is no band; where some parameter point has no response time, that the band is open."""
     import numpy as np
 
     from qmodel.scenario.result import NO_BAND
 
-    if not result.band:
+    band = result.band
+    if band is None:
         return [f"No band: {NO_BAND}."]
-    notes = [f"low, high: the band, the least and greatest over the answer and {_points(len(result.band))}"
-             f" of its band ({result.band_method})."]
-    open_end = np.flatnonzero(result.band_points_without_answer)
+    level = f"{band.level:.0%}"
+    notes = [f"low, high: the {level} band, where {level} of the runs are expected under the model (how it is"
+             " made: --format json, band.method)."]
+    order = np.argsort(result.distances, kind="stable")
+    if order.size <= PROBABILITIES_SHOWN:
+        shown = ", ".join(f"{_unit(result.distances[d] / 1e3, 'km')} {_percent(band.goal_probability[d])}"
+                          for d in order)
+        notes.append(f"Probability that every member meets the goal: {shown}.")
+    else:
+        notes.append("The probability that every member meets the goal at each distance: goal_holds_pct in"
+                     " --format csv or json.")
+    if band.narrow:
+        notes.append(f"To narrow the band most: {band.narrow}.")
+    open_end = np.flatnonzero(band.points_without_answer)
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
         more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
-        notes.append(f"At {where}{more} km some band point has no response time (lock contention"
+        notes.append(f"At {where}{more} km some parameter point has no response time (lock contention"
                      " thrashes there): the band is open toward it, 'no answer' at its end of longer"
                      " times (high), fewer transactions within the goal and less throughput (low).")
     return notes
+
+
+PROBABILITIES_SHOWN = 12  # distances whose goal probability the table's notes list
+
+
+def _percent(probability: float) -> str:
+    """A probability as a planner reads it: whole percent, "over 99%" and "under 1%" at the ends."""
+    if probability != probability:
+        return "no answer"
+    if probability > 0.99:
+        return "over\N{NO-BREAK SPACE}99%"
+    if probability < 0.01:
+        return "under\N{NO-BREAK SPACE}1%"
+    return f"{probability:.0%}"
 
 
 def _thrashing_notes(spec, result) -> list[str]:
@@ -471,14 +535,6 @@ def _held_km(seek) -> float | None:
     return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
 
 
-def _widened(error: dict[str, float]) -> str:
-    """The model's own error a band's points are widened by, in words ("each widened by the model's own
-    error, response times ±27.4%"), or that they are not."""
-    if "response_time" not in error:
-        return "not widened by any error of the model's own"
-    return f"each widened by the model's own error, response times ±{error['response_time']:.1%}"
-
-
 def _holds_throughout(seek) -> bool:
     """Whether the goal holds at every distance the seek searched (no member breaks it): its answer is
     then not known, only that it lies beyond the search."""
@@ -499,91 +555,175 @@ def _distance_cell(seek) -> str | float | None:
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
-def _seek_end(seek) -> tuple[str, str]:
-    """A goal seek's answer for its band: (the distance as a range shows it, what breaks the goal there)."""
-    km = _held_km(seek)
-    culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
-    if km is None:
-        return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
-    if _holds_throughout(seek):
-        return f"over {seek.searched / 1e3:g}", f"the goal {_holds_words(seek)}"
-    return f"{km:.1f}", f"past {_unit(km, 'km', '.1f')} {culprit} breaks the goal"
+def _band_km(distance: float, upper: float) -> str:
+    """A band end of the goal seek as a range shows it: km to 0.1 rounded down, "over N" beyond the
+    search."""
+    import math
+
+    return f"over {upper / 1e3:g}" if distance > upper else f"{math.floor(distance / 100) / 10:.1f}"
 
 
-def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
+def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path: str | None) -> None:
+    """--max-distance: the answer in words a planner can sign ("the goal holds to X km (80%: lo–hi km)"),
+    what breaks the goal past it, the probability that it holds at each distance asked, the measurement
+    that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
     from qmodel.scenario.goal import TOLERANCE
-    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND, band_json
+    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
     from qmodel.units import UNITS, parse_value
 
     spec = banded.scenario
     reach = parse_value("--up-to", up_to, "km")
     if not reach > 0:
         raise InputError("--up-to", up_to, "a distance > 0 km")
-    sought = max_distance_banded(banded, reach * UNITS["km"].to_si)
+    upper = reach * UNITS["km"].to_si
+    sought = max_distance_banded(banded, upper, level, asked)
     answer = sought.answer
     km = _held_km(answer)
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
+    banded_words = ""
+    if sought.low is not None:
+        ends = f"{_band_km(sought.low, upper)}\N{EN DASH}{_band_km(sought.high, upper)}"
+        banded_words = f" ({level:.0%}:\N{NO-BREAK SPACE}{ends}\N{NO-BREAK SPACE}km)"
     if km is None:
-        text = f"The goal ({goal}) is not met even at 0 km: " + (
+        text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
             no_answer(" there") + "." if no_answer
             else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
     elif _holds_throughout(answer):
-        text = (f"The goal ({goal}) {_holds_words(answer)}: the largest distance is beyond it (a larger"
-                " --up-to searches further).")
+        text = (f"The goal ({goal}) {_holds_words(answer)}{banded_words}: the largest distance is beyond it"
+                " (a larger --up-to searches further).")
     elif no_answer:
-        text = (f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists: "
-                + no_answer("") + ".")
+        text = (f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it no response"
+                " time exists: " + no_answer("") + ".")
     else:
         text = (
-            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it {answer.member} falls below"
-            f" {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
+            f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it {answer.member}"
+            f" falls below {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
             f" ({BREAKDOWN_MEANING[answer.component]})."
         )
     if sought.low is None:
         text += f" No band: {NO_BAND}."
     else:
-        (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
-        ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
-        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), where the low and high ends"
-                 f" of the share within the goal's band stop meeting the goal (the answer and"
-                 f" {_points(len(banded.points))} of its band, {_widened(banded.error)}; how the band is"
-                 f" made: --format json, band.method). At the low end {low_breaks}; at the high end"
-                 f" {high_breaks}.")
-    ends = {"low": sought.low, "high": sought.high}  # None without a band
+        text += (f" The {level:.0%} band is where {level:.0%} of the outcomes under the model fall (how it is"
+                 " made: --format json, band.method).")
+        if sought.asked.size:
+            shown = ", ".join(f"{_unit(d / 1e3, 'km')} {_percent(p)}"
+                              for d, p in zip(sought.asked, sought.probability, strict=True))
+            text += f" Probability that every member meets the goal: {shown}."
+        if sought.narrow:
+            text += f" To narrow the band most: {sought.narrow}."
+    if plot_path:
+        _plot_goal_seek(banded, sought, upper, level, plot_path)
 
-    def beside(name: str, value) -> dict:
-        """The answer's ``name`` and, beside it, the band's ends' (None without a band)."""
-        return {name: value(answer), **{f"{name}_{end}": None if seek is None else value(seek)
-                                        for end, seek in ends.items()}}
+    def band_km(distance: float | None) -> float | None:
+        return None if distance is None or distance > upper else float(_band_km(distance, upper))
 
     payload = {  # no distance where the goal fails at 0 km, or holds to the end of the search
-        **beside("max_distance_km", lambda seek: None if _holds_throughout(seek) else _held_km(seek)),
+        "max_distance_km": None if _holds_throughout(answer) else km,
+        "max_distance_km_low": band_km(sought.low),
+        "max_distance_km_high": band_km(sought.high),
+        "level": level if sought.low is not None else None,
         "goal_holds_beyond_search": _holds_throughout(answer),
         "tolerance_km": TOLERANCE / 1e3,
         "searched_to_km": answer.searched / 1e3,
-        **beside("breaking_member", lambda seek: seek.member or None),
-        **beside("breaking_component", lambda seek: seek.component or None),
+        "breaking_member": answer.member or None,
+        "breaking_component": answer.component or None,
         "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
     }
-    band = band_json(banded.method, len(banded.points), banded.error)
+    probabilities = [{"distance_km": d / 1e3, "goal_holds_pct": p * 100}
+                     for d, p in zip(sought.asked, sought.probability, strict=True)]
+    band = ({"level": None, "method": None, "points": 0, "why_none": NO_BAND} if sought.low is None else
+            {"level": level, "method": sought.method, "points": len(banded.points),
+             "narrow": sought.narrow or None})
     if fmt != "table":
-        render(
-            list(payload),
-            [list(payload.values())],
-            fmt,
-            json_payload={**payload, "band": band, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
-        )
-        if fmt == "csv" and not banded.points:  # its *_low, *_high are empty: say why off the data
+        render(list(payload), [list(payload.values())], fmt, json_payload={
+            **payload, "goal_holds": probabilities, "band": band,
+            "answer": text.replace("\N{NO-BREAK SPACE}", " ")})
+        if fmt == "csv" and sought.low is None:  # its *_low, *_high are empty: say why off the data
             click.echo(f"no band: {NO_BAND}", err=True)
         return
-    rows = [[name, _distance_cell(seek), seek.member, seek.component]
-            for name, seek in (("answer", answer), ("band low", sought.low), ("band high", sought.high))
-            if seek is not None]
+    rows = [["answer", _distance_cell(answer), answer.member, answer.component]]
+    if sought.low is not None:
+        rows += [[f"{level:.0%} band, {end}", band_km(seek) if seek <= upper else _band_km(seek, upper),
+                  None, None] for end, seek in (("low", sought.low), ("high", sought.high))]
     render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
+
+
+def _plot_goal_seek(banded, sought, upper: float, level: float, path: str) -> None:
+    """--max-distance --plot: the scenario with its band from 0 km to past the band's high end (at most
+    ``upper``), the answer and its band marked."""
+    import numpy as np
+
+    from qmodel.cli.plotting import plot_scenario
+    from qmodel.scenario.band import solve_banded
+
+    known = [d for d in (sought.answer.distance, sought.high) if d is not None and d == d]
+    end = min(upper, max([20e3, *(1.25 * d for d in known)]))
+    result = solve_banded(banded, np.linspace(0.0, end, 41), level)
+    plot_scenario(result, path, seek=sought)
+
+
+@click.command(
+    "cross-validate",
+    epilog="""\b
+Each of the GDPS study's three environments is predicted from parameters
+fitted on the other two (lock parameters on their response and count rows
+above 0 km, the round trip per km on their RMF service times), its own
+0 km rows fitted as a planner's would be; every left-out row is listed
+with its band at --level. A few minutes: each fold is a least-squares fit.
+\b
+Docs: docs/background/cross-validation.md
+Options: docs/reference/commands.md#qmodel-scenario-cross-validate""",
+)
+@click.option("--compare", is_flag=True,
+              help="Cross-validate every candidate model choice (lock span, percentile law, conversion "
+              "threshold) and print each one's score and errors per environment and kind (about 20 minutes).")
+@click.option("--write", "write", is_flag=True,
+              help="Write the model's error and the studies' ranges (casebooks/model), the rows, and the "
+              "docs' tables (docs/background/cross-validation.md).")
+@click.option("--level", "level_text", default="80%", show_default=True, help="The bands' level.")
+@FORMAT_OPTION
+def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> None:
+    """Leave one environment out: every row of the GDPS study predicted from the other environments, with
+    its band, and the figures the targets are judged on."""
+    from qmodel.validation import crossval
+
+    level = _level(level_text)
+    click.echo("cross-validating: 3 folds, each a least-squares fit (a few minutes)", err=True)
+    result = crossval.cross_validate(level=level)
+    records = [p.record() for p in result.predictions]
+    compared = []
+    if compare:  # every candidate in its declared order, the shipped one's folds reused where they can be
+        fits = {fit.held_out: fit for fit in result.fits}
+        for candidate in crossval.CANDIDATES:
+            if candidate is not crossval.SHIPPED:
+                click.echo(f"cross-validating: {candidate.name}", err=True)
+            each = (result if candidate is crossval.SHIPPED
+                    else crossval.cross_validate(candidate, level, fits))
+            compared.append((candidate, [p.record() for p in each.predictions]))
+    if write:
+        crossval.write(result, compared or None)
+    if fmt == "json":
+        payload = {"level": level, "candidate": result.candidate.name, "rows": records,
+                   "figures": crossval.figures(records),
+                   "targets": [{"target": what, "figure": figure, "met": met}
+                               for what, figure, met in crossval.targets(records)]}
+        if compare:
+            payload["candidates"] = [crossval.candidate_json(*pair) for pair in compared]
+        render([], [], fmt, json_payload=payload)
+        return
+    columns = ["environment", "member", "distance", "kind", "measured", "model", "low", "high", "unit"]
+    rows = [[r["environment"], r["member"], r["distance_km"], r["kind"], r["measured"], r["model"], r["low"],
+             r["high"], r["unit"]] for r in records]
+    render(columns, rows, fmt, title=f"Left-out rows, {level:.0%} band ({result.candidate.name})")
+    if fmt == "table":
+        _say(" ".join(f"{'Met' if met else 'Not met'}: {what}: {figure}."
+                      for what, figure, met in crossval.targets(records)))
+        if compare:
+            click.echo(crossval.comparison_table(compared))
 
 
 @click.command(

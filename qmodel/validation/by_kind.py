@@ -71,9 +71,10 @@ def baseline_agrees(case: Case, cells: dict[tuple, Case]) -> bool | None:
     by their printed cell and quantity) lies within the case's tolerance of its printed value; None where
     its table prints no 0 km value."""
     base = cells.get((baseline_cell(case), case.quantity))
-    if base is None or base.paper is None:
+    if base is None or base.paper is None or case.paper is None:
         return None
-    return abs(within(base.paper[0], *case.paper, case.relative)) <= case.tolerance
+    low, high = case.paper
+    return abs(within(base.paper[0], low, high, case.relative)) <= case.tolerance
 
 
 def cells_of(results: list[CaseResult]) -> dict[tuple, Case]:
