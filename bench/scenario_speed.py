@@ -31,8 +31,8 @@ from timing import median_time, wall_time
 
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.band import load_banded, solve_banded
-from qmodel.scenario.predictive import ModelError
 from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.predictive import ModelError
 
 REPEATS = 5
 

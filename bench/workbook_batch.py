@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qmodel.workbook import write_workbook
+from qmodel.tables.workbook import write_workbook
 
 FORMULA = "transaction_elongation"
 COLUMNS = ["label", "cf_requests", "sync_writes", "distance [km]", "cf_round_trips", "mirror_round_trips"]

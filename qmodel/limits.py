@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from qmodel.errors import InputError
 
@@ -33,8 +34,9 @@ SECONDS_PER_STEP = 1.5e-5
 SECONDS_PER_ELEMENT_STEP = 6e-8
 
 
-def loop_seconds(steps: float, elements: int) -> float:
-    """Estimated CPU seconds of a loop of ``steps`` vectorized steps over ``elements`` elements."""
+def loop_seconds(steps: Any, elements: int) -> Any:
+    """Estimated CPU seconds of a loop of ``steps`` vectorized steps over ``elements`` elements (an array
+    of estimates for an array of steps)."""
     return steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
 
 

@@ -16,7 +16,8 @@ The convention (docs/contributing/docs.md):
 - a ``qmodel ...`` command in a table cell of the README (its question -> command table) runs after
   the README's blocks and must exit with status 0.
 
-Update mode rewrites the shown outputs in place from the tool, for after a change of output, and
+Update mode rewrites the shown outputs (and the numbers quoted in prose, docs/_hooks/quotes.py) in
+place from the tool, for after a change of output, and
 names on stderr every command whose new output is an ``error:`` the page did not show (a renamed
 input, say): those want the command fixed, not the output::
 
@@ -28,7 +29,6 @@ from __future__ import annotations
 import doctest
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -37,74 +37,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-COLUMNS = 100
-FENCE = re.compile(r"^(\s*)```(\w*)(.*)$")
-TITLE = re.compile(r'title="([^"]+)"')
-RUN_TIMEOUT = 300
+sys.path.insert(0, str(ROOT / "docs" / "_hooks"))  # docs/_hooks/pagework.py: the one reader of a page
+from pagework import FENCE, Command, environment, parse, run  # noqa: E402
 
 
 def pages() -> list[Path]:
     """README.md and every page of the site."""
     return [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_hooks" not in p.parts)]
-
-
-@dataclass
-class Command:
-    line: int               # index of its ``$`` line in the page
-    text: str               # the command, continuation lines joined
-    out_start: int          # indices of its shown output lines: [out_start, out_end)
-    out_end: int
-    shown: list[str]
-
-
-@dataclass
-class Block:
-    kind: str
-    line: int               # index of the fence line
-    body: list[str]
-    title: str = ""
-    commands: list[Command] = field(default_factory=list)
-
-
-def parse(lines: list[str]) -> list[Block]:
-    """The fenced blocks of a page, console blocks split into commands and their shown output."""
-    blocks, index = [], 0
-    while index < len(lines):
-        opened = FENCE.match(lines[index])
-        if not opened:
-            index += 1
-            continue
-        indent, kind, info = opened.groups()
-        end = index + 1
-        while end < len(lines) and lines[end].strip() != "```":
-            end += 1
-        body = [line[len(indent):] if line.startswith(indent) else line for line in lines[index + 1:end]]
-        title = TITLE.search(info)
-        block = Block(kind, index, body, title[1] if title else "")
-        if kind == "console":
-            block.commands = _commands(body, index + 1)
-        blocks.append(block)
-        index = end + 1
-    return blocks
-
-
-def _commands(body: list[str], first: int) -> list[Command]:
-    commands: list[Command] = []
-    at = 0
-    while at < len(body):
-        if not body[at].startswith("$ "):
-            at += 1
-            continue
-        start, text = at, body[at][2:]
-        while text.endswith("\\") and at + 1 < len(body):
-            at += 1
-            text = text[:-1] + " " + body[at].strip()
-        out_start = at + 1
-        at = out_start
-        while at < len(body) and not body[at].startswith("$ "):
-            at += 1
-        commands.append(Command(first + start, text, first + out_start, first + at, body[out_start:at]))
-    return commands
 
 
 def table_commands(lines: list[str]) -> list[tuple[int, str]]:
@@ -128,14 +67,6 @@ def matches(shown: list[str], printed: list[str]) -> bool:
         return shown == printed
     pattern = "\n".join(".*?" if line == "..." else re.escape(line) for line in shown)
     return re.fullmatch(pattern, "\n".join(printed), re.DOTALL) is not None
-
-
-def environment(cache: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(COLUMNS=str(COLUMNS), LINES="50", PYTHONUNBUFFERED="1", TERM="dumb", NO_COLOR="1",
-               XDG_CACHE_HOME=str(cache), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}")
-    env.pop("QMODEL_CATALOGUE", None)
-    return env
 
 
 @dataclass
@@ -172,9 +103,7 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
                 if command.text.strip() == "echo $?":
                     printed = [str(status)]
                 else:
-                    done = subprocess.run(["bash", "-c", command.text], cwd=work, env=env, text=True,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                          timeout=RUN_TIMEOUT)
+                    done = run(command.text, work, env)
                     status, printed = done.returncode, done.stdout.split("\n")
                 printed_by_line[command.line] = (command, printed)
                 if "Traceback (most recent call last)" in "\n".join(printed):
@@ -183,8 +112,7 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
                     problems.append(Problem(page, command.line + 1, f"{command.text}: output differs",
                                             printed))
         for line, text in table_commands(lines) if page.name == "README.md" else ():
-            done = subprocess.run(["bash", "-c", text], cwd=work, env=env, text=True, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT)
+            done = run(text, work, env)
             if done.returncode != 0:
                 problems.append(Problem(page, line + 1, f"{text}: exit status {done.returncode}",
                                         done.stdout.split("\n")))
@@ -273,6 +201,9 @@ def test_a_console_block_is_split_into_commands_and_their_output() -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] != ["--update"]:
         sys.exit("usage: python tests/test_docs_examples.py --update [PAGE ...]")
+    import quotes  # docs/_hooks/quotes.py: the numbers quoted in prose
+
     chosen = [Path(p).resolve() for p in sys.argv[2:]] or pages()
     for chosen_page in chosen:
-        print(f"{chosen_page.relative_to(ROOT)}: {update(chosen_page)} outputs rewritten")
+        said = quotes.update(chosen_page)
+        print(f"{chosen_page.relative_to(ROOT)}: {update(chosen_page)} outputs and {said} quotes rewritten")

@@ -97,6 +97,41 @@ def _one_line_errors(ctx: click.Context) -> Iterator[None]:
 _WORDS = "qmodel.words"
 
 
+def complete_formula_id(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a catalogue entry's id (``qmodel calc m<TAB>``: mg1, mm1, mmc, ...): the shipped
+    ids from the generated catalogue, which loads no TOML and no sympy."""
+    from qmodel.catalogue._compiled import ENTRIES
+
+    return sorted(name for name in ENTRIES if name.startswith(incomplete))
+
+
+def complete_scenario(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Shell completion of a scenario: the shipped scenarios' names, and the files of the directory
+    typed (a scenario of your own)."""
+    from click.shell_completion import CompletionItem
+
+    from qmodel.scenario.files import shipped_scenarios
+
+    names = [CompletionItem(name) for name in sorted(shipped_scenarios()) if name.startswith(incomplete)]
+    return [*names, CompletionItem(incomplete, type="file")]
+
+
+def complete_domain(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a catalogue domain, one per formulas/*.toml file (``--domain q<TAB>``)."""
+    from qmodel.catalogue._compiled import ENTRIES
+
+    return sorted({file.removesuffix(".toml") for file, _ in ENTRIES.values() if file.startswith(incomplete)})
+
+
+def say(text: str, err: bool = False) -> None:
+    """A sentence under a table, left-aligned and wrapped to the terminal's width (80 columns when
+    piped) at spaces only: a number and its unit stay on one line (:func:`qmodel.output.wrap_at_spaces`)."""
+    from qmodel.output import terminal_width, wrap_at_spaces
+
+    if text:
+        click.echo("\n".join(wrap_at_spaces(text, terminal_width())), err=err)
+
+
 def usage_line(error: click.UsageError, ctx: click.Context) -> str:
     """Click's usage error as qmodel's one line: the message, and the help to read.
 
@@ -174,5 +209,5 @@ def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], 
     for name, text in name_value_pairs(assignments, units, what).items():
         lists[name] = parse_list(name, text, units[name])  # first: 35,000 is refused as a thousands mark
         if name not in whole:
-            refuse_decimal_comma(name, text)
+            refuse_decimal_comma(name, text, units[name])
     return lists

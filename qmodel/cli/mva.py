@@ -7,6 +7,7 @@ imported when the command runs.
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 import click
 
@@ -16,18 +17,26 @@ from qmodel.errors import InputError
 from qmodel.output import render, write_csv_columns
 from qmodel.units import split_range
 
-METHODS = ("exact", "schweitzer", "linearizer", "seidmann")   # qmodel.networks.solver.METHODS
+METHODS = ("exact", "schweitzer", "linearizer", "seidmann", "ctmc", "convolution")   # solver.METHODS
 TABLE_ROWS = 40           # a table shows every N up to this; past it N = 1, a round step and the last
 AT_TABLES = 100           # station tables a terminal is shown at most (one per --at population)
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
 # the network's parameters (qmodel.networks.network) as the flags that set them, for errors
-FLAGS = {"visits": "--visits", "servers": "--servers", "names": "--names", "station names": "--names",
+FLAGS = {"visits": "--visits", "routing": "--routing", "servers": "--servers", "names": "--names",
+         "buffer": "--buffer",
+         "station names": "--names",
          "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
 JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole curve: ~125 bytes each)
 SECONDS_PER_CELL = 4e-7   # CPU per CSV cell of a sweep written (2.7e-7 system rows, 4.5e-7 --stations)
 SECONDS_PER_JSON_POPULATION = 2.3e-5   # CPU per population of a sweep's JSON (measured at 200,000)
 CSV_BLOCK = 1 << 16       # rows of a sweep's CSV formatted and written at a time
-PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
+PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice points)
+BOUND_KEYS = ("throughput_upper_bound[1/s]", "throughput_lower_bound[1/s]")  # the asymptotic bounds on X
+# the records' names as a terminal table labels them, short for 80 columns (CSV and JSON: the keys)
+LABELS = {"arrival_rate": "arrival rate", "think_time": "think time", "throughput": "X", "response_time": "R",
+          "throughput_upper_bound": "X upper bound", "throughput_lower_bound": "X lower bound",
+          "queue_length": "queue length", "residence_time": "residence", "per_visit_time": "per visit",
+          "station_throughput": "throughput"}
 
 
 @click.command("mva", epilog="""\b
@@ -45,7 +54,7 @@ every key in docs/reference/model-file.md. Values take units (2ms, 400us,
 250/s); bare numbers are in the model's time_unit (flags: --time-unit).
 Throughput is per second.
 \b
-Docs: docs/howto/mva.md
+Docs: docs/howto/mva.md (site: howto/mva.html)
 Options: docs/reference/commands.md#qmodel-mva""")
 @click.argument("model_file", required=False, metavar="[MODEL.toml]")
 @click.option("--population", "population_text", default=None, metavar="N | 1..N | N1,N2",
@@ -58,9 +67,15 @@ Options: docs/reference/commands.md#qmodel-mva""")
 @click.option("--demand", default=None, metavar="D1,D2,...", help="Service demand per station.")
 @click.option("--service-time", default=None, metavar="S1,S2,...", help="Service time per visit.")
 @click.option("--visits", default=None, metavar="V1,V2,...", help="Visits per job (with --service-time).")
+@click.option("--routing", default=None, metavar="P11,P12,...;P21,...",
+              help="Routing matrix, rows separated by ';': the probability a job leaving station i goes "
+                   "to station j (with --service-time; visits per visit to the first station). Classes and "
+                   "class switching: a model file.")
 @click.option("--servers", default=None, metavar="C1,C2,...",
               help="Servers per station; 'delay' for infinite.")
 @click.option("--names", default=None, metavar="A,B,...", help="Station names.")
+@click.option("--buffer", default=None, metavar="B1,B2,...",
+              help="Buffer per station: the most jobs it holds ('none': no limit).")
 @click.option("--think-time", default="0", show_default=True, help="Think time Z (4s, 4000ms).")
 @click.option("--arrival-rate", default=None, help="Arrival rate (250/s): solve as an open network.")
 @click.option("--time-unit", default="s", show_default=True, help="Unit of bare numbers (s, ms, us, min).")
@@ -73,9 +88,10 @@ Options: docs/reference/commands.md#qmodel-mva""")
               help="Draw X and R against N with the bounds (.png, .svg, .pdf).")
 @FORMAT_OPTION
 def mva(model_file: str | None, population_text: str | None, at_text: str | None, demand: str | None,
-        service_time: str | None, visits: str | None, servers: str | None, names: str | None,
-        think_time: str, arrival_rate: str | None, time_unit: str, method: str, compare: bool,
-        all_stations: bool, plot_path: str | None, fmt: str) -> None:
+        service_time: str | None, visits: str | None, routing: str | None, servers: str | None,
+        names: str | None, buffer: str | None, think_time: str, arrival_rate: str | None, time_unit: str,
+        method: str,
+        compare: bool, all_stations: bool, plot_path: str | None, fmt: str) -> None:
     """Mean Value Analysis of a queueing network: throughput, response time, per-station figures."""
     from qmodel.networks.model import load_network, network
 
@@ -85,14 +101,16 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 
         check_plot_path(plot_path)
     if model_file is not None:
-        if any(flag is not None for flag in (demand, service_time, visits, servers, names, arrival_rate)):
+        if any(flag is not None for flag in (demand, service_time, visits, routing, servers, names, buffer,
+                                             arrival_rate)):
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
         net = load_network(model_file)
     else:
         flags = {**FLAGS, "demand": "--demand" if demand is not None else "--service-time"}
         try:
             net = network(**_flag_network(demand, service_time, visits, servers, names, think_time,
-                                          arrival_rate, time_unit))
+                                          arrival_rate, time_unit),
+                          **_flag_routing(routing, service_time, visits), **_flag_buffer(buffer))
         except InputError as error:  # named as the Python parameter: name the flag as typed
             first, _, rest = error.parameter.partition(" ")
             if first not in flags and error.parameter not in flags:
@@ -100,12 +118,13 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
             flag = flags.get(error.parameter) or f"{flags[first]} {rest}".strip()
             raise InputError(flag, error.value, error.allowed, reason=error.reason) from None
     swept = typed is not None and typed[0]
-    sweep = swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
+    sweep = bool(swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact")
     _refuse_flags(net, method, compare, all_stations, plot_path, fmt, sweep)
     population = _population(population_text, typed, net)
+    _refuse_many_servers(net, population)
     at = _at(at_text, sweep)
     if sweep:
-        _show_sweep(net, population, at, fmt, plot_path, all_stations)
+        _show_sweep(net, cast(int, population), at, fmt, plot_path, all_stations)  # a sweep's N
     else:
         _show_point(net, method, population, compare, fmt, all_stations)
 
@@ -113,9 +132,11 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path: str | None, fmt: str,
                   sweep: bool) -> None:
     """Flags that do not apply to this network or method are refused, never ignored."""
-    if compare and method == "exact":
-        raise InputError("--compare", "with --method exact", "an approximate --method (schweitzer, "
-                         "linearizer, seidmann)")
+    from qmodel.networks.solver import reference_method
+
+    if compare and method in ("exact", "ctmc") and reference_method(net) == method:
+        raise InputError("--compare", f"with --method {method}", "an approximate --method (schweitzer, "
+                         "linearizer, seidmann), or a network that exact MVA does not solve exactly")
     if compare and net.open_classes.all():
         raise InputError("--compare", "with an open network", "a network with closed classes (an open "
                          "network is solved exactly)")
@@ -129,18 +150,39 @@ def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path
 
 def _flag_network(demand: str | None, service_time: str | None, visits: str | None, servers: str | None,
                   names: str | None, think_time: str, arrival_rate: str | None, time_unit: str) -> dict:
-    if (demand is None) == (service_time is None):
+    given = demand if demand is not None else service_time
+    if given is None or (demand is not None and service_time is not None):
         raise InputError("--demand / --service-time", "both" if demand else "neither",
                          "one of them (or a MODEL.toml file)")
     if visits is not None and service_time is None:
         raise InputError("--visits", visits, "together with --service-time")
     return dict(
-        demands=_items("--demand" if demand is not None else "--service-time",
-                       demand if demand is not None else service_time),
+        demands=_items("--demand" if demand is not None else "--service-time", given),
         visits=_items("--visits", visits) if visits else None,
         servers=_items("--servers", servers) if servers else None,
         names=_items("--names", names) if names else None,
         think_time=think_time, arrival_rate=_arrival_rate(arrival_rate), population=0, time_unit=time_unit)
+
+
+def _flag_routing(routing: str | None, service_time: str | None, visits: str | None) -> dict:
+    """--routing as the network takes it: a matrix of probabilities, rows split at ';'."""
+    if routing is None:
+        return {}
+    if service_time is None or visits is not None:
+        raise InputError("--routing", routing, "together with --service-time (per visit), without --visits "
+                         "(the routing gives the visits)")
+    rows = [_items("--routing", row) for row in routing.split(";")]
+    from qmodel.units import parse_value
+
+    return {"routing": [[parse_value("--routing", cell, "1") for cell in row] for row in rows]}
+
+
+def _flag_buffer(text: str | None) -> dict:
+    """--buffer as the network takes it: a whole number per station, or none."""
+    if text is None:
+        return {}
+    return {"buffer": [None if item.lower() == "none" else _count("--buffer", item)
+                       for item in _items("--buffer", text)]}
 
 
 def _arrival_rate(text: str | None) -> object:
@@ -183,7 +225,7 @@ def _typed_population(text: str | None) -> tuple[bool, list[int]] | None:
     return True, [_count("--population", span[1])]
 
 
-def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> object:
+def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> int | list[int] | None:
     """The population for this network: N, 1..N (a sweep of a single-class closed network: its N), one
     per closed class, or None (the model's). A bare N is one population, as in Python."""
     closed = int(net.closed_classes.sum())
@@ -202,6 +244,27 @@ def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> 
     if len(values) != closed:
         raise InputError("--population", text, f"one population per closed class ({closed})")
     return values[0] if len(values) == 1 else values
+
+
+# tabulating a multi-server station's rates (one per server; the estimate and the solve build about six
+# tables): seconds and bytes per server (measured: 1,000,000 servers, N = 1..3, 1.6 s of CPU for the whole
+# command; a Python float and its place in a tuple, 32 bytes)
+_SECONDS_PER_SERVER, _BYTES_PER_SERVER = 2.5e-6, 32
+
+
+def _refuse_many_servers(net, population: object) -> None:
+    """A station with more servers than the estimate of the work can tabulate is refused before it is
+    (``--servers 1000000000``): servers beyond the jobs never serve one, so the way out is as many as
+    the largest population, or a delay station."""
+    largest = max((station.servers for station in net.stations if station.kind == "multi"), default=0)
+    if population is None:
+        jobs = int(net.populations.sum())
+    else:
+        jobs = sum(population) if isinstance(population, list | tuple) else int(population)
+    limits.refuse_too_large(largest * _BYTES_PER_SERVER, largest * _SECONDS_PER_SERVER,
+                            f"--servers {largest:,}",
+                            f"servers beyond the jobs never serve one: --servers {max(jobs, 1):,} (the jobs "
+                            "in the network) or delay for that station")
 
 
 def _at(text: str | None, sweep: bool) -> list[int]:
@@ -272,7 +335,9 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
     unit = net.time_unit
     scale = UNITS[unit].to_si
     index = np.searchsorted(bounded, shown)
-    columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
+    columns = (["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
+               if fmt == "table" else ["population", "throughput[1/s]", f"response_time[{unit}]",
+                                       *BOUND_KEYS, "binding_bound"])  # a terminal's labels; records' keys
     names = np.array([name for name, _ in UPPER_BOUNDS], dtype=object)   # by binding code
 
     def blocks():   # the rows' columns, CSV_BLOCK populations at a time
@@ -295,12 +360,13 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
                              "bottleneck": bounds.bottleneck, "knee": bounds.knee}
         render([], [], fmt, json_payload=payload)
     elif all_stations:
-        write_csv_columns(["N", *result.points[0].station_columns()], _station_blocks(result.points))
+        write_csv_columns(["population", *result.points[0].station_columns()], _station_blocks(result.points))
     elif fmt == "csv":
         write_csv_columns(columns, blocks())
     else:
-        rows = [row for block in blocks() for row in zip(*(column.tolist() for column in block), strict=True)]
-        render(columns, rows, fmt, title="Exact MVA: system", caption=caption)
+        table = [row for block in blocks()
+                 for row in zip(*(column.tolist() for column in block), strict=True)]
+        render(columns, table, fmt, title="Exact MVA: system", caption=caption)
         if fmt == "table":
             for point in result.points if n in at else (*result.points, result):
                 _station_table(point, fmt)
@@ -372,7 +438,7 @@ def _station_table(result, fmt: str, title: str = "", caption: str = "") -> None
     records = _without_empty_columns(result.records())
     title = title or (f"Stations at N = {populations} ({result.method})" if closed.any()
                       else "Open network: stations")
-    render(list(records[0]), [list(r.values()) for r in records], fmt, title=title, caption=caption,
+    render(_columns(records[0], fmt), [list(r.values()) for r in records], fmt, title=title, caption=caption,
            keys=2)  # class, station
 
 
@@ -386,24 +452,26 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
     result = replace(_solve(net, method, population, total=lattice), curve=None, points=())
     caption = ""
     deviation = None
-    if compare:
-        from qmodel.networks.solver import approximation_error
+    from qmodel.networks.solver import approximation_error, reference_method
 
+    exact = reference_method(net)
+    if compare:
         deviation = approximation_error(result)
-        caption = (f"{method} against exact MVA: throughput within {deviation['throughput']:.3%}, "
+        against = "exact MVA" if exact == "exact" else "the exact Markov chain"
+        caption = (f"{result.method} against {against}: throughput within {deviation['throughput']:.3%}, "
                    f"queue lengths within {deviation['queue_length']:.3%} of the class population")
+    elif result.method == "priority-mva":
+        caption = ("priority-mva: the MVA priority approximation (Bryant et al. 1984), not exact: --compare "
+                   "measures it against the Markov chain")
     classes = result.class_records()
     if net.closed_classes.any():
-        from qmodel.networks.bounds import class_bounds
-        from qmodel.networks.solver import closed_part
-
-        closed = net if net.closed_classes.all() else closed_part(net, result.populations)[0]
-        bounds = class_bounds(closed, result.populations[net.closed_classes])
-        pairs = iter(zip(bounds.throughput_upper, bounds.throughput_lower, strict=True))
-        for record in classes:
-            upper, lower = next(pairs) if record["population"] is not None else (None, None)
-            record.update({"X upper bound [1/s]": None if upper is None else float(upper),
-                           "X lower bound [1/s]": None if lower is None else float(lower)})
+        upper, lower = _bounds_per_class(net, result.populations)
+        for record, high, low in zip(classes, upper.tolist(), lower.tolist(), strict=True):
+            ends = (high, low) if record["population"] is not None else (None, None)
+            record.update(dict(zip(BOUND_KEYS, ends, strict=True)))
+        if net.switching:
+            caption = "; ".join(filter(None, [caption, "classes that switch form a chain: X is the chain's, "
+                                              "cycles (closed) or arrivals (open) per second"]))
     if fmt == "json":
         payload = result.to_json()
         if deviation is not None:
@@ -419,10 +487,65 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         return
     classes = _without_empty_columns(classes)
     kind = "Open network" if net.open_classes.all() else "Mixed network" if net.open_classes.any() else "MVA"
-    render(list(classes[0]), [list(r.values()) for r in classes], fmt, title=f"{kind} ({method}): classes",
-           caption=caption)
+    render(_columns(classes[0], fmt), [list(r.values()) for r in classes], fmt,
+           title=f"{kind} ({result.method}): classes", caption=caption)
     if fmt == "table":
         _station_table(result, fmt)
+        if result.marginals is not None:
+            _marginals_table(result, fmt)
+
+
+MARGINAL_COLUMNS = 8      # a table shows p(0..7) of each station and the rest in one column
+
+
+def _marginals_table(result, fmt: str) -> None:
+    """Method convolution: each station's probability of j jobs, the normalizing constant in the caption
+    (every j in JSON)."""
+    shown = min(result.marginals.shape[1], MARGINAL_COLUMNS)
+    columns = ["station", *(f"p({j})" for j in range(shown))]
+    rest = result.marginals.shape[1] > shown
+    if rest:
+        columns.append(f"p(≥{shown})")
+    rows = [[name, *row[:shown].tolist(), *([float(row[shown:].sum())] if rest else [])]
+            for name, row in zip(result.network.station_names, result.marginals, strict=True)]
+    caption = "" if result.log_normalizing_constant is None else \
+        f"log G(N) = {result.log_normalizing_constant:.10g} (natural log; G in seconds^N)"
+    render(columns, rows, fmt, title="Marginal probabilities: j jobs at each station", caption=caption)
+
+
+def _bounds_per_class(net, populations):
+    """(upper, lower) throughput bounds per class (asymptotic, balanced system and composite: composite.py),
+    NaN for an open class: a mixed network's
+    closed classes on the stations as the open load leaves them; classes that switch, their chain's."""
+    import numpy as np
+
+    from qmodel.networks.chains import chain_network, chain_populations
+    from qmodel.networks.composite import composite_bounds
+    from qmodel.networks.solver import closed_part
+
+    outer = chain_network(net) if net.switching else net
+    counts = chain_populations(net, populations) if net.switching else populations
+    closed = outer if outer.closed_classes.all() else closed_part(outer, counts)[0]
+    bounds = composite_bounds(closed, counts[outer.closed_classes])
+    upper, lower = np.full(len(outer.classes), np.nan), np.full(len(outer.classes), np.nan)
+    upper[outer.closed_classes] = bounds.throughput_upper
+    lower[outer.closed_classes] = bounds.throughput_lower
+    return (upper[net.chains], lower[net.chains]) if net.switching else (upper, lower)
+
+
+def _columns(record: dict, fmt: str) -> list[str]:
+    """A record's keys as the columns: the keys themselves in CSV, a terminal's short labels in a table
+    (:data:`LABELS`, the unit after a space where the table may wrap it; a ratio shown bare)."""
+    from qmodel.frames import split_key
+
+    if fmt != "table":
+        return list(record)
+    labels = []
+    for key in record:
+        name, unit = split_key(key)
+        label = LABELS.get(name, name)
+        labels.append(label if unit in (None, "ratio") else f"{label} [{unit}]")
+    return labels
 
 
 def _without_empty_columns(records: list[dict]) -> list[dict]:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import click
 
-from qmodel.cli.common import FORMAT_OPTION
+from qmodel.cli.common import FORMAT_OPTION, complete_scenario
 from qmodel.errors import InputError
+from qmodel.frames import end_key
 from qmodel.output import render
 from qmodel.units import goal_time
 
-SUMMARY = {
-    "distance_km": "distance [km]",
+SUMMARY = {  # the records' keys the table shows, and their labels (short, for 80 columns)
+    "distance[km]": "distance [km]",
     "member": "member",
-    "response_time_ms": "R [ms]",
-    "within_goal_pct": "within goal [%]",
-    "throughput_per_s": "X [/s]",
-    "cpu_busy_pct_of_lpar": "CPU busy [% of LPAR]",
-    "cpu_pct_of_one_cp": "CPU [% of one CP]",
-    "converted_cf_requests_per_s": "converted CF requests [/s]",
+    "response_time[ms]": "R [ms]",
+    "share_within_goal[%]": "within goal [%]",
+    "throughput[1/s]": "X [/s]",
+    "cpu_busy_of_lpar[%]": "CPU busy [% of LPAR]",
+    "cpu_of_one_cp[%]": "CPU [% of one CP]",
+    "converted_cf_requests[1/s]": "converted CF requests [/s]",
 }
 # A table is for reading: drawing one takes about 5.5 ms per distance (two members and "all", each with
 # its band's low and high rows, and the breakdown: 1,000 distances 5.5 s CPU, against 3.9 s with the band
@@ -28,9 +29,11 @@ SECONDS_PER_TABLE_DISTANCE = 5.5e-3
 
 class ScenarioCommand(click.Command):
     """``qmodel scenario SCENARIO``, and the commands of the scenario family named in SCENARIO's place
-    (:data:`SUBCOMMANDS`: ``qmodel scenario cross-validate``), each parsed with its own options."""
+    (:data:`SUBCOMMANDS`: ``qmodel scenario calibrate FILE MEASUREMENTS``, ``qmodel scenario
+    cross-validate``): such a word is read as the command, never as a scenario's name (a file named so is
+    ./calibrate)."""
 
-    def make_context(self, info_name, args, parent=None, **extra):
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
         if args and args[0] in SUBCOMMANDS:
             command = self.subcommands()[args[0]]
             return command.make_context(f"{info_name} {args[0]}", list(args[1:]), parent=parent, **extra)
@@ -43,7 +46,7 @@ class ScenarioCommand(click.Command):
 
 
 # a word in SCENARIO's place that names a command of its own (a scenario file of that name: ./NAME)
-SUBCOMMANDS = {"cross-validate": "cross_validate"}
+SUBCOMMANDS = {"calibrate": "scenario_calibrate", "cross-validate": "cross_validate"}
 
 
 @click.command(
@@ -58,6 +61,7 @@ names their files):
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
   $ qmodel scenario cross-validate --format json > folds.json
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
   $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
         GBP8P.sync=21K GBP8P.async=199K sync_reads=92.3K log_writes=13.2K
 \b
@@ -75,10 +79,10 @@ parameters (its [band]; without one, the range the studies support) with
 the model's own error on what it predicts, sized by cross-validation
 across the study's environments (docs/background/cross-validation.md).
 \b
-Docs: docs/howto/scenario.md
+Docs: docs/howto/scenario.md (site: howto/scenario.html)
 Options: docs/reference/commands.md#qmodel-scenario"""
 )
-@click.argument("scenario_file", metavar="SCENARIO")
+@click.argument("scenario_file", metavar="SCENARIO", shell_complete=complete_scenario)
 @click.option(
     "--list",
     "list_shipped",
@@ -296,7 +300,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
     from qmodel.scenario.result import NO_BAND
 
     if fmt == "json":  # the results, where the scenario's values come from, and the band's points
-        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
+        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration),
+                   "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4)}
         if spec.band is not None:
             payload["band"] = {**payload["band"], "overrides": list(spec.band.points)}
         render([], [], fmt, json_payload=payload)
@@ -309,7 +314,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         return
     rows = [row for record in records for row in _banded_rows(record)]
     render(list(SUMMARY.values()), rows, fmt, title=result.title, keys=2)
-    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}."]
+    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
+             _round_trip(spec)]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _band_notes(result)
@@ -320,7 +326,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
         columns = ["distance [km]", "member", *(f"{name} [ms]" for name in BREAKDOWN)]
         parts = [
-            [_shown(r["distance_km"]), r["member"], *(_shown(r[f"{name}_ms"]) for name in BREAKDOWN)]
+            [_shown(r["distance[km]"]), r["member"], *(_shown(r[f"{name}[ms]"]) for name in BREAKDOWN)]
             for r in records
         ]
         render(columns, parts, fmt, title="Response time breakdown per transaction")
@@ -341,19 +347,29 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
                    title="Volumes: IOSQ computed from the load")
 
 
+def _round_trip(spec) -> str:
+    """Which round trip per km the answer rests on, and where it comes from: fitted (the file's
+    [[calibration]]), the default (the study's nominal 10 µs/km), or the file's own ``fibre_speed``."""
+    fitted = any("fibre_speed" in str(entry.get("parameter", "")) for entry in spec.calibration)
+    where = ("fitted: the file's [[calibration]]" if fitted else
+             "the default, the study's nominal figure" if spec.fibre_speed == 2e8 else "the file's")
+    return (f"Round trip per km: {_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
+            f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where}).")
+
+
 def _banded_rows(record: dict) -> list[list]:
     """A record's table rows: the answer, and where it has a band, the band's low and high ends each on a
     row of its own under it, "low" and "high" in the member column (a narrow table wraps no number: each
     cell is one). A value without a band is empty on those rows; an end open toward a band point with no
     response time says "no answer"."""
-    rows = [[record[key] if key == "member" else _shown(record[key]) for key in SUMMARY]]
-    if "response_time_ms_low" not in record:
+    rows: list[list[object]] = [[record[key] if key == "member" else _shown(record[key]) for key in SUMMARY]]
+    if end_key("response_time[ms]", "low") not in record:
         return rows
     for end in ("low", "high"):
-        cells = [None, end]
+        cells: list[object] = [None, end]
         for key in list(SUMMARY)[2:]:
-            value = record.get(f"{key}_{end}", False)
-            answered = record[key] is not None or record.get(f"{key}_{'high' if end == 'low' else 'low'}")
+            value = record.get(end_key(key, end), False)
+            answered = record[key] is not None or record.get(end_key(key, "high" if end == "low" else "low"))
             cells.append(None if value is False or (value is None and not answered) else
                          "no answer" if value is None else _shown(value))
         rows.append(cells)
@@ -380,7 +396,7 @@ def _band_notes(result) -> list[str]:
                           for d in order)
         notes.append(f"Probability that every member meets the goal: {shown}.")
     else:
-        notes.append("The probability that every member meets the goal at each distance: goal_holds_pct in"
+        notes.append("The probability that every member meets the goal at each distance: goal_holds[%] in"
                      " --format csv or json.")
     if band.narrow:
         notes.append(f"To narrow the band most: {band.narrow}.")
@@ -417,9 +433,11 @@ def _thrashing_notes(spec, result) -> list[str]:
 
     from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 
+    opened = result.open_saturated if result.open_saturated is not None else result.disk_saturated & False
     kinds = [
-        None if not flag else "disk" if disk else result.remedies(index)
-        for index, (flag, disk) in enumerate(zip(result.thrashing, result.disk_saturated, strict=True))
+        None if not flag else "disk" if disk else "open" if open_ else result.remedies(index)
+        for index, (flag, disk, open_) in enumerate(zip(result.thrashing, result.disk_saturated, opened,
+                                                         strict=True))
     ]
     notes = []
     for kind, run in itertools.groupby(range(len(kinds)), key=kinds.__getitem__):
@@ -429,7 +447,12 @@ def _thrashing_notes(spec, result) -> list[str]:
         first, last = indices[0], indices[-1]
         where = f"At {_km(result, first)}" if first == last else (
             f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
-        if kind == "disk":
+        if kind == "open":
+            from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT
+
+            notes.append(f"{where} no response time exists: {OPEN_SATURATED} there: {OPEN_WAY_OUT}.")
+            continue
+        if isinstance(kind, str):  # "disk"
             notes.append(f"{where} the volumes cannot carry their other work ([disk] background_rate)"
                          f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}.")
             continue
@@ -450,13 +473,15 @@ def _thrashing_notes(spec, result) -> list[str]:
 def _no_answer(component: str, remedies: tuple[str, ...]):
     """Where the goal breaks for want of any response time, why, with what gives one back: a function
     of where ("" or " there"); None where the goal breaks on its share."""
-    from qmodel.scenario.goal import SATURATED
-    from qmodel.scenario.result import VOLUMES_WAY_OUT
+    from qmodel.scenario.goal import OPEN, SATURATED
+    from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT, VOLUMES_WAY_OUT
 
     if component == "thrashing":
         return lambda there: f"lock contention thrashes{there} ({_give_one_back(remedies)})"
     if component == SATURATED:
         return lambda there: f"the volumes cannot carry their other work alone{there} ({VOLUMES_WAY_OUT})"
+    if component == OPEN:
+        return lambda there: f"{OPEN_SATURATED}{there} ({OPEN_WAY_OUT})"
     return None
 
 
@@ -500,12 +525,10 @@ def _thrashing_line(result) -> str:
     parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
     if disk.any():
         parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
+    if result.open_saturated is not None and result.open_saturated.any():
+        parts.append(f"an open member's arrivals are more than its CPs or subchannels carry at "
+                     f"{distances(result.open_saturated)}")
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
-
-
-def _points(count: int) -> str:
-    """"1 point", "2 points": a band's points counted, joined as :func:`_unit` joins."""
-    return _unit(count, "point" if count == 1 else "points")
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
@@ -527,18 +550,6 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _held_km(seek) -> float | None:
-    """The goal seek's distance to 0.1 km, rounded down (the goal is known to hold there: the search is
-    good to TOLERANCE, 50 m); None where the goal fails at 0 km already."""
-    import math
-
-    return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
-
-
-def _holds_throughout(seek) -> bool:
-    """Whether the goal holds at every distance the seek searched (no member breaks it): its answer is
-    then not known, only that it lies beyond the search."""
-    return not seek.member
 
 
 def _holds_words(seek) -> str:
@@ -548,10 +559,10 @@ def _holds_words(seek) -> str:
 
 def _distance_cell(seek) -> str | float | None:
     """A seek's distance as the table shows it: "over 300" where the goal holds throughout, the km to 0.1
-    (:func:`_held_km`), "fails at 0 km" where it fails there already."""
-    if _holds_throughout(seek):
+    (:attr:`~qmodel.scenario.goal.GoalSeek.held_km`), "fails at 0 km" where it fails there already."""
+    if seek.holds_throughout:
         return f"over {seek.searched / 1e3:g}"
-    km = _held_km(seek)
+    km = seek.held_km
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
@@ -563,12 +574,38 @@ def _band_km(distance: float, upper: float) -> str:
     return f"over {upper / 1e3:g}" if distance > upper else f"{math.floor(distance / 100) / 10:.1f}"
 
 
+# --max-distance --plot: the sweep drawn around the answer, this many distances from 0 km
+SEEK_PLOT_POINTS = 41
+
+
+def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
+    """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end (a
+    quarter beyond, to a whole 10 km; the searched distance where the goal holds throughout), the answer
+    and its band's ends marked."""
+    import math
+
+    import numpy as np
+
+    from qmodel.cli.plotting import plot_scenario
+    from qmodel.scenario.band import solve_banded
+
+    answer = sought.answer
+    searched = answer.searched / 1e3
+    found = {} if answer.holds_throughout or answer.held_km is None else {"goal seek": answer.held_km}
+    if sought.low is not None:
+        found.update({f"{level:.0%} band, {end}": distance / 1e3
+                      for end, distance in (("low", sought.low), ("high", sought.high))
+                      if 0 < distance <= answer.searched})
+    end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
+    result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3, level)
+    plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
+
+
 def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path: str | None) -> None:
     """--max-distance: the answer in words a planner can sign ("the goal holds to X km (80%: lo–hi km)"),
     what breaks the goal past it, the probability that it holds at each distance asked, the measurement
     that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
-    from qmodel.scenario.goal import TOLERANCE
     from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
     from qmodel.units import UNITS, parse_value
 
@@ -578,8 +615,10 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
         raise InputError("--up-to", up_to, "a distance > 0 km")
     upper = reach * UNITS["km"].to_si
     sought = max_distance_banded(banded, upper, level, asked)
+    if plot_path:
+        _plot_goal_seek(banded, sought, level, plot_path)
     answer = sought.answer
-    km = _held_km(answer)
+    km = answer.held_km
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     banded_words = ""
@@ -591,7 +630,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
             no_answer(" there") + "." if no_answer
             else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
-    elif _holds_throughout(answer):
+    elif answer.holds_throughout:
         text = (f"The goal ({goal}) {_holds_words(answer)}{banded_words}: the largest distance is beyond it"
                 " (a larger --up-to searches further).")
     elif no_answer:
@@ -614,56 +653,25 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
             text += f" Probability that every member meets the goal: {shown}."
         if sought.narrow:
             text += f" To narrow the band most: {sought.narrow}."
-    if plot_path:
-        _plot_goal_seek(banded, sought, upper, level, plot_path)
-
-    def band_km(distance: float | None) -> float | None:
-        return None if distance is None or distance > upper else float(_band_km(distance, upper))
-
-    payload = {  # no distance where the goal fails at 0 km, or holds to the end of the search
-        "max_distance_km": None if _holds_throughout(answer) else km,
-        "max_distance_km_low": band_km(sought.low),
-        "max_distance_km_high": band_km(sought.high),
-        "level": level if sought.low is not None else None,
-        "goal_holds_beyond_search": _holds_throughout(answer),
-        "tolerance_km": TOLERANCE / 1e3,
-        "searched_to_km": answer.searched / 1e3,
-        "breaking_member": answer.member or None,
-        "breaking_component": answer.component or None,
-        "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
-    }
-    probabilities = [{"distance_km": d / 1e3, "goal_holds_pct": p * 100}
-                     for d, p in zip(sought.asked, sought.probability, strict=True)]
-    band = ({"level": None, "method": None, "points": 0, "why_none": NO_BAND} if sought.low is None else
-            {"level": level, "method": sought.method, "points": len(banded.points),
-             "narrow": sought.narrow or None})
+    # no distance where the goal fails at 0 km, or holds to the end of the search
+    payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
+    band = sought.band_json()
     if fmt != "table":
         render(list(payload), [list(payload.values())], fmt, json_payload={
-            **payload, "goal_holds": probabilities, "band": band,
+            **payload, "goal_holds": sought.probabilities(), "band": band,
             "answer": text.replace("\N{NO-BREAK SPACE}", " ")})
         if fmt == "csv" and sought.low is None:  # its *_low, *_high are empty: say why off the data
             click.echo(f"no band: {NO_BAND}", err=True)
         return
     rows = [["answer", _distance_cell(answer), answer.member, answer.component]]
     if sought.low is not None:
-        rows += [[f"{level:.0%} band, {end}", band_km(seek) if seek <= upper else _band_km(seek, upper),
-                  None, None] for end, seek in (("low", sought.low), ("high", sought.high))]
+        rows += [[f"{level:.0%} band, {end}", float(_band_km(seek, upper)) if seek <= upper
+                  else _band_km(seek, upper), None, None] for end, seek in (("low", sought.low),
+                                                                              ("high", sought.high))]
     render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
 
 
-def _plot_goal_seek(banded, sought, upper: float, level: float, path: str) -> None:
-    """--max-distance --plot: the scenario with its band from 0 km to past the band's high end (at most
-    ``upper``), the answer and its band marked."""
-    import numpy as np
-
-    from qmodel.cli.plotting import plot_scenario
-    from qmodel.scenario.band import solve_banded
-
-    known = [d for d in (sought.answer.distance, sought.high) if d is not None and d == d]
-    end = min(upper, max([20e3, *(1.25 * d for d in known)]))
-    result = solve_banded(banded, np.linspace(0.0, end, 41), level)
-    plot_scenario(result, path, seek=sought)
 
 
 @click.command(
@@ -716,7 +724,7 @@ def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> Non
         render([], [], fmt, json_payload=payload)
         return
     columns = ["environment", "member", "distance", "kind", "measured", "model", "low", "high", "unit"]
-    rows = [[r["environment"], r["member"], r["distance_km"], r["kind"], r["measured"], r["model"], r["low"],
+    rows = [[r["environment"], r["member"], r["distance[km]"], r["kind"], r["measured"], r["model"], r["low"],
              r["high"], r["unit"]] for r in records]
     render(columns, rows, fmt, title=f"Left-out rows, {level:.0%} band ({result.candidate.name})")
     if fmt == "table":
@@ -743,7 +751,7 @@ as the report prints it (upper case): NAME.sync, NAME.async and NAME.total,
 whose parts must add up to the total within 1%. The lines for the scenario
 file are printed after the table as plain TOML, ready to paste.
 \b
-Docs: docs/howto/scenario.md
+Docs: docs/howto/scenario.md (site: howto/scenario.html)
 Options: docs/reference/commands.md#qmodel-scenario-profile""",
 )
 @click.option(
@@ -784,7 +792,7 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
         title="Per-transaction profile",
         json_payload={
             "per_transaction": result.per_transaction,
-            "async_share_pct": {name: value * 100 for name, value in share.items()},
+            "async_share[%]": {name: value * 100 for name, value in share.items()},
             "toml": snippet,
         },
     )
@@ -804,3 +812,91 @@ def _comments_wrapped(toml: str) -> str:
         else:
             lines.append(line)
     return "\n".join(lines)
+
+
+@click.command(
+    epilog="""\b
+MEASUREMENTS: a CSV (any dialect qmodel reads) or a workbook, one
+measured number a row: distance (40km), member (a name, or all),
+quantity (response_time, transactions, throughput, share_within_goal,
+cpu_of_one_cp, lock_contention), value (43ms, 3388, 97.9%) and
+optionally weight (times the quantity's own; 0: shown, not fitted),
+subchannels, metro_mirror (on, off), castout_owner, interval (300s).
+The parameters fitted are the file's free = [...] (dotted keys:
+locks.lockable_items, member.*.other, crossing_latency, ...) or --free.
+\b
+The fitted values are written to FILE.fit.toml beside FILE (never over
+FILE), whole; every later qmodel scenario FILE takes them in place of
+the file's own. Exit status 0 when written, 2 for input it cannot use.
+\b
+Example:
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
+Docs: docs/howto/scenario.md""")
+@click.argument("scenario_file", metavar="FILE")
+@click.argument("measurements", metavar="MEASUREMENTS")
+@click.option("--free", "free_text", default=None, metavar="KEY,KEY",
+              help="The parameters to fit, dotted keys, in place of the file's free list.")
+@click.option("--sheet", default=None, metavar="NAME",
+              help="The sheet of a workbook to read (default: the first).")
+@FORMAT_OPTION
+def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | None, sheet: str | None,
+                       fmt: str) -> None:
+    """Fit a scenario file's free parameters on measured rows by weighted least squares over all of them:
+    each value with its 95% interval, every row's residual, and which parameters the rows leave weakly
+    identified."""
+    from pathlib import Path
+
+    from qmodel.scenario.files import resolve_scenario
+    from qmodel.scenario.fit import fit_scenario, lock_refit, with_inferred_locks, write_fit
+    from qmodel.scenario.measurements import read_measurements
+    from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
+
+    path = resolve_scenario(scenario_file)
+    scenario = scenario_from_dict(read_scenario_toml(path, with_fit=False), path.name)
+    free = scenario.free if free_text is None else tuple(k.strip() for k in free_text.split(",") if k.strip())
+    if not free:
+        raise InputError("free", "none", "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
+                         reason=f"{path.name} declares no free parameter")
+    rows = read_measurements(measurements, path.stem, sheet)
+    prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
+    fit = fit_scenario(with_inferred_locks(scenario), rows, free, prepare=prepare)
+    written = write_fit(fit, Path(path), measurements)
+    _show_fit(fit, written, fmt)
+
+
+def _show_fit(fit, written, fmt: str) -> None:
+    from qmodel.scenario.fit import LEVEL, file_value
+    from qmodel.scenario.measurements import QUANTITIES
+    from qmodel.units import UNITS
+
+    intervals, weak = fit.intervals(), fit.weak()
+    level = f"{LEVEL:.0%} interval"
+    parameters = [[p.key, file_value(p.key, fit.values[p.key]).strip('"'),
+                   " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
+                   f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned"] for p in fit.parameters]
+    rows = []
+    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+        unit = QUANTITIES[row.quantity]
+        scale = 100.0 if unit == "ratio" else 1 / UNITS[unit].to_si
+        off = (model - row.value) / row.value * 100 if row.value else float("nan")
+        shown = "no answer" if model != model else f"{model * scale:.4g}"
+        rows.append([row.label, f"{row.value * scale:.4g}", shown, f"{off:+.1f}",
+                     f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)")])
+    if fmt == "json":
+        render([], [], fmt, json_payload={
+            "parameters": [{"key": p.key, "value": fit.values[p.key], "low": intervals[p.key][0],
+                            "high": intervals[p.key][1], "level": LEVEL, "weakly_identified": weak[p.key]}
+                           for p in fit.parameters],
+            "rows": [{"row": row.label, "source": row.source, "quantity": row.quantity, "measured": row.value,
+                      "model": None if model != model else float(model), "weighted_residual": float(residual),
+                      "weight": row.weight}
+                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)],
+            "degrees_of_freedom": fit.dof, "written": str(written)})
+        return
+    render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
+    if fmt == "table":
+        render(["row", "measured", "model", "off [%]", "weighted residual"], rows, fmt,
+               title="Every row (SI shown in ms, %, counts)")
+        freedom = f"{fit.dof} degrees of freedom" if fit.dof >= 1 else "fewer rows than parameters"
+        _say(f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
+             f"Written: {written} (qmodel scenario takes these values in place of the file's own).")

@@ -8,8 +8,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import click
+from click.core import ParameterSource
 
-from qmodel.cli.common import FORMAT_OPTION, parse_assignments
+from qmodel.cli.common import FORMAT_OPTION, parse_assignments, say
 from qmodel.errors import InputError
 from qmodel.output import render
 
@@ -20,6 +21,12 @@ Examples:
   $ qmodel subchannels --delayed 12% --measured 7 --target 5% --format json
   $ qmodel subchannels --delayed 31.1% --service-time 20us \\
         --distance 0,50,100km
+  $ qmodel subchannels --delayed 12% --link CE-LR
+\b
+--link names the coupling link type (CE-LR, ICA-SR, ISC-3, ...; a name
+it does not know is refused with the list): its subchannels per CHPID set
+--per-link and --measured (one link), and a --distance past its reach is
+refused. Without it, the 2006 study's defaults: 2 measured, 7 per link.
 \b
 The rule (the GDPS study's Appendix B) assumes each subchannel busy
 independently: p = del^(1/k), subchannels = log(t)/log(p). Erlang C treats
@@ -30,16 +37,18 @@ holds its subchannel longer by its round trips' propagation
 the pool at each distance. --threshold (assumed: z/OS does not publish it)
 adds the estimated conversion to async.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
               help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
-@click.option("--measured", "measured_text", default="2", show_default=True, metavar="K",
-              help="Subchannels in use when it was measured.")
+@click.option("--link", "link_text", default=None, metavar="TYPE",
+              help="Coupling link type (CE-LR, ICA-SR, ISC-3, ...): its subchannels per CHPID and reach.")
+@click.option("--measured", "measured_text", default=None, metavar="K",
+              help="Subchannels in use when it was measured.  [default: one --link's, else 2]")
 @click.option("--target", "target_text", default="10%", show_default=True, metavar="RATIO",
               help="Delayed fraction to stay under.")
-@click.option("--per-link", "per_link_text", default="7", show_default=True, metavar="N",
-              help="Subchannels per CF link (7 peer, 2 older).")
+@click.option("--per-link", "per_link_text", default=None, metavar="N",
+              help="Subchannels per CF link.  [default: --link's, else 7 (peer)]")
 @click.option("--distance", "distance_text", default=None, metavar="KM[,KM...]",
               help="Distances to the CF to size for, e.g. 0,50,100km (needs --service-time).")
 @click.option("--service-time", "service_text", default=None, metavar="TIME",
@@ -51,15 +60,24 @@ Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--converted", "converted_text", default=None, metavar="RATIO",
               help="Share of requests already async at 0 km (with --threshold).")
 @FORMAT_OPTION
-def subchannels(delayed_text: str, measured_text: str, target_text: str, per_link_text: str,
-                distance_text: str | None, service_text: str | None, threshold_text: str | None,
-                async_text: str | None, converted_text: str | None, fmt: str) -> None:
+def subchannels(delayed_text: str, link_text: str | None, measured_text: str | None, target_text: str,
+                per_link_text: str | None, distance_text: str | None, service_text: str | None,
+                threshold_text: str | None, async_text: str | None, converted_text: str | None,
+                fmt: str) -> None:
     """CF subchannels needed for a target delayed fraction: the study's rule and Erlang C."""
     from qmodel.algorithms.subchannels import paired_links
     from qmodel.catalogue.loader import get_formula
+    from qmodel.studies.hardware import link_type
     from qmodel.studies.subchannel_methods import compare_methods
     from qmodel.units import parse_value
 
+    link = None if link_text is None else link_type(link_text, "--link")
+    if link is None:  # the 2006 study's: measured on 2 subchannels, 7 per peer link
+        measured_text = "2" if measured_text is None else measured_text
+        per_link_text = "7" if per_link_text is None else per_link_text
+    else:  # measured on one link of the type, as HCD defines its CHPID
+        measured_text = str(link.subchannels) if measured_text is None else measured_text
+        per_link_text = str(link.subchannels) if per_link_text is None else per_link_text
     rule = get_formula("subchannel_rule")
     typed = dict(zip(_OPTIONS, (delayed_text, measured_text, target_text, per_link_text), strict=True))
     values = {name: parse_value(_OPTIONS[name], text, rule.symbols[name].unit)
@@ -68,37 +86,53 @@ def subchannels(delayed_text: str, measured_text: str, target_text: str, per_lin
                    "--async-service": async_text, "--converted": converted_text}
     with _named_as_options(typed):
         if distance_text is not None or any(text is not None for text in at_distance.values()):
-            _subchannels_at_distance(values, distance_text, at_distance, fmt)
+            _subchannels_at_distance(values, distance_text, at_distance, fmt, link)
             return
         answers = compare_methods(**values)
     columns = ["method", "assumes", "subchannels", "whole", "links", "links in pairs", "more needed"]
     rows = [[*answer[:5], paired_links(answer.links), answer.more_needed] for answer in answers]
-    if fmt != "table":  # the table says them in its caption
-        columns += ["delayed measured", "measured subchannels", "target delayed", "subchannels per link"]
-        if fmt == "json":
-            columns = ["method", "assumes", "subchannels", "whole_subchannels", "links", "links_in_pairs",
-                       "more_needed", "delayed_measured_ratio", "measured_subchannels",
-                       "target_delayed_ratio", "subchannels_per_link"]
+    if fmt != "table":  # the table says them in its caption; CSV and JSON name the records' keys
+        columns = ["method", "assumes", "subchannels", "whole_subchannels", "links", "links_in_pairs",
+                   "more_needed", "delayed_measured[ratio]", "measured_subchannels", "target_delayed[ratio]",
+                   "subchannels_per_link"]
         given = [values[name] for name in ("delayed_fraction", "measured_subchannels", "target_delayed",
                                            "subchannels_per_link")]
         rows = [row + given for row in rows]
-    assumed = (f"Inputs: {values['delayed_fraction']:.4g} delayed measured on "
-               f"{values['measured_subchannels']:g} subchannels, target {values['target_delayed']:.4g} "
-               f"delayed, {values['subchannels_per_link']:g} subchannels per link. Links are configured in "
-               "pairs (redundancy): the pairs column rounds up to an even count.")
-    caption = assumed + (" The target is already met on the measured subchannels: no more are needed."
-                         if max(answer.more_needed for answer in answers) == 0 else "")
-    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction", caption=caption)
+    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction")
+    if fmt == "table":  # the inputs, the defaults among them named as such: every assumption shown
+        said = {"delayed_fraction": f"{values['delayed_fraction']:.4g} delayed",
+                "measured_subchannels": f"measured on {values['measured_subchannels']:g} subchannels",
+                "target_delayed": f"target {values['target_delayed']:.4g} delayed",
+                "subchannels_per_link": f"{values['subchannels_per_link']:g} subchannels per link"
+                                        f"{_link_said(link)}"}
+        source = click.get_current_context().get_parameter_source
+        defaulted = [name for name, option in _OPTIONS.items()
+                     if source(option.lstrip("-").replace("-", "_") + "_text") is ParameterSource.DEFAULT]
+        given = ", ".join(text for name, text in said.items() if name not in defaulted)
+        assumed = ", ".join(f"{said[name]} ({_OPTIONS[name]})" for name in defaulted)
+        say(f"Inputs: {given}" + (f"; assumed (defaults): {assumed}" if assumed else "") + ". Links are "
+            "configured in pairs (redundancy): the pairs column rounds up to an even count."
+            + (" The target is already met on the measured subchannels: no more are needed."
+               if max(answer.more_needed for answer in answers) == 0 else ""))
+
+
+def _link_said(link) -> str:
+    """Where the subchannel counts came from, for the caption."""
+    if link is None:
+        return " (2006's defaults)"
+    return f" ({link.name}, CHPID type {link.chpid_type}: {link.subchannels} subchannels per CHPID)"
 
 
 def _subchannels_at_distance(values: dict[str, float], distance_text: str | None,
-                             options: dict[str, str | None], fmt: str) -> None:
+                             options: dict[str, str | None], fmt: str, link=None) -> None:
     """``subchannels --distance``: Erlang C's answer at each distance, with the propagation shown."""
     from qmodel.algorithms.subchannels import paired_links
+    from qmodel.studies.hardware import check_reach
     from qmodel.studies.subchannel_methods import subchannels_at_distance
     from qmodel.units import parse_list, parse_value
 
-    if distance_text is None or options["--service-time"] is None:
+    service_text = options["--service-time"]
+    if distance_text is None or service_text is None:
         missing = "--distance" if distance_text is None else "--service-time"
         raise InputError(missing, "missing", "--distance with --service-time (the CF service time at 0 km)")
     for option in ("--async-service", "--converted"):
@@ -106,29 +140,31 @@ def _subchannels_at_distance(values: dict[str, float], distance_text: str | None
             raise InputError(option, options[option], "given with --threshold (conversion to async is "
                              "modelled only with an assumed threshold)")
     distances = parse_list("--distance", distance_text, "km")
-    timed = {option: None if options[option] is None else parse_value(option, options[option], "us")
-             for option in ("--service-time", "--threshold", "--async-service")}
-    converted = 0.0 if options["--converted"] is None else parse_value("--converted", options["--converted"],
-                                                                        "ratio")
+    if link is not None:
+        for km in distances:
+            check_reach(link, km, "--link")
+    service = parse_value("--service-time", service_text, "us")
+    timed = {option: None if (text := options[option]) is None else parse_value(option, text, "us")
+             for option in ("--threshold", "--async-service")}
+    converted = 0.0 if (text := options["--converted"]) is None else parse_value("--converted", text, "ratio")
     answers = subchannels_at_distance(distances, values["delayed_fraction"], values["measured_subchannels"],
                                       values["target_delayed"], values["subchannels_per_link"],
-                                      timed["--service-time"], timed["--async-service"], converted,
-                                      timed["--threshold"])
+                                      service, timed["--async-service"], converted, timed["--threshold"])
     columns = ["distance [km]", "propagation [us]", "holding time [us]", "converted [ratio]",
                "offered load", "subchannels", "delayed [ratio]", "links", "links in pairs", "more needed"]
-    if fmt == "json":
-        columns = ["distance_km", "propagation_us", "holding_time_us", "converted_ratio", "offered_load",
-                   "subchannels", "delayed_ratio", "links", "links_in_pairs", "more_needed"]
+    if fmt != "table":  # the records' keys
+        columns = ["distance[km]", "propagation[us]", "holding_time[us]", "converted[ratio]", "offered_load",
+                   "subchannels", "delayed[ratio]", "links", "links_in_pairs", "more_needed"]
     rows = [[a.distance, a.propagation, a.holding_time, a.converted_fraction, a.offered_load, a.subchannels,
              a.wait_probability, a.links, paired_links(a.links), a.more_needed] for a in answers]
     conversion = ("no conversion to async modelled (no --threshold)" if timed["--threshold"] is None else
                   f"conversion to async estimated with an assumed threshold of {timed['--threshold']:g} us")
     caption = (f"Erlang C (M/M/c). Measured at 0 km: {values['delayed_fraction']:.4g} delayed on "
                f"{values['measured_subchannels']:g} subchannels, "
-               f"sync service {timed['--service-time']:g} us; "
+               f"sync service {service:g} us; "
                f"target {values['target_delayed']:.4g} delayed, {values['subchannels_per_link']:g} "
-               f"subchannels per link. Each request holds its subchannel longer by the propagation "
-               f"({_propagation_per_km()}); {conversion}.")
+               f"subchannels per link{_link_said(link)}. Each request holds its subchannel longer by the "
+               f"propagation ({_propagation_per_km()}); {conversion}.")
     render(columns, rows, fmt, title="CF subchannels at a distance", caption=caption)
 
 
@@ -158,7 +194,7 @@ def _propagation_per_km() -> str:
     from qmodel.units import UNITS
 
     entry = get_formula("cf_request_at_distance")
-    trips, speed = entry.symbols["cf_round_trips"].default, entry.symbols["fibre_speed"].default
+    trips, speed = (entry.symbols[name].declared_default() for name in ("cf_round_trips", "fibre_speed"))
     per_km = trips * 2 / (speed * UNITS[entry.symbols["fibre_speed"].unit].to_si) / UNITS["us/km"].to_si
     return (f"{format_number(float(per_km))} us/km: {format_number(float(trips))} round trip(s) at "
             f"{float(speed):,.0f} {entry.symbols['fibre_speed'].unit}")
@@ -179,7 +215,7 @@ bandwidth - write rate; consistency groups are taken to form only while
 there is no backlog. The rows include the instants groups stop and resume
 and the peak backlog, marked in the event column.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-mirror-timeline""")
 @click.option("--write-rate", required=True, help="Steady write data rate, e.g. 250MB/s.")
 @click.option("--bandwidth", default=None, help="Link bandwidth with every link up, e.g. 361MB/s.")
@@ -238,13 +274,13 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
     timeline = fluid_timeline(
         given["write_rate"], total, given["until"], bursts=burst_list,
         outages=[Outage(given["outage_from"], given["outage_to"], given["outage"])])
-    rows = {row.time: [row, ""] for row in timeline.sample(given["step"])}
+    rows = {row.time: (row, "") for row in timeline.sample(given["step"])}
     for time, what in timeline.events():  # an event on a sampled instant marks that row
         match = next((t for t in rows if abs(t - time) <= 1e-9 * max(1.0, time)), None)
         if match is None:
-            rows[time] = [timeline.sample_at(np.array([time]))[0], what]
+            rows[time] = (timeline.sample_at(np.array([time]))[0], what)
         else:
-            rows[match][1] = f"{rows[match][1]}; {what}".lstrip("; ")
+            rows[match] = (rows[match][0], f"{rows[match][1]}; {what}".lstrip("; "))
     table = [[row.time / 60, row.write_rate, row.bandwidth, row.written / 1000, row.sent / 1000,
               row.backlog / 1000, "suspended" if "stop" in what or not row.forming else "forming", what]
              for row, what in (rows[t] for t in sorted(rows))]
@@ -253,6 +289,9 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
                f"{timeline.describe_suspensions()}")
     columns = ["minute", "write MB/s", "link MB/s", "written GB", "sent GB", "backlog GB",
                "consistency groups", "event"]
+    if fmt != "table":  # the records' keys
+        columns = ["time[min]", "write_rate[MB/s]", "link_bandwidth[MB/s]", "written[GB]", "sent[GB]",
+                   "backlog[GB]", "consistency_groups", "event"]
     render(columns, table, fmt, title="Global Mirror fluid time-line", caption=caption)
     if plot_path:
         from qmodel.cli.plotting import plot_timeline
@@ -279,7 +318,7 @@ Examples:
 Columns disc (ms), iort (1/s), rh, rp and rr (ratios; a header rh[%] takes
 percentages) are matched without regard to case. Other columns pass through.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-ssd-candidates""")
 @click.argument("input_csv", metavar="INPUT.csv")
 @click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",

@@ -2,7 +2,7 @@
 
 All replace the exact recursion's values at population N − e_c by estimates
 from those at N, and solve the resulting fixed point (successive
-substitution, compiled):
+substitution; a qmodel.kernels loop, compiled past a size):
 
     Q_k^j(N − e_c) ≈ (N − e_c)_j · (F_k^j(N) + Δ_k^{jc})          F_k^j = Q_k^j / N_j
 
@@ -24,7 +24,7 @@ Linearizer corrects the queue lengths only.
 Seidmann's decomposition (Seidmann, Schweitzer & Shalev-Oren 1987) replaces
 c servers with demand D by one server with D / c and a delay of
 D (c − 1) / c, then runs Bard–Schweitzer on the network so transformed.
-Errors measured on generated networks: docs-networks.md.
+Errors measured on generated networks: docs/background/accuracy.md.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from numba import njit
 
 from qmodel.errors import ConvergenceError
+from qmodel.kernels import Kernel
 from qmodel.networks.exact import Tables, tables
 from qmodel.networks.model import Network
 from qmodel.networks.stations import Station
@@ -141,22 +141,27 @@ def _core(net: Network, populations: np.ndarray, delta: np.ndarray) -> Estimate:
     throughput, residence, queue = np.zeros(n_classes), np.zeros((n_classes, n_stations)), np.zeros(
         (n_classes, n_stations))
     marginals = np.zeros(int(sizes.sum()))
-    iterations, change = _fixed_point(
+    arguments = (
         demand, np.asarray(net.think_times, float), populations, table.infinite, table.inverse_last, table.ld,
         starts.astype(np.int64), sizes.astype(np.int64), rates, table.coefficient, table.offsets,
         np.array([min(j / r for j, r in enumerate(net.stations[k].rate_table, 1)) for k in table.ld], float),
-        np.ascontiguousarray(delta), TOLERANCE, MAX_ITERATIONS,
-        throughput, residence, queue, marginals)
+        np.ascontiguousarray(delta), TOLERANCE)
+    outputs = (throughput, residence, queue, marginals)
+    # interpreted for as many iterations as take less than compiling would; compiled if it needs more
+    step = n_classes * n_stations * (n_classes + 2) + int(sizes.sum()) * (n_classes + 4)
+    budget = min(MAX_ITERATIONS, FIXED_POINT.interpreted_steps(step))
+    iterations, change = _fixed_point(*arguments, budget, *outputs) if budget else (-1, np.inf)
+    if iterations < 0:
+        iterations, change = FIXED_POINT.compiled(*arguments, MAX_ITERATIONS, *outputs)
     if iterations < 0:
         raise ConvergenceError(f"approximate MVA did not converge in {MAX_ITERATIONS} iterations (last "
                                f"change {change:.3g} jobs); use method exact for this network")
     return Estimate(throughput, residence, queue, marginals, table, net, populations)
 
 
-@njit(cache=True)
 def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts, sizes, rates, coefficient,
                  offsets, least, delta, tolerance, max_iterations, throughput, residence, queue,
-                 marginals):  # pragma: no cover - compiled
+                 marginals):
     """Successive substitution of the approximate recursion (module docstring); returns (iterations, change).
 
     Every DAMP_AFTER iterations without convergence the update's weight halves (to MIN_WEIGHT):
@@ -233,8 +238,7 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
     return -1, change
 
 
-@njit(cache=True)
-def birth_death(load, jobs, rates, out):  # pragma: no cover - compiled
+def birth_death(load, jobs, rates, out):
     """p(0..L−1) of j = 0..jobs jobs with weights ρ^j / Π_{i≤j} α(i), α(L) holding past the table.
 
     Summed in logarithms, the tail past L as a geometric series in r = ρ / α(L) (any r: the
@@ -272,3 +276,6 @@ def birth_death(load, jobs, rates, out):  # pragma: no cover - compiled
         total += np.exp(logs[j] - top)
     for j in range(size):
         out[j] = np.exp(logs[j] - top) / total
+
+
+FIXED_POINT = Kernel(_fixed_point, Kernel(birth_death))

@@ -19,34 +19,61 @@ p_k(0..L−2) only: O(L) work per station and population, not O(N).
 The usual p_k(0 | n) = 1 − Σ_{j≥1} p_k(j | n) cancels catastrophically once
 the station saturates (Octave's qncsmva gives negative throughput at N = 80
 on an 8-server station). Here it comes from the complementary network
-(station k removed), a product of positive ratios with no subtraction:
+(station k removed) as a sum of positive terms, with no subtraction:
 
-    p_k(0 | n) = G^{−k}(n) / G(n) = p_k(0 | n − e_c) · X_c(n) / X_c^{−k}(n)     any c with n_c > 0
+    p_k(0 | n) = G^{−k}(n) / G(n)
 
-X^{−k} is the same recursion on the network without k, which needs its own
-complements: the 2^M subnetworks (M load-dependent stations) are solved in
-lockstep, one population level at a time, supersets first, so memory is
-bounded by one level of the lattice (one population for a single class).
-Cost: 2^M · Π_c (N_c + 1) · C · (K + Σ L_k) operations.
+where G_S is the normalising constant of the network of stations S (Buzen's
+convolution; Reiser & Kobayashi 1975 for classes and load-dependent rates).
+Each such ratio g_S(n) = G_S(n) / G(n) is built one station at a time, every
+quantity scaled by the whole network's G(n) so that it lies in [0, 1] (G_S ≤
+G) and nothing overflows. The scaling reads the network's own X_c(n) =
+G(n − e_c) / G(n) from the MVA step at n. Adding station k to S, with t_j(n) the share of
+g_{S+k}(n) in which k holds j jobs:
+
+    t_0(n) = g_S(n)
+    t_j(n) = Σ_c D_ck X_c(n) / α_k(j) · t_{j−1}(n − e_c)              1 ≤ j ≤ L − 2
+    tail(n) = Σ_c D_ck X_c(n) (t_{L−2}(n − e_c) / α_k(L−1) + tail(n − e_c) / α_k(L))
+    g_{S+k}(n) = Σ_j t_j(n) + tail(n)
+
+(for S the complement of k these are the marginals above), and the base S₀
+of the delays (think time included) and single-rate queues:
+
+    g_delay(n) = Z'_c X_c(n) / n_c · g_delay(n − e_c)      Z'_c = Z_c + Σ_delay D_ck, any c with n_c > 0
+    g_{S+q}(n) = g_S(n) + Σ_c D_cq X_c(n) / α_q · g_{S+q}(n − e_c)
+
+The complements of the M load-dependent stations share their parts: the
+stations are halved, each half's complements built on the other half added
+once (complement_plan), about M·log₂M additions of L − 1 terms each, not the
+2^M subnetworks of a complement-by-complement recursion. Every quantity at n
+reads n − e_c only: one class keeps one population, several classes a ring
+of Π_{c≥2} (N_c + 1) points (the class with the most jobs first).
+Work per class and population (point_work): K stations, Σ(L_k − 1) marginal terms, and
+with load-dependent stations K + Σ_nodes L complement terms.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from numba import njit
 
+from qmodel.kernels import Kernel
 from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
 Progress = Callable[[int, int], None]
 
-# operations per second (CPU, this machine; bench/limits_calibration.py measures them near the limit)
-LATTICE_RATE = 6.2e7        # the vectorised lattice with load-dependent stations: 5.8e7 to 6.6e7 measured
-COMPILED_LATTICE_RATE = 1.2e8   # the compiled lattice of queues and delays (Q at every point): 1.2e8 to 3e8
-SWEEP_RATE = 6.5e8          # the compiled single-class recursion: 5.7e8 (64 subnetworks) to 8.4e8 (queues)
+# CPU of the compiled recursion, this machine (bench/limits_calibration.py measures them at the sizes
+# where the limit decides): stations per second (R, X, Q: 7.6e8 measured), marginal and complement
+# terms per second (1.3e8 to 2e8), per population or lattice point whatever the network (the odometer,
+# the curve; with the page faults of a sweep's arrays, about 70 ns: see BYTES_PER_POPULATION), and per
+# call (the tables and the complements' plan: 1.3 ms at 17 two-server stations)
+STATION_RATE = 7.6e8
+MARGINAL_RATE = 1.5e8
+SECONDS_PER_POINT = 7e-8
+SECONDS_PER_CALL = 1e-3
 CHUNK = 4096                # populations per compiled call between progress reports
 
 
@@ -60,10 +87,6 @@ class Tables:
     offsets: np.ndarray      # (M + 1,) where each one's p_k(0..L−2) start in the flat state
     coefficient: np.ndarray  # (T,) j (1/α(j) − 1/α(L)) for j = 1..L−1, multiplying p(j − 1)
     inverse_rate: np.ndarray  # (T,) 1/α(j) for j = 1..L−1
-
-    @property
-    def subsets(self) -> int:
-        return 1 << self.ld.size
 
 
 def tables(net: Network) -> Tables:
@@ -82,9 +105,35 @@ def tables(net: Network) -> Tables:
                   np.concatenate(coefficient), np.concatenate(inverse_rate))
 
 
-def subset_order(subsets: int) -> np.ndarray:
-    """Subnetworks (bit m set: load-dependent station m removed), those with more removed first."""
-    return np.array(sorted(range(subsets), key=lambda s: (-bin(s).count("1"), s)), dtype=np.int64)
+def complement_plan(stations: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How the complements of ``stations`` load-dependent stations are built, one station added at a time.
+
+    Returns (parent, added, leaf): node i is node parent[i] (−1: the base, every other station) with
+    load-dependent station added[i]; leaf[m] is the node without station m alone (−1 when m is the only
+    one). The stations are halved: each half's complements share the other half, added once, so there
+    are about M·log₂M nodes, parents before children.
+    """
+    parent: list[int] = []
+    added: list[int] = []
+    leaf = [-1] * stations
+
+    def build(group: list[int], base: int) -> None:
+        if len(group) == 1:
+            leaf[group[0]] = base
+            return
+        half = len(group) // 2
+        for part, rest in ((group[:half], group[half:]), (group[half:], group[:half])):
+            node = base
+            for m in rest:
+                parent.append(node)
+                added.append(m)
+                node = len(parent) - 1
+            build(part, node)
+
+    if stations:
+        build(list(range(stations)), -1)
+    return (np.array(parent, dtype=np.int64), np.array(added, dtype=np.int64),
+            np.array(leaf, dtype=np.int64))
 
 
 @dataclass(frozen=True)
@@ -99,21 +148,43 @@ class Sweep:
     empty: np.ndarray            # (A, K) p_k(0 | n): 1 − busy (0 at delay and constant-rate stations)
 
 
-# Per population of a sweep, whatever the network: its arrays and the pages they touch (a planner's trial,
-# 3 stations to N = 120,000,000: 2.98 GB at its peak, about 25 bytes a population, and 8.8 s of CPU, 5.7 s
-# of it the system's page faults, about 70 ns a population, where the recursion alone was estimated 1 s)
+# Per population of a sweep, whatever the network: its arrays (a planner's trial, 3 stations to
+# N = 120,000,000: 2.98 GB at its peak, about 25 bytes a population, and 8.8 s of CPU, 5.7 s of it the
+# system's page faults)
 BYTES_PER_POPULATION = 32.0
-SECONDS_PER_POPULATION = 7e-8
+
+
+def point_work(net: Network) -> tuple[int, int]:
+    """Per class and population: (stations, marginal and complement terms) the recursion works on
+    (the module docstring's cost)."""
+    table = tables(net)
+    terms = table.coefficient.size
+    if table.ld.size:
+        _, added, _ = complement_plan(table.ld.size)
+        terms += len(net.stations) + int((np.diff(table.offsets)[added] + 1).sum())
+    return len(net.stations), terms
+
+
+def point_seconds(net: Network, classes: int) -> float:
+    """Estimated CPU seconds of the compiled recursion per population (lattice point) of ``classes``
+    classes with jobs: SECONDS_PER_POINT, and each class's stations and terms (point_work) at
+    STATION_RATE and MARGINAL_RATE."""
+    stations, terms = point_work(net)
+    return SECONDS_PER_POINT + classes * (stations / STATION_RATE + terms / MARGINAL_RATE)
+
+
+def ring_bytes(net: Network, points: float) -> float:
+    """Bytes of the recursion's state kept for ``points`` points (the ring)."""
+    stations, terms = point_work(net)
+    return 8.0 * points * (stations + terms + 2)
 
 
 def estimate_sweep(net: Network, population: int) -> tuple[float, float]:
-    """(bytes, seconds) a single-class sweep to ``population`` would take: the recursion's state per
-    population (SWEEP_RATE), and the arrays of every population (BYTES_PER_POPULATION,
-    SECONDS_PER_POPULATION)."""
-    table = tables(net)
-    state = table.subsets * (len(net.stations) + table.coefficient.size + 2)
-    return (BYTES_PER_POPULATION * population + 8.0 * state,
-            population * (state / SWEEP_RATE + SECONDS_PER_POPULATION))
+    """(bytes, seconds) a single-class sweep to ``population`` would take: the arrays of every
+    population (BYTES_PER_POPULATION), the set-up (SECONDS_PER_CALL) and the recursion at each
+    population (point_seconds)."""
+    return (BYTES_PER_POPULATION * population + ring_bytes(net, 2),
+            SECONDS_PER_CALL + population * point_seconds(net, 1))
 
 
 def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progress | None = None) -> Sweep:
@@ -124,95 +195,50 @@ def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progr
     """
     refuse_too_large(*estimate_sweep(net, population), f"a sweep to N = {population:,}",
                      "a smaller N (--at does not shorten the sweep itself)")
-    table = tables(net)
-    at_array = np.unique(np.asarray(at, dtype=np.int64))
-    order = subset_order(table.subsets)
+    static, ring = recursion(net, 2)
+    at_array = np.array(sorted({int(n) for n in at}), dtype=np.int64)    # (np.unique loads numpy.ma)
     stations = len(net.stations)
-    queue = np.zeros((table.subsets, stations))
-    state = np.zeros((table.subsets, table.coefficient.size))
-    state[:, table.offsets[:-1]] = 1.0                         # p(0 | 0) = 1
-    removed = np.array([[bool(s >> m & 1) for m in range(table.ld.size)] for s in range(table.subsets)]
-                       ).reshape(table.subsets, table.ld.size)
     throughput = np.zeros(population + 1)
-    response = np.zeros(population + 1)
+    x, residence = np.zeros(1), np.zeros((1, stations))
     queue_at = np.zeros((at_array.size, stations))
     residence_at = np.zeros((at_array.size, stations))
     empty_at = np.zeros((at_array.size, stations))
+    work = float(population) * sum(point_work(net))
     for start in range(1, population + 1, CHUNK):
         stop = min(start + CHUNK, population + 1)
-        _sweep_kernel(np.ascontiguousarray(net.demands[0], float), table.infinite, table.inverse_last,
-                      table.ld, table.offsets, table.coefficient, table.inverse_rate, removed, order,
-                      float(net.think_times[0]), start, stop, queue, state, throughput, response, at_array,
-                      int(np.searchsorted(at_array, start)), queue_at, residence_at, empty_at)
+        LATTICE_KERNEL(work, static, ring, np.ones(1, dtype=np.int64), start, stop, x, residence, throughput,
+                       at_array,
+                       int(np.searchsorted(at_array, start)), queue_at, residence_at, empty_at)
         if progress is not None:
             progress(stop - 1, population)
-    return Sweep(throughput[1:], response[1:], at_array, queue_at, residence_at, empty_at)
+    throughput = throughput[1:]
+    response = np.arange(1, population + 1) / throughput - net.think_times[0]
+    return Sweep(throughput, response, at_array, queue_at, residence_at, empty_at)
 
 
-@njit(cache=True)
-def _sweep_kernel(demand, infinite, inverse_last, ld, offsets, coefficient, inverse_rate, removed, order,
-                  think, start, stop, queue, state, throughput, response, at, next_at, queue_at, residence_at,
-                  empty_at):  # pragma: no cover - compiled
-    """Populations start..stop−1 of the recursion in the module docstring, every subnetwork in lockstep.
-
-    ``at`` is sorted and unique; ``next_at`` is the first of them ≥ start (one comparison per n).
-    """
-    stations = demand.size
-    subsets = order.size
-    x_now = np.zeros(subsets)
-    residence = np.zeros(stations)
-    gone = np.zeros(stations, dtype=np.bool_)
-    for n in range(start, stop):
-        for s in order:
-            gone[:] = False
-            for m in range(ld.size):
-                if removed[s, m]:
-                    gone[ld[m]] = True
-            total = think
-            for k in range(stations):
-                if gone[k] or demand[k] == 0.0:
-                    residence[k] = 0.0
-                elif infinite[k]:
-                    residence[k] = demand[k]
-                else:
-                    residence[k] = demand[k] * inverse_last[k] * (1.0 + queue[s, k])
-                total += residence[k]
-            for m in range(ld.size):
-                k = ld[m]
-                if gone[k] or demand[k] == 0.0:
-                    continue
-                extra = 0.0
-                for i in range(offsets[m], offsets[m + 1]):
-                    extra += coefficient[i] * state[s, i]
-                residence[k] += demand[k] * extra
-                total += demand[k] * extra
-            if total <= 0.0:                    # no station and no think time left: G(n) = 0
-                x_now[s] = np.inf
-                queue[s, :] = 0.0
-                state[s, :] = 0.0
-                continue
-            x = n / total
-            x_now[s] = x
-            for k in range(stations):
-                queue[s, k] = x * residence[k]
-            for m in range(ld.size):
-                k = ld[m]
-                if gone[k]:
-                    continue
-                base = offsets[m]
-                for i in range(offsets[m + 1] - 1, base, -1):      # p(j | n) from p(j − 1 | n − 1)
-                    state[s, i] = demand[k] * x * inverse_rate[i - 1] * state[s, i - 1]
-                other = x_now[s | (1 << m)]
-                state[s, base] = 0.0 if other == np.inf else state[s, base] * x / other
-        throughput[n] = x_now[0]
-        response[n] = n / x_now[0] - think
-        if next_at < at.size and at[next_at] == n:
-            for k in range(stations):
-                queue_at[next_at, k] = queue[0, k]
-                residence_at[next_at, k] = residence[k]
-            for m in range(ld.size):
-                empty_at[next_at, ld[m]] = state[0, offsets[m]]
-            next_at += 1
+def recursion(net: Network, ring: int) -> tuple[tuple, tuple]:
+    """The kernels' view of the network (static arrays) and their state at n = 0 in a ring of ``ring``
+    points (one class: 2; several: lattice's), as tuples the kernels unpack."""
+    table = tables(net)
+    parent, added, leaf = complement_plan(table.ld.size)
+    stations = len(net.stations)
+    sizes = np.diff(table.offsets)[added]                      # each node's t_0..t_{L−2} (and its tail)
+    node_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    ld = set(table.ld.tolist())
+    single = np.array([k for k in range(stations) if not table.infinite[k] and k not in ld], dtype=np.int64)
+    demand = np.ascontiguousarray(net.demands, float)
+    think = np.ascontiguousarray(net.think_times, float)
+    scaled = demand * table.inverse_last                       # D / α(L): 0 at a delay station
+    delay = think + demand[:, table.infinite].sum(axis=1)      # Z'_c: think time and delay stations
+    static = (demand, scaled, scaled + demand * table.infinite, table.inverse_last, table.ld, table.offsets,
+              table.coefficient, table.inverse_rate, think, single, delay, parent, added, leaf, node_offsets)
+    state = np.zeros((ring, table.coefficient.size))
+    state[0, table.offsets[:-1]] = 1.0                         # p(0 | 0) = 1
+    terms = np.zeros((ring, int(node_offsets[-1])))
+    terms[0, node_offsets[:-1]] = 1.0                          # g_S(0) = G_S(0) / G(0) = 1
+    base = np.ones((ring, single.size + 1 if table.ld.size else 1))    # the base: with ld stations only
+    return static, (np.zeros((ring, stations)), state, base, terms, np.zeros((ring, added.size)),
+                    np.ones((ring, added.size)))
 
 
 @dataclass(frozen=True)
@@ -225,202 +251,160 @@ class Point:
     marginals: dict[int, np.ndarray]  # station → p_k(0..L−2 | N) at the load-dependent stations
 
 
-def level_sizes(populations: np.ndarray) -> np.ndarray:
-    """Number of lattice points at each level 0..ΣN (the product of (1 + z + ... + z^N_c))."""
-    sizes = np.ones(1)
-    for count in populations.astype(int):
-        sizes = np.convolve(sizes, np.ones(count + 1))
-    return sizes
-
-
 def estimate_lattice(net: Network, populations: np.ndarray) -> tuple[float, float]:
-    """(bytes, seconds) exact multi-class MVA over the population lattice would take."""
-    table = tables(net)
-    n_classes, stations = len(populations), len(net.stations)
-    points = float(np.prod(populations.astype(float) + 1))
-    if points > 1e9:
-        return points * 8 * (n_classes + 1), points * n_classes * stations / LATTICE_RATE
-    if table.ld.size == 0:                           # compiled, Q kept at every point
-        return points * 8 * stations, points * n_classes * stations / COMPILED_LATTICE_RATE
-    width = float(level_sizes(populations).max())
-    state = stations + table.coefficient.size + n_classes
-    memory = (points * 8 * (n_classes + 1) + 16 * table.subsets * width * state
-              + 24 * width * n_classes * stations)
-    work = table.subsets * points * n_classes * (stations + table.coefficient.size)
-    return memory, work / LATTICE_RATE
+    """(bytes, seconds) exact multi-class MVA at ``populations`` would take: the ring of points the
+    recursion reads back (ring_bytes), and every point of the lattice (point_seconds)."""
+    counts = np.sort(populations.astype(float))[::-1]
+    ring = float(np.prod(counts[1:] + 1)) + 1
+    return ring_bytes(net, ring), SECONDS_PER_CALL + float(np.prod(counts + 1)) * point_seconds(
+        net, int((counts > 0).sum()))
 
 
 def lattice(net: Network, populations: np.ndarray, progress: Progress | None = None) -> Point:
-    """Exact multi-class MVA at ``populations`` (C,), one population level at a time (module docstring)."""
+    """Exact multi-class MVA at ``populations`` (C,), the lattice in index order (module docstring).
+
+    A point n reads n − e_c only, at most Π_{c≥2} (N_c + 1) points back (the class with the most jobs
+    first): only those are kept, in a ring. Returns X, R, p(0) and the marginals at ``populations``.
+    """
     refuse_too_large(*estimate_lattice(net, populations),
                      f"exact MVA at populations {populations.astype(int)}",
                      "--method linearizer or schweitzer (approximate), or smaller populations")
     table = tables(net)
-    counts = populations.astype(np.int64)
-    n_classes = counts.size
-    demand = net.demands
-    shape = counts + 1
-    strides = np.array([int(np.prod(shape[c + 1:])) for c in range(n_classes)], dtype=np.int64)
-    if table.ld.size == 0:
-        return _load_independent_lattice(net, table, counts, strides, progress)
-    points = np.indices(shape).reshape(n_classes, -1).T
-    level = points.sum(axis=1)
-    order = np.argsort(level, kind="stable")
-    bounds = np.searchsorted(level[order], np.arange(level.max() + 2))
-    position = np.empty(level.size, dtype=np.int64)
-    for m in range(level.max() + 1):
-        position[order[bounds[m]:bounds[m + 1]]] = np.arange(bounds[m + 1] - bounds[m])
-    subsets = subset_order(table.subsets)
-    views = [_Subnetwork(net, table, s) for s in range(table.subsets)]
-    for view in views:
-        view.start()
-    last = int(level.max())
-    for m in range(1, last + 1):
-        flat = order[bounds[m]:bounds[m + 1]]
-        jobs = points[flat]
-        before = [np.where(jobs[:, c] > 0, position[np.maximum(flat - strides[c], 0)], 0)
-                  for c in range(n_classes)]
-        chosen = np.argmax(jobs > 0, axis=1)
-        for s in subsets:
-            views[s].step(jobs, before, chosen, views)
-        for view in views:
-            view.advance()
+    order = np.argsort(-populations, kind="stable")                  # the most jobs first: the least ring
+    counts = populations[order].astype(np.int64)
+    n_classes, stations = net.demands.shape
+    strides = np.array([int(np.prod(counts[c + 1:] + 1)) for c in range(n_classes)], dtype=np.int64)
+    points = int(strides[0] * (counts[0] + 1))
+    ring = int(strides[0]) + 1
+    static, state = recursion(replace(net, demands=net.demands[order], think_times=net.think_times[order]),
+                               ring)
+    throughput = np.zeros(n_classes)
+    residence = np.zeros((n_classes, stations))
+    work = float(points) * n_classes * sum(point_work(net))
+    chunk = max(1, CHUNK * 64 // max(1, n_classes * sum(point_work(net))))
+    for start in range(1, points, chunk):
+        stop = min(start + chunk, points)
+        LATTICE_KERNEL(work, static, state, strides, start, stop, throughput, residence, np.zeros(0),
+                       np.zeros(0, dtype=np.int64), 0, *[np.zeros((0, stations))] * 3)
         if progress is not None:
-            progress(m, last)
-    top = views[0]
-    if last == 0:
-        return Point(np.zeros(n_classes), np.zeros(demand.shape), np.ones(len(net.stations)), {})
-    empty = np.zeros(len(net.stations))
-    empty[table.ld] = top.state[0, table.offsets[:-1]]
-    marginals = {int(k): top.state[0, table.offsets[m]:table.offsets[m + 1]] for m, k in enumerate(table.ld)}
-    return Point(top.throughput[0], top.residence[0], empty, marginals)
+            progress(stop - 1, points - 1)
+    last = (points - 1) % ring
+    back = np.argsort(order)
+    empty = np.zeros(stations)
+    probabilities = state[1][last]
+    empty[table.ld] = probabilities[table.offsets[:-1]]
+    marginals = {int(k): probabilities[table.offsets[m]:table.offsets[m + 1]].copy()
+                 for m, k in enumerate(table.ld)}
+    return Point(throughput[back], residence[back], empty, marginals)
 
 
-def _load_independent_lattice(net: Network, table: Tables, counts: np.ndarray, strides: np.ndarray,
-                              progress: Progress | None) -> Point:
-    """Queues and delays only: the recursion over the lattice in index order, compiled, Q kept per point."""
-    scaled = np.ascontiguousarray(net.demands * table.inverse_last)
-    base = np.ascontiguousarray(scaled + net.demands * net.infinite)
-    throughput = np.zeros(counts.size)
-    residence = np.zeros(net.demands.shape)
-    _load_independent_kernel(scaled, base, np.asarray(net.think_times, float), counts, strides,
-                             throughput, residence)
-    if progress is not None:
-        progress(1, 1)
-    return Point(throughput, residence, np.zeros(len(net.stations)), {})
+def _lattice_kernel(static, ring, strides, start, stop, throughput, residence, curve, at, next_at,
+                    queue_at, residence_at, empty_at):
+    """Points start..stop−1 of the lattice in index order, the recursion of the module docstring: point f
+    lives at f mod ring and reads f − stride_c; X and R per class are left at the last point computed.
 
-
-@njit(cache=True)
-def _load_independent_kernel(scaled, base, think, counts, strides, throughput,
-                             residence):  # pragma: no cover - compiled
-    """R_ck(n) = D_ck (1 + Q_k(n − e_c)) (D_ck at a delay), X_c = n_c / (Z_c + Σ_k R_ck), Q = Σ_c X_c R_c.
-
-    Points in index order (n − e_c has the smaller index); the last point's X and R are returned.
+    One class (``curve`` of N + 1): X at each n into ``curve``, and the stations at the populations
+    ``at`` (sorted, unique; ``next_at`` the first of them ≥ start: one comparison per n).
     """
-    n_classes, stations = scaled.shape
-    points = 1
-    for c in range(n_classes):
-        points *= counts[c] + 1
-    queue = np.zeros((points, stations))
+    (demand, scaled, plain, inverse_last, ld, offsets, coefficient, inverse_rate, think, single, delay,
+     parent, added, leaf, node_offsets) = static
+    queue, state, base, terms, tails, values = ring
+    n_classes, stations = demand.shape
+    size = queue.shape[0]
     jobs = np.zeros(n_classes, dtype=np.int64)
-    for flat in range(1, points):
-        rest = flat
+    rest = start
+    for c in range(n_classes):
+        jobs[c] = rest // strides[c]
+        rest -= jobs[c] * strides[c]
+    jobs[n_classes - 1] -= 1                          # the odometer below counts it back
+    before = np.zeros(n_classes, dtype=np.int64)
+    here = (start - 1) % size
+    for flat in range(start, stop):
+        c = n_classes - 1
+        jobs[c] += 1
+        while c > 0 and jobs[c] > strides[c - 1] // strides[c] - 1:
+            jobs[c] = 0
+            c -= 1
+            jobs[c] += 1
+        here = here + 1 if here + 1 < size else 0
         for c in range(n_classes):
-            jobs[c] = rest // strides[c]
-            rest -= jobs[c] * strides[c]
-        for k in range(stations):
-            queue[flat, k] = 0.0
+            before[c] = here - strides[c] if here >= strides[c] else here - strides[c] + size
+        chosen = 0
         for c in range(n_classes):
+            throughput[c] = 0.0
             if jobs[c] == 0:
-                throughput[c] = 0.0
+                for k in range(stations):
+                    residence[c, k] = 0.0
                 continue
-            before = flat - strides[c]
+            chosen = c
+            b = before[c]
             cycle = think[c]
-            for k in range(stations):
-                residence[c, k] = scaled[c, k] * queue[before, k] + base[c, k]
-                cycle += residence[c, k]
+            for k in range(stations):                  # D (1 + Q) / α(L) at a queue, D at a delay
+                r = scaled[c, k] * queue[b, k] + plain[c, k]
+                residence[c, k] = r
+                cycle += r
+            for m in range(ld.size):
+                k = ld[m]
+                extra = 0.0
+                for i in range(offsets[m], offsets[m + 1]):
+                    extra += coefficient[i] * state[b, i]
+                residence[c, k] += demand[c, k] * extra
+                cycle += demand[c, k] * extra
             throughput[c] = jobs[c] / cycle
+        for k in range(stations):
+            queue[here, k] = throughput[0] * residence[0, k]
+        for c in range(1, n_classes):
             for k in range(stations):
-                queue[flat, k] += throughput[c] * residence[c, k]
+                queue[here, k] += throughput[c] * residence[c, k]
+        for m in range(ld.size):                        # p(j | n) = Σ_c D_ck X_c / α(j) · p(j − 1 | n − e_c)
+            k = ld[m]
+            for i in range(offsets[m + 1] - 1, offsets[m], -1):
+                total = 0.0
+                for c in range(n_classes):
+                    if jobs[c] > 0:
+                        total += demand[c, k] * throughput[c] * state[before[c], i - 1]
+                state[here, i] = inverse_rate[i - 1] * total
+        if ld.size > 0:
+            b = before[chosen]                              # the complements g_S(n) = G_S(n) / G(n)
+            base[here, 0] = base[b, 0] * delay[chosen] * throughput[chosen] / jobs[chosen]
+            for q in range(single.size):
+                total = 0.0
+                for c in range(n_classes):
+                    if jobs[c] > 0:
+                        total += demand[c, single[q]] * throughput[c] * base[before[c], q + 1]
+                base[here, q + 1] = base[here, q] + inverse_last[single[q]] * total
+            for i in range(added.size):
+                m = added[i]
+                k = ld[m]
+                first, last = node_offsets[i], node_offsets[i + 1] - 1
+                tail = 0.0
+                for c in range(n_classes):
+                    if jobs[c] > 0:
+                        b = before[c]
+                        tail += demand[c, k] * throughput[c] * (
+                            inverse_rate[offsets[m + 1] - 1] * terms[b, last] + inverse_last[k] * tails[b, i])
+                tails[here, i] = tail
+                value = tail
+                for j in range(last, first, -1):
+                    total = 0.0
+                    for c in range(n_classes):
+                        if jobs[c] > 0:
+                            total += demand[c, k] * throughput[c] * terms[before[c], j - 1]
+                    terms[here, j] = inverse_rate[offsets[m] + j - first - 1] * total
+                    value += terms[here, j]
+                terms[here, first] = base[here, single.size] if parent[i] < 0 else values[here, parent[i]]
+                values[here, i] = value + terms[here, first]
+            for m in range(ld.size):
+                state[here, offsets[m]] = base[here, single.size] if leaf[m] < 0 else values[here, leaf[m]]
+        if curve.size:
+            curve[flat] = throughput[0]
+            if next_at < at.size and at[next_at] == flat:
+                for k in range(stations):
+                    queue_at[next_at, k] = queue[here, k]
+                    residence_at[next_at, k] = residence[0, k]
+                for m in range(ld.size):
+                    empty_at[next_at, ld[m]] = state[here, offsets[m]]
+                next_at += 1
 
 
-class _Subnetwork:
-    """One subnetwork's state at the previous and current level of the lattice."""
-
-    def __init__(self, net: Network, table: Tables, subset: int) -> None:
-        self.subset = subset
-        self.table = table
-        gone = np.zeros(len(net.stations), dtype=bool)
-        for m in range(table.ld.size):
-            gone[table.ld[m]] = bool(subset >> m & 1)
-        self.gone = gone
-        self.demand = np.where(gone, 0.0, net.demands)
-        self.think = net.think_times
-        # a class with no station and no think time left: G(n) = 0 wherever it has a job
-        self.homeless = (self.demand.sum(axis=1) == 0) & (self.think == 0)
-        self.kept = [m for m in range(table.ld.size) if not gone[table.ld[m]]]
-        # p(j − 1) → R coefficient matrix (T, K), and shift (source, target) pairs for p(j) from p(j − 1)
-        coefficient = np.zeros((table.coefficient.size, len(net.stations)))
-        for m, k in enumerate(table.ld):
-            coefficient[table.offsets[m]:table.offsets[m + 1], k] = table.coefficient[
-                table.offsets[m]:table.offsets[m + 1]]
-        self.coefficient = coefficient
-        self.scaled = self.demand * table.inverse_last                   # D/α(L): 0 at a delay station
-        self.base = self.scaled + self.demand * net.infinite            # R with an empty queue
-        self.homeless_any = bool(self.homeless.any())
-
-    def start(self) -> None:
-        stations = self.demand.shape[1]
-        self.queue = np.zeros((1, stations))
-        self.state = np.zeros((1, self.table.coefficient.size))
-        self.state[0, self.table.offsets[:-1]] = 1.0
-        self.void = np.zeros(1, dtype=bool)
-
-    def step(self, jobs: np.ndarray, before: list[np.ndarray], chosen: np.ndarray,
-             views: list[_Subnetwork]) -> None:
-        table = self.table
-        n_points, n_classes = jobs.shape
-        stations = self.demand.shape[1]
-        residence = np.empty((n_points, n_classes, stations))
-        for c in range(n_classes):            # (points where class c has no job: unused, X_c = 0 there)
-            rows = before[c]
-            np.multiply(self.queue[rows], self.scaled[c], out=residence[:, c, :])
-            residence[:, c, :] += self.base[c]
-            if self.kept:
-                residence[:, c, :] += (self.state[rows] @ self.coefficient) * self.demand[c]
-        void = (jobs[:, self.homeless] > 0).any(axis=1) if self.homeless_any else np.zeros(n_points, bool)
-        cycle = self.think + residence.sum(axis=2)
-        live = jobs > 0
-        if self.homeless_any:
-            live &= ~void[:, None]
-        throughput = np.divide(jobs, cycle, out=np.zeros(cycle.shape), where=live)
-        self.next_queue = np.matmul(throughput[:, None, :], residence)[:, 0, :]
-        state = np.zeros((n_points, table.coefficient.size))
-        for m in self.kept:
-            k = table.ld[m]
-            base, end = table.offsets[m], table.offsets[m + 1]
-            for c in range(n_classes):
-                previous = self.state[before[c]]
-                weight = (self.demand[c, k] * throughput[:, c])[:, None]
-                shifted = previous[:, base:end - 1] * table.inverse_rate[base:end - 1]
-                state[:, base + 1:end] += weight * shifted
-            other = views[self.subset | (1 << m)]
-            rows = np.arange(n_points)
-            ratio = np.divide(throughput[rows, chosen], other.next_throughput[rows, chosen],
-                              out=np.zeros(n_points), where=~other.next_void)
-            state[:, base] = _chosen_previous(self.state[:, base], before, chosen) * ratio
-        state[void] = 0.0
-        self.next_state = state
-        self.next_throughput = throughput
-        self.next_residence = residence if n_points == 1 else None
-        self.next_void = void
-
-    def advance(self) -> None:
-        self.queue, self.state, self.void = self.next_queue, self.next_state, self.next_void
-        self.throughput, self.residence = self.next_throughput, self.next_residence
-
-
-def _chosen_previous(column: np.ndarray, before: list[np.ndarray], chosen: np.ndarray) -> np.ndarray:
-    """p_k(0 | n − e_c) for each point's chosen class c."""
-    stacked = np.stack([column[b] for b in before], axis=1)
-    return stacked[np.arange(chosen.size), chosen]
+LATTICE_KERNEL = Kernel(_lattice_kernel)

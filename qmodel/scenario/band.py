@@ -33,10 +33,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.errors import InputError
-from qmodel.scenario.compose import _refuse_huge, refuse_uncarried_background, solve_scenario
+from qmodel.scenario.compose import refuse_huge, refuse_uncarried_background, solve_scenario
 from qmodel.scenario.files import shipped_folder
-from qmodel.scenario.goal import GoalSeek, max_distance
+from qmodel.scenario.fit import with_inferred_locks
+from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
+from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
     LEVEL,
     ModelError,
@@ -47,9 +50,8 @@ from qmodel.scenario.predictive import (
     samples,
     share_within,
 )
-from qmodel.scenario.result import BREAKDOWN, Band, ScenarioResult
+from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
-from qmodel.scenario.variants import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
@@ -120,14 +122,14 @@ def load_banded(path: str | Path) -> Banded:
     (:func:`band_points`), or without one the range the studies support (:func:`range_points`)."""
     raw = read_scenario_toml(path)
     where = Path(path).name
-    scenario = scenario_from_dict(raw, where)
+    scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
     error, studies = model_error()
     band = scenario.band
     if band is None:
         points, method = range_points(raw, scenario, where, studies)
         weights = (1 / len(points),) * len(points) if points else ()
         return Banded(scenario, points, weights, None, error, False, method)
-    points = band_points(raw, scenario, where)
+    points = tuple(with_inferred_locks(point) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     return Banded(scenario, points, weights, band.measured_at, error, True, band.method)
 
@@ -181,6 +183,9 @@ def _column(tables: dict, key: str, where: str, index: int) -> Column:
     if column is None or column.key == ("distance",):
         raise InputError(name, key, f"a dotted scenario key: {POINT_KEYS}",
                          reason="the band is solved at every distance asked" if column else "unknown key")
+    if column.key[0] == "goal":  # the band is stated under the file's goal: a point may not move it
+        raise InputError(name, key, "a key other than goal.*: the band is judged against the file's [goal]",
+                         reason="a point may not redefine the goal")
     return column
 
 
@@ -285,15 +290,15 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         return low, high
 
     member_ends = {
-        "response_time_ms": (short_end * 1e3, long_end * 1e3),
-        "within_goal_pct": (shares[0] * 100, shares[1] * 100),
-        "throughput_per_s": counted("throughput"),
-        "cpu_busy_pct_of_lpar": tuple(end * 100 for end in counted("busy")),
-        "cpu_pct_of_one_cp": tuple(end * 100 for end in counted("one_cp")),
+        "response_time[ms]": (short_end * 1e3, long_end * 1e3),
+        "share_within_goal[%]": (shares[0] * 100, shares[1] * 100),
+        "throughput[1/s]": counted("throughput"),
+        "cpu_busy_of_lpar[%]": tuple(end * 100 for end in counted("busy")),
+        "cpu_of_one_cp[%]": tuple(end * 100 for end in counted("one_cp")),
     }
     for name in BREAKDOWN:  # the parameters' spread only
         low, high = quantiles(s.values[name], weights, probabilities)
-        member_ends[f"{name}_ms"] = (low * 1e3, high * 1e3)
+        member_ends[f"{name}[ms]"] = (low * 1e3, high * 1e3)
     band_ends = {name: (_with_all(nominal, name, low), _with_all(nominal, name, high))
                  for name, (low, high) in member_ends.items()}
     ratio = critical_ratio(shapes, banded.scenario.goal_share)
@@ -314,9 +319,9 @@ def _with_all(nominal: ScenarioResult, name: str, end: np.ndarray) -> np.ndarray
     if len(nominal.members) == 1:
         return end
     weights = nominal.throughput
-    if name in ("throughput_per_s", "cpu_pct_of_one_cp"):
+    if name in ("throughput[1/s]", "cpu_of_one_cp[%]"):
         total = end.sum(axis=0)
-    elif name == "cpu_busy_pct_of_lpar":
+    elif name == "cpu_busy_of_lpar[%]":
         total = np.full(end.shape[1], np.nan)
     else:
         total = (end * weights).sum(axis=0) / weights.sum(axis=0)
@@ -362,7 +367,7 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
     if banded.points:
         small = min(distances.size, GRID) + (banded.measured_at is not None)
         for each in (scenario, *banded.points):
-            _refuse_huge(each, distances.size + small * len(banded.points),
+            refuse_huge(each, distances.size + small * len(banded.points),
                          what=f"{distances.size:,} distance(s), and the band's {len(banded.points)} points "
                          f"at {small} of them")
         for point in banded.points:
@@ -371,6 +376,11 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
     if not banded.has_band:
         return nominal
     return replace(nominal, band=band_of(banded, nominal, level))
+
+
+# the goal seek's own fields its band's record carries beside the distances
+SEEK_FIELDS = ("goal_holds_beyond_search", "tolerance[km]", "searched_to[km]", "breaking_member",
+               "breaking_component")
 
 
 class GoalBand(NamedTuple):
@@ -387,6 +397,46 @@ class GoalBand(NamedTuple):
     method: str = ""
     narrow: str = ""
 
+    def to_json(self) -> dict[str, object]:
+        """One record (keys: :func:`qmodel.frames.key`): the largest distance and its band's ends
+        (``max_distance_low[km]``, ``max_distance_high[km]``: None without a band, or where the goal
+        holds beyond the search), the level, whether the goal holds beyond the search, the search's
+        tolerance and reach, and the member and component breaking the goal."""
+        answer = self.answer.to_json()
+        ends = {frames.key(f"max_distance_{end}", "km"):
+                None if value is None or value > self.answer.searched else float(np.floor(value / 100) / 10)
+                for end, value in (("low", self.low), ("high", self.high))}
+        return {frames.key("max_distance", "km"): answer[frames.key("max_distance", "km")], **ends,
+                "level": None if self.low is None else self.level,
+                **{name: answer[name] for name in SEEK_FIELDS}}
+
+    def probabilities(self) -> list[dict[str, object]]:
+        """The probability that every member meets the goal at each distance asked (km, %)."""
+        return [{frames.key("distance", "km"): float(d / 1e3), frames.key("goal_holds", "%"): float(p * 100)}
+                for d, p in zip(self.asked, self.probability, strict=True)]
+
+    def band_json(self) -> dict[str, object]:
+        """The JSON's ``band``: its level, what it is made of and the measurement that would narrow it most,
+        or why there is none."""
+        if self.low is None:
+            return {"level": None, "method": None, "why_none": NO_BAND}
+        return {"level": self.level, "method": self.method, "narrow": self.narrow or None}
+
+    def records(self) -> list[dict[str, object]]:
+        """:meth:`to_json` as the one row of a table."""
+        return [self.to_json()]
+
+    def to_frame(self):
+        """:meth:`records` as a pandas DataFrame."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        searched = f"searched to {self.answer.searched / 1e3:g} km, to within {TOLERANCE:g} m"
+        held = [f"{p['distance[km]']:g} km: the goal holds with probability {p['goal_holds[%]']:.0f}%"
+                for p in self.probabilities()]
+        return frames.html("goal seek: the largest distance that keeps the goal, with its band",
+                           self.records(), lines=[searched, *held])
+
 
 def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEVEL,
                         asked: np.ndarray | None = None) -> GoalBand:
@@ -400,7 +450,7 @@ def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEV
     answer = max_distance(banded.scenario, upper)
     if not banded.has_band:
         return GoalBand(answer, level, None, None, asked, np.full(asked.shape, np.nan))
-    _refuse_huge(banded.scenario, SEEK_GRID * (1 + len(banded.points)),
+    refuse_huge(banded.scenario, SEEK_GRID * (1 + len(banded.points)),
                  what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} "
                  "distances")
     grid = np.linspace(0.0, upper, SEEK_GRID)

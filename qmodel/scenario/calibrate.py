@@ -22,21 +22,31 @@ All values in SI units (s, m).
 
 from __future__ import annotations
 
+import argparse
 import re
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq, least_squares
+from scipy.optimize import brentq
 from scipy.stats import chi2, t
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.output import regenerate
-from qmodel.scenario.cases import with_overrides
-from qmodel.scenario.compose import _solve, evaluate_si
+from qmodel.scenario.compose import evaluate_si, solve_at
 from qmodel.scenario.files import shipped_scenarios
+from qmodel.scenario.fit import fit_scenario
+from qmodel.scenario.measurements import (
+    STUDY_INTERVAL,
+    Measurement,
+    casebook_measurements,
+    casebook_path,
+    casebook_row,
+)
+from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.predictive import sigma_points
 from qmodel.scenario.spec import Scenario, load_scenario
 
@@ -45,7 +55,7 @@ _BISECTIONS = 60
 
 
 def _response(scenario: Scenario, distance: float) -> np.ndarray:
-    result = _solve(scenario, np.array([distance]), 1.0, with_thrashing_load=False)
+    result = solve_at(scenario, np.array([distance]), 1.0, with_thrashing_load=False)
     if result.thrashing[0]:
         raise InputError(
             "calibration",
@@ -105,17 +115,17 @@ def fit_think_time(
     return replace(scenario, members=tuple(members))
 
 
-def _trial(scenario: Scenario, changes: dict[str, float], base_distance: float,
+def _trial(scenario: Scenario, changes: dict[str, float | int | str | bool], base_distance: float,
            base_responses: dict[str, float], distance: float, member: str,
            response: float) -> tuple[float, Scenario]:
     """(model − measured response of ``member`` at ``distance``, s; the trial scenario) for the
     scenario with ``changes``, its ``other`` refitted on the base rows. +inf where the base rows
     cannot take the change, or the distance thrashes."""
     try:
-        trial = fit_other(replace(scenario, **changes), base_distance, base_responses)
+        trial = fit_other(with_values(scenario, changes), base_distance, base_responses)
     except InputError:  # the base rows cannot take this change
         return np.inf, scenario
-    result = _solve(trial, np.array([distance]), 1.0, with_thrashing_load=False)
+    result = solve_at(trial, np.array([distance]), 1.0, with_thrashing_load=False)
     index = result.members.index(member)
     value = np.inf if result.thrashing[0] else result.response_time[index, 0]
     return value - response, trial
@@ -145,7 +155,8 @@ def fit_redispatch(
     too long; if the longest the base rows take falls short, the InputError says how far it gets."""
 
     def excess(wait: float) -> tuple[float, Scenario]:
-        return _trial(scenario, {"redispatch": wait}, base_distance, base_responses, distance, member,
+        return _trial(scenario, {"conversion.redispatch": wait}, base_distance, base_responses, distance,
+                      member,
                       response)
 
     low, high = 0.0, 10e-3
@@ -166,7 +177,7 @@ def fit_redispatch(
 def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: float) -> Scenario:
     """The scenario with every member's own CPU per transaction set so that ``member``'s CPU at
     ``distance`` is ``cpu_of_one_cp`` of one CP (RMF APPL%: throughput × CPU per transaction)."""
-    result = _solve(scenario, np.array([distance]), 1.0, with_thrashing_load=False)
+    result = solve_at(scenario, np.array([distance]), 1.0, with_thrashing_load=False)
     m = result.members.index(member)
     measured = cpu_of_one_cp / result.throughput[m, 0]
     own = scenario.members[m].cpu + measured - result.cpu_per_transaction[m, 0]
@@ -175,25 +186,50 @@ def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: flo
     return replace(scenario, members=tuple(replace(x, cpu=own) for x in scenario.members))
 
 
-# The rows each GDPS scenario's own calibration rests on (gdps-pprc-100km-2006.txt), as printed:
-# response times in ms at pprc 0 km, transactions over the 5-minute interval, CPU in % of one CP.
-BASE_ROWS = {
-    # Environment 3, adjusted TPNO tables at pprc 0 km (G1P1 .043, G1P2 .045 s; Number 3388, 3394) and
-    # G1P2's RMF CICSERV APPL% at 0 km (12.3: the CICS region, where the transaction runs; TOTAL 23.3
-    # adds DB2, system and other work the model does not carry)
-    "gdps-env3": {"base": {"G1P1": 43, "G1P2": 45}, "transactions": {"G1P1": 3388, "G1P2": 3394},
-                  "cpu": ("G1P2", 12.3)},
-    # Environment 2, TPNO P1 table at pprc 0 km (30 ms, 3401) and the both-members table (34 ms average,
-    # 6820): G1P2 = 2 × 34 − 30 = 38 ms over 6820 − 3401 = 3419 transactions
-    "gdps-env2": {"base": {"G1P1": 30, "G1P2": 38}, "transactions": {"G1P1": 3401, "G1P2": 3419}},
-    # Environment 1, TPNO - G1P1 and - G1P2 tables at pprc 0 km (41 and 35 ms; 3427 and 3373)
-    "gdps-env1": {"base": {"G1P1": 41, "G1P2": 35}, "transactions": {"G1P1": 3427, "G1P2": 3373}},
-}
-INTERVAL = 300.0  # s, every run's RMF interval
+# The study's printed numbers live in its casebooks, read here (qmodel.scenario.measurements): the
+# end-to-end rows (responses, transaction counts, percentiles, CPU) and rows of the RMF tables.
+E2E = casebook_path("gdps-pprc-100km-2006-e2e")
+RMF = casebook_path("gdps-pprc-100km-2006")
+STUDY = casebook_measurements(E2E)
+_PPRC_0KM = [row for row in STUDY if row.distance == 0 and row.metro_mirror != "off"]
+
+
+def _at_0km(scenario: str, quantity: str) -> dict[str, float]:
+    """The printed value by member (or "all") of ``quantity`` at pprc 0 km in ``scenario``'s tables, in
+    the unit it is printed in: ms for a response time, % for a share, transactions as counted."""
+    scale = {"response_time": 1e3, "share_within_goal": 100.0}.get(quantity, 1.0)
+    return {row.member: float(f"{row.value * scale:.12g}") for row in _PPRC_0KM
+            if row.scenario == scenario and row.quantity == quantity}
+
+
+def _base_rows(scenario: str) -> dict[str, dict[str, float]]:
+    """Each member's 0 km response (ms) and transactions: its own table's, or where a member has none
+    (Environment 2's G1P2) the both-members table's rest: 2 × the average response less the other
+    member's (34 and 30 ms: 38 ms) over the count less the other's (6820 − 3401 = 3419)."""
+    base, counts = _at_0km(scenario, "response_time"), _at_0km(scenario, "transactions")
+    members = [m.name for m in load_scenario(scenario).members]
+    for member in members:
+        if member not in base:
+            known = next(m for m in members if m != member)
+            base[member] = 2 * base["all"] - base[known]
+            counts[member] = counts["all"] - counts[known]
+    return {"base": {m: base[m] for m in members}, "transactions": {m: counts[m] for m in members}}
+
+
+# The rows each GDPS scenario's own calibration rests on: response times in ms at pprc 0 km, transactions
+# over the 5-minute interval, and Environment 3's CPU in % of one CP: G1P2's RMF CICSERV APPL% at 0 km (the
+# CICS region, where the transaction runs; TOTAL adds DB2, system and other work the model does not carry).
+BASE_ROWS: dict[str, dict[str, Any]] = {name: _base_rows(name)
+                                        for name in ("gdps-env3", "gdps-env2", "gdps-env1")}
+BASE_ROWS["gdps-env3"]["cpu"] = next((row.member, float(f"{row.value * 100:.12g}")) for row in STUDY
+                                     if row.source == "e2e-env3-g1p2-cpu-cics-0km")
+INTERVAL = STUDY_INTERVAL  # s, every run's RMF interval
 # Environment 1, the castout owner's synchronous read IOSQ against its castout (DBM1) write response, in
 # the two runs with nothing at a distance where G1P1 owned castout (GBP8 G1P1 a 199k and 196k): (DBM1
-# RESP, both members merged; G1P1 CICS IOSQ), ms: non-pprc (0.6, 0.1) and pprc 0 km (1.2, 0.3)
-CASTOUT_ROWS = ((0.6, 0.1), (1.2, 0.3))
+# RESP, both members merged; G1P1 CICS IOSQ), ms: non-pprc and pprc 0 km
+_CASTOUT_SERIES = (("env1-dbm1", "RESP"), ("env1-cics-g1p1", "IOSQ"))  # tables of gdps-pprc-100km-2006.toml
+_RESP, _IOSQ = (casebook_row(RMF, table, row, "ms") for table, row in _CASTOUT_SERIES)
+CASTOUT_ROWS = tuple((_RESP[run], _IOSQ[run]) for run in ("non-pprc", "0km"))
 # The [locks] keys a fit may take, in the fit's order, each with its bounds on the scale it is fitted on
 # (lockable_items on a log scale: its interval is a factor either way).
 LOCK_PARAMETERS = {"lockable_items": (0.0, np.log(1e9)), "lock_span": (0.0, 1.0),
@@ -203,7 +239,7 @@ _LOG_SCALE = ("lockable_items",)
 # (lock_span 50%, declared), lockable_items fitted on LOCK_ROWS. The span is the choice of the criterion
 # written in docs/background/cross-validation.md, leave one environment out over all three environments
 # (qmodel scenario cross-validate --compare); bench/lock_laws.py compares other laws on Environment 3.
-SHIPPED_FIT = {"names": ("lockable_items",), "start": (2000.0,), "fixed": {"lock_span": 0.5}}
+SHIPPED_FIT: dict[str, Any] = {"names": ("lockable_items",), "start": (2000.0,), "fixed": {"lock_span": 0.5}}
 
 
 @dataclass(frozen=True)
@@ -228,37 +264,42 @@ class Row:
         return f"{self.scenario[-4:]} {self.member} {self.quantity} {self.km:g} km{where}"
 
 
-def _rows(scenario: str, member: str, quantity: str, values: dict[float, float], subchannels: int = 0,
-          owners: dict[float, str] | None = None) -> tuple[Row, ...]:
-    return tuple(Row(scenario, member, km, quantity, value, subchannels, (owners or {}).get(km, ""))
-                 for km, value in values.items())
+_ROW_QUANTITY = {"response_time": "response", "transactions": "transactions"}  # the rows' names
 
 
-# Environment 1's castout owner run by run (bold in the study's member tables, and "For the 20, 40 and
-# 70 km cases, DB2 on G1P2 was the castout owner"); the file's owner (G1P1) ran the others.
-ENV1_OWNERS = {20: "G1P2", 40: "G1P2", 70: "G1P2"}
+def _row(measured: Measurement, file_owner: str) -> Row:
+    """A measured response (in ms) or count as a fit's row; the castout owner named only where the run's
+    differs from the scenario file's (``file_owner``)."""
+    value = measured.value * 1e3 if measured.quantity == "response_time" else measured.value
+    owner = measured.castout_owner if measured.castout_owner != file_owner else ""
+    return Row(measured.scenario, measured.member, measured.km, _ROW_QUANTITY[measured.quantity],
+               float(f"{value:.12g}"), measured.subchannels, owner)
+
+
+def _study_rows(scenarios: tuple[str, ...], members: dict[str, tuple[str, ...]]) -> tuple[Row, ...]:
+    """The study's rows above 0 km of ``scenarios`` whose member is one of ``members[quantity]``, in the
+    order: scenario as given, responses before counts, "all" before G1P1 and G1P2 (each member's
+    distances ascending). Environment 1's rows name each run's castout owner (bold in the study's
+    member tables, and "For the 20, 40 and 70 km cases, DB2 on G1P2 was the castout owner"); the
+    file's owner (G1P1) ran the others."""
+    owners = {"gdps-env1": "G1P1"}
+    picked = [row for row in STUDY if row.scenario in scenarios and row.distance > 0
+              and row.member in members.get(row.quantity, ())]
+    order = ("all", "G1P1", "G1P2")
+    picked.sort(key=lambda row: (scenarios.index(row.scenario), list(_ROW_QUANTITY).index(row.quantity),
+                                 order.index(row.member), row.distance))
+    return tuple(_row(row, owners.get(row.scenario, "")) for row in picked)
 
 
 # The lock fit's calibration set: every distance above 0 km of Environment 3's adjusted responses
 # (projected to 7 subchannels, Appendix A) and of its transactions (run with 2 subchannels per image and
 # CF), 16 rows for 2 parameters. The 0 km column is the base the members' other and think time are fitted on.
-LOCK_ROWS = (
-    _rows("gdps-env3", "G1P1", "response", {20: 56, 40: 71, 70: 100, 100: 177})
-    + _rows("gdps-env3", "G1P2", "response", {20: 125, 40: 157, 70: 217, 100: 333})
-    + _rows("gdps-env3", "G1P1", "transactions", {20: 3393, 40: 3404, 70: 3381, 100: 3321}, 2)
-    + _rows("gdps-env3", "G1P2", "transactions", {20: 3361, 40: 3322, 70: 3241, 100: 3079}, 2)
-)
+LOCK_ROWS = _study_rows(("gdps-env3",),
+                        {"response_time": ("G1P1", "G1P2"), "transactions": ("G1P1", "G1P2")})
 # The predictions the lock law is judged on (never fitted): Environments 1 and 2 above 0 km, responses
 # (TPNO both members, and each member's table) and transactions (both members).
-PREDICTION_ROWS = (
-    _rows("gdps-env2", "all", "response", {20: 43, 40: 52, 70: 69, 100: 87})
-    + _rows("gdps-env2", "G1P1", "response", {20: 38, 40: 50, 70: 69, 100: 85.5})
-    + _rows("gdps-env2", "all", "transactions", {20: 6731, 40: 6841, 70: 6746, 100: 6795})
-    + _rows("gdps-env1", "all", "response", {20: 43, 40: 43, 70: 50, 100: 50}, owners=ENV1_OWNERS)
-    + _rows("gdps-env1", "G1P1", "response", {20: 37, 40: 40, 70: 43, 100: 53}, owners=ENV1_OWNERS)
-    + _rows("gdps-env1", "G1P2", "response", {20: 49, 40: 45, 70: 56, 100: 46}, owners=ENV1_OWNERS)
-    + _rows("gdps-env1", "all", "transactions", {20: 6785, 40: 6843, 70: 6869, 100: 6682}, owners=ENV1_OWNERS)
-)
+PREDICTION_ROWS = _study_rows(("gdps-env2", "gdps-env1"),
+                              {"response_time": ("all", "G1P1", "G1P2"), "transactions": ("all",)})
 # Weights 1/σ², σ relative to the printed value: the casebook's tolerances (10% on a response, which
 # covers the 1 ms printing resolution of the adjusted .056 s; 3% on a count, which covers the run-to-run
 # spread of the 0 km counts, 3388 to 3427).
@@ -273,7 +314,7 @@ def model_values(scenario: Scenario, rows: tuple[Row, ...]) -> np.ndarray:
         picked = [i for i, row in enumerate(rows) if (row.subchannels, row.castout_owner) == run_of]
         run = with_overrides(scenario, subchannels, "", owner)
         kms = sorted({rows[i].km for i in picked})
-        result = _solve(run, np.array(kms) * 1e3, 1.0, with_thrashing_load=False)
+        result = solve_at(run, np.array(kms) * 1e3, 1.0, with_thrashing_load=False)
         for i in picked:
             row, d = rows[i], kms.index(rows[i].km)
             if row.member == "all":
@@ -312,9 +353,15 @@ def prepared(name: str, scenario: Scenario, cpu: float | None = None) -> Scenari
 
 # Each member's share of TPNO within the 125 ms goal at pprc 0 km (%), the row its gamma shape rests on,
 # beside its 0 km mean (BASE_ROWS): Environment 1's TPNO - G1P1 and - G1P2 tables; Environment 2's P1 table
-# and its both-members table (96.6% of 6820), whose rest is G1P2's: (96.6 × 6820 − 97.7 × 3401) / 3419
-# = 95.51%. Environment 3 prints no percentile: its shape stays the file's declared 1.
-SHAPE_ROWS = {"gdps-env1": {"G1P1": 97.9, "G1P2": 96.5}, "gdps-env2": {"G1P1": 97.7, "all": 96.6}}
+# and its both-members table, whose rest is G1P2's (shape_rows). Environment 3 prints no percentile: its
+# shape stays the file's declared 1.
+def _shape_rows(scenario: str) -> dict[str, float]:
+    shares = _at_0km(scenario, "share_within_goal")
+    own = {member: share for member, share in shares.items() if member != "all"}
+    return own if len(own) == len(BASE_ROWS[scenario]["base"]) else {**own, "all": shares["all"]}
+
+
+SHAPE_ROWS = {name: _shape_rows(name) for name in ("gdps-env1", "gdps-env2")}
 _SHAPE_RANGE = (1e-3, 1e3)  # the shapes searched
 
 
@@ -398,25 +445,31 @@ def fit_castout_iosq(rows: tuple[tuple[float, float], ...] = CASTOUT_ROWS) -> tu
 # than one round trip per write) and G1P2's GBP8 primary and LOCK1 async (the requests counted as async
 # change with the conversion at distance; LOCK1 has no async requests at 0 km).
 ROUND_TRIP_KM = (0, 20, 40, 70, 100)
-ROUND_TRIP_ROWS = {
-    "G1P1 GBP8 secondary async service": (205, 493, 736, 984, 1335),
-    "G1P2 CICS Q+PEND": (100, 400, 600, 800, 1200),
-    "G1P2 MSTR Q+PEND": (100, 400, 600, 900, 1200),
-    "G1P2 DBM1 Q+PEND": (200, 400, 600, 900, 1200),
-    "G1P1 MSTR DISC": (100, 500, 700, 1000, 1300),
-    "G1P2 MSTR DISC": (100, 600, 800, 1100, 1300),
+ROUND_TRIP_SERIES = {  # name: (table of gdps-pprc-100km-2006.toml, row)
+    "G1P1 GBP8 secondary async service": ("env3-gbp8-sec", "G1P1 a rt"),
+    "G1P2 CICS Q+PEND": ("env3-cics-g1p2", "Q+PEND"),
+    "G1P2 MSTR Q+PEND": ("env3-g1p2-mstr", "Q+PEND"),
+    "G1P2 DBM1 Q+PEND": ("env3-g1p2-dbm1", "Q+PEND"),
+    "G1P1 MSTR DISC": ("env3-g1p1-mstr", "DISC"),
+    "G1P2 MSTR DISC": ("env3-g1p2-mstr", "DISC"),
 }
+ROUND_TRIP_ROWS = {name: tuple(casebook_row(RMF, table, row, "us")[f"{km}km"] for km in ROUND_TRIP_KM)
+                   for name, (table, row) in ROUND_TRIP_SERIES.items()}
 
 
 @dataclass(frozen=True)
 class RoundTripFit:
     """The round trip per km b (s/m) fitted on ROUND_TRIP_ROWS: each series' growth from its 0 km value
-    is b × distance, least squares through the origin over every row above 0 km, b = Σ d·Δ / Σ d²,
-    its standard error √(RSS / (n − 1) / Σ d²); ``residuals`` in us, per series and distance."""
+    is b × distance (through the origin), or a + b × distance with a fixed step a per round trip for
+    the equipment the runs above 0 km crossed (``with_step``): least squares over every row above 0
+    km, the standard errors from the residuals, s² = RSS / (n − p); ``residuals`` in us, per series
+    and distance."""
 
     per_metre: float
     standard_error: float
     residuals: np.ndarray
+    step: float = 0.0  # s per round trip: the scenario's crossing_latency
+    step_error: float = 0.0
 
     @property
     def fibre_speed(self) -> float:
@@ -425,18 +478,36 @@ class RoundTripFit:
 
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """The round trip per km (us/km) at ±z standard errors."""
-        return tuple(1e9 * (self.per_metre + sign * z * self.standard_error) for sign in (-1, 1))
+        low, high = (1e9 * (self.per_metre + sign * z * self.standard_error) for sign in (-1, 1))
+        return low, high
+
+    def step_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The fixed step per round trip (us) at ±z standard errors."""
+        low, high = (1e6 * (self.step + sign * z * self.step_error) for sign in (-1, 1))
+        return low, high
 
 
-def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS) -> RoundTripFit:
-    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`."""
+def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS, with_step: bool = False
+                   ) -> RoundTripFit:
+    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`.
+
+    :param rows: each series' service time (us) at ROUND_TRIP_KM.
+    :param with_step: fit a fixed step per round trip beside the per-km term (the equipment the runs
+        above 0 km crossed and the 0 km runs did not); else through the origin.
+    :returns: the fit, per metre in s/m and the step in s.
+    """
     distance = np.array(ROUND_TRIP_KM[1:], float) * 1e3  # m
     growth = np.array([np.subtract(series[1:], series[0]) for series in rows.values()], float) * 1e-6  # s
-    d = np.broadcast_to(distance, growth.shape)
-    per_metre = float((d * growth).sum() / (d * d).sum())
-    residuals = growth - per_metre * d
-    error = float(np.sqrt((residuals**2).sum() / (growth.size - 1) / (d * d).sum()))
-    return RoundTripFit(per_metre, error, residuals * 1e6)
+    d = np.broadcast_to(distance, growth.shape).ravel()
+    design = np.c_[np.ones_like(d), d] if with_step else d[:, None]
+    solution = np.linalg.lstsq(design, growth.ravel(), rcond=None)[0]
+    residuals = growth.ravel() - design @ solution
+    variance = float(residuals @ residuals) / (d.size - design.shape[1])
+    errors = np.sqrt(np.diag(variance * np.linalg.inv(design.T @ design)))
+    if with_step:
+        return RoundTripFit(float(solution[1]), float(errors[1]), residuals.reshape(growth.shape) * 1e6,
+                            float(solution[0]), float(errors[0]))
+    return RoundTripFit(float(solution[0]), float(errors[0]), residuals.reshape(growth.shape) * 1e6)
 
 
 def _value(name: str, fitted: float) -> float:
@@ -446,7 +517,13 @@ def _value(name: str, fitted: float) -> float:
 
 def _with_locks(scenario: Scenario, names: tuple[str, ...], x: np.ndarray) -> Scenario:
     """The scenario with the fitted [locks] values ``x`` of ``names`` (on their fitted scales)."""
-    return replace(scenario, **{name: _value(name, v) for name, v in zip(names, x, strict=True)})
+    values = {name: _value(name, v) for name, v in zip(names, x, strict=True)}
+    return with_values(scenario, _lock_keys(values))
+
+
+def _lock_keys(values: dict[str, float]) -> dict[str, float]:
+    """[locks] values by their dotted keys (``lock_span`` as ``locks.lock_span``)."""
+    return {f"locks.{name}": value for name, value in values.items()}
 
 
 @dataclass(frozen=True)
@@ -469,8 +546,8 @@ class LockFit:
         (lockable_items: log), clipped to its bounds."""
         name = self.names[index]
         se = float(np.sqrt(self.covariance[index, index]))
-        ends = np.clip(self.x[index] + np.array([0.0, -z * se, z * se]), *LOCK_PARAMETERS[name])
-        return tuple(_value(name, end) for end in ends)
+        value, low, high = np.clip(self.x[index] + np.array([0.0, -z * se, z * se]), *LOCK_PARAMETERS[name])
+        return _value(name, value), _value(name, low), _value(name, high)
 
     def band_points(self) -> list[tuple[dict[str, float], float]]:
         """The sigma points of the fit's joint normal (:func:`qmodel.scenario.predictive.sigma_points`),
@@ -518,33 +595,25 @@ def profile_lock_span(fit: LockFit, level: float = 0.95, steps: int = 6) -> Span
 def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
               rows: tuple[Row, ...] = LOCK_ROWS) -> LockFit:
     """Fit the [locks] values ``names`` (some of LOCK_PARAMETERS, from ``start``; the others as the
-    file says, or as ``fixed``) by weighted least squares on ``rows`` (scipy's trust-region reflective
-    least_squares), Environment 3's members' cpu, other and think time refitted on their 0 km rows at
-    every trial."""
-    base = replace(load_scenario(shipped_scenarios()["gdps-env3"]), fibre_speed=fit_round_trip().fibre_speed,
-                   **(fixed or {}))
-    x0 = np.array([np.log(v) if n in _LOG_SCALE else v for n, v in zip(names, start, strict=True)])
-    low, high = np.array([LOCK_PARAMETERS[n] for n in names]).T
+    file says, or as ``fixed``) by weighted least squares on ``rows``: the one fit of the scenarios
+    (:func:`qmodel.scenario.fit.fit_scenario`, as ``qmodel scenario calibrate``), Environment 3's
+    members' cpu, other and think time refitted on their 0 km rows at every trial (its ``prepare``)."""
+    base = with_values(load_scenario(shipped_scenarios()["gdps-env3"]),
+                       {"fibre_speed": fit_round_trip().fibre_speed, **_lock_keys(fixed or {})})
+    fit = fit_scenario(base, [_measured(row) for row in rows], [f"locks.{name}" for name in names],
+                       prepare=partial(prepared, "gdps-env3"),
+                       start={f"locks.{name}": value for name, value in zip(names, start, strict=True)})
+    values = model_values(fit.scenario, rows)
+    return LockFit(names, fit.x, fit.covariance, fit.residuals, values, fit.scenario)
 
-    def fitted(x: np.ndarray) -> Scenario:
-        try:
-            return prepared("gdps-env3", _with_locks(base, names, x))
-        except (InputError, ConvergenceError):  # the 0 km rows cannot take these values
-            return None
 
-    def residuals(x: np.ndarray) -> np.ndarray:
-        scenario = fitted(x)
-        if scenario is None:
-            return np.full(len(rows), 1 / SIGMA["response"])
-        return weighted_residuals(rows, model_values(scenario, rows))
-
-    solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
-    jacobian = solution.jac
-    dof = max(len(rows) - len(x0), 1)
-    variance = 2 * solution.cost / dof
-    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
-    scenario = fitted(solution.x)
-    return LockFit(names, solution.x, covariance, solution.fun, model_values(scenario, rows), scenario)
+def _measured(row: Row) -> Measurement:
+    """A fit's row as a measured one: a response in s, a count over INTERVAL."""
+    response = row.quantity == "response"
+    quantity = "response_time" if response else "transactions"
+    value = row.value / 1e3 if response else row.value
+    return Measurement(row.scenario, row.member, row.km * 1e3, quantity, value, row.subchannels, "",
+                       row.castout_owner, INTERVAL)
 
 
 def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
@@ -557,10 +626,10 @@ def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
     locks = {name: getattr(fit.scenario, name) for name in LOCK_PARAMETERS}  # fitted or fixed there
     cpu = fit.scenario.members[0].cpu
     for name in ("gdps-env2", "gdps-env1"):
-        scenario = replace(load_scenario(shipped_scenarios()[name]), fibre_speed=fit.scenario.fibre_speed,
-                           **locks)
+        scenario = with_values(load_scenario(shipped_scenarios()[name]),
+                               {"fibre_speed": fit.scenario.fibre_speed, **_lock_keys(locks)})
         if scenario.castout_owner:
-            scenario = replace(scenario, castout_iosq=fit_castout_iosq()[0])
+            scenario = with_values(scenario, {"disk.castout_iosq": fit_castout_iosq()[0]})
         fitted[name] = fit_shapes(name, prepared(name, scenario, cpu))
     return fitted
 
@@ -609,9 +678,10 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
         rows = BASE_ROWS[name]
         for member in scenario.members:
             lines.append(f"| {name} member.{member.name}.other | {member.other * 1e3:.4g} ms | exact: one "
-                         f"row | its 0 km response ({rows['base'][member.name]} ms) | one row, no interval |")
+                         f"row | its 0 km response ({rows['base'][member.name]:g} ms) | one row, no "
+                         "interval |")
             lines.append(f"| {name} member.{member.name}.think_time | {member.think_time:.5g} s | exact: one "
-                         f"row | its 0 km transactions ({rows['transactions'][member.name]}) | one row, no "
+                         f"row | its 0 km transactions ({rows['transactions'][member.name]:g}) | one row, no "
                          "interval |")
     c, se, residuals = fit_castout_iosq()
     quantile = float(t.ppf(0.975, residuals.size - 1))  # two rows, one degree of freedom: t, not 1.96
@@ -690,11 +760,11 @@ def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
     share = 1 / (1 + len(owners))
     for index, (point, weight) in enumerate(fit.band_points()):
         try:
-            refit = prepared(name, replace(scenario, **point), cpu)
-        except InputError as error:  # the 0 km rows cannot be met at this point: keep the file's fits, say so
+            refit = prepared(name, with_values(scenario, _lock_keys(point)), cpu)
+        except InputError as refused:  # the 0 km rows cannot be met here: keep the file's fits, say so
             refit = scenario
             kept.append(f"at {', '.join(f'{k} {v:.4g}' for k, v in point.items())} the 0 km rows cannot be "
-                        f"met ({error.reason or error.value}), so the file's 0 km fits are kept there")
+                        f"met ({refused.reason or refused.value}), so the file's 0 km fits are kept there")
         keys = [f'"locks.{key}" = ' + (f'"{v:.2%}"' if key == "lock_span" else f"{v:.4g}")
                 for key, v in point.items()]
         for member in refit.members:
@@ -720,16 +790,20 @@ def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:
     text = re.sub(r"(?m)^lock_span = .*$", f'lock_span = "{scenario.lock_span * 100:.4g}%"', text)
     for key, unit, scale, digits in _MEMBER_VALUES:
         shown = iter(f'{key} = "{getattr(m, key) * scale:.{digits}g}{unit}"' for m in scenario.members)
-        text = re.sub(rf'(?m)^{key} = ".*"$', lambda _, shown=shown: next(shown), text)
+        text = re.sub(rf'(?m)^{key} = ".*"$', _each(shown), text)
     if all(m.shape is not None for m in scenario.members):  # the members' own lines, before [distribution]
         shown = iter(f"shape = {m.shape:.4g}" for m in scenario.members)
-        text = re.sub(r"(?m)^shape = .*$", lambda _, shown=shown: next(shown), text,
-                      count=len(scenario.members))
+        text = re.sub(r"(?m)^shape = .*$", _each(shown), text, count=len(scenario.members))
     text = re.sub(r"(?m)^castout_iosq = .*$", f"castout_iosq = {scenario.castout_iosq:.4g}", text)
     text = re.sub(r'(?m)^fibre_speed = ".*"$', f'fibre_speed = "{scenario.fibre_speed / 1e3:.6g}km/s"', text)
     text = re.sub(r"(?ms)^\[band\]\n.*?^\]\n", "", text).rstrip("\n")
     text += "\n\n" + band_toml(name, scenario, fit)
     path.write_text(text, encoding="utf-8")
+
+
+def _each(lines: Iterator[str]) -> Callable[[re.Match[str]], str]:
+    """A re.sub replacement giving each match the next of ``lines``."""
+    return lambda _: next(lines)
 
 
 def write_block(path: Path, marker: str, content: str) -> None:
@@ -741,16 +815,22 @@ def write_block(path: Path, marker: str, content: str) -> None:
     path.write_text(regenerate(text, {(begin, end): content.removesuffix("\n")}, str(path)), encoding="utf-8")
 
 
-def main() -> None:
-    """Fit and print every fitted parameter (python -m qmodel.scenario.calibrate); with --write, write
-    the values and [band] into the shipped scenario files and the tables into
-    docs/background/calibration.md (between its calibration markers)."""
+def main(argv: list[str] | None = None) -> None:
+    """Fit and print every fitted parameter of the GDPS study's scenarios (python -m
+    qmodel.scenario.calibrate); with --write, write the values and [band] into the shipped scenario
+    files and the tables into docs/background/calibration.md (between its calibration markers). The lock
+    fit is the one fit of ``qmodel scenario calibrate`` (:func:`qmodel.scenario.fit.fit_scenario`), on the
+    study's rows read from its casebooks."""
+    parser = argparse.ArgumentParser(prog="python -m qmodel.scenario.calibrate", description=main.__doc__)
+    parser.add_argument("--write", action="store_true",
+                        help="write the fitted values into the shipped scenario files and the docs' tables")
+    write = parser.parse_args(argv).write
     fit = fit_locks(**SHIPPED_FIT)
     span = profile_lock_span(fit)
     fitted = calibrate_gdps(fit)
     text = parameter_table(fit, fitted, span) + "\n" + prediction_table(fitted)
     print(text)
-    if "--write" in sys.argv[1:]:
+    if write:
         for name, scenario in fitted.items():
             write_scenario(name, scenario, fit)
         write_block(DOCS, "calibration", text)

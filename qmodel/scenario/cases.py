@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 import numpy as np
@@ -11,8 +10,8 @@ from qmodel.errors import InputError
 from qmodel.scenario.band import Banded, load_banded
 from qmodel.scenario.compose import solve_scenario
 from qmodel.scenario.files import shipped_scenarios
+from qmodel.scenario.overrides import with_overrides
 from qmodel.scenario.result import ScenarioResult
-from qmodel.scenario.spec import Scenario
 
 
 @cache
@@ -24,19 +23,6 @@ def shipped_banded(name: str) -> Banded:
     return load_banded(shipped[name])
 
 
-def with_castout_owner(scenario: Scenario, owner: str) -> Scenario:
-    """``scenario`` with ``owner`` as its castout owner (``disk.castout_owner``: the owner's reads pay
-    the castout IOSQ), as a variant setting that key gives. Which DB2 owns castout is the first to
-    open a page set for update (the study's "DB2 Background Information"): a fact of the run's
-    configuration, not a measured time. The paths' ``background_rate`` stays as the file gives it."""
-    names = [m.name for m in scenario.members]
-    if scenario.castout_owner is None:
-        raise InputError("castout_owner", owner, "left out: the scenario names no castout owner ([disk])")
-    if owner not in names:
-        raise InputError("castout_owner", owner, "one of " + ", ".join(names))
-    return replace(scenario, castout_owner=owner)
-
-
 @cache
 def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, point: int,
             castout_owner: str = "") -> ScenarioResult:
@@ -44,25 +30,6 @@ def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, poi
     scenario = banded.points[point - 1] if point else banded.scenario
     return solve_scenario(with_overrides(scenario, subchannels, metro_mirror, castout_owner),
                           np.array([distance]))
-
-
-def with_overrides(scenario: Scenario, subchannels: int, metro_mirror: str, castout_owner: str = ""
-                   ) -> Scenario:
-    """The scenario with every path's ``subchannels`` (if not 0), Metro Mirror "on"/"off" (if given) and
-    its castout owner (if given: :func:`with_castout_owner`)."""
-    if castout_owner:
-        scenario = with_castout_owner(scenario, castout_owner)
-    if subchannels:
-        scenario = replace(scenario, paths=tuple(replace(p, subchannels=subchannels) for p in scenario.paths))
-    if metro_mirror:
-        if metro_mirror not in ("on", "off"):
-            raise InputError("metro_mirror", metro_mirror, "on or off (or left out: as the file says)")
-        scenario = replace(
-            scenario,
-            metro_mirror=metro_mirror == "on",
-            pprc_overhead=scenario.pprc_overhead if metro_mirror == "on" else 0.0,
-        )
-    return scenario
 
 
 def scenario_quantity(

@@ -18,7 +18,7 @@ home of its formula:
 4. disk: RMF components (``rmf_response_time``), remote PEND, Metro Mirror; on the castout
    owner's reads, an IOSQ proportional to its castout write's response (``castout_iosq``); with
    ``volumes``, IOSQ (``pav_iosq``) in balance with the throughput it leaves
-   (:func:`_disk_queue`): the fixed point below runs on the response time
+   (:func:`disk_queue`): the fixed point below runs on the response time
    without IOSQ, which keeps it increasing where IOSQ alone would fall as R grows;
 5. the closed network of terminals: each member's transactions are a class of
    ``terminals`` users with a think time, X = N / (Z + R) (the response-time
@@ -40,11 +40,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from qmodel.algorithms.fixed_point import FixedPoint, iterate
-from qmodel.algorithms.queueing import STATES_PER_BLOCK, finite_source_queue
+from qmodel.algorithms.queueing import STATES_PER_BLOCK, erlang_c, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_too_large
@@ -53,13 +55,13 @@ from qmodel.scenario.spec import Scenario, check_path_capacity
 from qmodel.studies.locks import lock_wait
 
 
-def evaluate_si(formula_id: str, **inputs: np.ndarray) -> dict[str, np.ndarray]:
+def evaluate_si(formula_id: str, **inputs: npt.ArrayLike) -> dict[str, np.ndarray]:
     """A catalogue entry on SI inputs, its outputs by name in SI (domains and constraints checked)."""
     return calc(formula_id, units="si", **inputs).outputs
 
 
 @dataclass(frozen=True)
-class _Fixed:
+class FixedParts:
     """What does not depend on the load: per member (M, D) arrays, SI units."""
 
     cf_sync: np.ndarray  # time in CF requests that stay synchronous, per transaction
@@ -84,27 +86,45 @@ class _Fixed:
         """(M, 1) SSCHs per transaction (synchronous reads and log writes): what IOSQ is paid on."""
         return (self.reads + self.writes)[:, None]
 
-    def at(self, columns: np.ndarray | slice) -> _Fixed:
+    def at(self, columns: np.ndarray | slice) -> FixedParts:
         """The same parts at some distances only (the last axis of every per-distance array)."""
 
-        def pick(name: str, value: object) -> object:
-            if name in _PER_MEMBER:
-                return value
-            if isinstance(value, list):
-                return [v[..., columns] if np.ndim(v) else v for v in value]
-            return value[..., columns]
-
-        return _Fixed(**{name: pick(name, value) for name, value in self.__dict__.items()})
+        picked: dict[str, Any] = {}
+        for name, value in self.__dict__.items():
+            if name in _PER_MEMBER:  # (M,): the same at every distance
+                picked[name] = value
+            elif isinstance(value, list):
+                picked[name] = [v[..., columns] if np.ndim(v) else v for v in value]
+            else:
+                picked[name] = value[..., columns]
+        return FixedParts(**picked)
 
 
 _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at every distance
 
 
 def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
-    return distances if site_a != site_b else np.zeros_like(distances)
+    """The fibre distance (m) a request from ``site_a`` to ``site_b`` crosses: none within a site; between
+    the sites the distance, lengthened at every distance above 0 by the ``crossing_latency`` of the
+    route's equipment as the fibre that would take as long (latency × fibre_speed / 2 per one-way
+    length: every formula of the propagation is linear in 2 d / v, so each round trip gains exactly the
+    latency)."""
+    if site_a == site_b:
+        return np.zeros_like(distances)
+    equipment = scenario.crossing_latency * scenario.fibre_speed / 2  # m of fibre as long as the equipment
+    return np.where(distances > 0, distances + equipment, distances)
 
 
-def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
+def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
+    """Steps 1, 2 and 4 of the module docstring without the load: each member's CF requests at the
+    distance (propagation, conversion to async, duplexed writes at commit), its synchronous reads and
+    log writes (remote PEND, Metro Mirror, the castout owner's IOSQ), and what each path's requests
+    hold a subchannel for.
+
+    :param scenario: the scenario.
+    :param distances: (D,) m between the sites.
+    :returns: :class:`FixedParts`, per member and distance, SI units.
+    """
     members = scenario.members
     shape = (len(members), distances.size)
     parts = {
@@ -221,7 +241,7 @@ def _fixed_parts(scenario: Scenario, distances: np.ndarray) -> _Fixed:
     round_trip = evaluate_si("round_trip_time", distance=separation, fibre_speed=scenario.fibre_speed)
     local_write = replace(scenario.write, iosq=0.0) if scenario.volumes is not None else scenario.write
     write_service = _io_time(scenario, local_write, np.zeros_like(distances), mirror)[0]
-    return _Fixed(
+    return FixedParts(
         **parts,
         lock_requests=lock_requests,
         path_requests=path_requests,
@@ -252,7 +272,8 @@ def _io_time(
     return response, pend - times.pend
 
 
-def _volume_load(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def volume_load(scenario: Scenario, part: FixedParts, throughput: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
     """(SSCH rate per volume (D,) 1/s, device service time per SSCH (D,) s) at throughput X (M, D): the
     members' synchronous reads and log writes and the other work on the same volumes
     (``background_rate``, served like a write) spread over ``volumes``."""
@@ -262,14 +283,14 @@ def _volume_load(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> tu
     return ssch / scenario.volumes, service
 
 
-def _iosq(scenario: Scenario, part: _Fixed, throughput: np.ndarray) -> np.ndarray:
-    """IOSQ per SSCH (D,) s at throughput X (M, D); inf where the volumes cannot carry the load: each
-    volume an M/M/c with 1 + aliases exposures (``pav_iosq``) at its :func:`_volume_load`. Zero where
-    the scenario gives IOSQ itself.
+def volume_iosq(scenario: Scenario, part: FixedParts, throughput: np.ndarray) -> np.ndarray:
+    """IOSQ per SSCH (D,) s at throughput X (M, D) transactions/s; inf where the volumes cannot carry
+    the load: each volume an M/M/c with 1 + aliases exposures (``pav_iosq``) at its
+    :func:`volume_load`. Zero where the scenario gives IOSQ itself.
     """
     if scenario.volumes is None:
         return np.zeros(throughput.shape[1:])
-    rate, service = _volume_load(scenario, part, throughput)
+    rate, service = volume_load(scenario, part, throughput)
     saturated = rate * service >= 1 + scenario.aliases
     wait = compute_si(
         "pav_iosq",
@@ -284,15 +305,15 @@ _BALANCE_STEPS = 64  # at most: the regula falsi below ends in about 10 (bench/s
 _BALANCE_TOLERANCE = 1e-13  # relative, on IOSQ: far below the fixed point's 1e-9 on the response time
 
 
-def _disk_queue(
-    scenario: Scenario, part: _Fixed, terminals: np.ndarray, think: np.ndarray, rest: np.ndarray
+def disk_queue(
+    scenario: Scenario, part: FixedParts, work: Workload, rest: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """IOSQ per SSCH w (D,) s in balance with the throughput it leaves, and where the volumes are
     saturated by their other work alone (D,: no w exists; 0 is given there, for the caller to flag),
     given each member's response time without IOSQ ``rest``.
 
     The terminals' throughput falls as the queue grows, X = N / (Z + rest + n w) with n the member's
-    SSCHs per transaction, so g(w) = w − IOSQ(X(w)) (:func:`_iosq`) has one root: w grows, IOSQ(X(w))
+    SSCHs per transaction, so g(w) = w − IOSQ(X(w)) (:func:`volume_iosq`) has one root: w grows, IOSQ(X(w))
     falls towards the IOSQ of the other work alone. The bracket [0, high] is doubled until g(high) > 0,
     then narrowed by regula falsi with the Illinois step (halving the weight of an end kept twice),
     bisecting where g is still −inf (the volumes saturated at that w). So a load the volumes could not
@@ -305,9 +326,9 @@ def _disk_queue(
 
     def excess(wait: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
-            return wait - _iosq(scenario, part, terminals / (think + rest + part.ssch * wait))
+            return wait - volume_iosq(scenario, part, work.throughput(rest + part.ssch * wait))
 
-    alone = _iosq(scenario, part, np.zeros_like(rest))  # the other work only
+    alone = volume_iosq(scenario, part, np.where(work.open, work.rate, 0.0))  # the work that does not slow
     saturated = ~np.isfinite(alone)
     low, high = np.zeros(columns), np.where(saturated, 1.0, np.maximum(2 * alone, 1e-6))
     low_excess, high_excess = excess(low), excess(high)
@@ -339,14 +360,16 @@ def _disk_queue(
     return np.where(saturated, 0.0, middle), saturated
 
 
-def _subchannels(
-    scenario: Scenario, fixed: _Fixed, throughput: np.ndarray
-) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+def subchannel_queue(
+    scenario: Scenario, fixed: FixedParts, throughput: np.ndarray
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Subchannel wait per transaction (M, D), and per path the delayed fraction and the requests per
     second carried (RMF SUBCHANNEL ACTIVITY, AVG/SEC), at throughput X (M, D).
 
-    Every path is one finite-source pool (its member's terminals as the sources); all paths are
-    solved in one call, a row each.
+    Every path of a closed member is one finite-source pool (its member's terminals as the sources);
+    all such paths are solved in one call, a row each. A path of an open member is an M/M/c queue
+    (``erlang_c``): P(wait) = C(c, a), mean number waiting C(c, a) · a / (c − a), a the erlangs
+    offered; where a ≥ c no queue length exists, and the last array returned (paths, D) says so.
     """
     index = {m.name: i for i, m in enumerate(scenario.members)}
     rows = [index[path.member] for path in scenario.paths]
@@ -355,17 +378,27 @@ def _subchannels(
     background = np.array([path.background_rate for path in scenario.paths])[:, None]
     subchannels = np.array([path.subchannels for path in scenario.paths], float)[:, None]
     sources = np.array([scenario.members[m].terminals for m in rows], float)[:, None]
+    opened = np.array([scenario.members[m].open for m in rows])[:, None]
     offered = (throughput[rows] * requests + background) * holding  # erlangs offered
-    probability, waiting, utilization = finite_source_queue(subchannels, sources, offered / sources)
+    sources = np.where(opened, 1.0, sources)  # an open member's paths: solved below
+    probability, waiting, utilization = finite_source_queue(subchannels, sources,
+                                                            np.where(opened, 0.0, offered / sources))
+    saturated = opened & (offered >= subchannels)
+    if opened.any():  # an open member's paths: M/M/c, at the load it offers (none where saturated)
+        load = np.where(saturated, 0.0, offered)
+        open_probability = erlang_c(subchannels, load)
+        probability = np.where(opened, open_probability, probability)
+        waiting = np.where(opened, open_probability * load / (subchannels - load), waiting)
+        utilization = np.where(opened, load / subchannels, utilization)
     carried = utilization * subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
     per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
     share = np.array([scenario.members[m].tpno_share for m in rows])[:, None]
     wait = np.zeros_like(throughput)
     np.add.at(wait, rows, requests * share * per_request)
-    return wait, list(np.where(holding > 0, probability, 0.0)), list(carried)
+    return wait, list(np.where(holding > 0, probability, 0.0)), list(carried), saturated
 
 
-def _cpu_residence(
+def cpu_residence(
     scenario: Scenario, demand: np.ndarray, spin: np.ndarray, throughput: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The CPU part of the response time per transaction (M, D), and where the CPs are saturated.
@@ -388,212 +421,215 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     """Every member's response time, breakdown, goal share, throughput and CPU at each distance (m).
 
     ``distances`` default to the scenario's own. See the module docstring for the steps.
+
+    :param scenario: the scenario (:func:`load_scenario`).
+    :param distances: the distances between the sites, m; None: the file's own.
+    :returns: the answer per member and distance, SI units (:class:`ScenarioResult`; its records in ms,
+        1/s and %, keys naming them).
+    :raises InputError: a solve too large to compute (with its estimate), or volumes that cannot carry
+        their other work.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():
         raise InputError("distances", distances.tolist(), "one or more finite distances >= 0, in m")
-    _refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
-    search = _LOAD_STEPS * _LOAD_EVALUATIONS
-    if distances.size > 1 and _cost(scenario, distances.size, search)[1] > TIME_LIMIT:
-        count, onset = _thrashing_onset(scenario, distances)  # before the work: the search would be long
+    refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
+    search = LOAD_STEPS * LOAD_EVALUATIONS
+    if distances.size > 1 and solve_cost(scenario, distances.size, search)[1] > TIME_LIMIT:
+        count, onset = thrashing_onset(scenario, distances)  # before the work: the search would be long
         if count:
-            _refuse_huge(  # the search at the thrashing distances and the solve at every one, together
+            refuse_huge(  # the search at the thrashing distances and the solve at every one, together
                 scenario,
                 count,
-                search + _EVALUATIONS * distances.size / count,
+                search + EVALUATIONS * distances.size / count,
                 f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
                 f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
             )
     refuse_uncarried_background(scenario)
-    return _solve(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
+    return solve_at(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
 
 
 def refuse_uncarried_background(scenario: Scenario) -> None:
     """Refuse a path whose background_rate alone is more than its subchannels carry at 0 km
     (:func:`qmodel.scenario.spec.check_path_capacity` with this scenario's holding times): every solve
     of a scenario, the answer's and each band point's, is held to it."""
-    check_path_capacity(scenario, _fixed_parts(scenario, np.zeros(1)).path_holding)
+    check_path_capacity(scenario, fixed_parts(scenario, np.zeros(1)).path_holding)
 
 
-def _solve(
-    scenario: Scenario,
-    distances: np.ndarray,
-    load: np.ndarray | float,
-    with_thrashing_load: bool,
-    max_iterations: int = 2000,
-    below: np.ndarray | None = None,
-    fixed: _Fixed | None = None,
-    *,
-    checked: bool = False,
-) -> ScenarioResult:
-    """The scenario with every member's terminal population scaled by ``load`` (per distance).
+@dataclass(frozen=True)
+class Workload:
+    """The members' transactions at one load, per member (rows) and distance (columns): a closed member
+    a population of ``terminals`` with a think time, whose throughput the response-time law gives; an
+    open one (``open``) a transaction rate, whatever its response time.
 
-    Refused before its work where :func:`_refuse_huge` estimates it too large, unless ``checked``: the
-    caller has run that check for these distances or for a set holding them (:func:`solve_scenario`
-    and the thrashing searches it starts), so that a solve is estimated once.
+    ``terminals`` (M, D) the population (the file's terminals times the load searched; 0 for an open
+    member), ``think`` (M, 1) s, ``other`` (M, D) s of response time no step explains, ``rate`` (M, D)
+    1/s an open member's arrivals times the load (0 for a closed one), ``open`` (M, 1) bool."""
 
-    ``below``, response times (M, 1) known to lie below the answer (those at a shorter distance),
-    start the fixed point nearer its end. ``fixed``, the load-free parts at ``distances`` where the
-    caller already has them (``_fixed_parts(...).at(columns)``), saves computing them again.
-    """
-    if not checked:
-        _refuse_huge(scenario, distances.size)
+    terminals: np.ndarray
+    think: np.ndarray
+    other: np.ndarray
+    rate: np.ndarray
+    open: np.ndarray
+
+    def at(self, columns: np.ndarray | slice) -> Workload:
+        """The same at some distances only."""
+        return Workload(self.terminals[:, columns], self.think, self.other[:, columns], self.rate[:, columns],
+                        self.open)
+
+    def throughput(self, response_time: np.ndarray) -> np.ndarray:
+        """Transactions per second (M, D) at ``response_time`` (M, D) s: X = N / (Z + R) for a closed
+        member, its rate for an open one."""
+        return np.where(self.open, self.rate, self.terminals / (self.think + response_time))
+
+    @property
+    def ceiling(self) -> float:
+        """A response time (s) no fixed point of this workload lies above: 1,000 think times (1,000 s
+        where no member has one)."""
+        return 1e3 * max(float(self.think.max()), 1.0)
+
+
+def workload(scenario: Scenario, distances: np.ndarray, load: np.ndarray | float = 1.0) -> Workload:
+    """The members' :class:`Workload` at ``distances`` (m) with every terminal population scaled by
+    ``load`` (a number, or one per distance)."""
     members = scenario.members
-    fixed = _fixed_parts(scenario, distances) if fixed is None else fixed
-    terminals = np.array([m.terminals for m in members], float)[:, None] * np.broadcast_to(
-        load, distances.shape
-    )
+    scaled = np.broadcast_to(load, distances.shape)
+    terminals = np.array([m.terminals for m in members], float)[:, None]
+    terminals = terminals * scaled
     think = np.array([m.think_time for m in members])[:, None]
     other = np.array([m.other for m in members])[:, None] * np.ones_like(distances)
-    state: dict[str, object] = {}
-    lockable = [scenario.lockable_items]  # inf while the start is found without lock contention
+    rate = np.array([m.arrival_rate or 0.0 for m in members])[:, None] * scaled
+    return Workload(terminals, think, other, rate, np.array([m.open for m in members])[:, None])
 
-    def response(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """R' = F(R') at the distances ``columns`` (all by default), R' the response time without IOSQ
-        (the disk queue is balanced inside, :func:`_disk_queue`): every part, and the lock wait."""
-        part = fixed.at(columns)
-        iosq, volumes_saturated = _disk_queue(scenario, part, terminals[:, columns], think, current)
-        read_queue = part.reads[:, None] * iosq
-        write_queue = part.writes[:, None] * iosq
-        response_time = current + read_queue + write_queue
-        throughput = terminals[:, columns] / (think + response_time)
-        cpu, saturated = _cpu_residence(scenario, part.cpu, part.spin, throughput)
-        subchannel_wait, delayed, path_rate = _subchannels(scenario, part, throughput)
-        locks = lock_wait(
-            part.lock_requests,
-            throughput,
-            response_time,
-            part.commit + write_queue,
-            lockable[0],
-            scenario.resolution_round_trips,
-            part.round_trip,
-            scenario.lock_span,
-            queued=subchannel_wait,
-        )
-        state.update(
-            throughput=throughput,
-            cpu=cpu,
-            saturated=saturated,
-            subchannel_wait=subchannel_wait,
-            delayed=delayed,
-            path_rate=path_rate,
-            locks=locks,
-            read_queue=read_queue,
-            write_queue=write_queue,
-            iosq=iosq,
-            volumes_saturated=volumes_saturated,
-        )
-        return (
-            cpu
-            + part.cf_sync
-            + part.cf_async
-            + subchannel_wait
-            + part.sync_io
-            + part.commit
-            + other[:, columns]
-            + locks
-        )
 
-    start = fixed.cpu - fixed.spin + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + other
+@dataclass(frozen=True)
+class Loaded:
+    """The parts of the response time that depend on the load, at a trial response time R' (M, D) s
+    without IOSQ: the step the lock fixed point iterates (:func:`loaded_parts`). SI units, (M, D)
+    unless noted.
+
+    ``response`` is F(R'): every part and the lock wait, without IOSQ (the fixed point's next trial)."""
+
+    throughput: np.ndarray  # 1/s, at R' with its IOSQ
+    cpu: np.ndarray  # s: CPU demand less the spin, and its wait for the CPs
+    cpu_saturated: np.ndarray  # bool: the CPs cannot carry the load
+    subchannel_wait: np.ndarray  # s per transaction
+    delayed: list[np.ndarray]  # per path (D,): share of its requests delayed for a subchannel
+    path_rate: list[np.ndarray]  # per path (D,): CF requests per second carried
+    lock_wait: np.ndarray  # s per transaction
+    read_queue: np.ndarray  # s per transaction of IOSQ on synchronous reads
+    write_queue: np.ndarray  # s per transaction of IOSQ on log writes
+    iosq: np.ndarray  # (D,) s of IOSQ per SSCH
+    volumes_saturated: np.ndarray  # (D,) bool: the volumes' other work alone saturates them
+    response: np.ndarray  # s: F(R')
+    # (D,) bool: an open member's arrivals are more than its CPs or a path's subchannels carry at the
+    # distance (the other work on a path counted): no response time exists there
+    open_saturated: np.ndarray
+
+
+
+def loaded_parts(scenario: Scenario, fixed: FixedParts, work: Workload, current: np.ndarray,
+                 lockable_items: float | None = None) -> Loaded:
+    """Every load-dependent part at the trial response time ``current`` (M, D) s without IOSQ, at the
+    distances of ``fixed`` and ``work`` (the same columns): the disk queue in balance with the
+    throughput it leaves (:func:`disk_queue`), the CPU's M/M/c wait (:func:`cpu_residence`), the
+    subchannels' finite-source queue (:func:`subchannel_queue`) and the lock wait
+    (:func:`qmodel.studies.locks.lock_wait`, with ``lockable_items``, the scenario's by default).
+
+    :param scenario: the scenario.
+    :param fixed: its load-free parts at these distances (:func:`fixed_parts`).
+    :param work: its workload at these distances (:func:`workload`).
+    :param current: R', the response time without IOSQ, s (M, D).
+    :param lockable_items: the lock model's hot set (inf: no lock contention); None: the scenario's.
+    :returns: :class:`Loaded`, ``response`` the fixed point's next trial F(R').
+    """
+    lockable = scenario.lockable_items if lockable_items is None else lockable_items
+    iosq, volumes_saturated = disk_queue(scenario, fixed, work, current)
+    read_queue = fixed.reads[:, None] * iosq
+    write_queue = fixed.writes[:, None] * iosq
+    throughput = work.throughput(current + read_queue + write_queue)
+    cpu, saturated = cpu_residence(scenario, fixed.cpu, fixed.spin, throughput)
+    subchannel_wait, delayed, path_rate, paths_saturated = subchannel_queue(scenario, fixed, throughput)
+    open_saturated = (saturated & work.open).any(axis=0) | paths_saturated.any(axis=0)
+    locks = lock_wait(
+        fixed.lock_requests,
+        throughput,
+        current + read_queue + write_queue,
+        fixed.commit + write_queue,
+        lockable,
+        scenario.resolution_round_trips,
+        fixed.round_trip,
+        scenario.lock_span,
+        queued=subchannel_wait,
+    )
+    response = (cpu + fixed.cf_sync + fixed.cf_async + subchannel_wait + fixed.sync_io + fixed.commit
+                + work.other + locks)
+    return Loaded(throughput, cpu, saturated, subchannel_wait, delayed, path_rate, locks, read_queue,
+                  write_queue, iosq, volumes_saturated, response, open_saturated)
+
+
+@dataclass(frozen=True)
+class Equilibrium:
+    """The lock fixed point R' = F(R') at each distance (:func:`equilibrium`).
+
+    ``thrashing`` (D,): no response time exists there (no fixed point, or the volumes saturated by their
+    other work alone); ``rest`` (M, D) s the fixed point without IOSQ (the start where thrashing);
+    ``loaded`` the load-dependent parts there."""
+
+    rest: np.ndarray
+    thrashing: np.ndarray
+    loaded: Loaded
+
+    @property
+    def response_time(self) -> np.ndarray:
+        """(M, D) s: each member's response time, IOSQ included; NaN where thrashing."""
+        loaded = self.loaded
+        return np.where(self.thrashing[None, :], np.nan, self.rest + loaded.read_queue + loaded.write_queue)
+
+
+def equilibrium(scenario: Scenario, fixed: FixedParts, work: Workload, *, max_iterations: int = 2000,
+                below: np.ndarray | None = None, settle: bool = False) -> Equilibrium:
+    """Solve R' = F(R') (:func:`loaded_parts`) at every distance of ``fixed`` and ``work``, each distance
+    on its own (:func:`qmodel.algorithms.fixed_point.iterate`), from the response time without any
+    queue or lock wait (below the fixed point).
+
+    :param below: response times (M, 1) s known to lie below the answer (at a shorter distance): the
+        start is raised to them, less their IOSQ here.
+    :param settle: every distance must be decided (ConvergenceError otherwise); without it a distance
+        still moving after ``max_iterations`` counts as thrashing.
+    :returns: :class:`Equilibrium`.
+    """
+
+    def step(current: np.ndarray, columns: np.ndarray | slice = slice(None),
+             lockable: float | None = None) -> np.ndarray:
+        return loaded_parts(scenario, fixed.at(columns), work.at(columns), current, lockable).response
+
+    start = (fixed.cpu - fixed.spin + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit
+             + work.other)
     if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
-        queued = fixed.ssch * _iosq(scenario, fixed, terminals / (think + below))
+        queued = fixed.ssch * volume_iosq(scenario, fixed, work.throughput(below))
         start = np.maximum(start, below - queued)
-    solution = iterate(
-        response, start, ceiling=1e3 * think.max(), max_iterations=max_iterations, independent_columns=True
-    )
+    solution = iterate(step, start, ceiling=work.ceiling, max_iterations=max_iterations,
+                       independent_columns=True)
     if np.isfinite(scenario.lockable_items):
-        solution = _again_from_without_locks(response, solution, start, think, lockable, max_iterations)
-    if with_thrashing_load:  # the answer itself: every element must be decided
+        solution = _again_from_without_locks(step, solution, start, work.ceiling, max_iterations)
+    if settle:
         solution = solution.settled()
-    thrashing = ~solution.converged.all(axis=0)  # while bisecting the load, undecided counts as none
+    thrashing = np.asarray(~solution.converged.all(axis=0))  # while bisecting the load, undecided: none
     rest = np.where(thrashing[None, :], start, solution.value)
-    response(rest)
-    thrashing |= state["volumes_saturated"]  # no response time either: the I/O never completes
-    current = np.where(thrashing[None, :], np.nan, rest + state["read_queue"] + state["write_queue"])
-    breakdown = {
-        "cpu": state["cpu"],
-        "cf_sync": fixed.cf_sync,
-        "cf_async": fixed.cf_async,
-        "subchannel_wait": state["subchannel_wait"],
-        "sync_io": fixed.sync_io + state["read_queue"],
-        "commit": fixed.commit + state["write_queue"],
-        "lock_contention": state["locks"],
-        "other": other,
-    }
-    assert tuple(breakdown) == BREAKDOWN
-    breakdown = {name: np.where(thrashing[None, :], np.nan, value) for name, value in breakdown.items()}
-    throughput = np.where(thrashing[None, :], np.nan, state["throughput"])
-    share = np.full(current.shape, np.nan)
-    stable = ~thrashing
-    if stable.any():  # propagation: a deterministic shift; the rest (queues too) gamma, of the member's shape
-        fixed_part = np.minimum(fixed.fixed_part, current * (1 - 1e-9))
-        shapes = np.array([scenario.shape if m.shape is None else m.shape for m in members])[:, None]
-        share[:, stable] = evaluate_si(
-            "share_within_goal",
-            goal=scenario.goal_time,
-            mean_response=current[:, stable],
-            fixed_part=fixed_part[:, stable],
-            shape=np.broadcast_to(shapes, current.shape)[:, stable],
-        )["share"]
-    cpu_demand = fixed.cpu
-    thrashing_load = np.full(distances.shape, np.nan)
-    edge_share = {name: np.full(current.shape, np.nan) for name in _EDGE_WAITS}
-    locked = thrashing & ~state["volumes_saturated"]  # no terminal load helps saturated volumes: not searched
-    if with_thrashing_load and locked.any():
-        thrashing_load[locked], at_edge = _thrashing_load(scenario, distances[locked])
-        for name, value in at_edge.items():
-            edge_share[name][:, locked] = value
-    io_queue = volume_busy = None
-    if scenario.volumes is not None:
-        io_queue = np.where(thrashing, np.nan, state["iosq"])
-        rate, service = _volume_load(scenario, fixed, throughput)
-        volume_busy = np.where(thrashing, np.nan, rate * service / (1 + scenario.aliases))
-    cps = np.array([m.logical_cps for m in members], float)[:, None]
-    cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=cpu_demand, servers=cps)
-    return ScenarioResult(
-        title=scenario.title,
-        members=tuple(m.name for m in members),
-        distances=distances,
-        response_time=current,
-        throughput=throughput,
-        share_within_goal=share,
-        cpu_per_transaction=np.where(thrashing[None, :], np.nan, cpu_demand),
-        cpu_busy=cpu_busy["utilization"],
-        breakdown=breakdown,
-        delayed_fraction={
-            f"{p.member}→{p.cf}": np.where(thrashing, np.nan, d)
-            for p, d in zip(scenario.paths, state["delayed"], strict=True)
-        },
-        path_rate={
-            f"{p.member}→{p.cf}": np.where(thrashing, np.nan, rate)
-            for p, rate in zip(scenario.paths, state["path_rate"], strict=True)
-        },
-        converted_rate=throughput * fixed.converted_rate,
-        cpu_saturated=state["saturated"] & ~thrashing[None, :],
-        thrashing=thrashing,
-        thrashing_load=thrashing_load,
-        subchannel_share_at_edge=edge_share["subchannel_wait"],
-        io_queue_share_at_edge=edge_share["io_queue"],
-        io_queue=io_queue,
-        volume_busy=volume_busy,
-        terminals=tuple(m.terminals for m in members),
-        goal_time=scenario.goal_time,
-        goal_share=scenario.goal_share,
-        fixed_part=fixed.fixed_part,
-        disk_saturated=state["volumes_saturated"] & thrashing,
-    )
+    loaded = loaded_parts(scenario, fixed, work, rest)
+    # saturated volumes, or an open member's arrivals beyond its CPs or subchannels: no steady state
+    return Equilibrium(rest, thrashing | loaded.volumes_saturated | loaded.open_saturated, loaded)
 
 
 def _again_from_without_locks(
-    response: Callable[..., np.ndarray],
+    step: Callable[..., np.ndarray],
     solution: FixedPoint,
     start: np.ndarray,
-    think: np.ndarray,
-    lockable: list[float],
+    ceiling: float,
     max_iterations: int,
 ) -> FixedPoint:
     """``solution`` with its distances that found no fixed point solved again, from the fixed point
-    without lock contention (``lockable`` set to inf for its length), which lies below the one with it.
+    without lock contention (``step`` with no lock contention), which lies below the one with it.
 
     From the bare ``start`` a member whose subchannels are near saturation gets, at its first step,
     the subchannel queue of a throughput it cannot reach, and locks counted as held over the
@@ -605,15 +641,13 @@ def _again_from_without_locks(
         return solution
 
     def on_failed(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
-        return response(current, failed[columns])
+        return step(current, failed[columns])
 
-    ceiling = 1e3 * think.max()
-    kept, lockable[0] = lockable[0], np.inf
-    try:
-        bare = iterate(on_failed, start[:, failed], ceiling=ceiling, max_iterations=max_iterations,
-                       independent_columns=True)
-    finally:
-        lockable[0] = kept
+    def without_locks(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
+        return step(current, failed[columns], np.inf)
+
+    bare = iterate(without_locks, start[:, failed], ceiling=ceiling, max_iterations=max_iterations,
+                   independent_columns=True)
     below = start[:, failed]
     again = iterate(on_failed, np.where(bare.converged, np.maximum(bare.value, below), below),
                     ceiling=ceiling, max_iterations=max_iterations, independent_columns=True)
@@ -622,9 +656,130 @@ def _again_from_without_locks(
     return FixedPoint(value, converged, diverged, solution.iterations + again.iterations)
 
 
-_EDGE_WAITS = ("subchannel_wait", "io_queue")  # the waits whose share at the edge of thrashing names remedies
-_LOAD_STEPS = 10  # the load to 1/1,024 of the terminals: under one terminal of 200
-_LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts as no fixed point
+def shares_within_goal(scenario: Scenario, fixed: FixedParts, response_time: np.ndarray) -> np.ndarray:
+    """(M, D) each member's share of transactions within the goal time, NaN where ``response_time``
+    (M, D) s is: the propagation every transaction pays as a deterministic shift, the rest (queues too)
+    a gamma variable of the member's shape (catalogue ``share_within_goal``)."""
+    share = np.full(response_time.shape, np.nan)
+    stable = ~np.isnan(response_time).any(axis=0)
+    if stable.any():
+        fixed_part = np.minimum(fixed.fixed_part, response_time * (1 - 1e-9))
+        shapes = np.array([scenario.shape if m.shape is None else m.shape for m in scenario.members])[:, None]
+        share[:, stable] = evaluate_si(
+            "share_within_goal",
+            goal=scenario.goal_time,
+            mean_response=response_time[:, stable],
+            fixed_part=fixed_part[:, stable],
+            shape=np.broadcast_to(shapes, response_time.shape)[:, stable],
+        )["share"]
+    return share
+
+
+def solve_at(
+    scenario: Scenario,
+    distances: np.ndarray,
+    load: np.ndarray | float = 1.0,
+    *,
+    with_thrashing_load: bool = False,
+    max_iterations: int = 2000,
+    below: np.ndarray | None = None,
+    fixed: FixedParts | None = None,
+    checked: bool = False,
+) -> ScenarioResult:
+    """The scenario at ``distances`` (m) with every member's terminal population scaled by ``load`` (a
+    number, or one per distance): the steps :func:`fixed_parts` → :func:`workload` →
+    :func:`equilibrium` → :func:`shares_within_goal`, gathered into a :class:`ScenarioResult`.
+
+    :param with_thrashing_load: where lock contention thrashes, search the load at which it begins
+        (:func:`thrashing_load`), and require every distance decided; without it, a distance still
+        moving after ``max_iterations`` counts as thrashing.
+    :param max_iterations: of the fixed point.
+    :param below: response times (M, 1) s known to lie below the answer (those at a shorter distance):
+        the fixed point starts nearer its end.
+    :param fixed: the load-free parts at ``distances`` where the caller has them
+        (``fixed_parts(...).at(columns)``), not computed again.
+    :param checked: the caller has run :func:`refuse_huge` for these distances or a set holding them
+        (:func:`solve_scenario` and the thrashing searches it starts); otherwise it is run here.
+    :returns: the :class:`ScenarioResult` (SI units).
+    """
+    if np.isnan(scenario.lockable_items):
+        raise InputError("locks.lockable_items", "left out", "given, or inferred from measured_wait: "
+                         "read the file with qmodel.scenario.load_scenario (it infers it)")
+    if not checked:
+        refuse_huge(scenario, distances.size)
+    fixed = fixed_parts(scenario, distances) if fixed is None else fixed
+    work = workload(scenario, distances, load)
+    solved = equilibrium(scenario, fixed, work, max_iterations=max_iterations, below=below,
+                         settle=with_thrashing_load)
+    thrashing, loaded = solved.thrashing, solved.loaded
+    blank = thrashing[None, :]
+    breakdown = {
+        "cpu": loaded.cpu,
+        "cf_sync": fixed.cf_sync,
+        "cf_async": fixed.cf_async,
+        "subchannel_wait": loaded.subchannel_wait,
+        "sync_io": fixed.sync_io + loaded.read_queue,
+        "commit": fixed.commit + loaded.write_queue,
+        "lock_contention": loaded.lock_wait,
+        "other": work.other,
+    }
+    assert tuple(breakdown) == BREAKDOWN
+    breakdown = {name: np.where(blank, np.nan, value) for name, value in breakdown.items()}
+    response_time = solved.response_time
+    throughput = np.where(blank, np.nan, loaded.throughput)
+    thrashing_at = np.full(distances.shape, np.nan)
+    edge_share = {name: np.full(response_time.shape, np.nan) for name in EDGE_WAITS}
+    # no load searched helps saturated volumes; an open member's saturation is its own (not searched)
+    locked = thrashing & ~loaded.volumes_saturated & ~loaded.open_saturated
+    if with_thrashing_load and locked.any():
+        thrashing_at[locked], at_edge = thrashing_load(scenario, distances[locked])
+        for name, value in at_edge.items():
+            edge_share[name][:, locked] = value
+    io_queue = volume_busy = None
+    if scenario.volumes is not None:
+        io_queue = np.where(thrashing, np.nan, loaded.iosq)
+        rate, service = volume_load(scenario, fixed, throughput)
+        volume_busy = np.where(thrashing, np.nan, rate * service / (1 + scenario.aliases))
+    cps = np.array([m.logical_cps for m in scenario.members], float)[:, None]
+    cpu_busy = compute_si("utilization_law", throughput=throughput, service_time=fixed.cpu, servers=cps)
+    return ScenarioResult(
+        title=scenario.title,
+        members=tuple(m.name for m in scenario.members),
+        distances=distances,
+        response_time=response_time,
+        throughput=throughput,
+        share_within_goal=shares_within_goal(scenario, fixed, response_time),
+        cpu_per_transaction=np.where(blank, np.nan, fixed.cpu),
+        cpu_busy=cpu_busy["utilization"],
+        breakdown=breakdown,
+        delayed_fraction={
+            f"{p.member}→{p.cf}": np.where(thrashing, np.nan, d)
+            for p, d in zip(scenario.paths, loaded.delayed, strict=True)
+        },
+        path_rate={
+            f"{p.member}→{p.cf}": np.where(thrashing, np.nan, rate)
+            for p, rate in zip(scenario.paths, loaded.path_rate, strict=True)
+        },
+        converted_rate=throughput * fixed.converted_rate,
+        cpu_saturated=loaded.cpu_saturated & ~blank,
+        thrashing=thrashing,
+        thrashing_load=thrashing_at,
+        subchannel_share_at_edge=edge_share["subchannel_wait"],
+        io_queue_share_at_edge=edge_share["io_queue"],
+        io_queue=io_queue,
+        volume_busy=volume_busy,
+        terminals=tuple(m.terminals for m in scenario.members),
+        goal_time=scenario.goal_time,
+        goal_share=scenario.goal_share,
+        fixed_part=fixed.fixed_part,
+        disk_saturated=loaded.volumes_saturated & thrashing,
+        open_saturated=loaded.open_saturated & ~loaded.volumes_saturated & thrashing,
+    )
+
+
+EDGE_WAITS = ("subchannel_wait", "io_queue")  # the waits whose share at the edge of thrashing names remedies
+LOAD_STEPS = 10  # the load to 1/1,024 of the terminals: under one terminal of 200
+LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts as no fixed point
 # The cost estimate of a solve (bench/scenario_speed.py measures the real one): evaluations of F(R) per
 # distance until the fixed point settles (8.8 to 10.7 on the shipped scenarios, 0..300 km), per distance
 # and load step of the thrashing-load search (about 32), and the time of one evaluation per state of a
@@ -632,15 +787,15 @@ _LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts 
 # terminals per member). Memory: the result's arrays per distance (about 1.1 KB measured), and the
 # finite-source queue's block of states (about eight float arrays over them, whatever the distances).
 # With volumes, each evaluation also balances the disk queue: 11 to 12 us per distance (1,000 to 10,000).
-_EVALUATIONS = 12
-_LOAD_EVALUATIONS = 32
+EVALUATIONS = 12
+LOAD_EVALUATIONS = 32
 _SECONDS_PER_STATE = 7e-8
 _SECONDS_PER_BALANCE = 1.2e-5
 _BYTES_PER_DISTANCE = 2e3
 _BYTES_PER_STATE = 64
 
 
-def _cost(scenario: Scenario, distances: int, evaluations: int) -> tuple[float, float]:
+def solve_cost(scenario: Scenario, distances: int, evaluations: float) -> tuple[float, float]:
     """Estimated memory (bytes) and time (s) of ``evaluations`` evaluations of F(R) at ``distances``
     distances: each path's finite-source queue has one state per terminal of its member (K + 1), and
     with volumes the disk queue is balanced in each."""
@@ -654,23 +809,23 @@ def _cost(scenario: Scenario, distances: int, evaluations: int) -> tuple[float, 
     )
 
 
-def _refuse_huge(
+def refuse_huge(
     scenario: Scenario,
     distances: int,
-    evaluations: int = _EVALUATIONS,
+    evaluations: float = EVALUATIONS,
     what: str = "",
     way_out: str = "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer"
     " distances",
 ) -> None:
-    """Refuse, before the work, a solve whose :func:`_cost` passes the limits (an estimate: the fixed
+    """Refuse, before the work, a solve whose :func:`solve_cost` passes the limits (an estimate: the fixed
     point's own ``max_iterations`` is the bound that ends it, not its expected cost)."""
     largest = max(m.terminals for m in scenario.members)
-    memory, seconds = _cost(scenario, distances, evaluations)
+    memory, seconds = solve_cost(scenario, distances, evaluations)
     what = what or f"{distances:,} distance(s)"
     refuse_too_large(memory, seconds, f"{largest:,} terminals per member, {what}", way_out)
 
 
-def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, float]:
+def thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, float]:
     """How many of ``distances`` lock contention thrashes at (the load search runs there) and the
     shortest of them (NaN if none), by bisection on the sorted distances, one distance per solve: a
     longer distance only lengthens service times, so no answer, once begun, persists; of the distances
@@ -681,7 +836,7 @@ def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, fl
     def at(index: int) -> ScenarioResult:
         if index not in solved:
             one = ordered[index : index + 1]
-            solved[index] = _solve(scenario, one, 1.0, with_thrashing_load=False, checked=True)
+            solved[index] = solve_at(scenario, one, 1.0, with_thrashing_load=False, checked=True)
         return solved[index]
 
     def first(flag: Callable[[ScenarioResult], bool]) -> int:
@@ -699,18 +854,18 @@ def _thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, fl
     return saturated - no_answer, float(ordered[no_answer]) if saturated > no_answer else float("nan")
 
 
-def _thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Per distance, the fraction of the terminals at which the lock fixed point stops existing, and per
     member and distance the shares of the response time spent waiting for a subchannel
     (``subchannel_wait``) and in IOSQ (``io_queue``) at the largest load searched that still has an
     answer (within 1/1,024 of the terminals below it; NaN where no load searched has one). Part of a
     solve whose size is checked (at most these distances, each at no more than its terminals)."""
     low, high = np.zeros(distances.shape), np.ones(distances.shape)
-    edge_share = {name: np.full((len(scenario.members), distances.size), np.nan) for name in _EDGE_WAITS}
+    edge_share = {name: np.full((len(scenario.members), distances.size), np.nan) for name in EDGE_WAITS}
     ssch = np.array([m.sync_reads + m.log_writes for m in scenario.members])[:, None]
-    for _ in range(_LOAD_STEPS):
+    for _ in range(LOAD_STEPS):
         middle = (low + high) / 2
-        solved = _solve(scenario, distances, middle, False, _LOAD_ITERATIONS, checked=True)
+        solved = solve_at(scenario, distances, middle, max_iterations=LOAD_ITERATIONS, checked=True)
         exists = ~solved.thrashing
         waits = {"subchannel_wait": solved.breakdown["subchannel_wait"],
                  "io_queue": ssch * (0.0 if solved.io_queue is None else solved.io_queue)}

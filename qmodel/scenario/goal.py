@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.errors import InputError
-from qmodel.scenario.compose import _Fixed, _fixed_parts, _solve, _thrashing_load
+from qmodel.output import format_number
+from qmodel.scenario.compose import FixedParts, fixed_parts, solve_at, thrashing_load
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult, remedies
 from qmodel.scenario.spec import Scenario
 
@@ -20,6 +23,7 @@ STRIDE = 8  # a round solves every 8th distance of its grid, then only the stret
 ITERATIONS = 60
 
 SATURATED = "saturated volumes"  # the culprit where the volumes' other work alone saturates them
+OPEN = "arrivals beyond capacity"  # an open member's arrivals more than its CPs or subchannels carry
 
 
 class GoalSeek(NamedTuple):
@@ -38,6 +42,46 @@ class GoalSeek(NamedTuple):
     share: float  # the member's share within the goal just past the distance
     remedies: tuple[str, ...] = ()
 
+    @property
+    def holds_throughout(self) -> bool:
+        """The goal holds at every distance searched (no member breaks it): the answer is not known, only
+        that it lies beyond the search."""
+        return not self.member
+
+    @property
+    def held_km(self) -> float | None:
+        """The distance in km to 0.1 km, rounded down (the goal is known to hold there: the search is good
+        to TOLERANCE, 50 m); None where the goal fails at 0 km already."""
+        return None if np.isnan(self.distance) else math.floor(self.distance / 100) / 10
+
+    def record(self, end: str = "") -> dict[str, object]:
+        """The answer as a record (keys: :func:`qmodel.frames.key`): ``max_distance[km]`` (:attr:`held_km`;
+        None where the goal fails at 0 km or holds throughout), ``breaking_member`` and
+        ``breaking_component`` (None where the goal holds throughout); ``end`` ("low", "high") names a
+        band's end: ``max_distance_low[km]``."""
+        tail = f"_{end}" if end else ""
+        return {frames.key(f"max_distance{tail}", "km"): None if self.holds_throughout else self.held_km,
+                f"breaking_member{tail}": self.member or None,
+                f"breaking_component{tail}": self.component or None}
+
+    def to_json(self) -> dict[str, object]:
+        """:meth:`record`, whether the goal holds beyond the search, the search's tolerance and reach (km),
+        the breaking member's share within the goal just past the distance (%) and the remedies."""
+        return {**self.record(), "goal_holds_beyond_search": self.holds_throughout,
+                "tolerance[km]": TOLERANCE / 1e3, "searched_to[km]": self.searched / 1e3,
+                "share_within_goal[%]": None if np.isnan(self.share) else self.share * 100,
+                "remedies": list(self.remedies)}
+
+    def __repr__(self) -> str:
+        """In km, as the answer is read: ``GoalSeek(distance=65.6 km, searched=300 km, ...)``."""
+        distance = "nan" if self.held_km is None else f"{self.held_km:g} km"
+        share = "nan" if np.isnan(self.share) else f"{format_number(self.share * 100)}%"
+        return (f"GoalSeek(distance={distance}, searched={self.searched / 1e3:g} km, member={self.member!r}, "
+                f"component={self.component!r}, share={share}, remedies={self.remedies!r})")
+
+    def _repr_html_(self) -> str:
+        return frames.html("goal seek: the largest distance that keeps the goal", [self.to_json()])
+
 
 class _Round(NamedTuple):
     """Where the goal first fails on one round's grid, and a solve that holds that distance."""
@@ -47,15 +91,15 @@ class _Round(NamedTuple):
     columns: np.ndarray  # grid indices, ascending; ``first`` and the index before it are among them
 
 
-def _failing(scenario: Scenario, distances: np.ndarray, below: np.ndarray | None, fixed: _Fixed | None = None
-             ) -> tuple[np.ndarray, ScenarioResult]:
-    result = _solve(scenario, distances, 1.0, with_thrashing_load=False, max_iterations=ITERATIONS,
+def goal_failing(scenario: Scenario, distances: np.ndarray, below: np.ndarray | None,
+                 fixed: FixedParts | None = None) -> tuple[np.ndarray, ScenarioResult]:
+    result = solve_at(scenario, distances, 1.0, with_thrashing_load=False, max_iterations=ITERATIONS,
                     below=below, fixed=fixed)
     meets = (result.share_within_goal >= scenario.goal_share).all(axis=0) & ~result.thrashing
     return ~meets, result
 
 
-def _first_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray | None) -> _Round:
+def first_goal_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray | None) -> _Round:
     """The first distance of ``grid`` at which the goal fails, found with two solves of at most
     STRIDE + 1 distances: every STRIDE-th distance and the last, then every distance between the
     last one meeting the goal and the first failing it. The share within the goal falls as the
@@ -66,16 +110,16 @@ def _first_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray | Non
     Each distance is solved on its own (the fixed point's columns do not interact), so the answer
     and the values at it are those of one solve over the whole grid. The load-free parts are computed
     once for the whole grid (their cost is per call, hardly per distance) and shared by both solves."""
-    fixed = _fixed_parts(scenario, grid)
+    fixed = fixed_parts(scenario, grid)
     coarse = np.minimum(np.arange(0, grid.size + STRIDE - 1, STRIDE), grid.size - 1)  # 0, 8, ..., 56, 63
-    failing, result = _failing(scenario, grid[coarse], below, fixed.at(coarse))
+    failing, result = goal_failing(scenario, grid[coarse], below, fixed.at(coarse))
     if not failing.any():
         return _Round(None, result, coarse)
     place = int(np.argmax(failing))
     if place == 0:
         return _Round(0, result, coarse)
     columns = np.arange(coarse[place - 1], coarse[place] + 1)
-    failing, fine = _failing(scenario, grid[columns], below, fixed.at(columns))
+    failing, fine = goal_failing(scenario, grid[columns], below, fixed.at(columns))
     return _Round(int(columns[np.argmax(failing)]), fine, columns)
 
 
@@ -95,34 +139,42 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     answer with one solve of the :func:`ladder` (0, 5, 10, 20, ... km, at most 2 + log2(upper / 5 km)
     distances, the same rungs whatever ``upper``): the last rung meeting the goal and the first failing
     it. Rounds of GRID distances over the bracket then narrow it 63-fold each, two small solves a round
-    (:func:`_first_failing`), until it is narrower than TOLERANCE: ceil(log63(width / 50 m)) rounds,
+    (:func:`first_goal_failing`), until it is narrower than TOLERANCE: ceil(log63(width / 50 m)) rounds,
     at most 6 for any ``upper`` below 10^9 km. So the answer does not depend on ``upper`` beyond the
     tolerance. Were a scenario not monotone (the goal failing at some distance, met again further out),
     the answer is the end of the first stretch from 0 km that meets the goal: a distance the goal holds
     up to, never one beyond a failure. The 0 km solve is the base the breaking component is measured
-    from."""
+    from.
+
+    :param scenario: the scenario.
+    :param upper: how far to search, m (300 km by default).
+    :returns: the largest distance, m, that keeps the goal, the member and component that break it past
+        there, and the remedies where lock contention thrashes (:class:`GoalSeek`; shown in km).
+    :raises InputError: ``upper`` not above 0.
+    """
     if not upper > 0:
         raise InputError("--up-to", upper, "a distance > 0 km")
     rungs = ladder(upper)
-    failing, base = _failing(scenario, rungs, None)
+    failing, base = goal_failing(scenario, rungs, None)
     if failing[0]:
         return _answer(scenario, float("nan"), upper, base, 0, None)
     if not failing.any():
         return GoalSeek(upper, upper, "", "", float("nan"))
     first = int(np.argmax(failing))
     low, high = rungs[first - 1], rungs[first]
-    found, at = base, first
+    solved, at = base, first
     below = base.response_time[:, first - 1 : first]  # R grows with distance: a start from below
     while high - low > TOLERANCE:
         grid = np.linspace(low, high, GRID)
-        found = _first_failing(scenario, grid, below)
+        found = first_goal_failing(scenario, grid, below)
         # the bracket's ends were decided by an earlier solve from another start; should this one, a
         # few iterations nearer the answer, decide an end otherwise, the earlier verdict stands
         first = min(max(GRID - 1 if found.first is None else found.first, 1), GRID - 1)
         at = int(np.searchsorted(found.columns, first))  # the first failing distance's column in the solve
         low, high = grid[first - 1], grid[first]
-        below = found.result.response_time[:, at - 1 : at]
-    return _answer(scenario, float(low), upper, found.result, at, base)
+        solved = found.result
+        below = solved.response_time[:, at - 1 : at]
+    return _answer(scenario, float(low), upper, solved, at, base)
 
 
 def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioResult, index: int,
@@ -133,7 +185,7 @@ def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioR
     if culprit[1] != "thrashing":
         return GoalSeek(distance, upper, *culprit)
     where = result.distances[index : index + 1]
-    edge_share = _thrashing_load(scenario, where)[1]
+    edge_share = thrashing_load(scenario, where)[1]
     return GoalSeek(distance, upper, *culprit, remedies(float(where[0]), edge_share["subchannel_wait"][:, 0],
                                                          edge_share["io_queue"][:, 0]))
 
@@ -144,8 +196,11 @@ def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) ->
     (the goal fails at 0 km) its largest part; where no response time exists, the component says why:
     "saturated volumes" or "thrashing"."""
     if result.thrashing[index]:
-        return "all", SATURATED if result.disk_saturated[index] else "thrashing", float("nan")
+        open_saturated = result.open_saturated is not None and bool(result.open_saturated[index])
+        why = SATURATED if result.disk_saturated[index] else OPEN if open_saturated else "thrashing"
+        return "all", why, float("nan")
     m = int(np.nanargmin(result.share_within_goal[:, index]))
     growth = {name: result.breakdown[name][m, index] - (0.0 if base is None else base.breakdown[name][m, 0])
               for name in BREAKDOWN}
-    return result.members[m], max(growth, key=growth.get), float(result.share_within_goal[m, index])
+    worst = max(growth, key=lambda name: growth[name])
+    return result.members[m], worst, float(result.share_within_goal[m, index])

@@ -79,11 +79,17 @@ class ScenarioResult:
     goal_share: float
     fixed_part: np.ndarray  # s of propagation every transaction pays
     band: Band | None = None  # the band at its level on every value (None: none, NO_BAND says why)
+    # (D,) bool, within thrashing: an open member's arrivals are more than its CPs or subchannels carry
+    open_saturated: np.ndarray | None = None
 
     @property
     def lock_thrashing(self) -> np.ndarray:
-        """(D,) bool: no response time because lock contention thrashes (not the volumes)."""
-        return self.thrashing & ~self.disk_saturated
+        """(D,) bool: no response time because lock contention thrashes (not the volumes, nor an open
+        member's arrivals beyond what its CPs or subchannels carry)."""
+        saturated = self.disk_saturated
+        if self.open_saturated is not None:
+            saturated = saturated | self.open_saturated
+        return self.thrashing & ~saturated
 
     @property
     def total_throughput(self) -> np.ndarray:
@@ -107,30 +113,31 @@ class ScenarioResult:
 
     def records(self) -> list[dict[str, object]]:
         """One record per distance and member (and "all", every member's transactions together), values
-        in ms, /s, % as the keys say (None where no number exists; CSV and JSON round them, qmodel.output).
+        in ms, 1/s, % as the keys say (:func:`qmodel.frames.key`; None where no number exists; CSV and
+        JSON round them, qmodel.output).
 
-        ``cpu_busy_pct_of_lpar`` is the share of the member's logical CPs busy with the workload;
-        ``cpu_pct_of_one_cp`` the same in CPs' worth (RMF's APPL%: 100 is one CP busy), which "all" sums
-        while the LPAR share, of different LPARs, is left empty there. ``cpu_ms`` is the CPU part of the
+        ``cpu_busy_of_lpar[%]`` is the share of the member's logical CPs busy with the workload;
+        ``cpu_of_one_cp[%]`` the same in CPs' worth (RMF's APPL%: 100 is one CP busy), which "all" sums
+        while the LPAR share, of different LPARs, is left empty there. ``cpu[ms]`` is the CPU part of the
         response time (with queueing for the CPs; the CPU a transaction needs is one-CP % / 100 / X).
-        Each member's paths give ``CF_delayed_pct`` (CF requests delayed for a subchannel) and
-        ``CF_requests_per_s`` per CF (empty where the member has no path to it; "all" sums the requests
-        and weights the delays by them). Where IOSQ is computed from the load, ``iosq_ms`` (per SSCH)
-        and ``volume_busy_pct`` (of each volume's exposures) are the volumes', the same on every row of
+        Each member's paths give ``CF_delayed[%]`` (CF requests delayed for a subchannel) and
+        ``CF_requests[1/s]`` per CF (empty where the member has no path to it; "all" sums the requests
+        and weights the delays by them). Where IOSQ is computed from the load, ``iosq[ms]`` (per SSCH)
+        and ``volume_busy[%]`` (of each volume's exposures) are the volumes', the same on every row of
         a distance. ``thrashing`` says lock contention leaves no response time,
         ``volumes_saturated`` that the volumes cannot carry their other work. ``terminals_with_answer``,
         at a distance where lock contention thrashes, is the member's largest whole terminal population
         that still has one, every member's terminals scaled alike (:meth:`terminals_with_answer`); "all"
         gives their sum.
 
-        With a band (``band``), each value :meth:`record_values` gives that it bands has ``NAME_low`` and
-        ``NAME_high`` beside it (:meth:`band_values`), ``goal_holds_pct`` is the probability (%) that every
-        member meets the goal at the distance, and ``band_points_without_answer`` counts the band's
+        With a band (``band``), each value :meth:`record_values` gives that it bands has ``NAME_low[unit]``
+        and ``NAME_high[unit]`` beside it (:meth:`band_values`), ``goal_holds[%]`` is the probability that
+        every member meets the goal at the distance, and ``band_points_without_answer`` counts the band's
         parameter points with no response time there."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         values = {name: numbers(value) for name, value in self.record_values().items()}
         bands = {name: (numbers(low), numbers(high)) for name, (low, high) in self.band_values().items()}
-        names = [*self.members, "all"][: len(values["response_time_ms"])]
+        names = [*self.members, "all"][: len(values["response_time[ms]"])]
         records = []
         for d in range(self.distances.size):
             fits = self.terminals_with_answer(d)
@@ -144,26 +151,27 @@ class ScenarioResult:
                     paths = {cf: (self.delayed_fraction[p][d], self.path_rate[p][d])
                              for cf in cfs if (p := f"{member}→{cf}") in self.delayed_fraction}
                     converted, answer = self.converted_rate[row, d], None if fits is None else fits[row]
-                record: dict[str, object] = {"distance_km": number(self.distances[d] / 1e3), "member": member}
+                record: dict[str, object] = {"distance[km]": number(self.distances[d] / 1e3),
+                                             "member": member}
                 for name, value in values.items():
                     record[name] = value[row][d]
                     if name in bands:
-                        record[f"{name}_low"] = bands[name][0][row][d]
-                        record[f"{name}_high"] = bands[name][1][row][d]
-                    if name == "cpu_pct_of_one_cp":
-                        record["converted_cf_requests_per_s"] = number(converted)
+                        record[frames.end_key(name, "low")] = bands[name][0][row][d]
+                        record[frames.end_key(name, "high")] = bands[name][1][row][d]
+                    if name == "cpu_of_one_cp[%]":
+                        record["converted_cf_requests[1/s]"] = number(converted)
                 for cf in cfs:
                     delayed, rate = paths.get(cf, (np.nan, np.nan))
-                    record[f"{cf}_delayed_pct"] = number(delayed * 100)
-                    record[f"{cf}_requests_per_s"] = number(rate)
-                if self.io_queue is not None:
-                    record["iosq_ms"] = number(self.io_queue[d] * 1e3)
-                    record["volume_busy_pct"] = number(self.volume_busy[d] * 100)
+                    record[f"{cf}_delayed[%]"] = number(delayed * 100)
+                    record[f"{cf}_requests[1/s]"] = number(rate)
+                if self.io_queue is not None and self.volume_busy is not None:
+                    record["iosq[ms]"] = number(self.io_queue[d] * 1e3)
+                    record["volume_busy[%]"] = number(self.volume_busy[d] * 100)
                 record["thrashing"] = bool(self.lock_thrashing[d])
                 record["volumes_saturated"] = bool(self.disk_saturated[d])
                 record["terminals_with_answer"] = answer
                 if self.band is not None:
-                    record["goal_holds_pct"] = number(self.band.goal_probability[d] * 100)
+                    record[frames.key("goal_holds", "%")] = number(self.band.goal_probability[d] * 100)
                     record["band_points_without_answer"] = int(self.band.points_without_answer[d])
                 records.append(record)
         return records
@@ -172,17 +180,17 @@ class ScenarioResult:
         """The values of :meth:`records` a band is given for, each (R, D): R the members, then "all"
         where there are several (every member's transactions together: response time, share within the
         goal and breakdown weighted by throughput; throughput and one-CP CPU summed; the LPAR share of
-        different LPARs empty, NaN). Units as the names say: ms, %, /s."""
+        different LPARs empty, NaN). Units as the keys say: ms, %, 1/s."""
         rows, weighted = self._rows, self._weighted
         one_cp = self.throughput * self.cpu_per_transaction
         values = {
-            "response_time_ms": weighted(self.response_time) * 1e3,
-            "within_goal_pct": weighted(self.share_within_goal) * 100,
-            "throughput_per_s": rows(self.throughput, self.total_throughput),
-            "cpu_busy_pct_of_lpar": rows(self.cpu_busy, np.full(self.distances.shape, np.nan)) * 100,
-            "cpu_pct_of_one_cp": rows(one_cp, one_cp.sum(axis=0)) * 100,
+            "response_time[ms]": weighted(self.response_time) * 1e3,
+            "share_within_goal[%]": weighted(self.share_within_goal) * 100,
+            "throughput[1/s]": rows(self.throughput, self.total_throughput),
+            "cpu_busy_of_lpar[%]": rows(self.cpu_busy, np.full(self.distances.shape, np.nan)) * 100,
+            "cpu_of_one_cp[%]": rows(one_cp, one_cp.sum(axis=0)) * 100,
         }
-        values.update({f"{name}_ms": weighted(value) * 1e3 for name, value in self.breakdown.items()})
+        values.update({f"{name}[ms]": weighted(value) * 1e3 for name, value in self.breakdown.items()})
         return values
 
     def _rows(self, per_member: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -228,7 +236,7 @@ class ScenarioResult:
         band = band_json(self.band)
         return {
             "title": self.title,
-            "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
+            "goal": {"response_time[ms]": self.goal_time * 1e3, "share[%]": self.goal_share * 100},
             "band": band,
             "results": self.records(),
         }
@@ -248,6 +256,9 @@ def band_json(band: Band | None) -> dict[str, object]:
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
+# where an open member's arrivals are more than its CPs or subchannels carry: no response time exists
+OPEN_SATURATED = "the arrivals are more than the CPs or the CF subchannels carry"
+OPEN_WAY_OUT = "a lower arrival_rate, more logical CPs or more subchannels"
 # waiting for a subchannel is a material part of a member's response time from this share on
 MATERIAL_SHARE = 0.05
 

@@ -1,44 +1,99 @@
-"""Every key a scenario file accepts, in one table: name, type, unit, required or default, meaning, source.
+"""Every key a scenario file accepts, in one table: name, type, unit, default, bounds, meaning, source.
 
-:mod:`qmodel.scenario.spec` takes its accepted-key sets from here (:func:`keys_of`), and the
-documentation's scenario-file reference is rendered from :data:`SCENARIO_KEYS`, so a key is
-described once. The values themselves are read and checked by ``spec.py``; this table says what
-each one is. ``table`` is the TOML table the key sits in: ``""`` for the top level, ``member``
-for each ``[[member]]``, ``link`` for each ``[link.NAME]``, ``disk.io`` for ``[disk] read`` and
-``write``.
+:mod:`qmodel.scenario.spec` reads each value with the unit, default and bound this table gives it
+(:func:`key_of`) and takes its accepted-key sets from here (:func:`keys_of`); the documentation's
+scenario-file reference is rendered from :data:`SCENARIO_KEYS`. So a key is described once. ``table``
+is the TOML table the key sits in: ``""`` for the top level, ``member`` for each ``[[member]]``,
+``link`` for each ``[link.NAME]``, ``disk.io`` for ``[disk] read`` and ``write``.
 """
 
 from __future__ import annotations
 
+import json
 from typing import NamedTuple
 
-REQUIRED = "required"
+from qmodel.units import UNITS
+
+
+class Note(str):
+    """A default that is not a value the file could write: "required", or what holds instead
+    ("none (IOSQ as given)", "required with castout_owner"); the reader decides it."""
+
+
+REQUIRED = Note("required")
+# the dimensions whose values need their unit written in a file (a bare 70 could be km or miles)
+WRITTEN = ("time", "length", "speed")
 
 
 class ScenarioKey(NamedTuple):
-    """One key of a scenario file. ``unit``: the unit a bare number is in, or the unit the value
-    needs (a time, distance or speed needs its unit written); "" where the value has none."""
+    """One key of a scenario file.
+
+    ``unit``: the unit a value is read in (``ms``: a time read as ``"8.8ms"``; ``1`` a bare count,
+    ``ratio`` a share written ``90%`` or ``0.9``), "" where the value is no quantity. ``default``: the
+    value taken when the key is left out, as a file would write it (``"0ms"``, ``7``, ``False``), or a
+    :class:`Note` (:data:`REQUIRED`, or a condition). ``positive``: the value must be above 0 (else at
+    least 0)."""
 
     table: str
     name: str
     type: str
     unit: str
-    default: str  # REQUIRED, or the value taken when the key is left out
+    default: object
     meaning: str
     source: str = ""  # where a planner gets the number; "" for a name or a table
+    positive: bool = False
+
+    @property
+    def written(self) -> bool:
+        """Whether a file must write the value's unit (a time, distance or speed)."""
+        return self.unit in UNITS and UNITS[self.unit].dimension in WRITTEN
+
+    @property
+    def shown_unit(self) -> str:
+        """The unit as the reference shows it: ``ms (written)`` where the file writes it."""
+        return f"{self.unit} (written)" if self.written else self.unit
+
+    @property
+    def shown_default(self) -> str:
+        """The default as the reference shows it: a value as TOML writes it, or the note's words."""
+        if isinstance(self.default, Note):
+            return str(self.default)
+        if isinstance(self.default, bool):
+            return "true" if self.default else "false"
+        return json.dumps(self.default, ensure_ascii=False)
+
+    @property
+    def file_default(self) -> object:
+        """The default the reader takes (None: the key is required, or the reader decides)."""
+        return None if isinstance(self.default, Note) else self.default
 
 
 SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
-    ScenarioKey("", "title", "text", "", "the file name", "the scenario's name, shown over its tables"),
-    ScenarioKey("", "source", "text", "", '""', "where the numbers come from (a study, a table)"),
+    ScenarioKey("", "format_version", "whole number", "1", 1,
+                "the file's format: 1, the one this qmodel reads (checked before the rest: "
+                "qmodel.tomlread.format_checked)"),
+    ScenarioKey("", "title", "text", "", Note("the file name"), "the scenario's name, shown over its tables"),
+    ScenarioKey("", "source", "text", "", "", "where the numbers come from (a study, a table)"),
     ScenarioKey("", "sites", "list of text", "", REQUIRED,
                 "one or two distinct site names; the distance is between the two"),
-    ScenarioKey("", "distance", "distance, list or range", "km (written)", '"0km"',
+    ScenarioKey("", "distance", "distance, list or range", "km", "0km",
                 "between the sites: 70km, an ascending list 20,40,70km or a range 0..100km",
                 source="the planned route between the sites (fibre length, not the straight line)"),
-    ScenarioKey("", "fibre_speed", "speed", "km/s (written)", '"200000km/s"',
+    ScenarioKey("", "fibre_speed", "speed", "km/s", "200000km/s",
                 "speed of light in the fibre (10 µs/km per round trip at 200,000 km/s)",
-                source="the GDPS study: about 200,000 km/s, 10 µs/km per round trip"),
+                source="the GDPS study: about 200,000 km/s, 10 µs/km per round trip; or a measured round "
+                "trip (RMF CF activity report, path data: channel path latency, SMF 74.4 R744HLAT) less "
+                "crossing_latency, over the distance", positive=True),
+    ScenarioKey("", "crossing_latency", "time", "us", "138us",
+                "fixed time each round trip between the two sites adds beyond the fibre's per-km time: the "
+                "equipment on the route (DWDM transponders, channel extenders, amplifiers), paid at every "
+                "distance above 0 km (a run at 0 km has the sites side by side, no such equipment)",
+                source="a measured round trip (RMF CF activity report, path data: channel path latency, SMF "
+                "74.4 R744HLAT) less 2 × distance / fibre_speed; the default is the GDPS study's: its RMF "
+                "service times across the distance, fitted with a fixed step from 0 to 20 km beside the "
+                "per-km term (9.79 µs/km), give 138 µs per round trip through its DWDMs (95% interval 55 to "
+                "221; tests/scenario/test_crossing_latency.py); public figures put electrical regeneration "
+                "with FEC near 100 µs per site (Huawei, WDM/OTN network latency composition)"),
     ScenarioKey("", "goal", "table", "", REQUIRED, "the WLM goal: [goal]"),
     ScenarioKey("", "member", "array of tables", "", REQUIRED, "the z/OS images: [[member]]"),
     ScenarioKey("", "cf", "array of tables", "", REQUIRED, "the coupling facilities: [[cf]]"),
@@ -47,8 +102,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("", "disk", "table", "", REQUIRED, "the disks and Metro Mirror: [disk]"),
     ScenarioKey("", "conversion", "table", "", REQUIRED, "CF sync → async conversion: [conversion]"),
     ScenarioKey("", "locks", "table", "", REQUIRED, "lock contention (Tay's model): [locks]"),
-    ScenarioKey("", "distribution", "table", "", "{}", "the response time's spread"),
-    ScenarioKey("", "band", "table", "", "the range the studies support for the lock parameters",
+    ScenarioKey("", "distribution", "table", "", {}, "the response time's spread"),
+    ScenarioKey("", "band", "table", "", Note("the range the studies support for the lock parameters"),
                 "[band]: method (text: what the band is made of), points (tables of dotted keys, the same "
                 "spellings as --variants headers: the fitted parameters' sigma points), weights (one per "
                 "point) and measured_at (the distance the members were measured and fitted at: what is "
@@ -56,25 +111,39 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
                 "(docs/background/cross-validation.md)",
                 source="written by python -m qmodel.scenario.calibrate: the sigma points of the fit's joint "
                 "normal, each member's 0 km fits redone at each"),
-    ScenarioKey("", "calibration", "array of tables", "", "[]",
+    ScenarioKey("", "free", "list of text", "", [],
+                "the parameters qmodel scenario calibrate fits on measured rows, as dotted keys: "
+                "locks.lockable_items, locks.lock_span, member.*.other (each member its own), "
+                "member.G1P1.think_time, crossing_latency, ...; their values in the file are where the fit "
+                "starts",
+                source="declared: what the measurements should pin (the calibrate command flags what they "
+                "do not)"),
+    ScenarioKey("", "calibration", "array of tables", "", [],
                 "what was fitted, on which rows (free text, shown, never read as numbers)"),
-    ScenarioKey("goal", "response_time", "time", "ms (written)", REQUIRED, "the goal's time, e.g. 125ms",
-                source="the WLM service class's percentile goal"),
+    ScenarioKey("goal", "response_time", "time", "ms", REQUIRED, "the goal's time, e.g. 125ms",
+                source="the WLM service class's percentile goal", positive=True),
     ScenarioKey("goal", "share", "share", "ratio", REQUIRED,
                 "the share of transactions to finish within it, e.g. 90%",
-                source="the WLM service class's percentile goal"),
+                source="the WLM service class's percentile goal", positive=True),
     ScenarioKey("member", "name", "text", "", REQUIRED, "the member's name, different for each"),
     ScenarioKey("member", "site", "text", "", REQUIRED, "its site, one of sites"),
     ScenarioKey("member", "logical_cps", "whole number", "1", REQUIRED, "logical CPs of its LPAR",
-                source="RMF CPU activity report: the LPAR's logical processors"),
-    ScenarioKey("member", "terminals", "whole number", "1", REQUIRED,
+                source="RMF CPU activity report: the LPAR's logical processors", positive=True),
+    ScenarioKey("member", "arrival_rate", "rate", "1/s", Note("none: terminals and think_time"),
+                "transactions per second the member receives (an open workload), in place of terminals and "
+                "think_time: the same answer as many terminals with a long think time at that throughput",
+                source="RMF workload activity report: the service class's ended transactions per second "
+                "(END/S), or CICS/DB2 statistics: transactions over the interval", positive=True),
+    ScenarioKey("member", "terminals", "whole number", "1", Note("required without arrival_rate"),
                 "terminals driving it (a closed population, TPNS)",
-                source="the workload driver (TPNS), or Little's law: throughput × (response + think time)"),
-    ScenarioKey("member", "think_time", "time", "s (written)", REQUIRED, "think time between transactions",
-                source="the workload driver, or terminals / throughput − response time"),
-    ScenarioKey("member", "cpu", "time", "ms (written)", REQUIRED, "CPU per transaction besides CF spin",
+                source="the workload driver (TPNS), or Little's law: throughput × (response + think time)",
+                positive=True),
+    ScenarioKey("member", "think_time", "time", "s", Note("required with terminals"),
+                "think time between transactions",
+                source="the workload driver, or terminals / throughput − response time", positive=True),
+    ScenarioKey("member", "cpu", "time", "ms", REQUIRED, "CPU per transaction besides CF spin",
                 source="RMF workload activity: the region's CPU seconds / transactions"),
-    ScenarioKey("member", "other", "time", "ms (written)", REQUIRED,
+    ScenarioKey("member", "other", "time", "ms", REQUIRED,
                 'response time no step of the model explains ("0ms" for none)',
                 source="fitted at 0 km: measured response time less the modelled parts"),
     ScenarioKey("member", "sync_reads", "count", "1", REQUIRED, "sync reads per transaction (0: none)",
@@ -95,82 +164,101 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("path", "member", "text", "", REQUIRED, "the member, one of the [[member]] names"),
     ScenarioKey("path", "cf", "text", "", REQUIRED, "the CF, one of the [[cf]] names"),
     ScenarioKey("path", "link", "text", "", REQUIRED, "its link type, a [link.NAME]"),
-    ScenarioKey("path", "subchannels", "whole number", "1", "7", "subchannels on the path",
-                source="RMF CF activity report: subchannels of the member's path"),
-    ScenarioKey("path", "background_rate", "rate", "1/s", "0",
+    ScenarioKey("path", "subchannels", "whole number", "1", 7, "subchannels on the path",
+                source="RMF CF activity report: subchannels of the member's path", positive=True),
+    ScenarioKey("path", "background_rate", "rate", "1/s", 0,
                 "requests per second not driven by the transactions (castout)",
                 source="RMF CF activity report: the member's requests/s less its transactions'"),
-    ScenarioKey("link", "sync", "table of times", "us (written)", "{}",
+    ScenarioKey("link", "sync", "table of times", "us", {},
                 "service at 0 km of a synchronous request, by structure kind",
-                source="RMF CF activity report: sync service time per request at 0 km"),
-    ScenarioKey("link", "async", "table of times", "us (written)", "{}",
+                source="RMF CF activity report: sync service time per request at 0 km", positive=True),
+    ScenarioKey("link", "async", "table of times", "us", {},
                 "service at 0 km of an asynchronous request, by structure kind",
-                source="RMF CF activity report: async service time per request at 0 km"),
-    ScenarioKey("link", "converted", "table of shares", "ratio", "{}",
+                source="RMF CF activity report: async service time per request at 0 km", positive=True),
+    ScenarioKey("link", "converted", "table of shares", "ratio", {},
                 "share already async at 0 km, by structure kind (0 where not given)",
                 source="RMF CF activity report: async share at 0 km (qmodel scenario-profile)"),
     ScenarioKey("disk", "primary_site", "text", "", REQUIRED, "the site of the primary disks"),
-    ScenarioKey("disk", "secondary_site", "text", "", "primary_site",
+    ScenarioKey("disk", "secondary_site", "text", "", Note("primary_site"),
                 "the site of the Metro Mirror secondaries (read only with metro_mirror)"),
-    ScenarioKey("disk", "metro_mirror", "true or false", "", "false",
+    ScenarioKey("disk", "metro_mirror", "true or false", "", False,
                 "synchronous writes are mirrored to the secondary site"),
-    ScenarioKey("disk", "pprc_overhead", "time", "ms (written)", "0ms",
+    ScenarioKey("disk", "pprc_overhead", "time", "ms", "0ms",
                 "Metro Mirror cost per write at 0 km",
                 source="the GDPS study: about 0.4 ms per write at 0 km; or measured"),
     ScenarioKey("disk", "read", "table", "", REQUIRED, "a sync read's RMF times: [disk.io]"),
     ScenarioKey("disk", "write", "table", "", REQUIRED, "a sync write's RMF times: [disk.io]"),
-    ScenarioKey("disk", "volumes", "whole number", "1", "none (IOSQ as given)",
+    ScenarioKey("disk", "volumes", "whole number", "1", Note("none (IOSQ as given)"),
                 "volumes the I/O spreads over; given, IOSQ is computed from the load (pav_iosq)",
-                source="RMF device activity report: the volumes of the workload"),
-    ScenarioKey("disk", "aliases", "whole number", "1", "0", "PAV aliases per volume (with volumes)",
+                source="RMF device activity report: the volumes of the workload", positive=True),
+    ScenarioKey("disk", "aliases", "whole number", "1", 0, "PAV aliases per volume (with volumes)",
                 source="the PAV configuration (RMF device activity: exposures)"),
-    ScenarioKey("disk", "background_rate", "rate", "1/s", "0",
+    ScenarioKey("disk", "background_rate", "rate", "1/s", 0,
                 "SSCH/s of other work on the volumes, served like writes (with volumes)",
                 source="RMF device activity report: SSCH/s of other work on the volumes"),
-    ScenarioKey("disk", "castout_owner", "text", "", "none (no castout IOSQ)",
+    ScenarioKey("disk", "castout_owner", "text", "", Note("none (no castout IOSQ)"),
                 "the member whose synchronous reads queue behind its castout (DBM1) writes",
                 source="the study's tables: the castout owner is printed in bold"),
-    ScenarioKey("disk", "castout_write", "table", "", "required with castout_owner",
+    ScenarioKey("disk", "castout_write", "table", "", Note("required with castout_owner"),
                 "the owner's castout (DBM1) write at 0 km: [disk.io]",
                 source="RMF device activity report of the DBM1 address space"),
-    ScenarioKey("disk", "castout_iosq", "ratio", "1", "required with castout_owner",
+    ScenarioKey("disk", "castout_iosq", "ratio", "1", Note("required with castout_owner"),
                 "IOSQ on the owner's reads per unit of its castout write response",
                 source="fitted on runs with nothing at a distance (calibration)"),
-    ScenarioKey("disk.io", "conn", "time", "ms (written)", "0ms", "connect time per I/O",
+    ScenarioKey("disk.io", "conn", "time", "ms", "0ms", "connect time per I/O",
                 source="RMF device activity report: CONN per I/O"),
-    ScenarioKey("disk.io", "disc", "time", "ms (written)", "0ms", "disconnect time per I/O",
+    ScenarioKey("disk.io", "disc", "time", "ms", "0ms", "disconnect time per I/O",
                 source="RMF device activity report: DISC per I/O"),
-    ScenarioKey("disk.io", "pend", "time", "ms (written)", "0ms", "pending time per I/O at 0 km",
+    ScenarioKey("disk.io", "pend", "time", "ms", "0ms", "pending time per I/O at 0 km",
                 source="RMF device activity report: PEND per I/O"),
-    ScenarioKey("disk.io", "iosq", "time", "ms (written)", "0ms",
+    ScenarioKey("disk.io", "iosq", "time", "ms", "0ms",
                 "IOS queue time per I/O (0ms or left out with volumes: computed)",
                 source="RMF device activity report: IOSQ per I/O"),
-    ScenarioKey("conversion", "threshold", "time", "us (written)", REQUIRED,
+    ScenarioKey("conversion", "threshold", "time", "us", REQUIRED,
                 "sync service above which z/OS converts a CF request to async (an estimate)",
-                source="an estimate: z/OS does not publish its heuristic"),
-    ScenarioKey("conversion", "redispatch", "time", "us (written)", "0us",
+                source="an estimate: z/OS does not publish its heuristic", positive=True),
+    ScenarioKey("conversion", "redispatch", "time", "us", "0us",
                 "wait to redispatch the transaction after a converted request",
                 source="an estimate, or fitted on measurements at a distance"),
-    ScenarioKey("conversion", "async_cpu", "time", "us (written)", "0us", "CPU per converted request",
+    ScenarioKey("conversion", "async_cpu", "time", "us", "0us", "CPU per converted request",
                 source="an estimate"),
-    ScenarioKey("locks", "lockable_items", "count or inf", "1", REQUIRED,
-                "the lock model's hot set; inf for no lock contention",
-                source="fitted on measurements at two or more distances (calibration)"),
-    ScenarioKey("locks", "resolution_round_trips", "count", "1", "required (0 with inf)",
+    ScenarioKey("locks", "lockable_items", "count or inf", "1", Note("required without measured_wait"),
+                "the lock model's hot set; inf for no lock contention; left out, it is inferred from "
+                "measured_wait at measured_at",
+                source="fitted on measurements at two or more distances (calibration), or inferred from the "
+                "lock contention measured at today's distance (measured_wait)", positive=True),
+    ScenarioKey("locks", "measured_wait", "time", "ms", Note("none"),
+                "lock contention per transaction as measured at measured_at (the members together, "
+                "throughput-weighted): lockable_items is inferred from it, with its interval",
+                source="DB2 accounting class 3 per commit: LOCK/LATCH suspension plus GLOBAL CONTENTION "
+                "(IRLM, XES) suspension, the transactions' plan; or the RMF CF activity report's lock "
+                "structure contention with the IRLM suspension time it causes", positive=True),
+    ScenarioKey("locks", "measured_at", "distance", "km", "0km",
+                "the distance between the sites when measured_wait was measured",
+                source="the configuration of the measured interval (today's distance)"),
+    ScenarioKey("locks", "resolution_round_trips", "count", "1", Note("required (0 with inf)"),
                 "XCF round trips that resolve a global lock contention",
                 source="an assumption (2: request and response over XCF)"),
-    ScenarioKey("locks", "lock_span", "share", "ratio", "required (100% with inf)",
+    ScenarioKey("locks", "lock_span", "share", "ratio", Note("required (100% with inf)"),
                 "the last share of the execution over which locks are taken",
                 source="fitted on measurements at two or more distances (calibration)"),
-    ScenarioKey("distribution", "shape", "number > 0", "1", "1",
+    ScenarioKey("distribution", "shape", "number > 0", "1", 1,
                 "gamma shape of the response time's variable part (1: exponential; whole: Erlang-k)",
-                source="an assumption, or fitted on the measured percentiles"),
-    ScenarioKey("member", "shape", "number > 0", "1", "[distribution] shape",
+                source="an assumption, or fitted on the measured percentiles", positive=True),
+    ScenarioKey("member", "shape", "number > 0", "1", Note("[distribution] shape"),
                 "gamma shape of the member's response time less its propagation (all of it at 0 km)",
                 source="fitted on the member's percentile within the goal at 0 km "
-                "(python -m qmodel.scenario.calibrate)"),
+                "(python -m qmodel.scenario.calibrate)", positive=True),
 )
+
+_BY_NAME = {(key.table, key.name): key for key in SCENARIO_KEYS}
+
 
 def keys_of(table: str) -> set[str]:
     """The keys the scenario file accepts in ``table`` (``""``: the top level)."""
     return {key.name for key in SCENARIO_KEYS if key.table == table}
+
+
+def key_of(table: str, name: str) -> ScenarioKey:
+    """The schema's row for key ``name`` of ``table`` (``""``: the top level)."""
+    return _BY_NAME[(table, name)]

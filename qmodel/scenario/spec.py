@@ -5,6 +5,7 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     title = "GDPS/PPRC Environment 3"
     sites = ["site1", "site2"]
     distance = "0km..100km"                 # between the sites: a value, a list (ascending) or a range
+    crossing_latency = "138us"              # optional: what the route's equipment (DWDM) adds per round trip
 
     [goal]                                   # WLM goal: share of transactions within a time
     response_time = "125ms"
@@ -95,12 +96,14 @@ import json
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.schema import SCENARIO_KEYS, keys_of
+from qmodel.safetext import name_refused
+from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
+from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
 from qmodel.units import (
     UNITS,
     bare_number,
@@ -150,7 +153,8 @@ LOCKS_FORM = (
     "a [locks] table: lockable_items, resolution_round_trips and lock_span, "
     "or lockable_items = inf for no lock contention"
 )
-LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
+LOCKABLE_FORM = ("the lock model's hot set, e.g. 4250, or inf for no lock contention (or measured_wait: "
+                 "the lock contention measured per transaction, to infer it from)")
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
 BAND_WEIGHTS_FORM = ("a list of weights from 0 to 1, one per point, summing to at most 1 (the scenario's own "
                      "answer weighs the rest), e.g. [0.1667, 0.1667]")
@@ -197,6 +201,12 @@ class Member:
     requests: dict[str, float]
     tpno_share: float
     shape: float | None = None  # gamma shape of its response time's variable part; None: [distribution]'s
+    arrival_rate: float | None = None  # 1/s: an open workload (terminals 0, think_time 0); None: closed
+
+    @property
+    def open(self) -> bool:
+        """Whether its transactions arrive at a given rate (open) rather than from terminals (closed)."""
+        return self.arrival_rate is not None
 
 
 @dataclass(frozen=True)
@@ -231,6 +241,15 @@ class IOTimes:
 
 
 @dataclass(frozen=True)
+class LockMeasurement:
+    """Lock contention as measured: ``wait`` s per transaction (the members together, throughput-weighted;
+    DB2 accounting class 3 lock/latch and global contention) at ``distance`` m between the sites."""
+
+    wait: float
+    distance: float
+
+
+@dataclass(frozen=True)
 class BandSpec:
     """A scenario's band as the file gives it: what it is made of (``method``, text), each point's
     overrides, dotted scenario keys as the --variants headers write them with values as the file has them
@@ -253,6 +272,7 @@ class Scenario:
     sites: tuple[str, ...]
     distances: np.ndarray  # m
     fibre_speed: float  # m/s
+    crossing_latency: float  # s added to each round trip between the sites at a distance above 0 (equipment)
     goal_time: float  # s
     goal_share: float
     members: tuple[Member, ...]
@@ -282,6 +302,8 @@ class Scenario:
     calibration: tuple[dict[str, str], ...] = ()
     source: str = ""
     band: BandSpec | None = None  # None: no fitted parameter declares an interval
+    free: tuple[str, ...] = ()  # the dotted keys qmodel scenario calibrate fits
+    lock_measurement: LockMeasurement | None = None  # lockable_items inferred from it where not given
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -398,12 +420,26 @@ class _Reader:
                              reason="outside the range the model's arithmetic holds")
         return value
 
-    def profile(self, table: dict, key: str, unit: str, name: str) -> float:
-        """A part of a member's profile: required (none is assumed), its meaning said where it is missing."""
-        return self.quantity(table, key, unit, name, allowed=PROFILE_FORMS[key])
+    def value(self, table: dict, schema_table: str, name: str, label: str, *, key: str | None = None,
+              default: object = None, allowed: str = "") -> float:
+        """The value of key ``name`` of the schema's table ``schema_table`` (:func:`quantity`), in the
+        unit, with the default and the bound its schema row gives. ``key``: the key in ``table`` where
+        it differs (an entry of a table of values: a structure of ``requests``, a kind of ``sync``);
+        ``default``: in place of the schema's where the reader decides it (no lock contention)."""
+        row = key_of(schema_table, name)
+        return self.quantity(table, name if key is None else key, row.unit, label,
+                             default=row.file_default if default is None else default, strict=row.positive,
+                             allowed=allowed)
 
-    def whole(self, table: dict, key: str, name: str, *, default: int | None = None, lower: int = 1) -> int:
-        value = table.get(key, default)
+    def profile(self, table: dict, key: str, name: str) -> float:
+        """A part of a member's profile: required (none is assumed), its meaning said where it is missing."""
+        return self.value(table, "member", key, name, allowed=PROFILE_FORMS[key])
+
+    def whole(self, table: dict, schema_table: str, key: str, name: str) -> int:
+        """A whole number, at least 1 where the schema says it is positive (else at least 0)."""
+        row = key_of(schema_table, key)
+        lower = 1 if row.positive else 0
+        value = table.get(key, row.file_default)
         label = f"{name}.{key}"
         if isinstance(value, bool) or not isinstance(value, int) or value < lower:
             quoted = isinstance(value, str) and (bare_number(value) or "").isdigit()
@@ -473,11 +509,12 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
     if ends is None:  # a list: its order and a decimal comma first, so that no advice is a form refused after
         _ascending(refuse, text, values)
         try:
-            refuse_decimal_comma(where, text, "km" if file else "")
+            refuse_decimal_comma(where, text, "km")
         except InputError as error:
             raise refuse(text, error.allowed, reason=error.reason) from None
     # a bare item takes the unit of the last: in a file, the last needs one (a bare 0 needs none)
-    if file and not split_number(typed[-1])[1] and any(_bare_nonzero(item) for item in typed):
+    last = split_number(typed[-1])
+    if file and not (last and last[1]) and any(_bare_nonzero(item) for item in typed):
         raise _unit_missing(refuse, text, "km")
     if ends is not None:
         low, high = values
@@ -561,19 +598,30 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
 
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file, or a shipped one by name (``"gdps-env2"``, as ``qmodel scenario``
-    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong."""
+    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong.
+
+    :param path: a scenario file's path, or a shipped scenario's name (``qmodel scenario --list``).
+    :returns: the scenario, every value in SI units (s, m, 1/s).
+    :raises InputError: naming the file, the key, the value and what is allowed.
+    """
     path = resolve_scenario(path)
     return scenario_from_dict(read_scenario_toml(path), path.name)
 
 
-def read_scenario_toml(path: str | Path) -> dict:
+def read_scenario_toml(path: str | Path, *, with_fit: bool = True) -> dict:
     """A scenario file's TOML tables, unchecked; InputError for a missing file, a directory, text that
-    is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint)."""
-    from qmodel.tomlread import read_toml
+    is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint). With
+    ``with_fit``, the values ``qmodel scenario calibrate`` fitted for it (its fit file beside it,
+    :func:`qmodel.scenario.files.fit_path`) take the place of the file's own
+    (:func:`qmodel.scenario.files.with_fitted`)."""
+    from qmodel.tomlread import format_checked, read_toml
 
     path = Path(path)
+    fitted = fit_path(path)
+    if with_fit and fitted.is_file() and fitted != path:
+        return with_fitted(read_scenario_toml(path, with_fit=False), read_toml(fitted, what="fit"))
     try:
-        data = read_toml(path, what="scenario")
+        data = format_checked(read_toml(path, what="scenario"), path.name)
         if not data:
             raise InputError("scenario", str(path), "a scenario file: sites, [[member]], [[cf]] and [[path]] "
                              "tables (qmodel scenario --list shows the shipped ones)", reason="empty")
@@ -587,9 +635,70 @@ def read_scenario_toml(path: str | Path) -> dict:
 
 
 def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
-    """Check a parsed scenario (the TOML tables) and convert every value to SI."""
+    """Check a parsed scenario (the TOML tables) and convert every value to SI.
+
+    Each value is read in the unit, with the default and the bound its row of
+    :data:`qmodel.scenario.schema.SCENARIO_KEYS` gives; every error names the key.
+
+    :param data: the scenario file's tables, as TOML reads them.
+    :param where: the file's name, for the errors.
+    :returns: the checked :class:`Scenario`, values in SI units.
+    """
     reader = _Reader(where)
     reader.known(data, TOP_KEYS, "scenario")
+    sites = _sites(reader, data)
+    goal = reader.table(data, "goal")
+    reader.known(goal, SECTION_KEYS["goal"], "goal")
+    cf_sites, structures = _cfs(reader, data, sites)
+    links = _links(reader, data)
+    members, typed_requests = _members(reader, data, sites, structures)
+    paths = _paths(reader, data, {m.name for m in members}, set(cf_sites), set(links))
+    _check_requests(reader, members, typed_requests, structures, paths, links)
+    disk = _disk(reader, data, sites, {m.name for m in members})
+    conversion = reader.table(data, "conversion")
+    reader.known(conversion, SECTION_KEYS["conversion"], "conversion")
+    distribution = reader.table(data, "distribution", required=False)
+    reader.known(distribution, SECTION_KEYS["distribution"], "distribution")
+    calibration = data.get("calibration", [])
+    if not isinstance(calibration, list) or not all(isinstance(c, dict) for c in calibration):
+        raise reader.error("calibration", _shown(calibration, "calibration"), "[[calibration]] tables")
+    return Scenario(
+        title=str(data.get("title", where)),
+        sites=tuple(sites),
+        distances=_distances(reader, data.get("distance", key_of("", "distance").file_default)),
+        fibre_speed=reader.value(data, "", "fibre_speed", ""),
+        crossing_latency=reader.value(data, "", "crossing_latency", ""),
+        goal_time=reader.value(goal, "goal", "response_time", "goal"),
+        goal_share=reader.value(goal, "goal", "share", "goal"),
+        members=tuple(members),
+        cf_sites=cf_sites,
+        structures=structures,
+        paths=tuple(paths),
+        links=links,
+        **disk,
+        threshold=reader.value(conversion, "conversion", "threshold", "conversion"),
+        redispatch=reader.value(conversion, "conversion", "redispatch", "conversion"),
+        async_cpu=reader.value(conversion, "conversion", "async_cpu", "conversion"),
+        **_locks(reader, data),
+        shape=reader.value(distribution, "distribution", "shape", "distribution"),
+        calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
+        source=str(data.get("source", "")),
+        band=_band(reader, data),
+        free=_free(reader, data),
+    )
+
+
+def _free(reader: _Reader, data: dict) -> tuple[str, ...]:
+    """The declared free parameters: a list of dotted keys (checked against the scenario by the fit)."""
+    free = data.get("free", key_of("", "free").file_default)
+    if not isinstance(free, list) or not all(isinstance(key, str) and key.strip() for key in free):
+        raise reader.error("free", _shown(free, "free"),
+                           'a list of dotted keys, e.g. ["locks.lockable_items", "member.*.other"]')
+    return tuple(key.strip() for key in free)
+
+
+def _sites(reader: _Reader, data: dict) -> list[str]:
+    """The one or two distinct site names."""
     sites = data.get("sites")
     if (
         not isinstance(sites, list)
@@ -602,13 +711,14 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         )
     if len(sites) > 2:
         raise reader.error("sites", _shown(sites), "one or two sites (the distance is between two)")
-    distances = _distances(reader, data.get("distance", "0km"))
-    fibre_speed = reader.quantity(data, "fibre_speed", "km/s", "", default="200000km/s", strict=True)
-    goal = reader.table(data, "goal")
-    reader.known(goal, SECTION_KEYS["goal"], "goal")
-    goal_time = reader.quantity(goal, "response_time", "ms", "goal", strict=True)
-    goal_share = reader.quantity(goal, "share", "ratio", "goal", strict=True)
+    if refused := next(filter(None, map(name_refused, sites)), None):
+        raise reader.error("sites", _shown(sites), "site names of letters, digits and punctuation",
+                           reason=refused)
+    return sites
 
+
+def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str], dict[str, Structure]]:
+    """Each CF's site, and every structure (a duplexed secondary named with its primary)."""
     cf_sites: dict[str, str] = {}
     structures: dict[str, Structure] = {}
     for index, table in enumerate(reader.tables(data, "cf"), 1):
@@ -617,6 +727,9 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         name = table.get("name")
         if not isinstance(name, str) or not name or name in cf_sites:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each CF")
+        if refused := name_refused(name):
+            raise reader.error(f"{label}.name", _shown(name), "a name of letters, digits and punctuation",
+                               reason=refused)
         cf_sites[name] = reader.name(table, "site", sites, f"cf {name}")
         given = table.get("structures")
         if not isinstance(given, dict) or not given:
@@ -651,7 +764,11 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                 "the secondary of a cache structure (a group buffer pool) declared in a [[cf]]: DB2 duplexes "
                 "group buffer pools",
             )
+    return cf_sites, structures
 
+
+def _links(reader: _Reader, data: dict) -> dict[str, dict[str, dict[str, float]]]:
+    """Each link type's service times at 0 km (s) and converted shares, by mode and structure kind."""
     links: dict[str, dict[str, dict[str, float]]] = {}
     for link_name, table in reader.table(data, "link").items():
         if not isinstance(table, dict):
@@ -661,7 +778,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         reader.known(table, keys_of("link"), f"link.{link_name}")
         links[link_name] = {}
         for mode in ("sync", "async", "converted"):
-            times = table.get(mode, {})
+            times = table.get(mode, key_of("link", mode).file_default)
             if not isinstance(times, dict):
                 raise reader.error(
                     f"link.{link_name}.{mode}", _shown(times, mode), '{ lock = "7us", cache = "9us" }'
@@ -672,16 +789,17 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                         f"link.{link_name}.{mode}.{kind}", _shown(times[kind], kind),
                         ", ".join(STRUCTURE_KINDS),
                     )
-            unit = "ratio" if mode == "converted" else "us"
-            links[link_name][mode] = {
-                kind: reader.quantity(
-                    times, kind, unit, f"link.{link_name}.{mode}", strict=mode != "converted"
-                )
-                for kind in times
-            }
+            where = f"link.{link_name}.{mode}"
+            links[link_name][mode] = {kind: reader.value(times, "link", mode, where, key=kind)
+                                      for kind in times}
+    return links
 
+
+def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str, Structure]
+             ) -> tuple[list[Member], dict[str, dict]]:
+    """The members, and each one's requests as the file writes them (for the errors that follow)."""
     members = []
-    typed_requests: dict[str, dict] = {}  # each member's requests as the file has them
+    typed_requests: dict[str, dict] = {}
     for index, table in enumerate(reader.tables(data, "member"), 1):
         name = table.get("name")
         named = isinstance(name, str) and name != "" and name not in typed_requests
@@ -690,6 +808,10 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         if not named:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each member",
                                reason="given twice" if isinstance(name, str) and name else "")
+        assert isinstance(name, str)
+        if refused := name_refused(name, reserved=("all",)):  # shown escaped; "all" is the total's row
+            raise reader.error(f"member[{index}].name", _shown(name), "a name of letters, digits and "
+                               "punctuation, other than all", reason=refused)
         requests = table.get("requests")
         if not isinstance(requests, dict):
             raise reader.error(f"{label}.requests", _shown(requests), PROFILE_FORMS["requests"])
@@ -702,29 +824,42 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                     reason="unknown structure",
                 )
         typed_requests[name] = requests
+        arrival_rate = None
+        if "arrival_rate" in table:
+            both = next((key for key in ("terminals", "think_time") if key in table), None)
+            if both:
+                raise reader.error(f"{label}.{both}", _shown(table[both]), "left out beside arrival_rate",
+                                   reason="a member's workload is a rate (open) or terminals with a think "
+                                   "time (closed), not both")
+            arrival_rate = reader.value(table, "member", "arrival_rate", label)
         members.append(
             Member(
                 name=name,
                 site=reader.name(table, "site", sites, label),
-                logical_cps=reader.whole(table, "logical_cps", label),
-                terminals=reader.whole(table, "terminals", label),
-                think_time=reader.quantity(table, "think_time", "s", label, strict=True),
-                cpu=reader.quantity(table, "cpu", "ms", label),
-                other=reader.profile(table, "other", "ms", label),
-                sync_reads=reader.profile(table, "sync_reads", "1", label),
-                log_writes=reader.profile(table, "log_writes", "1", label),
-                requests={s: reader.quantity(requests, s, "1", f"{label}.requests") for s in requests},
-                tpno_share=reader.profile(table, "tpno_share", "ratio", label),
-                shape=reader.quantity(table, "shape", "1", label, strict=True) if "shape" in table else None,
+                logical_cps=reader.whole(table, "member", "logical_cps", label),
+                terminals=0 if arrival_rate else reader.whole(table, "member", "terminals", label),
+                think_time=0.0 if arrival_rate else reader.value(table, "member", "think_time", label),
+                arrival_rate=arrival_rate,
+                cpu=reader.value(table, "member", "cpu", label),
+                other=reader.profile(table, "other", label),
+                sync_reads=reader.profile(table, "sync_reads", label),
+                log_writes=reader.profile(table, "log_writes", label),
+                requests={s: reader.value(requests, "member", "requests", f"{label}.requests", key=s)
+                          for s in requests},
+                tpno_share=reader.profile(table, "tpno_share", label),
+                shape=reader.value(table, "member", "shape", label) if "shape" in table else None,
             )
         )
-    member_names = {m.name for m in members}
+    return members, typed_requests
 
-    paths = []
+
+def _paths(reader: _Reader, data: dict, members: set[str], cfs: set[str], links: set[str]) -> list[CFPath]:
+    """Each member's path to a CF: one per member and CF."""
+    paths: list[CFPath] = []
     for index, table in enumerate(reader.tables(data, "path"), 1):
         reader.known(table, PATH_KEYS, f"path[{index}]")
-        member = reader.name(table, "member", member_names, f"path[{index}]")
-        cf = reader.name(table, "cf", set(cf_sites), f"path[{index}]")
+        member = reader.name(table, "member", members, f"path[{index}]")
+        cf = reader.name(table, "cf", cfs, f"path[{index}]")
         label = f"path {member}→{cf}"  # as people name a path, once it has its ends
         if any(p.member == member and p.cf == cf for p in paths):
             raise reader.error(f"path[{index}]", f"{member} → {cf}", "one [[path]] per member and CF")
@@ -732,11 +867,19 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
             CFPath(
                 member,
                 cf,
-                reader.name(table, "link", set(links), label),
-                reader.whole(table, "subchannels", label, default=7),
-                reader.quantity(table, "background_rate", "1/s", label, default=0),
+                reader.name(table, "link", links, label),
+                reader.whole(table, "path", "subchannels", label),
+                reader.value(table, "path", "background_rate", label),
             )
         )
+    return paths
+
+
+def _check_requests(reader: _Reader, members: list[Member], typed_requests: dict[str, dict],
+                    structures: dict[str, Structure], paths: list[CFPath],
+                    links: dict[str, dict[str, dict[str, float]]]) -> None:
+    """Every member's requests have a path to their CF, a service of their kind on its link, and a
+    duplexed secondary's count at most its primary's."""
     for member in members:
         for structure in member.requests:
             cf = structures[structure].cf
@@ -765,19 +908,21 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
                     reason="only pages written to the primary are duplexed: the profile does not add up",
                 )
 
+
+def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> dict[str, Any]:
+    """The [disk] table's fields of :class:`Scenario`, by name."""
     disk = reader.table(data, "disk")
     reader.known(disk, SECTION_KEYS["disk"], "disk")
-    metro_mirror = disk.get("metro_mirror", False)
+    metro_mirror = disk.get("metro_mirror", key_of("disk", "metro_mirror").file_default)
     if not isinstance(metro_mirror, bool):
         raise reader.error("disk.metro_mirror", _shown(metro_mirror), "true or false")
     primary = reader.name(disk, "primary_site", sites, "disk")
-    secondary = reader.name(disk, "secondary_site", sites, "disk") if metro_mirror else primary
     io = {}
     castout = "castout_owner" in disk
     for kind in ("read", "write") + (("castout_write",) if castout else ()):
         table = reader.table(disk, kind)
         reader.known(table, set(IO_KEYS), f"disk.{kind}")
-        io[kind] = IOTimes(*(reader.quantity(table, key, "ms", f"disk.{kind}", default=0) for key in IO_KEYS))
+        io[kind] = IOTimes(*(reader.value(table, "disk.io", key, f"disk.{kind}") for key in IO_KEYS))
         if "volumes" in disk and io[kind].iosq:  # computed from the load there: a given one would go unused
             raise reader.error(f"disk.{kind}.iosq", _shown(table["iosq"]), "0ms, or left out",
                                reason="with disk.volumes, IOSQ is computed from the load")
@@ -785,61 +930,45 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         raise reader.error("disk.castout_owner", _shown(disk["castout_owner"]),
                            "left out beside disk.volumes",
                            reason="with disk.volumes, IOSQ is computed from the load")
+    return {
+        "primary_site": primary,
+        "secondary_site": reader.name(disk, "secondary_site", sites, "disk") if metro_mirror else primary,
+        "metro_mirror": metro_mirror,
+        "pprc_overhead": reader.value(disk, "disk", "pprc_overhead", "disk") if metro_mirror else 0.0,
+        "read": io["read"],
+        "write": io["write"],
+        "volumes": reader.whole(disk, "disk", "volumes", "disk") if "volumes" in disk else None,
+        "aliases": reader.whole(disk, "disk", "aliases", "disk"),
+        "disk_background": reader.value(disk, "disk", "background_rate", "disk"),
+        "castout_owner": reader.name(disk, "castout_owner", members, "disk") if castout else None,
+        "castout_write": io.get("castout_write"),
+        "castout_iosq": reader.value(disk, "disk", "castout_iosq", "disk") if castout else 0.0,
+    }
 
-    conversion = reader.table(data, "conversion")
-    reader.known(conversion, SECTION_KEYS["conversion"], "conversion")
+
+def _locks(reader: _Reader, data: dict) -> dict[str, Any]:
+    """The [locks] fields of :class:`Scenario`: lockable_items = inf (no contention) needs no other; left
+    out beside measured_wait it is NaN here, inferred from the measurement
+    (:func:`qmodel.scenario.fit.with_inferred_locks`)."""
     locks = reader.table(data, "locks", allowed=LOCKS_FORM)
     reader.known(locks, SECTION_KEYS["locks"], "locks")
     hot_set = locks.get("lockable_items")  # inf as TOML's bare inf or as the text "inf"
     no_contention = hot_set == np.inf or (isinstance(hot_set, str) and hot_set.strip().lower() == "inf")
-    distribution = reader.table(data, "distribution", required=False)
-    reader.known(distribution, SECTION_KEYS["distribution"], "distribution")
-    calibration = data.get("calibration", [])
-    if not isinstance(calibration, list) or not all(isinstance(c, dict) for c in calibration):
-        raise reader.error("calibration", _shown(calibration, "calibration"), "[[calibration]] tables")
-    title = data.get("title", where)
-    return Scenario(
-        title=str(title),
-        sites=tuple(sites),
-        distances=distances,
-        fibre_speed=fibre_speed,
-        goal_time=goal_time,
-        goal_share=goal_share,
-        members=tuple(members),
-        cf_sites=cf_sites,
-        structures=structures,
-        paths=tuple(paths),
-        links=links,
-        primary_site=primary,
-        secondary_site=secondary,
-        metro_mirror=metro_mirror,
-        pprc_overhead=reader.quantity(disk, "pprc_overhead", "ms", "disk", default=0)
-        if metro_mirror
-        else 0.0,
-        read=io["read"],
-        write=io["write"],
-        volumes=reader.whole(disk, "volumes", "disk") if "volumes" in disk else None,
-        aliases=reader.whole(disk, "aliases", "disk", default=0, lower=0),
-        disk_background=reader.quantity(disk, "background_rate", "1/s", "disk", default=0),
-        castout_owner=reader.name(disk, "castout_owner", {m.name for m in members}, "disk") if castout
-        else None,
-        castout_write=io.get("castout_write"),
-        castout_iosq=reader.quantity(disk, "castout_iosq", "1", "disk") if castout else 0.0,
-        threshold=reader.quantity(conversion, "threshold", "us", "conversion", strict=True),
-        redispatch=reader.quantity(conversion, "redispatch", "us", "conversion", default=0),
-        async_cpu=reader.quantity(conversion, "async_cpu", "us", "conversion", default=0),
-        lockable_items=np.inf if no_contention else reader.quantity(
-            locks, "lockable_items", "1", "locks", strict=True, allowed=LOCKABLE_FORM
-        ),
-        resolution_round_trips=reader.quantity(  # no contention: none to resolve
-            locks, "resolution_round_trips", "1", "locks", default=0 if no_contention else None,
-            allowed=ROUND_TRIPS_FORM,
-        ),
-        lock_span=reader.quantity(
-            locks, "lock_span", "ratio", "locks", default=1 if no_contention else None, allowed=LOCK_SPAN_FORM
-        ),
-        shape=reader.quantity(distribution, "shape", "1", "distribution", default=1, strict=True),
-        calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
-        source=str(data.get("source", "")),
-        band=_band(reader, data),
-    )
+    measured = None
+    if "measured_wait" in locks:
+        measured = LockMeasurement(reader.value(locks, "locks", "measured_wait", "locks"),
+                                   reader.value(locks, "locks", "measured_at", "locks"))
+    elif "measured_at" in locks:
+        raise reader.error("locks.measured_at", _shown(locks["measured_at"]),
+                           "left out, or beside measured_wait")
+    inferred = measured is not None and hot_set is None
+    return {
+        "lock_measurement": measured,
+        "lockable_items": np.inf if no_contention else np.nan if inferred else reader.value(
+            locks, "locks", "lockable_items", "locks", allowed=LOCKABLE_FORM),
+        "resolution_round_trips": reader.value(  # no contention: none to resolve
+            locks, "locks", "resolution_round_trips", "locks", default=0 if no_contention else None,
+            allowed=ROUND_TRIPS_FORM),
+        "lock_span": reader.value(locks, "locks", "lock_span", "locks", default=1 if no_contention else None,
+                                  allowed=LOCK_SPAN_FORM),
+    }

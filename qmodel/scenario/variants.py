@@ -17,7 +17,7 @@ is one error for the file, before any row runs; other headers (no dot) pass thro
 Each row is checked like a scenario file, its errors naming the CSV file, the row and the column;
 rows that differ only in distance are solved together. The output is each input row with, per
 member and for all, response time, share within the goal, throughput and CPU busy appended, in
-the input's CSV dialect (separator, decimal mark, BOM, line ends; see :mod:`qmodel.batch`). A workbook
+the input's CSV dialect (separator, decimal mark, BOM, line ends; see :mod:`qmodel.tables`). A workbook
 (.xlsx, .xlsm, .ods, .xls) is read from its first sheet or ``--sheet``, numbers as numbers, rows
 numbered as the spreadsheet shows them; ``-o OUT.xlsx`` writes a workbook as ``batch`` does.
 """
@@ -25,166 +25,51 @@ numbered as the spreadsheet shows them; ``-o OUT.xlsx`` writes a workbook as ``b
 from __future__ import annotations
 
 import copy
-import difflib
 import io
+import itertools
 import re
 import sys
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import TextIO
 
 import numpy as np
 
-from qmodel import workbook
-from qmodel.batch import (
-    Dialect,
-    holding_a_table,
-    locale_number,
-    quote_cell,
-    read_csv_file,
-    read_sheet_table,
-    read_table,
-    refuse_no_rows,
-    shortened_error,
-    split_header,
-    write_csv_file,
-    write_table_workbook,
-)
 from qmodel.errors import InputError
-from qmodel.output import check_output_path, count_in_all
+from qmodel.outfile import claim_output
+from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
-from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
+from qmodel.scenario.fit import with_inferred_locks
+from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
+from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT, THRASHING, VOLUMES_WAY_OUT
 from qmodel.scenario.spec import (
     FILE_DISTANCES,
-    MEMBER_KEYS,
-    PATH_KEYS,
-    SECTION_KEYS,
+    Scenario,
     ScenarioError,
     read_scenario_toml,
     scenario_from_dict,
 )
-from qmodel.units import bare_number, decimal_comma, unit_named, with_unit
+from qmodel.tables import workbook
+from qmodel.tables.csvsource import read_csv_file, read_table
+from qmodel.tables.dialect import Dialect, locale_number, quote_cell
+from qmodel.tables.files import read_sheet_table, write_csv_file, write_table_workbook
+from qmodel.tables.table import holding_a_table, inert_header, refuse_no_rows, shortened_error
+from qmodel.units import bare_number, decimal_comma, with_unit
 
-# what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on
-# or off, or the RMF components of reads and writes)
-SECTION_OVERRIDES = {
-    section: tuple(sorted(keys - {"primary_site", "secondary_site", "metro_mirror", "read", "write"}))
-    for section, keys in SECTION_KEYS.items()
-}
-MEMBER_OVERRIDES = tuple(sorted(MEMBER_KEYS - {"name", "requests"}))
-PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
-KEY_FORMS = "distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", ".join(
-    f"{section}.KEY" for section in SECTION_OVERRIDES
-)
 # a cell holds one distance, where the file may hold a list or a range
 CELL_DISTANCE = "one distance with its unit, e.g. 70km"
 _MOST_DIGITS = 18  # a whole-number cell: more digits than any count of terminals, items or subchannels
-RESULT_COLUMNS = ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]")  # as the scenario table
+# the scenario's records' keys (qmodel.frames.key), each written MEMBER_KEY: G1P1_response_time[ms]
+RESULT_COLUMNS = ("response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_busy_of_lpar[%]")
 
 
-class Column(NamedTuple):
-    """An override column: where it is, its header, the scenario key it sets and its unit."""
-
-    index: int
-    title: str
-    key: tuple[str, ...]  # ("distance",), ("member", NAME, KEY), ("path", MEMBER, CF, KEY), (SECTION, KEY)
-    unit: str | None
-
-    @property
-    def name(self) -> str:
-        return ".".join(self.key)
-
-
-def _choice(given: str, names: list[str], what: str, title: str, source: str) -> str:
-    """The one of ``names`` that ``given`` is, ignoring case; a file-level error naming the column if none."""
-    for name in names:
-        if name.lower() == given.lower():
-            return name
-    by_case = {name.lower(): name for name in names}
-    close = difflib.get_close_matches(given.lower(), list(by_case), n=1)
-    hint = f"; did you mean {by_case[close[0]]}?" if close else ""
-    raise InputError(
-        f"{source}: column", title, f"a {what}: {', '.join(names)}", reason=f"no {what} {given!r}{hint}"
-    )
-
-
-def override_column(index: int, title: str, raw: dict, source: str) -> Column | None:
-    """The override a header names, None for a pass-through column (no dot and not distance);
-    InputError for a dotted header that names nothing of the scenario or is no key at all, or an
-    unknown unit. A path may be spelt as qmodel's messages spell it: ``path.G1P2→CF1.subchannels``."""
-    named = split_header(title.replace("→", "."))
-    if named is None:
-        if "." not in title:
-            return None
-        raise InputError(
-            f"{source}: column", title, f"a key with its unit in [] or (), e.g. conversion.threshold [us]"
-            f" (the forms: {KEY_FORMS})", reason="not a key",
-        )
-    parts, unit = named[0].split("."), named[1]
-    if len(parts) == 1 and parts[0].lower() != "distance":
-        return None
-    section = _choice(parts[0], ["distance", "member", "path", *SECTION_OVERRIDES], "section", title, source)
-    members = [str(m.get("name")) for m in raw.get("member", []) if isinstance(m, dict)]
-    paths = [p for p in raw.get("path", []) if isinstance(p, dict)]
-    shape = {
-        "distance": 1,
-        "member": 3,
-        "path": 4 if len(parts) == 4 else 3,
-    }.get(section, 2)
-    if len(parts) != shape or (section == "path" and shape == 3 and parts[1] != "*"):
-        form = {"member": "member.NAME.KEY", "path": "path.MEMBER.CF.KEY or path.*.KEY"}
-        raise InputError(
-            f"{source}: column",
-            title,
-            form.get(section, f"{section}.KEY") + f" (the forms: {KEY_FORMS})",
-            reason=f"{len(parts)} part(s) where {section} needs {shape}",
-        )
-    if section == "distance":
-        key: tuple[str, ...] = ("distance",)
-    elif section == "member":
-        name = parts[1] if parts[1] == "*" else _choice(parts[1], members, "member", title, source)
-        key = ("member", name, _choice(parts[2], list(MEMBER_OVERRIDES), "member key", title, source))
-    elif section == "path":
-        member = parts[1] if parts[1] == "*" else _choice(parts[1], members, "member", title, source)
-        cf = "*" if shape == 3 or parts[2] == "*" else _choice(
-            parts[2], sorted({str(p.get("cf")) for p in paths}), "CF", title, source
-        )
-        if not any(member in ("*", p.get("member")) and cf in ("*", p.get("cf")) for p in paths):
-            raise InputError(
-                f"{source}: column",
-                title,
-                "a path of the scenario: " + ", ".join(_path_name(p) for p in paths),
-                reason=f"no path {member}→{cf}",
-            )
-        key = ("path", member, cf, _choice(parts[-1], list(PATH_OVERRIDES), "path key", title, source))
-    else:
-        key = (section, _choice(parts[1], list(SECTION_OVERRIDES[section]), f"{section} key", title, source))
-    if unit is not None and unit_named(unit) is None:
-        raise InputError(
-            f"{source}: column", title, "a unit such as ms, us, s, km or %", reason=f"unknown unit {unit!r}"
-        )
-    return Column(index, title, key, unit)
-
-
-def _path_name(path: dict) -> str:
-    """A path as people name it: member→CF."""
-    return f"{path.get('member')}→{path.get('cf')}"
-
-
-def apply_override(data: dict, column: Column, value: object) -> None:
-    """Set the column's key to ``value`` in the parsed scenario ``data`` (every match of a ``*``)."""
-    section, *rest = column.key
-    if section == "distance":
-        data["distance"] = value
-    elif section == "member":
-        for table in data.get("member", []):
-            if rest[0] in ("*", table.get("name")):
-                table[rest[1]] = value
-    elif section == "path":
-        for table in data.get("path", []):
-            if rest[0] in ("*", table.get("member")) and rest[1] in ("*", table.get("cf")):
-                table[rest[2]] = value
-    else:
-        data.setdefault(section, {})[rest[0]] = value
+def _overlapping(columns: list[Column]) -> tuple[Column, Column] | None:
+    """Two of a row's set columns that set the same key for the same member or path (``member.*.terminals``
+    and ``member.G1P1.terminals``), or None: one would silently win over the other."""
+    for first, second in itertools.combinations(columns, 2):
+        if len(first.key) == len(second.key) and first.key[-1] == second.key[-1] and all(
+                "*" in (a, b) or a == b for a, b in zip(first.key[1:-1], second.key[1:-1], strict=True)):
+            return first, second
+    return None
 
 
 def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
@@ -233,22 +118,6 @@ def _cell_error(error: ScenarioError, column: Column, cell: str, dialect: Dialec
 def _in_decimal_mark(advice: str, dialect: Dialect) -> str:
     """Advice with its numbers written in the file's decimal mark: 1.3% as 1,3% in a decimal-comma file."""
     return advice if dialect.decimal == "." else re.sub(r"(?<=\d)\.(?=\d)", dialect.decimal, advice)
-
-
-def first_refused(raw: dict, overrides: list[tuple[Column, object]], where: str
-                  ) -> tuple[int, ScenarioError] | None:
-    """The first of ``overrides`` (column, value) whose value alone, set in the scenario ``raw`` (its
-    parsed TOML, from the file ``where``), the scenario refuses: (its index, the scenario's error); None
-    where each alone is taken (it is their combination that is refused). Where a --variants row or a
-    [band] point is refused, this names the one value to blame."""
-    for index, (column, value) in enumerate(overrides):
-        data = copy.deepcopy(raw)
-        apply_override(data, column, value)
-        try:
-            scenario_from_dict(data, where)
-        except ScenarioError as alone:
-            return index, alone
-    return None
 
 
 def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
@@ -319,13 +188,17 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             reason=f"{where} gives {base.distances.size} distances",
         )
     members = [m.name for m in base.members] + (["all"] if len(base.members) > 1 else [])
-    groups: dict[str, list[tuple[int, object, float]]] = {}
+    groups: dict[str, list[tuple[int, Scenario, float]]] = {}
     errors: dict[int, InputError] = dict(table.errors)
     for row in range(table.size):
         if row in errors or row in table.blank:
             continue
         data = copy.deepcopy(raw)
-        column = None
+        if clash := _overlapping([c for c in columns if table.columns[c.index][row].strip()]):
+            errors[row] = InputError(f"columns {clash[0].title} and {clash[1].title}", "both set",
+                                     "one of them in a row",
+                                     reason="one key set twice: which one counts is ambiguous")
+            continue
         try:
             for column in columns:
                 cell = table.columns[column.index][row]
@@ -337,7 +210,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             )
             continue
         try:
-            variant = scenario_from_dict(data, where)
+            variant = with_inferred_locks(scenario_from_dict(data, where))
         except ScenarioError as error:
             errors[row] = _blame(raw, row, columns, table, dialect, where, error)
             continue
@@ -376,7 +249,11 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                 ]
             results[row] = values
             fits = solved.terminals_with_answer(place)
-            if solved.disk_saturated[place]:
+            if solved.open_saturated is not None and solved.open_saturated[place]:
+                errors[row] = InputError("arrival_rate", ", ".join(f"{m.name} {m.arrival_rate:g}/s"
+                                                                   for m in rows[0][1].members if m.open),
+                                         OPEN_WAY_OUT, reason=f"{OPEN_SATURATED}: no response time")
+            elif solved.disk_saturated[place]:
                 errors[row] = InputError(
                     "disk.background_rate",
                     f"{rows[0][1].disk_background:g} SSCH/s",
@@ -394,7 +271,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                     + "".join(f", or {remedy}" for remedy in others),
                     reason=f"{THRASHING}: no response time",
                 )
-    titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
+    titles = [f"{m}_{quantity}" for m in members for quantity in RESULT_COLUMNS]
     return titles, results, {row: shortened_error(error) for row, error in errors.items()}
 
 
@@ -409,7 +286,8 @@ def _write(
     separator = dialect.delimiter
     if dialect.bom:
         out.write("\ufeff")
-    lines = [separator.join([table.header_text, *titles, "error"])]
+    titles = [quote_cell(title, separator) for title in titles]  # a member's name is the user's text
+    lines = [separator.join([inert_header(table, separator), *titles, "error"])]
     width = separator * (len(table.header) - 1)  # a blank row written back as wide as the header
     for row, text in enumerate(table.row_texts):
         text = width if row in table.blank else text
@@ -427,8 +305,7 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
     and dialect; a workbook from its first sheet or ``sheet``; ``OUT.xlsx`` a workbook.
     """
     to_workbook = Path(output_path).suffix.lower() in workbook.SUFFIXES
-    if output_path != "-":
-        check_output_path("-o", output_path)
+    target = claim_output("-o", output_path, inputs=[scenario_path, input_path])
     raw = read_scenario_toml(scenario_path)
     source = "stdin" if input_path == "-" else input_path
     encoding = "utf-8"
@@ -450,11 +327,11 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
                  ("variants failed", len(errors))]
         by_title = [[results[row][place] if row in results else None for row in range(table.size)]
                     for place in range(len(titles))]
-        write_table_workbook(output_path, table, [*titles, "error"], by_title, errors,
+        write_table_workbook(target, table, [*titles, "error"], by_title, errors,
                              list(range(table.size)), sheet_name, facts)
     else:
         buffer = io.StringIO()
         _write(table, dialect, titles, results, errors, buffer)
-        write_csv_file(output_path, buffer.getvalue(), encoding)
+        write_csv_file(target, buffer.getvalue(), encoding)
     _report(errors, table.first_row, source, sys.stderr)
     return 1 if errors else 0

@@ -69,7 +69,8 @@ class Timeline(NamedTuple):
     @property
     def suspensions(self) -> list[tuple[float, float | None]]:
         """(stop, resume) times in s of each spell with a backlog; resume None if it never empties."""
-        spells, stop, previous = [], None, 0.0
+        spells: list[tuple[float, float | None]] = []
+        stop, previous = None, 0.0
         for time, backlog in zip(self.times, self.backlog, strict=True):
             if stop is None and backlog > _EMPTY:
                 stop = previous  # the backlog began on the segment ending here
@@ -166,12 +167,12 @@ def fluid_timeline(write_rate: float, bandwidth: float, until: float,
     if write_rate > bandwidth:
         raise InputError("write_rate", f"{write_rate:g} MB/s", f"<= bandwidth {bandwidth:g} MB/s",
                          reason=f"the backlog grows without bound at {write_rate - bandwidth:g} MB/s")
-    events = {0.0, float(until)}
+    instants = {0.0, float(until)}
     for burst in bursts:
-        events |= {burst.start, burst.start + burst.size / burst.rate}
+        instants |= {burst.start, burst.start + burst.size / burst.rate}
     for outage in outages:
-        events |= {outage.start, outage.end}
-    events = sorted(t for t in events if 0 <= t <= until)
+        instants |= {outage.start, outage.end}
+    events = sorted(t for t in instants if 0 <= t <= until)
 
     def rates(start: float) -> tuple[float, float]:
         writing = write_rate + sum(b.rate for b in bursts
@@ -212,11 +213,21 @@ def _first_spell(timeline: Timeline) -> dict[str, float]:
 
 
 def burst_suspension(write_rate: float, bandwidth: float, burst_size: float, burst_rate: float,
-                     burst_start: float, until: float) -> dict[str, float]:
-    """Registry form of one burst's time-line, SI in and out (B/s, B, s): first stop and resume, s."""
+                     burst_start: float, until: float, write_reduction: float = 1.0,
+                     burst_reduction: float = 1.0) -> dict[str, float]:
+    """Registry form of one burst's time-line, SI in and out (B/s, B, s): first stop and resume, s.
+
+    The time-line runs in the bytes the links carry: the steady writes divided by
+    ``write_reduction``, the burst's by ``burst_reduction`` (bytes written per byte on the lines:
+    Global Copy's coalescing times the converters' compression, catalogue ``global_mirror_data_sent``;
+    1, the default, sends every byte written), against ``bandwidth`` in the same bytes.
+    """
     mega = 1e6
-    return _first_spell(fluid_timeline(write_rate / mega, bandwidth / mega, until,
-                                       bursts=[Burst(burst_start, burst_size / mega, burst_rate / mega)]))
+    _check("write_reduction", write_reduction, "> 0", write_reduction > 0)
+    _check("burst_reduction", burst_reduction, "> 0", burst_reduction > 0)
+    sent = Burst(burst_start, burst_size / mega / burst_reduction, burst_rate / mega / burst_reduction)
+    return _first_spell(fluid_timeline(write_rate / mega / write_reduction, bandwidth / mega, until,
+                                       bursts=[sent]))
 
 
 def outage_suspension(write_rate: float, bandwidth: float, outage_start: float, outage_end: float,

@@ -408,7 +408,7 @@ class Predicted:
     def record(self) -> dict[str, object]:
         """The row as ``cross-validate --format json`` lists it."""
         row = self.row
-        return {"environment": row.environment, "member": row.member, "distance_km": row.distance / 1e3,
+        return {"environment": row.environment, "member": row.member, "distance[km]": row.distance / 1e3,
                 "kind": row.kind, "measured": self.measured, "model": _number(self.model),
                 "predicted": _number(self.predicted / row.to_si),
                 "low": _number(self.low), "high": _number(self.high), "level": self.level,

@@ -93,14 +93,15 @@ def compute(case: Case, inputs: dict[str, Any] | None = None, target: dict[str, 
                          values)
         computed, model_unit = float(solution.value), formula.symbols[output].unit
     else:
-        computed, model_unit = float(calc(entry_id, **values).outputs[output]), formula.output(output).unit
+        computed = float(calc(entry_id, "display", **values).outputs[output])
+        model_unit = formula.output(output).unit
     return computed * UNITS[model_unit].to_si / UNITS[case.unit].to_si
 
 
 def verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
     if case.fitted:  # a calibration that fits a parameter: nothing printed to compare
         return "calibrated", float("nan"), case.calibrated, True
-    low, high = case.paper
+    low, high = case.printed_range
     deviation = within(computed, low, high, case.relative)
     matches_paper = abs(deviation) <= case.tolerance
     if case.recomputed is not None:

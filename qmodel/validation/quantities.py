@@ -45,10 +45,11 @@ register(
                                  for output, (_, meaning) in _SCENARIO_OUTPUTS.items())),
     ModelFunction("burst_suspension", "model", replication.burst_suspension,
                   {"write_rate": "MB/s", "bandwidth": "MB/s", "burst_size": "MB", "burst_rate": "MB/s",
-                   "burst_start": "min", "until": "min"},
+                   "burst_start": "min", "until": "min", "write_reduction": "1", "burst_reduction": "1"},
                   {"first_stop": "min", "first_resume": "min"},
                   "Global Mirror fluid time-line with one write burst: when consistency groups stop "
-                  "and form again"),
+                  "and form again",
+                  defaults=(("write_reduction", 1), ("burst_reduction", 1))),
     ModelFunction("outage_suspension", "model", replication.outage_suspension,
                   {"write_rate": "MB/s", "bandwidth": "MB/s", "outage_start": "min", "outage_end": "min",
                    "available_fraction": "ratio", "until": "min"},

@@ -100,7 +100,8 @@ def tolerance_text(result: CaseResult) -> str:
     if case.fitted:
         return "n/a"
     if case.tolerance == 0:
-        return "in range" if case.paper[0] != case.paper[1] else "exact"
+        low, high = case.printed_range
+        return "in range" if low != high else "exact"
     if case.relative:
         return f"±{case.tolerance * 100:g}%"
     return _absolute(f"±{case.tolerance:g}", case.unit)
@@ -109,7 +110,7 @@ def tolerance_text(result: CaseResult) -> str:
 def paper_text(result: CaseResult) -> str:
     if result.case.fitted:
         return "fitted"
-    low, high = (format_number(end) for end in result.case.paper)
+    low, high = (format_number(end) for end in result.case.printed_range)
     return low if low == high else f"{low}–{high}"
 
 
@@ -149,6 +150,16 @@ def _json_values(result: CaseResult) -> dict[str, Any]:
     return {"paper": paper, "model": model, "predicts": list(result.predicts),
             "uses": list(result.case.depends_on), "deviation_value": None if math.isnan(value) else value,
             "disagree": [{"value": v, "citation": c} for v, c in result.case.disagree]}
+
+
+def report_json(results: list[CaseResult]) -> dict[str, Any]:
+    """The JSON report: the scorecard (headline and each study's counts), the misses, every case (the
+    fields of :data:`FIELDS`, numbers as numbers) and the totals by verdict."""
+    cases = [{**record(result), **_json_values(result)} for result in results]
+    summary = {"headline": headline(results), "studies": [s.as_dict() for s in scorecard(results)],
+               **_by_kind_json(results)}
+    misses = [case for case in cases if case["verdict"] == "miss"]
+    return {"scorecard": summary, "misses": misses, "cases": cases, "totals": totals(results)}
 
 
 class _Page:
@@ -331,12 +342,7 @@ def report(results: list[CaseResult], fmt: str) -> None:
         render(FIELDS, [[rec[name] for name in FIELDS] for rec in records], fmt)
         return
     if fmt == "json":
-        cases = [{**rec, **_json_values(r)} for rec, r in zip(records, results, strict=True)]
-        summary = {"headline": headline(results), "studies": [s.as_dict() for s in scorecard(results)],
-                   **_by_kind_json(results)}
-        misses = [case for case in cases if case["verdict"] == "miss"]
-        render(FIELDS, [], fmt, json_payload={"scorecard": summary, "misses": misses, "cases": cases,
-                                              "totals": totals(results)})
+        render(FIELDS, [], fmt, json_payload=report_json(results))
         return
     width = max(40, min(make_console().size.width, 120))
     page = _Page(width)
@@ -370,6 +376,10 @@ class ValidationReport(list):
     def to_frame(self):
         return frames.to_frame([record(result) for result in self], FIELDS)
 
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``qmodel validate --format json`` writes it (:func:`report_json`)."""
+        return report_json(self)
+
     def _repr_html_(self) -> str:
         shown = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict")
         misses = [f"{r.case.casebook} {r.case.id}: {UNEXPLAINED}" for r in self if not r.explained]
@@ -378,5 +388,10 @@ class ValidationReport(list):
 
 
 def validation_report(names: Sequence[str] = ()) -> ValidationReport:
-    """Every case of the named casebooks (all shipped ones if none) judged, as a :class:`ValidationReport`."""
+    """Every case of the named casebooks (all shipped ones if none) judged, as a :class:`ValidationReport`.
+
+    :param names: casebook names (``qmodel validate --list``); none: every shipped casebook.
+    :returns: each case judged: the paper's value, the model's, the deviation and the verdict, in the
+        case's unit (:class:`ValidationReport`).
+    """
     return ValidationReport(run_casebooks(list(names)))

@@ -27,7 +27,7 @@ from qmodel.catalogue.inverse import solve
 from qmodel.catalogue.loader import load_catalogue
 from qmodel.networks import network
 from qmodel.networks import solve as solve_network
-from qmodel.scenario.compose import _iosq
+from qmodel.scenario.compose import volume_iosq
 from qmodel.scenario.spec import load_scenario
 
 # (quantity, the catalogue entries that compute it, the test that makes them agree, with any other route
@@ -174,7 +174,7 @@ def test_the_scenario_disks_queue_as_mmc_on_the_exposures(throughput, background
     service = (0.006 * throughput + 0.012 * throughput + background * 0.002) / (rate * 40)
     assume(rate * service < 0.95 * (1 + aliases))
     expected = si("mmc", arrival_rate=rate, service_time=service, servers=1 + aliases).waiting_time
-    assert close(_iosq(scenario, part, load), expected)
+    assert close(volume_iosq(scenario, part, load), expected)
 
 
 @given(st.floats(10.0, 2e5), st.floats(1e-6, 1e-4), st.floats(0.01, 0.5))

@@ -1,13 +1,15 @@
 """The engine on the networks real models need: multi-class multi-server and ld stations, exact and
 approximate, open and mixed, bounds; published examples, a rational oracle and invariants."""
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from network_strategies import convolution_multi_class, multi_class_networks, single_class_networks
 
-from qmodel.networks import approximation_error, network, solve
+from qmodel.networks import approximation_error, bounds, network, solve
 from qmodel.networks.bounds import class_bounds, closed_bounds, geometric_bounds
 from qmodel.networks.solver import closed_part
 
@@ -250,3 +252,27 @@ def test_geometric_bounds_in_any_order_agree_with_the_formulas_written_out(loadi
         lower, upper = geometric_bounds(order, think, populations)
         assert lower == pytest.approx(expected[0], rel=1e-12)
         assert upper == pytest.approx(expected[1], rel=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.floats(0.01, 1.0), min_size=2, max_size=9), st.sampled_from([0.0, 0.5, 3.0, 20.0]))
+def test_geometric_bounds_past_the_grid_hold_only_loosen_and_agree_however_asked(loadings, think) -> None:
+    # past GRID_EXACT the queue sums come from the grid's populations, each bound taking the end that
+    # loosens it; at the grid's own populations the bounds are the formulas' exactly, and a population's
+    # bounds are the same asked alone or in a sweep (the grid does not depend on what is asked)
+    queues = np.array(loadings)
+    populations = np.arange(1, 3001)
+    with patch.object(bounds, "GRID_EXACT", 40), patch.object(bounds, "GRID_STEP", 1.05):
+        lower, upper = geometric_bounds(queues, think, populations)
+        grid = bounds._grid(populations.astype(float)).astype(int)
+        alone = geometric_bounds(queues, think, np.array([1234, 2999, 41]))
+    exact_lower, exact_upper = _geometric_reference(queues, think, populations)
+    assert np.all(lower <= exact_lower * (1 + 1e-12)) and np.all(upper >= exact_upper * (1 - 1e-12))
+    on = grid[grid <= 3000] - 1                                # (the last may lie past N)
+    assert lower[on] == pytest.approx(exact_lower[on], rel=1e-12)
+    assert upper[on] == pytest.approx(exact_upper[on], rel=1e-12)
+    assert 40 < grid.size < 40 + np.log(3000 / 40) / np.log(1.05) + 2
+    chosen = [1233, 2998, 40]
+    assert np.array_equal(alone[0], lower[chosen]) and np.array_equal(alone[1], upper[chosen])
+    x = solve(network(queues, think_time=think, population=3000)).curve.throughput
+    assert np.all(x >= lower * (1 - 1e-9)) and np.all(x <= upper * (1 + 1e-9))

@@ -1,5 +1,7 @@
 """Exact MVA against published examples, a rational convolution, and its invariants."""
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,7 +12,10 @@ from network_strategies import (
     single_class_networks,
 )
 
+from qmodel import kernels
 from qmodel.errors import InputError
+from qmodel.networks import exact
+from qmodel.networks.exact import complement_plan
 from qmodel.networks.exact import lattice as lattice_solution_at
 from qmodel.networks.model import network
 from qmodel.networks.solver import solve
@@ -161,3 +166,38 @@ def test_multi_class_littles_law_and_population(model) -> None:
     populations = model.populations
     jobs = result.queue_length.sum(axis=1) + result.throughput * model.think_times
     assert jobs == pytest.approx(populations, rel=1e-9, abs=1e-12)
+
+
+def test_many_two_server_stations_stay_exact_past_saturation() -> None:
+    # nine two-server stations (one the bottleneck, saturated from N ≈ 12) and three queues: the
+    # complements of nine load-dependent stations, against Buzen's convolution in rationals
+    demands = [1.9, *np.linspace(0.2, 1.5, 8), 0.3, 0.5, 0.9]
+    model = network(demands, servers=[2] * 9 + [1] * 3, think_time=5.0, population=70)
+    result, stack = every_population(model)
+    assert result.curve.throughput == pytest.approx(convolution_throughput(model, 70), rel=1e-12)
+    assert np.all(stack("utilization") >= 0) and np.all(stack("utilization") <= 1 + 1e-12)
+
+
+@pytest.mark.parametrize("stations", [1, 2, 3, 5, 14, 17])
+def test_each_complement_holds_every_other_load_dependent_station_once(stations) -> None:
+    parent, added, leaf = complement_plan(stations)
+    for m in range(stations):
+        held, node = [], leaf[m]
+        while node >= 0:
+            held.append(int(added[node]))
+            node = parent[node]
+        assert sorted(held) == [s for s in range(stations) if s != m]
+    assert added.size <= stations * np.ceil(np.log2(max(stations, 2)))     # not 2^M
+    assert np.all(parent < np.arange(added.size))                            # parents first
+
+
+@settings(max_examples=30, deadline=None)
+@given(multi_class_networks(max_population=5, load_dependent=True))
+def test_interpreted_and_compiled_kernels_agree(model) -> None:
+    with patch.object(exact.LATTICE_KERNEL, "_compiled", None):
+        interpreted = lattice_solution(model)                  # small work: run as Python
+    with patch.object(kernels, "COMPILE_FROM", 0.0):
+        compiled = lattice_solution(model)
+    assert exact.LATTICE_KERNEL._compiled is not None
+    assert compiled.throughput == pytest.approx(interpreted.throughput, rel=1e-13)
+    assert compiled.residence_time == pytest.approx(interpreted.residence_time, rel=1e-13, abs=1e-300)

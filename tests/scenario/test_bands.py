@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodel.cli import cli
+from qmodel.frames import end_key
 from qmodel.output import format_number
 from qmodel.scenario.band import GRID, RANGE_NODES, load_banded, max_distance_banded, solve_banded
 from qmodel.scenario.compose import evaluate_si
@@ -75,8 +76,13 @@ def table_rows(text: str) -> list[list[str]]:
     return rows
 
 
+def beside(keys: list[str], name: str) -> bool:
+    """The band's low and high ends of ``name`` are the keys just after it, in that order."""
+    return keys.index(end_key(name, "low")) == keys.index(name) + 1 == keys.index(end_key(name, "high")) - 1
+
+
 def value_names(record: dict) -> list[str]:
-    return [name for name in record if f"{name}_low" in record]
+    return [name for name in record if end_key(name, "low") in record]
 
 
 def holds(low: np.ndarray, value: np.ndarray, high: np.ndarray) -> bool:
@@ -151,8 +157,8 @@ def test_what_was_measured_and_fitted_at_0_km_carries_no_band(name: str) -> None
     banded = load_banded(resolve_scenario(name))
     banded = banded._replace(error=ERROR)
     result = solve_banded(banded, np.array([0.0, 50e3]))
-    low, high = result.band_values()["response_time_ms"]
-    value = result.record_values()["response_time_ms"]
+    low, high = result.band_values()["response_time[ms]"]
+    value = result.record_values()["response_time[ms]"]
     if banded.scenario.castout_owner is None:  # the castout owner's points are another run at 0 km
         np.testing.assert_allclose(low[:, 0], value[:, 0], rtol=1e-3)
         np.testing.assert_allclose(high[:, 0], value[:, 0], rtol=1e-3)
@@ -163,7 +169,7 @@ def test_what_was_measured_and_fitted_at_0_km_carries_no_band(name: str) -> None
 @given(level=st.floats(0.5, 0.9), wider=st.floats(0.01, 0.09))
 def test_a_higher_level_gives_a_band_at_least_as_wide(level: float, wider: float) -> None:
     banded = load_banded(ENV2)._replace(error=ERROR)
-    narrow, wide = (solve_banded(banded, np.array([40e3, 100e3]), each).band_values()["response_time_ms"]
+    narrow, wide = (solve_banded(banded, np.array([40e3, 100e3]), each).band_values()["response_time[ms]"]
                     for each in (level, level + wider))
     assert (wide[0] <= narrow[0] + 1e-9).all() and (narrow[1] <= wide[1] + 1e-9).all()
 
@@ -188,10 +194,10 @@ def test_where_a_band_point_has_no_answer_the_band_is_open_at_its_end_never_clos
     result = solve_banded(banded, np.array([20e3, 70e3]))
     bands = result.band_values()
     assert result.band.points_without_answer.tolist() == [0, 1]
-    assert not np.isnan(bands["response_time_ms"][1][:, 0]).any()
-    assert np.isnan(bands["response_time_ms"][1][:, 1]).all()   # longer times: open
-    assert np.isnan(bands["within_goal_pct"][0][:, 1]).all()    # fewer within the goal: open
-    assert not np.isnan(bands["response_time_ms"][0][:, 1]).any()  # the other end stands
+    assert not np.isnan(bands["response_time[ms]"][1][:, 0]).any()
+    assert np.isnan(bands["response_time[ms]"][1][:, 1]).all()   # longer times: open
+    assert np.isnan(bands["share_within_goal[%]"][0][:, 1]).all()    # fewer within the goal: open
+    assert not np.isnan(bands["response_time[ms]"][0][:, 1]).any()  # the other end stands
 
 
 # --- the probability that the goal holds, and the goal seek's band ----------------------------------
@@ -221,12 +227,12 @@ def test_max_distance_says_the_distance_and_its_band_in_a_planners_words() -> No
     text = " ".join(run(["gdps-env2", "--max-distance", "--distance", "40km,70km"]).output.split())
     payload = json.loads(run(["gdps-env2", "--max-distance", "--distance", "40km,70km", "--format",
                               "json"]).output)
-    km, low, high = (payload[f"max_distance_km{end}"] for end in ("", "_low", "_high"))
+    km, low, high = (payload[f"max_distance{end}[km]"] for end in ("", "_low", "_high"))
     assert low <= km <= high and payload["level"] == 0.8
     assert f"holds to {km:.1f} km (80%: {low:.1f}–{high:.1f} km)" in text
     assert re.search(r"Probability that every member meets the goal: 40 km (\d+%|over 99%|under 1%), "
                      r"70 km (\d+%|over 99%|under 1%)", text)
-    assert [row["distance_km"] for row in payload["goal_holds"]] == [40.0, 70.0]
+    assert [row["distance[km]"] for row in payload["goal_holds"]] == [40.0, 70.0]
     assert payload["band"]["method"].startswith("80% band")
 
 
@@ -251,7 +257,7 @@ def test_a_file_without_a_band_takes_the_range_the_studies_support_and_names_wha
     table = " ".join(run([path, "--distance", "40km", "--no-breakdown"]).output.split())
     assert "low, high: the 80% band" in table and "To narrow the band most:" in table
     seek = json.loads(run([path, "--max-distance", "--format", "json"]).output)
-    assert seek["band"]["narrow"] and seek["max_distance_km_low"] is not None
+    assert seek["band"]["narrow"] and seek["max_distance_low[km]"] is not None
 
 
 def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> None:
@@ -301,26 +307,27 @@ def test_a_band_without_points_or_method_is_refused_naming_the_key(tmp_path) -> 
 def test_json_and_csv_carry_low_and_high_beside_each_value_and_the_goal_probability() -> None:
     payload = json.loads(run(["gdps-env2", "--distance", "20km,70km", "--format", "json"]).output)
     assert payload["band"]["points"] == len(load_banded(ENV2).points) and payload["band"]["level"] == 0.8
-    expected = {"response_time_ms", "within_goal_pct", "throughput_per_s", "cpu_busy_pct_of_lpar",
-                "cpu_pct_of_one_cp", "lock_contention_ms", "commit_ms", "other_ms"}
+    expected = {"response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_busy_of_lpar[%]",
+                "cpu_of_one_cp[%]", "lock_contention[ms]", "commit[ms]", "other[ms]"}
     for record in payload["results"]:
         keys = list(record)
-        assert expected <= set(value_names(record)) and 0 <= record["goal_holds_pct"] <= 100
+        assert expected <= set(value_names(record)) and 0 <= record["goal_holds[%]"] <= 100
         for name in value_names(record):
-            assert keys.index(f"{name}_low") == keys.index(name) + 1 == keys.index(f"{name}_high") - 1
+            assert beside(keys, name)
     spreadsheet = run(["gdps-env2", "--distance", "20km,70km", "--format", "csv"]).stdout
     header = next(csv.reader(io.StringIO(spreadsheet)))
     for name in expected:
-        assert header.index(f"{name}_low") == header.index(name) + 1 == header.index(f"{name}_high") - 1
-    assert "goal_holds_pct" in header
+        assert beside(header, name)
+    assert "goal_holds[%]" in header
 
 
 def shown_band(record: dict, name: str) -> list[str]:
     """The value, low and high of ``name`` as the table shows numbers (to 0.01)."""
-    return [format_number(round(record[f"{name}{end}"], 2) + 0.0) for end in ("", "_low", "_high")]
+    return [format_number(round(record[key], 2) + 0.0)
+            for key in (name, end_key(name, "low"), end_key(name, "high"))]
 
 
-BANDED_COLUMNS = ("response_time_ms", "within_goal_pct", "throughput_per_s", "cpu_pct_of_one_cp")
+BANDED_COLUMNS = ("response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_of_one_cp[%]")
 TABLE_ARGS = ["gdps-env2", "--distance", "0km,70km,100km", "--no-breakdown"]
 
 

@@ -10,8 +10,8 @@ import qmodel.validation.quantities  # noqa: F401  (registers the scenario funct
 from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
 from qmodel.scenario import load_scenario, solve_scenario
-from qmodel.scenario.cases import with_castout_owner
 from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.overrides import with_castout_owner
 
 ENV1 = load_scenario(resolve_scenario("gdps-env1"))
 ENV2 = load_scenario(resolve_scenario("gdps-env2"))

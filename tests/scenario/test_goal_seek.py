@@ -8,7 +8,15 @@ import pytest
 
 from qmodel.scenario import load_scenario
 from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.goal import GRID, STRIDE, TOLERANCE, _failing, _first_failing, ladder, max_distance
+from qmodel.scenario.goal import (
+    GRID,
+    STRIDE,
+    TOLERANCE,
+    first_goal_failing,
+    goal_failing,
+    ladder,
+    max_distance,
+)
 
 ENV2 = load_scenario(resolve_scenario("gdps-env2"))
 ENV3 = load_scenario(resolve_scenario("gdps-env3"))
@@ -28,20 +36,20 @@ GRID_300KM = np.linspace(0, 300e3, GRID)
 @pytest.fixture(scope="module", params=sorted(SCENARIOS))
 def whole_grid(request):
     scenario = SCENARIOS[request.param]
-    failing, result = _failing(scenario, GRID_300KM, None)
+    failing, result = goal_failing(scenario, GRID_300KM, None)
     return scenario, failing, result
 
 
 def test_the_bracketed_search_finds_the_first_failing_distance_of_the_whole_grid(whole_grid) -> None:
     scenario, failing, _ = whole_grid
     expected = int(np.argmax(failing)) if failing.any() else None
-    assert _first_failing(scenario, GRID_300KM, None).first == expected
+    assert first_goal_failing(scenario, GRID_300KM, None).first == expected
 
 
 def test_the_bracketed_search_solves_the_distances_it_answers_from_as_the_whole_grid_does(whole_grid) -> None:
     # the first failing distance and the one before it (the next round's start): same values, bit for bit
     scenario, _, result = whole_grid
-    found = _first_failing(scenario, GRID_300KM, None)
+    found = first_goal_failing(scenario, GRID_300KM, None)
     for index in {found.first or 0, max((found.first or 0) - 1, 0)}:
         column = int(np.searchsorted(found.columns, index))
         assert found.columns[column] == index
@@ -52,7 +60,7 @@ def test_the_bracketed_search_solves_the_distances_it_answers_from_as_the_whole_
 
 def test_the_bracketed_search_solves_at_most_two_small_sets_of_distances(whole_grid) -> None:
     scenario, _, _ = whole_grid
-    found = _first_failing(scenario, GRID_300KM, None)
+    found = first_goal_failing(scenario, GRID_300KM, None)
     assert found.result.distances.size <= STRIDE + 1
 
 
@@ -69,13 +77,13 @@ def test_the_answer_does_not_depend_on_how_far_the_search_may_go(name) -> None:
 def test_the_answer_meets_the_goal_and_fails_within_the_tolerance_beyond_it(name) -> None:
     scenario = SCENARIOS[name]
     answer = max_distance(scenario, 1e12)
-    failing, _ = _failing(scenario, np.array([answer.distance, answer.distance + TOLERANCE]), None)
+    failing, _ = goal_failing(scenario, np.array([answer.distance, answer.distance + TOLERANCE]), None)
     assert list(failing) == [False, True]
 
 
 def test_a_scenario_meeting_the_goal_at_short_distances_is_never_answered_with_0_km() -> None:
     # Environment 3 meets its goal at 5 km: however far the search may go, the answer is beyond that
-    assert not _failing(ENV3, np.array([5e3]), None)[0][0]
+    assert not goal_failing(ENV3, np.array([5e3]), None)[0][0]
     assert max_distance(ENV3, 1e12).distance > 5e3
 
 

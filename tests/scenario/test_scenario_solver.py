@@ -68,11 +68,11 @@ def test_the_terminals_with_an_answer_are_each_members_share_of_the_thrashing_lo
 
 
 def test_the_subchannel_share_at_the_edge_is_that_of_the_largest_load_searched_with_an_answer() -> None:
-    from qmodel.scenario.compose import _LOAD_ITERATIONS, _LOAD_STEPS, _solve
+    from qmodel.scenario.compose import LOAD_ITERATIONS, LOAD_STEPS, solve_at
 
     result = solve_scenario(ENV3, np.array([20e3, 300e3]))  # the second thrashes
-    below = result.thrashing_load[1] - 0.5**_LOAD_STEPS  # the bisection's last load with an answer
-    edge = _solve(ENV3, np.array([300e3]), below, False, _LOAD_ITERATIONS)
+    below = result.thrashing_load[1] - 0.5**LOAD_STEPS  # the bisection's last load with an answer
+    edge = solve_at(ENV3, np.array([300e3]), below, max_iterations=LOAD_ITERATIONS)
     assert not edge.thrashing[0]
     expected = edge.breakdown["subchannel_wait"][:, 0] / edge.response_time[:, 0]
     assert result.subchannel_share_at_edge[:, 1] == pytest.approx(expected, rel=1e-12)
@@ -98,9 +98,9 @@ def test_iosq_and_volume_busy_are_given_where_computed_and_absent_where_given() 
     result = solve_scenario(crowded, np.array([0.0, 40e3]))
     assert (np.diff(result.io_queue) > 0).all() and (result.volume_busy < 1).all()
     assert result.volume_busy == pytest.approx(_volume_utilization(crowded, result), rel=1e-9)
-    assert {"iosq_ms", "volume_busy_pct"} <= set(result.records()[0])
+    assert {"iosq[ms]", "volume_busy[%]"} <= set(result.records()[0])
     plain = solve_scenario(ENV2, np.array([0.0]))
-    assert plain.io_queue is None and "iosq_ms" not in plain.records()[0]
+    assert plain.io_queue is None and "iosq[ms]" not in plain.records()[0]
 
 
 def test_no_subchannel_share_at_the_edge_is_given_where_nothing_thrashes() -> None:
@@ -133,11 +133,11 @@ def test_a_sweep_into_thrashing_too_long_to_search_is_refused_before_its_main_so
 def test_the_estimate_counts_only_the_thrashing_distances_before_the_volumes_saturate() -> None:
     # lock contention with IOSQ from the load: it thrashes from some distance, then (beyond about 68 km,
     # 1500 SSCH/s of other work on 2 volumes) the volumes saturate and no load is searched
-    from qmodel.scenario.compose import _thrashing_onset
+    from qmodel.scenario.compose import thrashing_onset
 
     crowded = replace(_with_volumes(2, 0, 1500.0), lockable_items=ENV2.lockable_items)
     distances = np.linspace(0, 100e3, 1001)
-    count, onset = _thrashing_onset(crowded, distances)
+    count, onset = thrashing_onset(crowded, distances)
     result = solve_scenario(crowded, distances)
     assert count == int(result.lock_thrashing.sum()) > 0 and result.disk_saturated.any()
     assert onset == distances[np.argmax(result.lock_thrashing)]
@@ -147,13 +147,13 @@ def test_a_solve_into_thrashing_is_estimated_once_before_its_work(monkeypatch) -
     from qmodel.scenario import compose
 
     estimates = []
-    check = compose._refuse_huge
+    check = compose.refuse_huge
 
     def counted(scenario, distances, *rest):
         estimates.append(distances)
         check(scenario, distances, *rest)
 
-    monkeypatch.setattr(compose, "_refuse_huge", counted)
+    monkeypatch.setattr(compose, "refuse_huge", counted)
     result = solve_scenario(ENV3, np.array([20e3, 300e3]))  # the second thrashes: its load is searched
     assert result.thrashing.tolist() == [False, True] and estimates == [2]
 
@@ -235,6 +235,8 @@ def test_cpu_busy_is_throughput_times_cpu_over_the_cps(distance) -> None:
 
 
 def test_the_registry_gives_casebooks_one_members_value_at_one_distance() -> None:
+    import qmodel.validation.quantities  # noqa: F401 - registers the scenario function with the registry
+
     values = call("scenario", {"scenario": "gdps-env2", "member": "G1P1", "distance": "40km"})
     direct = solve_scenario(ENV2, np.array([40e3]))
     assert values["response_time"] == pytest.approx(direct.response_time[0, 0])
@@ -247,12 +249,12 @@ def test_the_terminal_step_gives_what_the_network_engine_gives_for_the_same_clos
     # scenario's vectorised terminal step (no lock contention, so nothing else depends on R). A sync CF
     # request's spin is CP service in the network and cf_sync time in the breakdown: counted once
     from qmodel.networks import network, solve
-    from qmodel.scenario.compose import _fixed_parts
+    from qmodel.scenario.compose import fixed_parts
 
     scenario = replace(ENV2, lockable_items=np.inf)
     result = solve_scenario(scenario, np.array([40e3]))
     cpu = result.cpu_per_transaction[:, 0]
-    spin = _fixed_parts(scenario, result.distances).spin[:, 0]
+    spin = fixed_parts(scenario, result.distances).spin[:, 0]
     elsewhere = result.response_time[:, 0] - result.breakdown["cpu"][:, 0] - spin
     net = network([[cpu[0], 0.0, elsewhere[0]], [0.0, cpu[1], elsewhere[1]]],
                   servers=[m.logical_cps for m in scenario.members] + ["delay"],
@@ -274,14 +276,14 @@ def test_a_synchronous_cf_request_is_waited_for_once_though_its_spin_keeps_the_c
     # one terminal (no queueing), nothing converted, no contention, no mirroring: from 0 to 10 km the
     # CPU part of the response time stays as it was (the requests' growth is in cf_sync and commit),
     # while the CPU a transaction uses grows by the spin of its requests
-    from qmodel.scenario.compose import _fixed_parts
+    from qmodel.scenario.compose import fixed_parts
 
     alone = replace(ENV3, members=tuple(replace(m, terminals=1) for m in ENV3.members), threshold=1.0,
                     links={name: {**link, "converted": {}} for name, link in ENV3.links.items()},
                     lockable_items=np.inf, metro_mirror=False)
     distances = np.array([0.0, 10e3])
     result = solve_scenario(alone, distances)
-    fixed = _fixed_parts(alone, distances)
+    fixed = fixed_parts(alone, distances)
     assert np.diff(result.breakdown["cpu"])[:, 0] == pytest.approx([0.0, 0.0], abs=1e-12)
     assert np.diff(result.cpu_per_transaction)[:, 0] == pytest.approx(np.diff(fixed.spin)[:, 0], rel=1e-12)
     assert (np.diff(fixed.spin)[:, 0] > 0).any()
@@ -308,9 +310,9 @@ def test_volumes_their_other_work_alone_saturates_are_reported_not_given_a_numbe
 
 def _volume_utilization(scenario, result) -> np.ndarray:
     """Busy exposures per volume (of 1 + aliases) from the result's throughput: the utilization law."""
-    from qmodel.scenario.compose import _fixed_parts
+    from qmodel.scenario.compose import fixed_parts
 
-    fixed = _fixed_parts(scenario, result.distances)
+    fixed = fixed_parts(scenario, result.distances)
     other_work = scenario.disk_background * fixed.write_service
     return ((result.throughput * fixed.device_busy).sum(axis=0) + other_work) / scenario.volumes
 
@@ -338,9 +340,9 @@ def test_the_disk_queue_is_in_balance_with_the_throughput_it_leaves() -> None:
     unqueued = solve_scenario(_with_volumes(10**9, 0, 0.0), np.array([40e3]))
     reads = np.array([m.sync_reads for m in crowded.members])
     iosq = (result.breakdown["sync_io"] - unqueued.breakdown["sync_io"])[:, 0] / reads
-    from qmodel.scenario.compose import _fixed_parts, _iosq
+    from qmodel.scenario.compose import fixed_parts, volume_iosq
 
-    expected = _iosq(crowded, _fixed_parts(crowded, result.distances), result.throughput)[0]
+    expected = volume_iosq(crowded, fixed_parts(crowded, result.distances), result.throughput)[0]
     assert iosq == pytest.approx([expected, expected], rel=1e-6)
 
 

@@ -33,7 +33,7 @@ from qmodel.validation.crossval import (
     training_rows,
 )
 
-FIELDS = {"environment", "member", "distance_km", "kind", "measured", "model", "low", "high", "level"}
+FIELDS = {"environment", "member", "distance[km]", "kind", "measured", "model", "low", "high", "level"}
 
 
 @cache

@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from qmodel import csvbytes
 from qmodel.output import SIGNIFICANT
+from qmodel.tables import csvbytes
 
 PLAIN = st.from_regex(r"[+-]?([0-9]{1,7}(\.[0-9]{0,7})?|\.[0-9]{1,14})", fullmatch=True)  # <= 16 chars
 ANY_CELL = st.one_of(PLAIN, st.text(alphabet="0123456789.+-e_ ,%kmsK\u0660", max_size=20))
