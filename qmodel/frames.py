@@ -196,8 +196,8 @@ def scenario_html(title: str, records: Sequence[Mapping[str, Any]], goal_time: f
     goal = (f"goal: {format_number(goal_share * 100)}% of transactions within "
             f"{format_number(goal_time * 1e3)} ms")
     if any(end_key(SCENARIO_COLUMNS[2], "low") in record for record in records):
-        goal += ("; band (in ()): the least and greatest over the answer and its [band] points, each"
-                 " widened by the model's own error ([band] error)")
+        goal += ("; band (in ()): where the band's level of the outcomes under the model fall (the parameters"
+                 " and the model's own error on what it predicts, sampled jointly)")
     warnings = [f"at {format_number(record['distance[km]'])} km: "
                 + ("the volumes cannot carry their other work" if record.get("volumes_saturated")
                    else "lock contention thrashes") + ": no response time"

@@ -69,6 +69,9 @@ def all_commands() -> list[tuple[str, click.Command]]:
         found.append((f"qmodel {name}", command))
         if isinstance(command, click.Group):
             found += [(f"qmodel {name} {sub}", command.commands[sub]) for sub in sorted(command.commands)]
+        named = getattr(command, "subcommands", None)  # commands named in place of an argument
+        if named is not None:
+            found += [(f"qmodel {name} {sub}", each) for sub, each in sorted(named().items())]
     return found
 
 

@@ -140,8 +140,9 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
     distances with no answer (thrashing, or volumes that cannot carry their other work) are marked.
-    Where the scenario has a band, the response time and the share carry it shaded (the least and
-    greatest over the answer and the band's points, :meth:`ScenarioResult.band_values`). ``marks``: a
+    Where the answer has a band, the response time and the share carry it shaded at its level
+    (:meth:`ScenarioResult.band_values`), and the share panel the probability that every member meets the
+    goal at each distance. ``marks``: a
     label for each distance (km) to mark across every panel, the goal seek's answer and its band's ends
     (``--max-distance --plot``), the first solid and the others dashed."""
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
@@ -149,8 +150,8 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
     goal_met = result.goal_met[:, order]
     no_answer = {label: where[order] for label, where in _no_answer(result).items()}
     goal_within = "{:g} {}".format(*goal_time(result.goal_time))
-    bands = result.band_values() if result.band else {}
-    band_label = f"band: {len(result.band)} points ({textwrap.shorten(result.band_method, 60)})"
+    bands = result.band_values()
+    band_label = "" if result.band is None else f"{result.band.level:.0%} band"
     figure, panels = plt.subplots(2, len(result.members), sharex=True, sharey="row", squeeze=False,
                                   figsize=(4.5 * len(result.members) + 2.5, 7),
                                   gridspec_kw={"height_ratios": (3, 2)})
@@ -162,12 +163,15 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
         for axes, name in ((time_axes, "response_time[ms]"), (share_axes, "share_within_goal[%]")):
             if name in bands:
                 low, high = bands[name]
-                axes.fill_between(km, low[m, order], high[m, order], facecolor="none", hatch="////",
-                                  edgecolor="black", linewidth=0.6, alpha=0.5, zorder=3, label=band_label)
+                axes.fill_between(km, low[m, order], high[m, order], color="tab:gray", alpha=0.35,
+                                  linewidth=0, zorder=3, label=band_label)
         share_axes.plot(km, result.share_within_goal[m, order] * 100, color="black", marker=".",
                         label=f"transactions within {goal_within}")
         share_axes.axhline(result.goal_share * 100, color="tab:red", linestyle="--",
                            label=f"goal: {result.goal_share:.0%} within {goal_within}")
+        if result.band is not None:
+            share_axes.plot(km, result.band.goal_probability[order] * 100, color="tab:blue", linestyle="-.",
+                            label="probability every member meets the goal [%]")
         held = goal_held_to(km, goal_met[m])
         for axes in (time_axes, share_axes):
             if held is not None and held < km[-1]:

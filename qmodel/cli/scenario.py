@@ -27,25 +27,39 @@ TABLE_DISTANCES = 1_000
 SECONDS_PER_TABLE_DISTANCE = 5.5e-3
 
 
-class _ScenarioCommand(click.Command):
-    """``qmodel scenario SCENARIO``, and ``qmodel scenario calibrate FILE MEASUREMENTS`` beside it: the word
-    ``calibrate`` is read as the command, never as a scenario's name (a file named so is ./calibrate)."""
+class ScenarioCommand(click.Command):
+    """``qmodel scenario SCENARIO``, and the commands of the scenario family named in SCENARIO's place
+    (:data:`SUBCOMMANDS`: ``qmodel scenario calibrate FILE MEASUREMENTS``, ``qmodel scenario
+    cross-validate``): such a word is read as the command, never as a scenario's name (a file named so is
+    ./calibrate)."""
 
     def make_context(self, info_name, args, parent=None, **extra):
-        if args[:1] == ["calibrate"]:
-            return scenario_calibrate.make_context(f"{info_name} calibrate", args[1:], parent=parent, **extra)
+        if args and args[0] in SUBCOMMANDS:
+            command = self.subcommands()[args[0]]
+            return command.make_context(f"{info_name} {args[0]}", list(args[1:]), parent=parent, **extra)
         return super().make_context(info_name, args, parent=parent, **extra)
+
+    @staticmethod
+    def subcommands() -> dict[str, click.Command]:
+        """The commands named in SCENARIO's place, by name."""
+        return {name: globals()[attribute] for name, attribute in SUBCOMMANDS.items()}
+
+
+# a word in SCENARIO's place that names a command of its own (a scenario file of that name: ./NAME)
+SUBCOMMANDS = {"calibrate": "scenario_calibrate", "cross-validate": "cross_validate"}
 
 
 @click.command(
-    cls=_ScenarioCommand,
+    cls=ScenarioCommand,
     epilog="""\b
 Examples (the GDPS/PPRC study's environments ship with qmodel: --list
 names their files):
   $ qmodel scenario gdps-env2
   $ qmodel scenario gdps-env3 --distance 0..100km --points 11 --plot env3.png
   $ qmodel scenario gdps-env2 --max-distance
+  $ qmodel scenario gdps-env2 --max-distance --distance 40,70km --level 90%
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
+  $ qmodel scenario cross-validate --format json > folds.json
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
   $ qmodel scenario calibrate my-sysplex.toml measured.csv
   $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
@@ -57,12 +71,13 @@ structures, each member's paths to them (link, subchannels), disks, the
 conversion threshold, lock contention and the WLM goal: every key in
 docs/reference/scenario-file.md.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
-sync_io, commit, lock_contention and other. Where the file has a [band]
-(points at the ends of its fitted parameters' intervals, and the model's
-own error measured where they were fitted), every answer carries the
-least and greatest over them, each point's value so widened: low and high
-rows under each answer in the table, NAME_low and NAME_high in CSV and
-JSON, hatched in the plot.
+sync_io, commit, lock_contention and other. Every answer carries a band at
+--level (80%): low and high rows under each answer in the table, NAME_low
+and NAME_high in CSV and JSON, shaded in the plot, with the probability
+that the goal holds at each distance. The band samples the file's fitted
+parameters (its [band]; without one, the range the studies support) with
+the model's own error on what it predicts, sized by cross-validation
+across the study's environments (docs/background/cross-validation.md).
 \b
 Docs: docs/howto/scenario.md (site: howto/scenario.html)
 Options: docs/reference/commands.md#qmodel-scenario"""
@@ -94,8 +109,8 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     "--max-distance",
     "max_distance",
     is_flag=True,
-    help="The largest distance at which every member meets the WLM goal, and what breaks it; with a"
-    " [band], the same at the band's ends.",
+    help="The largest distance at which every member meets the WLM goal, what breaks it, and its band;"
+    " with --distance, the probability that the goal holds at each distance given.",
 )
 @click.option(
     "--up-to",
@@ -135,6 +150,8 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     metavar="OUT.csv|.xlsx",
     help="With --variants: where to write the rows with their results (- is standard output).",
 )
+@click.option("--level", "level_text", default="80%", show_default=True,
+              help="The band's level: the central share of the answer's predictive distribution it holds.")
 @FORMAT_OPTION
 @click.pass_context
 def scenario(
@@ -149,6 +166,7 @@ def scenario(
     variants_csv: str | None,
     sheet: str | None,
     output_csv: str,
+    level_text: str,
     fmt: str,
 ) -> None:
     """Solve a Parallel Sysplex scenario end to end: response time and its breakdown, share within the
@@ -177,13 +195,12 @@ def scenario(
         from qmodel.scenario.variants import run_variant_files
 
         ctx.exit(run_variant_files(path, variants_csv, output_csv, sheet))
+    level = _level(level_text)
     banded = load_banded(path)
     spec = banded.scenario
     if max_distance:
-        if distance_text is not None:
-            raise InputError("--max-distance", "with --distance or --points",
-                             "--max-distance alone, or with --plot (it searches its distances)")
-        _show_goal_seek(banded, up_to, fmt, plot_path)
+        asked = None if distance_text is None else _distances(distance_text, points)
+        _show_goal_seek(banded, up_to, fmt, level, asked, plot_path)
         return
     from qmodel.scenario.band import solve_banded
 
@@ -195,7 +212,7 @@ def scenario(
             f"at most {TABLE_DISTANCES:,} distances in a table; --format csv or json writes them all",
             reason=f"drawing the table would take about {distances.size * SECONDS_PER_TABLE_DISTANCE:.0f} s",
         )
-    result = solve_banded(banded, distances)
+    result = solve_banded(banded, distances, level)
     _show(spec, result, fmt, breakdown)
     if plot_path:
         from qmodel.cli.plotting import plot_scenario
@@ -242,16 +259,28 @@ def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distanc
     """An option typed where it does nothing is refused, never silently ignored."""
     from click.core import ParameterSource
 
-    typed = {name for name in ("output_csv", "sheet", "up_to", "points")
+    typed = {name for name in ("output_csv", "sheet", "up_to", "points", "level_text")
              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
     for name, option, needs, given in (
         ("output_csv", "-o/--output", "--variants", variants_csv is not None),
         ("sheet", "--sheet", "--variants", variants_csv is not None),
         ("up_to", "--up-to", "--max-distance", max_distance),
         ("points", "--points", "--distance A..B", distance_text is not None and _is_range(distance_text)),
+        ("level_text", "--level", "an answer (not --variants, whose rows carry no band)",
+         variants_csv is None),
     ):
         if name in typed and not given:
             raise InputError(option, ctx.params[name], f"{option} with {needs} only", reason=f"no {needs}")
+
+
+def _level(text: str) -> float:
+    """The band's level from --level (80%, 0.8): above 0 and below 100%."""
+    from qmodel.units import parse_value
+
+    level = parse_value("--level", text, "ratio")
+    if not 0 < level < 1:
+        raise InputError("--level", text, "a share above 0 and below 100%, e.g. 80% or 95%")
+    return level
 
 
 def _is_range(text: str) -> bool:
@@ -348,24 +377,51 @@ def _banded_rows(record: dict) -> list[list]:
 
 
 def _band_notes(result) -> list[str]:
-    """What the table's (low–high) are, or why there are none; where some band point has no response
-    time, that the band there lacks that point (its end toward longer times is open)."""
+    """What the table's low and high rows are, in a planner's words, the probability that the goal holds
+    at each distance (up to PROBABILITIES_SHOWN of them), the measurement that would narrow the band most,
+    or why there is no band; where some parameter point has no response time, that the band is open."""
     import numpy as np
 
     from qmodel.scenario.result import NO_BAND
 
-    if not result.band:
+    band = result.band
+    if band is None:
         return [f"No band: {NO_BAND}."]
-    notes = [f"low, high: the band, the least and greatest over the answer and {_points(len(result.band))}"
-             f" of its band ({result.band_method})."]
-    open_end = np.flatnonzero(result.band_points_without_answer)
+    level = f"{band.level:.0%}"
+    notes = [f"low, high: the {level} band, where {level} of the runs are expected under the model (how it is"
+             " made: --format json, band.method)."]
+    order = np.argsort(result.distances, kind="stable")
+    if order.size <= PROBABILITIES_SHOWN:
+        shown = ", ".join(f"{_unit(result.distances[d] / 1e3, 'km')} {_percent(band.goal_probability[d])}"
+                          for d in order)
+        notes.append(f"Probability that every member meets the goal: {shown}.")
+    else:
+        notes.append("The probability that every member meets the goal at each distance: goal_holds[%] in"
+                     " --format csv or json.")
+    if band.narrow:
+        notes.append(f"To narrow the band most: {band.narrow}.")
+    open_end = np.flatnonzero(band.points_without_answer)
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
         more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
-        notes.append(f"At {where}{more} km some band point has no response time (lock contention"
+        notes.append(f"At {where}{more} km some parameter point has no response time (lock contention"
                      " thrashes there): the band is open toward it, 'no answer' at its end of longer"
                      " times (high), fewer transactions within the goal and less throughput (low).")
     return notes
+
+
+PROBABILITIES_SHOWN = 12  # distances whose goal probability the table's notes list
+
+
+def _percent(probability: float) -> str:
+    """A probability as a planner reads it: whole percent, "over 99%" and "under 1%" at the ends."""
+    if probability != probability:
+        return "no answer"
+    if probability > 0.99:
+        return "over\N{NO-BREAK SPACE}99%"
+    if probability < 0.01:
+        return "under\N{NO-BREAK SPACE}1%"
+    return f"{probability:.0%}"
 
 
 def _thrashing_notes(spec, result) -> list[str]:
@@ -475,11 +531,6 @@ def _thrashing_line(result) -> str:
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
-def _points(count: int) -> str:
-    """"1 point", "2 points": a band's points counted, joined as :func:`_unit` joins."""
-    return _unit(count, "point" if count == 1 else "points")
-
-
 def _unit(value: float, unit: str, digits: str = "g") -> str:
     """A number and its unit joined by no-break spaces: :func:`_say` never puts them on two lines (a unit
     of several words, "terminals in all", stays whole too)."""
@@ -499,12 +550,6 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _widened(error: dict[str, float], longer: str) -> str:
-    """The model's own error a band's end takes, in a planner's words ("response times 18.5% longer for the
-    model's own error"), or "" where the band has none."""
-    if "response_time" not in error:
-        return ""
-    return f", response times {error['response_time']:.1%} {longer} for the model's own error"
 
 
 def _holds_words(seek) -> str:
@@ -521,26 +566,22 @@ def _distance_cell(seek) -> str | float | None:
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
-def _seek_end(seek) -> tuple[str, str]:
-    """A goal seek's answer for its band: (the distance as a range shows it, what the goal does there and
-    what breaks it)."""
-    km = seek.held_km
-    culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
-    if km is None:
-        return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
-    if seek.holds_throughout:
-        return f"over {seek.searched / 1e3:g}", f"the goal {_holds_words(seek)}"
-    return f"{km:.1f}", f"the goal holds to {_unit(km, 'km', '.1f')}, where {culprit} breaks it"
+def _band_km(distance: float, upper: float) -> str:
+    """A band end of the goal seek as a range shows it: km to 0.1 rounded down, "over N" beyond the
+    search."""
+    import math
+
+    return f"over {upper / 1e3:g}" if distance > upper else f"{math.floor(distance / 100) / 10:.1f}"
 
 
 # --max-distance --plot: the sweep drawn around the answer, this many distances from 0 km
 SEEK_PLOT_POINTS = 41
 
 
-def _plot_goal_seek(banded, sought, path: str) -> None:
-    """The picture of a goal seek: the scenario from 0 km to past the band's far end (a quarter beyond,
-    to a whole 10 km; the searched distance where the goal holds throughout), the answer and its band's
-    ends marked."""
+def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
+    """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end (a
+    quarter beyond, to a whole 10 km; the searched distance where the goal holds throughout), the answer
+    and its band's ends marked."""
     import math
 
     import numpy as np
@@ -548,76 +589,149 @@ def _plot_goal_seek(banded, sought, path: str) -> None:
     from qmodel.cli.plotting import plot_scenario
     from qmodel.scenario.band import solve_banded
 
-    seeks = {"goal seek": sought.answer, "band, pessimistic end": sought.low,
-             "band, optimistic end": sought.high}
-    found = {name: seek.held_km for name, seek in seeks.items() if seek is not None
-             and not seek.holds_throughout and seek.held_km is not None}
-    searched = sought.answer.searched / 1e3
+    answer = sought.answer
+    searched = answer.searched / 1e3
+    found = {} if answer.holds_throughout or answer.held_km is None else {"goal seek": answer.held_km}
+    if sought.low is not None:
+        found.update({f"{level:.0%} band, {end}": distance / 1e3
+                      for end, distance in (("low", sought.low), ("high", sought.high))
+                      if 0 < distance <= answer.searched})
     end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
-    result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3)
+    result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3, level)
     plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
 
 
-def _show_goal_seek(banded, up_to: str, fmt: str, plot_path: str | None = None) -> None:
+def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path: str | None) -> None:
+    """--max-distance: the answer in words a planner can sign ("the goal holds to X km (80%: lo–hi km)"),
+    what breaks the goal past it, the probability that it holds at each distance asked, the measurement
+    that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
-    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND, band_json
+    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
     from qmodel.units import UNITS, parse_value
 
     spec = banded.scenario
     reach = parse_value("--up-to", up_to, "km")
     if not reach > 0:
         raise InputError("--up-to", up_to, "a distance > 0 km")
-    sought = max_distance_banded(banded, reach * UNITS["km"].to_si)
+    upper = reach * UNITS["km"].to_si
+    sought = max_distance_banded(banded, upper, level, asked)
     if plot_path:
-        _plot_goal_seek(banded, sought, plot_path)
+        _plot_goal_seek(banded, sought, level, plot_path)
     answer = sought.answer
     km = answer.held_km
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
+    banded_words = ""
+    if sought.low is not None:
+        ends = f"{_band_km(sought.low, upper)}\N{EN DASH}{_band_km(sought.high, upper)}"
+        banded_words = f" ({level:.0%}:\N{NO-BREAK SPACE}{ends}\N{NO-BREAK SPACE}km)"
     if km is None:
-        text = f"The goal ({goal}) is not met even at 0 km: " + (
+        text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
             no_answer(" there") + "." if no_answer
             else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
     elif answer.holds_throughout:
-        text = (f"The goal ({goal}) {_holds_words(answer)}: the largest distance is beyond it (a larger"
-                " --up-to searches further).")
+        text = (f"The goal ({goal}) {_holds_words(answer)}{banded_words}: the largest distance is beyond it"
+                " (a larger --up-to searches further).")
     elif no_answer:
-        text = (f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists: "
-                + no_answer("") + ".")
+        text = (f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it no response"
+                " time exists: " + no_answer("") + ".")
     else:
         text = (
-            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it {answer.member} falls below"
-            f" {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
+            f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it {answer.member}"
+            f" falls below {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
             f" ({BREAKDOWN_MEANING[answer.component]})."
         )
     if sought.low is None:
         text += f" No band: {NO_BAND}."
     else:
-        (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
-        text += (f" Band: {low} to {high}\N{NO-BREAK SPACE}km. At its pessimistic end (the worst of the"
-                 f" answer and {_points(len(banded.points))} at the ends of the fitted parameters' intervals"
-                 f"{_widened(banded.error, 'longer')}) {low_breaks}; at its optimistic end (the best"
-                 f"{_widened(banded.error, 'shorter')}) {high_breaks}. How the band is made: --format json,"
-                 " band.method.")
+        text += (f" The {level:.0%} band is where {level:.0%} of the outcomes under the model fall (how it is"
+                 " made: --format json, band.method).")
+        if sought.asked.size:
+            shown = ", ".join(f"{_unit(d / 1e3, 'km')} {_percent(p)}"
+                              for d, p in zip(sought.asked, sought.probability, strict=True))
+            text += f" Probability that every member meets the goal: {shown}."
+        if sought.narrow:
+            text += f" To narrow the band most: {sought.narrow}."
     # no distance where the goal fails at 0 km, or holds to the end of the search
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
-    band = band_json(banded.method, len(banded.points), banded.error)
+    band = sought.band_json()
     if fmt != "table":
-        render(
-            list(payload),
-            [list(payload.values())],
-            fmt,
-            json_payload={**payload, "band": band, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
-        )
-        if fmt == "csv" and not banded.points:  # its *_low, *_high are empty: say why off the data
+        render(list(payload), [list(payload.values())], fmt, json_payload={
+            **payload, "goal_holds": sought.probabilities(), "band": band,
+            "answer": text.replace("\N{NO-BREAK SPACE}", " ")})
+        if fmt == "csv" and sought.low is None:  # its *_low, *_high are empty: say why off the data
             click.echo(f"no band: {NO_BAND}", err=True)
         return
-    rows = [[name, _distance_cell(seek), seek.member, seek.component]
-            for name, seek in (("answer", answer), ("band low", sought.low), ("band high", sought.high))
-            if seek is not None]
+    rows = [["answer", _distance_cell(answer), answer.member, answer.component]]
+    if sought.low is not None:
+        rows += [[f"{level:.0%} band, {end}", float(_band_km(seek, upper)) if seek <= upper
+                  else _band_km(seek, upper), None, None] for end, seek in (("low", sought.low),
+                                                                              ("high", sought.high))]
     render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
+
+
+
+
+@click.command(
+    "cross-validate",
+    epilog="""\b
+Each of the GDPS study's three environments is predicted from parameters
+fitted on the other two (lock parameters on their response and count rows
+above 0 km, the round trip per km on their RMF service times), its own
+0 km rows fitted as a planner's would be; every left-out row is listed
+with its band at --level. A few minutes: each fold is a least-squares fit.
+\b
+Docs: docs/background/cross-validation.md
+Options: docs/reference/commands.md#qmodel-scenario-cross-validate""",
+)
+@click.option("--compare", is_flag=True,
+              help="Cross-validate every candidate model choice (lock span, percentile law, conversion "
+              "threshold) and print each one's score and errors per environment and kind (about 20 minutes).")
+@click.option("--write", "write", is_flag=True,
+              help="Write the model's error and the studies' ranges (casebooks/model), the rows, and the "
+              "docs' tables (docs/background/cross-validation.md).")
+@click.option("--level", "level_text", default="80%", show_default=True, help="The bands' level.")
+@FORMAT_OPTION
+def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> None:
+    """Leave one environment out: every row of the GDPS study predicted from the other environments, with
+    its band, and the figures the targets are judged on."""
+    from qmodel.validation import crossval
+
+    level = _level(level_text)
+    click.echo("cross-validating: 3 folds, each a least-squares fit (a few minutes)", err=True)
+    result = crossval.cross_validate(level=level)
+    records = [p.record() for p in result.predictions]
+    compared = []
+    if compare:  # every candidate in its declared order, the shipped one's folds reused where they can be
+        fits = {fit.held_out: fit for fit in result.fits}
+        for candidate in crossval.CANDIDATES:
+            if candidate is not crossval.SHIPPED:
+                click.echo(f"cross-validating: {candidate.name}", err=True)
+            each = (result if candidate is crossval.SHIPPED
+                    else crossval.cross_validate(candidate, level, fits))
+            compared.append((candidate, [p.record() for p in each.predictions]))
+    if write:
+        crossval.write(result, compared or None)
+    if fmt == "json":
+        payload = {"level": level, "candidate": result.candidate.name, "rows": records,
+                   "figures": crossval.figures(records),
+                   "targets": [{"target": what, "figure": figure, "met": met}
+                               for what, figure, met in crossval.targets(records)]}
+        if compare:
+            payload["candidates"] = [crossval.candidate_json(*pair) for pair in compared]
+        render([], [], fmt, json_payload=payload)
+        return
+    columns = ["environment", "member", "distance", "kind", "measured", "model", "low", "high", "unit"]
+    rows = [[r["environment"], r["member"], r["distance[km]"], r["kind"], r["measured"], r["model"], r["low"],
+             r["high"], r["unit"]] for r in records]
+    render(columns, rows, fmt, title=f"Left-out rows, {level:.0%} band ({result.candidate.name})")
+    if fmt == "table":
+        _say(" ".join(f"{'Met' if met else 'Not met'}: {what}: {figure}."
+                      for what, figure, met in crossval.targets(records)))
+        if compare:
+            click.echo(crossval.comparison_table(compared))
 
 
 @click.command(

@@ -103,13 +103,14 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("", "conversion", "table", "", REQUIRED, "CF sync → async conversion: [conversion]"),
     ScenarioKey("", "locks", "table", "", REQUIRED, "lock contention (Tay's model): [locks]"),
     ScenarioKey("", "distribution", "table", "", {}, "the response time's spread"),
-    ScenarioKey("", "band", "table", "", Note("none (no band)"),
-                "[band]: method (text: how the points were chosen), points (tables of dotted keys, "
-                "the same spellings as --variants headers) and error (the model's own relative error "
-                "by kind, response_time and throughput, below 100%); every answer carries the least "
-                "and greatest over them, each point's value widened by the error",
-                source="written by python -m qmodel.scenario.calibrate: the ends of the fitted parameters' "
-                "95% interval, and the fit's leave-one-out errors"),
+    ScenarioKey("", "band", "table", "", Note("the range the studies support for the lock parameters"),
+                "[band]: method (text: what the band is made of), points (tables of dotted keys, the same "
+                "spellings as --variants headers: the fitted parameters' sigma points), weights (one per "
+                "point) and measured_at (the distance the members were measured and fitted at: what is "
+                "measured there carries no model error); every answer carries the band at its level "
+                "(docs/background/cross-validation.md)",
+                source="written by python -m qmodel.scenario.calibrate: the sigma points of the fit's joint "
+                "normal, each member's 0 km fits redone at each"),
     ScenarioKey("", "free", "list of text", "", [],
                 "the parameters qmodel scenario calibrate fits on measured rows, as dotted keys: "
                 "locks.lockable_items, locks.lock_span, member.*.other (each member its own), "

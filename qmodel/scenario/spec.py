@@ -93,7 +93,7 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -156,8 +156,8 @@ LOCKS_FORM = (
 LOCKABLE_FORM = ("the lock model's hot set, e.g. 4250, or inf for no lock contention (or measured_wait: "
                  "the lock contention measured per transaction, to infer it from)")
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
-BAND_ERROR_KINDS = ("response_time", "throughput")  # the [band] error's keys: relative, each below 100%
-BAND_ERROR_FORM = 'a table of relative errors below 100%, e.g. { response_time = "24%", throughput = "1.7%" }'
+BAND_WEIGHTS_FORM = ("a list of weights from 0 to 1, one per point, summing to at most 1 (the scenario's own "
+                     "answer weighs the rest), e.g. [0.1667, 0.1667]")
 BAND_POINTS_FORM = 'a list of tables of dotted scenario keys, e.g. [{ "locks.lock_span" = "15%" }]'
 LOCK_SPAN_FORM = 'the last share of the execution over which locks are taken, e.g. "20%" ("100%": all of it)'
 
@@ -251,16 +251,17 @@ class LockMeasurement:
 
 @dataclass(frozen=True)
 class BandSpec:
-    """A scenario's band as the file gives it: how its points were chosen (``method``, text) and each
-    point's overrides, dotted scenario keys as the --variants headers write them with values as the
-    file has them (``{"locks.lock_span": "15%"}``). The keys and values are checked, and the points
-    solved, by :mod:`qmodel.scenario.band` (the --variants override, above this layer)."""
+    """A scenario's band as the file gives it: what it is made of (``method``, text), each point's
+    overrides, dotted scenario keys as the --variants headers write them with values as the file has them
+    (``{"locks.lock_span": "15%"}``), each point's weight (empty: the scenario and its points alike), and
+    the distance the scenario's members were measured and fitted at (None: nothing measured). The keys
+    and values are checked, and the points solved, by :mod:`qmodel.scenario.band` (the --variants
+    override, above this layer)."""
 
     method: str
     points: tuple[dict[str, object], ...]
-    # the model's own error beyond the points' (half-widths of its prediction interval, relative), by kind:
-    # "response_time", "throughput"; empty: the band is the points' alone
-    error: dict[str, float] = field(default_factory=dict)
+    weights: tuple[float, ...] = ()
+    measured_at: float | None = None  # m
 
 
 @dataclass(frozen=True)
@@ -573,7 +574,7 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
     if "band" not in data:
         return None
     band = reader.table(data, "band", allowed="a [band] table with method and points")
-    reader.known(band, {"method", "points", "error"}, "band")
+    reader.known(band, {"method", "points", "weights", "measured_at"}, "band")
     method = band.get("method")
     if not isinstance(method, str) or not method.strip():
         raise reader.error("band.method", _shown(method), "how the points were chosen, as text")
@@ -586,17 +587,13 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 raise reader.error(f"band.points[{index}].{key}", _shown(value, key),
                                    "a number or a value with its unit, e.g. 650 or \"15%\"")
-    errors = band.get("error", {})
-    if not isinstance(errors, dict):
-        raise reader.error("band.error", _shown(errors, "error"), BAND_ERROR_FORM)
-    reader.known(errors, set(BAND_ERROR_KINDS), "band.error")
-    error = {kind: reader.quantity(errors, kind, "ratio", "band.error", allowed=BAND_ERROR_FORM)
-             for kind in BAND_ERROR_KINDS if kind in errors}
-    for kind, value in error.items():
-        if value >= 1:
-            raise reader.error(f"band.error.{kind}", _shown(errors[kind]), "below 100%",
-                               reason="the band's low end would reach 0")
-    return BandSpec(method.strip(), flat, error)
+    weights = band.get("weights", [])
+    if not isinstance(weights, list) or (weights and len(weights) != len(flat)) or not all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= 1 for w in weights) \
+            or sum(weights) > 1 + 1e-9:
+        raise reader.error("band.weights", _shown(weights, "weights"), BAND_WEIGHTS_FORM)
+    measured_at = None if "measured_at" not in band else reader.quantity(band, "measured_at", "km", "band")
+    return BandSpec(method.strip(), flat, tuple(float(w) for w in weights), measured_at)
 
 
 def load_scenario(path: str | Path) -> Scenario:

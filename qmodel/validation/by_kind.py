@@ -71,7 +71,7 @@ def baseline_agrees(case: Case, cells: dict[tuple, Case]) -> bool | None:
     by their printed cell and quantity) lies within the case's tolerance of its printed value; None where
     its table prints no 0 km value."""
     base = cells.get((baseline_cell(case), case.quantity))
-    if base is None or base.paper is None:
+    if base is None or base.paper is None or case.paper is None:
         return None
     return abs(within(base.printed_range[0], *case.printed_range, case.relative)) <= case.tolerance
 

@@ -24,8 +24,9 @@ def test_the_goal_seek_sentence_never_splits_a_number_from_its_unit(columns) -> 
     result = run(["gdps-env2", "--max-distance"], columns)
     assert result.exit_code == 0
     text = " ".join(result.output.split())
-    answer = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)["max_distance_km"]
-    assert f"holds up to {answer:.1f} km" in text and "within 125 ms" in text
+    answer = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)["max_distance[km]"]
+    assert re.search(rf"holds to {answer:.1f} km \(80%: \d+\.\d–\d+\.\d km\)", text)
+    assert "within 125 ms" in text
     lines = result.output.splitlines()
     for line, following in itertools.pairwise(lines):
         assert not (re.search(r"\d$", line.rstrip()) and re.match(r"\s*(km|ms)\b", following))
@@ -65,24 +66,24 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
     assert "fixed point" not in text
 
 
-SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 120 km on
+SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 130 km on
 
 
 def test_a_run_of_thrashing_distances_gets_one_note_naming_its_ends_and_how_many() -> None:
     text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
     assert text.count("no response time exists") == 1
-    assert "From 120 km to 300 km (19 distances) no response time exists" in text
+    assert "From 130 km to 300 km (18 distances) no response time exists" in text
 
 
 def test_a_run_gives_the_terminals_with_an_answer_at_its_first_and_last_distance() -> None:
     records = json.loads(run([*SWEEP, "--format", "json"]).stdout)["results"]
     fits = {(r["distance[km]"], r["member"]): r["terminals_with_answer"] for r in records}
     text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
-    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 120 km and (\d+) in all"
+    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 130 km and (\d+) in all"
                       r" \(G1P1 (\d+), G1P2 (\d+)\) at 300 km still have an answer", text)
     assert found and [int(n) for n in found.groups()] == [
-        fits[km, member] for km in (120, 300) for member in ("all", "G1P1", "G1P2")]
-    assert fits[120, "all"] != fits[300, "all"]  # else the note would give one population
+        fits[km, member] for km in (130, 300) for member in ("all", "G1P1", "G1P2")]
+    assert fits[130, "all"] != fits[300, "all"]  # else the note would give one population
 
 
 @pytest.mark.parametrize("columns", ["80", "60"])
@@ -195,7 +196,7 @@ def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str
 
 def test_a_long_run_of_thrashing_distances_is_named_by_its_ends() -> None:
     result = run(["gdps-env3", "--distance", "0..300km", "--points", "31", "--format", "csv"])
-    assert "lock contention thrashes at 19 distances from 120 to 300 km" in result.stderr
+    assert "lock contention thrashes at 18 distances from 130 to 300 km" in result.stderr
 
 
 def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> None:
