@@ -52,6 +52,7 @@ from qmodel.scenario.predictive import (
 )
 from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
+from qmodel.tomlread import read_toml
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
@@ -105,8 +106,6 @@ def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
     """The model's own error and the range the studies support for each lock parameter, as
     ``qmodel scenario cross-validate --write`` wrote them into :data:`MODEL_FILE` (empty where it has not
     been run)."""
-    from qmodel.tomlread import read_toml
-
     if not MODEL_FILE.is_file():
         return ModelError(), {}
     data = read_toml(MODEL_FILE, what="model error")
