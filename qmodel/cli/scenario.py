@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 from qmodel.cli.common import FORMAT_OPTION, complete_scenario
@@ -569,8 +571,6 @@ def _distance_cell(seek) -> str | float | None:
 def _band_km(distance: float, upper: float) -> str:
     """A band end of the goal seek as a range shows it: km to 0.1 rounded down, "over N" beyond the
     search."""
-    import math
-
     return f"over {upper / 1e3:g}" if distance > upper else f"{math.floor(distance / 100) / 10:.1f}"
 
 
@@ -622,8 +622,9 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     banded_words = ""
-    if sought.low is not None:
-        ends = f"{_band_km(sought.low, upper)}\N{EN DASH}{_band_km(sought.high, upper)}"
+    low, high = sought.low, sought.high
+    if low is not None and high is not None:
+        ends = f"{_band_km(low, upper)}\N{EN DASH}{_band_km(high, upper)}"
         banded_words = f" ({level:.0%}:\N{NO-BREAK SPACE}{ends}\N{NO-BREAK SPACE}km)"
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
@@ -664,10 +665,9 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
             click.echo(f"no band: {NO_BAND}", err=True)
         return
     rows = [["answer", _distance_cell(answer), answer.member, answer.component]]
-    if sought.low is not None:
+    if low is not None and high is not None:
         rows += [[f"{level:.0%} band, {end}", float(_band_km(seek, upper)) if seek <= upper
-                  else _band_km(seek, upper), None, None] for end, seek in (("low", sought.low),
-                                                                              ("high", sought.high))]
+                  else _band_km(seek, upper), None, None] for end, seek in (("low", low), ("high", high))]
     render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
 
