@@ -622,7 +622,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     banded_words = ""
-    if sought.low is not None:
+    if sought.low is not None and sought.high is not None:
         ends = f"{_band_km(sought.low, upper)}\N{EN DASH}{_band_km(sought.high, upper)}"
         banded_words = f" ({level:.0%}:\N{NO-BREAK SPACE}{ends}\N{NO-BREAK SPACE}km)"
     if km is None:
@@ -664,7 +664,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
             click.echo(f"no band: {NO_BAND}", err=True)
         return
     rows = [["answer", _distance_cell(answer), answer.member, answer.component]]
-    if sought.low is not None:
+    if sought.low is not None and sought.high is not None:
         rows += [[f"{level:.0%} band, {end}", float(_band_km(seek, upper)) if seek <= upper
                   else _band_km(seek, upper), None, None] for end, seek in (("low", sought.low),
                                                                               ("high", sought.high))]

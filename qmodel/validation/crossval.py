@@ -54,7 +54,7 @@ WITHIN = 0.10  # the target's tolerance on a response row
 
 # Each environment's RMF service times of requests that cross the distance once per request, as printed
 # at ROUND_TRIP_KM (us): the fold's round trip per km is fitted on the training environments' series.
-ROUND_TRIP_SERIES = {
+ROUND_TRIP_SERIES: dict[str, dict[str, tuple[float, ...]]] = {
     # Environment 1, DBxMSTR table (both members merged): DISC, the Metro Mirror write's round trip
     "gdps-env1": {"DBxMSTR DISC": (300, 600, 800, 1100, 1300)},
     # Environment 2, G1P1 MSTR and G1P2 MSTR tables (DISC), GBP8 Secondary table (G1P1 a, G1P2 a: async
