@@ -331,7 +331,7 @@ def _compute(plan: _Plan, table: Table) -> _Computed:
     """Evaluate the plan's formula on every row of ``table``. Each row's error is kept shortened
     (:func:`shortened_error`), as every output shows it."""
     errors = dict(table.errors)
-    inputs: dict[str, object] = dict(plan.settings)
+    inputs: dict[str, float | np.ndarray] = dict(plan.settings)
     for name, (index, factor) in plan.columns.items():
         unit = plan.formula.symbols[name].unit
         inputs[name] = _read_column(table, index, name, unit, factor, errors, plan.cell_dialect)
@@ -639,7 +639,7 @@ def workbook_sink(handle: BinaryIO, sheet_name: str, run_facts: list[tuple[str, 
     ``failed rows`` and a sheet ``run`` (the formula, its source, each output's expression, the input,
     options and counts); ``sink.finish(summary)`` writes the last two."""
     with ResultsWorkbook(handle, sheet_name) as book:
-        state: dict[str, object] = {}
+        state: dict[str, Formula] = {}
 
         def sink(done: _Computed, rows: Sequence[int]) -> None:
             state["formula"] = done.formula

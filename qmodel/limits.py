@@ -46,6 +46,26 @@ def refuse_long_loop(steps: float, elements: int, what: str, way_out: str) -> No
     refuse_too_large(8.0 * 8 * elements, loop_seconds(steps, elements), what, way_out)
 
 
+# A scenario's work beyond its queues' states (which qmodel.scenario.compose estimates per distance): each
+# member's steps in a solve (its requests, paths and breakdown, evaluation by evaluation, whatever the
+# distances, which go in arrays), and each --variants row or [band] point read and checked as a scenario
+# of its own. Measured (issue 33, CPU): 160 members solved at 1 distance in 2.3 s, 640 in 11.3 s, 160 at
+# 40 distances in 2.3 s (14 to 18 ms a member); 3,000 variant rows in 6.4 s and 20,000 in 44 s (2.1 to
+# 2.2 ms a row), 378 MB for the 20,000.
+SECONDS_PER_MEMBER_SOLVE = 0.018
+SECONDS_PER_SCENARIO_READ = 2.2e-3
+BYTES_PER_SCENARIO_READ = 20e3
+
+
+def refuse_scenario_work(members: int, solves: int, reads: int, what: str, way_out: str) -> None:
+    """Refuse (:func:`refuse_too_large`), before the first, ``solves`` solves of a scenario of ``members``
+    members and ``reads`` scenarios read and checked (variant rows, band points) whose estimated time
+    or memory passes the limits (:data:`SECONDS_PER_MEMBER_SOLVE`, :data:`SECONDS_PER_SCENARIO_READ`)."""
+    refuse_too_large(reads * BYTES_PER_SCENARIO_READ,
+                     members * solves * SECONDS_PER_MEMBER_SOLVE + reads * SECONDS_PER_SCENARIO_READ,
+                     what, way_out)
+
+
 def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: str) -> bytes:
     """The bytes of the file at ``path`` (``-``: standard input), read until its end or one byte
     past ``limit``.

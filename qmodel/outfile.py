@@ -26,7 +26,7 @@ import tempfile
 import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from qmodel.errors import InputError
 
@@ -231,7 +231,7 @@ class _WholeWrites(io.RawIOBase):
     def isatty(self) -> bool:
         return os.isatty(self.descriptor)
 
-    def write(self, data) -> int:  # type: ignore[override]
+    def write(self, data) -> int:
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
@@ -239,7 +239,7 @@ class _WholeWrites(io.RawIOBase):
         return done
 
 
-def whole_writes(stream: io.TextIOWrapper):
+def whole_writes(stream: TextIO) -> TextIO:
     """Standard output written whole: the same encoding and line buffering over :class:`_WholeWrites`.
 
     Python's buffered writer takes a short write of a large block (a pipe's reader gone after the first
@@ -255,4 +255,4 @@ def whole_writes(stream: io.TextIOWrapper):
     unicode = (stream.encoding or "").lower().replace("-", "").startswith("utf")
     errors = stream.errors if unicode else "backslashreplace"
     return io.TextIOWrapper(raw, encoding=stream.encoding, errors=errors,
-                            line_buffering=stream.line_buffering, write_through=False)
+                            line_buffering=bool(stream.line_buffering), write_through=False)

@@ -582,8 +582,6 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
     """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end (a
     quarter beyond, to a whole 10 km; the searched distance where the goal holds throughout), the answer
     and its band's ends marked."""
-    import math
-
     import numpy as np
 
     from qmodel.cli.plotting import plot_scenario

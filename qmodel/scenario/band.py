@@ -35,6 +35,7 @@ import numpy as np
 
 from qmodel import frames
 from qmodel.errors import InputError
+from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import refuse_huge, refuse_uncarried_background, solve_scenario
 from qmodel.scenario.files import shipped_folder
 from qmodel.scenario.fit import with_inferred_locks
@@ -158,6 +159,11 @@ def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ..
     point and the key (``gdps-env2.toml: band.points[2].locks.lock_span``)."""
     if scenario.band is None:
         return ()
+    count, members = len(scenario.band.points), len(scenario.members)  # each point read, then solved
+    refuse_scenario_work(members, 1 + count, count,
+                         f"{where}: {count:,} [band] points of {members:,} members",
+                         "fewer points (the ends of the confidence region's axes, as calibrate writes them) "
+                         "or fewer members")
     tables = {key: value for key, value in raw.items() if key != "band"}
     points = []
     for index, point in enumerate(scenario.band.points, 1):

@@ -49,7 +49,7 @@ from qmodel.algorithms.fixed_point import FixedPoint, iterate
 from qmodel.algorithms.queueing import STATES_PER_BLOCK, erlang_c, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.errors import InputError
-from qmodel.limits import TIME_LIMIT, refuse_too_large
+from qmodel.limits import TIME_LIMIT, refuse_scenario_work, refuse_too_large
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario, check_path_capacity
 from qmodel.studies.locks import lock_wait
@@ -433,6 +433,8 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():
         raise InputError("distances", distances.tolist(), "one or more finite distances >= 0, in m")
     refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
+    refuse_scenario_work(len(scenario.members), 1, 0, f"{len(scenario.members):,} members",
+                         "fewer members: members that run alike as one, with their terminals together")
     search = LOAD_STEPS * LOAD_EVALUATIONS
     if distances.size > 1 and solve_cost(scenario, distances.size, search)[1] > TIME_LIMIT:
         count, onset = thrashing_onset(scenario, distances)  # before the work: the search would be long

@@ -35,6 +35,7 @@ from typing import TextIO
 import numpy as np
 
 from qmodel.errors import InputError
+from qmodel.limits import refuse_scenario_work
 from qmodel.outfile import claim_output
 from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
@@ -169,6 +170,9 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
     it) of every row of ``table`` as a variant of the scenario ``raw``; InputError for a file that cannot
     be used as a whole."""
     base = scenario_from_dict(raw, where)
+    count = table.size - len(table.blank)  # each row read as a scenario of its own: refused before the first
+    refuse_scenario_work(len(base.members), 1, count, f"{source}: {count:,} variant rows",
+                         "fewer rows per file (split it); distances alone: --distance, not a row each")
     columns = [c for i, t in enumerate(table.header) if (c := override_column(i, t.strip(), raw, source))]
     if not columns:
         raise InputError(
@@ -224,6 +228,8 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             continue
         signature = repr(sorted((k, v) for k, v in data.items() if k != "distance"))
         groups.setdefault(signature, []).append((row, variant, float(variant.distances[0])))
+    refuse_scenario_work(len(base.members), len(groups), 0, f"{source}: {len(groups):,} distinct variants",
+                         "fewer rows per file (split it); rows that differ in distance alone solve as one")
     results: dict[int, list[float]] = {}
     for rows in groups.values():
         try:  # a variant too large to compute is refused before its work: its rows fail, the others run

@@ -228,7 +228,8 @@ def read_table(text: str) -> tuple[Table, Dialect]:
     other than a formula batch, such as the scenario variants); the row texts to write back inert
     (:func:`qmodel.tables.table.inert_texts`)."""
     table = split_text(text)
-    table = table._replace(row_texts=inert_texts(table, table.dialect.delimiter))
+    assert table.dialect is not None  # a CSV's table carries the dialect it was read in
     delimiter, line_end, bom = table.dialect.delimiter, table.dialect.line_end, table.dialect.bom
+    table = table._replace(row_texts=inert_texts(table, delimiter))
     cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
     return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections.abc import Sequence
+from types import TracebackType
 from typing import BinaryIO
 
 import numpy as np
@@ -84,7 +85,7 @@ class ResultsWorkbook:
     def __init__(self, handle: BinaryIO, sheet_name: str) -> None:
         self.book = workbook.XlsxWriter(handle, [sheet_name, "failed rows", "run"])
         self.failed = tempfile.SpooledTemporaryFile(max_size=1 << 24)
-        self.failed_rows = workbook.SheetWriter(self.failed, "failed rows")  # type: ignore[arg-type]
+        self.failed_rows = workbook.SheetWriter(self.failed, "failed rows")
         self.header = False
 
     def __enter__(self) -> ResultsWorkbook:
@@ -92,10 +93,11 @@ class ResultsWorkbook:
         self.sheet = self._sheet.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
         self.failed.close()
-        if exc[0] is not None:
-            self._sheet.__exit__(*exc)
+        if kind is not None:
+            self._sheet.__exit__(kind, error, trace)
             self.book.archive.close()
 
     def add(self, table: Table, titles: list[str], results: list[np.ndarray | None],

@@ -292,12 +292,12 @@ def formula_rows(table: Table) -> np.ndarray:
     if table.dialect is None:
         return np.zeros(0, dtype=np.int64)
     if table.text is None:
-        found = {row for column in table.columns for row, cell in enumerate(column)
-                 if cell[:1] in FORMULA_STARTS and is_formula_like(cell)}
-        return np.array(sorted(found - table.blank), dtype=np.int64)
+        formulas = {row for column in table.columns for row, cell in enumerate(column)
+                    if cell[:1] in FORMULA_STARTS and is_formula_like(cell)}
+        return np.array(sorted(formulas - table.blank), dtype=np.int64)
     data, layout = table.text.data, table.text.layout
     width = layout.separators.shape[1] + 1
-    found = []
+    found: list[np.ndarray] = []
     for column in range(width):
         starts, ends = layout.cell_bounds(column)
         first = np.where(ends > starts, data[np.minimum(starts, data.size - 1)], 0)

@@ -26,7 +26,7 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from html import escape  # XML's entities; xml.sax.saxutils would load urllib (90 ms)
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import IO, Any, BinaryIO, NamedTuple
 
 import numpy as np
 
@@ -273,7 +273,7 @@ class XlsxWriter:
 class SheetWriter:
     """Rows appended to one sheet of an :class:`XlsxWriter`, numbered from 1."""
 
-    def __init__(self, part: BinaryIO, name: str) -> None:
+    def __init__(self, part: IO[bytes], name: str) -> None:
         self.part, self.name, self.count = part, name, 0
 
     def rows(self, columns: Sequence[Sequence[object]]) -> None:
