@@ -261,10 +261,12 @@ def _refuse_many_servers(net, population: int | list[int] | tuple[int, ...] | No
         jobs = int(net.populations.sum())
     else:
         jobs = sum(population) if isinstance(population, list | tuple) else int(population)
+    way_out = (f"servers beyond the jobs never serve one: --servers {jobs:,} (the jobs in the network) or "
+               "delay for that station" if jobs else
+               "servers = delay for that station (under open load, servers that are never all busy serve as "
+               "a delay: --servers ...,delay)")
     limits.refuse_too_large(largest * _BYTES_PER_SERVER, largest * _SECONDS_PER_SERVER,
-                            f"--servers {largest:,}",
-                            f"servers beyond the jobs never serve one: --servers {max(jobs, 1):,} (the jobs "
-                            "in the network) or delay for that station")
+                            f"--servers {largest:,}", way_out)
 
 
 def _at(text: str | None, sweep: bool) -> list[int]:

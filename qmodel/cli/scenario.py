@@ -829,7 +829,9 @@ the file's own. Exit status 0 when written, 2 for input it cannot use.
 \b
 Example:
   $ qmodel scenario calibrate my-sysplex.toml measured.csv
-Docs: docs/howto/scenario.md""")
+\b
+Docs: docs/howto/own-sysplex.md
+Options: docs/reference/commands.md#qmodel-scenario-calibrate""")
 @click.argument("scenario_file", metavar="FILE")
 @click.argument("measurements", metavar="MEASUREMENTS")
 @click.option("--free", "free_text", default=None, metavar="KEY,KEY",

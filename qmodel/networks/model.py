@@ -178,6 +178,7 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
     :param scheduling: per station: "", "fcfs", "ps", "lcfs-pr", "priority" or "priority-np".
     :param buffer: per station: the most jobs it holds (None: no limit).
     :param priority: per class: a whole number, lower served first.
+    :param speeds: per station: None, or the relative speeds of its servers (service time at speed 1).
     :returns: the network, checked, in SI units (:class:`Network`).
     :raises InputError: naming the argument and value of anything that does not fit.
     """

@@ -119,7 +119,11 @@ def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
 
 def load_banded(path: str | Path) -> Banded:
     """Read and check a scenario file and what its band is made of: its [band]'s points
-    (:func:`band_points`), or without one the range the studies support (:func:`range_points`)."""
+    (:func:`band_points`), or without one the range the studies support (:func:`range_points`).
+
+    :param path: the scenario file (TOML), or a shipped scenario's name.
+    :returns: :class:`Banded`: the scenario, its band's points and weights, the model's own error.
+    """
     raw = read_scenario_toml(path)
     where = Path(path).name
     scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
@@ -366,7 +370,13 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
 
 def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: float = LEVEL) -> ScenarioResult:
     """The answer (:func:`qmodel.scenario.compose.solve_scenario`) with its band at ``level``
-    (:func:`band_of`): every point solved at up to GRID distances, estimated before any work starts."""
+    (:func:`band_of`): every point solved at up to GRID distances, estimated before any work starts.
+
+    :param banded: the scenario and its band (:func:`load_banded`).
+    :param distances: (D,) m between the sites; None: the file's distances.
+    :param level: the band's level, a share (0.8: 80% of the outcomes under the model fall within it).
+    :returns: the :class:`ScenarioResult` (SI units) with its ``band`` at ``level``.
+    """
     scenario = banded.scenario
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     if banded.points:
@@ -450,7 +460,14 @@ def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEV
     against the longest that meets the goal; the sample's largest distance is where its least margin
     crosses 0, found on SEEK_GRID distances from 0 to ``upper`` (linear between them); the band is the
     weighted quantiles of those distances, and the probability the goal holds at a distance the weight of
-    the samples whose largest distance reaches it."""
+    the samples whose largest distance reaches it.
+
+    :param banded: the scenario and its band (:func:`load_banded`).
+    :param upper: m, the farthest distance searched.
+    :param level: the band's level, a share.
+    :param asked: (A,) m, distances at which the probability that the goal holds is wanted.
+    :returns: :class:`GoalBand`: the answer, its band's ends (m) and the probabilities at ``asked``.
+    """
     asked = np.array([]) if asked is None else np.asarray(asked, float)
     answer = max_distance(banded.scenario, upper)
     if not banded.has_band:
