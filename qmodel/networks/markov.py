@@ -33,6 +33,7 @@ MAX_STATES the chain is refused, with the count reached and a way out.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +42,8 @@ from qmodel.algorithms.stationary import stationary
 from qmodel.errors import InputError
 from qmodel.networks.model import Network
 
+SMALLER_CHAIN = ("a smaller population or fewer stations and classes for the exact chain (method ctmc); "
+                 "or an approximate method")
 MAX_STATES = 100_000        # states enumerated at most (about 5 s of Python and 1 GB in the sparse solve)
 DENSE_STATES = 1_500        # up to this many states GTH (no subtraction), past it a sparse LU solve
 INFINITE = 1 << 30          # servers of a delay station, buffer of a station without one
@@ -84,6 +87,10 @@ class _Model:
 def solve_markov(net: Network, populations: np.ndarray) -> Solution:
     """The exact stationary means of ``net`` with ``populations`` (C,) in its closed classes."""
     model = _model(net)
+    fewest = _fewest_states(net, model, populations)
+    if fewest > MAX_STATES:  # known before the first state is enumerated
+        raise InputError("network", f"more than {MAX_STATES:,} states in its Markov chain (at least "
+                         f"{fewest:,.3g})", SMALLER_CHAIN, reason="too large to compute")
     start = _start(net, model, populations)
     index: dict[State, int] = {start: 0}
     order = [start]
@@ -104,9 +111,7 @@ def solve_markov(net: Network, populations: np.ndarray) -> Solution:
                 order.append(target)
                 if number >= MAX_STATES:
                     raise InputError("network", f"more than {MAX_STATES:,} states in its Markov chain",
-                                     "a smaller population or fewer stations and classes for the exact "
-                                     "chain (method ctmc); or an approximate method",
-                                     reason="too large to compute")
+                                     SMALLER_CHAIN, reason="too large to compute")
             rows.append(position)
             columns.append(number)
             values.append(rate)
@@ -115,6 +120,17 @@ def solve_markov(net: Network, populations: np.ndarray) -> Solution:
         position += 1
     probability = _stationary(len(order), np.array(rows), np.array(columns), np.array(values))
     return _means(net, order, probability, completions, losses)
+
+
+def _fewest_states(net: Network, model: _Model, populations: np.ndarray) -> float:
+    """A lower bound on the chain's states, before any is enumerated: without buffers or class switching
+    each closed class's N jobs lie anywhere among the m stations it visits, C(N + m − 1, m − 1) ways,
+    independently of the other classes (orders within a station only add states); 0 (no bound) else."""
+    if net.chains is not None or (model.buffer < INFINITE).any():
+        return 0.0
+    ways = [math.comb(int(populations[c]) + m - 1, m - 1)
+            for c in np.flatnonzero(populations > 0) if (m := int(np.count_nonzero(model.service[c] > 0)))]
+    return float(math.prod(ways))
 
 
 def _model(net: Network) -> _Model:

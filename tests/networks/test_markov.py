@@ -74,5 +74,5 @@ def test_an_open_queue_with_a_buffer_is_the_mmck_queue() -> None:
 
 def test_a_chain_too_large_is_refused_before_it_fills_memory() -> None:
     big = network([[1] * 6] * 3, population=[30, 30, 30], scheduling=["fcfs"] * 6)
-    with pytest.raises(InputError, match="more than 100,000 states"):
+    with pytest.raises(InputError, match=r"more than 100,000 states in its Markov chain \(at least"):
         solve_markov(big, big.populations)
