@@ -8,8 +8,7 @@ one this script finds predicts best); its [locks] parameters are fitted by
 calibrated on their 0 km rows alone (:func:`calibrate_gdps`) and judged on PREDICTION_ROWS. Prints a
 Markdown table (fit error on Environment 3; prediction error on Environments 1 and 2, RMS and largest, %;
 ``--max-distance`` per environment); with ``--docs`` writes it into docs/background/calibration.md
-between its lock-laws markers, and its summary (SUMMARY_LAWS, RMS columns) into README.md between its
-lock-laws-summary markers. Takes about ten seconds per candidate:
+between its lock-laws markers. Takes about ten seconds per candidate:
 
     python bench/lock_laws.py [--docs]
 """
@@ -29,7 +28,6 @@ from qmodel.studies import locks
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "background" / "calibration.md"
-README = ROOT / "README.md"
 
 
 def cross_member(requests, throughput, response, commit, items, round_trips, rtt, span=1.0, queued=0.0):
@@ -117,21 +115,12 @@ HEADER = ("law", "fitted on Env 3", "Env 3 fit RMS / max %", "Env 1 prediction R
           "Env 2 prediction RMS / max %", "Env 1 max km", "Env 2 max km", "Env 3 max km")
 
 
-def table(rows: list[list[str]], columns: tuple[int, ...] = tuple(range(len(HEADER)))) -> str:
-    """A Markdown table of ``rows`` (cells in HEADER's order), the ``columns`` shown."""
-    lines = ["| " + " | ".join(HEADER[c] for c in columns) + " |", "|" + "---|" * len(columns)]
-    return "\n".join(lines + ["| " + " | ".join(cells[c] for c in columns) + " |" for cells in rows]) + "\n"
+def table(rows: list[list[str]]) -> str:
+    """A Markdown table of ``rows`` (cells in HEADER's order)."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows]) + "\n"
 
 
-# The README's summary: the shipped law, the same law held through the subchannel queue, the span
-# declared shorter (not pinned by Environment 3: its fit barely moves, Environment 2's prediction does),
-# and the other two laws; the fit and prediction errors and Environment 2's --max-distance.
-SUMMARY_LAWS = ("Tay + commit, whole execution net of the subchannel queue (shipped before cross-validation)",
-                "Tay + commit, whole execution held through the subchannel queue",
-                "Tay + commit, span 50% (declared; shipped: chosen by cross-validation)",
-                "Tay + commit, span 0: the commit alone (declared)",
-                "cross-member only, whole execution", "saturating, whole execution")
-SUMMARY_COLUMNS = (0, 2, 3, 4, 6)
 
 
 if __name__ == "__main__":
@@ -141,5 +130,3 @@ if __name__ == "__main__":
     print(text)
     if "--docs" in sys.argv:
         calibrate.write_block(DOCS, "lock-laws", text)
-        summary = [next(cells for cells in rows if cells[0] == law) for law in SUMMARY_LAWS]
-        calibrate.write_block(README, "lock-laws-summary", table(summary, SUMMARY_COLUMNS))
