@@ -10,7 +10,8 @@ Target: routing-matrix visits and priority MVA on 100 stations × 5 classes unde
   them with 4 servers), and the same with the classes open at 70% of the busiest station's capacity;
 
 Medians over the rounds, each case interleaved with the others in every round (the machine is
-shared: absolute times move with the load, ratios less).
+shared: absolute times move with the load, ratios less). The figures are written to
+bench/figures/engine_breadth.json (docs/background/benchmarks.md quotes them).
 
 Usage: python bench/engine_breadth.py [--rounds 7]
 """
@@ -23,6 +24,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from timing import record
 
 from qmodel.networks import network, solve
 
@@ -74,9 +76,10 @@ def main() -> None:
             call()
             times[name].append(time.perf_counter() - start)
     print(f"{CLASSES} classes × {STATIONS} stations, median of {rounds} interleaved rounds (target 0.1 s)")
-    for name, seconds in times.items():
-        median = statistics.median(seconds)
+    medians = {name: statistics.median(seconds) for name, seconds in times.items()}
+    for name, median in medians.items():
         print(f"  {name:<45} {median * 1e3:8.1f} ms  {'ok' if median < 0.1 else 'OVER'}")
+    record("engine_breadth", {"classes": CLASSES, "stations": STATIONS, "rounds": rounds, "seconds": medians})
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ their ratio. Also the interpreted kernel's rate (qmodel.kernels.INTERPRETED_RATE
 case of 17 two-server stations and 3 queues at N = 1,000 (answered or refused, its estimate within
 2x of the time it takes). tests/networks/test_estimates.py holds the ratio within 2x at smaller sizes.
 
+The figures are written to bench/figures/limits_calibration.json (the docs quote them).
+
 Usage: python bench/limits_calibration.py [--fraction 0.8]
 """
 
@@ -18,6 +20,7 @@ import os
 import time
 
 import numpy as np
+from timing import record
 
 from qmodel import kernels, limits
 from qmodel.networks import exact
@@ -74,8 +77,10 @@ def main() -> None:
              ("lattice, 3 classes, 100 queues", lattice_at, classes(3, 100, [])),
              ("lattice, 3 classes, 10 stations, 4 two-server", lattice_at, classes(3, 10, [2] * 4)),
              ("lattice, 2 classes, 10 stations, 2 eight-server", lattice_at, classes(2, 10, [8] * 2))]
+    figures: dict[str, dict] = {}
     for name, run, net in cases:
         population, estimate, measured = run(net, seconds)
+        figures[name] = {"population": population, "estimate_s": estimate, "measured_s": measured}
         print(f"{name:50s} N = {population:>11,}: estimated {estimate:6.2f} s, measured {measured:6.2f} s, "
               f"ratio {estimate / measured:4.2f}")
     net = single(20, [2] * 17).within(1000)
@@ -85,11 +90,15 @@ def main() -> None:
     print(f"17 two-server stations and 3 queues, N = 1,000: estimated {estimate * 1e3:.2f} ms, measured "
           f"{measured * 1e3:.2f} ms, ratio {estimate / measured:.2f} (answered: the limit is "
           f"{limits.TIME_LIMIT:g} s)")
+    figures["17 two-server stations and 3 queues, N = 1,000"] = {"population": 1000, "estimate_s": estimate,
+                                                                   "measured_s": measured}
     model = single(20, [2] * 14).within(2000)
     operations = 2000 * sum(exact.point_work(model))
     interpreted = cpu(lambda: exact.LATTICE_KERNEL.function(*_sweep_arguments(model, 2000)))
     print(f"interpreted kernel: {operations / interpreted:.3g} operations per second (INTERPRETED_RATE "
           f"{kernels.INTERPRETED_RATE:.3g}); compiling costs about {kernels.COMPILE_START} s of start-up")
+    record("limits_calibration", {"limit_fraction": seconds / limits.TIME_LIMIT, "cases": figures,
+                                  "interpreted_rate": operations / interpreted})
 
 
 def _sweep_arguments(net: Network, population: int) -> tuple:

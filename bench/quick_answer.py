@@ -10,6 +10,8 @@ imports of each path: the calc path imports neither sympy nor scipy, nor rich's
 console or table (qmodel.output draws the table); neither imports numba, nor does `qmodel validate`
 (its one network, a pool of drives, is small enough to run as Python).
 
+The figures are written to bench/figures/quick_answer.json (docs/background/benchmarks.md quotes them).
+
     python bench/quick_answer.py [--runs 30]
 """
 
@@ -21,7 +23,7 @@ import statistics
 import subprocess
 import sys
 
-from timing import MVA_EXAMPLE, QUICK, installed_env, terminal_wall_time, wall_time
+from timing import MVA_EXAMPLE, QUICK, installed_env, record, terminal_wall_time, wall_time
 
 TARGETS = {"calc": 1.25, "mva": 1.5}
 
@@ -51,6 +53,7 @@ def main() -> None:
         for name, args in commands.items():
             print(f"  {name:8s}  qmodel {' '.join(args)}: {figures[name]:7.1f} ms")
             print(f"            ratio {figures[name] / figures['baseline']:.2f}  (target <= {TARGETS[name]})")
+    heavy_imports = {}
     for name, args in {**commands, "validate": ["validate"]}.items():   # validate: imports only
         probe = subprocess.run(
             [sys.executable, "-X", "importtime", "-c",
@@ -61,6 +64,9 @@ def main() -> None:
                         if module.split(".")[0] in ("sympy", "scipy", "numba")}
                        | (imported & {"rich.console", "rich.table"}))
         print(f"heavy imports on the {name} path: {', '.join(heavy) or 'none'}")
+        heavy_imports[name] = heavy
+    record("quick_answer", {"runs": runs, "medians_ms": medians, "heavy_imports": heavy_imports,
+                            "targets": TARGETS})
 
 if __name__ == "__main__":
     main()

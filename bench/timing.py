@@ -4,11 +4,14 @@ user runs it (piped, or at a terminal), and the median time of an in-process cal
 from __future__ import annotations
 
 import contextlib
+import datetime
+import json
 import os
 import statistics
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]  # a quick answer at the terminal
 # the 4-station example of docs/howto/mva.md (Bolch et al., Example 8.4)
@@ -63,3 +66,16 @@ def median_time(call: Callable[[], object], repeats: int) -> tuple[float, object
         value = call()
         times.append(time.perf_counter() - start)
     return statistics.median(times), value
+
+
+FIGURES = Path(__file__).parent / "figures"   # each script's last figures, read by the docs at build time
+
+
+def record(name: str, figures: dict) -> None:
+    """Write a benchmark's figures to bench/figures/NAME.json with when and under what load they were
+    measured (the docs quote them from there: docs/_hooks/benchmarks.py)."""
+    FIGURES.mkdir(exist_ok=True)
+    payload = {"measured": datetime.date.today().isoformat(), "load_average": os.getloadavg()[0],
+               "cores": os.cpu_count(), "figures": figures}
+    text = json.dumps(payload, indent=1, default=float) + "\n"
+    (FIGURES / f"{name}.json").write_text(text, encoding="utf-8")

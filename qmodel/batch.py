@@ -22,12 +22,15 @@ Exit status: 0 all rows computed, 1 some rows failed, 2 the file cannot be used
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import io
 import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import BinaryIO, NamedTuple, TextIO
 
 import numpy as np
 
@@ -35,35 +38,21 @@ from qmodel import frames
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
 from qmodel.errors import InputError
-from qmodel.output import check_output_path
+from qmodel.outfile import claim_output
 from qmodel.tables import csvbytes, workbook
-from qmodel.tables.dialect import Dialect, locale_number, quote_cell, sniff_decimal
-from qmodel.tables.files import read_csv_file, read_sheet_table, write_csv_file, write_table_workbook
+from qmodel.tables.csvsource import CsvSource, read_csv_source, source_of_text
+from qmodel.tables.dialect import Dialect, decide_decimal, decimal_evidence, locale_number, quote_cell
+from qmodel.tables.files import CP1252_SPELLING, ResultsWorkbook, read_sheet_table
 from qmodel.tables.table import (
     Table,
     blank_cells,
     holding_a_table,
-    refuse_no_rows,
-    row_bytes,
+    inert_header,
+    inert_row_bytes,
     shortened_error,
     split_header,
-    split_text,
 )
 from qmodel.units import UNITS, parse_value, split_number, unit_named, with_unit
-
-
-@dataclass
-class BatchSummary:
-    """What a batch run did: rows computed and the errors of the rows that failed."""
-
-    rows: int
-    errors: dict[int, InputError]
-    blank_lines: int = 0
-
-    @property
-    def status(self) -> int:
-        return 1 if self.errors else 0
-
 
 
 def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[str, str | None] | None:
@@ -89,8 +78,7 @@ def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[s
     return (name, unit_text) if name in formula.symbols else None
 
 
-
-def _input_columns(formula: Formula, header: list[str], given: set[str] = frozenset(),
+def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozenset(),
                    mapping: dict[str, str] | None = None) -> dict[str, tuple[int, float]]:
     """Map each symbol to (column index, factor from the column's unit to the symbol's unit).
 
@@ -115,12 +103,12 @@ def _input_columns(formula: Formula, header: list[str], given: set[str] = frozen
         symbol_unit = UNITS[formula.symbols[name].unit]
         factor = 1.0
         if unit_name is not None:
-            given = unit_named(unit_name)
-            if given is None or given.dimension != symbol_unit.dimension:
+            column_unit = unit_named(unit_name)
+            if column_unit is None or column_unit.dimension != symbol_unit.dimension:
                 raise InputError(f"column {title!r}", unit_name,
                                  f"a {symbol_unit.dimension} unit such as {symbol_unit.name}",
                                  reason="unit does not fit the symbol")
-            factor = given.to_si / symbol_unit.to_si
+            factor = column_unit.to_si / symbol_unit.to_si
         if name in columns:
             raise InputError(f"column {title!r}", name, "each input in one column",
                              reason="input given twice")
@@ -132,7 +120,6 @@ def _input_columns(formula: Formula, header: list[str], given: set[str] = frozen
                          f", or --map 'COLUMN={missing[0]}' to read another column as it",
                          reason=f"missing required column(s) for {formula.id}")
     return columns
-
 
 
 def _read_column(table: Table, index: int, name: str, unit: str, factor: float,
@@ -163,7 +150,6 @@ def _read_column(table: Table, index: int, name: str, unit: str, factor: float,
     return values
 
 
-
 def _parse_column(name: str, unit: str, cells: list[str], factor: float,
                   errors: dict[int, InputError], dialect: Dialect) -> np.ndarray:
     """Numbers of one CSV column's cells; cells that do not parse become errors of their rows.
@@ -185,14 +171,12 @@ def _parse_column(name: str, unit: str, cells: list[str], factor: float,
     return values * factor if factor != 1.0 else values
 
 
-
 def _cell_value(name: str, text: str, unit: str, factor: float) -> float:
     """A cell in a CLI value's form (35K, 0.4ms, 95%): in its own unit where it names one, else in the
     header's (``factor`` to the symbol's unit)."""
     value = parse_value(name, text, unit)
     parts = split_number(text)
     return value if parts is not None and unit_named(parts[1]) is not None else value * factor
-
 
 
 def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputError],
@@ -221,7 +205,6 @@ def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputErro
     return values
 
 
-
 def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, InputError],
                  dialect: Dialect, factor: float = 1.0) -> np.ndarray:
     """One cell at a time: the locale's marks, then the CLI's value forms (35K, 0.4ms, 95%)."""
@@ -241,25 +224,44 @@ def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, Input
     return values
 
 
-
-def _check_settings(formula: Formula, settings: dict[str, float]) -> None:
-    """A command option outside its symbol's domain is one usage error, not an error on every row."""
+def _checked_settings(formula: Formula, settings: Mapping[str, object]) -> dict[str, float]:
+    """The settings (inputs given once for every row: a command's options, :func:`run`'s keywords) as
+    numbers in their symbols' units, each checked as the command line checks it: a name the formula has,
+    one value (a number, or text in a CLI value's form, ``"1ms"``) inside its symbol's domain. A bad one
+    is one usage error naming it, not an error on every row."""
+    checked = {}
     for name, value in settings.items():
-        domain = formula.symbols[name].domain
-        if not domain.contains(np.asarray(value)).all():
-            unit = formula.symbols[name].unit
-            raise InputError(name, with_unit(f"{value:g}", unit), domain.describe(name)
-                             + ("" if unit == "1" else f" ({unit})"),
+        symbol = formula.symbols.get(name)
+        if symbol is None:
+            raise InputError(name, value, f"an input of {formula.id}: " + ", ".join(formula.symbols),
+                             reason=f"not an input of {formula.id}")
+        if isinstance(value, str):
+            value = parse_value(name, value, symbol.unit)
+        elif isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise InputError(name, type(value).__name__, "one number, or text such as '1ms', for every row "
+                             "(a column of the table for a value per row)", reason="not one value")
+        checked[name] = float(value)
+        if not symbol.domain.contains(np.asarray(checked[name])).all():
+            raise InputError(name, with_unit(f"{checked[name]:g}", symbol.unit), symbol.domain.describe(name)
+                             + ("" if symbol.unit == "1" else f" ({symbol.unit})"),
                              reason="a ratio is a fraction: write 95% or 0.95"
-                             if unit == "ratio" and value > 1 else "outside its domain")
+                             if symbol.unit == "ratio" and checked[name] > 1 else "outside its domain")
+    return checked
 
+
+def _formula(formula_id: object) -> Formula:
+    """The catalogue entry ``formula_id`` names (InputError for anything but a known id)."""
+    if not isinstance(formula_id, str):
+        raise InputError("formula", repr(formula_id), "a formula id of the catalogue, e.g. 'mm1' "
+                         "(qmodel formula list)", reason="not an id")
+    return get_formula(formula_id)
 
 
 def _result_titles(formula: Formula, header: list[str]) -> list[str]:
     """Titles of the appended columns; one a column of the file already has gets a ``qmodel_`` prefix."""
     taken = {title.strip().lower() for title in header}
     titles = []
-    for title in [f"{o.name}[{o.unit}]" for o in formula.outputs] + ["error"]:
+    for title in [frames.key(o.name, o.unit) for o in formula.outputs] + ["error"]:
         while title.lower() in taken:
             title = f"qmodel_{title}"
         taken.add(title.lower())
@@ -267,60 +269,82 @@ def _result_titles(formula: Formula, header: list[str]) -> list[str]:
     return titles
 
 
-
-class _Computed(NamedTuple):
-    """A batch computed: its table and dialect, each output by row, each failed row's error, warnings."""
+class _Plan(NamedTuple):
+    """What a batch decides once, before its first row: the formula, the column and unit factor of each
+    input, the settings, how a CSV's cells are read (its decimal mark decided from every input cell;
+    None for a sheet's or a DataFrame's typed cells) and written, the result columns' titles."""
 
     formula: Formula
-    table: Table
+    columns: dict[str, tuple[int, float]]
+    settings: dict[str, float]
+    cell_dialect: Dialect | None
     dialect: Dialect
+    titles: list[str]
+
+
+def _plan(formula: Formula, header: list[str], settings: dict[str, float], mapping: dict[str, str] | None,
+          dialect: Dialect | None, chunks: Callable[[], Iterable[Table]]) -> _Plan:
+    """The :class:`_Plan` of a table with ``header`` and ``dialect``; a ";" or TAB CSV's decimal mark
+    from the input cells of all of ``chunks()`` (a pass over the file before the first row is computed)."""
+    columns = _input_columns(formula, [title.strip() for title in header], set(settings), mapping)
+    titles = _result_titles(formula, header)
+    if dialect is None:  # a workbook's rows are written as CSV in the default dialect
+        return _Plan(formula, columns, settings, None, Dialect(), titles)
+    if dialect.delimiter != ",":
+        comma = point = 0
+        for chunk in chunks():
+            cells = [cell for index, _ in columns.values() for cell in chunk.cells(index)]
+            found = decimal_evidence(cells)
+            comma, point = comma + found[0], point + found[1]
+        decimal, known = decide_decimal(dialect.delimiter, comma, point)
+        dialect = replace(dialect, decimal=decimal, known=known)
+    return _Plan(formula, columns, settings, dialect, dialect, titles)
+
+
+class _Computed(NamedTuple):
+    """A table (or one chunk of it) computed: each output by row, each failed row's error, warnings."""
+
+    plan: _Plan
+    table: Table
     outputs: dict[str, np.ndarray]
     errors: dict[int, InputError]
     warned: dict[int, list[str]]
 
+    @property
+    def formula(self) -> Formula:
+        return self.plan.formula
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.plan.dialect
+
     def report(self, err: TextIO) -> None:
         """Each failed row's error and each warning on ``err``, by the row number the spreadsheet shows."""
-        first, name = self.table.first_row, self.formula.id
+        first, name = self.table.first_row + self.table.offset, self.formula.id
         for row in sorted(self.errors):
             err.write(f"{name}: {self.errors[row].at_row(row + first)}\n")
         for row, warnings in sorted(self.warned.items()):
             err.writelines(f"{name}: row {row + first}: warning: {warning}\n" for warning in warnings)
 
-    def summary(self) -> BatchSummary:
-        return BatchSummary(self.table.size - len(self.table.blank), self.errors, len(self.table.blank))
 
-
-
-def _compute(formula: Formula, table: Table, settings: dict[str, float] | None,
-             mapping: dict[str, str] | None) -> _Computed:
-    """Evaluate ``formula`` on every row of ``table``; a CSV's decimal mark is decided from the input
-    columns' cells. Each row's error is kept shortened (:func:`shortened_error`), as every output shows it."""
-    header = [title.strip() for title in table.header]
-    errors = table.errors
-    inputs: dict[str, object] = dict(settings or {})
-    columns = _input_columns(formula, header, set(inputs), mapping)
-    dialect = cell_dialect = table.dialect
-    if dialect is None:
-        dialect = Dialect()  # a workbook's rows are written as CSV in the default dialect
-    elif dialect.delimiter != ",":
-        cells = [cell for index, _ in columns.values()
-                 for cell in (table.text.cells(index) if table.text else table.columns[index])]
-        decimal, known = sniff_decimal(dialect.delimiter, cells)
-        dialect = cell_dialect = replace(dialect, decimal=decimal, known=known)
-    for name, (index, factor) in columns.items():
-        unit = formula.symbols[name].unit
-        inputs[name] = _read_column(table, index, name, unit, factor, errors, cell_dialect)
+def _compute(plan: _Plan, table: Table) -> _Computed:
+    """Evaluate the plan's formula on every row of ``table``. Each row's error is kept shortened
+    (:func:`shortened_error`), as every output shows it."""
+    errors = dict(table.errors)
+    inputs: dict[str, object] = dict(plan.settings)
+    for name, (index, factor) in plan.columns.items():
+        unit = plan.formula.symbols[name].unit
+        inputs[name] = _read_column(table, index, name, unit, factor, errors, plan.cell_dialect)
     outputs: dict[str, np.ndarray] = {}
     warned: dict[int, list[str]] = {}
     if table.size:
-        evaluation = evaluate(formula, inputs)
+        evaluation = evaluate(plan.formula, inputs)
         warned = evaluation.warnings
         for row, error in evaluation.errors.items():
             errors.setdefault(row, error)
         outputs = {name: values + 0.0 for name, values in evaluation.outputs.items()}  # -0 is written 0
     errors = {row: shortened_error(error) for row, error in errors.items() if row not in table.blank}
-    return _Computed(formula, table, dialect, outputs, errors, warned)
-
+    return _Computed(plan, table, outputs, errors, warned)
 
 
 def _selected(done: _Computed, select) -> Sequence[int]:
@@ -329,6 +353,75 @@ def _selected(done: _Computed, select) -> Sequence[int]:
         return range(done.table.size)
     return [row for row in select(done.outputs, done.errors) if row not in done.table.blank]
 
+
+class _Source(NamedTuple):
+    """Where a batch's rows come from: the header, how a CSV wrote them (None: typed cells), the rows in
+    chunks (each a :class:`Table` with its offset) or whole (for a selection that ranks every row)."""
+
+    header: list[str]
+    dialect: Dialect | None
+    chunks: Callable[[], Iterable[Table]]
+    whole: Callable[[], Table]
+
+
+def _csv_source(source: CsvSource, rows_as_bytes: bool) -> _Source:
+    return _Source(source.header, source.dialect, lambda: source.chunks(rows_as_bytes),
+                   lambda: source.whole(rows_as_bytes))
+
+
+def _table_source(table: Table) -> _Source:
+    return _Source(table.header, table.dialect, lambda: [table], lambda: table)
+
+
+KEPT_ERRORS = 1000  # failed rows whose error a summary keeps (every failed row is counted and reported)
+
+
+@dataclass
+class BatchSummary:
+    """What a batch run did: rows computed, rows failed (the first :data:`KEPT_ERRORS` errors kept, by
+    row index), blank lines kept as they came."""
+
+    rows: int = 0
+    errors: dict[int, InputError] = field(default_factory=dict)
+    blank_lines: int = 0
+    failed: int = 0
+
+    @property
+    def status(self) -> int:
+        return 1 if self.failed else 0
+
+    def add(self, done: _Computed) -> None:
+        """Count a computed chunk: its rows that are not blank, its blank ones and its failures."""
+        blank = done.table.blank
+        self.rows += done.table.size - len(blank)
+        self.blank_lines += len(blank)
+        self.failed += len(done.errors)
+        offset = done.table.offset
+        for row in sorted(done.errors)[:max(KEPT_ERRORS - len(self.errors), 0)]:
+            self.errors[row + offset] = done.errors[row]
+
+
+@holding_a_table()
+def _run(formula_id: str, source: _Source, sink, err: TextIO, name: str, *,
+         settings: dict[str, float] | None, select, mapping: dict[str, str] | None) -> BatchSummary:
+    """The one flow of a batch, whatever it reads and writes: the formula and its settings checked, the
+    plan made from the header, then chunk by chunk the rows computed, written by ``sink(computed, rows)``
+    and their failures reported on ``err``; a file of no row refused (``name`` names it) before the
+    sink's output is let out. A selection (``select``) ranks every row: the table is computed whole."""
+    formula = _formula(formula_id)
+    settings = _checked_settings(formula, settings or {})
+    plan = _plan(formula, source.header, settings, mapping, source.dialect, source.chunks)
+    summary = BatchSummary()
+    for table in ([source.whole()] if select is not None else source.chunks()):
+        done = _compute(plan, table)
+        rows = _selected(done, select)
+        sink(done, rows)
+        done.report(err)
+        summary.add(done)
+    if summary.rows == 0:
+        raise InputError(name, "blank rows only" if summary.blank_lines else "a header only",
+                         "one row per computation under the header", reason="no rows")
+    return summary
 
 
 def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
@@ -343,28 +436,11 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     decimal mark, byte-order mark, line ends). Raises InputError when the file
     as a whole cannot be used (status 2).
     """
-    return _run(formula_id, lambda: split_text(text, rows_as_bytes=True),
-                lambda done, rows: out.write(csv_output(done, rows).decode()), err, "file",
-                settings=settings, select=select, mapping=mapping)
-
-
-
-@holding_a_table()
-def _run(formula_id: str, read: Callable[[], Table], write: Callable[[_Computed, Sequence[int]], object],
-         err: TextIO, source: str, *, settings: dict[str, float] | None, select,
-         mapping: dict[str, str] | None) -> BatchSummary:
-    """The one flow of a batch, whatever it reads and writes: the formula and its settings checked, the
-    table ``read()``, computed, refused if it has no row (``source`` names it), the selected rows
-    written by ``write(computed, rows)``, the failed rows reported on ``err``."""
-    formula = get_formula(formula_id)
-    _check_settings(formula, settings or {})
-    table = read()
-    done = _compute(formula, table, settings, mapping)
-    refuse_no_rows(table, source, "computation")
-    write(done, _selected(done, select))
-    done.report(err)
-    return done.summary()
-
+    written = io.BytesIO()
+    summary = _run(formula_id, _csv_source(source_of_text(text), True), _csv_sink(written), err,
+                   "file", settings=settings, select=select, mapping=mapping)
+    out.write(written.getvalue().decode())
+    return summary
 
 
 @holding_a_table()
@@ -380,13 +456,25 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     ``frame.attrs["warnings"]`` as ``row N: ...`` (rows numbered from 1) and raised once as a Python
     warning naming the first.
     Raises InputError when the table as a whole cannot be used (a missing column).
+
+    :param formula_id: the catalogue entry's id.
+    :param table: a pandas DataFrame, or a mapping of column name to values.
+    :param mapping: column → symbol, as ``--map`` takes it (``{"Rate": "arrival_rate[1/s]"}``).
+    :param settings: inputs no column gives, each in its symbol's display unit.
+    :returns: a pandas DataFrame: the input columns, each output as ``name[unit]``, and ``error``.
+    :raises InputError: the table as a whole cannot be used (a missing column).
     """
+    formula = _formula(formula_id)
+    settings = _checked_settings(formula, settings)
+    if mapping is not None and not (isinstance(mapping, Mapping) and all(
+            isinstance(item, str) for pair in mapping.items() for item in pair)):
+        raise InputError("mapping", repr(mapping)[:80], "a mapping of column name to symbol name, e.g. "
+                         "{'IO rate': 'arrival_rate'}", reason="not names")
     header, columns = frames.table_columns(table)
-    formula = get_formula(formula_id)
-    _check_settings(formula, settings)
     parsed = Table(header, "", [], columns, {}, blank_cells(columns))
-    done = _compute(formula, parsed, settings, mapping)
-    titles = _result_titles(formula, header)
+    plan = _plan(formula, header, settings, mapping, None, lambda: [parsed])
+    done = _compute(plan, parsed)
+    titles = plan.titles
     results = {title: done.outputs[o.name] if done.outputs else np.full(parsed.size, np.nan)
                for title, o in zip(titles, formula.outputs, strict=False)}
     for row in done.errors:
@@ -397,18 +485,47 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     return frames.batch_frame(table, results, titles[-1], messages, warned)
 
 
+def _csv_sink(out: BinaryIO, encoding: str = "utf-8"):
+    """A sink writing a batch as CSV (:func:`csv_output`) to ``out``, in ``encoding``, each chunk flushed
+    before its failures are reported (so that standard output and error interleave in order): the header
+    with the first chunk, held back until a row that is not blank has been computed (a file of blank rows
+    only is refused with nothing written)."""
+    encoder = None if encoding == "utf-8" else codecs.getincrementalencoder(encoding)("replace")
+    held: list[bytes] = []
+    state = {"header": True, "rows": False}
 
-def csv_output(done: _Computed, rows: Sequence[int]) -> bytes:
-    """The batch as CSV in UTF-8: the header with the result titles, then each selected row's text with
-    its results (12 significant digits, :func:`qmodel.tables.csvbytes.g12`) and its error, if any.
+    def sink(done: _Computed, rows: Sequence[int]) -> None:
+        data = csv_output(done, rows, header=state["header"])
+        state["header"] = False
+        if encoder is not None:
+            text = data.decode()
+            data = encoder.encode(text.translate(CP1252_SPELLING) if encoding == "cp1252" else text)
+        state["rows"] = state["rows"] or len(done.table.blank) < done.table.size
+        held.append(data)
+        if state["rows"]:
+            for piece in held:
+                out.write(piece)
+            out.flush()
+            held.clear()
+
+    return sink
+
+
+def csv_output(done: _Computed, rows: Sequence[int], header: bool = True) -> bytes:
+    """The batch as CSV in UTF-8: the header with the result titles (``header``: the first chunk), then
+    each selected row's text with its results (12 significant digits, :func:`qmodel.tables.csvbytes.g12`)
+    and its error, if any.
 
     In the input's dialect: its separator, decimal mark, byte-order mark and line ends. A blank row is
-    written back as it came; a failed row with empty result cells and its error.
+    written back as it came; a failed row with empty result cells and its error. A cell a spreadsheet
+    would evaluate as a formula is written inert (:func:`qmodel.tables.table.inert_row_bytes`).
     """
     dialect, table = done.dialect, done.table
-    header = dialect.delimiter.join([table.header_text, *_result_titles(done.formula, table.header)])
-    pieces = [(("\ufeff" if dialect.bom else "") + header + dialect.line_end).encode()]
-    data, starts, ends = row_bytes(table)
+    pieces = []
+    if header:
+        line = dialect.delimiter.join([inert_header(table, dialect.delimiter), *done.plan.titles])
+        pieces.append((("\ufeff" if dialect.bom else "") + line + dialect.line_end).encode())
+    data, starts, ends = inert_row_bytes(table, dialect.delimiter)
     in_order = rows == range(starts.size)
     picked = np.arange(starts.size) if in_order else np.asarray(rows, dtype=np.int64)
     for first in range(0, picked.size, csvbytes.CHUNK):
@@ -426,11 +543,11 @@ def csv_output(done: _Computed, rows: Sequence[int]) -> bytes:
     return b"".join(pieces)
 
 
-
 def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(bytes, length per row) each of ``rows`` gets before its line feed: a separator and each result,
     a separator and its error (empty where it computed), and a CR where the file's lines end in CRLF."""
-    formula, table, dialect, outputs, errors = done[:5]
+    formula, table, dialect = done.formula, done.table, done.dialect
+    outputs, errors = done.outputs, done.errors
     delimiter = ord(dialect.delimiter)
     tail = np.frombuffer(dialect.line_end[:-1].encode(), np.uint8)  # CRLF's CR: the LF is the row's
     special = np.flatnonzero(np.isin(rows, [*errors, *table.blank]))
@@ -470,64 +587,73 @@ def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[
     return added, lengths
 
 
-
 def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
                     settings: dict[str, float] | None = None, select=None,
                     mapping: dict[str, str] | None = None, sheet: str | None = None) -> int:
     """The ``qmodel batch`` command: paths (``-`` for stdin/stdout) in, exit status out.
 
-    The output file is checked before any work is done. A CSV is written in the input's encoding
-    and dialect (a workbook's rows as CSV with ``,`` and a decimal point); ``OUT.xlsx`` is a
-    workbook (:func:`write_results_workbook`).
+    The output is claimed before any work is done (:func:`qmodel.outfile.claim_output`: not the
+    input, not being written by another run) and written whole or not at all, a chunk of rows at a time
+    (a file of any length in bounded memory). A CSV is written in the input's encoding and dialect (a
+    workbook's rows as CSV with ``,`` and a decimal point); ``OUT.xlsx`` is a workbook
+    (:func:`write_results_workbook`).
     """
     to_workbook = Path(output_path).suffix.lower() in workbook.SUFFIXES
-    if output_path != "-":
-        check_output_path("-o", output_path)
     if to_workbook and Path(output_path).suffix.lower() != ".xlsx":
         raise InputError("-o", output_path, "OUT.xlsx or OUT.csv", reason="qmodel writes workbooks as .xlsx")
-    source = "standard input" if input_path == "-" else input_path
+    target = claim_output("-o", output_path, inputs=[input_path])
+    name = "standard input" if input_path == "-" else input_path
     sheet_name, encoding = "results" if input_path == "-" else Path(input_path).stem, "utf-8"
-
-    def read() -> Table:
-        nonlocal sheet_name, encoding
-        if workbook.is_workbook(input_path):
-            table, sheet_name = read_sheet_table(input_path, sheet, texts=not to_workbook)
-            return table
+    if workbook.is_workbook(input_path):
+        table, sheet_name = read_sheet_table(input_path, sheet, texts=not to_workbook)
+        source = _table_source(table)
+    else:
         if sheet is not None:
             raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
-                             reason=f"{source} is CSV")
-        text, encoding = read_csv_file(input_path, sys.stderr)
-        return split_text(text, rows_as_bytes=not to_workbook)
-
-    def write(done: _Computed, rows: Sequence[int]) -> None:
-        if not to_workbook:
-            return write_csv_file(output_path, csv_output(done, rows), encoding)
-        run_facts = [("input", input_path), ("sheet", sheet_name if done.table.dialect is None else "(CSV)"),
-                     *((f"--map {column}", symbol) for column, symbol in (mapping or {}).items()),
-                     *((f"setting {name}", value) for name, value in (settings or {}).items())]
-        return write_results_workbook(output_path, done, rows, sheet_name, run_facts)
-
-    summary = _run(formula_id, read, write, sys.stderr, source, settings=settings, select=select,
-                   mapping=mapping)
-    failed = len(summary.errors)
-    computed = summary.rows - failed
+                             reason=f"{name} is CSV")
+        csv_file = read_csv_source(input_path, sys.stderr)
+        source, encoding = _csv_source(csv_file, rows_as_bytes=True), csv_file.encoding
+    with target.open() as handle:
+        if to_workbook:
+            run_facts = [("input", input_path), ("sheet", sheet_name if source.dialect is None else "(CSV)"),
+                         *((f"--map {column}", symbol) for column, symbol in (mapping or {}).items()),
+                         *((f"setting {key}", value) for key, value in (settings or {}).items())]
+            with workbook_sink(handle, sheet_name, run_facts) as sink:
+                summary = _run(formula_id, source, sink, sys.stderr, name, settings=settings, select=select,
+                               mapping=mapping)
+                sink.finish(summary)
+        else:
+            summary = _run(formula_id, source, _csv_sink(handle, encoding), sys.stderr, name,
+                           settings=settings, select=select, mapping=mapping)
+    computed = summary.rows - summary.failed
     blank = f", {summary.blank_lines} blank line(s) kept as they were" if summary.blank_lines else ""
     sys.stderr.write(f"{formula_id}: {computed} row{'' if computed == 1 else 's'} computed, "
-                     f"{failed} failed{blank}\n")
+                     f"{summary.failed} failed{blank}\n")
     return summary.status
 
 
+@contextlib.contextmanager
+def workbook_sink(handle: BinaryIO, sheet_name: str, run_facts: list[tuple[str, object]]):
+    """A sink writing a batch as an .xlsx to ``handle`` as its chunks come
+    (:class:`qmodel.tables.workbook.XlsxWriter`): the input's sheet with the result columns, a sheet
+    ``failed rows`` and a sheet ``run`` (the formula, its source, each output's expression, the input,
+    options and counts); ``sink.finish(summary)`` writes the last two."""
+    with ResultsWorkbook(handle, sheet_name) as book:
+        state: dict[str, object] = {}
 
-def write_results_workbook(path: str, done: _Computed, rows: Sequence[int], sheet_name: str,
-                           run_facts: list[tuple[str, object]]) -> None:
-    """An .xlsx of a batch (:func:`write_table_workbook`), its ``run`` sheet naming the formula, its
-    source and each output's expression."""
-    formula, table = done.formula, done.table
-    values = [done.outputs[o.name].tolist() if done.outputs else [None] * table.size for o in formula.outputs]
-    computed = table.size - len(table.blank) - len(done.errors)
-    facts = [("formula", formula.id), ("title", formula.title), ("source", formula.source),
-             ("catalogue file", formula.file), *((f"{o.name}[{o.unit}]", o.expr) for o in formula.outputs),
-             *run_facts, ("rows computed", computed), ("rows failed", len(done.errors)),
-             ("blank rows", len(table.blank))]
-    write_table_workbook(path, table, _result_titles(formula, table.header), values, done.errors, rows,
-                         sheet_name, facts)
+        def sink(done: _Computed, rows: Sequence[int]) -> None:
+            state["formula"] = done.formula
+            book.add(done.table, done.plan.titles, [done.outputs.get(o.name) for o in done.formula.outputs],
+                     done.errors, rows, done.plan.cell_dialect)
+
+        def finish(summary: BatchSummary) -> None:
+            formula = state["formula"]
+            facts = [("formula", formula.id), ("title", formula.title), ("source", formula.source),
+                     ("catalogue file", formula.file),
+                     *((frames.key(o.name, o.unit), o.expr) for o in formula.outputs), *run_facts,
+                     ("rows computed", summary.rows - summary.failed), ("rows failed", summary.failed),
+                     ("blank rows", summary.blank_lines)]
+            book.finish(facts)
+
+        sink.finish = finish  # type: ignore[attr-defined]
+        yield sink

@@ -12,6 +12,7 @@ import re
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 _SET = re.compile(r"^\s*\{\s*([^{}]+?)\s*\}\s*$")
 _INTERVAL = re.compile(
@@ -43,24 +44,24 @@ class Domain(NamedTuple):
         match = _INTERVAL.match(text)
         if match is None:
             raise ValueError(f"domain {text!r} is not interval notation like '[0, 1]' or '(0, inf)'")
-        opening, low, high, closing, integer = match.groups()
+        opening, low, high, closing, whole = match.groups()
         lower, upper = float(low), float(high)
         if not lower < upper:
             raise ValueError(f"domain {text!r} is empty: lower bound is not below upper bound")
         if (opening == "[" and math.isinf(lower)) or (closing == "]" and math.isinf(upper)):
             raise ValueError(f"domain {text!r} closes an infinite end; use ( or )")
-        return cls(lower, upper, opening == "[", closing == "]", integer is not None)
+        return cls(lower, upper, opening == "[", closing == "]", whole is not None)
 
-    def contains(self, values: np.ndarray) -> np.ndarray:
+    def contains(self, values: ArrayLike) -> np.ndarray:
         """Element-wise: True where the value is finite and inside the domain."""
-        values = np.asarray(values, dtype=float)
+        array = np.asarray(values, dtype=float)
         if self.values:
-            return np.isin(values, self.values)
-        inside = np.isfinite(values)
-        inside &= values >= self.lower if self.lower_closed else values > self.lower
-        inside &= values <= self.upper if self.upper_closed else values < self.upper
+            return np.isin(array, self.values)
+        inside = np.isfinite(array)
+        inside &= array >= self.lower if self.lower_closed else array > self.lower
+        inside &= array <= self.upper if self.upper_closed else array < self.upper
         if self.integer:
-            inside &= np.floor(values) == values
+            inside &= np.floor(array) == array
         return inside
 
     def describe(self, name: str = "x") -> str:

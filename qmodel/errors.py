@@ -8,10 +8,21 @@
 | MissingPackageError | an optional package (matplotlib for --plot) is missing    | 4           |
 
 Exit status 1 is kept for "the command ran and found a failure": rows of a CSV
-batch that failed, an unexplained miss in ``qmodel validate``.
+batch that failed, an unexplained miss in ``qmodel validate``. A run that did not finish says so:
+
+| what happened                                      | exit status           |
+| -------------------------------------------------- | --------------------- |
+| interrupted: Ctrl-C (SIGINT), :class:`Interrupted`  | 130 (128 + 2)         |
+| terminated: ``kill`` (SIGTERM), :class:`Interrupted` | 143 (128 + 15)       |
+| standard output closed by its reader (``head -1``) | 141 (128 + SIGPIPE)   |
+
+as a shell tool killed by the signal gives, so ``set -o pipefail`` scripts read them as theirs. An
+interrupted run leaves every output file as it was (:mod:`qmodel.outfile`).
 """
 
 from __future__ import annotations
+
+from qmodel.safetext import clipped
 
 
 class QmodelError(Exception):
@@ -44,9 +55,12 @@ class InputError(QmodelError, ValueError):
         super().__init__(self.message())
 
     def message(self) -> str:
+        """The one line: ``[row N: ]parameter = value (reason); allowed: ...``, each part shown with its
+        control characters escaped and cut to a readable length (:func:`qmodel.safetext.clipped`)."""
         where = f"row {self.row}: " if self.row is not None else ""
-        why = f" ({self.reason})" if self.reason else ""
-        return f"{where}{self.parameter} = {self.value!s}{why}; allowed: {self.allowed}"
+        why = f" ({clipped(self.reason, 400)})" if self.reason else ""
+        return (f"{where}{clipped(str(self.parameter))} = {clipped(str(self.value))}{why}; "
+                f"allowed: {clipped(str(self.allowed), 600)}")
 
     def at_row(self, row: int) -> InputError:
         """The same error, located at a batch row."""
@@ -71,3 +85,18 @@ class MissingPackageError(QmodelError):
     """An optional package a command needs is not installed; the message says how to install it."""
 
     exit_status = 4
+
+
+CLOSED_OUTPUT_STATUS = 141  # 128 + SIGPIPE: standard output closed by its reader
+
+
+class Interrupted(BaseException):
+    """The run was stopped by a signal before it finished (Ctrl-C: SIGINT; ``kill``: SIGTERM).
+
+    A BaseException, as KeyboardInterrupt is, so that no handler of ordinary errors takes it for one;
+    ``exit_status`` is 128 + the signal's number (130, 143)."""
+
+    def __init__(self, signal_number: int, name: str) -> None:
+        self.exit_status = 128 + signal_number
+        self.name = name
+        super().__init__(f"interrupted by {name} before the end; any output file was left as it was")

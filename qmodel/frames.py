@@ -1,17 +1,33 @@
-"""Results as tables for pandas and notebooks: the one rendering behind every result's ``to_frame()``
-and ``_repr_html_()``.
+"""Results as tables for pandas and notebooks: the one record-key convention and the one rendering
+behind every result's ``records()``, ``to_frame()``, ``to_json()`` and ``_repr_html_()``.
 
-A result gives its rows as records (dicts whose keys carry their units: ``response_time[ms]``,
-``response_time_ms``); :func:`to_frame` makes them a pandas DataFrame and :func:`html` a compact HTML
-table with a title, lines under it (a scenario's goal) and the warnings, numbers to six significant
-digits as the terminal table shows them. pandas is optional: it is imported only by :func:`to_frame`,
-:func:`table_columns` of a DataFrame and :func:`batch_frame`, never by the CLI or the quick path; the
-HTML needs nothing but the standard library.
+A result gives its rows as records: flat dicts, one per row, whose keys are the column names in JSON,
+CSV, a DataFrame and the notebook table alike. A key says its unit by one rule (:func:`key`):
+
+- a number with a unit is ``name[unit]``, no space: the name is the result's field (or the catalogue
+  symbol), the unit as :mod:`qmodel.units` spells it (``response_time[ms]``, ``throughput[1/s]``,
+  ``distance[km]``, ``share_within_goal[%]``, ``utilization[ratio]`` for a fraction from 0 to 1);
+- a count (unit ``1``), a text, a boolean or an identifier is the bare name (``member``,
+  ``population``, ``queue_length``, ``thrashing``);
+- a band's ends are ``name_low[unit]`` and ``name_high[unit]`` (:func:`end_key`);
+- a table whose rows are different quantities (``qmodel validate``'s cases, ``qmodel calc``'s one
+  answer) gives each row's unit as a value, in a ``unit`` field beside it.
+
+The form is the one qmodel reads back (a batch or --variants header ``name[unit]``), so a record's
+unit is one :data:`qmodel.units.UNITS` look-up away (:func:`split_key`). A terminal table may show
+shorter labels fit for 80 columns (``R [ms]``); that is a display, not a record.
+
+:func:`to_frame` makes records a pandas DataFrame and :func:`html` a compact HTML table with a title,
+lines under it (a scenario's goal) and the warnings, numbers to six significant digits as the terminal
+table shows them. pandas is optional: it is imported only by :func:`to_frame`, :func:`table_columns` of
+a DataFrame and :func:`batch_frame`, never by the CLI or the quick path; the HTML needs nothing but the
+standard library.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,6 +38,44 @@ from qmodel.errors import InputError
 from qmodel.output import format_number
 
 MOST_ROWS = 60  # rows a notebook shows before "... N more rows" (to_frame() has them all)
+COUNT = "1"  # the unit of a count: its key is the bare name
+_KEY = re.compile(r"^(?P<name>[^\[\]]+)\[(?P<unit>[^\[\]]+)\]$")
+
+
+def key(name: str, unit: str) -> str:
+    """The record key of quantity ``name`` in ``unit``: ``name[unit]`` (``response_time[ms]``), the bare
+    name for a count (unit ``1``).
+
+    :param name: the quantity's name (a field or symbol, snake_case).
+    :param unit: its unit as :mod:`qmodel.units` spells it (``1`` for a count).
+    :returns: the key.
+    """
+    return name if unit == COUNT else f"{name}[{unit}]"
+
+
+def split_key(record_key: str) -> tuple[str, str | None]:
+    """(name, unit) of a record key: ``response_time[ms]`` → ("response_time", "ms"); a bare key
+    (a count, a text, a flag) → (the key, None).
+
+    :param record_key: a key of a result's records.
+    :returns: (name, unit), the unit None for a bare key.
+    """
+    found = _KEY.match(record_key)
+    return (found["name"], found["unit"]) if found else (record_key, None)
+
+
+def end_key(record_key: str, end: str) -> str:
+    """The key of a band's ``end`` ("low", "high") of ``record_key``: ``response_time[ms]`` →
+    ``response_time_low[ms]``."""
+    name, unit = split_key(record_key)
+    return key(f"{name}_{end}", COUNT if unit is None else unit)
+
+
+def label(record_key: str) -> str:
+    """A record key as a terminal table's column label: a space before the unit, where the table may
+    wrap it (``response_time[ms]`` → ``response_time [ms]``)."""
+    name, unit = split_key(record_key)
+    return name if unit is None else f"{name} [{unit}]"
 
 
 def to_frame(records: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None):
@@ -69,16 +123,25 @@ def broadcast_records(columns: Mapping[str, Any]) -> list[dict[str, Any]]:
 def table_columns(table) -> tuple[list[str], list[list]]:
     """(column names, cells by column) of a pandas DataFrame or a mapping of column name to values, a
     missing value (None, NaN, pandas' NA) an empty cell."""
-    if hasattr(table, "columns") and hasattr(table, "to_dict"):  # a DataFrame
-        names = [str(name) for name in table.columns]
-        values = [table[name].tolist() for name in table.columns]
-    elif isinstance(table, Mapping):
-        names = [str(name) for name in table]
-        values = [np.asarray(column).tolist() if isinstance(column, np.ndarray) else list(column)
-                  for column in table.values()]
-    else:
+    frame = hasattr(table, "columns") and hasattr(table, "to_dict")  # a DataFrame
+    if not frame and not isinstance(table, Mapping):
         raise InputError("table", type(table).__name__, "a pandas DataFrame or a mapping of column name "
                          "to values", reason="not a table")
+    names = [str(name) for name in (table.columns if frame else table)]
+    twice = next((name for place, name in enumerate(names) if name in names[:place]), None)
+    if twice is not None:
+        raise InputError("table", f"column {twice!r}", "each column name once", reason="given twice")
+    if frame:
+        values = [column.tolist() for _, column in table.items()]
+    else:
+        scalar = next((name for name, column in table.items() if isinstance(column, str | bytes)
+                       or not hasattr(column, "__len__")), None)
+        if scalar is not None:
+            raise InputError("table", f"column {str(scalar)!r}", "a sequence of values, one per row (a list, "
+                             "an array): a value for every row is a setting, run(..., name=value)",
+                             reason="one value, not a column")
+        values = [np.asarray(column).tolist() if isinstance(column, np.ndarray) else list(column)
+                  for column in table.values()]
     if len({len(column) for column in values}) > 1:
         raise InputError("table", ", ".join(f"{name}: {len(column)}" for name, column in zip(names, values,
                          strict=True)), "columns of one length", reason="columns of different lengths")
@@ -113,8 +176,8 @@ def batch_frame(table, results: Mapping[str, np.ndarray], error_title: str, mess
 
 
 # the columns a scenario's notebook table shows (to_frame() has every field)
-SCENARIO_COLUMNS = ("distance_km", "member", "response_time_ms", "within_goal_pct", "throughput_per_s",
-                    "cpu_busy_pct_of_lpar")
+SCENARIO_COLUMNS = ("distance[km]", "member", "response_time[ms]", "share_within_goal[%]", "throughput[1/s]",
+                    "cpu_busy_of_lpar[%]")
 
 
 def scenario_html(title: str, records: Sequence[Mapping[str, Any]], goal_time: float,
@@ -126,16 +189,16 @@ def scenario_html(title: str, records: Sequence[Mapping[str, Any]], goal_time: f
     for record in records:
         row = {key: record.get(key) for key in SCENARIO_COLUMNS}
         for key in SCENARIO_COLUMNS[2:]:
-            low, high = record.get(f"{key}_low"), record.get(f"{key}_high")
+            low, high = record.get(end_key(key, "low")), record.get(end_key(key, "high"))
             if low is not None and high is not None:
                 row[key] = f"{_cell(record.get(key))} ({_cell(low)}–{_cell(high)})"
         shown.append(row)
     goal = (f"goal: {format_number(goal_share * 100)}% of transactions within "
             f"{format_number(goal_time * 1e3)} ms")
-    if any(f"{SCENARIO_COLUMNS[2]}_low" in record for record in records):
-        goal += ("; band (in ()): the least and greatest over the answer and its [band] points, each"
-                 " widened by the model's own error ([band] error)")
-    warnings = [f"at {format_number(record['distance_km'])} km: "
+    if any(end_key(SCENARIO_COLUMNS[2], "low") in record for record in records):
+        goal += ("; band (in ()): where the band's level of the outcomes under the model fall (the parameters"
+                 " and the model's own error on what it predicts, sampled jointly)")
+    warnings = [f"at {format_number(record['distance[km]'])} km: "
                 + ("the volumes cannot carry their other work" if record.get("volumes_saturated")
                    else "lock contention thrashes") + ": no response time"
                 for record in records if record.get("thrashing") or record.get("volumes_saturated")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from qmodel.errors import InputError
 
@@ -22,8 +23,8 @@ TIME_LIMIT = 10.0  # seconds of CPU (estimated): likewise
 def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> None:
     """An InputError with the estimate, before any work, where memory or time exceed the limits."""
     if memory > MEMORY_LIMIT or seconds > TIME_LIMIT:
-        raise InputError(what, f"about {_size(memory)} and {duration(seconds)}",
-                         f"at most {_size(MEMORY_LIMIT)} and {duration(TIME_LIMIT)}: {way_out}",
+        raise InputError(what, f"about {size_text(memory)} and {duration(seconds)}",
+                         f"at most {size_text(MEMORY_LIMIT)} and {duration(TIME_LIMIT)}: {way_out}",
                          reason="too large to compute")
 
 
@@ -33,8 +34,9 @@ SECONDS_PER_STEP = 1.5e-5
 SECONDS_PER_ELEMENT_STEP = 6e-8
 
 
-def loop_seconds(steps: float, elements: int) -> float:
-    """Estimated CPU seconds of a loop of ``steps`` vectorized steps over ``elements`` elements."""
+def loop_seconds(steps: Any, elements: int) -> Any:
+    """Estimated CPU seconds of a loop of ``steps`` vectorized steps over ``elements`` elements (an array
+    of estimates for an array of steps)."""
     return steps * (SECONDS_PER_STEP + elements * SECONDS_PER_ELEMENT_STEP)
 
 
@@ -59,8 +61,8 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
                              reason="standard input is closed")
         data = stream.read(limit + 1)
         if len(data) > limit:
-            raise InputError(parameter, "standard input", f"{allowed} up to {_size(limit)}",
-                             reason=f"longer than {_size(limit)}")
+            raise InputError(parameter, "standard input", f"{allowed} up to {size_text(limit)}",
+                             reason=f"longer than {size_text(limit)}")
         return data
     chunks, total = [], 0
     try:
@@ -83,8 +85,8 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
         reason = error.strerror or "cannot read"
         raise InputError(parameter, os.fspath(path), allowed, reason=reason) from None
     if total > limit:
-        raise InputError(parameter, os.fspath(path), f"{allowed} up to {_size(limit)}",
-                         reason=f"longer than {_size(limit)}")
+        raise InputError(parameter, os.fspath(path), f"{allowed} up to {size_text(limit)}",
+                         reason=f"longer than {size_text(limit)}")
     return b"".join(chunks)
 
 
@@ -102,7 +104,8 @@ def read_bounded_text(path: str | os.PathLike, what: str, limit_bytes: int) -> s
                          reason=f"not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
-def _size(memory: float) -> str:
+def size_text(memory: float) -> str:
+    """Bytes in words for a refusal: 3.2 GB, 200 MB, 880 bytes."""
     for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if memory >= scale:
             return f"{memory / scale:.3g} {unit}"

@@ -27,6 +27,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from qmodel.safetext import inert_cell, shown
+
 FORMATS = ("table", "json", "csv")
 _FALLBACK_WIDTH = 80
 # a rich table with the default box: one rule and two spaces of padding per column, one rule at the end
@@ -55,7 +57,8 @@ def format_number(value: Any) -> str:
 
 def csv_number(value: Any) -> Any:
     """A CSV cell: a float to :data:`SIGNIFICANT` digits written as Python writes it (6.0), a boolean
-    as JSON writes it (true, false), no value as an empty cell."""
+    as JSON writes it (true, false), text a spreadsheet will not evaluate
+    (:func:`qmodel.safetext.inert_cell`), no value as an empty cell."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -63,6 +66,8 @@ def csv_number(value: Any) -> Any:
             text = f"{value + 0.0:.{SIGNIFICANT}g}"
             return text if "." in text or "e" in text else text + ".0"
         return repr(exact_enough(value))
+    if isinstance(value, str):
+        return inert_cell(value)
     return "" if value is None else value
 
 
@@ -94,7 +99,7 @@ def write_csv_columns(columns: Sequence[str], blocks: Any) -> None:
 
     import numpy as np
 
-    csv.writer(sys.stdout, lineterminator="\n").writerow(columns)
+    csv.writer(sys.stdout, lineterminator="\n").writerow(map(inert_cell, columns))
     quoted: dict[Any, str] = {}
 
     def quote(value: Any) -> str:
@@ -164,21 +169,6 @@ def console(markup: bool = False, width: int | None = None):
     return _Console(width=width or terminal_width(), markup=markup, emoji=False, highlight=False)
 
 
-def check_output_path(option: str, path: str) -> None:
-    """Refuse, before any work, an output file that cannot be written: a directory, or in a missing one."""
-    from pathlib import Path
-
-    from qmodel.errors import InputError
-
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(option, path, "a file name", reason="it is a directory")
-    folder = target.parent
-    if not folder.is_dir():
-        raise InputError(option, path, "a file in an existing directory",
-                         reason=f"directory {str(folder)!r} does not exist")
-
-
 def render(
     columns: Sequence[str],
     rows: Sequence[Sequence[Any]],
@@ -208,7 +198,7 @@ def render(
         import csv
 
         writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(columns)
+        writer.writerow(map(inert_cell, columns))
         writer.writerows([[csv_number(v) for v in row] for row in rows])
     else:
         print_table(columns, rows, title=title, caption=caption, keys=keys)
@@ -223,11 +213,11 @@ def _longest_word(text: str) -> int:
 
 
 # The spaces text is never wrapped at (besides no-break spaces): after a number standing as a word, before
-# the unit or word it counts ("100 km", "7 subchannels", "(1 of"); before a number that ends a clause, after
-# the word it belongs to ("site 2", "Environment 1:", "of 2)").
+# the unit or word it counts ("100 km", "500 1/s", "7 subchannels", "(1 of"); before a number that ends a
+# clause, after the word it belongs to ("site 2", "Environment 1:", "of 2)").
 # A number inside a word (G1P2) is neither.
 _NUMBER = r"[+-]?\d+(?:[.,]\d+)*"  # 70, 0.95, 35,000: no mark after its last digit
-_NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s])")
+_NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s]|1/)")  # a unit: km, ms, 1/s
 _NAME_AND_NUMBER = re.compile(rf"(?<=[^\W\d_]) +(?={_NUMBER}(?:$|[)\]:;,.]+(?:\s|$)))")
 _NO_BREAK = "\N{NO-BREAK SPACE}"
 
@@ -312,9 +302,12 @@ def _fold(least: list[int], width: int, keys: int) -> list[list[int]] | None:
 def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "",
                 caption: str = "", width: int | None = None, keys: int | None = None) -> None:
     """A table in rich's box that fits ``width`` (default: the terminal's) and never breaks a number;
-    a folded part repeats the ``keys`` leading columns (default: :func:`key_columns`)."""
+    a folded part repeats the ``keys`` leading columns (default: :func:`key_columns`). Text is shown with
+    its control characters escaped (:func:`qmodel.safetext.shown`): a name never moves the cursor,
+    clears the screen or turns the line right to left."""
     width = width or terminal_width()
-    cells = [[format_number(value) for value in row] for row in rows]
+    columns, title, caption = [shown(column) for column in columns], shown(title), shown(caption)
+    cells = [[shown(format_number(value)) for value in row] for row in rows]
     numbers = [[_is_number(value) for value in row] for row in rows]
     least = _least_widths(columns, cells, numbers)
     if _fits(least, width) or len(columns) < 2:

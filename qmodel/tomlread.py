@@ -1,4 +1,5 @@
-"""Read TOML with the standard library (tomllib) or, on Python 3.10, tomli."""
+"""Read TOML with the standard library (tomllib) or, on Python 3.10, tomli; check a data file's format
+version (:func:`format_checked`)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,20 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-from qmodel.errors import CatalogueError
+from qmodel.errors import CatalogueError, InputError
 from qmodel.limits import read_bounded_text
+from qmodel.units import shortened
 
 FILE_LIMIT = 10_000_000   # bytes: a model, scenario, casebook or catalogue file is kilobytes
 NESTING_LIMIT = 100       # levels of arrays and inline tables (a model file needs three); tomllib recurses
 _SKIPPED = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
 _BRACKET = re.compile(r"[\[\]{}]")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# The format of qmodel's data files (formula catalogues, casebooks, scenario files), in their top-level
+# key FORMAT_KEY: the versions this qmodel reads. A file without the key is read as version 1, the format
+# every file had before the key was written.
+FORMAT_KEY = "format_version"
+FORMAT_VERSIONS = (1,)
 
 
 def read_toml(path: Path, text: str | None = None, what: str = "file") -> dict[str, Any]:
@@ -41,6 +48,19 @@ def read_toml(path: Path, text: str | None = None, what: str = "file") -> dict[s
         raise CatalogueError(f"{path.name}: TOML syntax error: {error}") from None
     except RecursionError:  # a backstop: nesting() counts every bracket outside strings and comments
         raise CatalogueError(_too_deep(path)) from None
+
+
+def format_checked(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """A data file's tables without its ``format_version``, which must be one this qmodel reads
+    (:data:`FORMAT_VERSIONS`; none written: version 1); InputError in one line naming the file and the
+    version otherwise (``where``: the file's name, as the error shows it)."""
+    version = data.get(FORMAT_KEY, 1)
+    if isinstance(version, bool) or version not in FORMAT_VERSIONS:
+        known = " or ".join(map(str, FORMAT_VERSIONS))
+        raise InputError(f"{where}: {FORMAT_KEY}", shortened(repr(version)),
+                         f"{known} (the formats this qmodel reads)",
+                         reason="a format this qmodel does not know: written for a newer qmodel?")
+    return {key: value for key, value in data.items() if key != FORMAT_KEY}
 
 
 def _too_deep(path: Path) -> str:

@@ -122,6 +122,14 @@ def _lookup(parameter: str, text: str, suffix: str, target: Unit) -> Unit:
     if suffix.startswith(","):
         raise InputError(parameter, text, _example(target),
                          reason="a decimal comma: write a point (1.5); a comma separates list items")
+    dashed = re.fullmatch(r"([^\W\d_]*%?)\s*[-\u2013]\s*(\.?\d\S*)", suffix)
+    if dashed:  # 100-900, 10K-50K: a range typed as people write one
+        start, stop = text.strip()[:-len(suffix)] + dashed[1], dashed[2]
+        as_list, unit = f"{start},{stop}", _TYPED_UNIT.get(target.name, target.name)
+        if decimal_comma(as_list):  # 100,900 would be ambiguous itself: the form that is a list as typed
+            as_list = f"{start}{unit},{stop}{unit}" if unit else f'"{start}, {stop}"'
+        raise InputError(parameter, text, f"{start}..{stop} for a range (qmodel sweep), {as_list} for a"
+                         " list", reason="a range is written with two dots")
     near = sorted({name for name in [*UNITS, *_ALIASES] if name.lower() == suffix.lower()})
     if near:
         meant = " or ".join(f"{name} ({_kind(_ALIASES.get(name, name))})" for name in near)
@@ -180,6 +188,12 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
     scenario, casebook and catalogue files all read values here. Anything else, including the ambiguous
     ``1.4m`` for a count, ``mb/s`` for a data rate, or a number too large for a
     double (``1e309``), is an InputError.
+
+    :param parameter: the name the error gives for the value (``service_time``, ``--up-to``).
+    :param text: what was typed: ``"0.4ms"``, ``"95%"``, ``"35K"``, or a number already in ``unit_name``.
+    :param unit_name: the display unit the value is wanted in (a name of :data:`UNITS`).
+    :returns: the value in ``unit_name``.
+    :raises InputError: naming ``parameter``, the text and what is allowed.
     """
     if isinstance(text, bool):
         raise InputError(parameter, text, _example(UNITS[unit_name]), reason="not a number")
@@ -278,42 +292,55 @@ def split_range(option: str, text: str) -> tuple[str, str] | None:
     return start, stop
 
 
-# Two whole numbers and a comma read as one number with a decimal comma as well as a list: 0,5km is 0.5 km
-# in German notation, or 0 km and 5 km. A space after the comma (0, 5km) or a unit on the first item
-# (0km,5km) makes it a list; three items or more are a list.
-_DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+),(\d+)(?:\s*([^\d\s,.][^,]*?))?\s*")
+# Two whole numbers and a comma read as one number with a decimal comma as well as a list: 0,25km is 0.25 km
+# in German notation, or 0 km and 25 km. It is a list where nothing else can be meant: three items or more,
+# a unit on the first item (0km,25km), a space after the comma (0, 25km), or a second number of four digits
+# or more (800,1200: no one writes a decimal part so, and a thousands separator groups by three).
+_DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+),(\d{1,3})(?:\s*([^\d\s,.][^,]*?))?\s*")
 
 
 def decimal_comma(text: str) -> tuple[str, str] | None:
     """(number, unit) that ``text`` is with its comma read as a decimal mark, where it may be meant so:
     ``20,5km`` is ("20.5", "km"), ``0,95`` ("0.95", ""); None where it is a list beyond doubt
-    (``0, 5km``, ``0km,5km``, ``20,40,70km``) or no list."""
+    (``0, 5km``, ``0km,5km``, ``20,40,70km``, ``800,1200``) or no list."""
     match = _DECIMAL_COMMA.fullmatch(text)
     return None if match is None else (f"{match[1]}.{match[2]}", match[3] or "")
 
 
 _EXPONENT = re.compile(r"[eE][+-]?\d")
+# the unit to write on each item of a list of two where the text has none: the display unit as typed
+_TYPED_UNIT = {"1/s": "/s", "1/ms": "/ms", "1/us": "/us", "1/min": "/min", "ratio": "%", "1": ""}
 
 
 def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
     """Refuse a list of two that a decimal comma would make one number (:func:`decimal_comma`), saying
-    how to write each: ``0,5km`` is written 0.5km for one value, 0km,5km or 0, 5km for two. ``unit``:
-    the unit the advice writes where the text has none (where a bare number is refused too).
+    how to write each in a form that works as typed, on a command line too (no space to quote):
+    ``0,25km`` is written 0.25km for one value, 0km,25km for two; a number of three digits after the
+    comma may be a thousands separator too (``1,500``: 1500). ``unit``: the unit of the value (its
+    display unit, or the unit a file needs), written on each item where the text has none; a unit
+    that cannot be written (a count) leaves the quoted form, ``"12, 4"``.
 
     For lists as a person types them (``distance=0,5km``), not for a range's two ends joined
     (``0..5km``, whose ends are clear)."""
     reading = decimal_comma(text)
     if reading is None:
         return
-    number, unit = reading[0], reading[1] or unit
+    number, typed = reading
     first, second = number.split(".")
-    if _EXPONENT.match(unit):  # ``10,1e3``: the exponent is the second number's alone
-        as_list, one = f"{first}, {second}{unit}", f"{number}{unit}"
+    written = typed or _TYPED_UNIT.get(unit, unit)
+    if _EXPONENT.match(typed):  # ``10,1e3``: the exponent is the second number's alone
+        one, as_list = f"{number}{typed}", f'"{first}, {second}{typed}"'
+    elif written:
+        one, as_list = f"{number}{written}", f"{first}{written},{second}{written}"
     else:
-        as_list = f"{first}{unit},{second}{unit} or {first}, {second}{unit}" if unit else f"{first}, {second}"
-        one = with_unit(number, unit or "1")
-    raise InputError(name, text.strip(), f"{number}{unit} for one value, or {as_list} for two",
-                     reason=f"ambiguous: {one} with a decimal comma, or a list of two?")
+        one, as_list = number, f'"{first}, {second}"'
+    said_one = with_unit(number, typed or "1") if not _EXPONENT.match(typed) else one
+    thousands = f"{first}{second}{written}" if len(second) == 3 and not _EXPONENT.match(typed) else ""
+    readings = f"{said_one} with a decimal comma" + (
+        f", {with_unit(first + second, typed or '1')} with a thousands separator" if thousands else "")
+    ones = f"{one} or {thousands}" if thousands else one
+    raise InputError(name, text.strip(), f"{ones} for one value, or {as_list} for two",
+                     reason=f"ambiguous: {readings}, or a list of two?")
 
 
 def parse_list(name: str, text: str, unit: str) -> list[float]:
@@ -333,5 +360,5 @@ def parse_list(name: str, text: str, unit: str) -> list[float]:
                              if item else "an empty list item")
     last = split_number(items[-1])
     suffix = last[1] if last else ""
-    return [parse_value(name, item + suffix if suffix and split_number(item) and not split_number(item)[1]
+    return [parse_value(name, item + suffix if suffix and (parts := split_number(item)) and not parts[1]
                         else item, unit) for item in items]

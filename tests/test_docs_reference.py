@@ -49,12 +49,25 @@ def test_every_help_text_points_at_its_page_and_the_anchor_exists(commands_page:
             assert (ROOT / page).is_file(), f"{path}: {page}"
 
 
-def test_every_catalogue_entry_is_in_the_catalogue_reference() -> None:
-    page = reference.catalogue_markdown()
+def test_every_catalogue_entry_is_on_its_domain_page_and_linked_from_the_index() -> None:
+    index = reference.catalogue_index_markdown()
     for formula in load_catalogue().values():
-        assert f"### {formula.id} {{#{formula.id}}}" in page
+        domain = formula.file.removesuffix(".toml")
+        page = reference.catalogue_markdown(domain)
+        assert f"## {formula.id} {{#{formula.id}}}" in page
+        assert f"[{formula.id}](catalogue/{domain}.md#{formula.id})" in index
         for name in [*formula.symbols, *(o.name for o in formula.outputs)]:
-            assert f"`{name}`" in page
+            assert f"<code>{name}</code>" in page
+
+
+def test_the_generated_tables_show_no_escaped_bar_and_no_empty_code(commands_page: str) -> None:
+    """A '\\|' inside a code cell shows its backslash, and an output computed by an algorithm had an
+    empty expression cell (issue 34)."""
+    pages = [commands_page, *(reference.catalogue_markdown(d) for d in reference.catalogue_domains())]
+    for page in pages:
+        assert not re.search(r"`[^`\n]*\\\|", page) and "<code></code>" not in page  # \\| in code
+        assert not re.search(r"(?<!`)``(?!`)", page)  # an empty code span
+    assert "<code>--format [table&#124;json&#124;csv]</code>" in commands_page
 
 
 def test_every_scenario_key_is_in_the_scenario_reference() -> None:

@@ -25,8 +25,8 @@ def test_run_gives_each_good_row_as_alone_and_names_each_bad_row():
                           "service_time [us]": [1000, "1ms", 1000, 1000, "x"], "label": list("abcde")})
     frame = run("mm1", table)
     assert list(frame.columns) == ["Arrival Rate (1/s)", "service_time [us]", "label", "utilization[ratio]",
-                                   "waiting_time[ms]", "response_time[ms]", "number_in_queue[1]",
-                                   "number_in_system[1]", "error"]
+                                   "waiting_time[ms]", "response_time[ms]", "number_in_queue",
+                                   "number_in_system", "error"]
     for row, rate in ((0, 700), (1, 800)):
         assert frame["response_time[ms]"][row] == float(calc("mm1", arrival_rate=rate,
                                                               service_time=1.0).response_time)
@@ -91,8 +91,8 @@ def test_a_network_result_is_a_frame_per_class_and_station():
     result = solve(network([["5ms", "8ms"]], servers=[1, 1], population=[10], think_time=["1s"],
                            names=["cpu", "disk"], time_unit="ms"))
     frame = result.to_frame()
-    assert list(frame["station"]) == ["cpu", "disk"] and "residence [ms]" in frame.columns
-    assert "<th>X [1/s]</th>" in result._repr_html_()
+    assert list(frame["station"]) == ["cpu", "disk"] and "residence_time[ms]" in frame.columns
+    assert "<th>throughput[1/s]</th>" in result._repr_html_()
 
 
 def test_a_scenario_result_shows_its_goal_line_and_its_rows():
@@ -100,7 +100,7 @@ def test_a_scenario_result_shows_its_goal_line_and_its_rows():
     frame = result.to_frame()
     assert frame.shape[0] == 6 and list(frame["member"][:3]) == ["G1P1", "G1P2", "all"]
     html = result._repr_html_()
-    assert "goal: 90% of transactions within 125 ms" in html and "<th>response_time_ms</th>" in html
+    assert "goal: 90% of transactions within 125 ms" in html and "<th>response_time[ms]</th>" in html
 
 
 def test_a_validation_report_is_a_frame_of_cases_under_its_summary():

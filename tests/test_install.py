@@ -41,3 +41,14 @@ def test_a_missing_matplotlib_says_so_without_an_install_command(monkeypatch):
     with pytest.raises(MissingPackageError) as raised:
         plotting._pyplot()
     assert "matplotlib" in str(raised.value) and "pip install" not in str(raised.value)
+
+
+def test_every_package_folder_is_installed():
+    """A non-editable install ships only the packages setup.cfg names: a new folder left off the list
+    installs a qmodel that fails on import (the CI of stop 38 failed this way on qmodel.tables)."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf-8")
+    listed = {line.strip() for line in config["options"]["packages"].splitlines() if line.strip()}
+    on_disk = {".".join(init.parent.relative_to(ROOT).parts)
+               for init in (ROOT / "qmodel").rglob("__init__.py") if "__pycache__" not in init.parts}
+    assert on_disk - listed == set()

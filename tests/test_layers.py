@@ -42,7 +42,6 @@ DEFERRED = {
                                                      "(the quick path reads the generated module)",
     ("qmodel.networks.model", "qmodel.tomlread"): "TOML is parsed only when a model file is read",
     ("qmodel.scenario.spec", "qmodel.tomlread"): "TOML is parsed only when a scenario file is read",
-    ("qmodel.output", "qmodel.errors"): "only a refused output path needs it",
     ("qmodel.validation.judge", "qmodel.catalogue.inverse"): "the inverse solver (sympy) only for a case "
                                                               "that solves for an input",
 }
@@ -150,11 +149,12 @@ def test_every_deferred_import_listed_still_exists() -> None:
 
 
 # Each package is one layer: which packages a package may import (besides itself). The root package's
-# modules (errors, units, limits, domains, tomlread, output, frames) are the foundation; the table I/O
-# (tables/: CSV dialects, workbooks) stands right on it; ``qmodel/__init__.py`` is the face, and imports
-# nothing of qmodel. The table is a ladder: a package may import everything a package below it may, and
-# the packages below it. The formula-row batch reads tables and the catalogue and serves only the
-# command line: it stands with the interfaces, above the scenario, which reads its tables itself.
+# modules (errors, safetext, units, limits, domains, tomlread, output, outfile, frames) are the
+# foundation; the table I/O (tables/: CSV dialects, workbooks) stands right on it; ``qmodel/__init__.py``
+# is the face, and imports nothing of qmodel. The table is a ladder: a package may import everything a
+# package below it may, and the packages below it. The formula-row batch reads tables and the catalogue
+# and serves only the command line: it stands with the interfaces, above the scenario, which reads its
+# tables itself.
 LADDER = ("foundation", "tables", "algorithms", "catalogue", "networks", "studies", "scenario", "batch",
           "validation", "cli")
 # every layer may read the face (qmodel.__version__)

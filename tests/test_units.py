@@ -1,6 +1,8 @@
 """Typed-in values: ratios, counts with suffixes, units; ambiguity is an error."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from qmodel.errors import InputError
 from qmodel.units import parse_value, reading_note
@@ -141,9 +143,12 @@ def test_a_bare_number_is_a_number_with_nothing_after_it(text: str, number: str 
 
 @pytest.mark.parametrize(("text", "reading"), [
     ("0,5km", ("0.5", "km")), ("20,5km", ("20.5", "km")), ("0,95", ("0.95", "")), ("1,5 ms", ("1.5", "ms")),
-    ("0, 5km", None), ("0km,5km", None), ("20,40,70km", None), ("0.5km", None), ("70km", None),
+    ("1,500", ("1.500", "")), ("0, 5km", None), ("0km,5km", None), ("20,40,70km", None), ("0.5km", None),
+    ("70km", None), ("800,1200", None), ("0,2500km", None),
 ])
 def test_two_whole_numbers_and_a_comma_may_be_one_number_with_a_decimal_comma(text, reading) -> None:
+    """Unless nothing else can be meant: a unit on the first item, a space, three items, or a second
+    number of four digits or more (no decimal part is written so; a thousands separator groups by three)."""
     from qmodel.units import decimal_comma
 
     assert decimal_comma(text) == reading
@@ -155,15 +160,16 @@ def test_an_ambiguous_list_of_two_is_refused_saying_how_to_write_either_meaning(
     with pytest.raises(InputError) as error:
         refuse_decimal_comma("distance", "0,5km")
     assert "ambiguous: 0.5 km with a decimal comma" in str(error.value)
-    assert error.value.allowed == "0.5km for one value, or 0km,5km or 0, 5km for two"
+    assert error.value.allowed == "0.5km for one value, or 0km,5km for two"
 
 
-def test_the_advice_for_an_ambiguous_list_without_a_unit_never_offers_the_refused_form() -> None:
+def test_the_advice_for_a_list_of_counts_is_quoted_so_that_it_works_as_typed() -> None:
+    # "0, 95" unquoted is two words to a shell: the advice quotes it (a planner's trial, issue 34)
     from qmodel.units import refuse_decimal_comma
 
     with pytest.raises(InputError) as error:
-        refuse_decimal_comma("ratio", "0,95")
-    assert error.value.allowed == "0.95 for one value, or 0, 95 for two"
+        refuse_decimal_comma("cf_requests", "12,4", "1")
+    assert error.value.allowed == '12.4 for one value, or "12, 4" for two'
 
 
 def test_the_advice_for_an_ambiguous_list_writes_the_unit_it_is_given_where_the_text_has_none() -> None:
@@ -171,7 +177,36 @@ def test_the_advice_for_an_ambiguous_list_writes_the_unit_it_is_given_where_the_
 
     with pytest.raises(InputError) as error:
         refuse_decimal_comma("distance", "0,95", "km")
-    assert error.value.allowed == "0.95km for one value, or 0km,95km or 0, 95km for two"
+    assert error.value.allowed == "0.95km for one value, or 0km,95km for two"
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("arrival_rate", "800,12", "1/s")
+    assert error.value.allowed == "800.12/s for one value, or 800/s,12/s for two"
+
+
+def test_three_digits_after_the_comma_may_also_be_a_thousands_separator() -> None:
+    from qmodel.units import refuse_decimal_comma
+
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("service_time", "1,500", "us")
+    said = "1.500 with a decimal comma, 1500 with a thousands separator, or a list of two?"
+    assert said in str(error.value)
+    assert error.value.allowed == "1.500us or 1500us for one value, or 1us,500us for two"
+
+
+@pytest.mark.parametrize("unit", ["ms", "us", "km", "1/s", "ratio", "1"])
+@given(first=st.integers(0, 10_000), second=st.integers(1, 999))
+def test_every_advice_reads_back_as_the_values_it_names(unit: str, first: int, second: int) -> None:
+    """The advice works as typed: its form for two values, read by the one list parser (the quotes as a
+    shell strips them), gives the two numbers, and its form for one value gives the decimal."""
+    from qmodel.units import parse_list, parse_value, refuse_decimal_comma
+
+    text = f"{first},{second}"
+    with pytest.raises(InputError) as error:
+        refuse_decimal_comma("x", text, unit)
+    one, two = error.value.allowed.removesuffix(" for two").split(" for one value, or ")
+    scale = 100 if unit == "ratio" else 1  # a ratio's advice is in %
+    assert parse_list("x", two.strip('"'), unit) == pytest.approx([first / scale, second / scale])
+    assert parse_value("x", one.split(" or ")[0], unit) == pytest.approx(float(f"{first}.{second}") / scale)
 
 
 def test_the_advice_for_an_ambiguous_list_keeps_an_exponent_on_the_number_it_belongs_to() -> None:
@@ -181,7 +216,14 @@ def test_the_advice_for_an_ambiguous_list_keeps_an_exponent_on_the_number_it_bel
     with pytest.raises(InputError) as error:
         refuse_decimal_comma("arrival_rate", "10,1e3")
     assert "ambiguous: 10.1e3 with a decimal comma" in str(error.value)
-    assert error.value.allowed == "10.1e3 for one value, or 10, 1e3 for two"
+    assert error.value.allowed == '10.1e3 for one value, or "10, 1e3" for two'
+
+
+@pytest.mark.parametrize(("typed", "advice"), [("100-900", "100..900"), ("10K-50K", "10K..50K")])
+def test_a_range_typed_with_a_dash_is_advised_as_two_dots(typed: str, advice: str) -> None:
+    with pytest.raises(InputError) as error:
+        parse_value("arrival_rate", typed, "1/s")
+    assert error.value.allowed.startswith(f"{advice} for a range")
 
 
 # Issue 23: one parser for values with units. Every route a planner types a value into reads the same

@@ -3,11 +3,12 @@
 A page quotes what the tool says with a comment before the text that holds the number::
 
     <!-- quote: qmodel scenario gdps-env3 --max-distance --format json
-    the goal seek: {max_distance_km} km, broken by {breaking_component}
+    the goal seek: {max_distance[km]} km, broken by {breaking_component}
     -->
 
 The first line names the source, each line after it is a template in Python's format syntax
-(``{results[0][response_time_ms]:.0f}``; a brace of the text doubled, ``{{``). The source is a
+(``{results[0][response_time][ms]:.0f}``; a brace of the text doubled, ``{{``; a record's key
+``name[unit]`` is reached as ``{name[unit]}``: :func:`_unit_fields`). The source is a
 ``qmodel`` command whose standard output is JSON (run as the page's examples run: in a fresh
 directory holding the page's files, with ``COLUMNS=100``; a list is named ``rows``), a ``.toml`` file
 of the repository (a shipped scenario's ``[locks]``), or ``python:MODULE`` (a module's names, such as
@@ -31,9 +32,11 @@ import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from pagework import environment, page_files, parse
 
+from qmodel.frames import split_key
 from qmodel.tomlread import read_toml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,7 +139,22 @@ def _data(source: str, files: tuple[tuple[str, str], ...]) -> dict:
     except json.JSONDecodeError:
         raise QuoteError(f"quote source `{source}` printed no JSON (exit {done.returncode}): "
                          f"{done.stderr.strip()[:300]}") from None
-    return said if isinstance(said, dict) else {"rows": said}
+    return _unit_fields(said if isinstance(said, dict) else {"rows": said})
+
+
+def _unit_fields(value: Any) -> Any:
+    """A JSON value whose record keys ``name[unit]`` (:func:`qmodel.frames.key`) a template reaches as
+    format syntax reads them, ``{name[unit]}``: each is given also as ``name`` → {unit: value}."""
+    if isinstance(value, list):
+        return [_unit_fields(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    fields = {key: _unit_fields(item) for key, item in value.items()}
+    for key in value:
+        name, unit = split_key(key)
+        if unit is not None and isinstance(fields.setdefault(name, {}), dict):
+            fields[name][unit] = fields[key]
+    return fields
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

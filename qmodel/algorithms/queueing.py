@@ -31,15 +31,15 @@ def _by_size(sizes: np.ndarray, small: Callable[..., np.ndarray], large: Callabl
              *arrays: np.ndarray) -> np.ndarray:
     """``small`` on the elements whose size is at most RECURSION_LIMIT, ``large`` on the others
     (1-D arrays each), put back together in the broadcast shape."""
-    sizes, *arrays = np.broadcast_arrays(sizes, *arrays)
+    sizes, *broadcast = np.broadcast_arrays(sizes, *arrays)
     shape = sizes.shape
-    sizes, arrays = sizes.ravel(), [a.ravel() for a in arrays]
+    sizes, flat = sizes.ravel(), [a.ravel() for a in broadcast]
     few = ~(sizes > RECURSION_LIMIT)
     if few.all():
-        return small(sizes, *arrays).reshape(shape)
+        return small(sizes, *flat).reshape(shape)
     result = np.empty(sizes.size)
-    result[few] = small(sizes[few], *(a[few] for a in arrays))
-    result[~few] = large(sizes[~few], *(a[~few] for a in arrays))
+    result[few] = small(sizes[few], *(a[few] for a in flat))
+    result[~few] = large(sizes[~few], *(a[~few] for a in flat))
     return result.reshape(shape)
 
 
@@ -200,7 +200,8 @@ def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: A
     block = max(1, STATES_PER_BLOCK // (int(sources.max(initial=0)) + 1))
     parts = [_finite_source_block(servers[i:i + block], sources[i:i + block], ratio[i:i + block])
              for i in range(0, servers.size, block)]
-    return tuple(np.concatenate(part).reshape(shape) for part in zip(*parts, strict=True))
+    wait, waiting, utilization = (np.concatenate(part).reshape(shape) for part in zip(*parts, strict=True))
+    return wait, waiting, utilization
 
 
 def _finite_source_block(servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray
@@ -346,3 +347,26 @@ def _gamma_cdf_small(_: np.ndarray, shape: np.ndarray, x: np.ndarray) -> np.ndar
             active &= np.abs(step - 1) > 1e-16
         upper = np.exp(log_front) * fraction
     return np.where(x <= 0, 0.0, np.where(series, np.minimum(lower, 1.0), 1 - np.where(series, 0.0, upper)))
+
+
+def power_knee(load: ArrayLike, response_time: ArrayLike) -> int | None:
+    """The knee of a response-time curve: the point of most power, load / response time.
+
+    Kleinrock's power P = X / R (throughput over response time; Kleinrock 1979, "Power and deterministic
+    rules of thumb for probabilistic problems in computer communications") is greatest at the knee of the
+    response-time curve, whose throughput Jain calls the knee capacity (The Art of Computer Systems
+    Performance Analysis, 1991, §3.3). For M/M/1, P = λ(1 − λS)/S is greatest at 50% busy, where the
+    response time is twice the service time.
+
+    ``load`` (a rate, any unit) and ``response_time`` (any time unit) are the points of a curve; points
+    whose response time is not finite and positive are left out. Returns the index of the greatest power,
+    or None where no point has one. The index of the first or last point means the knee lies at or
+    beyond that end of the points given.
+    """
+    load = np.asarray(load, float).ravel()
+    response_time = np.asarray(response_time, float).ravel()
+    usable = np.isfinite(load) & np.isfinite(response_time) & (response_time > 0)
+    if not usable.any():
+        return None
+    power = np.where(usable, load / np.where(usable, response_time, 1.0), -np.inf)
+    return int(np.argmax(power))

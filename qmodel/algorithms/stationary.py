@@ -17,8 +17,8 @@ sparse chain costs less), compiled, single-threaded.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from qmodel.kernels import Kernel
 from qmodel.limits import refuse_too_large
 
 GTH_RATE = 1e9      # multiply-adds per second of the compiled elimination (dense, this machine)
@@ -42,12 +42,11 @@ def stationary(transitions: np.ndarray, what: str = "a Markov chain") -> np.ndar
     work = np.array(transitions, dtype=float, order="C")
     np.fill_diagonal(work, 0.0)
     out = np.empty(size)
-    _gth(work, out)
+    GTH_KERNEL(size ** 3 / 3, work, out)       # compiled past a size (qmodel.kernels)
     return out
 
 
-@njit(cache=True)
-def _gth(a, out):  # pragma: no cover - compiled
+def _gth(a, out):
     """The elimination and back substitution of the module docstring, in place on ``a``."""
     n = a.shape[0]
     exits = np.zeros(n)
@@ -76,3 +75,6 @@ def _gth(a, out):  # pragma: no cover - compiled
         total += out[k]
     for k in range(n):
         out[k] /= total
+
+
+GTH_KERNEL = Kernel(_gth)

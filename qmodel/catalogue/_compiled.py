@@ -1054,7 +1054,7 @@ ENTRIES = {key: tuple(value) for key, value in _qm_json.loads(
     '}'
 ).items()}
 # The shared symbols and constraints, which a user's catalogue file may reference.
-SHARED_SYMBOLS = {
+SHARED_SYMBOLS: dict[str, tuple[str, dict]] = {
     'arrival_rate': ('symbols.toml', {'meaning': 'arrival rate λ', 'unit': '1/s', 'domain': '[0, inf)'}),
     'service_time': ('symbols.toml', {'meaning': 'mean service time S per server', 'unit': 'ms', 'domain': '(0, inf)'}),
     'servers': ('symbols.toml', {'meaning': 'servers c (e.g. subchannels, paths, 1 + PAV aliases)', 'unit': '1', 'domain': '[1, inf) integer'}),
@@ -1090,7 +1090,7 @@ SHARED_SYMBOLS = {
     'sync_writes': ('symbols.toml', {'meaning': 'synchronously remote-copied writes per transaction', 'unit': '1', 'domain': '[0, inf)'}),
     'subchannel_delayed': ('symbols.toml', {'meaning': 'fraction of CF requests delayed for a subchannel (RMF % delayed requests)', 'unit': 'ratio', 'domain': '(0, 1)'}),
 }
-SHARED_CONSTRAINTS = {
+SHARED_CONSTRAINTS: dict[str, tuple[str, dict]] = {
     'erlang_stability': ('symbols.toml', {'name': 'offered_load/servers', 'expr': 'offered_load/servers', 'below': 1, 'reason': 'the queue is unstable: offered load must be below the number of servers'}),
     'queue_stability': ('symbols.toml', {'name': 'utilization', 'expr': 'utilization', 'below': 1, 'reason': 'the queue is unstable: arrivals outpace service'}),
     'mmck_capacity': ('symbols.toml', {'name': 'capacity - servers', 'expr': 'capacity - servers', 'at_least': 0, 'reason': 'the system must hold at least the requests in service'}),

@@ -270,11 +270,16 @@ def run_check(formula: Formula, check: str, body: Callable[[st.DataObject], None
     return CheckResult(formula.id, check, True, "", examples)
 
 
+def _property_check(formula: Formula, prop: Property, context: SymbolicCatalogue
+                    ) -> Callable[[st.DataObject], None]:
+    """The check of one property of an entry, on the inputs a Hypothesis draw gives it."""
+    return lambda data: check_property(formula, prop, data, context)
+
+
 def entry_checks(formula: Formula, context: SymbolicCatalogue, reference: FiftyDigits
                  ) -> list[tuple[str, Callable[[st.DataObject], None]]]:
     """Every check of an entry, named: its properties, the cross-check (closed forms), the constraints."""
-    checks = [(prop.text(), lambda data, prop=prop: check_property(formula, prop, data, context))
-              for prop in formula.properties]
+    checks = [(prop.text(), _property_check(formula, prop, context)) for prop in formula.properties]
     if not formula.model:
         checks.append(("outputs agree with a 50-digit evaluation",
                        lambda data: check_crosscheck(formula, data, reference)))

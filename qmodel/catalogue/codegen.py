@@ -47,6 +47,7 @@ from qmodel.catalogue.loader import (
 )
 from qmodel.catalogue.registry import model_function
 from qmodel.catalogue.symbolic import SymbolicCatalogue
+from qmodel.errors import CatalogueError
 
 TARGET = Path(__file__).with_name("_compiled.py")
 
@@ -114,6 +115,22 @@ def _printer(catalogue: dict[str, Formula]) -> NumPyPrinter:
     return _Printer({"user_functions": functions, "fully_qualified_modules": True})
 
 
+_UNDEFINED = (sympy.zoo, sympy.nan, sympy.oo, -sympy.oo)
+
+
+def _refuse_undefined(formula: Formula, name: str, expr: sympy.Basic) -> None:
+    """An output that sympy reads as infinite or undefined whatever the inputs (``x / 0``, ``0**(-1)``,
+    ``log(x - x)``: complex infinity) is one CatalogueError naming it, not a failure of the code
+    printer."""
+    found = next((value for value in _UNDEFINED if expr.has(value)), None)
+    if found is not None:
+        written = formula.output(name).expr if name in [o.name for o in formula.outputs] else str(expr)
+        raise CatalogueError(f"{formula.file}: formula {formula.id!r}: {name} = {written} is "
+                             f"{'undefined' if found is sympy.nan else 'infinite'} whatever the inputs "
+                             f"(sympy reads it as {found}); allowed: an expression finite on the symbols' "
+                             "domains")
+
+
 def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrinter) -> str:
     """The generated functions of one entry: its outputs, its function value, its constraints."""
     entry = context.parsed(formula.id)
@@ -123,6 +140,7 @@ def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrin
         keywords = ", ".join(f"{name}={name}" for name in formula.symbols)
         lines.append(f"    return {_registered(formula.model)}({keywords})")
     for name, expr in entry.outputs.items():
+        _refuse_undefined(formula, name, expr)
         code = (
             f"{_registered(formula.algorithm)}({arguments})"
             if formula.algorithm
@@ -137,6 +155,8 @@ def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrin
         lines += [f"def {_value_function(formula)}({arguments}):",
                   f"    return {printer.doprint(next(iter(entry.outputs.values())))}", "", ""]
     lines.append(f"def {formula.id}__constraints({arguments}):")
+    for constraint, expr in zip(formula.constraints, entry.constraints, strict=True):
+        _refuse_undefined(formula, f"constraint {constraint.name}", expr)
     quantities = "".join(f"{printer.doprint(c)}, " for c in entry.constraints)
     lines.append(f"    return ({quantities})")
     return "\n".join(lines) + "\n\n\n"
@@ -181,7 +201,7 @@ def generate() -> str:
     parts.append("# The shared symbols and constraints, which a user's catalogue file may reference.\n")
     for name, tables in (("SHARED_SYMBOLS", shared.symbols), ("SHARED_CONSTRAINTS", shared.constraints)):
         rows = "".join(f"    {key!r}: {value!r},\n" for key, value in tables.items())
-        parts.append(f"{name} = {{\n{rows}}}\n")
+        parts.append(f"{name}: dict[str, tuple[str, dict]] = {{\n{rows}}}\n")  # name: (file, table)
     return "".join(parts)
 
 

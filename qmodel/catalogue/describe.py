@@ -23,9 +23,15 @@ class _FieldNamesPrinter(PrettyPrinter):
         return prettyForm(symbol.name)
 
 
+def _unicode_out() -> bool:
+    """Whether standard output takes Unicode (not ``LANG=C``, ``PYTHONIOENCODING=ascii``)."""
+    return (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").startswith("utf")
+
+
 def pretty(expr: sympy.Basic) -> str:
-    """A 2-D unicode rendering of an expression, never wrapped."""
-    return _FieldNamesPrinter({"use_unicode": True, "wrap_line": False}).doprint(expr)
+    """A 2-D rendering of an expression, never wrapped: in Unicode, or in ASCII where standard output
+    takes no Unicode (``LANG=C``, ``PYTHONIOENCODING=ascii``)."""
+    return _FieldNamesPrinter({"use_unicode": _unicode_out(), "wrap_line": False}).doprint(expr)
 
 
 def equation_lines(name: str, expr: sympy.Basic, written: str, width: int) -> list[str]:
@@ -63,6 +69,7 @@ def describe_formula(formula: Formula, fmt: str) -> None:
             render(["name", "meaning", "unit", "domain", "default"], symbols, "csv")
         return
     console = make_console(markup=True)
+    bullet = "•" if _unicode_out() else "-"
     console.print(f"[bold]{formula.id}[/bold]: {formula.title}\n")
     for name, expr in entry.outputs.items():
         lines = equation_lines(name, expr, formula.output(name).expr or "(computed by the model function)",
@@ -80,7 +87,7 @@ def describe_formula(formula: Formula, fmt: str) -> None:
         if lines:
             console.print(f"[bold]{heading}[/bold]")
             for line in lines:
-                console.print(f"  • {line}", markup=False, highlight=False)
+                console.print(f"  {bullet} {line}", markup=False, highlight=False)
     console.print(f"[bold]Source[/bold]: {formula.source}", highlight=False)
     if formula.notes:
         console.print(f"[bold]Notes[/bold]: {formula.notes}", highlight=False)

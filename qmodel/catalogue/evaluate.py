@@ -62,7 +62,7 @@ class FormulaResult:
         """Output ``name`` in its SI unit (s, 1/s, m, B, B/s; ratios and counts as they are),
         or every output by name when no name is given."""
         if name is None:
-            return {output: self.si(output) for output in self.outputs}
+            return {output: values * self.to_si[output] for output, values in self.outputs.items()}
         if name not in self.outputs:
             raise InputError("output", name, ", ".join(self.outputs),
                              reason=f"not an output of {self.formula_id}")
@@ -72,13 +72,19 @@ class FormulaResult:
         return f"FormulaResult({self.formula_id!r}, {self.outputs!r})"
 
     def records(self) -> list[dict[str, object]]:
-        """One record per element of the broadcast inputs and outputs, keys ``name[unit]``."""
+        """One record per element of the broadcast inputs and outputs, keys naming their units
+        (:func:`qmodel.frames.key`: ``response_time[ms]``, a count bare)."""
         formula = get_formula(self.formula_id)
         si = self.units != {o.name: o.unit for o in formula.outputs}
         units = {name: si_unit(s.unit) if si else s.unit for name, s in formula.symbols.items()}
-        columns = {f"{name}[{units[name]}]": value for name, value in self.inputs.items()}
-        columns.update({f"{name}[{self.units[name]}]": value for name, value in self.outputs.items()})
+        columns = {frames.key(name, units[name]): value for name, value in self.inputs.items()}
+        columns.update({frames.key(name, self.units[name]): value for name, value in self.outputs.items()})
         return frames.broadcast_records(columns)
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready dict: the entry, its :meth:`records` (inputs as used and outputs, one per element)
+        and the warnings."""
+        return {"formula": self.formula_id, "records": self.records(), "warnings": list(self.warnings)}
 
     def to_frame(self):
         """The inputs and outputs as a pandas DataFrame, one row per element, units in the column names."""
@@ -164,6 +170,11 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     constraints (e.g. utilization < 1), then computed by the generated code;
     an output that is not finite is an error too. Errors are per element.
     A missing input without a default, or an unknown input name, raises.
+
+    :param formula: the entry, or its id.
+    :param inputs: each input by name, numbers or arrays in the symbol's display unit (broadcast together).
+    :returns: every output (display units, NaN where a row failed), each failed row's InputError by its
+        0-based index, the inputs as used and each warned row's warnings (:class:`Evaluation`).
     """
     formula = get_formula(formula) if isinstance(formula, str) else formula
     module = _compiled if formula.builtin else _user_module(formula)
@@ -218,8 +229,8 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
                lambda i, o=output, flat=flat: InputError(
                    o.name, _fmt(flat[i]), "a finite number",
                    reason=DIVERGES))
-    for output in outputs.values():
-        output[bad] = np.nan
+    for computed_output in outputs.values():
+        computed_output[bad] = np.nan
     warnings: dict[int, list[str]] = {}
     for constraint, broken, flat in warned:
         for index in np.flatnonzero(broken & ~bad):
@@ -282,6 +293,15 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
     ``units="si"`` inputs and outputs are in SI units (s, 1/s, m, B, B/s):
     ``calc("mm1", units="si", arrival_rate=800, service_time=0.001).response_time``
     (0.005 s), so one entry's output can be passed on to another as it is.
+
+    :param formula_id: the catalogue entry's id (``qmodel formula list``), e.g. ``"mm1"``.
+    :param units: ``"display"``: inputs and outputs in each symbol's display unit (ms, 1/s, km, ratio);
+        ``"si"``: in SI units (s, 1/s, m, B, B/s).
+    :param inputs: each input by its symbol's name: a number or array in that unit, or a text with its own
+        unit (``"400us"``, ``"95%"``: :func:`qmodel.units.parse_value`); a missing input takes its default.
+    :returns: the outputs by name (``result.response_time``), in the unit system asked for, with the inputs
+        as used and the warnings (:class:`FormulaResult`).
+    :raises InputError: the first element outside its domain or constraints, an unknown or missing input.
     """
     if units not in UNIT_SYSTEMS:
         raise InputError("units", units, " or ".join(UNIT_SYSTEMS))

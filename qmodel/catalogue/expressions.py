@@ -155,6 +155,7 @@ class _Builder:
         name = node.func.id
         if node.keywords:
             raise _RefusedError(f"keyword arguments (to {name}) are not allowed", node)
+        most: int | None
         if name in self.functions:
             function, arity = self.functions[name]
             fewest, most = arity, arity

@@ -40,7 +40,7 @@ import keyword
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from qmodel.domains import Domain
 from qmodel.errors import CatalogueError, InputError
@@ -75,6 +75,13 @@ class Symbol(NamedTuple):
     unit: str
     domain: Domain
     default: float | None = None
+
+    def declared_default(self) -> float:
+        """The default, in the display unit, for a caller that rests on one (the catalogue is the home of
+        such a fact: cf_round_trips, fibre_speed); a CatalogueError where the symbol declares none."""
+        if self.default is None:
+            raise CatalogueError(f"symbol {self.name!r} declares no default, and one is relied on")
+        return self.default
 
 
 class Output(NamedTuple):
@@ -163,7 +170,7 @@ def _require(table: dict[str, Any], key: str, where: str, kind: type = str) -> A
     if key not in table:
         raise CatalogueError(f"{where}: missing {key!r}")
     value = table[key]
-    if not isinstance(value, kind) or (kind is str and not value.strip()):
+    if not isinstance(value, kind) or (isinstance(value, str) and not value.strip()):
         raise CatalogueError(f"{where}: {key!r} must be a non-empty {kind.__name__}")
     return value
 
@@ -175,7 +182,7 @@ def _unit(table: dict[str, Any], where: str) -> str:
     return name
 
 
-def is_name(value: object) -> bool:
+def is_name(value: object) -> TypeGuard[str]:
     """Whether ``value`` may name an entry, symbol, output or Sum index: lower-case words joined by
     single underscores, not a Python keyword (reserved names aside)."""
     return isinstance(value, str) and bool(_NAME.match(value)) and not keyword.iskeyword(value)
@@ -450,9 +457,9 @@ def resolve_entry(entry: dict[str, Any], file: str, shared: SharedTables) -> dic
 
 def read_documents(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
     """Each (file name, TOML text) parsed; a TOML syntax error names the file."""
-    from qmodel.tomlread import read_toml
+    from qmodel.tomlread import format_checked, read_toml
 
-    return [(file, read_toml(Path(file), text)) for file, text in files]
+    return [(file, format_checked(read_toml(Path(file), text), Path(file).name)) for file, text in files]
 
 
 def raw_entries(files: list[tuple[str, str]], known: SharedTables | None = None

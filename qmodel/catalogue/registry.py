@@ -114,7 +114,7 @@ def si_inputs(entry: ModelFunction, given: Mapping[str, Any], where: str = "") -
     if missing:
         raise InputError(f"{prefix}{missing[0]}", "missing", f"every input of {entry.name}: "
                          + ", ".join(entry.inputs))
-    values = {}
+    values: dict[str, Any] = {}
     for name, unit in entry.inputs.items():
         value = given[name]
         if unit == "text":

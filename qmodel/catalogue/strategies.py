@@ -57,8 +57,8 @@ def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
     if domain.values:
         return st.sampled_from(domain.values)
     if domain.integer:
-        low = max(INTEGER_RANGE[0], math.ceil(domain.lower))
-        return st.integers(low, max(low, INTEGER_RANGE[1])).map(float)
+        least = max(INTEGER_RANGE[0], math.ceil(domain.lower))
+        return st.integers(least, max(least, INTEGER_RANGE[1])).map(float)
     low, high = realistic_range(symbol.unit)
     if not domain.lower_closed and math.isfinite(domain.lower):
         low = max(low, domain.lower + OPEN_END_MARGIN * max(1.0, abs(domain.lower)))
@@ -89,7 +89,7 @@ def evaluate_valid(formula: Formula, rows: list[dict[str, float]]) -> dict[str, 
     return evaluation.outputs
 
 
-def to_si(values: dict[str, float | np.ndarray], units: dict[str, str]) -> dict[str, object]:
+def to_si(values: dict[str, float | np.ndarray], units: dict[str, str]) -> dict[str, np.ndarray]:
     """Convert display-unit values to SI by each name's unit."""
     return {name: np.asarray(value) * UNITS[units[name]].to_si for name, value in values.items()}
 

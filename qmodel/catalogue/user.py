@@ -161,7 +161,8 @@ def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str
             module = _load_module(path, key)
         except Exception:  # a damaged cache file (disk full, killed mid-write): compile again
             module = None
-        if getattr(module, "KEY", None) == key and getattr(module, "ENTRIES", None) == tables:
+        made = (getattr(module, "KEY", None), getattr(module, "ENTRIES", None))
+        if module is not None and made == (key, tables):
             return module
     from qmodel.catalogue.codegen import generate_user
     from qmodel.catalogue.loader import load_catalogue
@@ -195,6 +196,8 @@ def _cached_key(path: Path) -> str | None:
 def _load_module(path: Path, key: str) -> ModuleType:
     name = f"qmodel_user_catalogue_{key[:16]}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:  # a path ending .py always has one: a broken Python
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sys.modules[name] = module
@@ -203,7 +206,12 @@ def _load_module(path: Path, key: str) -> ModuleType:
 
 def use_catalogues(paths: list[str] | tuple[str, ...]) -> dict[str, Formula]:
     """Load, check, compile (or take from the cache) and put to use the user catalogue files at
-    ``paths``: their entries answer to their ids in every command and in :func:`qmodel.calc`."""
+    ``paths``: their entries answer to their ids in every command and in :func:`qmodel.calc`.
+
+    :param paths: the catalogue files (TOML), as ``--catalogue`` takes them.
+    :returns: the entries put to use, by id.
+    :raises InputError: a file that cannot be read (CatalogueError: one that is malformed).
+    """
     files = [read_catalogue_file(str(path)) for path in paths]
     formulas, entries = load_user_files(files)
     module = compile_user(formulas, entries, files)

@@ -19,6 +19,7 @@ click, numpy and rich, never sympy, scipy or numba.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 
@@ -64,32 +65,47 @@ Worked example: an M/M/1 device with 800 I/Os per second, 1 ms service:
 \b
 More: qmodel formula list | qmodel formula show mmc | qmodel validate
 \b
-Docs: docs/index.md; every command: docs/reference/commands.md""")
+Docs: docs/index.md, every command docs/reference/commands.md: pages of
+the site, built from the repository's docs/ (pip install ".[docs]" &&
+mkdocs build) and opened from site/index.html; docs/X.md is site/X.html.""")
 @click.version_option(package_name="qmodel")
 def cli() -> None:
     """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""
 
 
-# exit status when the reader of standard output goes away (``qmodel ... | head -1``): 141 = 128 + SIGPIPE,
-# the status of a shell tool such as cat or sort killed by SIGPIPE, so ``set -o pipefail`` scripts read
-# it as they read theirs; 1 stays "the command ran and found failures"
-CLOSED_OUTPUT_STATUS = 141
+def _interrupt(signal_number: int, frame: object) -> None:
+    """Ctrl-C or ``kill``: raised as :class:`qmodel.errors.Interrupted`, which every writer cleans up after
+    (the output file left as it was) and :func:`main` ends with 128 + the signal's number."""
+    import signal
+
+    from qmodel.errors import Interrupted
+
+    raise Interrupted(signal_number, "Ctrl-C (SIGINT)" if signal_number == signal.SIGINT
+                      else signal.Signals(signal_number).name)
 
 
 def main() -> None:
     """Console-script entry point. Output cut short by its reader ends the command quietly, with
-    :data:`CLOSED_OUTPUT_STATUS` and no traceback: what is still buffered goes to the null device (as the
-    Python documentation advises for SIGPIPE), since flushing it at exit would fail again. Output that
-    cannot be written at all (standard output closed, a full disk, ``> /dev/full``) is one line on
-    standard error and exit status 2."""
+    :data:`qmodel.errors.CLOSED_OUTPUT_STATUS` (141) and no traceback: what is still buffered goes to the
+    null device (as the Python documentation advises for SIGPIPE), since flushing it at exit would fail
+    again. Ctrl-C and SIGTERM end it with 130 and 143 and one line, every output file left as it was
+    (:class:`qmodel.errors.Interrupted`). Output that cannot be written at all (standard output closed,
+    a full disk, ``> /dev/full``) is one line on standard error and exit status 2."""
     import os
+    import signal
 
     from qmodel.cli.common import OutputClosedError
+    from qmodel.errors import CLOSED_OUTPUT_STATUS, Interrupted
+    from qmodel.outfile import whole_writes
 
     if sys.stdout is None:  # started with standard output closed (``qmodel ... >&-``)
         sys.stderr.write("error: standard output is closed; allowed: an open standard output "
                          "(qmodel ... > FILE)\n")
         sys.exit(2)
+    for number in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(number) is not signal.SIG_IGN:  # a run started to ignore it keeps ignoring it
+            signal.signal(number, _interrupt)
+    sys.stdout = whole_writes(sys.stdout)
     try:
         try:
             cli.main(prog_name="qmodel")
@@ -98,6 +114,12 @@ def main() -> None:
     except (OutputClosedError, BrokenPipeError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(CLOSED_OUTPUT_STATUS)
+    except Interrupted as stop:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut the message short
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        sys.stderr.write(f"error: {stop}\n")
+        sys.exit(stop.exit_status)
     except OSError as error:  # the output could not be written: a full disk, /dev/full, an I/O error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         where = error.filename or "standard output"

@@ -21,7 +21,7 @@ outputs must stay finite wherever the domains and constraints allow. A
 failure shows the smallest counterexample found, inputs in their units.
 Exit 0 all passed, 1 some check failed, 2 the file does not load.
 \b
-Docs: docs/howto/own-formulas.md
+Docs: docs/howto/own-formulas.md (site: howto/own-formulas.html)
 Options: docs/reference/commands.md#qmodel-check""")
 @click.argument("file", required=False, metavar="FILE.toml")
 @click.argument("ids", nargs=-1, metavar="[ID...]")

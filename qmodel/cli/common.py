@@ -14,6 +14,7 @@ import click
 
 from qmodel.errors import InputError, QmodelError
 from qmodel.output import FORMATS
+from qmodel.safetext import clipped
 from qmodel.units import bare_number, parse_list, refuse_decimal_comma
 
 FORMAT_OPTION = click.option(
@@ -42,6 +43,9 @@ CATALOGUE_OPTION = click.option(
 )
 
 
+LONGEST_LINE = 1000  # characters of an error line
+
+
 class Failure(click.ClickException):
     """A qmodel error: one line on stderr, the error's exit status (2 for bad input)."""
 
@@ -50,7 +54,9 @@ class Failure(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file=None) -> None:
-        click.echo(f"error: {self.message}", err=True)
+        """One line on standard error: control characters escaped, cut to :data:`LONGEST_LINE` characters
+        (a message quoting a 100,000-character expression stays readable)."""
+        click.echo(f"error: {clipped(self.message, LONGEST_LINE)}", err=True)
 
 
 class OutputClosedError(Exception):
@@ -95,6 +101,41 @@ def _one_line_errors(ctx: click.Context) -> Iterator[None]:
 
 
 _WORDS = "qmodel.words"
+
+
+def complete_formula_id(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a catalogue entry's id (``qmodel calc m<TAB>``: mg1, mm1, mmc, ...): the shipped
+    ids from the generated catalogue, which loads no TOML and no sympy."""
+    from qmodel.catalogue._compiled import ENTRIES
+
+    return sorted(name for name in ENTRIES if name.startswith(incomplete))
+
+
+def complete_scenario(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Shell completion of a scenario: the shipped scenarios' names, and the files of the directory
+    typed (a scenario of your own)."""
+    from click.shell_completion import CompletionItem
+
+    from qmodel.scenario.files import shipped_scenarios
+
+    names = [CompletionItem(name) for name in sorted(shipped_scenarios()) if name.startswith(incomplete)]
+    return [*names, CompletionItem(incomplete, type="file")]
+
+
+def complete_domain(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of a catalogue domain, one per formulas/*.toml file (``--domain q<TAB>``)."""
+    from qmodel.catalogue._compiled import ENTRIES
+
+    return sorted({file.removesuffix(".toml") for file, _ in ENTRIES.values() if file.startswith(incomplete)})
+
+
+def say(text: str, err: bool = False) -> None:
+    """A sentence under a table, left-aligned and wrapped to the terminal's width (80 columns when
+    piped) at spaces only: a number and its unit stay on one line (:func:`qmodel.output.wrap_at_spaces`)."""
+    from qmodel.output import terminal_width, wrap_at_spaces
+
+    if text:
+        click.echo("\n".join(wrap_at_spaces(text, terminal_width())), err=err)
 
 
 def usage_line(error: click.UsageError, ctx: click.Context) -> str:
@@ -174,5 +215,5 @@ def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], 
     for name, text in name_value_pairs(assignments, units, what).items():
         lists[name] = parse_list(name, text, units[name])  # first: 35,000 is refused as a thousands mark
         if name not in whole:
-            refuse_decimal_comma(name, text)
+            refuse_decimal_comma(name, text, units[name])
     return lists

@@ -7,6 +7,7 @@ imported when the command runs.
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 import click
 
@@ -22,13 +23,20 @@ AT_TABLES = 100           # station tables a terminal is shown at most (one per 
 ROW_LIMIT = 1_000_000     # CSV and JSON rows written at most; more is refused with the size and a way out
 # the network's parameters (qmodel.networks.network) as the flags that set them, for errors
 FLAGS = {"visits": "--visits", "routing": "--routing", "servers": "--servers", "names": "--names",
+         "buffer": "--buffer",
          "station names": "--names",
          "think_time": "--think-time", "arrival_rate": "--arrival-rate", "time_unit": "--time-unit"}
 JSON_LIMIT = 200_000      # populations of a sweep in JSON at most (its whole curve: ~125 bytes each)
 SECONDS_PER_CELL = 4e-7   # CPU per CSV cell of a sweep written (2.7e-7 system rows, 4.5e-7 --stations)
 SECONDS_PER_JSON_POPULATION = 2.3e-5   # CPU per population of a sweep's JSON (measured at 200,000)
 CSV_BLOCK = 1 << 16       # rows of a sweep's CSV formatted and written at a time
-PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice levels)
+PROGRESS_FROM = 2000      # show a progress bar from this much work (populations or lattice points)
+BOUND_KEYS = ("throughput_upper_bound[1/s]", "throughput_lower_bound[1/s]")  # the asymptotic bounds on X
+# the records' names as a terminal table labels them, short for 80 columns (CSV and JSON: the keys)
+LABELS = {"arrival_rate": "arrival rate", "think_time": "think time", "throughput": "X", "response_time": "R",
+          "throughput_upper_bound": "X upper bound", "throughput_lower_bound": "X lower bound",
+          "queue_length": "queue length", "residence_time": "residence", "per_visit_time": "per visit",
+          "station_throughput": "throughput"}
 
 
 @click.command("mva", epilog="""\b
@@ -46,7 +54,7 @@ every key in docs/reference/model-file.md. Values take units (2ms, 400us,
 250/s); bare numbers are in the model's time_unit (flags: --time-unit).
 Throughput is per second.
 \b
-Docs: docs/howto/mva.md
+Docs: docs/howto/mva.md (site: howto/mva.html)
 Options: docs/reference/commands.md#qmodel-mva""")
 @click.argument("model_file", required=False, metavar="[MODEL.toml]")
 @click.option("--population", "population_text", default=None, metavar="N | 1..N | N1,N2",
@@ -66,6 +74,8 @@ Options: docs/reference/commands.md#qmodel-mva""")
 @click.option("--servers", default=None, metavar="C1,C2,...",
               help="Servers per station; 'delay' for infinite.")
 @click.option("--names", default=None, metavar="A,B,...", help="Station names.")
+@click.option("--buffer", default=None, metavar="B1,B2,...",
+              help="Buffer per station: the most jobs it holds ('none': no limit).")
 @click.option("--think-time", default="0", show_default=True, help="Think time Z (4s, 4000ms).")
 @click.option("--arrival-rate", default=None, help="Arrival rate (250/s): solve as an open network.")
 @click.option("--time-unit", default="s", show_default=True, help="Unit of bare numbers (s, ms, us, min).")
@@ -79,7 +89,8 @@ Options: docs/reference/commands.md#qmodel-mva""")
 @FORMAT_OPTION
 def mva(model_file: str | None, population_text: str | None, at_text: str | None, demand: str | None,
         service_time: str | None, visits: str | None, routing: str | None, servers: str | None,
-        names: str | None, think_time: str, arrival_rate: str | None, time_unit: str, method: str,
+        names: str | None, buffer: str | None, think_time: str, arrival_rate: str | None, time_unit: str,
+        method: str,
         compare: bool, all_stations: bool, plot_path: str | None, fmt: str) -> None:
     """Mean Value Analysis of a queueing network: throughput, response time, per-station figures."""
     from qmodel.networks.model import load_network, network
@@ -90,7 +101,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
 
         check_plot_path(plot_path)
     if model_file is not None:
-        if any(flag is not None for flag in (demand, service_time, visits, routing, servers, names,
+        if any(flag is not None for flag in (demand, service_time, visits, routing, servers, names, buffer,
                                              arrival_rate)):
             raise InputError("station flags", "given with a model file", "a model file or flags, not both")
         net = load_network(model_file)
@@ -99,7 +110,7 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
         try:
             net = network(**_flag_network(demand, service_time, visits, servers, names, think_time,
                                           arrival_rate, time_unit),
-                          **_flag_routing(routing, service_time, visits))
+                          **_flag_routing(routing, service_time, visits), **_flag_buffer(buffer))
         except InputError as error:  # named as the Python parameter: name the flag as typed
             first, _, rest = error.parameter.partition(" ")
             if first not in flags and error.parameter not in flags:
@@ -107,12 +118,13 @@ def mva(model_file: str | None, population_text: str | None, at_text: str | None
             flag = flags.get(error.parameter) or f"{flags[first]} {rest}".strip()
             raise InputError(flag, error.value, error.allowed, reason=error.reason) from None
     swept = typed is not None and typed[0]
-    sweep = swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact"
+    sweep = bool(swept and net.closed_classes.all() and len(net.classes) == 1 and method == "exact")
     _refuse_flags(net, method, compare, all_stations, plot_path, fmt, sweep)
     population = _population(population_text, typed, net)
+    _refuse_many_servers(net, population)
     at = _at(at_text, sweep)
     if sweep:
-        _show_sweep(net, population, at, fmt, plot_path, all_stations)
+        _show_sweep(net, cast(int, population), at, fmt, plot_path, all_stations)  # a sweep's N
     else:
         _show_point(net, method, population, compare, fmt, all_stations)
 
@@ -138,14 +150,14 @@ def _refuse_flags(net, method: str, compare: bool, all_stations: bool, plot_path
 
 def _flag_network(demand: str | None, service_time: str | None, visits: str | None, servers: str | None,
                   names: str | None, think_time: str, arrival_rate: str | None, time_unit: str) -> dict:
-    if (demand is None) == (service_time is None):
+    given = demand if demand is not None else service_time
+    if given is None or (demand is not None and service_time is not None):
         raise InputError("--demand / --service-time", "both" if demand else "neither",
                          "one of them (or a MODEL.toml file)")
     if visits is not None and service_time is None:
         raise InputError("--visits", visits, "together with --service-time")
     return dict(
-        demands=_items("--demand" if demand is not None else "--service-time",
-                       demand if demand is not None else service_time),
+        demands=_items("--demand" if demand is not None else "--service-time", given),
         visits=_items("--visits", visits) if visits else None,
         servers=_items("--servers", servers) if servers else None,
         names=_items("--names", names) if names else None,
@@ -163,6 +175,14 @@ def _flag_routing(routing: str | None, service_time: str | None, visits: str | N
     from qmodel.units import parse_value
 
     return {"routing": [[parse_value("--routing", cell, "1") for cell in row] for row in rows]}
+
+
+def _flag_buffer(text: str | None) -> dict:
+    """--buffer as the network takes it: a whole number per station, or none."""
+    if text is None:
+        return {}
+    return {"buffer": [None if item.lower() == "none" else _count("--buffer", item)
+                       for item in _items("--buffer", text)]}
 
 
 def _arrival_rate(text: str | None) -> object:
@@ -205,7 +225,7 @@ def _typed_population(text: str | None) -> tuple[bool, list[int]] | None:
     return True, [_count("--population", span[1])]
 
 
-def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> object:
+def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> int | list[int] | None:
     """The population for this network: N, 1..N (a sweep of a single-class closed network: its N), one
     per closed class, or None (the model's). A bare N is one population, as in Python."""
     closed = int(net.closed_classes.sum())
@@ -224,6 +244,27 @@ def _population(text: str | None, typed: tuple[bool, list[int]] | None, net) -> 
     if len(values) != closed:
         raise InputError("--population", text, f"one population per closed class ({closed})")
     return values[0] if len(values) == 1 else values
+
+
+# tabulating a multi-server station's rates (one per server; the estimate and the solve build about six
+# tables): seconds and bytes per server (measured: 1,000,000 servers, N = 1..3, 1.6 s of CPU for the whole
+# command; a Python float and its place in a tuple, 32 bytes)
+_SECONDS_PER_SERVER, _BYTES_PER_SERVER = 2.5e-6, 32
+
+
+def _refuse_many_servers(net, population: int | list[int] | tuple[int, ...] | None) -> None:
+    """A station with more servers than the estimate of the work can tabulate is refused before it is
+    (``--servers 1000000000``): servers beyond the jobs never serve one, so the way out is as many as
+    the largest population, or a delay station."""
+    largest = max((station.servers for station in net.stations if station.kind == "multi"), default=0)
+    if population is None:
+        jobs = int(net.populations.sum())
+    else:
+        jobs = sum(population) if isinstance(population, list | tuple) else int(population)
+    limits.refuse_too_large(largest * _BYTES_PER_SERVER, largest * _SECONDS_PER_SERVER,
+                            f"--servers {largest:,}",
+                            f"servers beyond the jobs never serve one: --servers {max(jobs, 1):,} (the jobs "
+                            "in the network) or delay for that station")
 
 
 def _at(text: str | None, sweep: bool) -> list[int]:
@@ -294,7 +335,9 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
     unit = net.time_unit
     scale = UNITS[unit].to_si
     index = np.searchsorted(bounded, shown)
-    columns = ["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
+    columns = (["N", "X [1/s]", f"R [{unit}]", "X upper bound [1/s]", "X lower bound [1/s]", "binding bound"]
+               if fmt == "table" else ["population", "throughput[1/s]", f"response_time[{unit}]",
+                                       *BOUND_KEYS, "binding_bound"])  # a terminal's labels; records' keys
     names = np.array([name for name, _ in UPPER_BOUNDS], dtype=object)   # by binding code
 
     def blocks():   # the rows' columns, CSV_BLOCK populations at a time
@@ -317,12 +360,13 @@ def _show_sweep(net, population: int, at: list[int], fmt: str, plot_path: str | 
                              "bottleneck": bounds.bottleneck, "knee": bounds.knee}
         render([], [], fmt, json_payload=payload)
     elif all_stations:
-        write_csv_columns(["N", *result.points[0].station_columns()], _station_blocks(result.points))
+        write_csv_columns(["population", *result.points[0].station_columns()], _station_blocks(result.points))
     elif fmt == "csv":
         write_csv_columns(columns, blocks())
     else:
-        rows = [row for block in blocks() for row in zip(*(column.tolist() for column in block), strict=True)]
-        render(columns, rows, fmt, title="Exact MVA: system", caption=caption)
+        table = [row for block in blocks()
+                 for row in zip(*(column.tolist() for column in block), strict=True)]
+        render(columns, table, fmt, title="Exact MVA: system", caption=caption)
         if fmt == "table":
             for point in result.points if n in at else (*result.points, result):
                 _station_table(point, fmt)
@@ -394,7 +438,7 @@ def _station_table(result, fmt: str, title: str = "", caption: str = "") -> None
     records = _without_empty_columns(result.records())
     title = title or (f"Stations at N = {populations} ({result.method})" if closed.any()
                       else "Open network: stations")
-    render(list(records[0]), [list(r.values()) for r in records], fmt, title=title, caption=caption,
+    render(_columns(records[0], fmt), [list(r.values()) for r in records], fmt, title=title, caption=caption,
            keys=2)  # class, station
 
 
@@ -420,12 +464,11 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         caption = ("priority-mva: the MVA priority approximation (Bryant et al. 1984), not exact: --compare "
                    "measures it against the Markov chain")
     classes = result.class_records()
-    if net.closed_classes.any():
+    if net.closed_classes.any() and exact == "exact":      # the bounds are the product form's
         upper, lower = _bounds_per_class(net, result.populations)
         for record, high, low in zip(classes, upper.tolist(), lower.tolist(), strict=True):
-            closed = record["population"] is not None
-            record.update({"X upper bound [1/s]": high if closed else None,
-                           "X lower bound [1/s]": low if closed else None})
+            ends = (high, low) if record["population"] is not None else (None, None)
+            record.update(dict(zip(BOUND_KEYS, ends, strict=True)))
         if net.switching:
             caption = "; ".join(filter(None, [caption, "classes that switch form a chain: X is the chain's, "
                                               "cycles (closed) or arrivals (open) per second"]))
@@ -444,7 +487,7 @@ def _show_point(net, method: str, population, compare: bool, fmt: str, all_stati
         return
     classes = _without_empty_columns(classes)
     kind = "Open network" if net.open_classes.all() else "Mixed network" if net.open_classes.any() else "MVA"
-    render(list(classes[0]), [list(r.values()) for r in classes], fmt,
+    render(_columns(classes[0], fmt), [list(r.values()) for r in classes], fmt,
            title=f"{kind} ({result.method}): classes", caption=caption)
     if fmt == "table":
         _station_table(result, fmt)
@@ -471,22 +514,38 @@ def _marginals_table(result, fmt: str) -> None:
 
 
 def _bounds_per_class(net, populations):
-    """(upper, lower) asymptotic throughput bounds per class, NaN for an open class: a mixed network's
+    """(upper, lower) throughput bounds per class (asymptotic, balanced system and composite: composite.py),
+    NaN for an open class: a mixed network's
     closed classes on the stations as the open load leaves them; classes that switch, their chain's."""
     import numpy as np
 
-    from qmodel.networks.bounds import class_bounds
     from qmodel.networks.chains import chain_network, chain_populations
+    from qmodel.networks.composite import composite_bounds
     from qmodel.networks.solver import closed_part
 
     outer = chain_network(net) if net.switching else net
     counts = chain_populations(net, populations) if net.switching else populations
     closed = outer if outer.closed_classes.all() else closed_part(outer, counts)[0]
-    bounds = class_bounds(closed, counts[outer.closed_classes])
+    bounds = composite_bounds(closed, counts[outer.closed_classes])
     upper, lower = np.full(len(outer.classes), np.nan), np.full(len(outer.classes), np.nan)
     upper[outer.closed_classes] = bounds.throughput_upper
     lower[outer.closed_classes] = bounds.throughput_lower
     return (upper[net.chains], lower[net.chains]) if net.switching else (upper, lower)
+
+
+def _columns(record: dict, fmt: str) -> list[str]:
+    """A record's keys as the columns: the keys themselves in CSV, a terminal's short labels in a table
+    (:data:`LABELS`, the unit after a space where the table may wrap it; a ratio shown bare)."""
+    from qmodel.frames import split_key
+
+    if fmt != "table":
+        return list(record)
+    labels = []
+    for key in record:
+        name, unit = split_key(key)
+        label = LABELS.get(name, name)
+        labels.append(label if unit in (None, "ratio") else f"{label} [{unit}]")
+    return labels
 
 
 def _without_empty_columns(records: list[dict]) -> list[dict]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qmodel.errors import InputError, MissingPackageError
-from qmodel.output import check_output_path
+from qmodel.outfile import check_output_path, claim_output
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.studies.replication import Timeline
 from qmodel.units import UNITS, goal_time
@@ -61,17 +61,23 @@ def plot_timeline(timeline: Timeline, path: str) -> None:
 
 
 def plot_sweep(curves: dict[str, tuple], x_label: str, y_label: str, title: str, fixed: str,
-               path: str) -> None:
+               path: str, knees: dict[str, tuple[float, float, str]] | None = None) -> None:
     """Write outputs against one input (a response-time knee, say) to PNG, SVG or PDF.
 
     ``curves`` maps a label to its (x, y) points; ``fixed`` names the inputs
-    held fixed, shown under the title so the plot says what it is of.
+    held fixed, shown under the title so the plot says what it is of; ``knees``
+    maps a curve's label to its knee (x, y, the words to label it with), marked on the curve.
     """
     check_plot_path(path)
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for label, (x, y) in curves.items():
-        axes.plot(x, y, marker="o", label=label)
+        line, = axes.plot(x, y, marker="o", label=label)
+        if knees and label in knees:
+            knee_x, knee_y, words = knees[label]
+            axes.plot([knee_x], [knee_y], marker="o", markersize=13, fillstyle="none", color=line.get_color())
+            axes.annotate(words, (knee_x, knee_y), textcoords="offset points", xytext=(-10, 12), ha="right",
+                          fontsize=8, color=line.get_color())
     axes.set_xlabel(x_label)
     axes.set_ylabel(y_label)
     heading = textwrap.fill(title, 80) + (f"\n{textwrap.fill(fixed, 100)}" if fixed else "")
@@ -84,12 +90,11 @@ def plot_sweep(curves: dict[str, tuple], x_label: str, y_label: str, title: str,
 
 
 def _save(figure, path: str, plt) -> None:
-    """Save and close a figure; a file that cannot be written is an InputError, not a traceback."""
+    """Save and close a figure, written whole (:mod:`qmodel.outfile`); a file that cannot be written is an
+    InputError, not a traceback."""
     try:
-        figure.savefig(path)
-    except OSError as error:
-        raise InputError("--plot", path, "a file that can be written",
-                         reason=error.strerror or "cannot write") from None
+        with claim_output("--plot", path).open() as handle:  # written whole, or the old file kept
+            figure.savefig(handle, format=Path(path).suffix.lower().lstrip("."))
     finally:
         plt.close(figure)
 
@@ -122,28 +127,31 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     _save(figure, path, plt)
 
 
-def plot_scenario(result: ScenarioResult, path: str) -> None:
+def plot_scenario(result: ScenarioResult, path: str, marks: dict[str, float] | None = None) -> None:
     """Write a scenario swept over distance (PNG, SVG or PDF by suffix): :func:`scenario_figure`."""
     check_plot_path(path)
     plt = _pyplot()
-    _save(scenario_figure(result, plt), path, plt)
+    _save(scenario_figure(result, plt, marks), path, plt)
 
 
-def scenario_figure(result: ScenarioResult, plt) -> Figure:
+def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None = None) -> Figure:
     """One column per member, distance (km) across. Above: the mean response time (ms), its breakdown
     stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
     distances with no answer (thrashing, or volumes that cannot carry their other work) are marked.
-    Where the scenario has a band, the response time and the share carry it shaded (the least and
-    greatest over the answer and the band's points, :meth:`ScenarioResult.band_values`)."""
+    Where the answer has a band, the response time and the share carry it shaded at its level
+    (:meth:`ScenarioResult.band_values`), and the share panel the probability that every member meets the
+    goal at each distance. ``marks``: a
+    label for each distance (km) to mark across every panel, the goal seek's answer and its band's ends
+    (``--max-distance --plot``), the first solid and the others dashed."""
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
     km = result.distances[order] / 1e3
     goal_met = result.goal_met[:, order]
     no_answer = {label: where[order] for label, where in _no_answer(result).items()}
     goal_within = "{:g} {}".format(*goal_time(result.goal_time))
-    bands = result.band_values() if result.band else {}
-    band_label = f"band: {len(result.band)} points ({textwrap.shorten(result.band_method, 60)})"
+    bands = result.band_values()
+    band_label = "" if result.band is None else f"{result.band.level:.0%} band"
     figure, panels = plt.subplots(2, len(result.members), sharex=True, sharey="row", squeeze=False,
                                   figsize=(4.5 * len(result.members) + 2.5, 7),
                                   gridspec_kw={"height_ratios": (3, 2)})
@@ -152,15 +160,18 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
         time_axes.stackplot(km, [result.breakdown[name][m, order] * 1e3 for name in BREAKDOWN],
                             labels=BREAKDOWN, alpha=0.8)
         time_axes.plot(km, result.response_time[m, order] * 1e3, color="black", label="mean response time")
-        for axes, name in ((time_axes, "response_time_ms"), (share_axes, "within_goal_pct")):
+        for axes, name in ((time_axes, "response_time[ms]"), (share_axes, "share_within_goal[%]")):
             if name in bands:
                 low, high = bands[name]
-                axes.fill_between(km, low[m, order], high[m, order], facecolor="none", hatch="////",
-                                  edgecolor="black", linewidth=0.6, alpha=0.5, zorder=3, label=band_label)
+                axes.fill_between(km, low[m, order], high[m, order], color="tab:gray", alpha=0.35,
+                                  linewidth=0, zorder=3, label=band_label)
         share_axes.plot(km, result.share_within_goal[m, order] * 100, color="black", marker=".",
                         label=f"transactions within {goal_within}")
         share_axes.axhline(result.goal_share * 100, color="tab:red", linestyle="--",
                            label=f"goal: {result.goal_share:.0%} within {goal_within}")
+        if result.band is not None:
+            share_axes.plot(km, result.band.goal_probability[order] * 100, color="tab:blue", linestyle="-.",
+                            label="probability every member meets the goal [%]")
         held = goal_held_to(km, goal_met[m])
         for axes in (time_axes, share_axes):
             if held is not None and held < km[-1]:
@@ -169,6 +180,9 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
             for label, where in no_answer.items():
                 for distance in km[where]:
                     axes.axvline(distance, color="tab:red", alpha=0.3, label=label)
+            for index, (label, distance) in enumerate((marks or {}).items()):
+                axes.axvline(distance, color="tab:blue", linestyle="-" if index == 0 else "--", linewidth=1.5,
+                             label=label)
             axes.grid(alpha=0.3)
         time_axes.set_title(member)
         share_axes.set_title(f"goal {_goal_text(km, held)}", fontsize=9)
@@ -181,7 +195,7 @@ def scenario_figure(result: ScenarioResult, plt) -> Figure:
                    for handle, label in zip(*axes.get_legend_handles_labels(), strict=True)}
         row[-1].legend(entries.values(), entries.keys(), fontsize=7, loc="upper left",
                        bbox_to_anchor=(1.02, 1))
-    every_member = _goal_text(km, goal_held_to(km, goal_met.all(axis=0)))
+    every_member = _goal_text(km, goal_held_to(km, np.asarray(goal_met.all(axis=0))))
     figure.suptitle(f"{textwrap.fill(result.title, 100)}\nWLM goal {result.goal_share:.0%} within "
                     f"{goal_within}, every member, at the distances plotted: {every_member}", fontsize=10)
     figure.tight_layout()
@@ -210,3 +224,68 @@ def _no_answer(result: ScenarioResult) -> dict[str, np.ndarray]:
     causes = {"lock contention thrashes: no answer": result.lock_thrashing,
               "volumes cannot carry their other work: no answer": result.disk_saturated}
     return {label: where for label, where in causes.items() if where.any()}
+
+
+# where a deviation past the plot's edge is drawn (in tolerances), as a triangle pointing outward
+_VALIDATION_EDGE = 5.0
+_VERDICT_STYLE = {"ok": ("tab:green", "o"), "paper-slip": ("tab:blue", "s"),
+                  "inconsistent": ("tab:gray", "D"), "miss": ("tab:red", "X")}
+_VERDICT_LABEL = {"ok": "ok", "paper-slip": "paper-slip (against the corrected value)",
+                  "inconsistent": "inconsistent (printed values disagree)", "miss": "miss"}
+
+
+def in_tolerances(result) -> float:
+    """A case's deviation from the printed value in units of its tolerance (model − paper over the
+    tolerance, relative or absolute as the case says), for a paper-slip from the corrected value the
+    model matches: within ±1 the model agrees; a printed range with no tolerance is 0 inside and ±inf
+    outside."""
+    deviation, case = result.deviation, result.case
+    if result.verdict == "paper-slip":
+        deviation = result.computed - case.recomputed
+        deviation = deviation / abs(case.recomputed) if case.relative and case.recomputed else deviation
+    if case.tolerance > 0:
+        return deviation / case.tolerance
+    return 0.0 if deviation == 0 else float(np.copysign(np.inf, deviation))
+
+
+def plot_validation(results, path: str) -> None:
+    """Write the validation at a glance (PNG, SVG or PDF): one row per study, each printed number the
+    model predicts a point at its deviation in tolerances (:func:`in_tolerances`), coloured by verdict;
+    the band ±1 is agreement, a miss lies outside it, and a deviation past ±5 tolerances sits at the edge
+    as a triangle. Calibrated rows (fitted, not predicted) are left out; each study's agreement, as the
+    scorecard gives it, stands at the right."""
+    from qmodel.validation.score import percent, scorecard
+
+    check_plot_path(path)
+    plt = _pyplot()
+    scores = scorecard(results)
+    studies = [score.study for score in scores[:-1]]
+    figure, axes = plt.subplots(figsize=(10, 1.1 * len(studies) + 1.8))
+    axes.axvspan(-1, 1, color="tab:green", alpha=0.12, label="within tolerance (agreement)")
+    axes.axvline(0, color="tab:green", linewidth=0.8)
+    rng = np.random.default_rng(0)  # a fixed spread of the points within a row, so the picture repeats
+    for row, study in enumerate(studies):
+        for result in (r for r in results if r.case.casebook == study and r.verdict in _VERDICT_STYLE):
+            z = in_tolerances(result)
+            clipped = abs(z) > _VALIDATION_EDGE
+            colour, marker = _VERDICT_STYLE[result.verdict]
+            shape = (">" if z > 0 else "<") if clipped else marker
+            axes.scatter(np.clip(z, -_VALIDATION_EDGE, _VALIDATION_EDGE), row + rng.uniform(-0.3, 0.3),
+                         color=colour, marker=shape, s=22, alpha=0.75, zorder=3)
+    for row, score in enumerate(scores[:-1]):
+        axes.annotate(f"{percent(score.agreement)} of {score.judged}", (1.01, row), xycoords=("axes fraction",
+                      "data"), va="center", fontsize=9)
+    axes.set_yticks(range(len(studies)), studies, fontsize=9)
+    axes.invert_yaxis()
+    axes.set_xlim(-_VALIDATION_EDGE - 0.4, _VALIDATION_EDGE + 0.4)
+    axes.set_xlabel(f"model − paper, in tolerances (past ±{_VALIDATION_EDGE:g}: at the edge, ▶ or ◀)")
+    axes.set_title("Each printed number the models predict, against the model: inside the band the model "
+                   f"agrees\n(agreement at the right; all studies: {percent(scores[-1].agreement)} of "
+                   f"{scores[-1].judged}; calibrated rows left out)", fontsize=10)
+    axes.grid(axis="x", alpha=0.3)
+    handles = [axes.scatter([], [], color=colour, marker=marker, label=_VERDICT_LABEL[verdict])
+               for verdict, (colour, marker) in _VERDICT_STYLE.items()]
+    axes.legend(handles=[*axes.get_legend_handles_labels()[0][:1], *handles], fontsize=8, ncol=5,
+                loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    figure.tight_layout()
+    _save(figure, path, plt)

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
-from qmodel.cli.common import FORMAT_OPTION
+from qmodel.cli.common import FORMAT_OPTION, complete_scenario
 from qmodel.errors import InputError
+from qmodel.frames import end_key
 from qmodel.output import render
 from qmodel.units import goal_time
 
-SUMMARY = {
-    "distance_km": "distance [km]",
+SUMMARY = {  # the records' keys the table shows, and their labels (short, for 80 columns)
+    "distance[km]": "distance [km]",
     "member": "member",
-    "response_time_ms": "R [ms]",
-    "within_goal_pct": "within goal [%]",
-    "throughput_per_s": "X [/s]",
-    "cpu_busy_pct_of_lpar": "CPU busy [% of LPAR]",
-    "cpu_pct_of_one_cp": "CPU [% of one CP]",
-    "converted_cf_requests_per_s": "converted CF requests [/s]",
+    "response_time[ms]": "R [ms]",
+    "share_within_goal[%]": "within goal [%]",
+    "throughput[1/s]": "X [/s]",
+    "cpu_busy_of_lpar[%]": "CPU busy [% of LPAR]",
+    "cpu_of_one_cp[%]": "CPU [% of one CP]",
+    "converted_cf_requests[1/s]": "converted CF requests [/s]",
 }
 # A table is for reading: drawing one takes about 5.5 ms per distance (two members and "all", each with
 # its band's low and high rows, and the breakdown: 1,000 distances 5.5 s CPU, against 3.9 s with the band
@@ -26,15 +29,41 @@ TABLE_DISTANCES = 1_000
 SECONDS_PER_TABLE_DISTANCE = 5.5e-3
 
 
+class ScenarioCommand(click.Command):
+    """``qmodel scenario SCENARIO``, and the commands of the scenario family named in SCENARIO's place
+    (:data:`SUBCOMMANDS`: ``qmodel scenario calibrate FILE MEASUREMENTS``, ``qmodel scenario
+    cross-validate``): such a word is read as the command, never as a scenario's name (a file named so is
+    ./calibrate)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        if args and args[0] in SUBCOMMANDS:
+            command = self.subcommands()[args[0]]
+            return command.make_context(f"{info_name} {args[0]}", list(args[1:]), parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    @staticmethod
+    def subcommands() -> dict[str, click.Command]:
+        """The commands named in SCENARIO's place, by name."""
+        return {name: globals()[attribute] for name, attribute in SUBCOMMANDS.items()}
+
+
+# a word in SCENARIO's place that names a command of its own (a scenario file of that name: ./NAME)
+SUBCOMMANDS = {"calibrate": "scenario_calibrate", "cross-validate": "cross_validate"}
+
+
 @click.command(
+    cls=ScenarioCommand,
     epilog="""\b
 Examples (the GDPS/PPRC study's environments ship with qmodel: --list
 names their files):
   $ qmodel scenario gdps-env2
   $ qmodel scenario gdps-env3 --distance 0..100km --points 11 --plot env3.png
   $ qmodel scenario gdps-env2 --max-distance
+  $ qmodel scenario gdps-env2 --max-distance --distance 40,70km --level 90%
   $ qmodel scenario gdps-env2 --distance 20,40,70km --format csv > env2.csv
+  $ qmodel scenario cross-validate --format json > folds.json
   $ qmodel scenario gdps-env3 --variants what-if.csv -o what-if-results.csv
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
   $ qmodel scenario-profile --transactions 3394 LOCK1.sync=190K \\
         GBP8P.sync=21K GBP8P.async=199K sync_reads=92.3K log_writes=13.2K
 \b
@@ -44,17 +73,18 @@ structures, each member's paths to them (link, subchannels), disks, the
 conversion threshold, lock contention and the WLM goal: every key in
 docs/reference/scenario-file.md.
 Response time is broken down into cpu, cf_sync, cf_async, subchannel_wait,
-sync_io, commit, lock_contention and other. Where the file has a [band]
-(points at the ends of its fitted parameters' intervals, and the model's
-own error measured where they were fitted), every answer carries the
-least and greatest over them, each point's value so widened: low and high
-rows under each answer in the table, NAME_low and NAME_high in CSV and
-JSON, hatched in the plot.
+sync_io, commit, lock_contention and other. Every answer carries a band at
+--level (80%): low and high rows under each answer in the table, NAME_low
+and NAME_high in CSV and JSON, shaded in the plot, with the probability
+that the goal holds at each distance. The band samples the file's fitted
+parameters (its [band]; without one, the range the studies support) with
+the model's own error on what it predicts, sized by cross-validation
+across the study's environments (docs/background/cross-validation.md).
 \b
-Docs: docs/howto/scenario.md
+Docs: docs/howto/scenario.md (site: howto/scenario.html)
 Options: docs/reference/commands.md#qmodel-scenario"""
 )
-@click.argument("scenario_file", metavar="SCENARIO")
+@click.argument("scenario_file", metavar="SCENARIO", shell_complete=complete_scenario)
 @click.option(
     "--list",
     "list_shipped",
@@ -81,8 +111,8 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     "--max-distance",
     "max_distance",
     is_flag=True,
-    help="The largest distance at which every member meets the WLM goal, and what breaks it; with a"
-    " [band], the same at the band's ends.",
+    help="The largest distance at which every member meets the WLM goal, what breaks it, and its band;"
+    " with --distance, the probability that the goal holds at each distance given.",
 )
 @click.option(
     "--up-to",
@@ -122,6 +152,8 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     metavar="OUT.csv|.xlsx",
     help="With --variants: where to write the rows with their results (- is standard output).",
 )
+@click.option("--level", "level_text", default="80%", show_default=True,
+              help="The band's level: the central share of the answer's predictive distribution it holds.")
 @FORMAT_OPTION
 @click.pass_context
 def scenario(
@@ -136,6 +168,7 @@ def scenario(
     variants_csv: str | None,
     sheet: str | None,
     output_csv: str,
+    level_text: str,
     fmt: str,
 ) -> None:
     """Solve a Parallel Sysplex scenario end to end: response time and its breakdown, share within the
@@ -164,14 +197,12 @@ def scenario(
         from qmodel.scenario.variants import run_variant_files
 
         ctx.exit(run_variant_files(path, variants_csv, output_csv, sheet))
+    level = _level(level_text)
     banded = load_banded(path)
     spec = banded.scenario
     if max_distance:
-        if distance_text is not None or plot_path:
-            raise InputError(
-                "--max-distance", "with --distance, --points or --plot", "--max-distance alone (it searches)"
-            )
-        _show_goal_seek(banded, up_to, fmt)
+        asked = None if distance_text is None else _distances(distance_text, points)
+        _show_goal_seek(banded, up_to, fmt, level, asked, plot_path)
         return
     from qmodel.scenario.band import solve_banded
 
@@ -183,7 +214,7 @@ def scenario(
             f"at most {TABLE_DISTANCES:,} distances in a table; --format csv or json writes them all",
             reason=f"drawing the table would take about {distances.size * SECONDS_PER_TABLE_DISTANCE:.0f} s",
         )
-    result = solve_banded(banded, distances)
+    result = solve_banded(banded, distances, level)
     _show(spec, result, fmt, breakdown)
     if plot_path:
         from qmodel.cli.plotting import plot_scenario
@@ -230,16 +261,28 @@ def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distanc
     """An option typed where it does nothing is refused, never silently ignored."""
     from click.core import ParameterSource
 
-    typed = {name for name in ("output_csv", "sheet", "up_to", "points")
+    typed = {name for name in ("output_csv", "sheet", "up_to", "points", "level_text")
              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
     for name, option, needs, given in (
         ("output_csv", "-o/--output", "--variants", variants_csv is not None),
         ("sheet", "--sheet", "--variants", variants_csv is not None),
         ("up_to", "--up-to", "--max-distance", max_distance),
         ("points", "--points", "--distance A..B", distance_text is not None and _is_range(distance_text)),
+        ("level_text", "--level", "an answer (not --variants, whose rows carry no band)",
+         variants_csv is None),
     ):
         if name in typed and not given:
             raise InputError(option, ctx.params[name], f"{option} with {needs} only", reason=f"no {needs}")
+
+
+def _level(text: str) -> float:
+    """The band's level from --level (80%, 0.8): above 0 and below 100%."""
+    from qmodel.units import parse_value
+
+    level = parse_value("--level", text, "ratio")
+    if not 0 < level < 1:
+        raise InputError("--level", text, "a share above 0 and below 100%, e.g. 80% or 95%")
+    return level
 
 
 def _is_range(text: str) -> bool:
@@ -260,7 +303,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
     from qmodel.scenario.result import NO_BAND
 
     if fmt == "json":  # the results, where the scenario's values come from, and the band's points
-        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration)}
+        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration),
+                   "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4)}
         if described(spec):  # today's hardware and protocols (issue 36): none at the study's defaults
             payload["hardware"] = described(spec)
         if spec.band is not None:
@@ -275,7 +319,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         return
     rows = [row for record in records for row in _banded_rows(record)]
     render(list(SUMMARY.values()), rows, fmt, title=result.title, keys=2)
-    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}."]
+    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
+             _round_trip(spec)]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _band_notes(result)
@@ -287,7 +332,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
 
         columns = ["distance [km]", "member", *(f"{name} [ms]" for name in BREAKDOWN)]
         parts = [
-            [_shown(r["distance_km"]), r["member"], *(_shown(r[f"{name}_ms"]) for name in BREAKDOWN)]
+            [_shown(r["distance[km]"]), r["member"], *(_shown(r[f"{name}[ms]"]) for name in BREAKDOWN)]
             for r in records
         ]
         render(columns, parts, fmt, title="Response time breakdown per transaction")
@@ -308,19 +353,29 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
                    title="Volumes: IOSQ computed from the load")
 
 
+def _round_trip(spec) -> str:
+    """Which round trip per km the answer rests on, and where it comes from: fitted (the file's
+    [[calibration]]), the default (the study's nominal 10 µs/km), or the file's own ``fibre_speed``."""
+    fitted = any("fibre_speed" in str(entry.get("parameter", "")) for entry in spec.calibration)
+    where = ("fitted: the file's [[calibration]]" if fitted else
+             "the default, the study's nominal figure" if spec.fibre_speed == 2e8 else "the file's")
+    return (f"Round trip per km: {_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
+            f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where}).")
+
+
 def _banded_rows(record: dict) -> list[list]:
     """A record's table rows: the answer, and where it has a band, the band's low and high ends each on a
     row of its own under it, "low" and "high" in the member column (a narrow table wraps no number: each
     cell is one). A value without a band is empty on those rows; an end open toward a band point with no
     response time says "no answer"."""
-    rows = [[record[key] if key == "member" else _shown(record[key]) for key in SUMMARY]]
-    if "response_time_ms_low" not in record:
+    rows: list[list[object]] = [[record[key] if key == "member" else _shown(record[key]) for key in SUMMARY]]
+    if end_key("response_time[ms]", "low") not in record:
         return rows
     for end in ("low", "high"):
-        cells = [None, end]
+        cells: list[object] = [None, end]
         for key in list(SUMMARY)[2:]:
-            value = record.get(f"{key}_{end}", False)
-            answered = record[key] is not None or record.get(f"{key}_{'high' if end == 'low' else 'low'}")
+            value = record.get(end_key(key, end), False)
+            answered = record[key] is not None or record.get(end_key(key, "high" if end == "low" else "low"))
             cells.append(None if value is False or (value is None and not answered) else
                          "no answer" if value is None else _shown(value))
         rows.append(cells)
@@ -328,24 +383,51 @@ def _banded_rows(record: dict) -> list[list]:
 
 
 def _band_notes(result) -> list[str]:
-    """What the table's (low–high) are, or why there are none; where some band point has no response
-    time, that the band there lacks that point (its end toward longer times is open)."""
+    """What the table's low and high rows are, in a planner's words, the probability that the goal holds
+    at each distance (up to PROBABILITIES_SHOWN of them), the measurement that would narrow the band most,
+    or why there is no band; where some parameter point has no response time, that the band is open."""
     import numpy as np
 
     from qmodel.scenario.result import NO_BAND
 
-    if not result.band:
+    band = result.band
+    if band is None:
         return [f"No band: {NO_BAND}."]
-    notes = [f"low, high: the band, the least and greatest over the answer and {_points(len(result.band))}"
-             f" of its band ({result.band_method})."]
-    open_end = np.flatnonzero(result.band_points_without_answer)
+    level = f"{band.level:.0%}"
+    notes = [f"low, high: the {level} band, where {level} of the runs are expected under the model (how it is"
+             " made: --format json, band.method)."]
+    order = np.argsort(result.distances, kind="stable")
+    if order.size <= PROBABILITIES_SHOWN:
+        shown = ", ".join(f"{_unit(result.distances[d] / 1e3, 'km')} {_percent(band.goal_probability[d])}"
+                          for d in order)
+        notes.append(f"Probability that every member meets the goal: {shown}.")
+    else:
+        notes.append("The probability that every member meets the goal at each distance: goal_holds[%] in"
+                     " --format csv or json.")
+    if band.narrow:
+        notes.append(f"To narrow the band most: {band.narrow}.")
+    open_end = np.flatnonzero(band.points_without_answer)
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
         more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
-        notes.append(f"At {where}{more} km some band point has no response time (lock contention"
+        notes.append(f"At {where}{more} km some parameter point has no response time (lock contention"
                      " thrashes there): the band is open toward it, 'no answer' at its end of longer"
                      " times (high), fewer transactions within the goal and less throughput (low).")
     return notes
+
+
+PROBABILITIES_SHOWN = 12  # distances whose goal probability the table's notes list
+
+
+def _percent(probability: float) -> str:
+    """A probability as a planner reads it: whole percent, "over 99%" and "under 1%" at the ends."""
+    if probability != probability:
+        return "no answer"
+    if probability > 0.99:
+        return "over\N{NO-BREAK SPACE}99%"
+    if probability < 0.01:
+        return "under\N{NO-BREAK SPACE}1%"
+    return f"{probability:.0%}"
 
 
 def _thrashing_notes(spec, result) -> list[str]:
@@ -357,9 +439,11 @@ def _thrashing_notes(spec, result) -> list[str]:
 
     from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
 
+    opened = result.open_saturated if result.open_saturated is not None else result.disk_saturated & False
     kinds = [
-        None if not flag else "disk" if disk else result.remedies(index)
-        for index, (flag, disk) in enumerate(zip(result.thrashing, result.disk_saturated, strict=True))
+        None if not flag else "disk" if disk else "open" if open_ else result.remedies(index)
+        for index, (flag, disk, open_) in enumerate(zip(result.thrashing, result.disk_saturated, opened,
+                                                         strict=True))
     ]
     notes = []
     for kind, run in itertools.groupby(range(len(kinds)), key=kinds.__getitem__):
@@ -369,7 +453,12 @@ def _thrashing_notes(spec, result) -> list[str]:
         first, last = indices[0], indices[-1]
         where = f"At {_km(result, first)}" if first == last else (
             f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
-        if kind == "disk":
+        if kind == "open":
+            from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT
+
+            notes.append(f"{where} no response time exists: {OPEN_SATURATED} there: {OPEN_WAY_OUT}.")
+            continue
+        if isinstance(kind, str):  # "disk"
             notes.append(f"{where} the volumes cannot carry their other work ([disk] background_rate)"
                          f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}.")
             continue
@@ -390,13 +479,15 @@ def _thrashing_notes(spec, result) -> list[str]:
 def _no_answer(component: str, remedies: tuple[str, ...]):
     """Where the goal breaks for want of any response time, why, with what gives one back: a function
     of where ("" or " there"); None where the goal breaks on its share."""
-    from qmodel.scenario.goal import SATURATED
-    from qmodel.scenario.result import VOLUMES_WAY_OUT
+    from qmodel.scenario.goal import OPEN, SATURATED
+    from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT, VOLUMES_WAY_OUT
 
     if component == "thrashing":
         return lambda there: f"lock contention thrashes{there} ({_give_one_back(remedies)})"
     if component == SATURATED:
         return lambda there: f"the volumes cannot carry their other work alone{there} ({VOLUMES_WAY_OUT})"
+    if component == OPEN:
+        return lambda there: f"{OPEN_SATURATED}{there} ({OPEN_WAY_OUT})"
     return None
 
 
@@ -440,12 +531,10 @@ def _thrashing_line(result) -> str:
     parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
     if disk.any():
         parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
+    if result.open_saturated is not None and result.open_saturated.any():
+        parts.append(f"an open member's arrivals are more than its CPs or subchannels carry at "
+                     f"{distances(result.open_saturated)}")
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
-
-
-def _points(count: int) -> str:
-    """"1 point", "2 points": a band's points counted, joined as :func:`_unit` joins."""
-    return _unit(count, "point" if count == 1 else "points")
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
@@ -467,26 +556,6 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _held_km(seek) -> float | None:
-    """The goal seek's distance to 0.1 km, rounded down (the goal is known to hold there: the search is
-    good to TOLERANCE, 50 m); None where the goal fails at 0 km already."""
-    import math
-
-    return None if seek.distance != seek.distance else math.floor(seek.distance / 100) / 10
-
-
-def _widened(error: dict[str, float]) -> str:
-    """The model's own error a band's points are widened by, in words ("each widened by the model's own
-    error, response times ±27.4%"), or that they are not."""
-    if "response_time" not in error:
-        return "not widened by any error of the model's own"
-    return f"each widened by the model's own error, response times ±{error['response_time']:.1%}"
-
-
-def _holds_throughout(seek) -> bool:
-    """Whether the goal holds at every distance the seek searched (no member breaks it): its answer is
-    then not known, only that it lies beyond the search."""
-    return not seek.member
 
 
 def _holds_words(seek) -> str:
@@ -496,98 +565,177 @@ def _holds_words(seek) -> str:
 
 def _distance_cell(seek) -> str | float | None:
     """A seek's distance as the table shows it: "over 300" where the goal holds throughout, the km to 0.1
-    (:func:`_held_km`), "fails at 0 km" where it fails there already."""
-    if _holds_throughout(seek):
+    (:attr:`~qmodel.scenario.goal.GoalSeek.held_km`), "fails at 0 km" where it fails there already."""
+    if seek.holds_throughout:
         return f"over {seek.searched / 1e3:g}"
-    km = _held_km(seek)
+    km = seek.held_km
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
-def _seek_end(seek) -> tuple[str, str]:
-    """A goal seek's answer for its band: (the distance as a range shows it, what breaks the goal there)."""
-    km = _held_km(seek)
-    culprit = seek.component if seek.member == "all" else f"{seek.member}'s {seek.component}"
-    if km is None:
-        return "0", f"the goal fails at 0\N{NO-BREAK SPACE}km already ({culprit})"
-    if _holds_throughout(seek):
-        return f"over {seek.searched / 1e3:g}", f"the goal {_holds_words(seek)}"
-    return f"{km:.1f}", f"past {_unit(km, 'km', '.1f')} {culprit} breaks the goal"
+def _band_km(distance: float, upper: float) -> str:
+    """A band end of the goal seek as a range shows it: km to 0.1 rounded down, "over N" beyond the
+    search."""
+    return f"over {upper / 1e3:g}" if distance > upper else f"{math.floor(distance / 100) / 10:.1f}"
 
 
-def _show_goal_seek(banded, up_to: str, fmt: str) -> None:
+# --max-distance --plot: the sweep drawn around the answer, this many distances from 0 km
+SEEK_PLOT_POINTS = 41
+
+
+def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
+    """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end (a
+    quarter beyond, to a whole 10 km; the searched distance where the goal holds throughout), the answer
+    and its band's ends marked."""
+    import math
+
+    import numpy as np
+
+    from qmodel.cli.plotting import plot_scenario
+    from qmodel.scenario.band import solve_banded
+
+    answer = sought.answer
+    searched = answer.searched / 1e3
+    found = {} if answer.holds_throughout or answer.held_km is None else {"goal seek": answer.held_km}
+    if sought.low is not None:
+        found.update({f"{level:.0%} band, {end}": distance / 1e3
+                      for end, distance in (("low", sought.low), ("high", sought.high))
+                      if 0 < distance <= answer.searched})
+    end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
+    result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3, level)
+    plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
+
+
+def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path: str | None) -> None:
+    """--max-distance: the answer in words a planner can sign ("the goal holds to X km (80%: lo–hi km)"),
+    what breaks the goal past it, the probability that it holds at each distance asked, the measurement
+    that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
-    from qmodel.scenario.goal import TOLERANCE
-    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND, band_json
+    from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
     from qmodel.units import UNITS, parse_value
 
     spec = banded.scenario
     reach = parse_value("--up-to", up_to, "km")
     if not reach > 0:
         raise InputError("--up-to", up_to, "a distance > 0 km")
-    sought = max_distance_banded(banded, reach * UNITS["km"].to_si)
+    upper = reach * UNITS["km"].to_si
+    sought = max_distance_banded(banded, upper, level, asked)
+    if plot_path:
+        _plot_goal_seek(banded, sought, level, plot_path)
     answer = sought.answer
-    km = _held_km(answer)
+    km = answer.held_km
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
+    banded_words = ""
+    low, high = sought.low, sought.high
+    if low is not None and high is not None:
+        ends = f"{_band_km(low, upper)}\N{EN DASH}{_band_km(high, upper)}"
+        banded_words = f" ({level:.0%}:\N{NO-BREAK SPACE}{ends}\N{NO-BREAK SPACE}km)"
     if km is None:
-        text = f"The goal ({goal}) is not met even at 0 km: " + (
+        text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
             no_answer(" there") + "." if no_answer
             else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
-    elif _holds_throughout(answer):
-        text = (f"The goal ({goal}) {_holds_words(answer)}: the largest distance is beyond it (a larger"
-                " --up-to searches further).")
+    elif answer.holds_throughout:
+        text = (f"The goal ({goal}) {_holds_words(answer)}{banded_words}: the largest distance is beyond it"
+                " (a larger --up-to searches further).")
     elif no_answer:
-        text = (f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it no response time exists: "
-                + no_answer("") + ".")
+        text = (f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it no response"
+                " time exists: " + no_answer("") + ".")
     else:
         text = (
-            f"The goal ({goal}) holds up to {_unit(km, 'km', '.1f')}; beyond it {answer.member} falls below"
-            f" {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
+            f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it {answer.member}"
+            f" falls below {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
             f" ({BREAKDOWN_MEANING[answer.component]})."
         )
     if sought.low is None:
         text += f" No band: {NO_BAND}."
     else:
-        (low, low_breaks), (high, high_breaks) = _seek_end(sought.low), _seek_end(sought.high)
-        ends = f"{low}\N{EN DASH}{high}\N{NO-BREAK SPACE}km"
-        text += (f" Band: {_seek_end(answer)[0]}\N{NO-BREAK SPACE}km ({ends}), where the low and high ends"
-                 f" of the share within the goal's band stop meeting the goal (the answer and"
-                 f" {_points(len(banded.points))} of its band, {_widened(banded.error)}; how the band is"
-                 f" made: --format json, band.method). At the low end {low_breaks}; at the high end"
-                 f" {high_breaks}.")
-    ends = {"low": sought.low, "high": sought.high}  # None without a band
-
-    def beside(name: str, value) -> dict:
-        """The answer's ``name`` and, beside it, the band's ends' (None without a band)."""
-        return {name: value(answer), **{f"{name}_{end}": None if seek is None else value(seek)
-                                        for end, seek in ends.items()}}
-
-    payload = {  # no distance where the goal fails at 0 km, or holds to the end of the search
-        **beside("max_distance_km", lambda seek: None if _holds_throughout(seek) else _held_km(seek)),
-        "goal_holds_beyond_search": _holds_throughout(answer),
-        "tolerance_km": TOLERANCE / 1e3,
-        "searched_to_km": answer.searched / 1e3,
-        **beside("breaking_member", lambda seek: seek.member or None),
-        **beside("breaking_component", lambda seek: seek.component or None),
-        "goal": goal.replace("\N{NO-BREAK SPACE}", " "),
-    }
-    band = band_json(banded.method, len(banded.points), banded.error)
+        text += (f" The {level:.0%} band is where {level:.0%} of the outcomes under the model fall (how it is"
+                 " made: --format json, band.method).")
+        if sought.asked.size:
+            shown = ", ".join(f"{_unit(d / 1e3, 'km')} {_percent(p)}"
+                              for d, p in zip(sought.asked, sought.probability, strict=True))
+            text += f" Probability that every member meets the goal: {shown}."
+        if sought.narrow:
+            text += f" To narrow the band most: {sought.narrow}."
+    # no distance where the goal fails at 0 km, or holds to the end of the search
+    payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
+    band = sought.band_json()
     if fmt != "table":
-        render(
-            list(payload),
-            [list(payload.values())],
-            fmt,
-            json_payload={**payload, "band": band, "answer": text.replace("\N{NO-BREAK SPACE}", " ")},
-        )
-        if fmt == "csv" and not banded.points:  # its *_low, *_high are empty: say why off the data
+        render(list(payload), [list(payload.values())], fmt, json_payload={
+            **payload, "goal_holds": sought.probabilities(), "band": band,
+            "answer": text.replace("\N{NO-BREAK SPACE}", " ")})
+        if fmt == "csv" and sought.low is None:  # its *_low, *_high are empty: say why off the data
             click.echo(f"no band: {NO_BAND}", err=True)
         return
-    rows = [[name, _distance_cell(seek), seek.member, seek.component]
-            for name, seek in (("answer", answer), ("band low", sought.low), ("band high", sought.high))
-            if seek is not None]
+    rows = [["answer", _distance_cell(answer), answer.member, answer.component]]
+    if low is not None and high is not None:
+        rows += [[f"{level:.0%} band, {end}", float(_band_km(seek, upper)) if seek <= upper
+                  else _band_km(seek, upper), None, None] for end, seek in (("low", low), ("high", high))]
     render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
+
+
+
+
+@click.command(
+    "cross-validate",
+    epilog="""\b
+Each of the GDPS study's three environments is predicted from parameters
+fitted on the other two (lock parameters on their response and count rows
+above 0 km, the round trip per km on their RMF service times), its own
+0 km rows fitted as a planner's would be; every left-out row is listed
+with its band at --level. A few minutes: each fold is a least-squares fit.
+\b
+Docs: docs/background/cross-validation.md
+Options: docs/reference/commands.md#qmodel-scenario-cross-validate""",
+)
+@click.option("--compare", is_flag=True,
+              help="Cross-validate every candidate model choice (lock span, percentile law, conversion "
+              "threshold) and print each one's score and errors per environment and kind (about 20 minutes).")
+@click.option("--write", "write", is_flag=True,
+              help="Write the model's error and the studies' ranges (casebooks/model), the rows, and the "
+              "docs' tables (docs/background/cross-validation.md).")
+@click.option("--level", "level_text", default="80%", show_default=True, help="The bands' level.")
+@FORMAT_OPTION
+def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> None:
+    """Leave one environment out: every row of the GDPS study predicted from the other environments, with
+    its band, and the figures the targets are judged on."""
+    from qmodel.validation import crossval
+
+    level = _level(level_text)
+    click.echo("cross-validating: 3 folds, each a least-squares fit (a few minutes)", err=True)
+    result = crossval.cross_validate(level=level)
+    records = [p.record() for p in result.predictions]
+    compared = []
+    if compare:  # every candidate in its declared order, the shipped one's folds reused where they can be
+        fits = {fit.held_out: fit for fit in result.fits}
+        for candidate in crossval.CANDIDATES:
+            if candidate is not crossval.SHIPPED:
+                click.echo(f"cross-validating: {candidate.name}", err=True)
+            each = (result if candidate is crossval.SHIPPED
+                    else crossval.cross_validate(candidate, level, fits))
+            compared.append((candidate, [p.record() for p in each.predictions]))
+    if write:
+        crossval.write(result, compared or None)
+    if fmt == "json":
+        payload = {"level": level, "candidate": result.candidate.name, "rows": records,
+                   "figures": crossval.figures(records),
+                   "targets": [{"target": what, "figure": figure, "met": met}
+                               for what, figure, met in crossval.targets(records)]}
+        if compare:
+            payload["candidates"] = [crossval.candidate_json(*pair) for pair in compared]
+        render([], [], fmt, json_payload=payload)
+        return
+    columns = ["environment", "member", "distance", "kind", "measured", "model", "low", "high", "unit"]
+    rows = [[r["environment"], r["member"], r["distance[km]"], r["kind"], r["measured"], r["model"], r["low"],
+             r["high"], r["unit"]] for r in records]
+    render(columns, rows, fmt, title=f"Left-out rows, {level:.0%} band ({result.candidate.name})")
+    if fmt == "table":
+        _say(" ".join(f"{'Met' if met else 'Not met'}: {what}: {figure}."
+                      for what, figure, met in crossval.targets(records)))
+        if compare:
+            click.echo(crossval.comparison_table(compared))
 
 
 @click.command(
@@ -607,7 +755,7 @@ as the report prints it (upper case): NAME.sync, NAME.async and NAME.total,
 whose parts must add up to the total within 1%. The lines for the scenario
 file are printed after the table as plain TOML, ready to paste.
 \b
-Docs: docs/howto/scenario.md
+Docs: docs/howto/scenario.md (site: howto/scenario.html)
 Options: docs/reference/commands.md#qmodel-scenario-profile""",
 )
 @click.option(
@@ -648,7 +796,7 @@ def scenario_profile(transactions_text: str, assignments: tuple[str, ...], fmt: 
         title="Per-transaction profile",
         json_payload={
             "per_transaction": result.per_transaction,
-            "async_share_pct": {name: value * 100 for name, value in share.items()},
+            "async_share[%]": {name: value * 100 for name, value in share.items()},
             "toml": snippet,
         },
     )
@@ -668,3 +816,91 @@ def _comments_wrapped(toml: str) -> str:
         else:
             lines.append(line)
     return "\n".join(lines)
+
+
+@click.command(
+    epilog="""\b
+MEASUREMENTS: a CSV (any dialect qmodel reads) or a workbook, one
+measured number a row: distance (40km), member (a name, or all),
+quantity (response_time, transactions, throughput, share_within_goal,
+cpu_of_one_cp, lock_contention), value (43ms, 3388, 97.9%) and
+optionally weight (times the quantity's own; 0: shown, not fitted),
+subchannels, metro_mirror (on, off), castout_owner, interval (300s).
+The parameters fitted are the file's free = [...] (dotted keys:
+locks.lockable_items, member.*.other, crossing_latency, ...) or --free.
+\b
+The fitted values are written to FILE.fit.toml beside FILE (never over
+FILE), whole; every later qmodel scenario FILE takes them in place of
+the file's own. Exit status 0 when written, 2 for input it cannot use.
+\b
+Example:
+  $ qmodel scenario calibrate my-sysplex.toml measured.csv
+Docs: docs/howto/scenario.md""")
+@click.argument("scenario_file", metavar="FILE")
+@click.argument("measurements", metavar="MEASUREMENTS")
+@click.option("--free", "free_text", default=None, metavar="KEY,KEY",
+              help="The parameters to fit, dotted keys, in place of the file's free list.")
+@click.option("--sheet", default=None, metavar="NAME",
+              help="The sheet of a workbook to read (default: the first).")
+@FORMAT_OPTION
+def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | None, sheet: str | None,
+                       fmt: str) -> None:
+    """Fit a scenario file's free parameters on measured rows by weighted least squares over all of them:
+    each value with its 95% interval, every row's residual, and which parameters the rows leave weakly
+    identified."""
+    from pathlib import Path
+
+    from qmodel.scenario.files import resolve_scenario
+    from qmodel.scenario.fit import fit_scenario, lock_refit, with_inferred_locks, write_fit
+    from qmodel.scenario.measurements import read_measurements
+    from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
+
+    path = resolve_scenario(scenario_file)
+    scenario = scenario_from_dict(read_scenario_toml(path, with_fit=False), path.name)
+    free = scenario.free if free_text is None else tuple(k.strip() for k in free_text.split(",") if k.strip())
+    if not free:
+        raise InputError("free", "none", "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
+                         reason=f"{path.name} declares no free parameter")
+    rows = read_measurements(measurements, path.stem, sheet)
+    prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
+    fit = fit_scenario(with_inferred_locks(scenario), rows, free, prepare=prepare)
+    written = write_fit(fit, Path(path), measurements)
+    _show_fit(fit, written, fmt)
+
+
+def _show_fit(fit, written, fmt: str) -> None:
+    from qmodel.scenario.fit import LEVEL, file_value
+    from qmodel.scenario.measurements import QUANTITIES
+    from qmodel.units import UNITS
+
+    intervals, weak = fit.intervals(), fit.weak()
+    level = f"{LEVEL:.0%} interval"
+    parameters = [[p.key, file_value(p.key, fit.values[p.key]).strip('"'),
+                   " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
+                   f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned"] for p in fit.parameters]
+    rows = []
+    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+        unit = QUANTITIES[row.quantity]
+        scale = 100.0 if unit == "ratio" else 1 / UNITS[unit].to_si
+        off = (model - row.value) / row.value * 100 if row.value else float("nan")
+        shown = "no answer" if model != model else f"{model * scale:.4g}"
+        rows.append([row.label, f"{row.value * scale:.4g}", shown, f"{off:+.1f}",
+                     f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)")])
+    if fmt == "json":
+        render([], [], fmt, json_payload={
+            "parameters": [{"key": p.key, "value": fit.values[p.key], "low": intervals[p.key][0],
+                            "high": intervals[p.key][1], "level": LEVEL, "weakly_identified": weak[p.key]}
+                           for p in fit.parameters],
+            "rows": [{"row": row.label, "source": row.source, "quantity": row.quantity, "measured": row.value,
+                      "model": None if model != model else float(model), "weighted_residual": float(residual),
+                      "weight": row.weight}
+                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)],
+            "degrees_of_freedom": fit.dof, "written": str(written)})
+        return
+    render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
+    if fmt == "table":
+        render(["row", "measured", "model", "off [%]", "weighted residual"], rows, fmt,
+               title="Every row (SI shown in ms, %, counts)")
+        freedom = f"{fit.dof} degrees of freedom" if fit.dof >= 1 else "fewer rows than parameters"
+        _say(f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
+             f"Written: {written} (qmodel scenario takes these values in place of the file's own).")

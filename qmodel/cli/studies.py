@@ -8,8 +8,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import click
+from click.core import ParameterSource
 
-from qmodel.cli.common import FORMAT_OPTION, parse_assignments
+from qmodel.cli.common import FORMAT_OPTION, parse_assignments, say
 from qmodel.errors import InputError
 from qmodel.output import render
 
@@ -36,7 +37,7 @@ holds its subchannel longer by its round trips' propagation
 the pool at each distance. --threshold (assumed: z/OS does not publish it)
 adds the estimated conversion to async.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-subchannels""")
 @click.option("--delayed", "delayed_text", required=True, metavar="RATIO",
               help="Delayed fraction measured (RMF % delayed requests), e.g. 31.1%.")
@@ -90,22 +91,29 @@ def subchannels(delayed_text: str, link_text: str | None, measured_text: str | N
         answers = compare_methods(**values)
     columns = ["method", "assumes", "subchannels", "whole", "links", "links in pairs", "more needed"]
     rows = [[*answer[:5], paired_links(answer.links), answer.more_needed] for answer in answers]
-    if fmt != "table":  # the table says them in its caption
-        columns += ["delayed measured", "measured subchannels", "target delayed", "subchannels per link"]
-        if fmt == "json":
-            columns = ["method", "assumes", "subchannels", "whole_subchannels", "links", "links_in_pairs",
-                       "more_needed", "delayed_measured_ratio", "measured_subchannels",
-                       "target_delayed_ratio", "subchannels_per_link"]
+    if fmt != "table":  # the table says them in its caption; CSV and JSON name the records' keys
+        columns = ["method", "assumes", "subchannels", "whole_subchannels", "links", "links_in_pairs",
+                   "more_needed", "delayed_measured[ratio]", "measured_subchannels", "target_delayed[ratio]",
+                   "subchannels_per_link"]
         given = [values[name] for name in ("delayed_fraction", "measured_subchannels", "target_delayed",
                                            "subchannels_per_link")]
         rows = [row + given for row in rows]
-    assumed = (f"Inputs: {values['delayed_fraction']:.4g} delayed measured on "
-               f"{values['measured_subchannels']:g} subchannels, target {values['target_delayed']:.4g} "
-               f"delayed, {values['subchannels_per_link']:g} subchannels per link{_link_said(link)}. Links "
-               "are configured in pairs (redundancy): the pairs column rounds up to an even count.")
-    caption = assumed + (" The target is already met on the measured subchannels: no more are needed."
-                         if max(answer.more_needed for answer in answers) == 0 else "")
-    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction", caption=caption)
+    render(columns, rows, fmt, title="CF subchannels for the target delayed fraction")
+    if fmt == "table":  # the inputs, the defaults among them named as such: every assumption shown
+        said = {"delayed_fraction": f"{values['delayed_fraction']:.4g} delayed",
+                "measured_subchannels": f"measured on {values['measured_subchannels']:g} subchannels",
+                "target_delayed": f"target {values['target_delayed']:.4g} delayed",
+                "subchannels_per_link": f"{values['subchannels_per_link']:g} subchannels per link"
+                                        + ("" if link is None else _link_said(link))}  # else: a default
+        source = click.get_current_context().get_parameter_source
+        defaulted = [name for name, option in _OPTIONS.items()
+                     if source(option.lstrip("-").replace("-", "_") + "_text") is ParameterSource.DEFAULT]
+        typed_in = ", ".join(text for name, text in said.items() if name not in defaulted)
+        assumed = ", ".join(f"{said[name]} ({_OPTIONS[name]})" for name in defaulted)
+        say(f"Inputs: {typed_in}" + (f"; assumed (defaults): {assumed}" if assumed else "") + ". Links are "
+            "configured in pairs (redundancy): the pairs column rounds up to an even count."
+            + (" The target is already met on the measured subchannels: no more are needed."
+               if max(answer.more_needed for answer in answers) == 0 else ""))
 
 
 def _link_said(link) -> str:
@@ -123,7 +131,8 @@ def _subchannels_at_distance(values: dict[str, float], distance_text: str | None
     from qmodel.studies.subchannel_methods import subchannels_at_distance
     from qmodel.units import parse_list, parse_value
 
-    if distance_text is None or options["--service-time"] is None:
+    service_text = options["--service-time"]
+    if distance_text is None or service_text is None:
         missing = "--distance" if distance_text is None else "--service-time"
         raise InputError(missing, "missing", "--distance with --service-time (the CF service time at 0 km)")
     for option in ("--async-service", "--converted"):
@@ -134,26 +143,25 @@ def _subchannels_at_distance(values: dict[str, float], distance_text: str | None
     if link is not None:
         for km in distances:
             check_reach(link, km, "--link")
-    timed = {option: None if options[option] is None else parse_value(option, options[option], "us")
-             for option in ("--service-time", "--threshold", "--async-service")}
-    converted = 0.0 if options["--converted"] is None else parse_value("--converted", options["--converted"],
-                                                                        "ratio")
+    service = parse_value("--service-time", service_text, "us")
+    timed = {option: None if (text := options[option]) is None else parse_value(option, text, "us")
+             for option in ("--threshold", "--async-service")}
+    converted = 0.0 if (text := options["--converted"]) is None else parse_value("--converted", text, "ratio")
     answers = subchannels_at_distance(distances, values["delayed_fraction"], values["measured_subchannels"],
                                       values["target_delayed"], values["subchannels_per_link"],
-                                      timed["--service-time"], timed["--async-service"], converted,
-                                      timed["--threshold"])
+                                      service, timed["--async-service"], converted, timed["--threshold"])
     columns = ["distance [km]", "propagation [us]", "holding time [us]", "converted [ratio]",
                "offered load", "subchannels", "delayed [ratio]", "links", "links in pairs", "more needed"]
-    if fmt == "json":
-        columns = ["distance_km", "propagation_us", "holding_time_us", "converted_ratio", "offered_load",
-                   "subchannels", "delayed_ratio", "links", "links_in_pairs", "more_needed"]
+    if fmt != "table":  # the records' keys
+        columns = ["distance[km]", "propagation[us]", "holding_time[us]", "converted[ratio]", "offered_load",
+                   "subchannels", "delayed[ratio]", "links", "links_in_pairs", "more_needed"]
     rows = [[a.distance, a.propagation, a.holding_time, a.converted_fraction, a.offered_load, a.subchannels,
              a.wait_probability, a.links, paired_links(a.links), a.more_needed] for a in answers]
     conversion = ("no conversion to async modelled (no --threshold)" if timed["--threshold"] is None else
                   f"conversion to async estimated with an assumed threshold of {timed['--threshold']:g} us")
     caption = (f"Erlang C (M/M/c). Measured at 0 km: {values['delayed_fraction']:.4g} delayed on "
                f"{values['measured_subchannels']:g} subchannels, "
-               f"sync service {timed['--service-time']:g} us; "
+               f"sync service {service:g} us; "
                f"target {values['target_delayed']:.4g} delayed, {values['subchannels_per_link']:g} "
                f"subchannels per link{_link_said(link)}. Each request holds its subchannel longer by the "
                f"propagation ({_propagation_per_km()}); {conversion}.")
@@ -186,7 +194,7 @@ def _propagation_per_km() -> str:
     from qmodel.units import UNITS
 
     entry = get_formula("cf_request_at_distance")
-    trips, speed = entry.symbols["cf_round_trips"].default, entry.symbols["fibre_speed"].default
+    trips, speed = (entry.symbols[name].declared_default() for name in ("cf_round_trips", "fibre_speed"))
     per_km = trips * 2 / (speed * UNITS[entry.symbols["fibre_speed"].unit].to_si) / UNITS["us/km"].to_si
     return (f"{format_number(float(per_km))} us/km: {format_number(float(trips))} round trip(s) at "
             f"{float(speed):,.0f} {entry.symbols['fibre_speed'].unit}")
@@ -207,7 +215,7 @@ bandwidth - write rate; consistency groups are taken to form only while
 there is no backlog. The rows include the instants groups stop and resume
 and the peak backlog, marked in the event column.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-mirror-timeline""")
 @click.option("--write-rate", required=True, help="Steady write data rate, e.g. 250MB/s.")
 @click.option("--bandwidth", default=None, help="Link bandwidth with every link up, e.g. 361MB/s.")
@@ -266,13 +274,13 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
     timeline = fluid_timeline(
         given["write_rate"], total, given["until"], bursts=burst_list,
         outages=[Outage(given["outage_from"], given["outage_to"], given["outage"])])
-    rows = {row.time: [row, ""] for row in timeline.sample(given["step"])}
+    rows = {row.time: (row, "") for row in timeline.sample(given["step"])}
     for time, what in timeline.events():  # an event on a sampled instant marks that row
         match = next((t for t in rows if abs(t - time) <= 1e-9 * max(1.0, time)), None)
         if match is None:
-            rows[time] = [timeline.sample_at(np.array([time]))[0], what]
+            rows[time] = (timeline.sample_at(np.array([time]))[0], what)
         else:
-            rows[match][1] = f"{rows[match][1]}; {what}".lstrip("; ")
+            rows[match] = (rows[match][0], f"{rows[match][1]}; {what}".lstrip("; "))
     table = [[row.time / 60, row.write_rate, row.bandwidth, row.written / 1000, row.sent / 1000,
               row.backlog / 1000, "suspended" if "stop" in what or not row.forming else "forming", what]
              for row, what in (rows[t] for t in sorted(rows))]
@@ -281,6 +289,9 @@ def mirror_timeline(write_rate: str, bandwidth: str | None, links: str | None, l
                f"{timeline.describe_suspensions()}")
     columns = ["minute", "write MB/s", "link MB/s", "written GB", "sent GB", "backlog GB",
                "consistency groups", "event"]
+    if fmt != "table":  # the records' keys
+        columns = ["time[min]", "write_rate[MB/s]", "link_bandwidth[MB/s]", "written[GB]", "sent[GB]",
+                   "backlog[GB]", "consistency_groups", "event"]
     render(columns, table, fmt, title="Global Mirror fluid time-line", caption=caption)
     if plot_path:
         from qmodel.cli.plotting import plot_timeline
@@ -307,7 +318,7 @@ Examples:
 Columns disc (ms), iort (1/s), rh, rp and rr (ratios; a header rh[%] takes
 percentages) are matched without regard to case. Other columns pass through.
 \b
-Docs: docs/howto/studies.md
+Docs: docs/howto/studies.md (site: howto/studies.html)
 Options: docs/reference/commands.md#qmodel-ssd-candidates""")
 @click.argument("input_csv", metavar="INPUT.csv")
 @click.option("-o", "--output", "output_csv", default="-", metavar="OUT.csv",

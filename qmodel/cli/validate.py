@@ -12,14 +12,18 @@ Examples:
   $ qmodel validate
   $ qmodel validate gdps-pprc-100km-2006 --format csv > gdps.csv
   $ qmodel validate --strict
+  $ qmodel validate --plot validation.png
 \b
-Docs: docs/howto/validate.md
+Docs: docs/howto/validate.md (site: howto/validate.html)
 Options: docs/reference/commands.md#qmodel-validate""")
 @click.argument("casebooks", nargs=-1, metavar="[CASEBOOK]...")
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, help="Exit 1 on any miss, explained or not.")
+@click.option("--plot", "plot_path", default=None, metavar="FILE",
+              help="Also draw each study's predictions against the papers, in tolerances (.png, .svg, .pdf).")
 @click.pass_context
-def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: bool) -> None:
+def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: bool,
+             plot_path: str | None) -> None:
     """Check the models against the studies' printed numbers (all casebooks by default).
 
     The report opens with the scorecard per study and its headline: the
@@ -41,8 +45,16 @@ def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: b
     from qmodel.validation.judge import run_casebooks
     from qmodel.validation.report import report
 
+    if plot_path:
+        from qmodel.cli.plotting import check_plot_path
+
+        check_plot_path(plot_path)
     results = run_casebooks(list(casebooks))
     report(results, fmt)
+    if plot_path:
+        from qmodel.cli.plotting import plot_validation
+
+        plot_validation(results, plot_path)
     unexplained = sum(not r.explained for r in results)
     misses = sum(r.verdict == "miss" for r in results)
     if unexplained:

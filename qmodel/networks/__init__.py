@@ -8,12 +8,13 @@ Build a network, solve it, read one result::
                   population=[20, 0], arrival_rate=[0, "150/s"],     # a closed and an open class
                   think_time=["1s", 0], names=["cpu", "disk", "link"], classes=["cics", "batch"],
                   time_unit="ms")
-    result = solve(net, method="exact")       # or "schweitzer", "linearizer", "seidmann"
+    result = solve(net, method="exact")       # or schweitzer, linearizer, seidmann, ctmc, convolution
     result.throughput                         # (C,) jobs per second
 
 ``network(demands, *, servers, rates, think_time, population, arrival_rate,
-visits, names, classes, time_unit)``: see qmodel.networks.model; a TOML
-model file: ``load_network(path)``.
+visits, names, classes, time_unit, routing, reference, scheduling, buffer,
+priority, speeds)``: see qmodel.networks.model (a routing matrix with class
+switching: routing.py and chains.py); a TOML model file: ``load_network(path)``.
 
 ``solve(network, method="exact", population=None, progress=None, at=())``
 returns a :class:`NetworkResult`, in SI units (seconds, jobs per second).
@@ -36,12 +37,18 @@ N`` and ``1..N``:
 | ``curve``             |        | single-class exact sweep: population, throughput, response_time |
 |                       |        | at every N = 1..population (None otherwise)                    |
 | ``points``            |        | NetworkResults at the ``at`` populations of a sweep            |
+| ``log_normalizing_constant`` |  | method convolution: log G(N) (states.py)                       |
+| ``marginals``         | (K, J) | methods convolution and ctmc: probability of j jobs at a station |
+| ``lost``              | (C, K) | open classes at full buffers: arrivals lost per second         |
 
 ``records()`` and ``class_records()`` give rows with units in their keys
 (times in the network's time_unit, throughput per second); ``to_json()`` a
 JSON-ready dict. ``approximation_error(result)`` compares an approximate
 result with exact MVA. Methods, station types and what solves what:
-qmodel.networks.solver and qmodel.networks.stations. Errors: InputError for a
+qmodel.networks.solver and qmodel.networks.stations; what is not product form
+(priorities, FCFS with service times by class: priority.py; buffers that
+fill: finite.py) is approximated and its result's ``method`` says how, and
+method ctmc (markov.py) solves it exactly where small. Errors: InputError for a
 bad network or a request too large to compute (with the estimate),
 ConvergenceError when an approximation does not converge.
 """

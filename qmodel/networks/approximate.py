@@ -24,7 +24,7 @@ Linearizer corrects the queue lengths only.
 Seidmann's decomposition (Seidmann, Schweitzer & Shalev-Oren 1987) replaces
 c servers with demand D by one server with D / c and a delay of
 D (c − 1) / c, then runs Bard–Schweitzer on the network so transformed.
-Errors measured on generated networks: docs-networks.md.
+Errors measured on generated networks: docs/background/accuracy.md.
 """
 
 from __future__ import annotations

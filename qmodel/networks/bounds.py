@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qmodel.errors import InputError
 from qmodel.kernels import Kernel
@@ -172,7 +173,7 @@ GRID_EXACT = 10_000
 GRID_STEP = 1.001
 
 
-def grid_population(index: np.ndarray) -> np.ndarray:
+def grid_population(index: ArrayLike) -> np.ndarray:
     """The grid's population number ``index`` (from 0): index + 1 up to GRID_EXACT, then
     ⌊GRID_EXACT · GRID_STEP^(index − GRID_EXACT + 1)⌋ (increasing: GRID_EXACT (GRID_STEP − 1) ≥ 1)."""
     index = np.asarray(index, float)

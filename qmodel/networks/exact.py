@@ -49,7 +49,7 @@ once (complement_plan), about M·log₂M additions of L − 1 terms each, not th
 reads n − e_c only: one class keeps one population, several classes a ring
 of Π_{c≥2} (N_c + 1) points (the class with the most jobs first).
 Work per class and population (point_work): K stations, Σ(L_k − 1) marginal terms, and
-with load-dependent stations K + Σ_nodes (L + 1) complement terms.
+with load-dependent stations K + Σ_nodes L complement terms.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def point_work(net: Network) -> tuple[int, int]:
     terms = table.coefficient.size
     if table.ld.size:
         _, added, _ = complement_plan(table.ld.size)
-        terms += len(net.stations) + int((np.diff(table.offsets)[added] + 2).sum())
+        terms += len(net.stations) + int((np.diff(table.offsets)[added] + 1).sum())
     return len(net.stations), terms
 
 
@@ -236,8 +236,9 @@ def recursion(net: Network, ring: int) -> tuple[tuple, tuple]:
     state[0, table.offsets[:-1]] = 1.0                         # p(0 | 0) = 1
     terms = np.zeros((ring, int(node_offsets[-1])))
     terms[0, node_offsets[:-1]] = 1.0                          # g_S(0) = G_S(0) / G(0) = 1
-    return static, (np.zeros((ring, stations)), state, np.ones((ring, single.size + 1)), terms,
-                    np.zeros((ring, added.size)), np.ones((ring, added.size)))
+    base = np.ones((ring, single.size + 1 if table.ld.size else 1))    # the base: with ld stations only
+    return static, (np.zeros((ring, stations)), state, base, terms, np.zeros((ring, added.size)),
+                    np.ones((ring, added.size)))
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ Scheduling at a station of c servers (queue: 1, multi: c; ld: PS only):
 | priority-np | as priority, but a job in service is never preempted                       |
 
 A delay station serves every job at once. A station with a buffer holds at
-most that many jobs; an external arrival to a full station is lost, and a
-job routed to a full station is blocked after service (BAS: it holds its
-server, and moves, first blocked first, when a job leaves the full station).
+most that many jobs; a job of an open class that arrives at a full station,
+from outside or routed, is lost; a job of a closed class routed to a full
+station is blocked after service (BAS: it holds its server, and moves, first
+blocked first, when a job leaves the full station).
 
 Cost: the states are enumerated breadth first (a Python dict); past
 MAX_STATES the chain is refused, with the count reached and a way out.
@@ -69,16 +70,15 @@ class _Model:
     """What the chain needs, per class and (augmented) station: rates, routing, disciplines."""
 
     service: np.ndarray          # (C, S) service rate per job, 1/s (0 where a class is never served)
-    routing: np.ndarray          # (C, S, C, S)
     arrivals: np.ndarray         # (C, S) external arrivals per second
     servers: np.ndarray          # (S,) c, INFINITE at a delay
     rates: tuple[tuple[float, ...], ...]   # (S,) PS rate table α(1..L) (α(L) holding); () where not PS
     discipline: tuple[str, ...]  # (S,) "is", "ps", "fcfs", "lcfs-pr", "priority", "priority-np"
     buffer: np.ndarray           # (S,) most jobs held, INFINITE without a limit
     priority: np.ndarray         # (C,) lower is served first
-    stations: int                # K, the network's own (think stations follow)
     routes: dict[tuple[int, int], tuple[tuple[int, int, float], ...]]   # (r, i) → ((s, j, P[r, i, s, j]),)
     leave: np.ndarray            # (C, S) probability of leaving the network after service
+    dropping: np.ndarray         # (C,) an open class: a job routed to a full station is lost, not blocked
 
 
 def solve_markov(net: Network, populations: np.ndarray) -> Solution:
@@ -148,18 +148,18 @@ def _model(net: Network) -> _Model:
     routes = {(c, k): tuple((int(s), int(j), float(routing[c, k, s, j]))
                             for s, j in zip(*np.nonzero(routing[c, k]), strict=True))
               for c in range(n_classes) for k in range(size)}
-    return _Model(service, routing, arrivals, np.array(servers), tuple(rates), tuple(discipline),
-                  np.array(buffer), np.asarray(priority), n_stations, routes,
-                  np.maximum(1.0 - routing.sum(axis=(2, 3)), 0.0))
+    return _Model(service, arrivals, np.array(servers), tuple(rates), tuple(discipline),
+                  np.array(buffer), np.asarray(priority), routes,
+                  np.maximum(1.0 - routing.sum(axis=(2, 3)), 0.0), net.open_classes.copy())
 
 
 def _discipline(station) -> str:
     if station.infinite:
         return "is"
     kind = station.scheduling or "ps"
-    if station.kind == "ld" and kind != "ps":
+    if station.kind in ("ld", "hetero") and kind != "ps":
         raise InputError(f"station {station.name!r}: scheduling", repr(kind),
-                         "ps at an ld station (its rates are shared by the jobs present)")
+                         "ps at an ld or hetero station (its rates are shared by the jobs present)")
     if kind == "lcfs-pr" and station.kind == "multi":
         raise InputError(f"station {station.name!r}: scheduling", "lcfs-pr", "lcfs-pr at a single server")
     return kind
@@ -212,7 +212,7 @@ def _start(net: Network, model: _Model, populations: np.ndarray) -> State:
         remaining = int(populations[c])
         for k in np.flatnonzero(model.service[c] > 0):
             while remaining and _jobs(stations[k]) < model.buffer[k]:
-                stations[k] = _admit(model, k, stations[k], int(c), 0)
+                stations[k] = _admit(model, int(k), stations[k], int(c), 0)
                 remaining -= 1
         if remaining:
             raise InputError(f"population of class {net.classes[c]!r}", int(populations[c]),
@@ -305,6 +305,9 @@ def _moves(model: _Model, state: State) -> tuple[dict[State, float], dict[tuple[
                 continue
             completions[(job, k)] = completions.get((job, k), 0.0) + rate
             for to_class, to_station, chance in model.routes[(job, k)]:
+                if model.dropping[to_class] and to_station != k and _full(model, state, to_station):
+                    lost[(to_class, to_station)] = lost.get((to_class, to_station), 0.0) + rate * chance
+                    to_class = to_station = -1                          # an open job finding it full is lost
                 target = _move(model, state, k, position, job, to_class, to_station)
                 targets[target] = targets.get(target, 0.0) + rate * chance
             leave = model.leave[job, k]
@@ -313,7 +316,7 @@ def _moves(model: _Model, state: State) -> tuple[dict[State, float], dict[tuple[
                 targets[target] = targets.get(target, 0.0) + rate * leave
     for job, k in zip(*np.nonzero(model.arrivals), strict=True):
         rate = float(model.arrivals[job, k])
-        if _jobs(stations[k]) + _blocked_at(blocked, int(k)) >= model.buffer[k]:
+        if _full(model, state, int(k)):
             lost[(int(job), int(k))] = rate
             continue
         placed = list(stations)
@@ -324,15 +327,18 @@ def _moves(model: _Model, state: State) -> tuple[dict[State, float], dict[tuple[
     return targets, completions, lost
 
 
+def _full(model: _Model, state: State, k: int) -> bool:
+    """Whether station k holds as many jobs as its buffer (those blocked there included)."""
+    return _jobs(state[0][k]) + _blocked_at(state[1], k) >= model.buffer[k]
+
+
 def _move(model: _Model, state: State, k: int, position: int, job: int, to_class: int,
           to_station: int) -> State:
     """The state after the job in service at ``position`` of station k completes and is routed."""
     stations, blocked_state = list(state[0]), list(state[1])
     serving, waiting = stations[k]
     stations[k] = (serving[:position] + serving[position + 1:], waiting)
-    if to_station >= 0 and to_station != k and (
-            _jobs(stations[to_station]) + _blocked_at(tuple(blocked_state), to_station)
-            >= model.buffer[to_station]):
+    if to_station >= 0 and to_station != k and _full(model, state, to_station):
         blocked_state[to_station] = (*blocked_state[to_station], (k, job, to_class))   # blocked after service
         return tuple(stations), tuple(blocked_state)
     stations[k] = _refill(model, k, stations[k], _blocked_at(tuple(blocked_state), k))

@@ -16,12 +16,15 @@ A model file::
     type = "ld"                          # general load-dependent
     rates = [1, 1.8, 2.4]                # service-rate multiplier with 1, 2, 3... jobs; the last holds
     demand = 0.8
+    # type = "hetero", speeds = [2, 1, 1]: servers of different speeds (the fastest busy first)
+    # scheduling = "fcfs" | "ps" | "lcfs-pr" | "priority" | "priority-np"; buffer = 10 (most jobs held)
 
     [[class]]
     name = "online"
     population = 20                      # closed class ...
     think_time = "4s"
     # arrival_rate = "250/s"             # ... or open class; a bare number is per time_unit
+    # priority = 1                       # with priority scheduling: lower is served first
 
 Or visits from a routing matrix (qmodel.networks.routing): each station
 gives ``service_time`` per visit only, and ``[[routing]]`` tables give, per
@@ -54,8 +57,8 @@ from qmodel.networks.routing import routing_tensor, traffic
 from qmodel.networks.stations import SCHEDULING, STATION_TYPES, Station
 from qmodel.units import UNITS, parse_value
 
-STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates", "scheduling",
-                "buffer"}
+STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates", "speeds",
+                "scheduling", "buffer"}
 CLASS_KEYS = {"name", "population", "think_time", "arrival_rate", "reference", "priority"}
 ROUTING_KEYS = {"class", "to_class", "matrix"}
 # plausible magnitudes of a nonzero value, SI: a time from a femtosecond to about 30 years, a rate up to
@@ -79,7 +82,7 @@ class Network:
     time_unit: str = "s"         # the unit results are shown in
     chains: np.ndarray | None = None   # (classes,) chain of each class, from a routing matrix (routing.py)
     routing: np.ndarray | None = None  # (classes, stations, classes, stations) P[r, i, s, j], when given
-    priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (scheduling.py)
+    priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (priority.py)
 
     @property
     def station_names(self) -> tuple[str, ...]:
@@ -130,7 +133,7 @@ class Network:
 def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time: Any = 0.0,
             population: Any = 0, arrival_rate: Any = 0.0, visits: Any = None, names: Any = None,
             classes: Any = None, time_unit: str = "s", routing: Any = None, reference: Any = None,
-            scheduling: Any = None, buffer: Any = None, priority: Any = None) -> Network:
+            scheduling: Any = None, buffer: Any = None, priority: Any = None, speeds: Any = None) -> Network:
     """A network from arrays: demands per station (or classes × stations).
 
     Numbers are in ``time_unit`` (arrival rates per ``time_unit``); a string
@@ -154,8 +157,29 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
     form, the default), "fcfs", "ps", "lcfs-pr", "priority" (preemptive
     resume) or "priority-np" (non-preemptive), with ``priority`` per class
     (a whole number, lower served first); ``buffer`` per station: the most
-    jobs it holds (None: no limit). qmodel.networks.solver says which method
+    jobs it holds (None: no limit). ``speeds`` per station (a list, or a dict
+    by name): None, or the relative speeds of its servers (a "hetero" station,
+    the service time at speed 1). qmodel.networks.solver says which method
     solves what.
+
+    :param demands: service demand per station (one class), or classes × stations; in ``time_unit``, or
+        texts with their unit (``"2ms"``); per-visit service times with ``visits`` or ``routing``.
+    :param servers: per station: c ≥ 1, or ``"delay"``; default one each.
+    :param rates: per station: None, or the load-dependent rate multipliers α(1), α(2), ...
+    :param think_time: per class, in ``time_unit`` (closed classes).
+    :param population: per class: jobs of a closed class (0: open, or the class gives an arrival rate).
+    :param arrival_rate: per class: arrivals per ``time_unit`` of an open class.
+    :param visits: classes × stations: visits per job.
+    :param names: station names; default station1, station2, ...
+    :param classes: class names; default class1, class2, ...
+    :param time_unit: the unit of bare numbers and of the results' times (``s``, ``ms``, ``us``).
+    :param routing: per class (or class pair) K × K routing probabilities.
+    :param reference: per class: the station whose visit counts one cycle (name or index).
+    :param scheduling: per station: "", "fcfs", "ps", "lcfs-pr", "priority" or "priority-np".
+    :param buffer: per station: the most jobs it holds (None: no limit).
+    :param priority: per class: a whole number, lower served first.
+    :returns: the network, checked, in SI units (:class:`Network`).
+    :raises InputError: naming the argument and value of anything that does not fit.
     """
     unit = _time_unit(time_unit, "time_unit")
     service = _matrix(demands, "demand", unit)
@@ -184,6 +208,13 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
             stations.append(Station(str(name), "ld", 1, _positive_rates(table, f"rates of station {name!r}")))
         else:
             stations.append(Station(str(name), kind, count))
+    for index, speed in enumerate(_per_station(speeds, station_names, "speeds")):
+        if speed is not None:
+            if stations[index].kind != "queue" or rate_tables[index] is not None:
+                raise InputError(f"station {station_names[index]!r}: speeds and servers or rates",
+                                 "both given", "speeds for servers of different speeds, or servers, or rates")
+            stations[index] = Station(str(station_names[index]), "hetero", len(speed),
+                                      _positive_rates(speed, f"speeds of station {station_names[index]!r}"))
     schedules = _per_station(scheduling, station_names, "scheduling")
     buffers = _per_station(buffer, station_names, "buffer")
     stations = [disciplined(station, rule, limit, f"station {station.name!r}")
@@ -256,7 +287,12 @@ def _arrivals(arrival_rate: Any, references: np.ndarray, n_classes: int, n_stati
 
 
 def load_network(path: str | Path) -> Network:
-    """Read a TOML model file (see the module docstring for its layout)."""
+    """Read a TOML model file (see the module docstring for its layout).
+
+    :param path: the model file (TOML).
+    :returns: the network, checked, in SI units.
+    :raises InputError: naming the file and key of anything wrong.
+    """
     from qmodel.tomlread import read_toml
 
     where = str(path)
@@ -383,8 +419,14 @@ def _station(table: dict, label: str) -> Station:
     if "rates" in table and kind != "ld":
         raise InputError(f"{label}: rates", repr(table["rates"]), f'rates on a type = "ld" station '
                          f"(this one is {kind})")
+    if ("speeds" in table) != (kind == "hetero"):
+        raise InputError(f"{label}: speeds", repr(table.get("speeds", "missing")), 'speeds = [s1, s2, ...], '
+                         'one per server, on a type = "hetero" station (and only there)')
     if kind == "multi":
         station = Station(name, kind, _server_count(table.get("servers"), f"{label}: servers"))
+    elif kind == "hetero":
+        station = Station(name, kind, len(table["speeds"]) if isinstance(table["speeds"], list) else 1,
+                          _positive_rates(table["speeds"], f"{label}: speeds"))
     elif kind == "ld":
         if "rates" not in table:
             raise InputError(f"{label}: rates", "missing", "rates = [α(1), α(2), ...] for an ld station")
@@ -401,7 +443,7 @@ def disciplined(station: Station, scheduling: Any, buffer: Any, label: str) -> S
         raise InputError(f"{label}: scheduling", repr(rule), ", ".join(repr(s) for s in SCHEDULING))
     if rule and station.infinite:
         raise InputError(f"{label}: scheduling", repr(rule), "none at a delay station (every job is served)")
-    if rule not in ("", "ps") and station.kind == "ld":
+    if rule not in ("", "ps") and station.kind in ("ld", "hetero"):
         raise InputError(f"{label}: scheduling", repr(rule), "ps at an ld station (its rates are shared)")
     if rule == "lcfs-pr" and station.kind != "queue":
         raise InputError(f"{label}: scheduling", repr(rule), "lcfs-pr at a single-server queue")
@@ -494,6 +536,8 @@ def _numbers(values: Any, name: str, unit: str | None) -> np.ndarray:
         return np.asarray(_value(values, name, unit))
     if isinstance(values, dict):
         raise InputError(name, repr(values), "a number or a list of numbers")
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":      # numbers already: no parsing
+        return values.astype(float) * (UNITS[unit].to_si if unit else 1.0)
     try:
         items = list(values)
     except TypeError:

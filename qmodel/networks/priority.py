@@ -33,12 +33,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from qmodel.errors import ConvergenceError, InputError
+from qmodel.kernels import Kernel
+from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
 TOLERANCE = 1e-10
+STEP_RATE = 1e8               # class-station-class steps per second of the compiled fixed point
+TYPICAL_ITERATIONS = 1000     # iterations to converge (tens to hundreds measured; the estimate's margin)
 MAX_ITERATIONS = 100_000
 DAMP_AFTER = 500              # iterations without convergence before the update is damped (halved)
 MIN_WEIGHT = 1 / 64
@@ -59,6 +62,8 @@ class Estimate:
 def departures(net: Network) -> list[str]:
     """Why ``net`` is not product form by its scheduling: each station (named) that schedules by priority
     classes of more than one level, or FCFS classes whose service times per visit differ."""
+    if not any(station.scheduling in ("fcfs", "priority", "priority-np") for station in net.stations):
+        return []                                    # the common case, at no cost to a quick solve
     visits = net.visit_counts
     per_visit = np.divide(net.demands, visits, out=np.zeros_like(visits), where=visits > 0)
     reasons = []
@@ -88,12 +93,17 @@ def binding_buffers(net: Network, populations: np.ndarray) -> list[str]:
 def priority_mva(net: Network, populations: np.ndarray) -> Estimate:
     """The MVA priority approximation (module docstring) at ``populations`` (C,) of the closed classes."""
     for station in net.stations:
-        if station.kind == "ld":
-            raise InputError(f"station {station.name!r}: type", "ld", "queue, multi or delay in a network "
-                             "with priority or class-dependent FCFS scheduling (or method ctmc)")
+        if station.kind not in ("queue", "multi", "delay"):
+            raise InputError(f"station {station.name!r}: type", station.kind, "queue, multi or delay in a "
+                             "network with priority or class-dependent FCFS scheduling (or method ctmc)")
     if net.switching:
         raise InputError("routing", "classes that switch", "classes that keep their class where stations "
                          "schedule by priority or class-dependent FCFS (or method ctmc)")
+    n_classes, n_stations = net.demands.shape
+    refuse_too_large(64.0 * n_classes * n_stations,
+                     n_classes ** 2 * n_stations * TYPICAL_ITERATIONS / STEP_RATE,
+                     f"the MVA priority approximation of {n_classes} classes at {n_stations:,} stations",
+                     "fewer classes (merge those of one priority and similar demands) or stations")
     visits = net.visit_counts
     per_visit = np.divide(net.demands, visits, out=np.zeros_like(visits), where=visits > 0)
     servers = np.array([1.0 if s.infinite else float(s.servers if s.kind == "multi" else 1)
@@ -104,7 +114,7 @@ def priority_mva(net: Network, populations: np.ndarray) -> Estimate:
     _refuse_saturated(net, servers)
     throughput = np.zeros(len(net.classes))
     residence = np.zeros(net.demands.shape)
-    iterations, change = _fixed_point(
+    iterations, change = FIXED_POINT.compiled(
         np.ascontiguousarray(per_visit), np.ascontiguousarray(visits, dtype=float), kinds, servers,
         np.asarray(levels, dtype=np.int64), closed, np.asarray(populations, float),
         np.where(closed, 0.0, net.arrival_rates), np.asarray(net.think_times, float), TOLERANCE,
@@ -124,9 +134,8 @@ def _refuse_saturated(net: Network, servers: np.ndarray) -> None:
                              "below 1", reason="the open classes alone saturate it")
 
 
-@njit(cache=True)
 def _fixed_point(service, visits, kinds, servers, levels, closed, populations, rates, think, tolerance,
-                 max_iterations, throughput, residence):  # pragma: no cover - compiled
+                 max_iterations, throughput, residence):
     """Successive substitution of the module docstring's forms over every class and station; returns
     (iterations, last change), iterations < 0 when it did not converge."""
     n_classes, n_stations = service.shape
@@ -206,3 +215,6 @@ def _fixed_point(service, visits, kinds, servers, levels, closed, populations, r
         if change <= limit:
             return iteration + 1, change
     return -1, change
+
+
+FIXED_POINT = Kernel(_fixed_point)   # compiled when first called: numba loads only then (qmodel.kernels)

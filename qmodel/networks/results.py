@@ -2,7 +2,7 @@
 
 Arrays are in SI units (seconds, jobs per second); ``records()`` and
 ``to_json()`` give times in the network's ``time_unit`` and throughputs per
-second, each with its unit named.
+second, each key naming its unit (:func:`qmodel.frames.key`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ class NetworkResult:
     single-class sweep; ``points``: full results at the populations asked for.
     Method convolution adds ``log_normalizing_constant`` (log G(N)) and
     ``marginals`` (K, |N| + 1), the probability of j = 0..|N| jobs at each station;
-    method ctmc the same marginals (up to the most jobs a station holds).
+    method ctmc the same marginals (up to the most jobs a station holds). Where open
+    classes meet a full buffer, ``lost`` (C, K) is the arrivals lost per second
+    at each station, and the network's visits are those made.
     """
 
     network: Network = field(repr=False)
@@ -56,6 +58,7 @@ class NetworkResult:
     points: tuple[NetworkResult, ...] = ()
     log_normalizing_constant: float | None = None   # method convolution: log G(N) (states.py)
     marginals: np.ndarray | None = None              # convolution, ctmc: (K, J + 1) p_k(j jobs)
+    lost: np.ndarray | None = None                   # buffers with open classes: (C, K) arrivals lost per s
 
     @property
     def stations(self) -> tuple[str, ...]:
@@ -93,15 +96,16 @@ class NetworkResult:
         raise KeyError(population)
 
     def class_records(self) -> list[dict[str, Any]]:
-        """Per class, keys naming their units: population or arrival rate, think time, X [1/s], R."""
+        """Per class, keys naming their units: population or arrival rate, think time, throughput [1/s],
+        response time."""
         unit = self.time_unit
         scale = UNITS[unit].to_si
         return [{"class": name,
                  "population": int(self.populations[c]) if not self.open_classes[c] else None,
-                 "arrival rate [1/s]": float(self.network.arrival_rates[c]) if self.open_classes[c] else None,
-                 f"think time [{unit}]": float(self.network.think_times[c] / scale),
-                 "X [1/s]": float(self.throughput[c]),
-                 f"R [{unit}]": float(self.response_time[c] / scale)}
+                 "arrival_rate[1/s]": float(self.network.arrival_rates[c]) if self.open_classes[c] else None,
+                 frames.key("think_time", unit): float(self.network.think_times[c] / scale),
+                 "throughput[1/s]": float(self.throughput[c]),
+                 frames.key("response_time", unit): float(self.response_time[c] / scale)}
                 for c, name in enumerate(self.classes)]
 
     def records(self) -> list[dict[str, Any]]:
@@ -118,19 +122,20 @@ class NetworkResult:
         scale = UNITS[unit].to_si
         classes, stations = len(self.classes), len(self.network.stations)
         visited = (self.network.visit_counts > 0).ravel()
-        per_visit = (self.per_visit_time / scale).ravel()
+        per_visit: np.ndarray | list[float | None] = (self.per_visit_time / scale).ravel()
         if not visited.all():
-            per_visit = [value if seen else None for value, seen in zip(per_visit.tolist(), visited.tolist(),
-                                                                         strict=True)]
+            times = (self.per_visit_time / scale).ravel().tolist()
+            per_visit = [value if seen else None for value, seen in zip(times, visited.tolist(), strict=True)]
+        lost = {} if self.lost is None else {frames.key("lost", "1/s"): self.lost.ravel()}
         return {"class": np.repeat(np.array(self.classes, dtype=object), stations),
                 "station": np.tile(np.array(self.network.station_names, dtype=object), classes),
                 "type": np.tile(np.array([s.label for s in self.network.stations], dtype=object), classes),
-                f"demand [{unit}]": (self.network.demands / scale).ravel(),
-                "utilization": self.utilization.ravel(),
-                "queue length": self.queue_length.ravel(),
-                f"residence [{unit}]": (self.residence_time / scale).ravel(),
-                f"per visit [{unit}]": per_visit,
-                "throughput [1/s]": self.station_throughput.ravel()}
+                frames.key("demand", unit): (self.network.demands / scale).ravel(),
+                "utilization[ratio]": self.utilization.ravel(),
+                "queue_length": self.queue_length.ravel(),
+                frames.key("residence_time", unit): (self.residence_time / scale).ravel(),
+                frames.key("per_visit_time", unit): per_visit,
+                "station_throughput[1/s]": self.station_throughput.ravel(), **lost}
 
     def to_frame(self):
         """Per class and station (:meth:`records`) as a pandas DataFrame, units in the column names."""
@@ -141,12 +146,14 @@ class NetworkResult:
         return classes + frames.html("per class and station", self.records())
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: units, classes, stations; a sweep adds its curve (population, throughput [1/s],
-        response_time) and the per-station figures (K per row) at the populations kept (``at``)."""
-        scale = UNITS[self.time_unit].to_si
+        """A JSON-ready dict: the method, the time unit, classes and stations (:meth:`class_records`,
+        :meth:`records`); a sweep adds its curve (population, throughput [1/s], response time) and the
+        per-station figures (K per row) at the populations kept (``at``), keys naming their units."""
+        unit = self.time_unit
+        scale = UNITS[unit].to_si
         payload: dict[str, Any] = {
-            "method": self.method, "time_unit": self.time_unit, "throughput_unit": "1/s",
-            "classes": self.class_records(), "stations": self.records()}
+            "method": self.method, "time_unit": unit, "classes": self.class_records(),
+            "stations": self.records()}
         if self.log_normalizing_constant is not None:
             payload["log_normalizing_constant"] = self.log_normalizing_constant
         if self.marginals is not None:
@@ -156,10 +163,11 @@ class NetworkResult:
             kept = (*self.points, self)
             payload.update({
                 "population": self.curve.population.tolist(),
-                "throughput": self.curve.throughput.tolist(),
-                "response_time": (self.curve.response_time / scale).tolist(),
+                "throughput[1/s]": self.curve.throughput.tolist(),
+                frames.key("response_time", unit): (self.curve.response_time / scale).tolist(),
                 "at": [int(p.populations.sum()) for p in kept],
                 "queue_length": [p.queue_length.sum(axis=0).tolist() for p in kept],
-                "residence_time": [(p.residence_time.sum(axis=0) / scale).tolist() for p in kept],
-                "utilization": [p.utilization.sum(axis=0).tolist() for p in kept]})
+                frames.key("residence_time", unit): [(p.residence_time.sum(axis=0) / scale).tolist()
+                                                     for p in kept],
+                "utilization[ratio]": [p.utilization.sum(axis=0).tolist() for p in kept]})
         return payload

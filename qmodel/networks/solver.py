@@ -12,6 +12,10 @@ either way):
 | ctmc        | the exact Markov chain of a small network (markov.py): any scheduling, buffers | all |
 | convolution | the normalizing constant by convolution (states.py): log G, marginals, means | closed |
 
+A network whose buffers can fill is solved, approximately, as a loss network
+(every class open: "loss-decomposition") or by MVABLO (one closed class with
+a routing matrix: "mvablo"; finite.py), others by the chain only.
+
 A network that is not product form by its scheduling (priority classes of
 more than one level at a station, FCFS with service times that differ by
 class: priority.py) is solved by the MVA priority approximation whatever
@@ -29,6 +33,7 @@ import numpy as np
 from qmodel.errors import InputError
 from qmodel.networks import approximate, exact
 from qmodel.networks.chains import chain_network, chain_populations, class_result
+from qmodel.networks.finite import loss_network, mvablo
 from qmodel.networks.markov import solve_markov
 from qmodel.networks.model import Network
 from qmodel.networks.open import OpenStation, open_jobs, open_load, open_station, open_stretch
@@ -60,6 +65,16 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     full per-station results are kept (``result.points``). ``progress(done,
     total)`` is called during long exact solves. Results are in SI units
     (NetworkResult); sources: exact.py, approximate.py, open.py.
+
+    :param network: the network (:func:`qmodel.networks.network` or a model file).
+    :param method: exact, schweitzer, linearizer or seidmann (and the methods of qmodel.networks.solver).
+    :param population: N jobs, ``range(1, N + 1)`` (a sweep), or one population per closed class; None:
+        the network's own.
+    :param progress: called as ``progress(done, total)`` during long exact solves.
+    :param at: populations of a sweep whose per-station results are kept.
+    :returns: throughput [1/s], response time [s] per class and the per-station figures
+        (:class:`NetworkResult`; its records in the network's time unit).
+    :raises InputError: a request the method cannot solve, or too large (with its estimate).
     """
     if method not in METHODS:
         raise InputError("method", repr(method), ", ".join(METHODS))
@@ -71,8 +86,7 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
         top = [population.stop - 1] if isinstance(population, range) else population
         full = binding_buffers(network, _counts(network, top))
         if full:
-            raise InputError("method", method, "ctmc (the exact Markov chain of a small network) for a "
-                             "network whose stations can fill", reason=full[0])
+            return _finite(network, population, full[0])
     if departures(network):
         return _scheduled(network, population)
     if network.switching:
@@ -87,6 +101,27 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     if is_open.any():
         return _mixed(network, counts, method, progress)
     return _closed(network, counts, method, progress, at)
+
+
+def _finite(network: Network, population: int | Sequence[int] | range | None, reason: str) -> NetworkResult:
+    """Stations whose buffers can fill (finite.py): an open network that loses jobs, or a single-class
+    closed one whose stations block (MVABLO); anything else is the Markov chain's (method ctmc)."""
+    if isinstance(population, range) or departures(network) or network.switching or not (
+            network.open_classes.all() or len(network.classes) == 1):
+        raise InputError("method", "an MVA method", "ctmc (the exact Markov chain of a small network) for "
+                         "this network whose stations can fill: the approximations take an open network, or "
+                         "one closed class with a routing matrix, without priorities", reason=reason)
+    counts = _counts(network, population)
+    if network.open_classes.all():
+        finite, method = loss_network(network), "loss-decomposition"
+    else:
+        finite, method = mvablo(network, int(counts.sum())), "mvablo"
+    visits = network.visit_counts
+    per_visit = np.divide(network.demands, visits, out=np.zeros_like(visits), where=visits > 0)
+    made = replace(network, visits=finite.visits, demands=finite.visits * per_visit)
+    result = _result(made, method, counts, finite.throughput, finite.residence_time,
+                     np.zeros(len(network.stations)))
+    return replace(result, lost=finite.lost if network.open_classes.any() else None)
 
 
 def _convolution(network: Network, population: int | Sequence[int] | range | None) -> NetworkResult:
@@ -147,7 +182,7 @@ def _markov(network: Network, population: int | Sequence[int] | range | None) ->
     residence = np.divide(solution.queue_length, throughput[:, None], out=np.zeros_like(visits),
                           where=throughput[:, None] > 0)
     return replace(_result(solved, "ctmc", counts, throughput, residence, solution.empty),
-                   marginals=solution.marginals)
+                   marginals=solution.marginals, lost=solution.lost if network.open_classes.any() else None)
 
 
 def _switching(network: Network, method: str, population: int | Sequence[int] | range | None,
@@ -261,9 +296,11 @@ def _result(network: Network, method: str, counts: np.ndarray, throughput: np.nd
     rate by a small population has no p(0) from the recursion, and is a queue of that rate."""
     residence = np.where(throughput[:, None] > 0, residence, 0.0)
     load = throughput[:, None] * network.demands
-    seen = network.within(int(counts.sum())) if network.closed_classes.all() else network
+    jobs = int(counts.sum()) if network.closed_classes.all() else 0
+    seen = [station.within(jobs) if jobs and station.kind in ("ld", "hetero") else station
+            for station in network.stations]
     utilization = np.stack([station.type.utilization(station, load[:, k], 1.0 - empty[k])
-                            for k, station in enumerate(seen.stations)], axis=1)
+                            for k, station in enumerate(seen)], axis=1)
     return NetworkResult(network=network, method=method, populations=counts.astype(int),
                          throughput=throughput, response_time=residence.sum(axis=1),
                          utilization=utilization, queue_length=throughput[:, None] * residence,
@@ -350,6 +387,10 @@ def approximation_error(approximate_result: NetworkResult) -> dict[str, float]:
     ``queue_length``: max over classes and stations of |Q − Q_exact| relative
     to the class population (closed classes; open classes count their own
     mean jobs in the network).
+
+    :param approximate_result: a result of an approximate method.
+    :returns: ``{"throughput": ratio, "queue_length": ratio}``: the largest relative deviations (fractions,
+        not %).
     """
     network = approximate_result.network
     exact_result = solve(network, reference_method(network), _closed_counts(approximate_result))

@@ -35,8 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from qmodel.kernels import Kernel
 from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
@@ -76,7 +76,7 @@ def convolve(net: Network, populations: np.ndarray) -> States:
     net = net.within(int(counts.sum()))
     shape = counts + 1
     strides = np.array([int(np.prod(shape[c + 1:])) for c in range(counts.size)], dtype=np.int64)
-    points = np.indices(shape).reshape(counts.size, -1).T.astype(np.int64)     # lattice, index order
+    points = np.indices(tuple(shape.tolist())).reshape(counts.size, -1).T.astype(np.int64)  # the lattice
     with np.errstate(divide="ignore"):
         log_demand = np.log(net.demands)                                       # (C, K), −inf where 0
         log_think = np.log(net.think_times)
@@ -125,7 +125,7 @@ def _add_station(constant: np.ndarray, station, factor: np.ndarray, log_demand: 
         return _delay(constant, log_demand, counts, strides)
     if not station.load_dependent and station.capacity == 1:
         out = constant.copy()
-        _queue_kernel(out, log_demand, counts, strides)
+        QUEUE_KERNEL.compiled(out, log_demand, counts, strides)
         return out
     return _convolve(factor, constant, points, strides)
 
@@ -163,7 +163,7 @@ def _log_sum(values: np.ndarray, axis: int) -> np.ndarray:
 def _convolve(first: np.ndarray, second: np.ndarray, points: np.ndarray, strides: np.ndarray) -> np.ndarray:
     """(first ⊛ second)(n) = Σ_{m ≤ n} first(m) second(n − m), in logarithms, over the lattice."""
     out = np.full(first.size, -np.inf)
-    _convolve_kernel(first, second, points, strides, out)
+    CONVOLVE_KERNEL.compiled(first, second, points, strides, out)
     return out
 
 
@@ -174,8 +174,7 @@ def _joint(factor: np.ndarray, others: np.ndarray, points: np.ndarray, strides: 
     return factor + others[rest]
 
 
-@njit(cache=True)
-def _queue_kernel(constant, log_demand, counts, strides):  # pragma: no cover - compiled
+def _queue_kernel(constant, log_demand, counts, strides):
     """G(n) ← logaddexp(G(n), Σ_c D_c G(n − e_c)) in index order (n − e_c comes first)."""
     n_classes = counts.size
     size = constant.size
@@ -200,8 +199,7 @@ def _queue_kernel(constant, log_demand, counts, strides):  # pragma: no cover - 
         constant[flat] = top + np.log(total)
 
 
-@njit(cache=True)
-def _convolve_kernel(first, second, points, strides, out):  # pragma: no cover - compiled
+def _convolve_kernel(first, second, points, strides, out):
     """out(n) = log Σ_{m ≤ n} exp(first(m) + second(n − m)), every n, in two passes (max, then sum)."""
     size, n_classes = points.shape
     for n in range(size):
@@ -228,3 +226,8 @@ def _convolve_kernel(first, second, points, strides, out):  # pragma: no cover -
             if inside and first[m] > -np.inf:
                 total += np.exp(first[m] + second[n - m] - top)
         out[n] = top + np.log(total)
+
+
+# compiled when first called: numba loads only then (qmodel.kernels)
+QUEUE_KERNEL = Kernel(_queue_kernel)
+CONVOLVE_KERNEL = Kernel(_convolve_kernel)

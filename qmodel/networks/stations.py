@@ -9,6 +9,7 @@ with j jobs the service rate is α(j) times the rate of one job alone.
 | delay   | j (an infinite server)        | ∞        | all                                            |
 | multi   | min(j, c) for c servers       | c        | all                                            |
 | ld      | the table α(1..L), α(L) after | max α    | all but seidmann                               |
+| hetero  | the n fastest speeds' sum     | Σ speeds | all but seidmann                               |
 
 Every finite station is described to the solvers by its *rate table*
 α(1..L), whose last entry holds for any larger j (L = 1 for a queue, c for
@@ -148,8 +149,26 @@ class LoadDependent(StationType):
         return load / total * busy if total > 0 else np.zeros_like(load)
 
 
+class Heterogeneous(LoadDependent):
+    name = "hetero"
+    description = ("servers of different speeds (speeds relative to the service time): with n jobs the n "
+                   "fastest are busy, a job moving to a faster server as one frees; the M/M/m queue of "
+                   "fastest-free servers without moving is qmodel.algorithms.heterogeneous")
+
+    def rate_table(self, station: Station) -> tuple[float, ...]:
+        return tuple(float(r) for r in np.cumsum(sorted(station.rates, reverse=True)))
+
+    def label(self, station: Station) -> str:
+        return "hetero (" + ", ".join(f"{r:g}" for r in station.rates) + ")"
+
+    def within(self, station: Station, jobs: int) -> Station:
+        """The ``jobs`` fastest servers only: the slower ones never serve."""
+        fastest = tuple(sorted(station.rates, reverse=True)[:max(jobs, 1)])
+        return replace(station, rates=fastest) if len(station.rates) > jobs else station
+
+
 STATION_TYPES: dict[str, StationType] = {kind.name: kind for kind in (Queue(), Delay(), MultiServer(),
-                                                                       LoadDependent())}
+                                                                       LoadDependent(), Heterogeneous())}
 
 
 # How a station picks the jobs it serves (qmodel.networks.scheduling): "" is product form (a queue's MVA,

@@ -1,82 +1,154 @@
-"""A band on every scenario answer: the answer solved again at each point of the scenario's [band].
+"""A band at a stated level on every scenario answer (docs/background/cross-validation.md, "The band").
 
-A scenario whose fitted parameters carry an interval says so in its file::
+The answer's predictive distribution has two parts, sampled jointly (:mod:`qmodel.scenario.predictive`):
 
-    [band]
-    method = "ends of the principal axes of the 95% joint confidence region of the Env 3 fit"
-    points = [ { "locks.lockable_items" = 650, "locks.lock_span" = "15%" }, ... ]
-    error = { response_time = "24%", throughput = "1.7%" }   # optional
+- **the parameters**, as the file's [band] gives them: points (the sigma points of a fit's joint normal,
+  each member's 0 km fits redone at each, the file's ``weights``) with the scenario itself weighing the
+  rest. A file without [band] has measured nothing that pins its lock parameters: it takes the range the
+  studies support for them (:data:`MODEL_FILE`'s ``studies_range``, log-uniform, :data:`RANGE_NODES`
+  equal-weight nodes), and its answer names the measurement that would narrow the band most;
+- **the model's own error** on the part of the answer the model predicts: each value y less its value at
+  the configuration the file was measured and fitted at ([band] ``measured_at``; none: all of it is
+  predicted), normal with variance (σ·y)² + (q·g)², σ and q by kind sized by cross-validation across the
+  study's environments (:data:`MODEL_FILE`, written by ``qmodel scenario cross-validate --write``).
 
-Each point overrides scenario keys, written as the --variants headers write them
-(``locks.lock_span``, ``member.G1P2.other``, ``member.*.think_time``,
-``path.*.subchannels``) and set by the same override
-(:func:`qmodel.scenario.overrides.apply_override`); the file with a point's
-overrides is checked as a scenario file is, its values read by the one unit
-parser. The band of an output is the union of each solve's prediction interval
-over the nominal solve and the solves at the points (each over every distance
-asked at once): the method the file names says what the points are (the ends of
-a joint interval, or a sample of it) and where the error comes from. A solve's
-prediction interval is its value where the file declares no ``error``; with
-one, the value widened by the model's own error (its relative error on response
-times and on throughput, measured where the parameters were fitted; the share
-within the goal as that of response times so much longer or shorter:
-:meth:`qmodel.scenario.result.ScenarioResult.band_values`).
-
-A scenario without [band] has no band, and every answer says why
-(:data:`qmodel.scenario.result.NO_BAND`).
+The band is the central ``level`` interval of that distribution: a member's response time, throughput
+and CPU directly, its share within the goal at the ends of its mean response time (the share falls as
+the mean grows); "all" the members' ends weighted by their throughput (one error for every member: the
+members' values move together, and the quantile of such a sum is the sum of the quantiles). The
+breakdown's parts carry the parameter points' spread only: no measured row gives a part. A parameter
+point is solved at up to :data:`GRID` of the distances asked (its difference from the answer
+interpolated linearly between them), so a sweep of 1,000 distances costs one full solve and a few small
+ones. The probability that the goal holds at a distance is the weight of the samples in which every
+member's mean is at most the longest that meets the goal (:func:`qmodel.scenario.predictive.critical_mean`).
 """
 
 from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.errors import InputError
-from qmodel.scenario.compose import (
-    fixed_parts,
-    refuse_huge,
-    refuse_uncarried_background,
-    solve_at,
-    solve_scenario,
-)
-from qmodel.scenario.goal import TOLERANCE, GoalSeek, goal_failing, max_distance
+from qmodel.scenario.compose import refuse_huge, refuse_uncarried_background, solve_scenario
+from qmodel.scenario.files import shipped_folder
+from qmodel.scenario.fit import with_inferred_locks
+from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
-from qmodel.scenario.result import ScenarioResult
+from qmodel.scenario.predictive import (
+    LEVEL,
+    ModelError,
+    critical_mean,
+    critical_ratio,
+    ends,
+    quantiles,
+    samples,
+    share_within,
+)
+from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
+from qmodel.tomlread import read_toml
 from qmodel.units import bare_number, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
-# iterations of F(R) allowed a solve started at its own fixed point (it settles in the first)
-_SETTLE = 5
+GRID = 33  # at most this many of the distances asked solve each parameter point
+SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
+RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
+MODEL_FILE = shipped_folder().parent / "model" / "model-error.toml"  # beside the shipped scenarios' folder
+# what narrows a band most, by its largest part
+NARROW = {
+    "range": "the lock contention measured at today's distance (DB2 accounting class 3: lock/latch and "
+             "global contention suspension per transaction) would pin the lock parameters, which now take "
+             "the whole range the studies support",
+    "unmeasured": "each member's response time and transaction count measured at today's distance would fit "
+                  "its other and think time: nothing of this file is measured, so all of its answer is "
+                  "predicted",
+    "growth": "response times measured at a second distance would fit the lock parameters on this "
+              "sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth "
+              "is now the largest part of the band",
+    "fit": "more rows at distance in the fit would narrow its parameters' interval, now the largest part "
+           "of the band",
+}
 
 
 class Banded(NamedTuple):
-    """A scenario and the same at each point of its band (empty: it has none)."""
+    """A scenario with what its band is made of: its parameter ``points`` and their ``weights`` (the
+    scenario's own answer weighs the rest), the distance it was measured and fitted at (``measured_at``,
+    m; None: nothing measured), the model's own ``error``, whether the points come from a fit of the
+    file's own measurements (``pinned``) or from the range the studies support, and ``method``, what the
+    points are, in words."""
 
     scenario: Scenario
-    points: tuple[Scenario, ...]
+    points: tuple[Scenario, ...] = ()
+    weights: tuple[float, ...] = ()
+    measured_at: float | None = None
+    error: ModelError = ModelError()
+    pinned: bool = True
+    method: str = ""
 
     @property
-    def method(self) -> str:
-        """How the band's points were chosen, as the file says ("" without a band)."""
-        return "" if self.scenario.band is None else self.scenario.band.method
+    def has_band(self) -> bool:
+        """A band can be given: the model's error is sized, or the parameters have points."""
+        return bool(self.points) or bool(self.error.spread)
 
-    @property
-    def error(self) -> dict[str, float]:
-        """The model's own error the file declares beyond the points' ([band] error; empty: none)."""
-        return {} if self.scenario.band is None else self.scenario.band.error
+    def all_weights(self) -> np.ndarray:
+        """The scenario's own weight, then each point's."""
+        return np.array([1 - sum(self.weights), *self.weights])
+
+
+@cache
+def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
+    """The model's own error and the range the studies support for each lock parameter, as
+    ``qmodel scenario cross-validate --write`` wrote them into :data:`MODEL_FILE` (empty where it has not
+    been run)."""
+    if not MODEL_FILE.is_file():
+        return ModelError(), {}
+    data = read_toml(MODEL_FILE, what="model error")
+    error = data.get("error", {})
+    found = ModelError({kind: float(v["spread"]) for kind, v in error.items()},
+                       {kind: float(v["growth"]) for kind, v in error.items()}, str(data.get("method", "")))
+    ranges = data.get("studies_range", {})
+    return found, {key: (float(low), float(high)) for key, (low, high) in ranges.items()}
 
 
 def load_banded(path: str | Path) -> Banded:
-    """Read and check a scenario file and its band's points (:func:`band_points`)."""
+    """Read and check a scenario file and what its band is made of: its [band]'s points
+    (:func:`band_points`), or without one the range the studies support (:func:`range_points`)."""
     raw = read_scenario_toml(path)
     where = Path(path).name
-    scenario = scenario_from_dict(raw, where)
-    return Banded(scenario, band_points(raw, scenario, where))
+    scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
+    error, studies = model_error()
+    band = scenario.band
+    if band is None:
+        points, method = range_points(raw, scenario, where, studies)
+        weights = (1 / len(points),) * len(points) if points else ()
+        return Banded(scenario, points, weights, None, error, False, method)
+    points = tuple(with_inferred_locks(point) for point in band_points(raw, scenario, where))
+    weights = band.weights or (1 / (len(points) + 1),) * len(points)
+    return Banded(scenario, points, weights, band.measured_at, error, True, band.method)
+
+
+def range_points(raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
+                 ) -> tuple[tuple[Scenario, ...], str]:
+    """The scenario at :data:`RANGE_NODES` nodes of each range the studies support (log-uniform: the
+    midpoints of equal steps of its logarithm), one parameter at a time, and the words for them."""
+    points, said = [], []
+    for key, (low, high) in studies.items():
+        nodes = np.exp(np.log(low) + (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES * np.log(high / low))
+        column = _column(raw, key, where, 0)
+        for node in nodes:
+            data = copy.deepcopy(raw)
+            apply_override(data, column, float(node))
+            points.append(scenario_from_dict(data, where))
+        said.append(f"{key} from {low:,.4g} to {high:,.4g}")
+    method = (f"not pinned by a measurement of this file, the range the studies support ({'; '.join(said)}; "
+              f"{RANGE_NODES} log-uniform nodes, equal weights)") if said else ""
+    return tuple(points), method
 
 
 def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ...]:
@@ -110,6 +182,9 @@ def _column(tables: dict, key: str, where: str, index: int) -> Column:
     if column is None or column.key == ("distance",):
         raise InputError(name, key, f"a dotted scenario key: {POINT_KEYS}",
                          reason="the band is solved at every distance asked" if column else "unknown key")
+    if column.key[0] == "goal":  # the band is stated under the file's goal: a point may not move it
+        raise InputError(name, key, "a key other than goal.*: the band is judged against the file's [goal]",
+                         reason="a point may not redefine the goal")
     return column
 
 
@@ -134,114 +209,290 @@ def _blame(tables: dict, overrides: list[tuple[str, Column, object]], where: str
                       reason=error.reason)
 
 
-def solve_banded(banded: Banded, distances: np.ndarray | None = None) -> ScenarioResult:
-    """The nominal answer (:func:`qmodel.scenario.compose.solve_scenario`) with the answer at each band
-    point in its ``band``: each point solved once over every distance (points × distances, never a
-    distance at a time), and with a declared response-time error each solve's :func:`share_ends`.
-    The whole work, (1 + points) solves and as many again for their share ends, is estimated before
-    any starts."""
-    scenario, points = banded
+def _measured(banded: Banded) -> np.ndarray:
+    return np.array([] if banded.measured_at is None else [banded.measured_at])
+
+
+def _values(result: ScenarioResult) -> dict[str, np.ndarray]:
+    """The per-member values a band is sampled for, (M, D), SI: the breakdown's parts by their names."""
+    return {"response": result.response_time, "throughput": result.throughput,
+            "one_cp": result.throughput * result.cpu_per_transaction, "busy": result.cpu_busy,
+            **{name: result.breakdown[name] for name in BREAKDOWN}}
+
+
+def _interpolated(at: np.ndarray, known: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """``value`` (M, G) known at the ascending distances ``known`` (G,), linearly at ``at``; NaN next to
+    a NaN."""
+    missing = np.isnan(value)
+    found = np.array([np.interp(at, known, np.where(missing[m], 0.0, value[m])) for m in range(len(value))])
+    touched = np.array([np.interp(at, known, missing[m].astype(float)) for m in range(len(value))])
+    return np.where(touched > 0, np.nan, found)
+
+
+class _Sample(NamedTuple):
+    """The answer's and each parameter point's values (S, M, D) by name (:func:`_values`), SI, the answer
+    first; their values at the measured configuration (S, M, 1; NaN: nothing measured); and per point
+    (S, D) whether it has no answer."""
+
+    values: dict[str, np.ndarray]
+    base: dict[str, np.ndarray]
+    thrashing: np.ndarray
+
+    def predicted(self, name: str) -> np.ndarray:
+        """The part of each value the model predicts: all of it where nothing is measured."""
+        value, base = self.values[name], self.base[name]
+        return np.where(np.isnan(base), value, value - base)
+
+
+def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
+    """The answer and each parameter point's values at every distance of ``nominal``: a point solved at
+    up to GRID of them (and the measured distance) and its difference from the answer interpolated."""
+    distances = nominal.distances
+    order = np.argsort(distances, kind="stable")
+    picked = np.round(np.linspace(0, distances.size - 1, min(distances.size, GRID))).astype(int)
+    grid = order[np.unique(picked)]
+    known = distances[grid]  # ascending
+    measured = _measured(banded)
+    at = np.concatenate([known, measured])
+    own = _values(nominal)
+    nothing = np.full((len(nominal.members), 1), np.nan)
+    base = _values(solve_scenario(banded.scenario, measured)) if measured.size else {n: nothing for n in own}
+    stacks = {name: [value] for name, value in own.items()}
+    bases = {name: [base[name]] for name in own}
+    for point in banded.points:
+        solved = _values(solve_scenario(point, at))
+        for name, value in solved.items():
+            step = value[:, : known.size] - own[name][:, grid]
+            stacks[name].append(own[name] + _interpolated(distances, known, step))
+            bases[name].append(value[:, known.size:] if measured.size else nothing)
+    values = {name: np.array(stack) for name, stack in stacks.items()}
+    return _Sample(values, {name: np.array(stack) for name, stack in bases.items()},
+                   np.isnan(values["response"]).any(axis=1))
+
+
+def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Band:
+    """The band at ``level`` on every value of ``nominal`` (the scenario solved at its distances)."""
+    s = _sampled(banded, nominal)
+    weights = banded.all_weights()
+    probabilities = ends(level)
+    error = banded.error
+    response_sd = error.sd("response_time", s.values["response"], s.predicted("response"))
+    spread, w = samples(s.values["response"], response_sd, weights)
+    long_end, short_end = quantiles(spread, w, probabilities[::-1])
+    shapes = _shapes(banded.scenario)
+    shares = [share_within(banded.scenario.goal_time, mean, nominal.fixed_part, shapes)
+              for mean in (long_end, short_end)]
+
+    def counted(name: str) -> tuple[np.ndarray, np.ndarray]:
+        sd = error.sd("throughput", s.values[name], s.predicted(name))
+        low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
+        return low, high
+
+    member_ends = {
+        "response_time[ms]": (short_end * 1e3, long_end * 1e3),
+        "share_within_goal[%]": (shares[0] * 100, shares[1] * 100),
+        "throughput[1/s]": counted("throughput"),
+        "cpu_busy_of_lpar[%]": tuple(end * 100 for end in counted("busy")),
+        "cpu_of_one_cp[%]": tuple(end * 100 for end in counted("one_cp")),
+    }
+    for name in BREAKDOWN:  # the parameters' spread only
+        low, high = quantiles(s.values[name], weights, probabilities)
+        member_ends[f"{name}[ms]"] = (low * 1e3, high * 1e3)
+    band_ends = {name: (_with_all(nominal, name, low), _with_all(nominal, name, high))
+                 for name, (low, high) in member_ends.items()}
+    ratio = critical_ratio(shapes, banded.scenario.goal_share)
+    critical = critical_mean(banded.scenario.goal_time, nominal.fixed_part, ratio)
+    holds = (np.nan_to_num(spread, nan=np.inf) <= critical[None]).all(axis=1)
+    return Band(level, describe(banded, level), len(banded.points), band_ends, np.clip(w @ holds, 0.0, 1.0),
+                s.thrashing[1:].sum(axis=0), narrowing(banded, s.values["response"], response_sd, weights))
+
+
+def _shapes(scenario: Scenario) -> np.ndarray:
+    """Each member's gamma shape (its own, or the [distribution]'s)."""
+    return np.array([scenario.shape if m.shape is None else m.shape for m in scenario.members])
+
+
+def _with_all(nominal: ScenarioResult, name: str, end: np.ndarray) -> np.ndarray:
+    """A band end (M, D) with its "all" row where the answer has one: the members' ends summed (throughput,
+    CPU of one CP) or weighted by their throughput (the rest); the LPAR share NaN."""
+    if len(nominal.members) == 1:
+        return end
+    weights = nominal.throughput
+    if name in ("throughput[1/s]", "cpu_of_one_cp[%]"):
+        total = end.sum(axis=0)
+    elif name == "cpu_busy_of_lpar[%]":
+        total = np.full(end.shape[1], np.nan)
+    else:
+        total = (end * weights).sum(axis=0) / weights.sum(axis=0)
+    return np.vstack([end, total[None, :]])
+
+
+def describe(banded: Banded, level: float) -> str:
+    """What the band is made of, in words."""
+    error = banded.error
+    if error.spread:
+        shown = "; ".join(f"{kind.replace('_', ' ')}: σ {error.spread[kind]:.1%} of the value, q "
+                          f"{error.growth[kind]:.1%} of the predicted part" for kind in error.spread)
+        where = ("all of each answer is predicted (nothing of this file is measured)"
+                 if banded.measured_at is None else
+                 f"the part each answer predicts beyond what was measured at {banded.measured_at / 1e3:g} km")
+        model = f"the model's own error on {where} ({shown}; {error.method})"
+    else:
+        model = "no error of the model's own (it has not been sized: qmodel scenario cross-validate --write)"
+    points = (f"{len(banded.points)} parameter points ({banded.method})" if banded.points
+              else "no parameter points")
+    return f"{level:.0%} band: {points}, sampled jointly with {model}"
+
+
+def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.ndarray) -> str:
+    """The measurement that would narrow the band most (:data:`NARROW`), by which part of the response
+    time's variance, summed over members and distances, is the larger: the parameter points' spread
+    about their mean (``response`` (S, M, D), ``weights`` (S,)) or the model's own error (``sd``); "" where
+    the parameters' part is the larger and they have no points."""
+    values = np.nan_to_num(response)
+    mean = np.einsum("s,smd->md", weights, values)
+    parameters = float(np.einsum("s,smd->", weights, (values - mean) ** 2))
+    model = float(np.einsum("s,smd->", weights, np.nan_to_num(sd) ** 2))
+    if parameters >= model:
+        return "" if not banded.points else NARROW["fit" if banded.pinned else "range"]
+    return NARROW["unmeasured" if banded.measured_at is None else "growth"]
+
+
+def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: float = LEVEL) -> ScenarioResult:
+    """The answer (:func:`qmodel.scenario.compose.solve_scenario`) with its band at ``level``
+    (:func:`band_of`): every point solved at up to GRID distances, estimated before any work starts."""
+    scenario = banded.scenario
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
-    error = banded.error.get("response_time")
-    if points:
-        # a solve's two share ends cost at most 2 × _SETTLE evaluations: counted as one more solve each
-        solves = (1 + len(points)) * (1 if error is None else 2)
-        ends = "" if error is None else ", and each one's share within the goal at its error's two ends"
-        for each in (scenario, *points):
-            refuse_huge(each, distances.size * solves, what=f"{distances.size:,} distance(s), each solved"
-                         f" {solves} times (the answer and its band's {len(points)} points{ends})")
+    if banded.points:
+        small = min(distances.size, GRID) + (banded.measured_at is not None)
+        for each in (scenario, *banded.points):
+            refuse_huge(each, distances.size + small * len(banded.points),
+                         what=f"{distances.size:,} distance(s), and the band's {len(banded.points)} points "
+                         f"at {small} of them")
+        for point in banded.points:
+            refuse_uncarried_background(point)
     nominal = solve_scenario(scenario, distances)
-    if not points:
+    if not banded.has_band:
         return nominal
-    for point in points:
-        refuse_uncarried_background(point)
-    at_points = tuple(solve_at(point, nominal.distances, 1.0, with_thrashing_load=False, checked=True)
-                      for point in points)
-    if error is not None:
-        nominal = replace(nominal, share_ends=share_ends(scenario, nominal, error))
-        at_points = tuple(replace(result, share_ends=share_ends(point, result, error))
-                          for point, result in zip(points, at_points, strict=True))
-    return replace(nominal, band=at_points, band_method=banded.method, band_error=banded.error)
+    return replace(nominal, band=band_of(banded, nominal, level))
 
 
-def share_ends(scenario: Scenario, result: ScenarioResult, error: float) -> tuple[np.ndarray, np.ndarray]:
-    """(M, D) the share of ``result``'s transactions (``scenario`` solved) within the goal time
-    ÷ (1 + ``error``) and ÷ (1 − ``error``): the share within the goal of response times (1 ± error)
-    times as long, by the solver's own distribution (the goal time enters nothing but the share). Each
-    is ``scenario`` solved again with that goal time where ``result`` has a response time, started at
-    it (its fixed point: settled in one step); NaN where it has none."""
-    answered = ~result.thrashing
-    ends = (np.full(result.response_time.shape, np.nan), np.full(result.response_time.shape, np.nan))
-    if answered.any():
-        distances = result.distances[answered]
-        fixed = fixed_parts(scenario, distances)
-        for end, factor in zip(ends, (1 + error, 1 - error), strict=True):
-            end[:, answered] = solve_at(
-                replace(scenario, goal_time=scenario.goal_time / factor), distances, 1.0,
-                with_thrashing_load=False, max_iterations=_SETTLE, below=result.response_time[:, answered],
-                fixed=fixed, checked=True).share_within_goal
-    return ends
+# the goal seek's own fields its band's record carries beside the distances
+SEEK_FIELDS = ("goal_holds_beyond_search", "tolerance[km]", "searched_to[km]", "breaking_member",
+               "breaking_component")
 
 
 class GoalBand(NamedTuple):
-    """The goal seek's answer and its band's ends (:func:`max_distance_banded`), each a
-    :class:`GoalSeek` with the member and component that break the goal there."""
+    """The goal seek's answer, its band's ends at ``level`` (m; beyond the search's end where the goal
+    holds throughout it; 0 where it fails at 0 km), the probability the goal holds at each of ``asked``
+    (m), what the band is made of and the measurement that would narrow it most."""
 
     answer: GoalSeek
-    low: GoalSeek | None  # None: no band
-    high: GoalSeek | None
+    level: float
+    low: float | None  # None: no band
+    high: float | None
+    asked: np.ndarray
+    probability: np.ndarray
+    method: str = ""
+    narrow: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """One record (keys: :func:`qmodel.frames.key`): the largest distance and its band's ends
+        (``max_distance_low[km]``, ``max_distance_high[km]``: None without a band, or where the goal
+        holds beyond the search), the level, whether the goal holds beyond the search, the search's
+        tolerance and reach, and the member and component breaking the goal."""
+        answer = self.answer.to_json()
+        ends = {frames.key(f"max_distance_{end}", "km"):
+                None if value is None or value > self.answer.searched else float(np.floor(value / 100) / 10)
+                for end, value in (("low", self.low), ("high", self.high))}
+        return {frames.key("max_distance", "km"): answer[frames.key("max_distance", "km")], **ends,
+                "level": None if self.low is None else self.level,
+                **{name: answer[name] for name in SEEK_FIELDS}}
+
+    def probabilities(self) -> list[dict[str, object]]:
+        """The probability that every member meets the goal at each distance asked (km, %)."""
+        return [{frames.key("distance", "km"): float(d / 1e3), frames.key("goal_holds", "%"): float(p * 100)}
+                for d, p in zip(self.asked, self.probability, strict=True)]
+
+    def band_json(self) -> dict[str, object]:
+        """The JSON's ``band``: its level, what it is made of and the measurement that would narrow it most,
+        or why there is none."""
+        if self.low is None:
+            return {"level": None, "method": None, "why_none": NO_BAND}
+        return {"level": self.level, "method": self.method, "narrow": self.narrow or None}
+
+    def records(self) -> list[dict[str, object]]:
+        """:meth:`to_json` as the one row of a table."""
+        return [self.to_json()]
+
+    def to_frame(self):
+        """:meth:`records` as a pandas DataFrame."""
+        return frames.to_frame(self.records())
+
+    def _repr_html_(self) -> str:
+        searched = f"searched to {self.answer.searched / 1e3:g} km, to within {TOLERANCE:g} m"
+        held = [f"{p['distance[km]']:g} km: the goal holds with probability {p['goal_holds[%]']:.0f}%"
+                for p in self.probabilities()]
+        return frames.html("goal seek: the largest distance that keeps the goal, with its band",
+                           self.records(), lines=[searched, *held])
 
 
-def max_distance_banded(banded: Banded, upper: float = 300e3) -> GoalBand:
-    """:func:`qmodel.scenario.goal.max_distance` for the scenario, and the band's ends: where the
-    share within the goal's low end (high end) stops meeting the goal (:meth:`ScenarioResult.band_values`),
-    the shortest (longest) of the answers of the scenario and each point of its band, each with its goal
-    time ÷ (1 ± the declared response-time error) (:func:`share_ends`; without one, the goal as it is).
-    A goal failing at 0 km is the shortest; one holding over the whole search the longest.
-
-    Only the end's own seek is searched to the end (:func:`_shortest`, :func:`_longest`): a candidate
-    that cannot be the shortest (longest) is set aside after one solve."""
+def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEVEL,
+                        asked: np.ndarray | None = None) -> GoalBand:
+    """:func:`qmodel.scenario.goal.max_distance` for the scenario, and the band of the largest distance
+    at ``level``: every sample (parameter point × model-error node) is a curve, each member's mean
+    against the longest that meets the goal; the sample's largest distance is where its least margin
+    crosses 0, found on SEEK_GRID distances from 0 to ``upper`` (linear between them); the band is the
+    weighted quantiles of those distances, and the probability the goal holds at a distance the weight of
+    the samples whose largest distance reaches it."""
+    asked = np.array([]) if asked is None else np.asarray(asked, float)
+    answer = max_distance(banded.scenario, upper)
+    upper = answer.searched  # no farther than the scenario's links reach
+    if not banded.has_band:
+        return GoalBand(answer, level, None, None, asked, np.full(asked.shape, np.nan))
+    refuse_huge(banded.scenario, SEEK_GRID * (1 + len(banded.points)),
+                 what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} "
+                 "distances")
+    grid = np.linspace(0.0, upper, SEEK_GRID)
+    measured = _measured(banded)
+    at = np.concatenate([grid, measured])
     scenario = banded.scenario
-    answer = max_distance(scenario, upper)
-    if not banded.points:
-        return GoalBand(answer, None, None)
-    error = banded.error.get("response_time", 0.0)
-    # the candidates from the longest response time to the shortest at the answer's distance: the
-    # shortest seek is most likely first, the longest last (the order saves work, never changes an end)
-    probe = np.array([0.0 if np.isnan(answer.distance) else answer.distance])
-    longest_response = [np.nan_to_num(goal_failing(each, probe, None)[1].response_time, nan=np.inf).max()
-                        for each in (scenario, *banded.points)]
-    solves = [each for _, each in sorted(zip(longest_response, (scenario, *banded.points), strict=True),
-                                         key=lambda pair: -pair[0])]
-    low = _shortest([replace(each, goal_time=each.goal_time / (1 + error)) for each in solves], upper)
-    high = _longest([replace(each, goal_time=each.goal_time / (1 - error)) for each in solves[::-1]], upper)
-    return GoalBand(answer, low, high)
+    solved = [solve_scenario(each, at) for each in (scenario, *banded.points)]
+    response = np.array([r.response_time[:, : grid.size] for r in solved])
+    base = np.array([r.response_time[:, grid.size:] if measured.size else np.full((len(r.members), 1), np.nan)
+                     for r in solved])
+    sd = banded.error.sd("response_time", response, np.where(np.isnan(base), response, response - base))
+    spread, weights = samples(response, sd, banded.all_weights())
+    shapes = _shapes(scenario)
+    critical = critical_mean(scenario.goal_time, solved[0].fixed_part[:, : grid.size],
+                             critical_ratio(shapes, scenario.goal_share))
+    margin = np.nan_to_num(critical[None] - spread, nan=-np.inf).min(axis=1)  # (N, G)
+    reach = _crossings(grid, margin, upper)
+    low, high = quantiles(reach, weights, ends(level))
+    probability = np.clip([weights @ (reach >= d) for d in asked], 0.0, 1.0)
+    reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
+    narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
+    return GoalBand(answer, level, float(low), float(high), asked, probability, describe(banded, level),
+                    narrow)
 
 
-def _shortest(candidates: list[Scenario], upper: float) -> GoalSeek:
-    """The shortest of the candidates' :func:`max_distance` answers: each searched only up to the
-    shortest so far (the answer within it does not depend on how far the search goes), so a candidate
-    whose goal holds that far costs the search's first solve, and is not the shortest."""
-    shortest = max_distance(candidates[0], upper)
-    for candidate in candidates[1:]:
-        if np.isnan(shortest.distance):
-            break  # the goal fails at 0 km already: none is shorter
-        seek = max_distance(candidate, max(shortest.distance, TOLERANCE))
-        if seek.member and not seek.distance >= shortest.distance:  # breaks the goal short of it
-            shortest = seek
-    return shortest
+def _crossings(grid: np.ndarray, margin: np.ndarray, upper: float) -> np.ndarray:
+    """Per sample (rows of ``margin``, (N, G)), the distance where its margin first falls below 0, linear
+    between the grid's distances (the last distance meeting the goal where the next has no answer); 0
+    where it fails at 0 km; just beyond ``upper`` where it holds throughout."""
+    failing = margin < 0
+    first = np.argmax(failing, axis=1)
+    reach = np.full(margin.shape[0], upper * (1 + 1e-9))
+    fails = failing.any(axis=1)
+    at_zero = fails & (first == 0)
+    inside = fails & (first > 0)
+    j = first[inside]
+    rows = np.flatnonzero(inside)
+    before, after = margin[rows, j - 1], margin[rows, j]
+    step = np.where(np.isfinite(after), before / (before - after), 0.0)
+    reach[inside] = grid[j - 1] + (grid[j] - grid[j - 1]) * step
+    reach[at_zero] = 0.0
+    return reach
 
 
-def _longest(candidates: list[Scenario], upper: float) -> GoalSeek:
-    """The longest of the candidates' :func:`max_distance` answers: a candidate whose goal already fails
-    at the longest so far (one solve: the goal, once failed, keeps failing further out) is not searched."""
-    longest = max_distance(candidates[0], upper)
-    for candidate in candidates[1:]:
-        if not longest.member:
-            break  # the goal holds over the whole search: none is longer
-        known = 0.0 if np.isnan(longest.distance) else longest.distance
-        if not goal_failing(candidate, np.array([known]), None)[0][0]:
-            seek = max_distance(candidate, upper)
-            if not seek.member or seek.distance > known or np.isnan(longest.distance):
-                longest = seek
-    return longest
+__all__ = ["LEVEL", "Banded", "GoalBand", "band_of", "load_banded", "max_distance_banded", "solve_banded"]

@@ -22,21 +22,23 @@ All values in SI units (s, m).
 
 from __future__ import annotations
 
+import argparse
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq, least_squares
+from scipy.optimize import brentq
 from scipy.stats import chi2, t
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.output import regenerate
 from qmodel.scenario.compose import evaluate_si, solve_at
 from qmodel.scenario.files import shipped_scenarios
+from qmodel.scenario.fit import fit_scenario
 from qmodel.scenario.measurements import (
     STUDY_INTERVAL,
     Measurement,
@@ -45,6 +47,7 @@ from qmodel.scenario.measurements import (
     casebook_row,
 )
 from qmodel.scenario.overrides import with_overrides, with_values
+from qmodel.scenario.predictive import sigma_points
 from qmodel.scenario.spec import Scenario, load_scenario
 
 _STEPS = 200
@@ -232,10 +235,11 @@ CASTOUT_ROWS = tuple((_RESP[run], _IOSQ[run]) for run in ("non-pprc", "0km"))
 LOCK_PARAMETERS = {"lockable_items": (0.0, np.log(1e9)), "lock_span": (0.0, 1.0),
                    "resolution_round_trips": (0.0, 1000.0)}
 _LOG_SCALE = ("lockable_items",)
-# The shipped lock law: Tay's, locks held over the whole execution and the commit (lock_span 100%, not
-# fitted), lockable_items fitted on LOCK_ROWS. bench/lock_laws.py compares it with the span fitted too
-# (it fits Environment 3 better and predicts Environments 1 and 2 worse) and with other laws.
-SHIPPED_FIT: dict[str, Any] = {"names": ("lockable_items",), "start": (4000.0,), "fixed": {"lock_span": 1.0}}
+# The shipped lock law: Tay's, locks taken over the last half of the execution and held through the commit
+# (lock_span 50%, declared), lockable_items fitted on LOCK_ROWS. The span is the choice of the criterion
+# written in docs/background/cross-validation.md, leave one environment out over all three environments
+# (qmodel scenario cross-validate --compare); bench/lock_laws.py compares other laws on Environment 3.
+SHIPPED_FIT: dict[str, Any] = {"names": ("lockable_items",), "start": (2000.0,), "fixed": {"lock_span": 0.5}}
 
 
 @dataclass(frozen=True)
@@ -456,12 +460,16 @@ ROUND_TRIP_ROWS = {name: tuple(casebook_row(RMF, table, row, "us")[f"{km}km"] fo
 @dataclass(frozen=True)
 class RoundTripFit:
     """The round trip per km b (s/m) fitted on ROUND_TRIP_ROWS: each series' growth from its 0 km value
-    is b × distance, least squares through the origin over every row above 0 km, b = Σ d·Δ / Σ d²,
-    its standard error √(RSS / (n − 1) / Σ d²); ``residuals`` in us, per series and distance."""
+    is b × distance (through the origin), or a + b × distance with a fixed step a per round trip for
+    the equipment the runs above 0 km crossed (``with_step``): least squares over every row above 0
+    km, the standard errors from the residuals, s² = RSS / (n − p); ``residuals`` in us, per series
+    and distance."""
 
     per_metre: float
     standard_error: float
     residuals: np.ndarray
+    step: float = 0.0  # s per round trip: the scenario's crossing_latency
+    step_error: float = 0.0
 
     @property
     def fibre_speed(self) -> float:
@@ -473,16 +481,33 @@ class RoundTripFit:
         low, high = (1e9 * (self.per_metre + sign * z * self.standard_error) for sign in (-1, 1))
         return low, high
 
+    def step_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The fixed step per round trip (us) at ±z standard errors."""
+        low, high = (1e6 * (self.step + sign * z * self.step_error) for sign in (-1, 1))
+        return low, high
 
-def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS) -> RoundTripFit:
-    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`."""
+
+def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS, with_step: bool = False
+                   ) -> RoundTripFit:
+    """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`.
+
+    :param rows: each series' service time (us) at ROUND_TRIP_KM.
+    :param with_step: fit a fixed step per round trip beside the per-km term (the equipment the runs
+        above 0 km crossed and the 0 km runs did not); else through the origin.
+    :returns: the fit, per metre in s/m and the step in s.
+    """
     distance = np.array(ROUND_TRIP_KM[1:], float) * 1e3  # m
     growth = np.array([np.subtract(series[1:], series[0]) for series in rows.values()], float) * 1e-6  # s
-    d = np.broadcast_to(distance, growth.shape)
-    per_metre = float((d * growth).sum() / (d * d).sum())
-    residuals = growth - per_metre * d
-    error = float(np.sqrt((residuals**2).sum() / (growth.size - 1) / (d * d).sum()))
-    return RoundTripFit(per_metre, error, residuals * 1e6)
+    d = np.broadcast_to(distance, growth.shape).ravel()
+    design = np.c_[np.ones_like(d), d] if with_step else d[:, None]
+    solution = np.linalg.lstsq(design, growth.ravel(), rcond=None)[0]
+    residuals = growth.ravel() - design @ solution
+    variance = float(residuals @ residuals) / (d.size - design.shape[1])
+    errors = np.sqrt(np.diag(variance * np.linalg.inv(design.T @ design)))
+    if with_step:
+        return RoundTripFit(float(solution[1]), float(errors[1]), residuals.reshape(growth.shape) * 1e6,
+                            float(solution[0]), float(errors[0]))
+    return RoundTripFit(float(solution[0]), float(errors[0]), residuals.reshape(growth.shape) * 1e6)
 
 
 def _value(name: str, fitted: float) -> float:
@@ -515,7 +540,6 @@ class LockFit:
     residuals: np.ndarray
     values: np.ndarray
     scenario: Scenario
-    extra_points: tuple[dict[str, float], ...] = ()  # band points beyond the region's axes (a profile's end)
 
     def interval(self, index: int, z: float = 1.96) -> tuple[float, float, float]:
         """(value, low, high) of parameter ``index`` at ±z standard errors, on the scale it is fitted on
@@ -525,18 +549,12 @@ class LockFit:
         value, low, high = np.clip(self.x[index] + np.array([0.0, -z * se, z * se]), *LOCK_PARAMETERS[name])
         return _value(name, value), _value(name, low), _value(name, high)
 
-    def band_points(self, level: float = 0.95) -> list[dict[str, float]]:
-        """The ends of the principal axes of the ``level`` joint confidence region of x (the ellipsoid
-        (x − x̂)ᵀ C⁻¹ (x − x̂) = χ²_p(level)), as the fitted [locks] values."""
-        radius = np.sqrt(chi2.ppf(level, len(self.x)))
-        scales, axes = np.linalg.eigh(self.covariance)
-        points = []
-        for scale, axis in zip(scales, axes.T, strict=True):
-            for sign in (-1, 1):
-                x = self.x + sign * radius * np.sqrt(max(scale, 0.0)) * axis
-                points.append({name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
-                               for name, v in zip(self.names, x, strict=True)})
-        return points + list(self.extra_points)
+    def band_points(self) -> list[tuple[dict[str, float], float]]:
+        """The sigma points of the fit's joint normal (:func:`qmodel.scenario.predictive.sigma_points`),
+        as the fitted [locks] values, with their weights."""
+        return [({name: _value(name, np.clip(v, *LOCK_PARAMETERS[name])) for name, v in
+                  zip(self.names, x, strict=True)}, weight)
+                for x, weight in sigma_points(self.x, self.covariance)]
 
 
 @dataclass(frozen=True)
@@ -577,36 +595,25 @@ def profile_lock_span(fit: LockFit, level: float = 0.95, steps: int = 6) -> Span
 def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
               rows: tuple[Row, ...] = LOCK_ROWS) -> LockFit:
     """Fit the [locks] values ``names`` (some of LOCK_PARAMETERS, from ``start``; the others as the
-    file says, or as ``fixed``) by weighted least squares on ``rows`` (scipy's trust-region reflective
-    least_squares), Environment 3's members' cpu, other and think time refitted on their 0 km rows at
-    every trial."""
+    file says, or as ``fixed``) by weighted least squares on ``rows``: the one fit of the scenarios
+    (:func:`qmodel.scenario.fit.fit_scenario`, as ``qmodel scenario calibrate``), Environment 3's
+    members' cpu, other and think time refitted on their 0 km rows at every trial (its ``prepare``)."""
     base = with_values(load_scenario(shipped_scenarios()["gdps-env3"]),
                        {"fibre_speed": fit_round_trip().fibre_speed, **_lock_keys(fixed or {})})
-    x0 = np.array([np.log(v) if n in _LOG_SCALE else v for n, v in zip(names, start, strict=True)])
-    low, high = np.array([LOCK_PARAMETERS[n] for n in names]).T
+    fit = fit_scenario(base, [_measured(row) for row in rows], [f"locks.{name}" for name in names],
+                       prepare=partial(prepared, "gdps-env3"),
+                       start={f"locks.{name}": value for name, value in zip(names, start, strict=True)})
+    values = model_values(fit.scenario, rows)
+    return LockFit(names, fit.x, fit.covariance, fit.residuals, values, fit.scenario)
 
-    def fitted(x: np.ndarray) -> Scenario | None:
-        try:
-            return prepared("gdps-env3", _with_locks(base, names, x))
-        except (InputError, ConvergenceError):  # the 0 km rows cannot take these values
-            return None
 
-    def residuals(x: np.ndarray) -> np.ndarray:
-        scenario = fitted(x)
-        if scenario is None:
-            return np.full(len(rows), 1 / SIGMA["response"])
-        return weighted_residuals(rows, model_values(scenario, rows))
-
-    solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
-    jacobian = solution.jac
-    dof = max(len(rows) - len(x0), 1)
-    variance = 2 * solution.cost / dof
-    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
-    scenario = fitted(solution.x)
-    if scenario is None:
-        raise InputError("calibration", f"{names} = {solution.x}", "values the 0 km rows can take",
-                         reason="the fit ended where the 0 km rows cannot be met")
-    return LockFit(names, solution.x, covariance, solution.fun, model_values(scenario, rows), scenario)
+def _measured(row: Row) -> Measurement:
+    """A fit's row as a measured one: a response in s, a count over INTERVAL."""
+    response = row.quantity == "response"
+    quantity = "response_time" if response else "transactions"
+    value = row.value / 1e3 if response else row.value
+    return Measurement(row.scenario, row.member, row.km * 1e3, quantity, value, row.subchannels, "",
+                       row.castout_owner, INTERVAL)
 
 
 def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
@@ -645,9 +652,8 @@ def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
 
 
 WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
-BAND_METHOD = ("ends of the principal axes of the 95% joint confidence region of the Environment 3 "
-               "weighted least-squares fit and the lock span's 95% profile end, each member's 0 km fits "
-               "redone at each point (python -m qmodel.scenario.calibrate)")
+BAND_METHOD = ("the sigma points of the joint normal of the Environment 3 weighted least-squares fit, each "
+               "member's 0 km fits redone at each point (python -m qmodel.scenario.calibrate)")
 
 
 def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile | None = None) -> str:
@@ -655,11 +661,12 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
     with ``span``, the declared lock span's profile interval."""
     lines = ["| parameter | value | 95% interval | rows it rests on | flag |", "|---|---|---|---|---|"]
     if span is not None:
-        lines.append(f"| locks.lock_span | 100% (declared: Tay's; the least-squares optimum) | "
-                     f"{span.low:.0%} to 100% (profile: weighted RSS {span.rss_at_full:.3g} at 100%, "
-                     f"{span.rss_at_low:.3g} at {span.low:.0%} with lockable_items "
-                     f"{span.lockable_items:.4g}) | Environment 3, {len(LOCK_ROWS)} rows | weakly "
-                     "identified: a [band] point |")
+        declared = SHIPPED_FIT["fixed"]["lock_span"]
+        lines.append(f"| locks.lock_span | {declared:.0%} (declared: chosen by cross-validation across the "
+                     f"environments) | {span.low:.0%} to 100% (profile: weighted RSS "
+                     f"{span.rss_at_full:.3g} at {declared:.0%}, {span.rss_at_low:.3g} at {span.low:.0%} "
+                     f"with lockable_items {span.lockable_items:.4g}) | Environment 3, {len(LOCK_ROWS)} "
+                     "rows | weakly identified by Environment 3 alone |")
     for i, name in enumerate(fit.names):
         value, low, high = fit.interval(i)
         weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
@@ -737,17 +744,21 @@ _MEMBER_VALUES = (("think_time", "s", 1.0, 5), ("cpu", "ms", 1e3, 4), ("other", 
 # Which DB2 owns castout falls to the first to open the page sets for update (Environment 1's runs: G1P1
 # at non-pprc, 0 and 100 km, G1P2 at 20-70 km, "the workload started on one DB2 earlier than on the
 # other"): not a planner's input, so the band carries the file's answer with each other member as owner.
-OWNER_METHOD = ("and the file's answer with each other member as castout owner (ownership falls to the DB2 "
-                "that opens the page sets first)")
+OWNER_METHOD = ("each point and the file's answer again with each other member as castout owner, equal "
+                "weights (ownership falls to the DB2 that opens the page sets first)")
 
 
 def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
-    """The [band] table scenario ``name`` carries: at each of the fit's band points, the lock values and
-    each member's 0 km fits (:func:`prepared`: other and think time, and the CPU where the file fits it)
-    redone with them, so the band holds the 0 km rows the file is fitted on; dotted keys."""
-    points, kept = [], []
+    """The [band] table scenario ``name`` carries: the fit's sigma points other than the fit itself (whose
+    values the file holds), each with the lock values and each member's 0 km fits (:func:`prepared`: other
+    and think time, and the CPU where the file fits it) redone with them, so the band holds the 0 km rows
+    the file is fitted on; their weights; measured at 0 km. Where the file names a castout owner, every
+    point (the file's own answer too) again with each other member as owner, the weights shared alike."""
+    points, weights, kept = [], [], []
     cpu = fit.scenario.members[0].cpu
-    for point in fit.band_points():
+    owners = [m.name for m in scenario.members if scenario.castout_owner not in (None, m.name)]
+    share = 1 / (1 + len(owners))
+    for index, (point, weight) in enumerate(fit.band_points()):
         try:
             refit = prepared(name, with_values(scenario, _lock_keys(point)), cpu)
         except InputError as refused:  # the 0 km rows cannot be met here: keep the file's fits, say so
@@ -759,52 +770,15 @@ def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
         for member in refit.members:
             keys += [f'"member.{member.name}.{key}" = "{getattr(member, key) * scale:.{digits}g}{unit}"'
                      for key, unit, scale, digits in _MEMBER_VALUES]
-        points.append("  { " + ", ".join(keys) + " },")
-    owners = [m.name for m in scenario.members if scenario.castout_owner not in (None, m.name)]
-    points += [f'  {{ "disk.castout_owner" = "{owner}" }},' for owner in owners]
-    error, said = band_error(fit)
-    method = "; ".join([BAND_METHOD, said, *kept, *([OWNER_METHOD] if owners else [])])
-    errors = ", ".join(f'{kind} = "{value:.3%}"' for kind, value in error.items())
-    return (f'[band]\nmethod = "{method}"\nerror = {{ {errors} }}\npoints = [\n' + "\n".join(points)
-            + "\n]\n")
-
-
-# The kinds of LOCK_ROWS whose error the answers' bands carry, as the [band] error names them (a count
-# over the interval is a throughput)
-ERROR_KINDS = {"response": "response_time", "transactions": "throughput"}
-
-
-def band_error(fit: LockFit, level: float = 0.95) -> tuple[dict[str, float], str]:
-    """The model's own error on the lock fit's rows, for the [band] ``error``, and the method's words
-    for it. Per kind of row (:data:`ERROR_KINDS`), the half-width of a ``level`` prediction interval,
-    relative: t(level, n) × √(mean of e_i²) over the n rows of the kind where the model has an answer,
-    e_i the row's leave-one-out (PRESS) relative error: its residual ÷ (1 − h_i), h_i = J_i (JᵀJ)⁻¹ J_iᵀ
-    its leverage in the fit linearised at the optimum (J the weighted residuals' Jacobian, by central
-    differences). Only Environment 3's rows: Environments 1 and 2 are what the band is judged on."""
-    step = 1e-4
-    columns = []
-    for i in range(len(fit.x)):
-        ends = []
-        for sign in (1, -1):
-            x = fit.x + sign * step * (np.arange(len(fit.x)) == i)
-            trial = prepared("gdps-env3", _with_locks(fit.scenario, fit.names, x))
-            ends.append(weighted_residuals(LOCK_ROWS, model_values(trial, LOCK_ROWS)))
-        columns.append((ends[0] - ends[1]) / (2 * step))
-    jacobian = np.array(columns).T
-    leverage = np.einsum("ij,jk,ik->i", jacobian, np.linalg.pinv(jacobian.T @ jacobian), jacobian)
-    relative = fit.residuals / (1 - leverage) * [SIGMA[row.quantity] for row in LOCK_ROWS]
-    error, said = {}, []
-    for quantity, kind in ERROR_KINDS.items():
-        rows = np.array([row.quantity == quantity for row in LOCK_ROWS])
-        picked = rows & ~np.isnan(fit.values)
-        error[kind] = float(t.ppf((1 + level) / 2, picked.sum()) * np.sqrt(np.mean(relative[picked] ** 2)))
-        thrashing = (rows & ~picked).sum()
-        without = f", {thrashing} thrash" if thrashing else ""
-        said.append(f"{kind.replace('_', ' ')} ±{error[kind]:.1%} ({picked.sum()} rows{without})")
-    return error, (
-        f"and the model's own error: its leave-one-out errors on Environment 3's rows, {level:.0%} (t):"
-        f" {', '.join(said)}; the share within the goal that of response times so much longer or"
-        " shorter; the breakdown's parts none")
+        for owner in [None, *owners]:
+            if index == 0 and owner is None:
+                continue  # the file's own answer
+            points.append("  { " + ", ".join(keys + ([f'"disk.castout_owner" = "{owner}"'] if owner else []))
+                          + " },")
+            weights.append(f"{weight * share:.6g}")
+    method = "; ".join([BAND_METHOD, *kept, *([OWNER_METHOD] if owners else [])])
+    return (f'[band]\nmethod = "{method}"\nmeasured_at = "0km"\nweights = [{", ".join(weights)}]\n'
+            'points = [\n' + "\n".join(points) + "\n]\n")
 
 
 def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:
@@ -841,17 +815,22 @@ def write_block(path: Path, marker: str, content: str) -> None:
     path.write_text(regenerate(text, {(begin, end): content.removesuffix("\n")}, str(path)), encoding="utf-8")
 
 
-def main() -> None:
-    """Fit and print every fitted parameter (python -m qmodel.scenario.calibrate); with --write, write
-    the values and [band] into the shipped scenario files and the tables into
-    docs/background/calibration.md (between its calibration markers)."""
+def main(argv: list[str] | None = None) -> None:
+    """Fit and print every fitted parameter of the GDPS study's scenarios (python -m
+    qmodel.scenario.calibrate); with --write, write the values and [band] into the shipped scenario
+    files and the tables into docs/background/calibration.md (between its calibration markers). The lock
+    fit is the one fit of ``qmodel scenario calibrate`` (:func:`qmodel.scenario.fit.fit_scenario`), on the
+    study's rows read from its casebooks."""
+    parser = argparse.ArgumentParser(prog="python -m qmodel.scenario.calibrate", description=main.__doc__)
+    parser.add_argument("--write", action="store_true",
+                        help="write the fitted values into the shipped scenario files and the docs' tables")
+    write = parser.parse_args(argv).write
     fit = fit_locks(**SHIPPED_FIT)
     span = profile_lock_span(fit)
-    fit = replace(fit, extra_points=({"lockable_items": span.lockable_items, "lock_span": span.low},))
     fitted = calibrate_gdps(fit)
     text = parameter_table(fit, fitted, span) + "\n" + prediction_table(fitted)
     print(text)
-    if "--write" in sys.argv[1:]:
+    if write:
         for name, scenario in fitted.items():
             write_scenario(name, scenario, fit)
         write_block(DOCS, "calibration", text)

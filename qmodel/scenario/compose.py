@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from qmodel.algorithms.fixed_point import FixedPoint, iterate
-from qmodel.algorithms.queueing import STATES_PER_BLOCK, finite_source_queue
+from qmodel.algorithms.queueing import STATES_PER_BLOCK, erlang_c, finite_source_queue
 from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_too_large
@@ -105,7 +105,15 @@ _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at e
 
 
 def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
-    return distances if site_a != site_b else np.zeros_like(distances)
+    """The fibre distance (m) a request from ``site_a`` to ``site_b`` crosses: none within a site; between
+    the sites the distance, lengthened at every distance above 0 by the ``crossing_latency`` of the
+    route's equipment as the fibre that would take as long (latency × fibre_speed / 2 per one-way
+    length: every formula of the propagation is linear in 2 d / v, so each round trip gains exactly the
+    latency)."""
+    if site_a == site_b:
+        return np.zeros_like(distances)
+    equipment = scenario.crossing_latency * scenario.fibre_speed / 2  # m of fibre as long as the equipment
+    return np.where(distances > 0, distances + equipment, distances)
 
 
 def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
@@ -271,10 +279,7 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
         * np.ones_like(distances)
         for p in scenario.paths
     ]
-    separation = np.array(
-        [[_separation(scenario, distances, a.site, b.site) for b in members] for a in members]
-    )
-    round_trip = evaluate_si("round_trip_time", distance=separation, fibre_speed=scenario.fibre_speed)
+    between_members = np.array([[round_trip(a.site, b.site) for b in members] for a in members])
     local_write = replace(scenario.write, iosq=0.0) if scenario.volumes is not None else scenario.write
     write_service = _io_time(scenario, local_write, np.zeros_like(distances), mirror)[0]
     return FixedParts(
@@ -282,7 +287,7 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
         lock_requests=lock_requests,
         path_requests=path_requests,
         path_holding=path_holding,
-        round_trip=round_trip["round_trip_time"],
+        round_trip=between_members,
         reads=np.array([m.sync_reads for m in members]),
         writes=np.array([m.log_writes for m in members]),
         write_service=write_service,
@@ -364,7 +369,7 @@ def disk_queue(
         with np.errstate(invalid="ignore"):
             return wait - volume_iosq(scenario, part, work.throughput(rest + part.ssch * wait))
 
-    alone = volume_iosq(scenario, part, np.zeros_like(rest))  # the other work only
+    alone = volume_iosq(scenario, part, np.where(work.open, work.rate, 0.0))  # the work that does not slow
     saturated = ~np.isfinite(alone)
     low, high = np.zeros(columns), np.where(saturated, 1.0, np.maximum(2 * alone, 1e-6))
     low_excess, high_excess = excess(low), excess(high)
@@ -398,12 +403,14 @@ def disk_queue(
 
 def subchannel_queue(
     scenario: Scenario, fixed: FixedParts, throughput: np.ndarray
-) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Subchannel wait per transaction (M, D), and per path the delayed fraction and the requests per
     second carried (RMF SUBCHANNEL ACTIVITY, AVG/SEC), at throughput X (M, D).
 
-    Every path is one finite-source pool (its member's terminals as the sources); all paths are
-    solved in one call, a row each.
+    Every path of a closed member is one finite-source pool (its member's terminals as the sources);
+    all such paths are solved in one call, a row each. A path of an open member is an M/M/c queue
+    (``erlang_c``): P(wait) = C(c, a), mean number waiting C(c, a) · a / (c − a), a the erlangs
+    offered; where a ≥ c no queue length exists, and the last array returned (paths, D) says so.
     """
     index = {m.name: i for i, m in enumerate(scenario.members)}
     rows = [index[path.member] for path in scenario.paths]
@@ -412,14 +419,24 @@ def subchannel_queue(
     background = np.array([path.background_rate for path in scenario.paths])[:, None]
     subchannels = np.array([path.subchannels for path in scenario.paths], float)[:, None]
     sources = np.array([scenario.members[m].terminals for m in rows], float)[:, None]
+    opened = np.array([scenario.members[m].open for m in rows])[:, None]
     offered = (throughput[rows] * requests + background) * holding  # erlangs offered
-    probability, waiting, utilization = finite_source_queue(subchannels, sources, offered / sources)
+    sources = np.where(opened, 1.0, sources)  # an open member's paths: solved below
+    probability, waiting, utilization = finite_source_queue(subchannels, sources,
+                                                            np.where(opened, 0.0, offered / sources))
+    saturated = opened & (offered >= subchannels)
+    if opened.any():  # an open member's paths: M/M/c, at the load it offers (none where saturated)
+        load = np.where(saturated, 0.0, offered)
+        open_probability = erlang_c(subchannels, load)
+        probability = np.where(opened, open_probability, probability)
+        waiting = np.where(opened, open_probability * load / (subchannels - load), waiting)
+        utilization = np.where(opened, load / subchannels, utilization)
     carried = utilization * subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
     per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
     share = np.array([scenario.members[m].tpno_share for m in rows])[:, None]
     wait = np.zeros_like(throughput)
     np.add.at(wait, rows, requests * share * per_request)
-    return wait, list(np.where(holding > 0, probability, 0.0)), list(carried)
+    return wait, list(np.where(holding > 0, probability, 0.0)), list(carried), saturated
 
 
 def cpu_residence(
@@ -445,6 +462,13 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     """Every member's response time, breakdown, goal share, throughput and CPU at each distance (m).
 
     ``distances`` default to the scenario's own. See the module docstring for the steps.
+
+    :param scenario: the scenario (:func:`load_scenario`).
+    :param distances: the distances between the sites, m; None: the file's own.
+    :returns: the answer per member and distance, SI units (:class:`ScenarioResult`; its records in ms,
+        1/s and %, keys naming them).
+    :raises InputError: a solve too large to compute (with its estimate), or volumes that cannot carry
+        their other work.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():
@@ -474,39 +498,48 @@ def refuse_uncarried_background(scenario: Scenario) -> None:
 
 @dataclass(frozen=True)
 class Workload:
-    """The members' transactions at one load, per member (rows) and distance (columns): each member a
-    closed population of ``terminals`` with a think time, whose throughput the response-time law gives.
+    """The members' transactions at one load, per member (rows) and distance (columns): a closed member
+    a population of ``terminals`` with a think time, whose throughput the response-time law gives; an
+    open one (``open``) a transaction rate, whatever its response time.
 
-    ``terminals`` (M, D) the population (the file's terminals times the load searched), ``think`` (M, 1)
-    s, ``other`` (M, D) s of response time no step explains."""
+    ``terminals`` (M, D) the population (the file's terminals times the load searched; 0 for an open
+    member), ``think`` (M, 1) s, ``other`` (M, D) s of response time no step explains, ``rate`` (M, D)
+    1/s an open member's arrivals times the load (0 for a closed one), ``open`` (M, 1) bool."""
 
     terminals: np.ndarray
     think: np.ndarray
     other: np.ndarray
+    rate: np.ndarray
+    open: np.ndarray
 
     def at(self, columns: np.ndarray | slice) -> Workload:
         """The same at some distances only."""
-        return Workload(self.terminals[:, columns], self.think, self.other[:, columns])
+        return Workload(self.terminals[:, columns], self.think, self.other[:, columns], self.rate[:, columns],
+                        self.open)
 
     def throughput(self, response_time: np.ndarray) -> np.ndarray:
-        """Transactions per second (M, D) at ``response_time`` (M, D) s: X = N / (Z + R)."""
-        return self.terminals / (self.think + response_time)
+        """Transactions per second (M, D) at ``response_time`` (M, D) s: X = N / (Z + R) for a closed
+        member, its rate for an open one."""
+        return np.where(self.open, self.rate, self.terminals / (self.think + response_time))
 
     @property
     def ceiling(self) -> float:
-        """A response time (s) no fixed point of this workload lies above: 1,000 think times."""
-        return 1e3 * float(self.think.max())
+        """A response time (s) no fixed point of this workload lies above: 1,000 think times (1,000 s
+        where no member has one)."""
+        return 1e3 * max(float(self.think.max()), 1.0)
 
 
 def workload(scenario: Scenario, distances: np.ndarray, load: np.ndarray | float = 1.0) -> Workload:
     """The members' :class:`Workload` at ``distances`` (m) with every terminal population scaled by
     ``load`` (a number, or one per distance)."""
     members = scenario.members
+    scaled = np.broadcast_to(load, distances.shape)
     terminals = np.array([m.terminals for m in members], float)[:, None]
-    terminals = terminals * np.broadcast_to(load, distances.shape)
+    terminals = terminals * scaled
     think = np.array([m.think_time for m in members])[:, None]
     other = np.array([m.other for m in members])[:, None] * np.ones_like(distances)
-    return Workload(terminals, think, other)
+    rate = np.array([m.arrival_rate or 0.0 for m in members])[:, None] * scaled
+    return Workload(terminals, think, other, rate, np.array([m.open for m in members])[:, None])
 
 
 @dataclass(frozen=True)
@@ -529,6 +562,9 @@ class Loaded:
     iosq: np.ndarray  # (D,) s of IOSQ per SSCH
     volumes_saturated: np.ndarray  # (D,) bool: the volumes' other work alone saturates them
     response: np.ndarray  # s: F(R')
+    # (D,) bool: an open member's arrivals are more than its CPs or a path's subchannels carry at the
+    # distance (the other work on a path counted): no response time exists there
+    open_saturated: np.ndarray
 
 
 
@@ -553,7 +589,8 @@ def loaded_parts(scenario: Scenario, fixed: FixedParts, work: Workload, current:
     write_queue = fixed.writes[:, None] * iosq
     throughput = work.throughput(current + read_queue + write_queue)
     cpu, saturated = cpu_residence(scenario, fixed.cpu, fixed.spin, throughput)
-    subchannel_wait, delayed, path_rate = subchannel_queue(scenario, fixed, throughput)
+    subchannel_wait, delayed, path_rate, paths_saturated = subchannel_queue(scenario, fixed, throughput)
+    open_saturated = (saturated & work.open).any(axis=0) | paths_saturated.any(axis=0)
     locks = lock_wait(
         fixed.lock_requests,
         throughput,
@@ -568,7 +605,7 @@ def loaded_parts(scenario: Scenario, fixed: FixedParts, work: Workload, current:
     response = (cpu + fixed.cf_sync + fixed.cf_async + subchannel_wait + fixed.sync_io + fixed.commit
                 + work.other + locks)
     return Loaded(throughput, cpu, saturated, subchannel_wait, delayed, path_rate, locks, read_queue,
-                  write_queue, iosq, volumes_saturated, response)
+                  write_queue, iosq, volumes_saturated, response, open_saturated)
 
 
 @dataclass(frozen=True)
@@ -621,7 +658,8 @@ def equilibrium(scenario: Scenario, fixed: FixedParts, work: Workload, *, max_it
     thrashing = np.asarray(~solution.converged.all(axis=0))  # while bisecting the load, undecided: none
     rest = np.where(thrashing[None, :], start, solution.value)
     loaded = loaded_parts(scenario, fixed, work, rest)
-    return Equilibrium(rest, thrashing | loaded.volumes_saturated, loaded)  # saturated: the I/O never ends
+    # saturated volumes, or an open member's arrivals beyond its CPs or subchannels: no steady state
+    return Equilibrium(rest, thrashing | loaded.volumes_saturated | loaded.open_saturated, loaded)
 
 
 def _again_from_without_locks(
@@ -705,6 +743,9 @@ def solve_at(
         (:func:`solve_scenario` and the thrashing searches it starts); otherwise it is run here.
     :returns: the :class:`ScenarioResult` (SI units).
     """
+    if np.isnan(scenario.lockable_items):
+        raise InputError("locks.lockable_items", "left out", "given, or inferred from measured_wait: "
+                         "read the file with qmodel.scenario.load_scenario (it infers it)")
     if not checked:
         refuse_huge(scenario, distances.size)
     fixed = fixed_parts(scenario, distances) if fixed is None else fixed
@@ -729,7 +770,8 @@ def solve_at(
     throughput = np.where(blank, np.nan, loaded.throughput)
     thrashing_at = np.full(distances.shape, np.nan)
     edge_share = {name: np.full(response_time.shape, np.nan) for name in EDGE_WAITS}
-    locked = thrashing & ~loaded.volumes_saturated  # no terminal load helps saturated volumes: not searched
+    # no load searched helps saturated volumes; an open member's saturation is its own (not searched)
+    locked = thrashing & ~loaded.volumes_saturated & ~loaded.open_saturated
     if with_thrashing_load and locked.any():
         thrashing_at[locked], at_edge = thrashing_load(scenario, distances[locked])
         for name, value in at_edge.items():
@@ -772,6 +814,7 @@ def solve_at(
         goal_share=scenario.goal_share,
         fixed_part=fixed.fixed_part,
         disk_saturated=loaded.volumes_saturated & thrashing,
+        open_saturated=loaded.open_saturated & ~loaded.volumes_saturated & thrashing,
     )
 
 

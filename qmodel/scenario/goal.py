@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
+from qmodel import frames
 from qmodel.errors import InputError
+from qmodel.output import format_number
 from qmodel.scenario.compose import FixedParts, fixed_parts, solve_at, thrashing_load
 from qmodel.scenario.protocols import reach
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult, remedies
@@ -21,6 +24,7 @@ STRIDE = 8  # a round solves every 8th distance of its grid, then only the stret
 ITERATIONS = 60
 
 SATURATED = "saturated volumes"  # the culprit where the volumes' other work alone saturates them
+OPEN = "arrivals beyond capacity"  # an open member's arrivals more than its CPs or subchannels carry
 
 
 class GoalSeek(NamedTuple):
@@ -38,6 +42,46 @@ class GoalSeek(NamedTuple):
     component: str  # the breakdown component that grew most from 0 km, or "thrashing"
     share: float  # the member's share within the goal just past the distance
     remedies: tuple[str, ...] = ()
+
+    @property
+    def holds_throughout(self) -> bool:
+        """The goal holds at every distance searched (no member breaks it): the answer is not known, only
+        that it lies beyond the search."""
+        return not self.member
+
+    @property
+    def held_km(self) -> float | None:
+        """The distance in km to 0.1 km, rounded down (the goal is known to hold there: the search is good
+        to TOLERANCE, 50 m); None where the goal fails at 0 km already."""
+        return None if np.isnan(self.distance) else math.floor(self.distance / 100) / 10
+
+    def record(self, end: str = "") -> dict[str, object]:
+        """The answer as a record (keys: :func:`qmodel.frames.key`): ``max_distance[km]`` (:attr:`held_km`;
+        None where the goal fails at 0 km or holds throughout), ``breaking_member`` and
+        ``breaking_component`` (None where the goal holds throughout); ``end`` ("low", "high") names a
+        band's end: ``max_distance_low[km]``."""
+        tail = f"_{end}" if end else ""
+        return {frames.key(f"max_distance{tail}", "km"): None if self.holds_throughout else self.held_km,
+                f"breaking_member{tail}": self.member or None,
+                f"breaking_component{tail}": self.component or None}
+
+    def to_json(self) -> dict[str, object]:
+        """:meth:`record`, whether the goal holds beyond the search, the search's tolerance and reach (km),
+        the breaking member's share within the goal just past the distance (%) and the remedies."""
+        return {**self.record(), "goal_holds_beyond_search": self.holds_throughout,
+                "tolerance[km]": TOLERANCE / 1e3, "searched_to[km]": self.searched / 1e3,
+                "share_within_goal[%]": None if np.isnan(self.share) else self.share * 100,
+                "remedies": list(self.remedies)}
+
+    def __repr__(self) -> str:
+        """In km, as the answer is read: ``GoalSeek(distance=65.6 km, searched=300 km, ...)``."""
+        distance = "nan" if self.held_km is None else f"{self.held_km:g} km"
+        share = "nan" if np.isnan(self.share) else f"{format_number(self.share * 100)}%"
+        return (f"GoalSeek(distance={distance}, searched={self.searched / 1e3:g} km, member={self.member!r}, "
+                f"component={self.component!r}, share={share}, remedies={self.remedies!r})")
+
+    def _repr_html_(self) -> str:
+        return frames.html("goal seek: the largest distance that keeps the goal", [self.to_json()])
 
 
 class _Round(NamedTuple):
@@ -101,7 +145,14 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     tolerance. Were a scenario not monotone (the goal failing at some distance, met again further out),
     the answer is the end of the first stretch from 0 km that meets the goal: a distance the goal holds
     up to, never one beyond a failure. The 0 km solve is the base the breaking component is measured
-    from."""
+    from.
+
+    :param scenario: the scenario.
+    :param upper: how far to search, m (300 km by default).
+    :returns: the largest distance, m, that keeps the goal, the member and component that break it past
+        there, and the remedies where lock contention thrashes (:class:`GoalSeek`; shown in km).
+    :raises InputError: ``upper`` not above 0.
+    """
     if not upper > 0:
         raise InputError("--up-to", upper, "a distance > 0 km")
     upper = min(upper, reach(scenario))  # no farther than a typed link or zHyperLink reaches
@@ -147,7 +198,9 @@ def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) ->
     (the goal fails at 0 km) its largest part; where no response time exists, the component says why:
     "saturated volumes" or "thrashing"."""
     if result.thrashing[index]:
-        return "all", SATURATED if result.disk_saturated[index] else "thrashing", float("nan")
+        open_saturated = result.open_saturated is not None and bool(result.open_saturated[index])
+        why = SATURATED if result.disk_saturated[index] else OPEN if open_saturated else "thrashing"
+        return "all", why, float("nan")
     m = int(np.nanargmin(result.share_within_goal[:, index]))
     growth = {name: result.breakdown[name][m, index] - (0.0 if base is None else base.breakdown[name][m, 0])
               for name in BREAKDOWN}

@@ -12,21 +12,42 @@ Values are SI (s, m, a share as a fraction); ``printed`` keeps the number as the
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from qmodel.tomlread import read_toml
-from qmodel.units import UNITS, parse_value
+import numpy as np
 
-# The quantities a measured row may give, each with the unit it is shown in.
+from qmodel.errors import InputError
+from qmodel.scenario.result import ScenarioResult
+from qmodel.tables import workbook
+from qmodel.tables.csvsource import read_csv_file, read_table
+from qmodel.tables.files import read_sheet_table
+from qmodel.tables.table import split_header
+from qmodel.tomlread import read_toml
+from qmodel.units import UNITS, bare_number, parse_value
+
+# The quantities a measured row may give, each with the unit it is read and shown in, and where a planner
+# reads it.
 QUANTITIES = {
-    "response_time": "ms",  # mean transaction response time
-    "transactions": "1",  # transactions completed over the row's interval
-    "throughput": "1/s",  # transactions per second
-    "share_within_goal": "ratio",  # share of transactions within the WLM goal time
-    "cpu_of_one_cp": "ratio",  # CPU busy in CPs (RMF APPL%: % of one CP)
+    "response_time": "ms",  # mean transaction response time (RMF workload activity, or the driver's)
+    "transactions": "1",  # transactions completed over the row's interval (RMF workload activity ENDED)
+    "throughput": "1/s",  # transactions per second (RMF workload activity END/S)
+    "share_within_goal": "ratio",  # share within the goal time (RMF workload activity: response distribution)
+    "cpu_of_one_cp": "ratio",  # CPU busy in CPs (RMF workload activity APPL%: % of one CP)
+    # lock/latch and global contention suspension per transaction (DB2 accounting class 3: LOCK/LATCH
+    # and GLOBAL CONTENTION, per commit)
+    "lock_contention": "ms",
 }
+# A row's σ by quantity, the weight 1/σ² of its residual (model − measured) / measured where no weight is
+# given: the GDPS study's casebook tolerances (10% on a response, which covers the 1 ms printing
+# resolution of .056 s; 3% on a count, the run-to-run spread of the 0 km counts, 3388 to 3427); a share
+# within the goal is fitted on its absolute difference, σ 1 point; a lock wait 20% (a class 3 suspension
+# time averaged over commits).
+SIGMA = {"response_time": 0.10, "transactions": 0.03, "throughput": 0.03, "share_within_goal": 0.01,
+         "cpu_of_one_cp": 0.10, "lock_contention": 0.20}
+ABSOLUTE = ("share_within_goal",)  # quantities whose residual is absolute, not relative
 STUDY_INTERVAL = 300.0  # s: every run's RMF interval in the GDPS study (the casebooks' default)
 _DIGITS = 12  # a printed number converted to SI keeps this many significant digits (0.056 s is 56 ms)
 
@@ -49,11 +70,67 @@ class Measurement:
     castout_owner: str = ""
     interval: float = STUDY_INTERVAL
     source: str = ""
+    weight: float = 1.0  # times the quantity's own weight 1/σ² (SIGMA); 0: shown, not fitted
 
     @property
     def km(self) -> float:
         """The distance in km."""
         return self.distance / 1e3
+
+    @property
+    def run(self) -> tuple[int, str, str]:
+        """The facts of the run it was measured in: (subchannels, metro_mirror, castout_owner)."""
+        return self.subchannels, self.metro_mirror, self.castout_owner
+
+    @property
+    def label(self) -> str:
+        """The row as people name it: ``G1P2 response_time 40 km, 2 subchannels``."""
+        facts = [f"{self.subchannels} subchannels" if self.subchannels else "",
+                 f"Metro Mirror {self.metro_mirror}" if self.metro_mirror else "",
+                 f"{self.castout_owner} owns castout" if self.castout_owner else ""]
+        where = "".join(f", {fact}" for fact in facts if fact)
+        return f"{self.member} {self.quantity} {self.km:g} km{where}"
+
+
+def weighted_residual(row: Measurement, model: float) -> float:
+    """(model − measured) / (σ × measured), or / σ for an absolute quantity, times √weight; where the
+    model has no answer (thrashing: NaN) 100% off in the direction of no transactions (a response or a
+    wait above, a count below)."""
+    sigma = SIGMA[row.quantity]
+    if np.isnan(model):
+        off = 1.0 if row.quantity in ("response_time", "lock_contention") else -1.0
+        return off / sigma * np.sqrt(row.weight)
+    difference = model - row.value
+    relative = difference if row.quantity in ABSOLUTE else difference / row.value
+    return float(relative / sigma * np.sqrt(row.weight))
+
+
+def result_value(result: ScenarioResult, place: int, member: str, quantity: str, interval: float) -> float:
+    """The model's ``quantity`` (SI, :data:`QUANTITIES`) of ``member`` (or "all": the members together,
+    throughput-weighted) at column ``place`` of ``result``; NaN where it has none (thrashing)."""
+    if member == "all":
+        weights = result.throughput[:, place]
+        values = {
+            "response_time": result.total_response_time[place],
+            "throughput": result.total_throughput[place],
+            "share_within_goal": result.total_share_within_goal[place],
+            "cpu_of_one_cp": float(np.sum(weights * result.cpu_per_transaction[:, place])),
+            "lock_contention": float(np.sum(weights * result.breakdown["lock_contention"][:, place])
+                                     / np.sum(weights)),
+        }
+    else:
+        if member not in result.members:
+            raise InputError("member", member, "all, or one of " + ", ".join(result.members))
+        m = result.members.index(member)
+        values = {
+            "response_time": result.response_time[m, place],
+            "throughput": result.throughput[m, place],
+            "share_within_goal": result.share_within_goal[m, place],
+            "cpu_of_one_cp": result.throughput[m, place] * result.cpu_per_transaction[m, place],
+            "lock_contention": result.breakdown["lock_contention"][m, place],
+        }
+    values["transactions"] = values["throughput"] * interval
+    return float(values[quantity])
 
 
 def casebook_path(name: str) -> Path:
@@ -130,3 +207,120 @@ def casebook_measurements(path: Path) -> tuple[Measurement, ...]:
                     source=f"{table['id']}-{rule['id']}-{key}",
                 ))
     return tuple(rows)
+
+
+# The columns of a measurements table: required, then optional (the run's facts, an interval, a weight).
+REQUIRED_COLUMNS = ("distance", "member", "quantity", "value")
+OPTIONAL_COLUMNS = ("weight", "subchannels", "metro_mirror", "castout_owner", "interval", "configuration")
+CONFIGURATION_FORM = "run facts as key=value separated by ;, e.g. subchannels=2; metro_mirror=off"
+# the units a bare number in a column means, where one is needed and the header gives none
+_COLUMN_UNITS = {"distance": "km", "interval": "s"}
+
+
+def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tuple[Measurement, ...]:
+    """The rows of a measurements table (CSV in any of the dialects qmodel reads, or a workbook's sheet):
+    one measured number a row, columns ``distance`` (with its unit: ``40km``, or a unit in the header),
+    ``member`` (a member's name or "all"), ``quantity`` (one of :data:`QUANTITIES`), ``value`` (with its
+    unit where it is a time: ``43ms``, ``97.9%``, ``3388``) and optionally ``weight`` (times the
+    quantity's own, :data:`SIGMA`; 0: shown, not fitted), ``subchannels``, ``metro_mirror`` (on, off),
+    ``castout_owner``, ``interval`` (the count's, default 300s), ``configuration`` (those facts as
+    ``subchannels=2; metro_mirror=off``). Any row that cannot be read is an InputError naming the file,
+    row and column: a fit on the rows that could be read would rest on other rows than given.
+
+    :param path: the file (a workbook by its suffix: .xlsx, .xlsm, .ods, .xls).
+    :param scenario: the name the rows are measured on (the scenario file's).
+    :param sheet: a workbook's sheet (default: the first).
+    :returns: the rows, values in SI.
+    """
+    if workbook.is_workbook(path):
+        table, _ = read_sheet_table(path, sheet, texts=False)
+        table = table._replace(columns=[[workbook.cell_text(cell) for cell in column]
+                                        for column in table.columns])
+        decimal = "."
+    else:
+        if sheet is not None:
+            raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
+                             reason=f"{path} is CSV")
+        text, _ = read_csv_file(path, sys.stderr, "measurements")
+        table, dialect = read_table(text)
+        decimal = dialect.decimal
+    named: dict[str, tuple[int, str | None]] = {}
+    for index, title in enumerate(table.header):
+        split = split_header(title.strip())
+        name = split[0].lower() if split else title.strip().lower()
+        if name in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:
+            named[name] = (index, split[1] if split else None)
+    missing = [name for name in REQUIRED_COLUMNS if name not in named]
+    if missing:
+        raise InputError(f"{path}: columns", ", ".join(table.header), ", ".join(REQUIRED_COLUMNS)
+                         + " (and optionally " + ", ".join(OPTIONAL_COLUMNS) + ")",
+                         reason=f"no {missing[0]} column")
+    rows = []
+    for row in range(table.size):
+        if row in table.blank:
+            continue
+        cells = {name: str(table.columns[index][row]).strip() for name, (index, _) in named.items()}
+        if decimal == ",":
+            cells = {name: cell.replace(",", ".") if name in ("distance", "value", "weight", "interval")
+                     else cell for name, cell in cells.items()}
+        where = f"{path}: row {row + table.first_row}"
+        rows.append(_measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where))
+    if not rows:
+        raise InputError(path, "no rows", "at least one measured row under the header")
+    return tuple(rows)
+
+
+def _quantity_value(column: str, text: str, unit: str, header_unit: str | None, where: str) -> float:
+    """A cell read in ``unit`` (SI returned); a bare number takes the header's unit, and is refused where
+    the value needs one written (a time: 43 could be ms or s)."""
+    if not text:
+        raise InputError(f"{where}, column {column}", "empty cell", "a value")
+    bare = bare_number(text) is not None
+    if bare and header_unit:
+        text = f"{text}{header_unit}"
+    elif bare and UNITS[unit].dimension in ("time", "length"):
+        raise InputError(f"{where}, column {column}", text, f"a value with its unit, e.g. {text}{unit}, or "
+                         f"the unit in the header: {column} [{unit}]",
+                         reason="a bare number is ambiguous here")
+    try:
+        return parse_value(f"{where}, column {column}", text, unit) * UNITS[unit].to_si
+    except InputError as error:
+        raise InputError(f"{where}, column {column}", text, error.allowed, reason=error.reason) from None
+
+
+def _measurement(cells: dict[str, str], units: dict[str, str | None], scenario: str, where: str
+                 ) -> Measurement:
+    quantity = cells["quantity"]
+    if quantity not in QUANTITIES:
+        raise InputError(f"{where}, column quantity", quantity or "empty cell", ", ".join(QUANTITIES))
+    if not cells["member"]:
+        raise InputError(f"{where}, column member", "empty cell", "a member's name, or all")
+    facts: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in cells.get("configuration", "").split(";"))):
+        key, equals, fact = part.partition("=")
+        if not equals or key.strip() not in ("subchannels", "metro_mirror", "castout_owner"):
+            raise InputError(f"{where}, column configuration", part, CONFIGURATION_FORM)
+        facts[key.strip()] = fact.strip()
+    facts.update({name: cells[name] for name in ("subchannels", "metro_mirror", "castout_owner")
+                  if cells.get(name)})
+    subchannels = facts.get("subchannels", "0")
+    if not subchannels.isdigit():
+        raise InputError(f"{where}, subchannels", subchannels, "a whole number of subchannels on every path")
+    mirror = facts.get("metro_mirror", "")
+    if mirror not in ("", "on", "off"):
+        raise InputError(f"{where}, metro_mirror", mirror, "on or off (or empty: as the file says)")
+    weight = 1.0
+    if cells.get("weight"):
+        weight = _quantity_value("weight", cells["weight"], "1", None, where)
+        if not weight >= 0:
+            raise InputError(f"{where}, column weight", cells["weight"], "a weight >= 0")
+    interval = STUDY_INTERVAL
+    if cells.get("interval"):
+        interval = _quantity_value("interval", cells["interval"], "s", units.get("interval"), where)
+    value = _quantity_value("value", cells["value"], QUANTITIES[quantity], units.get("value"), where)
+    distance = _quantity_value("distance", cells["distance"], "km", units.get("distance"), where)
+    if distance < 0 or value < 0 or not interval > 0:
+        raise InputError(where, f"distance {cells['distance']}, value {cells['value']}",
+                         "a distance and a value >= 0, an interval > 0")
+    return Measurement(scenario, cells["member"], distance, quantity, value, int(subchannels), mirror,
+                       facts.get("castout_owner", ""), interval, where, weight)

@@ -43,14 +43,18 @@ SECTION_OVERRIDES = {
 }
 MEMBER_OVERRIDES = tuple(sorted(MEMBER_KEYS - {"name", "requests"}))
 PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
+# the top-level keys a variant may set: the distance, and the route's per-km and fixed time
+TOP_OVERRIDES = ("distance", "fibre_speed", "crossing_latency")
 # today's hardware and protocols (issue 36) as a variant turns them on or off: a link's type, a CF's
 # duplexing of a secondary, cross-invalidation of a pool, CF-to-CF signal service
 LINK_OVERRIDES = ("type",)
 CF_OVERRIDES = ("signal_service",)  # cf.NAME.KEY
 CF_TABLE_OVERRIDES = ("duplexing", "cross_invalidation")  # cf.NAME.KEY.STRUCTURE
-KEY_FORMS = ("distance, member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, link.NAME.type, "
+KEY_FORMS = (", ".join(TOP_OVERRIDES) + ", member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, link.NAME.type, "
              "cf.NAME.signal_service, cf.NAME.duplexing.STRUCTURE, cf.NAME.cross_invalidation.STRUCTURE, "
              + ", ".join(f"{section}.KEY" for section in SECTION_OVERRIDES))
+
+
 @dataclass(frozen=True)
 class Column:
     """An override column: where it is, its header, the scenario key it sets and its unit."""
@@ -91,16 +95,16 @@ def override_column(index: int, title: str, raw: dict, source: str) -> Column | 
             f" (the forms: {KEY_FORMS})", reason="not a key",
         )
     parts, unit = named[0].split("."), named[1]
-    if len(parts) == 1 and parts[0].lower() != "distance":
+    if len(parts) == 1 and parts[0].lower() not in TOP_OVERRIDES:
         return None
-    section = _choice(parts[0], ["distance", "member", "path", "link", "cf", *SECTION_OVERRIDES], "section",
-                      title, source)
+    sections = [*TOP_OVERRIDES, "member", "path", "link", "cf", *SECTION_OVERRIDES]
+    section = _choice(parts[0], sections, "section", title, source)
     if section in ("link", "cf"):
         return _hardware_column(index, title, section, parts, unit, raw, source)
     members = [str(m.get("name")) for m in raw.get("member", []) if isinstance(m, dict)]
     paths = [p for p in raw.get("path", []) if isinstance(p, dict)]
     shape = {
-        "distance": 1,
+        **{top: 1 for top in TOP_OVERRIDES},
         "member": 3,
         "path": 4 if len(parts) == 4 else 3,
     }.get(section, 2)
@@ -112,8 +116,8 @@ def override_column(index: int, title: str, raw: dict, source: str) -> Column | 
             form.get(section, f"{section}.KEY") + f" (the forms: {KEY_FORMS})",
             reason=f"{len(parts)} part(s) where {section} needs {shape}",
         )
-    if section == "distance":
-        key: tuple[str, ...] = ("distance",)
+    if section in TOP_OVERRIDES:
+        key: tuple[str, ...] = (section,)
     elif section == "member":
         name = parts[1] if parts[1] == "*" else _choice(parts[1], members, "member", title, source)
         key = ("member", name, _choice(parts[2], list(MEMBER_OVERRIDES), "member key", title, source))
@@ -174,8 +178,8 @@ def _path_name(path: dict) -> str:
 def apply_override(data: dict, column: Column, value: object) -> None:
     """Set the column's key to ``value`` in the parsed scenario ``data`` (every match of a ``*``)."""
     section, *rest = column.key
-    if section == "distance":
-        data["distance"] = value
+    if section in TOP_OVERRIDES:
+        data[section] = value
     elif section == "member":
         for table in data.get("member", []):
             if rest[0] in ("*", table.get("name")):
@@ -217,7 +221,7 @@ def first_refused(raw: dict, overrides: list[tuple[Column, object]], where: str
 # otherwise than the key (the others are the key's own name: locks.lock_span → lock_span)
 _SCENARIO_FIELD = {"goal.response_time": "goal_time", "goal.share": "goal_share",
                    "disk.background_rate": "disk_background", "distribution.shape": "shape"}
-_TOP_VALUES = ("fibre_speed",)  # top-level keys a fit may set (the distance is asked, never fitted)
+_TOP_VALUES = TOP_OVERRIDES[1:]  # top-level keys a fit may set (the distance is asked, never fitted)
 _MEMBER_FIELDS = {f.name for f in fields(Member)} - {"name", "site", "requests"}
 _PATH_FIELDS = {f.name for f in fields(CFPath)} - {"member", "cf", "link"}
 
@@ -266,7 +270,7 @@ def _with_value(scenario: Scenario, key: str, value: float | int | str | bool) -
         if field in {f.name for f in fields(Scenario)}:
             change = {field: value}
             return replace(scenario, **change)
-    raise InputError("key", key, f"a dotted scenario key: {KEY_FORMS}, or fibre_speed")
+    raise InputError("key", key, f"a dotted scenario key: {KEY_FORMS}")
 
 
 def with_castout_owner(scenario: Scenario, owner: str) -> Scenario:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,6 +20,24 @@ BREAKDOWN_MEANING = {
     "lock_contention": "lock/latch and global contention",
     "other": "what the model does not explain (fitted at the calibration distance)",
 }
+
+
+@dataclass(frozen=True)
+class Band:
+    """The band on a solve's values at ``level`` (:mod:`qmodel.scenario.band`): ``ends`` the (low, high)
+    of each of :meth:`ScenarioResult.record_values` that has one, (R, D) each (NaN: open, toward a sample
+    with no answer); ``goal_probability`` (D,) the share of the predictive distribution in which every
+    member meets the goal; ``points_without_answer`` (D,) the parameter points with no response time
+    there; ``method`` what the band is made of, in words; ``narrow`` the measurement that would narrow it
+    most ("" where none is named)."""
+
+    level: float
+    method: str
+    points: int
+    ends: dict[str, tuple[np.ndarray, np.ndarray]]
+    goal_probability: np.ndarray
+    points_without_answer: np.ndarray
+    narrow: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,19 +78,18 @@ class ScenarioResult:
     goal_time: float  # s
     goal_share: float
     fixed_part: np.ndarray  # s of propagation every transaction pays
-    band: tuple[ScenarioResult, ...] = ()  # the same solved at each point of the scenario's [band]
-    band_method: str = ""  # how the band's points were chosen ("": no band)
-    # the model's own error beyond the points' ([band] error): relative half-widths by kind, "response_time"
-    # and "throughput" (empty: none)
-    band_error: dict[str, float] = field(default_factory=dict)
-    # (M, D) this solve's share within the goal time scaled by the response time's error: within
-    # goal / (1 + e) and goal / (1 − e), the pessimistic and optimistic ends (None: no error declared)
-    share_ends: tuple[np.ndarray, np.ndarray] | None = None
+    band: Band | None = None  # the band at its level on every value (None: none, NO_BAND says why)
+    # (D,) bool, within thrashing: an open member's arrivals are more than its CPs or subchannels carry
+    open_saturated: np.ndarray | None = None
 
     @property
     def lock_thrashing(self) -> np.ndarray:
-        """(D,) bool: no response time because lock contention thrashes (not the volumes)."""
-        return self.thrashing & ~self.disk_saturated
+        """(D,) bool: no response time because lock contention thrashes (not the volumes, nor an open
+        member's arrivals beyond what its CPs or subchannels carry)."""
+        saturated = self.disk_saturated
+        if self.open_saturated is not None:
+            saturated = saturated | self.open_saturated
+        return self.thrashing & ~saturated
 
     @property
     def total_throughput(self) -> np.ndarray:
@@ -96,31 +113,31 @@ class ScenarioResult:
 
     def records(self) -> list[dict[str, object]]:
         """One record per distance and member (and "all", every member's transactions together), values
-        in ms, /s, % as the keys say (None where no number exists; CSV and JSON round them, qmodel.output).
+        in ms, 1/s, % as the keys say (:func:`qmodel.frames.key`; None where no number exists; CSV and
+        JSON round them, qmodel.output).
 
-        ``cpu_busy_pct_of_lpar`` is the share of the member's logical CPs busy with the workload;
-        ``cpu_pct_of_one_cp`` the same in CPs' worth (RMF's APPL%: 100 is one CP busy), which "all" sums
-        while the LPAR share, of different LPARs, is left empty there. ``cpu_ms`` is the CPU part of the
+        ``cpu_busy_of_lpar[%]`` is the share of the member's logical CPs busy with the workload;
+        ``cpu_of_one_cp[%]`` the same in CPs' worth (RMF's APPL%: 100 is one CP busy), which "all" sums
+        while the LPAR share, of different LPARs, is left empty there. ``cpu[ms]`` is the CPU part of the
         response time (with queueing for the CPs; the CPU a transaction needs is one-CP % / 100 / X).
-        Each member's paths give ``CF_delayed_pct`` (CF requests delayed for a subchannel) and
-        ``CF_requests_per_s`` per CF (empty where the member has no path to it; "all" sums the requests
-        and weights the delays by them). Where IOSQ is computed from the load, ``iosq_ms`` (per SSCH)
-        and ``volume_busy_pct`` (of each volume's exposures) are the volumes', the same on every row of
+        Each member's paths give ``CF_delayed[%]`` (CF requests delayed for a subchannel) and
+        ``CF_requests[1/s]`` per CF (empty where the member has no path to it; "all" sums the requests
+        and weights the delays by them). Where IOSQ is computed from the load, ``iosq[ms]`` (per SSCH)
+        and ``volume_busy[%]`` (of each volume's exposures) are the volumes', the same on every row of
         a distance. ``thrashing`` says lock contention leaves no response time,
         ``volumes_saturated`` that the volumes cannot carry their other work. ``terminals_with_answer``,
         at a distance where lock contention thrashes, is the member's largest whole terminal population
         that still has one, every member's terminals scaled alike (:meth:`terminals_with_answer`); "all"
         gives their sum.
 
-        With a band (``band``), each value :meth:`record_values` gives has ``NAME_low`` and ``NAME_high``
-        beside it: the band's ends (:meth:`band_values`), and
-        ``band_points_without_answer`` counts the band's points with no response time there."""
+        With a band (``band``), each value :meth:`record_values` gives that it bands has ``NAME_low[unit]``
+        and ``NAME_high[unit]`` beside it (:meth:`band_values`), ``goal_holds[%]`` is the probability that
+        every member meets the goal at the distance, and ``band_points_without_answer`` counts the band's
+        parameter points with no response time there."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         values = {name: numbers(value) for name, value in self.record_values().items()}
-        bands = {name: (numbers(low), numbers(high))
-                 for name, (low, high) in (self.band_values().items() if self.band else ())}
-        names = [*self.members, "all"][: len(values["response_time_ms"])]
-        without_answer = self.band_points_without_answer
+        bands = {name: (numbers(low), numbers(high)) for name, (low, high) in self.band_values().items()}
+        names = [*self.members, "all"][: len(values["response_time[ms]"])]
         records = []
         for d in range(self.distances.size):
             fits = self.terminals_with_answer(d)
@@ -134,26 +151,28 @@ class ScenarioResult:
                     paths = {cf: (self.delayed_fraction[p][d], self.path_rate[p][d])
                              for cf in cfs if (p := f"{member}→{cf}") in self.delayed_fraction}
                     converted, answer = self.converted_rate[row, d], None if fits is None else fits[row]
-                record: dict[str, object] = {"distance_km": number(self.distances[d] / 1e3), "member": member}
+                record: dict[str, object] = {"distance[km]": number(self.distances[d] / 1e3),
+                                             "member": member}
                 for name, value in values.items():
                     record[name] = value[row][d]
                     if name in bands:
-                        record[f"{name}_low"] = bands[name][0][row][d]
-                        record[f"{name}_high"] = bands[name][1][row][d]
-                    if name == "cpu_pct_of_one_cp":
-                        record["converted_cf_requests_per_s"] = number(converted)
+                        record[frames.end_key(name, "low")] = bands[name][0][row][d]
+                        record[frames.end_key(name, "high")] = bands[name][1][row][d]
+                    if name == "cpu_of_one_cp[%]":
+                        record["converted_cf_requests[1/s]"] = number(converted)
                 for cf in cfs:
                     delayed, rate = paths.get(cf, (np.nan, np.nan))
-                    record[f"{cf}_delayed_pct"] = number(delayed * 100)
-                    record[f"{cf}_requests_per_s"] = number(rate)
+                    record[f"{cf}_delayed[%]"] = number(delayed * 100)
+                    record[f"{cf}_requests[1/s]"] = number(rate)
                 if self.io_queue is not None and self.volume_busy is not None:
-                    record["iosq_ms"] = number(self.io_queue[d] * 1e3)
-                    record["volume_busy_pct"] = number(self.volume_busy[d] * 100)
+                    record["iosq[ms]"] = number(self.io_queue[d] * 1e3)
+                    record["volume_busy[%]"] = number(self.volume_busy[d] * 100)
                 record["thrashing"] = bool(self.lock_thrashing[d])
                 record["volumes_saturated"] = bool(self.disk_saturated[d])
                 record["terminals_with_answer"] = answer
-                if self.band:
-                    record["band_points_without_answer"] = int(without_answer[d])
+                if self.band is not None:
+                    record[frames.key("goal_holds", "%")] = number(self.band.goal_probability[d] * 100)
+                    record["band_points_without_answer"] = int(self.band.points_without_answer[d])
                 records.append(record)
         return records
 
@@ -161,17 +180,17 @@ class ScenarioResult:
         """The values of :meth:`records` a band is given for, each (R, D): R the members, then "all"
         where there are several (every member's transactions together: response time, share within the
         goal and breakdown weighted by throughput; throughput and one-CP CPU summed; the LPAR share of
-        different LPARs empty, NaN). Units as the names say: ms, %, /s."""
+        different LPARs empty, NaN). Units as the keys say: ms, %, 1/s."""
         rows, weighted = self._rows, self._weighted
         one_cp = self.throughput * self.cpu_per_transaction
         values = {
-            "response_time_ms": weighted(self.response_time) * 1e3,
-            "within_goal_pct": weighted(self.share_within_goal) * 100,
-            "throughput_per_s": rows(self.throughput, self.total_throughput),
-            "cpu_busy_pct_of_lpar": rows(self.cpu_busy, np.full(self.distances.shape, np.nan)) * 100,
-            "cpu_pct_of_one_cp": rows(one_cp, one_cp.sum(axis=0)) * 100,
+            "response_time[ms]": weighted(self.response_time) * 1e3,
+            "share_within_goal[%]": weighted(self.share_within_goal) * 100,
+            "throughput[1/s]": rows(self.throughput, self.total_throughput),
+            "cpu_busy_of_lpar[%]": rows(self.cpu_busy, np.full(self.distances.shape, np.nan)) * 100,
+            "cpu_of_one_cp[%]": rows(one_cp, one_cp.sum(axis=0)) * 100,
         }
-        values.update({f"{name}_ms": weighted(value) * 1e3 for name, value in self.breakdown.items()})
+        values.update({f"{name}[ms]": weighted(value) * 1e3 for name, value in self.breakdown.items()})
         return values
 
     def _rows(self, per_member: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -183,44 +202,10 @@ class ScenarioResult:
         weights = self.throughput
         return self._rows(value, (value * weights).sum(axis=0) / weights.sum(axis=0))
 
-    @property
-    def band_points_without_answer(self) -> np.ndarray:
-        """Per distance, how many of the band's points have no response time there (lock contention
-        thrashes at that point): where it is not 0, the band is open toward them."""
-        return sum((point.thrashing.astype(int) for point in self.band), np.zeros(self.distances.shape, int))
-
     def band_values(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Each of :meth:`record_values` as (low, high): the union of each solve's prediction interval,
-        over this solve and each point of its band (``band``). Each solve's interval is its value where
-        no error is declared (``band_error`` empty; the breakdown's parts, which no printed row
-        measures); a response time × (1 ∓ e_R), a throughput and CPU × (1 ∓ e_X); the share within
-        the goal its share within the goal time scaled by the response time's error (``share_ends``:
-        the share of a response time (1 ± e_R) times as long). With no band, low and high are the value.
-
-        Where a band point has no answer (lock contention thrashes there), the band is open toward it:
-        the end of longer times (times' high; the share within the goal's, throughput's and CPU's low)
-        is NaN, "no answer", never the answer's own value standing in for it."""
-        solves = (self, *self.band)
-        values = [result.record_values() for result in solves]
-        unanswered = np.zeros(values[0]["response_time_ms"].shape, bool)
-        for solve in values[1:]:
-            unanswered |= np.isnan(solve["response_time_ms"])
-        bands = {}
-        for name in values[0]:
-            low = np.fmin.reduce([v[name] for v in values])
-            high = np.fmax.reduce([v[name] for v in values])
-            error = self.band_error.get(ERROR_KINDS.get(name, ""), 0.0)
-            low, high = low * (1 - error), high * (1 + error)
-            if name == "within_goal_pct" and self.share_ends is not None:
-                ends = [(s, s.share_ends) for s in solves if s.share_ends is not None]  # every solve has them
-                low = np.fmin.reduce([s._weighted(end[0]) * 100 for s, end in ends])
-                high = np.fmax.reduce([s._weighted(end[1]) * 100 for s, end in ends])
-            if name.endswith("_ms"):
-                high = np.where(unanswered, np.nan, high)
-            else:
-                low = np.where(unanswered, np.nan, low)
-            bands[name] = (low, high)
-        return bands
+        """Each banded value of :meth:`record_values` as (low, high), (R, D): the band at its level
+        (empty without a band)."""
+        return {} if self.band is None else self.band.ends
 
     def terminals_with_answer(self, d: int) -> tuple[int, ...] | None:
         """Per member, at distance index ``d`` where lock contention thrashes, the largest whole terminal
@@ -248,34 +233,32 @@ class ScenarioResult:
     def to_json(self) -> dict[str, object]:
         """The goal, the band (how its points were chosen and how many, or why there is none) and the
         records (one per distance and member, each with its paths' values)."""
-        band = band_json(self.band_method, len(self.band), self.band_error)
+        band = band_json(self.band)
         return {
             "title": self.title,
-            "goal": {"response_time_ms": self.goal_time * 1e3, "share_pct": self.goal_share * 100},
+            "goal": {"response_time[ms]": self.goal_time * 1e3, "share[%]": self.goal_share * 100},
             "band": band,
             "results": self.records(),
         }
 
 
-# the kind of the model's own error ([band] error) each of ScenarioResult.record_values carries
-ERROR_KINDS = {"response_time_ms": "response_time", "throughput_per_s": "throughput",
-               "cpu_busy_pct_of_lpar": "throughput", "cpu_pct_of_one_cp": "throughput"}
 # why an answer carries no band
-NO_BAND = "no fitted parameter of this scenario declares an interval (its file has no [band])"
+NO_BAND = "the model's own error has not been sized (qmodel scenario cross-validate --write sizes it)"
 
 
-def band_json(method: str, points: int, error: dict[str, float]) -> dict[str, object]:
-    """The JSON's ``band``: how its points were chosen and how many, and the model's own error it carries
-    beyond them (relative half-widths in %, by kind: ``response_time_pct``, ``throughput_pct``; empty:
-    none), or why there is none."""
-    if not points:
-        return {"method": None, "points": 0, "why_none": NO_BAND}
-    shown = {f"{kind}_pct": value * 100 for kind, value in error.items()}
-    return {"method": method, "points": points, "error": shown}
+def band_json(band: Band | None) -> dict[str, object]:
+    """The JSON's ``band``: its level, what it is made of, its parameter points and the measurement that
+    would narrow it most, or why there is none."""
+    if band is None:
+        return {"level": None, "method": None, "points": 0, "why_none": NO_BAND}
+    return {"level": band.level, "method": band.method, "points": band.points, "narrow": band.narrow or None}
 
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
+# where an open member's arrivals are more than its CPs or subchannels carry: no response time exists
+OPEN_SATURATED = "the arrivals are more than the CPs or the CF subchannels carry"
+OPEN_WAY_OUT = "a lower arrival_rate, more logical CPs or more subchannels"
 # waiting for a subchannel is a material part of a member's response time from this share on
 MATERIAL_SHARE = 0.05
 

@@ -69,6 +69,9 @@ class ScenarioKey(NamedTuple):
 
 
 SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
+    ScenarioKey("", "format_version", "whole number", "1", 1,
+                "the file's format: 1, the one this qmodel reads (checked before the rest: "
+                "qmodel.tomlread.format_checked)"),
     ScenarioKey("", "title", "text", "", Note("the file name"), "the scenario's name, shown over its tables"),
     ScenarioKey("", "source", "text", "", "", "where the numbers come from (a study, a table)"),
     ScenarioKey("", "sites", "list of text", "", REQUIRED,
@@ -78,7 +81,19 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
                 source="the planned route between the sites (fibre length, not the straight line)"),
     ScenarioKey("", "fibre_speed", "speed", "km/s", "200000km/s",
                 "speed of light in the fibre (10 µs/km per round trip at 200,000 km/s)",
-                source="the GDPS study: about 200,000 km/s, 10 µs/km per round trip", positive=True),
+                source="the GDPS study: about 200,000 km/s, 10 µs/km per round trip; or a measured round "
+                "trip (RMF CF activity report, path data: channel path latency, SMF 74.4 R744HLAT) less "
+                "crossing_latency, over the distance", positive=True),
+    ScenarioKey("", "crossing_latency", "time", "us", "138us",
+                "fixed time each round trip between the two sites adds beyond the fibre's per-km time: the "
+                "equipment on the route (DWDM transponders, channel extenders, amplifiers), paid at every "
+                "distance above 0 km (a run at 0 km has the sites side by side, no such equipment)",
+                source="a measured round trip (RMF CF activity report, path data: channel path latency, SMF "
+                "74.4 R744HLAT) less 2 × distance / fibre_speed; the default is the GDPS study's: its RMF "
+                "service times across the distance, fitted with a fixed step from 0 to 20 km beside the "
+                "per-km term (9.79 µs/km), give 138 µs per round trip through its DWDMs (95% interval 55 to "
+                "221; tests/scenario/test_crossing_latency.py); public figures put electrical regeneration "
+                "with FEC near 100 µs per site (Huawei, WDM/OTN network latency composition)"),
     ScenarioKey("", "goal", "table", "", REQUIRED, "the WLM goal: [goal]"),
     ScenarioKey("", "member", "array of tables", "", REQUIRED, "the z/OS images: [[member]]"),
     ScenarioKey("", "cf", "array of tables", "", REQUIRED, "the coupling facilities: [[cf]]"),
@@ -88,13 +103,21 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("", "conversion", "table", "", REQUIRED, "CF sync → async conversion: [conversion]"),
     ScenarioKey("", "locks", "table", "", REQUIRED, "lock contention (Tay's model): [locks]"),
     ScenarioKey("", "distribution", "table", "", {}, "the response time's spread"),
-    ScenarioKey("", "band", "table", "", Note("none (no band)"),
-                "[band]: method (text: how the points were chosen), points (tables of dotted keys, "
-                "the same spellings as --variants headers) and error (the model's own relative error "
-                "by kind, response_time and throughput, below 100%); every answer carries the least "
-                "and greatest over them, each point's value widened by the error",
-                source="written by python -m qmodel.scenario.calibrate: the ends of the fitted parameters' "
-                "95% interval, and the fit's leave-one-out errors"),
+    ScenarioKey("", "band", "table", "", Note("the range the studies support for the lock parameters"),
+                "[band]: method (text: what the band is made of), points (tables of dotted keys, the same "
+                "spellings as --variants headers: the fitted parameters' sigma points), weights (one per "
+                "point) and measured_at (the distance the members were measured and fitted at: what is "
+                "measured there carries no model error); every answer carries the band at its level "
+                "(docs/background/cross-validation.md)",
+                source="written by python -m qmodel.scenario.calibrate: the sigma points of the fit's joint "
+                "normal, each member's 0 km fits redone at each"),
+    ScenarioKey("", "free", "list of text", "", [],
+                "the parameters qmodel scenario calibrate fits on measured rows, as dotted keys: "
+                "locks.lockable_items, locks.lock_span, member.*.other (each member its own), "
+                "member.G1P1.think_time, crossing_latency, ...; their values in the file are where the fit "
+                "starts",
+                source="declared: what the measurements should pin (the calibrate command flags what they "
+                "do not)"),
     ScenarioKey("", "calibration", "array of tables", "", [],
                 "what was fitted, on which rows (free text, shown, never read as numbers)"),
     ScenarioKey("goal", "response_time", "time", "ms", REQUIRED, "the goal's time, e.g. 125ms",
@@ -106,11 +129,17 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("member", "site", "text", "", REQUIRED, "its site, one of sites"),
     ScenarioKey("member", "logical_cps", "whole number", "1", REQUIRED, "logical CPs of its LPAR",
                 source="RMF CPU activity report: the LPAR's logical processors", positive=True),
-    ScenarioKey("member", "terminals", "whole number", "1", REQUIRED,
+    ScenarioKey("member", "arrival_rate", "rate", "1/s", Note("none: terminals and think_time"),
+                "transactions per second the member receives (an open workload), in place of terminals and "
+                "think_time: the same answer as many terminals with a long think time at that throughput",
+                source="RMF workload activity report: the service class's ended transactions per second "
+                "(END/S), or CICS/DB2 statistics: transactions over the interval", positive=True),
+    ScenarioKey("member", "terminals", "whole number", "1", Note("required without arrival_rate"),
                 "terminals driving it (a closed population, TPNS)",
                 source="the workload driver (TPNS), or Little's law: throughput × (response + think time)",
                 positive=True),
-    ScenarioKey("member", "think_time", "time", "s", REQUIRED, "think time between transactions",
+    ScenarioKey("member", "think_time", "time", "s", Note("required with terminals"),
+                "think time between transactions",
                 source="the workload driver, or terminals / throughput − response time", positive=True),
     ScenarioKey("member", "cpu", "time", "ms", REQUIRED, "CPU per transaction besides CF spin",
                 source="RMF workload activity: the region's CPU seconds / transactions"),
@@ -194,9 +223,20 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
                 source="an estimate, or fitted on measurements at a distance"),
     ScenarioKey("conversion", "async_cpu", "time", "us", "0us", "CPU per converted request",
                 source="an estimate"),
-    ScenarioKey("locks", "lockable_items", "count or inf", "1", REQUIRED,
-                "the lock model's hot set; inf for no lock contention",
-                source="fitted on measurements at two or more distances (calibration)", positive=True),
+    ScenarioKey("locks", "lockable_items", "count or inf", "1", Note("required without measured_wait"),
+                "the lock model's hot set; inf for no lock contention; left out, it is inferred from "
+                "measured_wait at measured_at",
+                source="fitted on measurements at two or more distances (calibration), or inferred from the "
+                "lock contention measured at today's distance (measured_wait)", positive=True),
+    ScenarioKey("locks", "measured_wait", "time", "ms", Note("none"),
+                "lock contention per transaction as measured at measured_at (the members together, "
+                "throughput-weighted): lockable_items is inferred from it, with its interval",
+                source="DB2 accounting class 3 per commit: LOCK/LATCH suspension plus GLOBAL CONTENTION "
+                "(IRLM, XES) suspension, the transactions' plan; or the RMF CF activity report's lock "
+                "structure contention with the IRLM suspension time it causes", positive=True),
+    ScenarioKey("locks", "measured_at", "distance", "km", "0km",
+                "the distance between the sites when measured_wait was measured",
+                source="the configuration of the measured interval (today's distance)"),
     ScenarioKey("locks", "resolution_round_trips", "count", "1", Note("required (0 with inf)"),
                 "XCF round trips that resolve a global lock contention",
                 source="an assumption (2: request and response over XCF)"),

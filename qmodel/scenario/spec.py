@@ -5,6 +5,7 @@ Layout (every time, distance and speed with its unit; counts as bare numbers, sh
     title = "GDPS/PPRC Environment 3"
     sites = ["site1", "site2"]
     distance = "0km..100km"                 # between the sites: a value, a list (ascending) or a range
+    crossing_latency = "138us"              # optional: what the route's equipment (DWDM) adds per round trip
 
     [goal]                                   # WLM goal: share of transactions within a time
     response_time = "125ms"
@@ -100,7 +101,8 @@ from typing import Any
 import numpy as np
 
 from qmodel.errors import CatalogueError, InputError
-from qmodel.scenario.files import resolve_scenario
+from qmodel.safetext import name_refused
+from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
 from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
 from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
 from qmodel.units import (
@@ -152,10 +154,11 @@ LOCKS_FORM = (
     "a [locks] table: lockable_items, resolution_round_trips and lock_span, "
     "or lockable_items = inf for no lock contention"
 )
-LOCKABLE_FORM = "the lock model's hot set, e.g. 4250, or inf for no lock contention"
+LOCKABLE_FORM = ("the lock model's hot set, e.g. 4250, or inf for no lock contention (or measured_wait: "
+                 "the lock contention measured per transaction, to infer it from)")
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
-BAND_ERROR_KINDS = ("response_time", "throughput")  # the [band] error's keys: relative, each below 100%
-BAND_ERROR_FORM = 'a table of relative errors below 100%, e.g. { response_time = "24%", throughput = "1.7%" }'
+BAND_WEIGHTS_FORM = ("a list of weights from 0 to 1, one per point, summing to at most 1 (the scenario's own "
+                     "answer weighs the rest), e.g. [0.1667, 0.1667]")
 BAND_POINTS_FORM = 'a list of tables of dotted scenario keys, e.g. [{ "locks.lock_span" = "15%" }]'
 LOCK_SPAN_FORM = 'the last share of the execution over which locks are taken, e.g. "20%" ("100%": all of it)'
 
@@ -199,6 +202,12 @@ class Member:
     requests: dict[str, float]
     tpno_share: float
     shape: float | None = None  # gamma shape of its response time's variable part; None: [distribution]'s
+    arrival_rate: float | None = None  # 1/s: an open workload (terminals 0, think_time 0); None: closed
+
+    @property
+    def open(self) -> bool:
+        """Whether its transactions arrive at a given rate (open) rather than from terminals (closed)."""
+        return self.arrival_rate is not None
 
 
 @dataclass(frozen=True)
@@ -233,17 +242,27 @@ class IOTimes:
 
 
 @dataclass(frozen=True)
+class LockMeasurement:
+    """Lock contention as measured: ``wait`` s per transaction (the members together, throughput-weighted;
+    DB2 accounting class 3 lock/latch and global contention) at ``distance`` m between the sites."""
+
+    wait: float
+    distance: float
+
+
+@dataclass(frozen=True)
 class BandSpec:
-    """A scenario's band as the file gives it: how its points were chosen (``method``, text) and each
-    point's overrides, dotted scenario keys as the --variants headers write them with values as the
-    file has them (``{"locks.lock_span": "15%"}``). The keys and values are checked, and the points
-    solved, by :mod:`qmodel.scenario.band` (the --variants override, above this layer)."""
+    """A scenario's band as the file gives it: what it is made of (``method``, text), each point's
+    overrides, dotted scenario keys as the --variants headers write them with values as the file has them
+    (``{"locks.lock_span": "15%"}``), each point's weight (empty: the scenario and its points alike), and
+    the distance the scenario's members were measured and fitted at (None: nothing measured). The keys
+    and values are checked, and the points solved, by :mod:`qmodel.scenario.band` (the --variants
+    override, above this layer)."""
 
     method: str
     points: tuple[dict[str, object], ...]
-    # the model's own error beyond the points' (half-widths of its prediction interval, relative), by kind:
-    # "response_time", "throughput"; empty: the band is the points' alone
-    error: dict[str, float] = field(default_factory=dict)
+    weights: tuple[float, ...] = ()
+    measured_at: float | None = None  # m
 
 
 @dataclass(frozen=True)
@@ -287,6 +306,7 @@ class Scenario:
     sites: tuple[str, ...]
     distances: np.ndarray  # m
     fibre_speed: float  # m/s
+    crossing_latency: float  # s added to each round trip between the sites at a distance above 0 (equipment)
     goal_time: float  # s
     goal_share: float
     members: tuple[Member, ...]
@@ -317,6 +337,8 @@ class Scenario:
     source: str = ""
     band: BandSpec | None = None  # None: no fitted parameter declares an interval
     protocols: Protocols = field(default_factory=Protocols)  # today's hardware and protocols (issue 36)
+    free: tuple[str, ...] = ()  # the dotted keys qmodel scenario calibrate fits
+    lock_measurement: LockMeasurement | None = None  # lockable_items inferred from it where not given
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -522,7 +544,7 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
     if ends is None:  # a list: its order and a decimal comma first, so that no advice is a form refused after
         _ascending(refuse, text, values)
         try:
-            refuse_decimal_comma(where, text, "km" if file else "")
+            refuse_decimal_comma(where, text, "km")
         except InputError as error:
             raise refuse(text, error.allowed, reason=error.reason) from None
     # a bare item takes the unit of the last: in a file, the last needs one (a bare 0 needs none)
@@ -587,7 +609,7 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
     if "band" not in data:
         return None
     band = reader.table(data, "band", allowed="a [band] table with method and points")
-    reader.known(band, {"method", "points", "error"}, "band")
+    reader.known(band, {"method", "points", "weights", "measured_at"}, "band")
     method = band.get("method")
     if not isinstance(method, str) or not method.strip():
         raise reader.error("band.method", _shown(method), "how the points were chosen, as text")
@@ -600,34 +622,41 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 raise reader.error(f"band.points[{index}].{key}", _shown(value, key),
                                    "a number or a value with its unit, e.g. 650 or \"15%\"")
-    errors = band.get("error", {})
-    if not isinstance(errors, dict):
-        raise reader.error("band.error", _shown(errors, "error"), BAND_ERROR_FORM)
-    reader.known(errors, set(BAND_ERROR_KINDS), "band.error")
-    error = {kind: reader.quantity(errors, kind, "ratio", "band.error", allowed=BAND_ERROR_FORM)
-             for kind in BAND_ERROR_KINDS if kind in errors}
-    for kind, value in error.items():
-        if value >= 1:
-            raise reader.error(f"band.error.{kind}", _shown(errors[kind]), "below 100%",
-                               reason="the band's low end would reach 0")
-    return BandSpec(method.strip(), flat, error)
+    weights = band.get("weights", [])
+    if not isinstance(weights, list) or (weights and len(weights) != len(flat)) or not all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= 1 for w in weights) \
+            or sum(weights) > 1 + 1e-9:
+        raise reader.error("band.weights", _shown(weights, "weights"), BAND_WEIGHTS_FORM)
+    measured_at = None if "measured_at" not in band else reader.quantity(band, "measured_at", "km", "band")
+    return BandSpec(method.strip(), flat, tuple(float(w) for w in weights), measured_at)
 
 
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file, or a shipped one by name (``"gdps-env2"``, as ``qmodel scenario``
-    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong."""
+    takes it: :func:`qmodel.scenario.files.resolve_scenario`); InputError naming the key of anything wrong.
+
+    :param path: a scenario file's path, or a shipped scenario's name (``qmodel scenario --list``).
+    :returns: the scenario, every value in SI units (s, m, 1/s).
+    :raises InputError: naming the file, the key, the value and what is allowed.
+    """
     path = resolve_scenario(path)
     return scenario_from_dict(read_scenario_toml(path), path.name)
 
 
-def read_scenario_toml(path: str | Path) -> dict:
+def read_scenario_toml(path: str | Path, *, with_fit: bool = True) -> dict:
     """A scenario file's TOML tables, unchecked; InputError for a missing file, a directory, text that
-    is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint)."""
-    from qmodel.tomlread import read_toml
+    is not UTF-8 (:func:`qmodel.tomlread.read_toml`) or not TOML (with the [[member]] hint). With
+    ``with_fit``, the values ``qmodel scenario calibrate`` fitted for it (its fit file beside it,
+    :func:`qmodel.scenario.files.fit_path`) take the place of the file's own
+    (:func:`qmodel.scenario.files.with_fitted`)."""
+    from qmodel.tomlread import format_checked, read_toml
 
     path = Path(path)
+    fitted = fit_path(path)
+    if with_fit and fitted.is_file() and fitted != path:
+        return with_fitted(read_scenario_toml(path, with_fit=False), read_toml(fitted, what="fit"))
     try:
-        data = read_toml(path, what="scenario")
+        data = format_checked(read_toml(path, what="scenario"), path.name)
         if not data:
             raise InputError("scenario", str(path), "a scenario file: sites, [[member]], [[cf]] and [[path]] "
                              "tables (qmodel scenario --list shows the shipped ones)", reason="empty")
@@ -675,6 +704,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         sites=tuple(sites),
         distances=_distances(reader, data.get("distance", key_of("", "distance").file_default)),
         fibre_speed=reader.value(data, "", "fibre_speed", ""),
+        crossing_latency=reader.value(data, "", "crossing_latency", ""),
         goal_time=reader.value(goal, "goal", "response_time", "goal"),
         goal_share=reader.value(goal, "goal", "share", "goal"),
         members=tuple(members),
@@ -692,7 +722,17 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         source=str(data.get("source", "")),
         band=_band(reader, data),
         protocols=_protocols(reader, data, link_types, structures, members, paths),
+        free=_free(reader, data),
     )
+
+
+def _free(reader: _Reader, data: dict) -> tuple[str, ...]:
+    """The declared free parameters: a list of dotted keys (checked against the scenario by the fit)."""
+    free = data.get("free", key_of("", "free").file_default)
+    if not isinstance(free, list) or not all(isinstance(key, str) and key.strip() for key in free):
+        raise reader.error("free", _shown(free, "free"),
+                           'a list of dotted keys, e.g. ["locks.lockable_items", "member.*.other"]')
+    return tuple(key.strip() for key in free)
 
 
 def _sites(reader: _Reader, data: dict) -> list[str]:
@@ -709,6 +749,9 @@ def _sites(reader: _Reader, data: dict) -> list[str]:
         )
     if len(sites) > 2:
         raise reader.error("sites", _shown(sites), "one or two sites (the distance is between two)")
+    if refused := next(filter(None, map(name_refused, sites)), None):
+        raise reader.error("sites", _shown(sites), "site names of letters, digits and punctuation",
+                           reason=refused)
     return sites
 
 
@@ -722,6 +765,9 @@ def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str],
         name = table.get("name")
         if not isinstance(name, str) or not name or name in cf_sites:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each CF")
+        if refused := name_refused(name):
+            raise reader.error(f"{label}.name", _shown(name), "a name of letters, digits and punctuation",
+                               reason=refused)
         cf_sites[name] = reader.name(table, "site", sites, f"cf {name}")
         given = table.get("structures")
         if not isinstance(given, dict) or not given:
@@ -804,6 +850,9 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each member",
                                reason="given twice" if isinstance(name, str) and name else "")
         assert isinstance(name, str)
+        if refused := name_refused(name, reserved=("all",)):  # shown escaped; "all" is the total's row
+            raise reader.error(f"member[{index}].name", _shown(name), "a name of letters, digits and "
+                               "punctuation, other than all", reason=refused)
         requests = table.get("requests")
         if not isinstance(requests, dict):
             raise reader.error(f"{label}.requests", _shown(requests), PROFILE_FORMS["requests"])
@@ -816,13 +865,22 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
                     reason="unknown structure",
                 )
         typed_requests[name] = requests
+        arrival_rate = None
+        if "arrival_rate" in table:
+            both = next((key for key in ("terminals", "think_time") if key in table), None)
+            if both:
+                raise reader.error(f"{label}.{both}", _shown(table[both]), "left out beside arrival_rate",
+                                   reason="a member's workload is a rate (open) or terminals with a think "
+                                   "time (closed), not both")
+            arrival_rate = reader.value(table, "member", "arrival_rate", label)
         members.append(
             Member(
                 name=name,
                 site=reader.name(table, "site", sites, label),
                 logical_cps=reader.whole(table, "member", "logical_cps", label),
-                terminals=reader.whole(table, "member", "terminals", label),
-                think_time=reader.value(table, "member", "think_time", label),
+                terminals=0 if arrival_rate else reader.whole(table, "member", "terminals", label),
+                think_time=0.0 if arrival_rate else reader.value(table, "member", "think_time", label),
+                arrival_rate=arrival_rate,
                 cpu=reader.value(table, "member", "cpu", label),
                 other=reader.profile(table, "other", label),
                 sync_reads=reader.profile(table, "sync_reads", label),
@@ -935,13 +993,24 @@ def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> d
 
 
 def _locks(reader: _Reader, data: dict) -> dict[str, Any]:
-    """The [locks] fields of :class:`Scenario`: lockable_items = inf (no contention) needs no other."""
+    """The [locks] fields of :class:`Scenario`: lockable_items = inf (no contention) needs no other; left
+    out beside measured_wait it is NaN here, inferred from the measurement
+    (:func:`qmodel.scenario.fit.with_inferred_locks`)."""
     locks = reader.table(data, "locks", allowed=LOCKS_FORM)
     reader.known(locks, SECTION_KEYS["locks"], "locks")
     hot_set = locks.get("lockable_items")  # inf as TOML's bare inf or as the text "inf"
     no_contention = hot_set == np.inf or (isinstance(hot_set, str) and hot_set.strip().lower() == "inf")
+    measured = None
+    if "measured_wait" in locks:
+        measured = LockMeasurement(reader.value(locks, "locks", "measured_wait", "locks"),
+                                   reader.value(locks, "locks", "measured_at", "locks"))
+    elif "measured_at" in locks:
+        raise reader.error("locks.measured_at", _shown(locks["measured_at"]),
+                           "left out, or beside measured_wait")
+    inferred = measured is not None and hot_set is None
     return {
-        "lockable_items": np.inf if no_contention else reader.value(
+        "lock_measurement": measured,
+        "lockable_items": np.inf if no_contention else np.nan if inferred else reader.value(
             locks, "locks", "lockable_items", "locks", allowed=LOCKABLE_FORM),
         "resolution_round_trips": reader.value(  # no contention: none to resolve
             locks, "locks", "resolution_round_trips", "locks", default=0 if no_contention else None,

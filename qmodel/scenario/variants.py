@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import re
 import sys
 from pathlib import Path
@@ -34,10 +35,12 @@ from typing import TextIO
 import numpy as np
 
 from qmodel.errors import InputError
-from qmodel.output import check_output_path, count_in_all
+from qmodel.outfile import claim_output
+from qmodel.output import count_in_all
 from qmodel.scenario.compose import solve_scenario
+from qmodel.scenario.fit import with_inferred_locks
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
-from qmodel.scenario.result import THRASHING, VOLUMES_WAY_OUT
+from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT, THRASHING, VOLUMES_WAY_OUT
 from qmodel.scenario.spec import (
     FILE_DISTANCES,
     Scenario,
@@ -46,15 +49,27 @@ from qmodel.scenario.spec import (
     scenario_from_dict,
 )
 from qmodel.tables import workbook
+from qmodel.tables.csvsource import read_csv_file, read_table
 from qmodel.tables.dialect import Dialect, locale_number, quote_cell
-from qmodel.tables.files import read_csv_file, read_sheet_table, write_csv_file, write_table_workbook
-from qmodel.tables.table import holding_a_table, read_table, refuse_no_rows, shortened_error
+from qmodel.tables.files import read_sheet_table, write_csv_file, write_table_workbook
+from qmodel.tables.table import holding_a_table, inert_header, refuse_no_rows, shortened_error
 from qmodel.units import bare_number, decimal_comma, with_unit
 
 # a cell holds one distance, where the file may hold a list or a range
 CELL_DISTANCE = "one distance with its unit, e.g. 70km"
 _MOST_DIGITS = 18  # a whole-number cell: more digits than any count of terminals, items or subchannels
-RESULT_COLUMNS = ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]")  # as the scenario table
+# the scenario's records' keys (qmodel.frames.key), each written MEMBER_KEY: G1P1_response_time[ms]
+RESULT_COLUMNS = ("response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_busy_of_lpar[%]")
+
+
+def _overlapping(columns: list[Column]) -> tuple[Column, Column] | None:
+    """Two of a row's set columns that set the same key for the same member or path (``member.*.terminals``
+    and ``member.G1P1.terminals``), or None: one would silently win over the other."""
+    for first, second in itertools.combinations(columns, 2):
+        if len(first.key) == len(second.key) and first.key[-1] == second.key[-1] and all(
+                "*" in (a, b) or a == b for a, b in zip(first.key[1:-1], second.key[1:-1], strict=True)):
+            return first, second
+    return None
 
 
 def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
@@ -179,6 +194,11 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
         if row in errors or row in table.blank:
             continue
         data = copy.deepcopy(raw)
+        if clash := _overlapping([c for c in columns if table.columns[c.index][row].strip()]):
+            errors[row] = InputError(f"columns {clash[0].title} and {clash[1].title}", "both set",
+                                     "one of them in a row",
+                                     reason="one key set twice: which one counts is ambiguous")
+            continue
         try:
             for column in columns:
                 cell = table.columns[column.index][row]
@@ -190,7 +210,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             )
             continue
         try:
-            variant = scenario_from_dict(data, where)
+            variant = with_inferred_locks(scenario_from_dict(data, where))
         except ScenarioError as error:
             errors[row] = _blame(raw, row, columns, table, dialect, where, error)
             continue
@@ -229,7 +249,11 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                 ]
             results[row] = values
             fits = solved.terminals_with_answer(place)
-            if solved.disk_saturated[place]:
+            if solved.open_saturated is not None and solved.open_saturated[place]:
+                errors[row] = InputError("arrival_rate", ", ".join(f"{m.name} {m.arrival_rate:g}/s"
+                                                                   for m in rows[0][1].members if m.open),
+                                         OPEN_WAY_OUT, reason=f"{OPEN_SATURATED}: no response time")
+            elif solved.disk_saturated[place]:
                 errors[row] = InputError(
                     "disk.background_rate",
                     f"{rows[0][1].disk_background:g} SSCH/s",
@@ -247,7 +271,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                     + "".join(f", or {remedy}" for remedy in others),
                     reason=f"{THRASHING}: no response time",
                 )
-    titles = [f"{m} {quantity}" for m in members for quantity in RESULT_COLUMNS]
+    titles = [f"{m}_{quantity}" for m in members for quantity in RESULT_COLUMNS]
     return titles, results, {row: shortened_error(error) for row, error in errors.items()}
 
 
@@ -262,7 +286,8 @@ def _write(
     separator = dialect.delimiter
     if dialect.bom:
         out.write("\ufeff")
-    lines = [separator.join([table.header_text, *titles, "error"])]
+    titles = [quote_cell(title, separator) for title in titles]  # a member's name is the user's text
+    lines = [separator.join([inert_header(table, separator), *titles, "error"])]
     width = separator * (len(table.header) - 1)  # a blank row written back as wide as the header
     for row, text in enumerate(table.row_texts):
         text = width if row in table.blank else text
@@ -280,8 +305,7 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
     and dialect; a workbook from its first sheet or ``sheet``; ``OUT.xlsx`` a workbook.
     """
     to_workbook = Path(output_path).suffix.lower() in workbook.SUFFIXES
-    if output_path != "-":
-        check_output_path("-o", output_path)
+    target = claim_output("-o", output_path, inputs=[scenario_path, input_path])
     raw = read_scenario_toml(scenario_path)
     source = "stdin" if input_path == "-" else input_path
     encoding = "utf-8"
@@ -303,11 +327,11 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
                  ("variants failed", len(errors))]
         by_title = [[results[row][place] if row in results else None for row in range(table.size)]
                     for place in range(len(titles))]
-        write_table_workbook(output_path, table, [*titles, "error"], by_title, errors,
+        write_table_workbook(target, table, [*titles, "error"], by_title, errors,
                              list(range(table.size)), sheet_name, facts)
     else:
         buffer = io.StringIO()
         _write(table, dialect, titles, results, errors, buffer)
-        write_csv_file(output_path, buffer.getvalue(), encoding)
+        write_csv_file(target, buffer.getvalue(), encoding)
     _report(errors, table.first_row, source, sys.stderr)
     return 1 if errors else 0

@@ -61,7 +61,7 @@ def volume_layout(rank: ArrayLike, lss: ArrayLike, test: ArrayLike, perf: ArrayL
                          reason="a cell cannot hold more primes than PERF volumes")
     if not repeats >= 1:
         raise InputError("repeats", repeats, ">= 1", reason="the sample is repeated over the whole box")
-    allocated = sum(columns.values())
+    allocated = np.sum(list(columns.values()), axis=0)
     left = [capacity[ranks == r].max() - allocated[ranks == r].sum() for r in np.unique(ranks)]
     perf_per_lss = [columns["perf"][lss_ids == s].sum() for s in np.unique(lss_ids)]
     primes_per_lss = [primes[lss_ids == s].sum() for s in np.unique(lss_ids)]

@@ -69,7 +69,8 @@ class Timeline(NamedTuple):
     @property
     def suspensions(self) -> list[tuple[float, float | None]]:
         """(stop, resume) times in s of each spell with a backlog; resume None if it never empties."""
-        spells, stop, previous = [], None, 0.0
+        spells: list[tuple[float, float | None]] = []
+        stop, previous = None, 0.0
         for time, backlog in zip(self.times, self.backlog, strict=True):
             if stop is None and backlog > _EMPTY:
                 stop = previous  # the backlog began on the segment ending here
@@ -166,12 +167,12 @@ def fluid_timeline(write_rate: float, bandwidth: float, until: float,
     if write_rate > bandwidth:
         raise InputError("write_rate", f"{write_rate:g} MB/s", f"<= bandwidth {bandwidth:g} MB/s",
                          reason=f"the backlog grows without bound at {write_rate - bandwidth:g} MB/s")
-    events = {0.0, float(until)}
+    instants = {0.0, float(until)}
     for burst in bursts:
-        events |= {burst.start, burst.start + burst.size / burst.rate}
+        instants |= {burst.start, burst.start + burst.size / burst.rate}
     for outage in outages:
-        events |= {outage.start, outage.end}
-    events = sorted(t for t in events if 0 <= t <= until)
+        instants |= {outage.start, outage.end}
+    events = sorted(t for t in instants if 0 <= t <= until)
 
     def rates(start: float) -> tuple[float, float]:
         writing = write_rate + sum(b.rate for b in bursts

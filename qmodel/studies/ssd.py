@@ -15,6 +15,5 @@ def ranked_candidates(outputs: dict[str, np.ndarray], errors: dict[int, InputErr
     """Rows of ``ssd_candidate`` that pass the filter, most read disconnect time first."""
     if not outputs:
         return []
-    passing = np.flatnonzero(outputs["candidate"] == 1)
-    passing = [row for row in passing.tolist() if row not in errors]
+    passing = [row for row in np.flatnonzero(outputs["candidate"] == 1).tolist() if row not in errors]
     return sorted(passing, key=lambda row: -outputs["read_disc_rate"][row])

@@ -89,7 +89,7 @@ def subchannels_at_distance(distances: list[float], delayed_fraction: float, mea
     measured = calc("erlang_c_subchannels", delayed_fraction=delayed_fraction,
                     measured_subchannels=measured_subchannels, target_delayed=target_delayed)
 
-    cf_round_trips = get_formula("cf_request_at_distance").symbols["cf_round_trips"].default  # its one home
+    cf_round_trips = get_formula("cf_request_at_distance").symbols["cf_round_trips"].declared_default()
 
     def holding(km: float) -> tuple[float, float, float]:
         """(propagation, holding time, converted fraction) at ``km``, us."""

@@ -60,7 +60,7 @@ def layout(text: np.ndarray, delimiter: str, width: int) -> Layout | None:
     quotes = np.flatnonzero(text == QUOTE)
     if quotes.size:
         quoted = np.cumsum(text == QUOTE, dtype=np.uint8) & 1  # odd quotes so far: inside a quoted cell
-        if np.any(quoted[ends]) or not _quotes_at_edges(text, quotes, separator):
+        if np.any(quoted[ends]) or not quotes_at_edges(text, quotes, separator):
             return None
         outside &= quoted == 0
     starts = np.empty_like(ends)
@@ -97,7 +97,7 @@ def _blank_rows(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, separato
     return blank
 
 
-def _quotes_at_edges(text: np.ndarray, quotes: np.ndarray, separator: int) -> bool:
+def quotes_at_edges(text: np.ndarray, quotes: np.ndarray, separator: int) -> bool:
     """Whether every quote opens a cell (after a separator or line end), closes one (before them) or
     is one of a doubled pair: the quoting the csv module and the quote count agree on."""
     edge = (separator, NEWLINE, QUOTE)
@@ -123,7 +123,7 @@ def _byte_masks(words: int) -> np.ndarray:
 _MASKS = {words: _byte_masks(words) for words in (1, 2)}
 
 
-def _eight_digits(words: np.ndarray) -> np.ndarray:
+def eight_digits(words: np.ndarray) -> np.ndarray:
     """The number each little-endian word's eight bytes (digit values 0-9, the first the most
     significant) write: three multiply-and-shift steps, pairs, then fours, then eights (SWAR)."""
     words = ((words & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(2561)) >> np.uint64(8)
@@ -158,7 +158,8 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     if starts.size > CHUNK:
         parts = [plain_decimals(text, starts[first:first + CHUNK], ends[first:first + CHUNK])
                  for first in range(0, starts.size, CHUNK)]
-        return tuple(np.concatenate(pieces) for pieces in zip(*parts, strict=True))
+        values, unread = (np.concatenate(pieces) for pieces in zip(*parts, strict=True))
+        return values, unread
     lengths = ends - starts
     unread = (lengths < 1) | (lengths > _WIDEST)
     widest = int(lengths[~unread].max(initial=0))
@@ -167,7 +168,10 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     words = 1 if widest <= 8 else 2
     width = 8 * words
     window = ends - width
-    chars = np.lib.stride_tricks.sliding_window_view(text, width)[np.maximum(window, 0)]
+    if text.size < width:  # a text shorter than a window: every window begins before it
+        chars = np.empty((lengths.size, width), dtype=np.uint8)
+    else:
+        chars = np.lib.stride_tricks.sliding_window_view(text, width)[np.maximum(window, 0)]
     near = np.flatnonzero(window < 0)  # a window that would begin before the text
     chars[near] = text[np.maximum(window[near, None] + np.arange(width), 0)]
     digits = chars - ZERO  # uint8: anything but a digit wraps to 10 or more
@@ -186,7 +190,7 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     values = np.where(has_point[:, None], moved | after, values)
     high = np.uint64(_HIGH_BITS)
     unread |= np.any((values & high) | ((values + np.uint64(_NINE_BELOW_HIGH)) & high), axis=1)
-    whole = _eight_digits(values).astype(np.float64)  # exact: below 2**53
+    whole = eight_digits(values).astype(np.float64)  # exact: below 2**53
     whole = whole[:, 0] if words == 1 else whole[:, 0] * 1e8 + whole[:, 1]
     counted = lengths - has_point - signed
     unread |= (counted < 1) | (counted > _DIGITS)
@@ -239,7 +243,8 @@ _FOUR_WORDS = _FOUR_DIGITS.view("<u4").ravel()
 _TRAILING_ZEROS = np.logical_and.accumulate(_FOUR_DIGITS[:, ::-1] == ZERO, axis=1).sum(axis=1)  # 0: 4
 
 
-def _shifted(low: np.ndarray, high: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, ...]:
+def _shifted(low: np.ndarray, high: np.ndarray, bits: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Three words (the third 0 before) moved ``bits`` (0 to 56) towards the end of the text."""
     back = 63 - bits  # ``word >> 1 >> back`` is ``word >> (64 - bits)``, 0 where bits is 0
     return low << bits, (high << bits) | (low >> 1 >> back), high >> 1 >> back
@@ -273,7 +278,7 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     key = np.where(fast, exponent + 4 + 16 * negative, np.where(zero, 32, 33))
     first_left, second_left = _LAYOUT.left[:, 0][key], _LAYOUT.left[:, 1][key]
     right = _shifted(first & ~first_left, second & ~second_left, _LAYOUT.high_shift[key])
-    left = (first & first_left, second & second_left, 0)
+    left: tuple[np.ndarray, np.ndarray, np.ndarray | int] = (first & first_left, second & second_left, 0)
     if negative.any():  # the digits before the point move a byte for the sign
         left = _shifted(*left[:2], _LAYOUT.low_shift[key])
     words = np.empty((values.size, _WORDS), dtype="<u8")

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 
 from qmodel.errors import InputError
+from qmodel.safetext import inert_cell
 
 _DELIMITERS = (",", ";", "\t")
-
 
 
 @dataclass(frozen=True)
@@ -34,43 +34,41 @@ class Dialect:
     bom: bool = False
 
 
-
-def sniff_line_end(text: str) -> str:
-    """The line end the file uses: CRLF (Windows), CR alone (classic Mac) or LF."""
-    at = next((i for i, c in enumerate(text[:65536]) if c in "\r\n"), -1)
-    if at < 0 or text[at] == "\n":
-        return "\n"
-    return "\r\n" if text[at + 1:at + 2] == "\n" else "\r"
-
-
-
 # evidence of a decimal mark: the mark between digits with other than 3 digits after it (0,4; 12.75)
 _DECIMAL_EVIDENCE = {mark: re.compile(rf"\d{re.escape(mark)}(?:\d{{1,2}}|\d{{4,}})(?!\d)") for mark in ",."}
 
 
-
 def sniff_decimal(delimiter: str, cells: list[str]) -> tuple[str, bool]:
-    """(decimal mark, shown by the file) from the cells of the input columns.
+    """(decimal mark, shown by the file) from the cells of the input columns
+    (:func:`decide_decimal` of their :func:`decimal_evidence`)."""
+    return decide_decimal(delimiter, *decimal_evidence(cells))
+
+
+def decimal_evidence(cells: list[str]) -> tuple[int, int]:
+    """(cells showing a decimal comma, cells showing a decimal point): 0,4 or 12,75 against 0.4 or 12.75
+    (a mark with other than three digits after it); summed over the chunks of a long file."""
+    joined = "\n".join(cells)
+    return len(_DECIMAL_EVIDENCE[","].findall(joined)), len(_DECIMAL_EVIDENCE["."].findall(joined))
+
+
+def decide_decimal(delimiter: str, comma: int, point: int) -> tuple[str, bool]:
+    """(decimal mark, shown by the file) of a file with ``delimiter`` whose input cells show ``comma``
+    decimal commas and ``point`` decimal points (:func:`decimal_evidence`).
 
     A "," separator means a decimal point. Otherwise the mark the cells show
-    decides (0,4 or 12,75 against 0.4 or 12.75; the more common where both
-    appear, and then the other is an error in its cells). Where they show none (whole
-    numbers only) a ";" file is written with a decimal comma (";" is what Excel
+    decides (the more common where both appear, and then the other is an error in its cells). Where
+    they show none (whole numbers only) a ";" file is written with a decimal comma (";" is what Excel
     exports where the comma is the decimal mark: German, French, Dutch...) and a
     TAB file with a point; a cell that would read differently under the two marks
     (1,234 or 1.234) is refused as ambiguous.
     """
     if delimiter == ",":
         return ".", True
-    joined = "\n".join(cells)
-    comma = len(_DECIMAL_EVIDENCE[","].findall(joined))
-    point = len(_DECIMAL_EVIDENCE["."].findall(joined))
     if comma == point == 0:
         return ("," if delimiter == ";" else "."), False
     if comma == point:  # as many of each: a ";" export is a decimal-comma locale's
         return ("," if delimiter == ";" else "."), True
     return ("," if comma > point else "."), True
-
 
 
 def sniff_delimiter(header_line: str) -> str:
@@ -80,13 +78,10 @@ def sniff_delimiter(header_line: str) -> str:
     return best if counts[best] else ","
 
 
-
 _GROUP_SPACE = re.compile(r"(?<=\d)[ \u00a0\u202f'](?=\d{3}(?!\d))")  # 1 234,5 and 1'234.5
 
 
-
 _NUMERIC_PART = re.compile(r"[+-]?[\d.,]+")
-
 
 
 def locale_number(name: str, cell: str, dialect: Dialect) -> str:
@@ -121,7 +116,6 @@ def locale_number(name: str, cell: str, dialect: Dialect) -> str:
     return f"{whole}.{fraction}{rest}" if mark else f"{whole}{rest}"
 
 
-
 def _ambiguous(name: str, cell: str, number: str) -> str:
     digits = re.sub(r"[.,]", "", number)
     raise InputError(name, cell, f"a number the file makes clear, e.g. {digits} or "
@@ -129,9 +123,10 @@ def _ambiguous(name: str, cell: str, number: str) -> str:
                      "thousands separator or a decimal mark, and no other cell shows which")
 
 
-
 def quote_cell(cell: str, delimiter: str) -> str:
-    """One CSV cell (an error message), quoted only where it must be."""
+    """One CSV cell qmodel writes (an error message, a workbook's text, a rewritten row's cell): text a
+    spreadsheet will not evaluate (:func:`qmodel.safetext.inert_cell`), quoted only where it must be."""
+    cell = inert_cell(cell)
     if delimiter in cell or '"' in cell or "\n" in cell or "\r" in cell:
         return '"' + cell.replace('"', '""') + '"'
     return cell

@@ -1,101 +1,43 @@
-"""Tables in and out of files: a CSV decoded (UTF-8, UTF-16, Windows-1252) and written back in its
-encoding, a workbook's sheet read as a table, rows with their results written as an .xlsx.
+"""Tables in and out of files: a CSV written back in its encoding, a workbook's sheet read as a table,
+rows with their results written as an .xlsx (as their chunks come). A CSV is read by
+:mod:`qmodel.tables.csvsource`.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Sequence
-from typing import TextIO
+from typing import BinaryIO
+
+import numpy as np
 
 from qmodel import __version__
 from qmodel.errors import InputError
-from qmodel.limits import read_bounded
-from qmodel.tables import workbook
-from qmodel.tables.dialect import quote_cell
-from qmodel.tables.table import Table, blank_cells, cell_column, column_texts, file_error
-
-CSV_LIMIT = 200_000_000  # bytes: a CSV read whole; its cells as Python text take about ten times that
-
-
+from qmodel.outfile import Target
+from qmodel.safetext import shown
+from qmodel.tables import csvbytes, workbook
+from qmodel.tables.dialect import Dialect, quote_cell
+from qmodel.tables.table import Table, blank_cells, cell_column, column_texts
 
 # a note qmodel adds (an error message) in a Windows-1252 file: the characters that code page lacks
-_CP1252_SPELLING = str.maketrans({"→": "->", "≥": ">=", "≤": "<=", "…": "...", "−": "-"})
+CP1252_SPELLING = str.maketrans({"→": "->", "≥": ">=", "≤": "<=", "…": "...", "−": "-"})
 
 
-
-def decode(raw: bytes, source: str) -> tuple[str, str]:
-    """(text, encoding) of a CSV file: UTF-8 (with or without its BOM), UTF-16 with its BOM, or,
-    for a file that is not valid UTF-8, Windows-1252.
-
-    UTF-8 is checked, not guessed: text with any accented letter in another encoding is
-    almost never valid UTF-8. Windows-1252 is the one fallback because it is what Excel on
-    Windows writes for "CSV (Trennzeichen-getrennt)" / "CSV (Comma delimited)"; numbers and
-    headers are ASCII in both, so the encoding only decides how pass-through text is shown,
-    and it is written back in the same encoding. A file that is neither (a byte
-    Windows-1252 leaves undefined) is refused with how to save it as UTF-8.
-    A workbook here (piped to standard input) is refused with how to give it.
-    """
-    if workbook.looks_like_workbook(raw):
-        raise file_error(source, "a CSV file, or a workbook given by its file name",
-                          "a spreadsheet workbook where CSV text was expected")
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return raw.decode("utf-16"), "utf-16"
-        except UnicodeDecodeError as error:
-            raise file_error(source, "UTF-16 text, as its byte-order mark says, or UTF-8",
-                              f"not UTF-16 ({error.reason} at byte {error.start})") from None
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError as error:
-        utf8_error = f"not UTF-8 ({error.reason} at byte {error.start})"
-    try:
-        return raw.decode("cp1252"), "cp1252"
-    except UnicodeDecodeError as error:
-        raise file_error(source, 'UTF-8 text: in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"',
-                          f"{utf8_error}, nor Windows-1252 (byte 0x{raw[error.start]:02X} "
-                          f"at {error.start})") from None
-
-
-
-def read_csv_file(path: str, err: TextIO, what: str = "file") -> tuple[str, str]:
-    """(text, encoding) of the CSV at ``path`` (``-``: standard input), read by :func:`decode` with a
-    bound (``what``: the option naming it in an error); a note on ``err`` when it was read as
-    Windows-1252."""
-    raw = read_bounded(path, CSV_LIMIT, what, "a readable file")
-    text, encoding = decode(raw, path)
-    if encoding == "cp1252":
-        name = "standard input" if path == "-" else path
-        err.write(f"note: {name} is not UTF-8: read as Windows-1252 (Excel's CSV on Windows) and "
-                  'written back in it; save as "CSV UTF-8" to avoid this note\n')
-    return text, encoding
-
-
-
-def write_csv_file(path: str, text: str | bytes, encoding: str) -> None:
-    """``text`` (with its BOM, if any; UTF-16 gets the codec's; bytes are UTF-8) to ``path`` (``-``:
-    standard output) in ``encoding``."""
-    if isinstance(text, bytes) and (encoding != "utf-8" or path == "-"):
+def write_csv_file(target: Target, text: str | bytes, encoding: str) -> None:
+    """``text`` (with its BOM, if any; UTF-16 gets the codec's; bytes are UTF-8) written whole to
+    ``target`` (:mod:`qmodel.outfile`) in ``encoding``."""
+    if isinstance(text, bytes) and encoding != "utf-8":
         text = text.decode()
-    if encoding == "utf-16":
+    if isinstance(text, bytes):
+        data = text
+    elif encoding == "utf-16":
         data = text.encode("utf-16")
     elif encoding == "cp1252":
-        data = text.translate(_CP1252_SPELLING).encode("cp1252", errors="replace")
-    elif path == "-":
-        sys.stdout.write(text)
-        return
+        data = text.translate(CP1252_SPELLING).encode("cp1252", errors="replace")
     else:
-        data = text if isinstance(text, bytes) else text.encode(encoding)
-    if path == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        return
-    try:
-        with open(path, "wb") as handle:
-            handle.write(data)
-    except OSError as error:
-        raise file_error(path, "a file that can be written", error.strerror or "cannot write") from None
-
+        data = text.encode(encoding)
+    target.write(data)
 
 
 def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[Table, str]:
@@ -103,6 +45,9 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[Table, 
     as they are, rows numbered as the spreadsheet shows them; ``texts``: each row's text
     too, for CSV output."""
     found = workbook.read_sheet(path, sheet)
+    if found.hidden:
+        sys.stderr.write(f"note: {path}: the first sheet, {shown(found.name)!r}, is hidden in the workbook: "
+                         "read as the first sheet; --sheet NAME reads another\n")
     width, rows = len(found.header), found.rows  # calamine gives every row the sheet's width
     if {len(row) for row in rows} - {width}:
         rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in rows]
@@ -114,27 +59,107 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[Table, 
     return table, found.name
 
 
-
-def write_table_workbook(path: str, table: Table, titles: list[str], results: list[list],
+def write_table_workbook(target: Target, table: Table, titles: list[str], results: list[list],
                          errors: dict[int, InputError], rows: Sequence[int], sheet_name: str,
                          facts: list[tuple[str, object]]) -> None:
-    """An .xlsx of rows with results: the input's sheet with the result columns ``titles`` appended
-    (numbers as numbers; ``results`` holds each title's value on every row of the table, the last title,
-    ``error``, excepted), a sheet ``failed rows`` (row number as the spreadsheet shows it, the row's
-    cells, the error) and a sheet ``run`` (qmodel's version, then ``facts``: the input, options, counts).
+    """An .xlsx of rows with results (:class:`ResultsWorkbook`) written whole to ``target``: ``results``
+    holds each title's value on every row of the table (the last title, ``error``, excepted)."""
+    with target.open() as handle, ResultsWorkbook(handle, sheet_name) as book:
+        book.add(table, titles, [np.asarray(column, dtype=float) for column in results], errors, rows,
+                 table.dialect)
+        book.finish(facts)
+
+
+class ResultsWorkbook:
+    """Rows with results written as an .xlsx as their chunks come (:meth:`add`), then :meth:`finish`:
+
+    - the input's sheet (``sheet_name``) with the result columns appended (numbers as numbers: a CSV
+      cell as the number it reads as in the file's decimal mark, ``1.234`` in a German file 1234;
+      text as it is), the last, ``error``, the row's error;
+    - ``failed rows``: each failed row's number as the spreadsheet shows it, its cells and its error
+      (kept in a temporary file until the first sheet is written);
+    - ``run``: qmodel's version, then the facts (the input, options, counts).
     """
-    inputs = [column if table.dialect is None else cell_column(column) for column in table.columns]
-    every_row = list(rows) == list(range(table.size))
-    bad = set(errors) | table.blank
-    columns = [[title, *(column if every_row else [column[row] for row in rows])]
-               for title, column in zip(table.header, inputs, strict=True)]
-    columns += [[title, *(None if row in bad else column[row] for row in rows)]
-                for title, column in zip(titles, results, strict=False)]
-    columns.append([titles[-1], *(errors[row].message() if row in errors else None
-                                  for row in rows)])
-    failed = [["row", *table.header, "error"]] + [
-        [row + table.first_row, *(column[row] for column in inputs), error.message()]
-        for row, error in sorted(errors.items())]
-    run_sheet = [["qmodel", __version__], *([name, value] for name, value in facts)]
-    workbook.write_workbook(path, [(sheet_name, columns), ("failed rows", workbook.columns_of(failed)),
-                                   ("run", workbook.columns_of(run_sheet))])
+
+    def __init__(self, handle: BinaryIO, sheet_name: str) -> None:
+        self.book = workbook.XlsxWriter(handle, [sheet_name, "failed rows", "run"])
+        self.failed = tempfile.SpooledTemporaryFile(max_size=1 << 24)
+        self.failed_rows = workbook.SheetWriter(self.failed, "failed rows")  # type: ignore[arg-type]
+        self.header = False
+
+    def __enter__(self) -> ResultsWorkbook:
+        self._sheet = self.book.sheet()
+        self.sheet = self._sheet.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.failed.close()
+        if exc[0] is not None:
+            self._sheet.__exit__(*exc)
+            self.book.archive.close()
+
+    def add(self, table: Table, titles: list[str], results: list[np.ndarray | None],
+            errors: dict[int, InputError], rows: Sequence[int], dialect: Dialect | None) -> None:
+        """The ``rows`` of a table (a chunk) with each result column's values by row (None: no values)
+        and each failed row's error; ``dialect``: how a CSV's cells read as numbers (None: a sheet's)."""
+        if not self.header:
+            self.sheet.rows([[title] for title in [*table.header, *titles]])
+            self.failed_rows.rows([[title] for title in ["row", *table.header, "error"]])
+            self.header = True
+        picked = np.asarray(list(rows) if not isinstance(rows, range) else rows, dtype=np.int64)
+        bad = np.zeros(table.size, dtype=bool)
+        bad[[*errors, *table.blank]] = True
+        for start in range(0, picked.size, _ROWS_AT_A_TIME):  # Python's cells for a block of rows at a time
+            part = picked[start:start + _ROWS_AT_A_TIME]
+            columns: list = [_input_cells(table, index, part, dialect) for index in range(len(table.header))]
+            for values in results:
+                shown = np.full(part.size, np.nan) if values is None else values[part]
+                shown[bad[part]] = np.nan
+                columns.append(shown)
+            columns.append([errors[row].message() if row in errors else None for row in part.tolist()])
+            self.sheet.rows(columns)
+        if errors:
+            failed_rows = np.array(sorted(errors), dtype=np.int64)
+            first = table.first_row + table.offset
+            inputs = [_input_cells(table, index, failed_rows, dialect) for index in range(len(table.header))]
+            failed = [[row + first, *(_item(column, place) for column in inputs), errors[row].message()]
+                      for place, row in enumerate(failed_rows.tolist())]
+            self.failed_rows.rows(workbook.columns_of(failed))
+
+    def finish(self, facts: list[tuple[str, object]]) -> None:
+        """The two last sheets, and the workbook closed."""
+        self._sheet.__exit__(None, None, None)
+        self.book.copy_sheet(self.failed)  # type: ignore[arg-type]
+        with self.book.sheet() as sheet:
+            sheet.rows(workbook.columns_of([["qmodel", __version__], *([name, value] for name, value in
+                                                                       facts)]))
+        self.book.archive.close()
+
+
+_ROWS_AT_A_TIME = 1 << 16
+
+
+def _input_cells(table: Table, index: int, rows: np.ndarray, dialect: Dialect | None) -> list | np.ndarray:
+    """A column's cells of ``rows`` for a workbook: a sheet's as they are; a CSV's that are all plain
+    decimals (a blank row's empty) as numbers read in bulk, else each as the number it reads as in the
+    file's decimal mark or as its text (:func:`qmodel.tables.table.cell_column`)."""
+    if dialect is None:
+        column = table.columns[index]
+        return [column[row] for row in rows.tolist()]
+    if table.text is not None and dialect.decimal == ".":
+        starts, ends = table.text.layout.cell_bounds(index)
+        values, unread = csvbytes.plain_decimals(table.text.data, starts[rows], ends[rows])
+        empty = ends[rows] == starts[rows]
+        if not (unread & ~empty).any():
+            values[empty] = np.nan
+            return values
+        cells = table.text.cells(index, rows)
+    else:
+        column = table.cells(index)
+        cells = [column[row] for row in rows.tolist()]
+    return cell_column(cells, dialect)
+
+
+def _item(column: list | np.ndarray, place: int) -> object:
+    value = column[place]
+    return None if isinstance(value, float) and value != value else value

@@ -20,13 +20,13 @@ from typing import NamedTuple
 import numpy as np
 
 from qmodel.errors import InputError
+from qmodel.safetext import FORMULA_STARTS, is_formula_like
 from qmodel.tables import csvbytes, workbook
-from qmodel.tables.dialect import Dialect, quote_cell, sniff_decimal, sniff_delimiter, sniff_line_end
+from qmodel.tables.dialect import Dialect, locale_number, quote_cell
 from qmodel.units import shortened
 
 # a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
 _HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
-
 
 
 def split_header(title: str) -> tuple[str, str | None] | None:
@@ -35,7 +35,6 @@ def split_header(title: str) -> tuple[str, str | None] | None:
     a header that is no name (``2024``, ``R/ms``). The unit is not checked here."""
     match = _HEADER.match(title)
     return None if match is None else (match.group(1).strip(), match.group(2))
-
 
 
 class Table(NamedTuple):
@@ -48,6 +47,8 @@ class Table(NamedTuple):
     decimal mark is decided from the input columns, by :func:`_compute`); None for a workbook's or a
     DataFrame's cells, numbers as numbers. ``text``: a CSV's rows as bytes, where
     :mod:`qmodel.tables.csvbytes` can lay them out (then ``row_texts`` and ``columns`` are empty).
+    ``offset``: the index of the first row in the whole file, for a table that is one chunk of it
+    (:mod:`qmodel.tables.csvsource`); row ``i`` is row ``first_row + offset + i`` of the spreadsheet.
     """
 
     header: list[str]
@@ -59,6 +60,12 @@ class Table(NamedTuple):
     first_row: int = 1
     dialect: Dialect | None = None
     text: CsvRows | None = None
+    offset: int = 0
+
+    def cells(self, column: int) -> list:
+        """The cells of a column: a CSV's as text (a quoted cell as the csv module reads it), a sheet's as
+        they are."""
+        return self.text.cells(column) if self.text is not None else self.columns[column]
 
     @property
     def size(self) -> int:
@@ -66,7 +73,6 @@ class Table(NamedTuple):
         if self.text is not None:
             return self.text.layout.starts.size
         return len(self.columns[0]) if self.columns else len(self.row_texts)
-
 
 
 class CsvRows(NamedTuple):
@@ -91,23 +97,33 @@ class CsvRows(NamedTuple):
         return [next(csv.reader([text]))[0] if '"' in text else text for text in texts]
 
 
+def split_rows(header: list[str], header_text: str, rows: bytes, delimiter: str,
+               rows_as_bytes: bool = False) -> Table:
+    """The table of CSV ``rows`` (UTF-8 bytes of whole lines, each ending in a line feed) under
+    ``header``. ``rows_as_bytes``: laid out as bytes (:class:`CsvRows`) where
+    :func:`qmodel.tables.csvbytes.layout` can, for a batch written as CSV; else by the csv module."""
+    table = _split_bytes(header, header_text, rows, delimiter) if rows_as_bytes else None
+    if table is None:
+        lines = rows.decode("utf-8").split("\n")[:-1]
+        table = (None if b'"' in rows else _split_plain(header, header_text, lines, delimiter)) \
+            or _split_csv(header, header_text, lines, delimiter)
+    return table
 
-def _split_plain(lines: list[str], delimiter: str) -> Table | None:
+
+def _split_plain(header: list[str], header_text: str, rows: list[str], delimiter: str) -> Table | None:
     """The fast path: no quoting and every row as wide as the header.
 
     Returns None when the file needs the full CSV parser.
     """
-    if not all(lines[1:]):
+    if not all(rows):
         return None
-    header_text, rows = lines[0], lines[1:]
-    separators = header_text.count(delimiter)
+    separators = len(header) - 1
     if set(map(str.count, rows, itertools.repeat(delimiter, len(rows)))) - {separators}:
         return None
     cells = delimiter.join(rows).split(delimiter) if rows else []
     width = separators + 1
     columns = [cells[index::width] for index in range(width)]
-    return Table(header_text.split(delimiter), header_text, rows, columns, {}, _blank_rows(rows, delimiter))
-
+    return Table(header, header_text, rows, columns, {}, _blank_rows(rows, delimiter))
 
 
 def _blank_rows(texts: list[str], delimiter: str) -> frozenset[int]:
@@ -117,23 +133,20 @@ def _blank_rows(texts: list[str], delimiter: str) -> frozenset[int]:
                      if not text or (text[0] in blank and not text.strip(blank)))
 
 
-
-def _split_csv(lines: list[str], delimiter: str) -> Table:
+def _split_csv(header: list[str], header_text: str, lines: list[str], delimiter: str) -> Table:
     """The general path: quoted fields (delimiters or line ends inside), rows of any width.
 
     Each record keeps the text of the line(s) it was read from, so that it is
     written back as it came.
     """
-    records = list(csv.reader(lines, delimiter=delimiter))
+    rows = list(csv.reader(lines, delimiter=delimiter))
     texts = lines
-    if len(records) != len(lines):  # some quoted field spans lines: find each record's lines
+    if len(rows) != len(lines):  # some quoted field spans lines: find each record's lines
         reader = csv.reader(lines, delimiter=delimiter)
         texts, consumed = [], 0
         for _ in reader:
             texts.append("\n".join(lines[consumed:reader.line_num]))
             consumed = reader.line_num
-    header, rows = records[0], records[1:]
-    header_text, texts = texts[0], texts[1:]
     width = len(header)
     errors = {}
     blank = _blank_rows(texts, delimiter)
@@ -152,59 +165,17 @@ def _split_csv(lines: list[str], delimiter: str) -> Table:
     return Table(header, header_text, texts, columns, errors, blank)
 
 
-
-def split_text(text: str, rows_as_bytes: bool = False) -> Table:
-    """The table of CSV ``text`` with its dialect's separator, line end and byte-order mark as the file
-    wrote them. ``rows_as_bytes``: the rows as bytes (:class:`CsvRows`) where
-    :func:`qmodel.tables.csvbytes.layout` can lay them out, for a batch written as CSV."""
-    bom = text.startswith("\ufeff")
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
-        raise file_error("empty", "a CSV file with a header row", "no header")
-    line_end = sniff_line_end(text)
-    body = (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text).lstrip("\n")
-    end = len(body)
-    while not body[(start := body.rfind("\n", 0, end) + 1):end].strip():
-        end = start - 1  # blank trailing lines
-    body = body[:end]
-    header_text = body.partition("\n")[0]
-    delimiter = sniff_delimiter(header_text)
-    table = _split_bytes(body, header_text, delimiter) if rows_as_bytes else None
-    if table is None:
-        lines = body.split("\n")
-        table = (None if '"' in body else _split_plain(lines, delimiter)) or _split_csv(lines, delimiter)
-    return table._replace(dialect=Dialect(delimiter, line_end=line_end, bom=bom))
-
-
-
-def _split_bytes(body: str, header_text: str, delimiter: str) -> Table | None:
-    """The table of the rows under the header as bytes laid out by :func:`qmodel.tables.csvbytes.layout`, or
-    None where it cannot (the csv module reads them: :func:`_split_csv`)."""
-    try:
-        raw = (body + "\n").encode()
-    except UnicodeEncodeError:  # a lone surrogate
-        return None
+def _split_bytes(header: list[str], header_text: str, raw: bytes, delimiter: str) -> Table | None:
+    """The table of the rows as bytes laid out by :func:`qmodel.tables.csvbytes.layout`, or None where it
+    cannot (the csv module reads them: :func:`_split_csv`)."""
     if b"\0" in raw:
         return None
-    header = next(csv.reader([header_text], delimiter=delimiter))
     data = np.frombuffer(raw, dtype=np.uint8)
-    found = csvbytes.layout(data, delimiter, len(header))
-    if found is None or found.blank[0]:
+    rows = csvbytes.layout(data, delimiter, len(header))
+    if rows is None:
         return None
-    rows = csvbytes.Layout(*(part[1:] for part in found))
     blank = frozenset(np.flatnonzero(rows.blank).tolist())
     return Table(header, header_text, [], [], {}, blank, text=CsvRows(raw, data, rows))
-
-
-
-def read_table(text: str) -> tuple[Table, Dialect]:
-    """A CSV file's table and dialect, its decimal mark decided from all its cells (for callers
-    other than a formula batch, such as the scenario variants)."""
-    table = split_text(text)
-    delimiter, line_end, bom = table.dialect.delimiter, table.dialect.line_end, table.dialect.bom
-    cells = [] if delimiter == "," else [cell for column in table.columns for cell in column]
-    return table, Dialect(delimiter, *sniff_decimal(delimiter, cells), line_end, bom)
-
 
 
 @contextlib.contextmanager
@@ -224,14 +195,12 @@ def holding_a_table():
             gc.enable()
 
 
-
 def refuse_no_rows(table: Table, source: str, row_is: str) -> None:
     """A file with no row under its header (or blank rows only) is refused, naming it: the one rule of
     ``batch`` and ``scenario --variants`` (checked after the header, whose errors come first)."""
     if len(table.blank) == table.size:
         raise InputError(source, "blank rows only" if table.size else "a header only",
                          f"one row per {row_is} under the header", reason="no rows")
-
 
 
 def shortened_error(error: InputError) -> InputError:
@@ -241,7 +210,6 @@ def shortened_error(error: InputError) -> InputError:
     if len(value) <= 80:
         return error
     return InputError(error.parameter, shortened(value), error.allowed, reason=error.reason, row=error.row)
-
 
 
 def blank_cells(columns: list[list]) -> frozenset[int]:
@@ -254,7 +222,6 @@ def blank_cells(columns: list[list]) -> frozenset[int]:
     return frozenset(blank)
 
 
-
 def column_texts(cells: list) -> list[str]:
     """A workbook column's cells as CSV text (:func:`qmodel.tables.workbook.cell_text`, quoted where needed);
     a column of numbers only, the common case, at list speed."""
@@ -264,7 +231,6 @@ def column_texts(cells: list) -> list[str]:
     if kinds <= {str}:
         return [quote_cell(cell, ",") for cell in cells]
     return [quote_cell(workbook.cell_text(cell), ",") for cell in cells]
-
 
 
 def row_bytes(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -280,25 +246,104 @@ def row_bytes(table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.frombuffer(raw, dtype=np.uint8), ends - sizes, ends
 
 
+def cell_column(cells: list[str], dialect: Dialect) -> list:
+    """A CSV column's cells for a workbook: a cell that reads as a finite number in the file's decimal
+    mark as that number (``0,4`` in a decimal-comma file is 0.4, ``1.234`` there 1234: what a batch
+    computed from it), any other text as it is."""
+    if dialect.decimal == ".":
+        try:
+            values = np.array(cells, dtype=float)
+        except ValueError:
+            pass
+        else:
+            if np.isfinite(values).all():
+                return values.tolist()
+    return [_number_or_text(cell, dialect) for cell in cells]
 
-def cell_column(cells: list[str]) -> list:
-    """A CSV column's cells for a workbook: a plain finite number as a number, other text as it is."""
+
+def _number_or_text(cell: str, dialect: Dialect) -> float | str:
     try:
-        values = np.array(cells, dtype=float)
-    except ValueError:
-        return [_number_or_text(cell) for cell in cells]
-    return values.tolist() if np.isfinite(values).all() else [_number_or_text(cell) for cell in cells]
-
-
-
-def _number_or_text(cell: str) -> float | str:
-    try:
-        number = float(cell)
-    except ValueError:
-        return cell
+        number = float(cell if dialect.decimal == "." else locale_number("cell", cell, dialect))
+    except (InputError, ValueError):
+        try:
+            number = float(locale_number("cell", cell, dialect))
+        except (InputError, ValueError):
+            return cell
     return number if math.isfinite(number) else cell
-
 
 
 def file_error(value: object, allowed: str, reason: str) -> InputError:
     return InputError("file", value, allowed, reason=reason)
+
+
+def inert_header(table: Table, delimiter: str) -> str:
+    """The header line to write: as the file wrote it, or, where a cell would be evaluated by a
+    spreadsheet (``=HYPERLINK(...)``), its cells written inert (:func:`qmodel.tables.dialect.quote_cell`)."""
+    if not any(map(is_formula_like, table.header)):
+        return table.header_text
+    return delimiter.join(quote_cell(cell, delimiter) for cell in table.header)
+
+
+def formula_rows(table: Table) -> np.ndarray:
+    """The rows (not blank) of a CSV table with a cell a spreadsheet would evaluate as a formula
+    (:func:`qmodel.safetext.is_formula_like`): found by each cell's first byte, then, for the few that
+    begin as a formula does, by a number's form (``-2`` stays a number). A sheet's rows are written by
+    qmodel, inert already (:func:`column_texts`): none."""
+    if table.dialect is None:
+        return np.zeros(0, dtype=np.int64)
+    if table.text is None:
+        found = {row for column in table.columns for row, cell in enumerate(column)
+                 if cell[:1] in FORMULA_STARTS and is_formula_like(cell)}
+        return np.array(sorted(found - table.blank), dtype=np.int64)
+    data, layout = table.text.data, table.text.layout
+    width = layout.separators.shape[1] + 1
+    found = []
+    for column in range(width):
+        starts, ends = layout.cell_bounds(column)
+        first = np.where(ends > starts, data[np.minimum(starts, data.size - 1)], 0)
+        quoted = (first == csvbytes.QUOTE) & (ends - starts > 1)
+        first[quoted] = data[starts[quoted] + 1]
+        rows = np.flatnonzero(np.isin(first, _FORMULA_BYTES))
+        if rows.size:
+            texts = table.text.cells(column, rows)
+            found.append(rows[[is_formula_like(text) for text in texts]])
+    return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
+_FORMULA_BYTES = np.frombuffer("".join(FORMULA_STARTS).encode(), dtype=np.uint8)
+
+
+def inert_row_bytes(table: Table, delimiter: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`row_bytes` with every row that holds a formula-like cell (:func:`formula_rows`) written
+    again, its cells inert (:func:`qmodel.tables.dialect.quote_cell`); the other rows as they came."""
+    data, starts, ends = row_bytes(table)
+    rows = formula_rows(table)
+    if rows.size == 0:
+        return data, starts, ends
+    texts = [inert_line(data[starts[row]:ends[row]].tobytes().decode(), delimiter).encode()
+             for row in rows.tolist()]
+    pieces, previous = [], 0
+    for row, text in zip(rows.tolist(), texts, strict=True):
+        pieces += [data[previous:starts[row]].tobytes(), text]
+        previous = int(ends[row])
+    pieces.append(data[previous:].tobytes())
+    out = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+    shift = np.zeros(starts.size, dtype=np.int64)
+    shift[rows] = np.array([len(text) for text in texts]) - (ends[rows] - starts[rows])
+    moved = np.cumsum(shift)  # bytes gained by this row and those before it
+    return out, starts + moved - shift, ends + moved
+
+
+def inert_line(line: str, delimiter: str) -> str:
+    """A CSV row's text with each cell written inert (:func:`qmodel.tables.dialect.quote_cell`)."""
+    cells = next(csv.reader([line], delimiter=delimiter)) if line else []
+    return delimiter.join(quote_cell(cell, delimiter) for cell in cells)
+
+
+def inert_texts(table: Table, delimiter: str) -> list[str]:
+    """The row texts of a table read by the csv module, those with a formula-like cell
+    (:func:`formula_rows`) written inert."""
+    texts = list(table.row_texts)
+    for row in formula_rows(table).tolist():
+        texts[row] = inert_line(texts[row], delimiter)
+    return texts

@@ -16,15 +16,22 @@ python-calamine is imported only when a workbook is read, so the quick path neve
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import itertools
 import math
+import os
+import stat
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from html import escape  # XML's entities; xml.sax.saxutils would load urllib (90 ms)
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, BinaryIO, NamedTuple
+
+import numpy as np
 
 from qmodel.errors import InputError
+from qmodel.tables.sheetsize import refuse_large_workbook
 
 SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods", ".xls")
 _MAGIC = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")  # zip (.xlsx, .xlsm, .xlsb, .ods), OLE (.xls, encrypted .xlsx)
@@ -33,12 +40,14 @@ _ENCRYPTED = "EncryptedPackage".encode("utf-16-le")  # the OLE stream of a passw
 
 class Sheet(NamedTuple):
     """One sheet as a table: its name, header cells (text), data rows and the spreadsheet's row
-    number of the first data row (the header's plus one)."""
+    number of the first data row (the header's plus one); whether it is a hidden first sheet, read by
+    default (a note says so)."""
 
     name: str
     header: list[str]
-    rows: list[list[object]]
+    rows: list[list[Any]]
     first_row: int
+    hidden: bool = False  # the first sheet, read by default, is hidden in the workbook
 
 
 def is_workbook(path: str) -> bool:
@@ -49,6 +58,8 @@ def is_workbook(path: str) -> bool:
     if path == "-":
         return False
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO is never opened here: read as CSV, bounded
+            return False
         with open(path, "rb") as handle:
             return looks_like_workbook(handle.read(8))
     except OSError:  # the reader gives the error
@@ -73,6 +84,7 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     """
     import python_calamine as calamine  # a compiled reader: loaded only for a workbook
 
+    refuse_large_workbook(path, sheet)  # before the reader allocates the sheet
     try:
         with open(path, "rb") as handle:
             head = handle.read(1 << 16)
@@ -94,6 +106,7 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     worksheets = [meta.name for meta in sheets if meta.typ == calamine.SheetTypeEnum.WorkSheet]
     if not worksheets:
         raise _refuse(path, "no worksheet (charts or macros only)", "a workbook with a sheet of rows")
+    default = sheet is None
     if sheet is None:
         first = sheets[0]
         if first.typ != calamine.SheetTypeEnum.WorkSheet:
@@ -119,7 +132,8 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     header_row = (found.start or (0, 0))[0] + 1  # 1-based, as the spreadsheet shows it
     _refuse_merged_header(path, sheet, found.merged_cell_ranges or [], header_row - 1)
     header = [cell_text(cell) for cell in cells[0]]
-    return Sheet(sheet, header, cells[1:], header_row + 1)
+    hidden = default and sheets[0].visible != calamine.SheetVisibleEnum.Visible
+    return Sheet(sheet, header, cells[1:], header_row + 1, hidden)
 
 
 def _refuse_merged_header(path: str, sheet: str, merged: list, header_index: int) -> None:
@@ -187,70 +201,192 @@ _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
-def write_workbook(path: str, sheets: Sequence[tuple[str, Sequence[Sequence[object]]]]) -> None:
-    """Write ``sheets`` (name, columns of cells, each column's first cell in row 1) to an .xlsx at
-    ``path``; :func:`columns_of` turns rows into columns.
+MAX_ROWS, MAX_COLUMNS, MAX_CELL_TEXT = 1_048_576, 16_384, 32_767  # an .xlsx sheet's limits (Excel's)
+
+
+def write_workbook(file: str | BinaryIO, sheets: Sequence[tuple[str, Sequence[Sequence[object]]]]) -> None:
+    """Write ``sheets`` (name, columns of cells, each column's first cell in row 1) as an .xlsx to
+    ``file`` (a path, or a binary file: a command's output, :mod:`qmodel.outfile`); :func:`columns_of`
+    turns rows into columns.
 
     A float or int is a number cell (NaN or an infinity, which a spreadsheet cannot hold, and None
     or "" are an empty cell); a boolean a boolean; anything else its text (a date in ISO form).
     """
-    names: list[str] = []
-    for index, (name, _) in enumerate(sheets):
-        names.append(_sheet_name(name, index, names))
-    count = range(1, len(sheets) + 1)
-    try:
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-            archive.writestr("[Content_Types].xml", _CONTENT_TYPES.format(sheets="".join(
-                f'<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="{_SHEET_TYPE}"/>'
-                for n in count)))
-            archive.writestr("_rels/.rels", _ROOT_RELS)
-            archive.writestr("xl/workbook.xml", (
-                f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="{_MAIN}" '
-                f'xmlns:r="{_RELS}"><sheets>' + "".join(
-                    f'<sheet name="{escape(name)}" sheetId="{n}" r:id="rId{n}"/>'
-                    for n, name in enumerate(names, 1)) + "</sheets></workbook>"))
-            archive.writestr("xl/_rels/workbook.xml.rels", (
-                '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-                + "".join(f'<Relationship Id="rId{n}" Type="{_RELS}/worksheet" '
-                          f'Target="worksheets/sheet{n}.xml"/>' for n in count) + "</Relationships>"))
-            for n, (_, columns) in zip(count, sheets, strict=True):
-                with archive.open(f"xl/worksheets/sheet{n}.xml", "w") as part:
-                    part.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                               f'<worksheet xmlns="{_MAIN}"><sheetData>'.encode())
-                    cells = [_column_xml(_column_letter(index), column)
-                             for index, column in enumerate(columns)]
-                    rows = [f'<row r="{number}">{"".join(row)}</row>'
-                            for number, row in enumerate(zip(*cells, strict=True), 1)]
-                    for start in range(0, len(rows), 8192):
-                        part.write("".join(rows[start:start + 8192]).encode())
-                    part.write(b"</sheetData></worksheet>")
-    except OSError as error:
-        raise InputError("-o", path, "a file that can be written",
-                         reason=error.strerror or "cannot write") from None
+    with XlsxWriter(file, [name for name, _ in sheets]) as book:
+        for _, columns in sheets:
+            with book.sheet() as sheet:
+                sheet.rows(columns)
+
+
+class XlsxWriter:
+    """An .xlsx written as it comes: the sheets named first, then each sheet's rows a block at a time,
+    one sheet after the other (a sheet's rows never all in memory). Minimal Office Open XML (one
+    inline-string or number cell per value, no styles), which any spreadsheet opens."""
+
+    def __init__(self, file: str | BinaryIO, names: Sequence[str]) -> None:
+        taken: list[str] = []
+        for index, name in enumerate(names):
+            taken.append(_sheet_name(name, index, taken))
+        self.names = taken
+        self.archive = zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
+        count = range(1, len(taken) + 1)
+        self.archive.writestr("[Content_Types].xml", _CONTENT_TYPES.format(sheets="".join(
+            f'<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="{_SHEET_TYPE}"/>'
+            for n in count)))
+        self.archive.writestr("_rels/.rels", _ROOT_RELS)
+        self.archive.writestr("xl/workbook.xml", (
+            f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="{_MAIN}" '
+            f'xmlns:r="{_RELS}"><sheets>' + "".join(
+                f'<sheet name="{escape(name)}" sheetId="{n}" r:id="rId{n}"/>'
+                for n, name in enumerate(taken, 1)) + "</sheets></workbook>"))
+        self.archive.writestr("xl/_rels/workbook.xml.rels", (
+            '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            + "".join(f'<Relationship Id="rId{n}" Type="{_RELS}/worksheet" '
+                      f'Target="worksheets/sheet{n}.xml"/>' for n in count) + "</Relationships>"))
+        self.written = 0
+
+    def __enter__(self) -> XlsxWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.archive.close()
+
+    @contextlib.contextmanager
+    def sheet(self) -> Iterator[SheetWriter]:
+        """The next sheet, written as its rows are given (:meth:`SheetWriter.rows`)."""
+        self.written += 1
+        with self.archive.open(f"xl/worksheets/sheet{self.written}.xml", "w") as part:
+            part.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                       f'<worksheet xmlns="{_MAIN}"><sheetData>'.encode())
+            yield SheetWriter(part, self.names[self.written - 1])
+            part.write(b"</sheetData></worksheet>")
+
+    def copy_sheet(self, rows_xml: BinaryIO) -> None:
+        """The next sheet, its rows' XML (:meth:`SheetWriter.xml`) copied from a file."""
+        with self.sheet() as sheet:
+            rows_xml.seek(0)
+            while piece := rows_xml.read(1 << 20):
+                sheet.part.write(piece)
+
+
+class SheetWriter:
+    """Rows appended to one sheet of an :class:`XlsxWriter`, numbered from 1."""
+
+    def __init__(self, part: BinaryIO, name: str) -> None:
+        self.part, self.name, self.count = part, name, 0
+
+    def rows(self, columns: Sequence[Sequence[object]]) -> None:
+        """Append rows given as columns of cells (each column as long)."""
+        self.part.write(self.xml(columns))
+
+    def xml(self, columns: Sequence[Sequence[object] | np.ndarray]) -> bytes:
+        """The XML of the rows of ``columns`` as the next rows of this sheet (counted as written). A column
+        is a float array (NaN: an empty cell) or a sequence of cells (:func:`_cell`).
+
+        Rows whose every cell is a finite number or non-empty text that needs no escaping, the common
+        case, are written :data:`_BLOCK` at a time by one ``%`` format of a row template (C's loop, not
+        Python's); any other row cell by cell."""
+        height = len(columns[0]) if len(columns) else 0
+        first = self.count + 1
+        if self.count + height > MAX_ROWS:
+            raise InputError("-o", f"{self.count + height:,} rows in sheet {self.name!r}",
+                             f"at most {MAX_ROWS:,} rows in an .xlsx sheet (the format's limit): "
+                             "-o OUT.csv, or fewer rows in the input", reason="more rows than a sheet holds")
+        if len(columns) > MAX_COLUMNS:
+            raise InputError("-o", f"{len(columns):,} columns in sheet {self.name!r}",
+                             f"at most {MAX_COLUMNS:,} columns in an .xlsx sheet: -o OUT.csv",
+                             reason="more columns than a sheet holds")
+        self.count += height
+        letters = [_column_letter(index) for index in range(len(columns))]
+        for index, column in enumerate(columns):
+            if not isinstance(column, np.ndarray):
+                _refuse_long_text(letters[index], column, first, self.name)
+        pieces: list[str] = []
+        for start in range(0, height, _BLOCK):
+            stop = min(start + _BLOCK, height)
+            pieces.append(_rows_xml([column[start:stop] for column in columns], letters, first + start))
+        return "".join(pieces).encode()
+
+
+_BLOCK = 1 << 14  # rows formatted at a time
+
+
+def _rows_xml(columns: Sequence[Sequence[object] | np.ndarray], letters: list[str], first: int) -> str:
+    """The XML of the rows of ``columns`` (first row number ``first``): the plain rows by a template,
+    the others cell by cell (see :meth:`SheetWriter.xml`). A column mostly empty (an error column) is
+    left out of the template, and its rows with a cell are the ones written cell by cell."""
+    height = len(columns[0]) if len(columns) else 0
+    plain = np.ones(height, dtype=bool)
+    template, fields = [], []
+    numbers = list(range(first, first + height))
+    for letter, column in zip(letters, columns, strict=True):
+        if isinstance(column, np.ndarray) and column.dtype.kind == "f":
+            plain &= np.isfinite(column)
+            template.append(f'<c r="{letter}%d"><v>%r</v></c>')
+            fields += [numbers, column.tolist()]
+            continue
+        cells = list(column)
+        present = np.fromiter((cell is not None and cell != "" for cell in cells), dtype=bool, count=height)
+        filled = [cells[row] for row in np.flatnonzero(present).tolist()]
+        kinds = {type(cell) for cell in filled}
+        if 2 * len(filled) < height:  # mostly empty: out of the template
+            plain &= ~present
+        elif kinds <= {str} and _plain_texts(filled):
+            plain &= present
+            template.append(f'<c r="{letter}%d" t="inlineStr"><is><t>%s</t></is></c>')
+            fields += [numbers, cells]
+        elif kinds <= {float, int} and all(map(math.isfinite, filled)):
+            plain &= present
+            template.append(f'<c r="{letter}%d"><v>%r</v></c>')
+            fields += [numbers, [float(cell) if cell is not None and cell != "" else 0.0 for cell in cells]]
+        else:
+            plain[:] = False
+    if plain.all():
+        row = '<row r="%d">' + "".join(template) + "</row>"
+        return (row * height) % tuple(itertools.chain.from_iterable(zip(numbers, *fields, strict=True)))
+    out, done = [], 0
+    for number in np.flatnonzero(~plain).tolist():  # the plain rows between, a run at a time
+        if number > done:
+            out.append(_rows_xml([column[done:number] for column in columns], letters, first + done))
+        cells = [_cell(f"{letter}{first + number}", _at(column, number)) for letter, column in
+                 zip(letters, columns, strict=True)]
+        out.append(f'<row r="{first + number}">{"".join(cells)}</row>')
+        done = number + 1
+    if done < height:
+        out.append(_rows_xml([column[done:] for column in columns], letters, first + done))
+    return "".join(out)
+
+
+def _at(column: Sequence[object] | np.ndarray, row: int) -> object:
+    value = column[row]
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _plain_texts(cells: list[str]) -> bool:
+    """Whether text cells need no escaping in XML: no & < >, no control character, no space at an end
+    (which XML would drop)."""
+    joined = "\x00".join(cells)
+    markup = "&" in joined or "<" in joined or ">" in joined
+    return not markup and joined.replace("\x00", "").isprintable() and all(
+        cell == cell.strip() for cell in cells if cell[:1].isspace() or cell[-1:].isspace())
+
+
+def _refuse_long_text(letter: str, column: Sequence[object], first: int, sheet: str) -> None:
+    """Text longer than an .xlsx cell holds, refused naming the cell."""
+    longest = max((len(value) for value in column if isinstance(value, str)), default=0)
+    if longest > MAX_CELL_TEXT:
+        number = first + next(place for place, value in enumerate(column)
+                              if isinstance(value, str) and len(value) == longest)
+        raise InputError("-o", f"cell {letter}{number} of sheet {sheet!r} ({longest:,} characters)",
+                         f"at most {MAX_CELL_TEXT:,} characters in an .xlsx cell (the format's limit): "
+                         "-o OUT.csv, or a shorter cell in the input", reason="more text than a cell holds")
 
 
 def columns_of(rows: Sequence[Sequence[object]]) -> list[list[object]]:
     """Rows of cells as columns, a short row padded with empty cells."""
     width = max((len(row) for row in rows), default=0)
     return [[row[index] if index < len(row) else None for row in rows] for index in range(width)]
-
-
-def _column_xml(letter: str, column: Sequence[object]) -> list[str]:
-    """The XML of each cell of a column (rows from 1); a column of floats (some empty), the common case,
-    at list speed, and plain text likewise."""
-    kinds = {type(value) for value in column[1:]}
-    head = [_cell(f"{letter}1", column[0])] if column else []
-    if kinds <= {float, type(None)}:
-        return head + [f'<c r="{letter}{number}"><v>{value!r}</v></c>'
-                       if value is not None and value - value == 0 else ""  # value - value: NaN for NaN, inf
-                       for number, value in enumerate(column[1:], 2)]
-    if kinds <= {str, type(None)}:
-        return head + [(f'<c r="{letter}{number}" t="inlineStr"><is><t>{_text(value)}</t></is></c>'
-                        if value.isprintable() and value == value.strip()
-                        else _cell(f"{letter}{number}", value))
-                       if value else "" for number, value in enumerate(column[1:], 2)]
-    return [_cell(f"{letter}{number}", value) for number, value in enumerate(column, 1)]
 
 
 def _cell(reference: str, value: object) -> str:

@@ -1,7 +1,9 @@
 """Casebooks: the studies' printed numbers as validation cases, read from ``casebooks/<study>.toml``.
 
 A casebook names its study and holds cases, written one by one or as a printed
-table with rules over its rows.
+table with rules over its rows. Its first line may say its format, ``format_version = 1``
+(:func:`qmodel.tomlread.format_checked`: the shipped casebooks do; a file without it is read as 1,
+one of another version is refused).
 
 One case::
 
@@ -96,7 +98,7 @@ from typing import Any
 
 from qmodel.catalogue.loader import get_formula, load_catalogue
 from qmodel.errors import CatalogueError
-from qmodel.tomlread import read_toml
+from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import UNITS
 from qmodel.validation.quantities import REGISTRY  # the registry with the study functions registered
 
@@ -140,6 +142,13 @@ class Case:
     def fitted(self) -> bool:
         """A calibration that fits a parameter: nothing printed to compare with."""
         return self.paper is None
+
+    @property
+    def printed_range(self) -> tuple[float, float]:
+        """(low, high) as printed, of a case that is not :attr:`fitted` (a fitted one prints none)."""
+        if self.paper is None:
+            raise ValueError(f"{self.casebook}: case {self.id!r} fits a parameter: nothing is printed")
+        return self.paper
 
     @property
     def depends_on(self) -> tuple[str, ...]:
@@ -384,14 +393,14 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
     unknown = sorted(set(rule) - _RULE_KEYS)
     if unknown:
         raise CatalogueError(f"{where}: unknown key(s) {unknown}; a rule has {', '.join(sorted(_RULE_KEYS))}")
-    for key in ("id", "quantity", "tolerance"):
-        if key not in rule:
-            raise CatalogueError(f"{where}: missing {key!r}")
+    for required in ("id", "quantity", "tolerance"):
+        if required not in rule:
+            raise CatalogueError(f"{where}: missing {required!r}")
     keys: list[str | None] = [None] if rule.get("once") else list(rule.get("columns", table["keys"]))
     for key in keys:
         if key is not None and key not in table["keys"]:
             raise CatalogueError(f"{where}: no column {key!r}; columns: {', '.join(table['keys'])}")
-    paper_ref = rule.get("paper")
+    paper_ref: Any = rule.get("paper")  # a table {row, column(s)}, a constant, or none
     paper_row = paper_ref["row"] if isinstance(paper_ref, dict) else ""
     expanded = []
     for key in keys:
@@ -467,7 +476,7 @@ def _table_cases(table: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
 
 def load_casebook(path: Path, text: str | None = None) -> list[Case]:
     """The cases of one casebook file, tables expanded; CatalogueError names the file and case."""
-    data = read_toml(path, text)
+    data = format_checked(read_toml(path, text), path.name)
     for key in ("study", "title"):
         if key not in data:
             raise CatalogueError(f"{path.name}: missing {key!r}")

@@ -49,7 +49,7 @@ class CaseResult:
     predicts: tuple[str, ...] = ()  # for a calibrated case: the cases that use its value
 
 
-def _within(value: float, low: float, high: float, relative: bool) -> float:
+def within(value: float, low: float, high: float, relative: bool) -> float:
     """Deviation of ``value`` outside [low, high], relative to the nearer end or absolute."""
     if low <= value <= high:
         return 0.0
@@ -93,20 +93,21 @@ def compute(case: Case, inputs: dict[str, Any] | None = None, target: dict[str, 
                          values)
         computed, model_unit = float(solution.value), formula.symbols[output].unit
     else:
-        computed, model_unit = float(calc(entry_id, **values).outputs[output]), formula.output(output).unit
+        computed = float(calc(entry_id, "display", **values).outputs[output])
+        model_unit = formula.output(output).unit
     return computed * UNITS[model_unit].to_si / UNITS[case.unit].to_si
 
 
-def _verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
+def verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
     if case.fitted:  # a calibration that fits a parameter: nothing printed to compare
         return "calibrated", float("nan"), case.calibrated, True
-    low, high = case.paper
-    deviation = _within(computed, low, high, case.relative)
+    low, high = case.printed_range
+    deviation = within(computed, low, high, case.relative)
     matches_paper = abs(deviation) <= case.tolerance
     if case.recomputed is not None:
-        slip_deviation = _within(computed, case.recomputed, case.recomputed, case.relative)
+        slip_deviation = within(computed, case.recomputed, case.recomputed, case.relative)
         # the printed value stands where the slip is in an input the case corrects (its slip says which)
-        corrected_input = _within(case.recomputed, low, high, case.relative) == 0
+        corrected_input = within(case.recomputed, low, high, case.relative) == 0
         if abs(slip_deviation) <= case.tolerance and (corrected_input or not matches_paper):
             return "paper-slip", deviation, f"{case.slip} (recomputed {case.recomputed:g})", True
         remark = ("model agrees with the printed value the casebook calls a slip"
@@ -168,9 +169,9 @@ def judge_all(cases: list[Case]) -> list[CaseResult]:
         if case.id in refused:
             results.append(CaseResult(case, value, float("nan"), "miss", refused[case.id], explained=False))
             continue
-        verdict, deviation, remark, explained = _verdict(case, value)
+        judged, deviation, remark, explained = verdict(case, value)
         predicts = tuple(dependents.get(case.id, ()))
-        results.append(CaseResult(case, value, deviation, verdict, remark, explained, predicts))
+        results.append(CaseResult(case, value, deviation, judged, remark, explained, predicts))
     return results
 
 

@@ -20,6 +20,7 @@ from qmodel import frames
 from qmodel.output import console as make_console
 from qmodel.output import format_number, render, wrap_at_spaces
 from qmodel.units import with_unit
+from qmodel.validation.by_kind import AGREEING, E2E_CASEBOOK, kind_scores, owner_verdicts
 from qmodel.validation.judge import UNEXPLAINED, CaseResult, run_casebooks
 from qmodel.validation.score import HEADERS, headline, rows, scorecard, totals
 
@@ -99,7 +100,8 @@ def tolerance_text(result: CaseResult) -> str:
     if case.fitted:
         return "n/a"
     if case.tolerance == 0:
-        return "in range" if case.paper[0] != case.paper[1] else "exact"
+        low, high = case.printed_range
+        return "in range" if low != high else "exact"
     if case.relative:
         return f"±{case.tolerance * 100:g}%"
     return _absolute(f"±{case.tolerance:g}", case.unit)
@@ -108,7 +110,7 @@ def tolerance_text(result: CaseResult) -> str:
 def paper_text(result: CaseResult) -> str:
     if result.case.fitted:
         return "fitted"
-    low, high = (format_number(end) for end in result.case.paper)
+    low, high = (format_number(end) for end in result.case.printed_range)
     return low if low == high else f"{low}–{high}"
 
 
@@ -148,6 +150,16 @@ def _json_values(result: CaseResult) -> dict[str, Any]:
     return {"paper": paper, "model": model, "predicts": list(result.predicts),
             "uses": list(result.case.depends_on), "deviation_value": None if math.isnan(value) else value,
             "disagree": [{"value": v, "citation": c} for v, c in result.case.disagree]}
+
+
+def report_json(results: list[CaseResult]) -> dict[str, Any]:
+    """The JSON report: the scorecard (headline and each study's counts), the misses, every case (the
+    fields of :data:`FIELDS`, numbers as numbers) and the totals by verdict."""
+    cases = [{**record(result), **_json_values(result)} for result in results]
+    summary = {"headline": headline(results), "studies": [s.as_dict() for s in scorecard(results)],
+               **_by_kind_json(results)}
+    misses = [case for case in cases if case["verdict"] == "miss"]
+    return {"scorecard": summary, "misses": misses, "cases": cases, "totals": totals(results)}
 
 
 class _Page:
@@ -231,6 +243,40 @@ SCORECARD_KEY = ("pred: predictions (cases less calibrated rows); within: within
                  "study's model statements encoded; agree: within / (pred − incons).")
 
 
+def _by_kind(page: _Page, results: list[CaseResult]) -> None:
+    """The end-to-end predictions by kind beside the naive baseline, and how many verdicts change with the
+    castout owner (:mod:`qmodel.validation.by_kind`); nothing where the end-to-end casebook is not judged."""
+    scores = kind_scores(results)
+    if not scores:
+        return
+    page.blank()
+    page.text(f"End-to-end by kind ({E2E_CASEBOOK}), beside a naive baseline: each row's printed pprc 0 km "
+              "value carried to every other column, judged by the same tolerance")
+    for score in scores:
+        page.text(f"{score.kind}: model {score.model} of {score.predictions} within tolerance, baseline "
+                  f"{score.baseline}; only the model {score.model_only}, only the baseline "
+                  f"{score.baseline_only}", indent=2, hanging=2)
+    owners = owner_verdicts(results)
+    changed = [o.case.id for o in owners if o.depends]
+    page.text(f"castout owner (read from the study's bold print): {len(owners)} predictions name it; "
+              f"{sum(o.printed.verdict in AGREEING for o in owners)} agree with the printed owner, "
+              f"{sum(o.other_verdict in AGREEING for o in owners)} with the other member as owner; the "
+              f"verdict changes with it for {len(changed)}: {', '.join(changed) or 'none'}",
+              indent=2, hanging=2)
+
+
+def _by_kind_json(results: list[CaseResult]) -> dict[str, Any]:
+    """The JSON scorecard's ``e2e_by_kind`` and ``e2e_castout_owner`` (absent where the end-to-end casebook
+    is not judged)."""
+    scores = kind_scores(results)
+    if not scores:
+        return {}
+    owners = [{"case": o.case.id, "printed_owner": o.printed_owner, "verdict": o.printed.verdict,
+               "other_owner": o.other_owner, "model_with_other": o.other_value,
+               "verdict_with_other": o.other_verdict} for o in owner_verdicts(results)]
+    return {"e2e_by_kind": [score.as_dict() for score in scores], "e2e_castout_owner": owners}
+
+
 def _misses(page: _Page, results: list[CaseResult]) -> None:
     """Every miss with its deviation, grouped under its cause."""
     causes: dict[str, list[CaseResult]] = {}
@@ -296,11 +342,7 @@ def report(results: list[CaseResult], fmt: str) -> None:
         render(FIELDS, [[rec[name] for name in FIELDS] for rec in records], fmt)
         return
     if fmt == "json":
-        cases = [{**rec, **_json_values(r)} for rec, r in zip(records, results, strict=True)]
-        summary = {"headline": headline(results), "studies": [s.as_dict() for s in scorecard(results)]}
-        misses = [case for case in cases if case["verdict"] == "miss"]
-        render(FIELDS, [], fmt, json_payload={"scorecard": summary, "misses": misses, "cases": cases,
-                                              "totals": totals(results)})
+        render(FIELDS, [], fmt, json_payload=report_json(results))
         return
     width = max(40, min(make_console().size.width, 120))
     page = _Page(width)
@@ -311,6 +353,7 @@ def report(results: list[CaseResult], fmt: str) -> None:
     page.text(SCORECARD_KEY, indent=2)
     page.blank()
     page.text(headline(results))
+    _by_kind(page, results)
     _misses(page, results)
     page.blank()
     page.text("Verdicts")
@@ -333,6 +376,10 @@ class ValidationReport(list):
     def to_frame(self):
         return frames.to_frame([record(result) for result in self], FIELDS)
 
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``qmodel validate --format json`` writes it (:func:`report_json`)."""
+        return report_json(self)
+
     def _repr_html_(self) -> str:
         shown = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict")
         misses = [f"{r.case.casebook} {r.case.id}: {UNEXPLAINED}" for r in self if not r.explained]
@@ -341,5 +388,10 @@ class ValidationReport(list):
 
 
 def validation_report(names: Sequence[str] = ()) -> ValidationReport:
-    """Every case of the named casebooks (all shipped ones if none) judged, as a :class:`ValidationReport`."""
+    """Every case of the named casebooks (all shipped ones if none) judged, as a :class:`ValidationReport`.
+
+    :param names: casebook names (``qmodel validate --list``); none: every shipped casebook.
+    :returns: each case judged: the paper's value, the model's, the deviation and the verdict, in the
+        case's unit (:class:`ValidationReport`).
+    """
     return ValidationReport(run_casebooks(list(names)))

@@ -57,11 +57,12 @@ class StudyScore:
         return self.encoded / self.statements if self.statements else None
 
     def as_dict(self) -> dict[str, object]:
+        """The counts as a record (:func:`qmodel.frames.key`): agreement and coverage as fractions."""
         return {"study": self.study, "predictions": self.predictions, "within_tolerance": self.within,
                 "ok": self.ok, "paper_slips": self.slips, "inconsistent": self.inconsistent,
                 "misses": self.misses, "calibrated": self.calibrated, "judged": self.judged,
-                "agreement": self.agreement, "statements_encoded": self.encoded,
-                "statements": self.statements, "coverage": self.coverage}
+                "agreement[ratio]": self.agreement, "statements_encoded": self.encoded,
+                "statements": self.statements, "coverage[ratio]": self.coverage}
 
 
 def totals(results: list[CaseResult]) -> dict[str, int]:

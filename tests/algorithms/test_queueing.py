@@ -20,6 +20,7 @@ from qmodel.algorithms.queueing import (
     mmck_blocking,
     mmck_mean_number,
     mmck_mean_queue,
+    power_knee,
 )
 from qmodel.errors import InputError
 
@@ -224,3 +225,17 @@ def test_gamma_cdf_of_each_element_does_not_depend_on_the_others_in_the_array(pa
     shape, x = np.array(pairs).T
     together = gamma_cdf(shape, x)
     assert np.array_equal(together, [float(gamma_cdf(a, v)) for a, v in pairs])
+
+
+@given(service=st.floats(1e-4, 10.0), points=st.integers(41, 400))
+def test_the_knee_of_an_mm1_curve_is_at_half_load(service: float, points: int) -> None:
+    """Power λ/R = λ(1 − λS)/S is greatest at λS = 1/2, where R = 2S (Kleinrock 1979): the knee of a
+    swept M/M/1 curve is the point nearest half load."""
+    rates = np.linspace(0.01, 0.99, points) / service
+    at = power_knee(rates, service / (1 - rates * service))
+    assert abs(rates[at] * service - 0.5) <= 0.98 / (points - 1) / 2 + 1e-12
+
+
+def test_the_knee_leaves_out_points_with_no_response_time_and_says_none_where_there_is_none() -> None:
+    assert power_knee([100, 500, 900, 1200], [1.1, 2.0, 10.0, np.inf]) == 1
+    assert power_knee([1, 2], [np.nan, -1.0]) is None

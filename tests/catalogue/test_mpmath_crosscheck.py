@@ -4,7 +4,7 @@ The reference is the catalogue's own sympy expression with every earlier
 output and every algorithm call (ErlangC, ...) replaced by its textbook
 definition, evaluated by mpmath at 50 significant digits. Model entries
 (inverse solves, searches) have no closed form to compare with; their modules
-are tested on their own (tests/test_subchannels.py).
+are tested on their own (tests/algorithms/test_subchannels.py).
 
 Within a hair of a stability bound the formulas are ill-conditioned: at
 ρ = 1 − 1e-16 the relative condition number of S/(1 − ρ) is about 1e16, so the

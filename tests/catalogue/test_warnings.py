@@ -39,11 +39,13 @@ def test_a_configuration_that_keeps_up_has_no_warning() -> None:
     assert calc("link_sizing", write_rate=100, link_bandwidth=100, links=4).warnings == []
 
 
-def test_calc_prints_the_warning_under_the_table() -> None:
+def test_calc_prints_the_table_then_the_warning_as_a_line_of_its_own_and_exits_1() -> None:
+    """The answer stands (required_links), the state it describes does not last: a line on stderr,
+    left-aligned, and exit status 1 (issue 34: it was a centred caption, exit 0)."""
     result = run("calc", "link_sizing", *UNDERSIZED)
-    assert result.exit_code == 0
-    assert "warning: write_rate - bandwidth = 20 MB/s" in result.stdout
-    assert "required_links" in result.stdout
+    assert result.exit_code == 1
+    assert result.stderr.startswith("warning: write_rate - bandwidth = 20 MB/s")
+    assert "required_links" in result.stdout and "warning" not in result.stdout
 
 
 def test_calc_json_carries_the_warnings() -> None:
@@ -60,7 +62,7 @@ def test_calc_csv_keeps_the_numbers_and_warns_on_stderr() -> None:
 
 def test_overloaded_drives_are_warned_about() -> None:
     result = run("calc", "backend_load", *OVERLOADED, "--format", "json")
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     payload = json.loads(result.stdout)
     assert payload["outputs"]["drive_utilization"]["value"] == pytest.approx(37204.75 / (61 * 240))
     assert payload["warnings"][0].startswith("drive_utilization = 254.131%, not < 100%: "

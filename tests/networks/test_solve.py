@@ -44,8 +44,8 @@ def test_results_are_in_si_units_and_records_name_theirs() -> None:
     assert result.throughput[0] == pytest.approx(100.0)
     assert result.response_time[0] == pytest.approx(0.010)
     record = result.class_records()[0]
-    assert record["X [1/s]"] == pytest.approx(100.0)
-    assert record["R [ms]"] == pytest.approx(10.0)
+    assert record["throughput[1/s]"] == pytest.approx(100.0)
+    assert record["response_time[ms]"] == pytest.approx(10.0)
 
 
 def test_per_visit_time_and_station_throughput_come_from_the_visits() -> None:

@@ -147,6 +147,15 @@ def test_asynchronous_lock_duplexing_adds_at_most_one_cf_to_cf_exchange_to_the_c
         np.testing.assert_allclose(base.breakdown[part], duplexed.breakdown[part], rtol=1e-9)
 
 
+def test_the_cf_to_cf_exchange_pays_the_crossing_latency_like_every_round_trip_across() -> None:
+    # one key, one home (issue 32): crossing_latency enters today's round trips through the solver's
+    base, duplexed = _env3(), _duplexed("async")
+    for raw in (base, duplexed):
+        raw["crossing_latency"] = "100us"
+    added = _solve(duplexed).breakdown["commit"][:, 0] - _solve(base).breakdown["commit"][:, 0]
+    np.testing.assert_allclose(added, _round_trip(40.0) + 100e-6, rtol=1e-9)
+
+
 def test_synchronous_duplexing_costs_each_lock_request_its_entrys_exchanges() -> None:
     sync = scenario_from_dict(_duplexed("sync"), "env3")
     simplex = scenario_from_dict(_env3(), "env3")
@@ -239,16 +248,6 @@ def test_the_goal_seek_stops_at_the_links_reach() -> None:
     assert seek.searched == pytest.approx(100 * KM)
 
 
-def test_the_cli_refuses_a_link_past_its_reach_in_one_line_with_exit_2(tmp_path) -> None:
-    source = resolve_scenario("today-env3").read_text()
-    path = tmp_path / "today.toml"
-    path.write_text(source)
-    result = CliRunner().invoke(cli, ["scenario", str(path), "--distance", "120km"])
-    assert result.exit_code == 2
-    assert result.output == ("error: path G1P1→CF2.link = CE-LR at 120 km; allowed: CE-LR reaches <= 100 km "
-                             "(through a qualified DWDM; 10 km unrepeated)\n")
-
-
 def test_the_example_keeps_every_value_of_environment_3_but_todays_hardware() -> None:
     today, study = _raw("today-env3"), _raw("gdps-env3")
     names = {key.name for key in TODAY_KEYS}
@@ -263,19 +262,44 @@ def test_the_example_keeps_every_value_of_environment_3_but_todays_hardware() ->
     assert plain(today) == plain(study)
 
 
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "background" / "modern.md"
+VARIANTS = resolve_scenario("today-env3").with_name("today-env3-variants.csv")
+
+
+def _variant_rows() -> dict[str, dict[str, str]]:
+    """The shipped variants of today-env3 (casebooks/scenarios/today-env3-variants.csv), solved."""
+    out, err = io.StringIO(), io.StringIO()
+    status = run_variants(_raw("today-env3"), VARIANTS.read_text(), out, err, VARIANTS.name)
+    assert status == 0, err.getvalue()
+    return {row["variant"]: row for row in csv.DictReader(io.StringIO(out.getvalue()))}
+
+
+def test_the_page_shows_the_shipped_variants_file_as_it_ships() -> None:
+    block = PAGE.read_text().split("$ cat today-env3-variants.csv\n", 1)[1].split("\n$ ", 1)[0]
+    assert block + "\n" == VARIANTS.read_text()
+
+
+@pytest.mark.parametrize(("variant", "name"), [("2006 (= gdps-env3)", "gdps-env3"),
+                                               ("today (= today-env3)", "today-env3")])
+def test_the_variants_first_and_last_rows_are_the_two_shipped_files(variant, name) -> None:
+    row = _variant_rows()[variant]
+    solved = _solve(_raw(name))
+    for m, member in enumerate(("G1P1", "G1P2")):
+        assert float(row[f"{member}_response_time[ms]"]) == pytest.approx(solved.response_time[m, 0] * 1e3,
+                                                                          rel=1e-5)
+
+
 def test_the_modern_configurations_page_says_what_its_variants_table_gives() -> None:
     """docs/background/modern.md's prose on the planner's question: each figure from its variants."""
-    page = (Path(__file__).resolve().parents[2] / "docs" / "background" / "modern.md").read_text()
-    block = page.split("$ cat features.csv\n", 1)[1].split("\n$ ", 1)[0]
-    out, err = io.StringIO(), io.StringIO()
-    assert run_variants(_raw("today-env3"), block + "\n", out, err, "features.csv") == 0, err.getvalue()
-    rows = {row["variant"]: row for row in csv.DictReader(io.StringIO(out.getvalue()))}
+    rows = _variant_rows()
 
-    def delta(variant: str, column: str = "all R [ms]") -> float:
+    def delta(variant: str, column: str = "all_response_time[ms]") -> float:
         return float(rows[variant][column]) - float(rows["2006 (= gdps-env3)"][column])
 
-    words = " ".join(page.split())
-    hyper, hyper_g1p2 = -delta("zHyperWrite"), -delta("zHyperWrite", "G1P2 R [ms]")
+    words = " ".join(PAGE.read_text().split())
+    hyper, hyper_g1p2 = -delta("zHyperWrite"), -delta("zHyperWrite", "G1P2_response_time[ms]")
+    gains = {variant: -delta(variant) for variant in ("today's links", "zHyperWrite", "async lock duplexing")}
+    assert max(gains, key=lambda variant: gains[variant]) == "zHyperWrite"  # "buys the most"
     assert f"about {hyper:.1f} ms of the mean response ({hyper_g1p2:.1f} ms of G1P2's)" in words
     assert abs(delta("today's links")) < 0.05  # "nothing measurable"
     assert f"about {delta('async lock duplexing'):.1f} ms against the study's simplex" in words
@@ -284,6 +308,36 @@ def test_the_modern_configurations_page_says_what_its_variants_table_gives() -> 
     assert f"about {share:.0%} of synchronous duplexing's price" in words
     assert f"costs {delta('XI at its most (sync)'):.0f} ms synchronously and " \
            f"{delta('XI at its most (async)'):.1f} ms asynchronously" in words
-    within = [float(rows["the three"][f"{m} within goal [%]"]) for m in ("G1P1", "G1P2")]
+    within = [float(rows["the three"][f"{m}_share_within_goal[%]"]) for m in ("G1P1", "G1P2")]
     assert max(within) < 90  # "missed by both members"
     assert f"(G1P2 at site 2 reaches about {within[1]:.0f}%)" in words
+
+
+def test_the_goal_seek_of_the_example_stops_at_its_links_reach_from_the_cli() -> None:
+    result = CliRunner().invoke(cli, ["scenario", "today-env3", "--max-distance", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert '"searched_to[km]": 100.0' in result.output
+
+
+@pytest.mark.parametrize(("change", "arguments", "said"), [
+    ({}, ["--distance", "120km"], "error: path G1P1→CF2.link = CE-LR at 120 km; allowed: CE-LR reaches "
+     "<= 100 km (through a qualified DWDM; 10 km unrepeated)"),
+    ({"duplexing": '{ GBPS = "async", LOCK1S = "async" }'}, ["--distance", "20km"],
+     "error: today.toml: cf CF2.duplexing.GBPS = async; allowed: simplex for a cache structure (Db2 "
+     "duplexes a group buffer pool itself: declare its 'secondary of' structure)"),
+    ({"zhyperlink": '"reads"'}, ["--distance", "1km"],
+     "error: member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m"),
+])
+def test_the_cli_refuses_bad_hardware_in_one_line_with_exit_2(tmp_path, change, arguments, said) -> None:
+    text = resolve_scenario("today-env3").read_text()
+    if "duplexing" in change:
+        text = text.replace('duplexing = { LOCK1S = "async" }', f"duplexing = {change['duplexing']}")
+    if "zhyperlink" in change:  # G1P2 at site 2 reads the primary disk at site 1 over zHyperLink
+        text = text.replace('name = "G1P2"\n', f'name = "G1P2"\nzhyperlink = {change["zhyperlink"]}\n')
+        text = text.replace("[disk]\n", '[disk]\nzhyperlink_read = "20us"\nread_hit = "90%"\n')
+    path = tmp_path / "today.toml"
+    path.write_text(text)
+    result = CliRunner().invoke(cli, ["scenario", str(path), *arguments])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1
+    assert result.output.startswith(said)

@@ -98,9 +98,9 @@ def test_iosq_and_volume_busy_are_given_where_computed_and_absent_where_given() 
     result = solve_scenario(crowded, np.array([0.0, 40e3]))
     assert (np.diff(result.io_queue) > 0).all() and (result.volume_busy < 1).all()
     assert result.volume_busy == pytest.approx(_volume_utilization(crowded, result), rel=1e-9)
-    assert {"iosq_ms", "volume_busy_pct"} <= set(result.records()[0])
+    assert {"iosq[ms]", "volume_busy[%]"} <= set(result.records()[0])
     plain = solve_scenario(ENV2, np.array([0.0]))
-    assert plain.io_queue is None and "iosq_ms" not in plain.records()[0]
+    assert plain.io_queue is None and "iosq[ms]" not in plain.records()[0]
 
 
 def test_no_subchannel_share_at_the_edge_is_given_where_nothing_thrashes() -> None:
@@ -406,14 +406,16 @@ def test_a_thrashing_row_weighs_in_the_fit_as_100_percent_off_in_its_direction()
     assert weighted_residuals(rows, np.array([110.0, 3381.0])) == pytest.approx([1.0, 0.0])
 
 
-def test_the_band_of_one_fitted_parameter_is_its_interval_at_the_95_percent_level() -> None:
+def test_the_band_points_of_one_fitted_parameter_are_its_sigma_points() -> None:
+    """The fit itself (weight 2/3) and ±√3 standard errors on the scale it is fitted on (1/6 each)."""
     from qmodel.scenario.calibrate import LockFit
 
     fit = LockFit(("lockable_items",), np.array([np.log(4000.0)]), np.array([[0.09]]), np.zeros(1),
                   np.zeros(1), ENV3)
-    value, low, high = fit.interval(0)
-    ends = sorted(point["lockable_items"] for point in fit.band_points())
-    assert value == pytest.approx(4000.0) and ends == pytest.approx([low, high], rel=1e-3)  # z 1.96 ≈ √χ²₁
+    points = sorted((point["lockable_items"], weight) for point, weight in fit.band_points())
+    assert [weight for _, weight in points] == pytest.approx([1 / 6, 2 / 3, 1 / 6])
+    expected = 4000.0 * np.exp(np.array([-1, 0, 1]) * 0.3 * 3**0.5)  # standard error √0.09 = 0.3
+    assert [value for value, _ in points] == pytest.approx(expected)
 
 
 ENV1 = load_scenario(resolve_scenario("gdps-env1"))

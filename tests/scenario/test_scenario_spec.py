@@ -332,7 +332,7 @@ def test_a_list_written_as_a_list_beyond_doubt_is_read_as_one(text) -> None:
 def test_a_file_refuses_an_ambiguous_list_of_two_as_the_command_line_does(tmp_path) -> None:
     message = refusal(broken(tmp_path, DISTANCE, 'distance = "0,5km"'))
     assert message.startswith("broken.toml: distance = 0,5km (ambiguous")
-    assert message.endswith("allowed: 0.5km for one value, or 0km,5km or 0, 5km for two")
+    assert message.endswith("allowed: 0.5km for one value, or 0km,5km for two")
 
 
 def test_a_range_is_never_taken_for_a_decimal_comma() -> None:
@@ -340,8 +340,7 @@ def test_a_range_is_never_taken_for_a_decimal_comma() -> None:
 
 
 @pytest.mark.parametrize(("typed", "forms"), [
-    ("0,95", ["0.95km", "0km,95km", "0, 95km"]), ("20,5", ["20.5km"]),
-    ("0,5km", ["0.5km", "0km,5km", "0, 5km"]),
+    ("0,95", ["0.95km", "0km,95km"]), ("20,5", ["20.5km"]), ("0,5km", ["0.5km", "0km,5km"]),
 ])
 def test_every_form_a_file_distance_refusal_advises_is_one_the_file_takes(tmp_path, typed, forms) -> None:
     advice = refusal(broken(tmp_path, DISTANCE, f'distance = "{typed}"')).split("allowed: ")[1]

@@ -77,7 +77,7 @@ def test_a_profile_whose_parts_do_not_add_up_to_its_total_is_refused() -> None:
 
 
 def test_a_semicolon_file_of_whole_numbers_gets_decimal_commas() -> None:
-    # the planner's v13.csv: German Excel, whole numbers only; 90.709 would read as 90709 there
+    # a planner's trial (their file v13): German Excel, whole numbers only; 90.709 would read as 90709 there
     status, out, _ = variants("\ufeffdistance;path.*.subchannels\r\n20km;7\r\n")
     results = out.split("\r\n")[1].split(";")[2:-1]
     assert status == 0
@@ -122,7 +122,7 @@ def test_a_distance_that_is_not_one_never_suggests_a_bare_number() -> None:
 
 
 def test_advice_for_a_bare_number_is_written_in_the_files_decimal_mark() -> None:
-    # v3.csv: 8,8 refused, then the advised form must not be refused in the same file
+    # a planner's trial (file v3): 8,8 refused, then the advised form must not be refused in the same file
     _, _, err = variants("distance;member.*.think_time\n20km;8,8\n20km;8,8s\n")
     assert 'allowed: 8,8s' in err and "row 2" not in err
 
@@ -277,12 +277,12 @@ def test_an_empty_variants_file_is_refused_naming_the_file() -> None:
         run_variants(RAW, "", io.StringIO(), io.StringIO(), "gdps-env2.toml", "what-if.csv")
 
 
-def test_result_headers_are_spelt_as_the_scenario_table_spells_them() -> None:
+def test_result_headers_are_the_scenario_records_keys_after_the_member() -> None:
     from qmodel.cli.scenario import SUMMARY
 
     header = variants("distance\n20km\n")[1].split("\n")[0].split(",")
-    for title in ("R [ms]", "within goal [%]", "X [/s]", "CPU busy [% of LPAR]"):
-        assert title in SUMMARY.values() and f"G1P1 {title}" in header
+    for key in ("response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_busy_of_lpar[%]"):
+        assert key in SUMMARY and f"G1P1_{key}" in header
 
 
 def test_a_cell_error_names_the_path_once_where_the_column_names_it() -> None:

@@ -206,9 +206,9 @@ def test_mirror_timeline_command_reports_stop_and_resume() -> None:
         "--burst", "60GB", "--burst-rate", "1GB/s", "--burst-at", "9min", "--format", "json"])
     assert result.exit_code == 0
     rows = json.loads(result.output)
-    states = {row["minute"]: row["consistency groups"] for row in rows}
+    states = {row["time[min]"]: row["consistency_groups"] for row in rows}
     assert states[8.0] == "forming" and states[10.0] == "suspended" and states[19.0] == "forming"
-    assert max(row["backlog GB"] for row in rows) == pytest.approx(53.33, abs=0.01)
+    assert max(row["backlog[GB]"] for row in rows) == pytest.approx(53.33, abs=0.01)
 
 
 def test_mirror_timeline_refuses_a_link_that_cannot_keep_up() -> None:
@@ -256,7 +256,7 @@ def _timeline_rows(*args: str) -> list[dict]:
 def test_mirror_timeline_takes_several_bursts() -> None:
     rows = _timeline_rows("--bandwidth", "400MB/s", "--burst", "60GB@9min", "--burst", "30GB@20min",
                           "--until", "40min", "--step", "5min")
-    events = [(row["minute"], row["event"]) for row in rows if row["event"]]
+    events = [(row["time[min]"], row["event"]) for row in rows if row["event"]]
     # 60 GB at 1 GB/s from minute 9 drains at 150 MB/s: empty 400 s after it starts, minute 15.67;
     # 30 GB from minute 20: empty 200 s later, minute 23.33
     assert [what for _, what in events] == ["groups stop", "peak backlog", "groups resume",
@@ -268,7 +268,7 @@ def test_mirror_timeline_bandwidth_from_links_times_per_link() -> None:
     by_links = _timeline_rows("--links", "4", "--link-bandwidth", "800Mb/s", "--burst", "60GB@9min")
     by_total = _timeline_rows("--bandwidth", "400MB/s", "--burst", "60GB@9min")
     assert by_links == by_total
-    assert by_links[0]["link MB/s"] == 400
+    assert by_links[0]["link_bandwidth[MB/s]"] == 400
 
 
 def test_mirror_timeline_csv_carries_the_peak_and_the_stop_and_resume_times() -> None:

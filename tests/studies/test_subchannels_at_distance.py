@@ -54,8 +54,8 @@ def test_the_command_shows_the_distance_and_its_propagation() -> None:
                  "--format", "json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
-    assert [row["distance_km"] for row in rows] == [0, 50, 100]
-    assert [row["propagation_us"] for row in rows] == [0, 500, 1000]
+    assert [row["distance[km]"] for row in rows] == [0, 50, 100]
+    assert [row["propagation[us]"] for row in rows] == [0, 500, 1000]
     assert [row["subchannels"] for row in rows] == [3, 33, 60]
 
 

@@ -1,0 +1,460 @@
+"""Weighted least squares of a scenario's free parameters over measured rows: values, intervals, residuals
+and which parameters the rows do not pin.
+
+The one fit of qmodel's scenarios: ``qmodel scenario calibrate FILE MEASUREMENTS`` calls it on a planner's
+rows, the GDPS study's calibration (:mod:`qmodel.scenario.calibrate`) on the study's, and a
+cross-validation on any subset of them. A free parameter is a dotted scenario key
+(``locks.lockable_items``, ``member.G1P1.other``, ``member.*.think_time`` for each member's own,
+``crossing_latency``), as a --variants header or a [band] point names it.
+
+Method: the weighted residual of each row (:func:`qmodel.scenario.measurements.weighted_residual`:
+(model − measured) / (σ × measured), σ by quantity, times √weight) is minimised over all rows by
+scipy's trust-region reflective least_squares within each parameter's bounds; a positive scale
+parameter (a count of lockable items, a gamma shape) on a log scale. The covariance of the fitted
+scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p); the
+interval of each parameter ± t(0.975, n − p) standard errors on its fitted scale.
+
+Weakly identified (the criterion, written before any result): a parameter whose rows do not pin it,
+that is (a) more than 0.1 of it lies in the directions no row constrains (the right singular vectors of
+the Jacobian with a singular value below 1e-6 of the largest, and with fewer rows than parameters the
+p − n directions no row reaches: its interval is then its whole bounds, and the flag names the
+parameters it moves with), or (b) its 95% interval spans more than a factor of 2 (a log-scale
+parameter) or more than its own value either way (a linear one), or (c) it is more than 0.99
+correlated with another parameter (the rows pin a combination, not each). With fewer rows than
+parameters the rows' σ is taken as known (s² = 1) and the interval is ± z.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from qmodel.errors import ConvergenceError, InputError
+from qmodel.scenario.compose import solve_at
+from qmodel.scenario.files import fit_path, write_whole
+from qmodel.scenario.measurements import ABSOLUTE, SIGMA, Measurement, result_value, weighted_residual
+from qmodel.scenario.overrides import with_overrides, with_values
+from qmodel.scenario.schema import key_of
+from qmodel.scenario.spec import BandSpec, Member, Scenario
+from qmodel.units import UNITS
+
+WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
+WEAK_CORRELATION = 0.99
+LEVEL = 0.95
+_FLAT = 1e-6  # a singular value of the Jacobian below this share of the largest: a direction no row pins
+_NULL = 0.1  # a parameter with more than this share in such directions: the rows do not pin it
+# Each free key's bounds (SI) and scale: a positive scale parameter on a log scale
+_BOUNDS: dict[str, tuple[float, float, bool]] = {
+    "locks.lockable_items": (1.0, 1e9, True),
+    "locks.lock_span": (0.0, 1.0, False),
+    "locks.resolution_round_trips": (0.0, 1e3, False),
+    "conversion.redispatch": (0.0, 0.1, False),
+    "conversion.threshold": (1e-6, 0.1, False),
+    "conversion.async_cpu": (0.0, 0.1, False),
+    "crossing_latency": (0.0, 0.1, False),
+    "fibre_speed": (1e7, 299_792_458.0, False),
+    "distribution.shape": (1e-3, 1e3, True),
+    "disk.castout_iosq": (0.0, 100.0, False),
+    "member.other": (0.0, 100.0, False),
+    "member.think_time": (1e-6, 1e6, False),
+    "member.cpu": (0.0, 100.0, False),
+    "member.shape": (1e-3, 1e3, True),
+}
+FREE_KEYS = tuple(_BOUNDS)  # the keys a file may declare free (member.KEY as member.NAME.KEY or member.*.KEY)
+
+
+@dataclass(frozen=True)
+class FreeParameter:
+    """A fitted scenario key: ``key`` dotted (``member.G1P1.other``), ``low`` and ``high`` its bounds in
+    SI, ``log`` whether it is fitted on a log scale."""
+
+    key: str
+    low: float
+    high: float
+    log: bool
+
+    def to_scale(self, value: float) -> float:
+        """The value (SI) on the scale it is fitted on."""
+        return float(np.log(value)) if self.log else float(value)
+
+    def from_scale(self, x: float) -> float:
+        """The value (SI) of ``x`` on the fitted scale."""
+        return float(np.exp(x)) if self.log else float(x)
+
+
+def free_parameters(scenario: Scenario, keys: Sequence[str]) -> tuple[FreeParameter, ...]:
+    """The fitted parameters ``keys`` name: ``member.*.KEY`` is one parameter per member (each its own
+    value). InputError for a key that is not one of :data:`FREE_KEYS` or names no member."""
+    names = [m.name for m in scenario.members]
+    free = []
+    for key in keys:
+        parts = key.split(".")
+        if parts[0] == "member" and len(parts) == 3:
+            kind = f"member.{parts[2]}"
+            members = names if parts[1] == "*" else [parts[1]]
+            if parts[1] != "*" and parts[1] not in names:
+                raise InputError("free parameter", key, "member.NAME.KEY, NAME one of " + ", ".join(names))
+        else:
+            kind, members = key, [""]
+        if kind not in _BOUNDS:
+            raise InputError("free parameter", key, "one of " + ", ".join(
+                k.replace("member.", "member.NAME.") for k in FREE_KEYS))
+        low, high, log = _BOUNDS[kind]
+        free += [FreeParameter(f"member.{m}.{parts[2]}" if m else key, low, high, log) for m in members]
+    keys_given = [p.key for p in free]
+    twice = next((k for k in keys_given if keys_given.count(k) > 1), None)
+    if twice:
+        raise InputError("free parameter", twice, "each parameter once", reason="named twice")
+    return tuple(free)
+
+
+def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
+    """The scenario's own value (SI) of a free parameter: where a fit starts."""
+    parts = parameter.key.split(".")
+    if parts[0] == "member":
+        member: Member = scenario.member(parts[1])
+        value = getattr(member, parts[2])
+        return float(scenario.shape if value is None else value)  # a member's shape: [distribution]'s
+    field = {"distribution.shape": "shape"}.get(parameter.key, parts[-1])
+    assert field in {f.name for f in fields(Scenario)}
+    return float(getattr(scenario, field))
+
+
+def model_values(scenario: Scenario, rows: Sequence[Measurement]) -> np.ndarray:
+    """The model's value (SI) of each row, NaN where the scenario has no answer (thrashing): one solve
+    per run (subchannels, Metro Mirror, castout owner) over the distances of its rows."""
+    values = np.full(len(rows), np.nan)
+    for run in sorted({row.run for row in rows}):
+        picked = [i for i, row in enumerate(rows) if row.run == run]
+        distances = sorted({rows[i].distance for i in picked})
+        result = solve_at(with_overrides(scenario, *run), np.array(distances))
+        for i in picked:
+            row = rows[i]
+            values[i] = result_value(result, distances.index(row.distance), row.member, row.quantity,
+                                     row.interval)
+    return values
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fit's result (:func:`fit_scenario`): the ``parameters``, their values ``x`` and ``covariance``
+    on the fitted scale, each row's model value (SI, NaN: no answer) and weighted residual, the
+    degrees of freedom n − p, and the scenario at the fit."""
+
+    parameters: tuple[FreeParameter, ...]
+    x: np.ndarray
+    covariance: np.ndarray
+    rows: tuple[Measurement, ...]
+    model: np.ndarray
+    residuals: np.ndarray
+    jacobian: np.ndarray
+    scenario: Scenario
+
+    @property
+    def dof(self) -> int:
+        """Fitted rows (weight above 0) less parameters."""
+        return int(sum(row.weight > 0 for row in self.rows)) - len(self.parameters)
+
+    @property
+    def values(self) -> dict[str, float]:
+        """Each parameter's fitted value, SI, by key."""
+        return {p.key: p.from_scale(x) for p, x in zip(self.parameters, self.x, strict=True)}
+
+    def standard_errors(self) -> np.ndarray:
+        """On the fitted scale."""
+        return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))
+
+    def null_space(self) -> np.ndarray:
+        """(k, p): the directions of the parameters (fitted scale) no row constrains: the right singular
+        vectors of the Jacobian whose singular value is below 1e-6 of the largest, and with fewer rows
+        than parameters the p − n directions no row reaches."""
+        if not self.jacobian.size:
+            return np.eye(len(self.parameters))
+        _, singular, vt = np.linalg.svd(self.jacobian, full_matrices=True)
+        rank = int((singular > _FLAT * singular.max(initial=0.0)).sum())
+        return vt[rank:]
+
+    def null_loading(self) -> np.ndarray:
+        """Per parameter, its share (0 to 1) in the directions no row constrains (:meth:`null_space`)."""
+        return np.sqrt((self.null_space() ** 2).sum(axis=0))
+
+    def intervals(self, level: float = LEVEL) -> dict[str, tuple[float, float]]:
+        """Each parameter's ``level`` interval (SI): ± t(n − p) standard errors on its fitted scale (with
+        n − p < 1, ± z with the rows' σ taken as known), clipped to its bounds; a parameter no row
+        constrains (:meth:`null_loading` above 0.1) its whole bounds."""
+        tail = (1 + level) / 2
+        from scipy.stats import norm, t  # scipy only where a fit is made, not at start-up
+
+        quantile = float(t.ppf(tail, self.dof)) if self.dof >= 1 else float(norm.ppf(tail))
+        unconstrained = self.null_loading() > _NULL
+        ends = {}
+        errors = self.standard_errors()
+        for p, x, se, free in zip(self.parameters, self.x, errors, unconstrained, strict=True):
+            low, high = (p.low, p.high) if free else (p.from_scale(float(np.clip(
+                x + sign * quantile * se, p.to_scale(p.low), p.to_scale(p.high)))) for sign in (-1, 1))
+            ends[p.key] = (low, high)
+        return ends
+
+    def band_points(self, level: float = LEVEL) -> list[dict[str, float]]:
+        """The ends of the principal axes of the ``level`` joint confidence region of the parameters the
+        rows pin (the ellipsoid (x − x̂)ᵀ C⁻¹ (x − x̂) = χ²_k(level) over them), each a full set of
+        their values (SI) by key, clipped to their bounds; the parameters the rows do not pin stay at
+        the fit's value (their range is not the fit's to give)."""
+        pinned = np.flatnonzero(self.null_loading() <= _NULL)
+        if pinned.size == 0:
+            return []
+        from scipy.stats import chi2  # scipy only where a fit is made, not at start-up
+
+        radius = float(np.sqrt(chi2.ppf(level, pinned.size)))
+        scales, axes = np.linalg.eigh(self.covariance[np.ix_(pinned, pinned)])
+        points = []
+        for scale, axis in zip(scales, axes.T, strict=True):
+            if not scale > 0:
+                continue
+            for sign in (-1, 1):
+                x = self.x.copy()
+                x[pinned] += sign * radius * np.sqrt(scale) * axis
+                points.append({p.key: p.from_scale(float(np.clip(v, p.to_scale(p.low), p.to_scale(p.high))))
+                               for p, v in zip(self.parameters, x, strict=True)})
+        return points
+
+    def correlation(self) -> np.ndarray:
+        """The parameters' correlation matrix (NaN where a variance is 0)."""
+        se = self.standard_errors()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.covariance / np.outer(se, se)
+
+    def weak(self) -> dict[str, str]:
+        """Why each weakly identified parameter is so (the module's criterion), by key; "" if pinned."""
+        reasons = {p.key: "" for p in self.parameters}
+        null = self.null_space()
+        loading = np.sqrt((null**2).sum(axis=0))
+        correlation = self.correlation()
+        keys = [p.key for p in self.parameters]
+        for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
+            value = p.from_scale(self.x[i])
+            if loading[i] > _NULL:
+                together = [keys[j] for j in range(len(keys))
+                            if j != i and abs(float(null[:, i] @ null[:, j])) > _NULL]
+                reasons[p.key] = "the rows do not pin it" + (f" apart from {', '.join(together)}" if together
+                                                             else "")
+                continue
+            partner = [keys[j] for j in range(len(keys))
+                       if j != i and abs(correlation[i, j]) > WEAK_CORRELATION]
+            if p.log and not (low > 0 and high / low <= WEAK_FACTOR):
+                reasons[p.key] = f"its {LEVEL:.0%} interval spans more than a factor of {WEAK_FACTOR:g}"
+            elif not p.log and not (high - value <= abs(value) and value - low <= abs(value)):
+                reasons[p.key] = f"its {LEVEL:.0%} interval is wider than its value either way"
+            elif partner:
+                reasons[p.key] = f"correlated above {WEAK_CORRELATION:g} with {', '.join(partner)}"
+        return reasons
+
+
+def fit_scenario(scenario: Scenario, rows: Sequence[Measurement], free: Sequence[str | FreeParameter], *,
+                 prepare: Callable[[Scenario], Scenario] | None = None,
+                 start: dict[str, float] | None = None) -> Fit:
+    """Fit the ``free`` parameters of ``scenario`` by weighted least squares over every row of ``rows``
+    (the module docstring: method, interval, weak flag).
+
+    :param scenario: the scenario; its values of the free parameters are where the fit starts.
+    :param rows: the measured rows (a row of weight 0 is shown with its residual, not fitted).
+    :param free: dotted keys (``member.*.other`` for each member's) or :class:`FreeParameter`.
+    :param prepare: applied to the scenario at every trial before it is solved (the study's exact 0 km
+        fits of each member's other and think time, :mod:`qmodel.scenario.calibrate`); an InputError or
+        ConvergenceError there counts as every row 100% off.
+    :param start: start values (SI) by key, in place of the scenario's.
+    :returns: :class:`Fit`.
+    """
+    parameters: tuple[FreeParameter, ...] = ()
+    for given in free:
+        parameters += (given,) if isinstance(given, FreeParameter) else free_parameters(scenario, [given])
+    rows = tuple(rows)
+    if not rows:
+        raise InputError("measurements", "no rows", "at least one measured row")
+    if not parameters:
+        raise InputError("free parameters", "none", "at least one free parameter to fit")
+    for row in rows:
+        if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in ABSOLUTE)):
+            raise InputError(f"measured row {row.label}", row.value, "a finite value above 0")
+    starts = {p.key: (start or {}).get(p.key, current_value(scenario, p)) for p in parameters}
+    low = np.array([p.to_scale(p.low) for p in parameters])  # a log-scale parameter's low end is above 0
+    high = np.array([p.to_scale(p.high) for p in parameters])
+    x0 = np.clip([p.to_scale(min(max(starts[p.key], p.low), p.high)) for p in parameters], low, high)
+    fitted = np.array([row.weight > 0 for row in rows])
+
+    def trial(x: np.ndarray) -> Scenario | None:
+        varied = with_values(scenario, {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)})
+        if prepare is None:
+            return varied
+        try:
+            return prepare(varied)
+        except (InputError, ConvergenceError):  # the prepared rows cannot take these values
+            return None
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        at = trial(x)
+        model = np.full(len(rows), np.nan) if at is None else model_values(at, rows)
+        return _weighted(rows, model)[fitted]
+
+    from scipy.optimize import least_squares  # scipy only where a fit is made: `qmodel
+    # scenario` reads this module (with_inferred_locks) and starts without it
+
+    solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
+    jacobian = np.asarray(solution.jac)
+    dof = int(fitted.sum()) - len(parameters)
+    variance = 2 * solution.cost / dof if dof >= 1 else 1.0
+    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
+    at = trial(solution.x)
+    if at is None:
+        raise InputError("calibration", {p.key: p.from_scale(v) for p, v in zip(parameters, solution.x,
+                                                                                  strict=True)},
+                         "values the prepared rows can take", reason="the fit ended where they cannot be met")
+    model = model_values(at, rows)
+    weighted = _weighted(rows, model)
+    return Fit(parameters, np.asarray(solution.x), covariance, rows, model, weighted, jacobian, at)
+
+
+def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
+    return np.array([weighted_residual(row, value) for row, value in zip(rows, model, strict=True)])
+
+
+METHOD = ("weighted least squares over every row (scipy least_squares, trust-region reflective, within "
+          "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
+          "wait 20%) times the row's weight; intervals ± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the "
+          "fitted scale (log for a count of lockable items or a shape)")
+
+
+def file_value(key: str, value: float) -> str:
+    """A fitted value as a scenario file writes it (TOML): a count bare, a share in %, a time, speed or
+    rate with its unit (the schema's), six significant digits."""
+    parts = key.split(".")
+    table, name = ("member", parts[2]) if parts[0] == "member" else (("", key) if len(parts) == 1 else parts)
+    unit = key_of(table, name).unit
+    if unit == "1":
+        return f"{value:.6g}"
+    if unit == "ratio":
+        return f'"{value * 100:.6g}%"'
+    return f'"{value / UNITS[unit].to_si:.6g}{unit}"'
+
+
+def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
+    """The fit file's text: the fitted values in the scenario file's own tables, which the next reading of
+    the file takes in place of its own (:func:`qmodel.scenario.files.with_fitted`), a [[calibration]]
+    record of each, and [fit]: the method, the covariance on the fitted scale and every row."""
+    intervals, weak = fit.intervals(), fit.weak()
+    top: list[str] = []
+    tables: dict[str, list[str]] = {}
+    for key, value in fit.values.items():
+        parts = key.split(".")
+        written = f"{parts[-1]} = {file_value(key, value)}"
+        if len(parts) == 1:
+            top.append(written)
+        else:
+            member = parts[0] == "member"
+            heading = f"[[member]]\nname = {json.dumps(parts[1])}" if member else f"[{parts[0]}]"
+            tables.setdefault(heading, []).append(written)
+    lines = [f"# Written by qmodel scenario calibrate {scenario} {measurements}: the values fitted on its",
+             f"# rows. qmodel scenario {scenario} takes them in place of the file's own (delete this file to",
+             "# use those). The file itself is never written.", "", *top, ""]
+    for heading, values in tables.items():
+        lines += [heading, *values, ""]
+    unpinned = [key for key, reason in weak.items() if reason.startswith("the rows do not pin")]
+    points = fit.band_points()
+    if points:
+        method = (f"ends of the principal axes of the {LEVEL:.0%} joint confidence region of the fit on "
+                  f"{measurements} (qmodel scenario calibrate)"
+                  + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else ""))
+        lines += ["[band]", f"method = {json.dumps(method)}", "points = ["]
+        for point in points:
+            lines.append("  { " + ", ".join(f"{json.dumps(key)} = {file_value(key, value)}"
+                                            for key, value in point.items()) + " },")
+        lines += ["]", ""]
+    fitted_on = f"{sum(r.weight > 0 for r in fit.rows)} rows of {measurements}"
+    for p in fit.parameters:
+        low, high = (file_value(p.key, end).strip('"') for end in intervals[p.key])
+        flag = "weakly identified: " + weak[p.key] if weak[p.key] else ""
+        shown = file_value(p.key, fit.values[p.key]).strip('"')
+        interval = f"{low} to {high} ({LEVEL:.0%})"
+        lines += ["[[calibration]]", f"parameter = {json.dumps(p.key)}",
+                  f"fitted_on = {json.dumps(fitted_on)}",
+                  f"value = {json.dumps(shown)}", f"interval = {json.dumps(interval)}",
+                  f"flag = {json.dumps(flag)}", ""]
+    lines += ["[fit]", f"scenario = {json.dumps(scenario)}", f"measurements = {json.dumps(measurements)}",
+              f"method = {json.dumps(METHOD)}", f"rows = {len(fit.rows)}", f"degrees_of_freedom = {fit.dof}",
+              "parameters = [" + ", ".join(json.dumps(p.key) for p in fit.parameters) + "]",
+              "scale = [" + ", ".join('"log"' if p.log else '"linear"' for p in fit.parameters) + "]",
+              "x = [" + ", ".join(f"{x:.12g}" for x in fit.x) + "]",
+              "covariance = [" + ", ".join("[" + ", ".join(f"{c:.12g}" for c in row) + "]"
+                                           for row in fit.covariance) + "]", ""]
+    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+        lines += ["[[fit.row]]", f"row = {json.dumps(row.label)}", f"source = {json.dumps(row.source)}",
+                  f"measured = {row.value:.12g}", f"model = {'nan' if np.isnan(model) else f'{model:.12g}'}",
+                  f"weighted_residual = {residual:.6g}", f"weight = {row.weight:g}", ""]
+    return "\n".join(lines)
+
+
+def write_fit(fit: Fit, scenario_path: Path, measurements: str) -> Path:
+    """Write the fit file of the scenario file at ``scenario_path`` (:func:`fit_toml`), whole, beside it
+    (:func:`qmodel.scenario.files.fit_path`): never over the scenario file or the measurements."""
+    target = fit_path(scenario_path)
+    if target.resolve() in (scenario_path.resolve(), Path(measurements).resolve()):
+        raise InputError("output", str(target), "a file other than the scenario and its measurements")
+    write_whole(target, fit_toml(fit, scenario_path.name, measurements))
+    return target
+
+
+LOCK_STARTS = np.geomspace(1e2, 1e8, 13)  # lockable_items tried for a start: the nearest the measured wait
+
+
+def with_inferred_locks(scenario: Scenario) -> Scenario:
+    """``scenario`` with ``lockable_items`` inferred from the lock contention it was measured to have
+    (``[locks] measured_wait`` at ``measured_at``), where the file leaves lockable_items out: the fit of
+    that one parameter on that one row (:func:`fit_scenario`; the row's σ, 20% of a class 3 suspension
+    time, taken as known), started at the nearest of :data:`LOCK_STARTS`. Where the file has no [band],
+    the answer's band is the ends of the inferred value's 95% interval; a [[calibration]] record says
+    what it rests on. Other scenarios are returned as they are. InputError where no lockable_items gives
+    the measured wait (more than the model has before it thrashes).
+
+    :param scenario: a checked scenario (:func:`qmodel.scenario.spec.scenario_from_dict`).
+    :returns: the scenario with lockable_items set (SI).
+    """
+    measured = scenario.lock_measurement
+    if measured is None or not np.isnan(scenario.lockable_items):
+        return scenario
+    row = Measurement(scenario.title, "all", measured.distance, "lock_contention", measured.wait,
+                      source="[locks] measured_wait")
+    trials = [model_values(replace(scenario, lockable_items=float(items)), [row])[0] for items in LOCK_STARTS]
+    gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
+    if not np.isfinite(min(gaps)):
+        raise InputError("locks.measured_wait", f"{measured.wait * 1e3:g} ms",
+                         "a lock wait the model reaches before it thrashes",
+                         reason="no lockable_items gives it")
+    start = float(LOCK_STARTS[int(np.argmin(gaps))])
+    fit = fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
+    value = fit.values["locks.lockable_items"]
+    if abs(fit.residuals[0]) > 0.01:  # the nearest the model gets is not the measurement
+        raise InputError("locks.measured_wait", f"{measured.wait * 1e3:g} ms",
+                         f"a lock wait the model reaches (nearest: {fit.model[0] * 1e3:.3g} ms at "
+                         f"lockable_items {value:.4g})", reason="no lockable_items gives it")
+    low, high = fit.intervals()["locks.lockable_items"]
+    said = (f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
+            f"(σ {SIGMA['lock_contention']:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}")
+    band = scenario.band or BandSpec(f"lockable_items at the ends of its 95% interval, {said}",
+                                     ({"locks.lockable_items": low}, {"locks.lockable_items": high}))
+    record = {"parameter": "locks.lockable_items", "fitted_on": said}
+    return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
+
+
+def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], Scenario] | None:
+    """Where ``scenario`` infers lockable_items from its measured lock contention and the fit does not
+    free lockable_items itself, the ``prepare`` of :func:`fit_scenario` that infers it again at every
+    trial (a trial's lock span or other times change what hot set gives the measured wait); else None.
+    ``scenario`` as the file has it (lockable_items NaN where it is inferred)."""
+    if scenario.lock_measurement is None or not np.isnan(scenario.lockable_items) or any(
+            key == "locks.lockable_items" for key in free):
+        return None
+    return lambda trial: with_inferred_locks(replace(trial, lockable_items=np.nan))

@@ -1,0 +1,154 @@
+"""An answer's predictive distribution: the parameters' points times the model's own error, and its
+quantiles at a level (docs/background/cross-validation.md, "The band").
+
+The distribution is a weighted sample. Each parameter point s (weight w_s: the sigma points of a fit's
+joint normal, the nodes of a range the studies support, each value of a run fact a planner cannot
+choose) gives the model's value y_s and its predicted part g_s (y_s less the model's value at the
+scenario's measured configuration: what was measured and fitted there is not predicted). The model's
+own error at the point is normal with variance (σ·y_s)² + (q·g_s)² (:class:`ModelError`, σ and q by
+kind, sized by cross-validation across environments), taken by :data:`NODES` stratified standard-normal
+nodes z_k (the (k − ½)/K quantiles), each of weight w_s/K. A sample's error is the same at every
+distance and for every member (an environment's error is one error), so each sample is a curve.
+
+Everything here is plain numpy on arrays whose first axis is the sample: no solve, no scipy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+
+from qmodel.scenario.compose import evaluate_si
+
+LEVEL = 0.80  # the default level of a band
+NODES = 61  # standard-normal nodes per parameter point: a central band to within 0.7% up to 95%
+KINDS = ("response_time", "throughput")  # the kinds of the model's own error (CPU takes throughput's)
+
+
+def normal_nodes(count: int = NODES) -> np.ndarray:
+    """The ``count`` stratified standard-normal nodes: the (k − ½)/count quantiles, k = 1..count."""
+    return np.array([NormalDist().inv_cdf((k + 0.5) / count) for k in range(count)])
+
+
+Z = normal_nodes()
+
+
+@dataclass(frozen=True)
+class ModelError:
+    """The model's own error by kind: a value y whose predicted part is g has an error of standard
+    deviation √((σ·y)² + (q·g)²); σ (``spread``) the run-to-run spread of a measurement, q (``growth``)
+    the relative error of the predicted part, both relative (fractions). ``method`` says where they come
+    from. Empty: no error of the model's own is known."""
+
+    spread: dict[str, float] = field(default_factory=dict)
+    growth: dict[str, float] = field(default_factory=dict)
+    method: str = ""
+
+    def sd(self, kind: str, value: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """The error's standard deviation for values of ``kind`` (same unit as ``value``): 0 where the
+        value is not predicted (``predicted`` 0: the measurement itself)."""
+        sigma, q = self.spread.get(kind, 0.0), self.growth.get(kind, 0.0)
+        sd = np.hypot(sigma * np.asarray(value, float), q * np.asarray(predicted, float))
+        return np.where(np.asarray(predicted) == 0, 0.0, sd)
+
+
+def sigma_points(x: np.ndarray, covariance: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """The sigma points of a joint normal of mean ``x`` (p,) and ``covariance`` (p, p), with their weights
+    (the unscented transform with κ = 3 − p; Julier and Uhlmann, Proc. IEEE 92 (2004) 401): the mean,
+    weight (3 − p)/3, and ±√3 standard deviations along each principal axis, weight 1/6 each. For p = 1
+    the three-point Gauss–Hermite rule; the weights sum to 1 and the points reproduce the mean and the
+    covariance."""
+    x = np.asarray(x, float)
+    scales, axes = np.linalg.eigh(np.atleast_2d(covariance))
+    points = [(x, (3 - x.size) / 3)]
+    for scale, axis in zip(scales, axes.T, strict=True):
+        for sign in (-1, 1):
+            points.append((x + sign * np.sqrt(3 * max(scale, 0.0)) * axis, 1 / 6))
+    return points
+
+
+def samples(values: np.ndarray, sds: np.ndarray, weights: np.ndarray, z: np.ndarray = Z
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(values, weights) of the weighted sample: ``values`` and ``sds`` (S, ...) at S parameter points of
+    ``weights`` (S,), each point taken at every node z_k (K,): (S·K, ...) values y_s + z_k·sd_s and (S·K,)
+    weights w_s/K. A point without an answer (NaN) stays NaN at every node."""
+    values, sds = np.asarray(values, float), np.asarray(sds, float)
+    spread = values[:, None] + z.reshape((1, -1) + (1,) * (values.ndim - 1)) * sds[:, None]
+    weights = np.repeat(np.asarray(weights, float) / z.size, z.size)
+    return spread.reshape((-1, *values.shape[1:])), weights
+
+
+def quantiles(values: np.ndarray, weights: np.ndarray, probabilities: tuple[float, ...],
+              missing_high: bool = True) -> np.ndarray:
+    """Weighted quantiles over the first axis of ``values`` (N, ...) with ``weights`` (N,) summing to 1:
+    (P, ...) for the ``probabilities``. The sample's sorted values are placed at their cumulative weight
+    less half their own and interpolated linearly between. A NaN (no answer) counts as above every value
+    (``missing_high``: a time, which without an answer is unbounded) or below every value (a count or a
+    share); a quantile that falls among them is NaN."""
+    values = np.asarray(values, float)
+    filled = np.where(np.isnan(values), np.inf if missing_high else -np.inf, values)
+    order = np.argsort(filled, axis=0, kind="stable")
+    ordered = np.take_along_axis(filled, order, 0)
+    w = np.take_along_axis(np.broadcast_to(weights.reshape((-1,) + (1,) * (values.ndim - 1)), values.shape),
+                           order, 0)
+    at = np.cumsum(w, axis=0) - w / 2
+    found = []
+    for p in probabilities:
+        j = np.clip((at < p).sum(axis=0, keepdims=True), 1, len(weights) - 1)
+        c0, c1 = np.take_along_axis(at, j - 1, 0)[0], np.take_along_axis(at, j, 0)[0]
+        v0, v1 = np.take_along_axis(ordered, j - 1, 0)[0], np.take_along_axis(ordered, j, 0)[0]
+        t = np.clip(np.divide(p - c0, c1 - c0, out=np.zeros_like(c0), where=c1 > c0), 0, 1)
+        with np.errstate(invalid="ignore"):
+            q = np.where(t == 0, v0, np.where(t == 1, v1, v0 + t * (v1 - v0)))
+        found.append(np.where(np.isfinite(q), q, np.nan))
+    return np.array(found)
+
+
+def ends(level: float) -> tuple[float, float]:
+    """The probabilities of a central band at ``level``: ((1 − level)/2, (1 + level)/2)."""
+    return (1 - level) / 2, (1 + level) / 2
+
+
+def share_within(goal_time: float, mean: np.ndarray, fixed: np.ndarray, shapes: np.ndarray) -> np.ndarray:
+    """Each member's share within the goal time (s) at mean response times ``mean`` (M, ...) s, its
+    propagation ``fixed`` (M, ...) the fixed part and its gamma ``shapes`` (M,): the catalogue's
+    ``share_within_goal``; NaN where a mean is NaN (no answer)."""
+    mean = np.asarray(mean, float)
+    answered = ~np.isnan(mean)
+    share = np.full(mean.shape, np.nan)
+    if answered.any():
+        shape = np.broadcast_to(np.asarray(shapes, float).reshape((-1,) + (1,) * (mean.ndim - 1)), mean.shape)
+        share[answered] = evaluate_si(
+            "share_within_goal", goal=np.asarray(goal_time), mean_response=mean[answered],
+            fixed_part=np.minimum(np.broadcast_to(fixed, mean.shape), mean * (1 - 1e-9))[answered],
+            shape=shape[answered])["share"]
+    return share
+
+
+def critical_ratio(shape: np.ndarray, goal_share: float) -> np.ndarray:
+    """Per shape k, the ratio u* = (goal − fixed) / (mean − fixed) at which the share within the goal
+    (the catalogue's ``share_within_goal``: a fixed part plus a gamma variable part) is ``goal_share``.
+    The share depends on goal, mean and fixed part only through that ratio, and grows with it, so u*
+    is found once by bisection (on a log scale, to 2⁻⁶⁰ of its bracket) and a member meets the goal
+    exactly where its mean is at most fixed + (goal − fixed) / u* (:func:`critical_mean`)."""
+    shape = np.asarray(shape, float)
+    # u from 1/1000 up to where the gamma's argument k·u reaches 600: within that the share keeps to the
+    # catalogue's own series (numpy), and any goal share below 1 − 1e-100 is reached
+    low, high = np.full(shape.shape, np.log(1e-3)), np.log(np.minimum(1e3, 600 / shape))
+    for _ in range(60):
+        middle = (low + high) / 2
+        share = evaluate_si("share_within_goal", goal=np.ones(shape.shape), mean_response=np.exp(-middle),
+                            fixed_part=np.zeros(shape.shape), shape=shape)["share"]
+        low, high = np.where(share < goal_share, middle, low), np.where(share < goal_share, high, middle)
+    return np.exp((low + high) / 2)
+
+
+def critical_mean(goal_time: float, fixed_part: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """The longest mean response time (s) that still meets the goal: fixed + (goal − fixed) / u* for each
+    member's :func:`critical_ratio` (``ratio``, (M,)) and fixed part (M, ...); −inf where the fixed part
+    alone reaches the goal time."""
+    fixed = np.asarray(fixed_part, float)
+    extra = (goal_time - fixed) / ratio.reshape((-1,) + (1,) * (fixed.ndim - 1))
+    return np.where(goal_time > fixed, fixed + extra, -np.inf)

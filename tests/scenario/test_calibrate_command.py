@@ -1,0 +1,107 @@
+"""``qmodel scenario calibrate FILE MEASUREMENTS``: the file's free parameters fitted by weighted least
+squares over every row, each with its interval, every row's residual, the weakly identified flagged; the
+result written beside the file, whole, and taken by the next reading of the file."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from qmodel.cli import cli
+from qmodel.scenario.files import fit_path, resolve_scenario
+from qmodel.scenario.fit import fit_scenario, model_values
+from qmodel.scenario.measurements import Measurement, read_measurements
+from qmodel.scenario.spec import load_scenario
+
+ENV2 = load_scenario("gdps-env2")
+FREE = ["locks.lockable_items", "member.*.other"]
+
+
+def measured(truth, km, members=("G1P1", "G1P2"), quantities=("response_time",)) -> list[Measurement]:
+    rows = [Measurement("mine", m, d * 1e3, q, 1.0) for d in km for m in members for q in quantities]
+    return [replace(row, value=float(v)) for row, v in zip(rows, model_values(truth, rows), strict=True)]
+
+
+def scenario_file(folder: Path, free=FREE) -> Path:
+    path = folder / "mine.toml"
+    shipped = resolve_scenario("gdps-env2").read_text(encoding="utf-8")
+    path.write_text(f"free = {json.dumps(free)}\n" + shipped, encoding="utf-8")
+    return path
+
+
+def csv_file(folder: Path, rows: list[Measurement]) -> Path:
+    path = folder / "measured.csv"
+    lines = ["distance,member,quantity,value"] + [
+        f"{row.km:g}km,{row.member},{row.quantity},{row.value * 1e3:.9g}ms" for row in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_fit_finds_the_values_its_rows_were_made_with_and_leaves_no_residual() -> None:
+    truth = replace(ENV2, lockable_items=3000.0, members=tuple(
+        replace(m, other=m.other + 2e-3) for m in ENV2.members))
+    rows = measured(truth, (0, 40, 70))
+    fit = fit_scenario(ENV2, rows, FREE)
+    assert fit.values["locks.lockable_items"] == pytest.approx(3000.0, rel=1e-3)
+    for member in truth.members:
+        assert fit.values[f"member.{member.name}.other"] == pytest.approx(member.other, rel=1e-3)
+    assert np.abs(fit.residuals).max() < 1e-3
+    assert not any(fit.weak().values())
+
+
+def test_rows_at_one_distance_leave_what_they_cannot_separate_weakly_identified() -> None:
+    rows = measured(ENV2, (0,))  # two responses for three parameters
+    weak = fit_scenario(ENV2, rows, FREE).weak()
+    assert any(weak.values())
+    spread = fit_scenario(ENV2, measured(ENV2, (0, 40, 70)), FREE).weak()
+    assert not any(spread.values())
+
+
+def test_the_command_writes_beside_the_file_whole_never_over_it_and_the_next_reading_takes_it(
+        tmp_path: Path) -> None:
+    truth = replace(ENV2, lockable_items=3000.0)
+    scenario, table = scenario_file(tmp_path), csv_file(tmp_path, measured(truth, (0, 40, 70)))
+    before = scenario.read_bytes()
+    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(scenario), str(table), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert scenario.read_bytes() == before
+    written = fit_path(scenario)
+    assert payload["written"] == str(written) and written.is_file()
+    assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was renamed into place
+    fitted = {p["key"]: p for p in payload["parameters"]}
+    assert fitted["locks.lockable_items"]["low"] < 3000 < fitted["locks.lockable_items"]["high"]
+    again = load_scenario(scenario)
+    assert again.lockable_items == pytest.approx(fitted["locks.lockable_items"]["value"], rel=1e-5)
+    assert again.band is not None and "qmodel scenario calibrate" in again.band.method
+    assert len(payload["rows"]) == 6 and all("weighted_residual" in row for row in payload["rows"])
+
+
+def test_help_and_input_it_cannot_use_say_so_in_one_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    helped = runner.invoke(cli, ["scenario", "calibrate", "--help"])
+    assert helped.exit_code == 0 and "MEASUREMENTS" in helped.output and "FILE.fit.toml" in helped.output
+    scenario = scenario_file(tmp_path)
+    table = tmp_path / "bad.csv"
+    table.write_text("distance,member,value\n0km,G1P1,40ms\n", encoding="utf-8")
+    refused = runner.invoke(cli, ["scenario", "calibrate", str(scenario), str(table)])
+    assert refused.exit_code == 2 and "no quantity column" in refused.output
+    table.write_text("distance,member,quantity,value\n0km,G1P1,response_time,40\n", encoding="utf-8")
+    refused = runner.invoke(cli, ["scenario", "calibrate", str(scenario), str(table)])
+    assert refused.exit_code == 2 and "row 1" in refused.output and "40ms" in refused.output
+    assert not fit_path(scenario).exists()
+
+
+def test_a_measurements_table_is_read_in_its_units_and_run_facts(tmp_path: Path) -> None:
+    table = tmp_path / "rows.csv"
+    table.write_text("distance [km];member;quantity;value;configuration;weight\n"
+                     "40;G1P2;transactions;3322;subchannels=2;\n"
+                     "0;all;share_within_goal;96,6%;metro_mirror=off;0,5\n", encoding="utf-8")
+    first, second = read_measurements(str(table), "mine")
+    assert (first.distance, first.value, first.subchannels, first.weight) == (40e3, 3322, 2, 1.0)
+    assert second.value == pytest.approx(0.966) and second.metro_mirror == "off" and second.weight == 0.5

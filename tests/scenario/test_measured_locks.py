@@ -1,0 +1,67 @@
+"""Lock contention as measured at today's distance (``[locks] measured_wait`` at ``measured_at``, DB2
+accounting class 3 lock/latch and global contention per transaction) in place of ``lockable_items``:
+the hot set is inferred from it, with an interval, and every answer carries the band that interval
+gives."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from qmodel.cli import cli
+from qmodel.errors import InputError
+from qmodel.scenario import load_scenario, solve_scenario
+from qmodel.scenario.band import load_banded
+from qmodel.scenario.files import resolve_scenario
+
+ENV2 = load_scenario("gdps-env2")
+
+
+def measured_file(folder: Path, wait_ms: float, at: str = "0km") -> Path:
+    """Environment 2 with its lock wait as measured in place of its lockable_items (and no [band])."""
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8").split("\n[band]")[0]
+    measured = f'measured_wait = "{wait_ms!r}ms"\nmeasured_at = "{at}"'
+    text = re.sub(r"(?m)^lockable_items = .*$", measured, text)
+    path = folder / "measured.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def average_wait(scenario, km: float) -> float:
+    result = solve_scenario(scenario, np.array([km * 1e3]))
+    weights = result.throughput[:, 0]
+    return float(weights @ result.breakdown["lock_contention"][:, 0] / weights.sum())
+
+
+@pytest.mark.parametrize("km", [0.0, 40.0])
+def test_the_hot_set_that_gives_the_measured_wait_is_found_again_with_an_interval(tmp_path, km) -> None:
+    path = measured_file(tmp_path, average_wait(ENV2, km) * 1e3, f"{km:g}km")
+    banded = load_banded(path)
+    assert banded.scenario.lockable_items == pytest.approx(ENV2.lockable_items, rel=1e-3)
+    low, high = (point.lockable_items for point in banded.points)
+    assert low < ENV2.lockable_items < high
+    assert "measured_wait" in banded.method and "95%" in banded.method
+    assert load_scenario(path).lockable_items == pytest.approx(banded.scenario.lockable_items)
+
+
+def test_a_longer_measured_wait_means_a_smaller_hot_set(tmp_path) -> None:
+    wait = average_wait(ENV2, 0.0) * 1e3
+    found = [load_scenario(measured_file(tmp_path, factor * wait)).lockable_items for factor in (0.5, 1, 2)]
+    assert found[0] > found[1] > found[2]
+
+
+def test_a_wait_the_model_never_reaches_is_refused_by_name(tmp_path) -> None:
+    with pytest.raises(InputError) as refused:
+        load_scenario(measured_file(tmp_path, 5000.0))
+    assert "measured_wait" in str(refused.value)
+
+
+def test_the_answer_to_a_file_with_a_measured_wait_carries_its_band(tmp_path) -> None:
+    path = measured_file(tmp_path, average_wait(ENV2, 0.0) * 1e3)
+    result = CliRunner().invoke(cli, ["scenario", str(path), "--distance", "40km", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert "measured_wait" in result.output and "response_time_ms_low" in result.output
