@@ -299,11 +299,14 @@ def _distances(text: str, points: int | None):
 
 
 def _show(spec, result, fmt: str, breakdown: bool) -> None:
+    from qmodel.scenario.protocols import described
     from qmodel.scenario.result import NO_BAND
 
     if fmt == "json":  # the results, where the scenario's values come from, and the band's points
         payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration),
                    "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4)}
+        if described(spec):  # today's hardware and protocols (issue 36): none at the study's defaults
+            payload["hardware"] = described(spec)
         if spec.band is not None:
             payload["band"] = {**payload["band"], "overrides": list(spec.band.points)}
         render([], [], fmt, json_payload=payload)
@@ -322,6 +325,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _band_notes(result)
     notes += _thrashing_notes(spec, result)
+    notes += described(spec)  # today's hardware and protocols, and what was assumed (issue 36)
     _say(" ".join(notes))
     if breakdown:
         from qmodel.scenario.result import BREAKDOWN

@@ -104,7 +104,7 @@ def subchannels(delayed_text: str, link_text: str | None, measured_text: str | N
                 "measured_subchannels": f"measured on {values['measured_subchannels']:g} subchannels",
                 "target_delayed": f"target {values['target_delayed']:.4g} delayed",
                 "subchannels_per_link": f"{values['subchannels_per_link']:g} subchannels per link"
-                                        f"{_link_said(link) if link is not None else ''}"}
+                                        + ("" if link is None else _link_said(link))}  # else: a default
         source = click.get_current_context().get_parameter_source
         defaulted = [name for name, option in _OPTIONS.items()
                      if source(option.lstrip("-").replace("-", "_") + "_text") is ParameterSource.DEFAULT]
@@ -112,8 +112,7 @@ def subchannels(delayed_text: str, link_text: str | None, measured_text: str | N
         assumed = ", ".join(f"{said[name]} ({_OPTIONS[name]})" for name in defaulted)
         say(f"Inputs: {typed_in}" + (f"; assumed (defaults): {assumed}" if assumed else "") + ". Links are "
             "configured in pairs (redundancy): the pairs column rounds up to an even count."
-            + (" The subchannels per link are the 2006 study's; --link TYPE takes a coupling link type's "
-               "own." if link is None and "subchannels_per_link" in defaulted else "")
+            + (" Without --link, the subchannel counts are the 2006 study's." if link is None else "")
             + (" The target is already met on the measured subchannels: no more are needed."
                if max(answer.more_needed for answer in answers) == 0 else ""))
 

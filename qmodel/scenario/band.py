@@ -470,6 +470,7 @@ def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEV
     """
     asked = np.array([]) if asked is None else np.asarray(asked, float)
     answer = max_distance(banded.scenario, upper)
+    upper = answer.searched  # no farther than the scenario's links reach
     if not banded.has_band:
         return GoalBand(answer, level, None, None, asked, np.full(asked.shape, np.nan))
     refuse_huge(banded.scenario, SEEK_GRID * (1 + len(banded.points)),

@@ -50,6 +50,7 @@ from qmodel.algorithms.queueing import STATES_PER_BLOCK, erlang_c, finite_source
 from qmodel.catalogue.evaluate import calc, compute_si
 from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_scenario_work, refuse_too_large
+from qmodel.scenario import protocols as today
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario, check_path_capacity
 from qmodel.studies.locks import lock_wait
@@ -125,8 +126,15 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
     :param distances: (D,) m between the sites.
     :returns: :class:`FixedParts`, per member and distance, SI units.
     """
+    today.check_reach(scenario, distances)  # a typed link or zHyperLink past its reach: refused
     members = scenario.members
     shape = (len(members), distances.size)
+
+    def round_trip(site_a: str, site_b: str) -> np.ndarray:
+        """(D,) s: a round trip between two sites at each distance (the crossings' too)."""
+        return evaluate_si("round_trip_time", distance=_separation(scenario, distances, site_a, site_b),
+                           fibre_speed=scenario.fibre_speed)["round_trip_time"]
+
     parts = {
         name: np.zeros(shape)
         for name in (
@@ -150,12 +158,17 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
             structure = scenario.structures[name]
             path = scenario.path(member.name, structure.cf)
             link = scenario.links[path.link]
+            distance = _separation(scenario, distances, member.site, scenario.cf_sites[structure.cf])
+            secondary = today.duplexed_secondary(scenario, name)
+            if secondary is not None and scenario.protocols.duplexing[secondary.name] == "sync":
+                distance = today.duplexed_distance(scenario, member, structure, secondary,
+                                                   link["sync"][structure.kind], round_trip)
             requests[name] = evaluate_si(
                 "cf_request_at_distance",
                 sync_service_at_zero=link["sync"][structure.kind],
                 async_service_at_zero=link["async"][structure.kind],
                 converted_at_zero=link["converted"].get(structure.kind, 0.0),
-                distance=_separation(scenario, distances, member.site, scenario.cf_sites[structure.cf]),
+                distance=distance,
                 threshold=scenario.threshold,
                 redispatch=scenario.redispatch,
                 async_cpu=scenario.async_cpu,
@@ -175,6 +188,20 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
             holding[key] = holding.get(key, 0.0) + count * busy
             counts[key] = counts.get(key, 0.0) + count
             parts["fixed_part"][m] += waited * request["propagation"]
+            secondary = today.duplexed_secondary(scenario, name)
+            if secondary is not None and scenario.protocols.duplexing[secondary.name] == "sync":
+                mirrored = (member.name, secondary.cf)  # z/OS holds a subchannel to each CF
+                holding[mirrored] = holding.get(mirrored, 0.0) + count * busy
+                counts[mirrored] = counts.get(mirrored, 0.0) + count
+            elif secondary is not None:  # asynchronous: the commit waits, at most, for the last update
+                wait = today.async_duplex_wait(scenario, structure, secondary, round_trip)
+                parts["commit"][m] += wait
+                parts["fixed_part"][m] += wait
+            if structure.kind == "cache" and not structure.primary:  # page writes cross-invalidating
+                invalidation = today.cross_invalidation(scenario, member, structure, request["sync_service"],
+                                                        round_trip)
+                parts["commit"][m] += invalidation
+                parts["fixed_part"][m] += invalidation
             if structure.kind == "lock":
                 lock_requests[m] += waited
             if structure.primary:  # an async write overlapped with its primary's: what it adds counts
@@ -206,6 +233,7 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
                 sync_writes=1,
                 base_overhead=scenario.pprc_overhead,
                 distance=mirror_distance,
+                mirror_round_trips=today.mirror_round_trips(scenario.protocols),
                 fibre_speed=scenario.fibre_speed,
             )["write_cost"]
             mirror_propagation = mirror - scenario.pprc_overhead
@@ -214,16 +242,32 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
             read, write = replace(read, iosq=0.0), replace(write, iosq=0.0)
         read_time, read_propagation = _io_time(scenario, read, remote)
         write_time, write_propagation = _io_time(scenario, write, remote, mirror)
-        parts["device_busy"][m] += member.sync_reads * (read_time - read_propagation) + member.log_writes * (
-            write_time - write_propagation
-        )
+        log_mirror = mirror_propagation
+        if scenario.protocols.zhyperwrite:  # to primary and secondary at once: no mirror leg after
+            local = _io_time(scenario, write, np.zeros_like(distances))[0]
+            write_time, write_propagation = today.log_write(scenario, local, round_trip, member.site)
+            log_mirror = np.zeros_like(distances)
+        read_busy, write_busy = read_time - read_propagation, write_time - write_propagation
+        fast_read = today.zhyperlink(scenario, member, True, read_time)
+        if fast_read is not None:  # synchronous on a cache hit, the CP spinning; zHPF otherwise
+            read_time, spin = fast_read
+            parts["cpu"][m] += member.sync_reads * spin
+            parts["spin"][m] += member.sync_reads * spin
+            read_busy = read_busy * (1 - (scenario.protocols.read_hit or 0.0))
+        fast_write = today.zhyperlink(scenario, member, False, write_time)
+        if fast_write is not None:
+            write_time, spin = fast_write
+            write_propagation, log_mirror, write_busy = 0 * distances, 0 * distances, 0 * distances
+            parts["cpu"][m] += member.log_writes * spin
+            parts["spin"][m] += member.log_writes * spin
+        parts["device_busy"][m] += member.sync_reads * read_busy + member.log_writes * write_busy
         parts["sync_io"][m] += member.sync_reads * read_time
         if member.name == scenario.castout_owner:  # its reads queue behind its castout writes
             castout_write = _io_time(scenario, scenario.castout_write, remote, mirror)[0]
             parts["sync_io"][m] += member.sync_reads * scenario.castout_iosq * castout_write
         parts["commit"][m] += member.log_writes * write_time
         parts["fixed_part"][m] += member.sync_reads * read_propagation + member.log_writes * (
-            write_propagation + mirror_propagation
+            write_propagation + log_mirror
         )
     path_requests = [np.asarray(counts.get((p.member, p.cf), 0.0)) for p in scenario.paths]
     path_holding = [
@@ -235,10 +279,7 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
         * np.ones_like(distances)
         for p in scenario.paths
     ]
-    separation = np.array(
-        [[_separation(scenario, distances, a.site, b.site) for b in members] for a in members]
-    )
-    round_trip = evaluate_si("round_trip_time", distance=separation, fibre_speed=scenario.fibre_speed)
+    between_members = np.array([[round_trip(a.site, b.site) for b in members] for a in members])
     local_write = replace(scenario.write, iosq=0.0) if scenario.volumes is not None else scenario.write
     write_service = _io_time(scenario, local_write, np.zeros_like(distances), mirror)[0]
     return FixedParts(
@@ -246,7 +287,7 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
         lock_requests=lock_requests,
         path_requests=path_requests,
         path_holding=path_holding,
-        round_trip=round_trip["round_trip_time"],
+        round_trip=between_members,
         reads=np.array([m.sync_reads for m in members]),
         writes=np.array([m.log_writes for m in members]),
         write_service=write_service,

@@ -11,6 +11,7 @@ from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.output import format_number
 from qmodel.scenario.compose import FixedParts, fixed_parts, solve_at, thrashing_load
+from qmodel.scenario.protocols import reach
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult, remedies
 from qmodel.scenario.spec import Scenario
 
@@ -154,6 +155,7 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     """
     if not upper > 0:
         raise InputError("--up-to", upper, "a distance > 0 km")
+    upper = min(upper, reach(scenario))  # no farther than a typed link or zHyperLink reaches
     rungs = ladder(upper)
     failing, base = goal_failing(scenario, rungs, None)
     if failing[0]:

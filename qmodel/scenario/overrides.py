@@ -45,9 +45,14 @@ MEMBER_OVERRIDES = tuple(sorted(MEMBER_KEYS - {"name", "requests"}))
 PATH_OVERRIDES = tuple(sorted(PATH_KEYS - {"member", "cf"}))
 # the top-level keys a variant may set: the distance, and the route's per-km and fixed time
 TOP_OVERRIDES = ("distance", "fibre_speed", "crossing_latency")
-KEY_FORMS = ", ".join(TOP_OVERRIDES) + ", member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, " + ", ".join(
-    f"{section}.KEY" for section in SECTION_OVERRIDES
-)
+# today's hardware and protocols (issue 36) as a variant turns them on or off: a link's type, a CF's
+# duplexing of a secondary, cross-invalidation of a pool, CF-to-CF signal service
+LINK_OVERRIDES = ("type",)
+CF_OVERRIDES = ("signal_service",)  # cf.NAME.KEY
+CF_TABLE_OVERRIDES = ("duplexing", "cross_invalidation")  # cf.NAME.KEY.STRUCTURE
+KEY_FORMS = (", ".join(TOP_OVERRIDES) + ", member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, link.NAME.type, "
+             "cf.NAME.signal_service, cf.NAME.duplexing.STRUCTURE, cf.NAME.cross_invalidation.STRUCTURE, "
+             + ", ".join(f"{section}.KEY" for section in SECTION_OVERRIDES))
 
 
 @dataclass(frozen=True)
@@ -92,8 +97,10 @@ def override_column(index: int, title: str, raw: dict, source: str) -> Column | 
     parts, unit = named[0].split("."), named[1]
     if len(parts) == 1 and parts[0].lower() not in TOP_OVERRIDES:
         return None
-    sections = [*TOP_OVERRIDES, "member", "path", *SECTION_OVERRIDES]
+    sections = [*TOP_OVERRIDES, "member", "path", "link", "cf", *SECTION_OVERRIDES]
     section = _choice(parts[0], sections, "section", title, source)
+    if section in ("link", "cf"):
+        return _hardware_column(index, title, section, parts, unit, raw, source)
     members = [str(m.get("name")) for m in raw.get("member", []) if isinstance(m, dict)]
     paths = [p for p in raw.get("path", []) if isinstance(p, dict)]
     shape = {
@@ -136,6 +143,33 @@ def override_column(index: int, title: str, raw: dict, source: str) -> Column | 
     return Column(index, title, key, unit)
 
 
+def _hardware_column(index: int, title: str, section: str, parts: list[str], unit: str | None, raw: dict,
+                     source: str) -> Column:
+    """A column of today's hardware: ``link.NAME.type``, ``cf.NAME.signal_service``,
+    ``cf.NAME.duplexing.STRUCTURE`` or ``cf.NAME.cross_invalidation.STRUCTURE``."""
+    if section == "link":
+        links = sorted(raw.get("link", {})) if isinstance(raw.get("link"), dict) else []
+        if len(parts) != 3:
+            raise InputError(f"{source}: column", title, f"link.NAME.type (the forms: {KEY_FORMS})",
+                             reason=f"{len(parts)} part(s) where link needs 3")
+        key: tuple[str, ...] = ("link", _choice(parts[1], links, "link", title, source),
+                                _choice(parts[2], list(LINK_OVERRIDES), "link key", title, source))
+    else:
+        cfs = [str(c.get("name")) for c in raw.get("cf", []) if isinstance(c, dict)]
+        if len(parts) not in (3, 4):
+            raise InputError(f"{source}: column", title, "cf.NAME.signal_service or cf.NAME.duplexing."
+                             f"STRUCTURE (the forms: {KEY_FORMS})",
+                             reason=f"{len(parts)} part(s) where cf needs 3 or 4")
+        keys = CF_OVERRIDES if len(parts) == 3 else CF_TABLE_OVERRIDES
+        key = ("cf", _choice(parts[1], cfs, "CF", title, source), _choice(parts[2], list(keys), "cf key",
+                                                                         title, source), *parts[3:])
+    if unit is not None and unit_named(unit) is None:
+        raise InputError(
+            f"{source}: column", title, "a unit such as ms, us, s, km or %", reason=f"unknown unit {unit!r}"
+        )
+    return Column(index, title, key, unit)
+
+
 def _path_name(path: dict) -> str:
     """A path as people name it: member→CF."""
     return f"{path.get('member')}→{path.get('cf')}"
@@ -154,6 +188,14 @@ def apply_override(data: dict, column: Column, value: object) -> None:
         for table in data.get("path", []):
             if rest[0] in ("*", table.get("member")) and rest[1] in ("*", table.get("cf")):
                 table[rest[2]] = value
+    elif section == "link":
+        data.setdefault("link", {}).setdefault(rest[0], {})[rest[1]] = value
+    elif section == "cf":
+        for table in data.get("cf", []):
+            if table.get("name") == rest[0] and len(rest) == 2:
+                table[rest[1]] = value
+            elif table.get("name") == rest[0]:
+                table[rest[1]] = {**table.get(rest[1], {}), rest[2]: value}
     else:
         data.setdefault(section, {})[rest[0]] = value
 

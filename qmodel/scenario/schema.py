@@ -164,7 +164,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("path", "member", "text", "", REQUIRED, "the member, one of the [[member]] names"),
     ScenarioKey("path", "cf", "text", "", REQUIRED, "the CF, one of the [[cf]] names"),
     ScenarioKey("path", "link", "text", "", REQUIRED, "its link type, a [link.NAME]"),
-    ScenarioKey("path", "subchannels", "whole number", "1", 7, "subchannels on the path",
+    ScenarioKey("path", "subchannels", "whole number", "1", 7,
+                "subchannels on the path (left out: its link type's per CHPID where [link] gives a type)",
                 source="RMF CF activity report: subchannels of the member's path", positive=True),
     ScenarioKey("path", "background_rate", "rate", "1/s", 0,
                 "requests per second not driven by the transactions (castout)",
@@ -250,6 +251,70 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
                 source="fitted on the member's percentile within the goal at 0 km "
                 "(python -m qmodel.scenario.calibrate)", positive=True),
 )
+
+# ---- today's hardware and protocols (issue 36): each defaults to what the study's files describe ----
+# Their facts and sources: qmodel.studies.hardware; the docs page background/modern.md says which
+# default is 2006's and which is today's.
+TODAY_KEYS: tuple[ScenarioKey, ...] = (
+    ScenarioKey("link", "type", "text", "", Note("none (the link the service was measured on: reach not "
+                                                 "checked, 7 subchannels)"),
+                "coupling link type: IC, ISC-3, ISC-3-sender, IFB-12x, IFB-1x, ICA-SR, ICA-SR1.1, CE-LR or "
+                "CE3-LR; a path past its reach is refused, and its subchannels per CHPID are the path's "
+                "default",
+                source="the I/O configuration (IOCP CHPID type ICP, CFP, CFS, CIB, CS5, CL5, CL6); reach and "
+                "subchannels: IBM IOCP message ICP354I, z14 ZR1 Configuration Setup, z10 data sheet"),
+    ScenarioKey("disk", "mirror_protocol", "text", "", "pre-deposit",
+                "Metro Mirror write protocol: pre-deposit (one round trip per write: the study's DS8000 "
+                "and today's) or fcp (two: command and transfer ready, then data and status)",
+                source="the study's measured slope (one round trip per write); Cisco MDS 9000 I/O "
+                "Accelerator guide (a SCSI write over FC: two round trips)"),
+    ScenarioKey("disk", "zhyperwrite", "true or false", "", False,
+                "log writes go to primary and secondary at once, not mirrored by the DS8000 (with "
+                "metro_mirror): two SSCHs per log write, none over the Metro Mirror links",
+                source="Db2 subsystem parameter REMOTE_COPY_SW_ACCEL = ENABLE; z/OS IECIOSxx HYPERWRITE; "
+                "HyperSwap (GDPS or TPC-R) managing the pairs"),
+    ScenarioKey("disk", "zhyperlink_read", "time", "us", Note("required with zHyperLink reads"),
+                "service of one synchronous zHyperLink read (the CP spins for it)",
+                source="RMF 74-1 synchronous I/O: processing time per successful read (IBM's published "
+                "expectation: 20 us or less)", positive=True),
+    ScenarioKey("disk", "zhyperlink_write", "time", "us", Note("required with zHyperLink writes"),
+                "service of one synchronous zHyperLink log write, its Metro Mirror included (the CP spins)",
+                source="RMF 74-1 synchronous I/O: processing time per successful write", positive=True),
+    ScenarioKey("disk", "zhyperlink_miss", "time", "us", "0us",
+                "CP spin of a zHyperLink read attempt that misses the cache, before it goes by zHPF",
+                source="RMF 74-1 synchronous I/O: elapsed time per unsuccessful request; 0 when not given "
+                "(a lower bound), said with the answer"),
+    ScenarioKey("disk", "read_hit", "share", "ratio", Note("required with zHyperLink reads"),
+                "share of the synchronous reads found in the DS8000 cache (the ones zHyperLink serves)",
+                source="RMF cache activity report: read hit %"),
+    ScenarioKey("member", "zhyperlink", "text", "", "none",
+                "the member's synchronous I/O over zHyperLink: none, reads, writes (log writes) or all; "
+                "the disks within 150 m of it (with Metro Mirror, for writes, both DS8000s)",
+                source="Db2 subsystem parameter ZHYPERLINK (DISABLE, DATABASE, ACTIVELOG, ENABLE)"),
+    ScenarioKey("member", "gbp_writes", "count", "1",
+                Note("its requests to a group buffer pool's secondary (the pages duplexed), else 0"),
+                "group buffer pool page writes per transaction (what cross-invalidation is paid on)",
+                source="Db2 statistics: pages written to the group buffer pools / commits"),
+    ScenarioKey("member", "xi_share", "share", "ratio", "0%",
+                "share of its group buffer pool page writes that invalidate a copy at a member across the "
+                "distance",
+                source="Db2 statistics: cross-invalidations / pages written; 0 when not given (the studies "
+                "print none), said with the answer"),
+    ScenarioKey("cf", "duplexing", "table of text", "", Note("sync for a lock or list secondary"),
+                "the duplexing of each structure's secondary on this CF, e.g. { LOCK1S = \"async\" }: sync "
+                "(system-managed, 2006's) or async (the Db2 lock structure only, today's); a group buffer "
+                "pool's secondary is Db2's own duplexing and takes none",
+                source="the CFRM policy: DUPLEX(ENABLED) or DUPLEX(ENABLED,ASYNC)"),
+    ScenarioKey("cf", "signal_service", "time", "us", "0us",
+                "service of one CF-to-CF signal at 0 km, for the structures duplexed on this CF",
+                source="RMF 74-4 remote facility section: signal service time; 0 when not given (a lower "
+                "bound of the duplexing cost), said with the answer"),
+    ScenarioKey("cf", "cross_invalidation", "table of text", "", Note("sync for every cache structure"),
+                "sync (the study's) or async cross-invalidation, by group buffer pool on this CF, e.g. "
+                "{ GBPP = \"async\" }",
+                source="Db2 DISPLAY GROUPBUFFERPOOL MDETAIL: DSNB818I, writes with asynchronous XI"),
+)
+SCENARIO_KEYS = SCENARIO_KEYS + TODAY_KEYS
 
 _BY_NAME = {(key.table, key.name): key for key in SCENARIO_KEYS}
 

@@ -93,7 +93,7 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,7 @@ from qmodel.errors import CatalogueError, InputError
 from qmodel.safetext import name_refused
 from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
 from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
+from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
 from qmodel.units import (
     UNITS,
     bare_number,
@@ -265,6 +266,39 @@ class BandSpec:
 
 
 @dataclass(frozen=True)
+class Protocols:
+    """Today's hardware and protocols (issue 36) as the file gives them; every default is what the
+    study's files describe (the facts and sources: :mod:`qmodel.studies.hardware`). Times in s."""
+
+    link_types: dict[str, str] = field(default_factory=dict)  # [link.NAME] -> type; none: reach unchecked
+    mirror_protocol: str = "pre-deposit"  # Metro Mirror: one round trip per write
+    zhyperwrite: bool = False  # log writes to primary and secondary at once
+    duplexing: dict[str, str] = field(default_factory=dict)  # lock/list secondary -> "sync" or "async"
+    signal_service: dict[str, float] = field(default_factory=dict)  # CF -> CF-to-CF signal at 0 km, s
+    async_xi: frozenset[str] = frozenset()  # cache structures with asynchronous cross-invalidation
+    xi_share: dict[str, float] = field(default_factory=dict)  # member -> share of page writes that XI across
+    gbp_writes: dict[str, float] = field(default_factory=dict)  # member -> GBP page writes per transaction
+    zhyperlink: dict[str, str] = field(default_factory=dict)  # member -> "reads", "writes" or "all"
+    zhyperlink_read: float | None = None  # s
+    zhyperlink_write: float | None = None  # s
+    zhyperlink_miss: float = 0.0
+    read_hit: float | None = None
+
+    @property
+    def assumed(self) -> tuple[str, ...]:
+        """The defaults the answer rests on that no public figure or study gives, in words."""
+        said = []
+        if self.duplexing and not any(self.signal_service.values()):
+            said.append("CF-to-CF signal service 0 us at 0 km (not given: a lower bound of the duplexing "
+                        "cost; RMF 74-4 gives it)")
+        if self.async_xi and not any(self.xi_share.values()):
+            said.append("no page write cross-invalidates a member across the distance (xi_share not given)")
+        if self.read_hit is not None and not self.zhyperlink_miss:
+            said.append("a zHyperLink read that misses the cache spins 0 us before zHPF (not given)")
+        return tuple(said)
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A checked scenario file, values in SI units."""
 
@@ -302,6 +336,7 @@ class Scenario:
     calibration: tuple[dict[str, str], ...] = ()
     source: str = ""
     band: BandSpec | None = None  # None: no fitted parameter declares an interval
+    protocols: Protocols = field(default_factory=Protocols)  # today's hardware and protocols (issue 36)
     free: tuple[str, ...] = ()  # the dotted keys qmodel scenario calibrate fits
     lock_measurement: LockMeasurement | None = None  # lockable_items inferred from it where not given
 
@@ -651,8 +686,10 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     reader.known(goal, SECTION_KEYS["goal"], "goal")
     cf_sites, structures = _cfs(reader, data, sites)
     links = _links(reader, data)
+    link_types = _link_types(reader, data)
     members, typed_requests = _members(reader, data, sites, structures)
-    paths = _paths(reader, data, {m.name for m in members}, set(cf_sites), set(links))
+    paths = _paths(reader, data, {m.name for m in members}, set(cf_sites), set(links), link_types)
+    _check_duplexed_requests(reader, members, typed_requests, structures)
     _check_requests(reader, members, typed_requests, structures, paths, links)
     disk = _disk(reader, data, sites, {m.name for m in members})
     conversion = reader.table(data, "conversion")
@@ -684,6 +721,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),
         band=_band(reader, data),
+        protocols=_protocols(reader, data, link_types, structures, members, paths),
         free=_free(reader, data),
     )
 
@@ -744,26 +782,29 @@ def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str],
             primary = ""
             if isinstance(kind, str) and kind.startswith(SECONDARY):
                 primary = kind.removeprefix(SECONDARY)
-                kind = "cache"
-            if kind not in STRUCTURE_KINDS:
+                kind = "secondary"  # its primary's kind, once every structure is read
+            if kind not in STRUCTURE_KINDS and not primary:
                 raise reader.error(
                     f"cf {name}.structures.{structure}",
                     _shown(kind, structure),
                     "lock, cache, list, or 'secondary of PRIMARY'",
                 )
             structures[structure] = Structure(structure, name, kind, primary)
-    for structure in structures.values():
+    for structure in list(structures.values()):
         if structure.primary and (
             structure.primary not in structures
             or structures[structure.primary].primary
-            or structures[structure.primary].kind != "cache"
+            or structures[structure.primary].cf == structure.cf
         ):
             raise reader.error(
                 f"cf {structure.cf}.structures.{structure.name}",
                 f"secondary of {structure.primary}",
-                "the secondary of a cache structure (a group buffer pool) declared in a [[cf]]: DB2 duplexes "
-                "group buffer pools",
+                "the secondary of a structure declared in another [[cf]] (DB2 duplexes group buffer "
+                "pools; a lock or list structure is duplexed by z/OS: cf.duplexing)",
             )
+        if structure.primary:  # a secondary is of its primary's kind
+            structures[structure.name] = Structure(structure.name, structure.cf,
+                                                   structures[structure.primary].kind, structure.primary)
     return cf_sites, structures
 
 
@@ -853,8 +894,10 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
     return members, typed_requests
 
 
-def _paths(reader: _Reader, data: dict, members: set[str], cfs: set[str], links: set[str]) -> list[CFPath]:
-    """Each member's path to a CF: one per member and CF."""
+def _paths(reader: _Reader, data: dict, members: set[str], cfs: set[str], links: set[str],
+           link_types: dict[str, str]) -> list[CFPath]:
+    """Each member's path to a CF: one per member and CF; without its subchannels, those of its link's
+    type per CHPID (:data:`qmodel.studies.hardware.LINK_TYPES`), else the study's 7."""
     paths: list[CFPath] = []
     for index, table in enumerate(reader.tables(data, "path"), 1):
         reader.known(table, PATH_KEYS, f"path[{index}]")
@@ -863,11 +906,14 @@ def _paths(reader: _Reader, data: dict, members: set[str], cfs: set[str], links:
         label = f"path {member}→{cf}"  # as people name a path, once it has its ends
         if any(p.member == member and p.cf == cf for p in paths):
             raise reader.error(f"path[{index}]", f"{member} → {cf}", "one [[path]] per member and CF")
+        link = reader.name(table, "link", links, label)
+        if "subchannels" not in table and link in link_types:
+            table = {**table, "subchannels": LINK_TYPES[link_types[link]].subchannels}
         paths.append(
             CFPath(
                 member,
                 cf,
-                reader.name(table, "link", links, label),
+                link,
                 reader.whole(table, "path", "subchannels", label),
                 reader.value(table, "path", "background_rate", label),
             )
@@ -972,3 +1018,122 @@ def _locks(reader: _Reader, data: dict) -> dict[str, Any]:
         "lock_span": reader.value(locks, "locks", "lock_span", "locks", default=1 if no_contention else None,
                                   allowed=LOCK_SPAN_FORM),
     }
+
+
+# ---- today's hardware and protocols (issue 36): read apart from the study's keys ----
+
+ZHYPERLINK_USES = ("none", "reads", "writes", "all")
+CROSS_INVALIDATION = ("sync", "async")
+
+
+def _check_duplexed_requests(reader: _Reader, members: list[Member], typed_requests: dict[str, dict],
+                             structures: dict[str, Structure]) -> None:
+    """A lock or list structure's secondary takes no requests of its own: z/OS sends its primary's."""
+    for member in members:
+        for structure in member.requests:
+            if structures[structure].primary and structures[structure].kind != "cache":
+                raise reader.error(f"member {member.name}.requests.{structure}",
+                                   _shown(typed_requests[member.name][structure]),
+                                   f"the requests to its primary {structures[structure].primary} only",
+                                   reason="z/OS duplexes a lock or list structure: the secondary takes its "
+                                   "primary's requests")
+
+
+def _link_types(reader: _Reader, data: dict) -> dict[str, str]:
+    """Each [link.NAME]'s type where the file gives one (its reach is checked at each distance solved)."""
+    types = {}
+    for name, table in reader.table(data, "link").items():
+        if isinstance(table, dict) and "type" in table:
+            types[name] = reader.name(table, "type", LINK_TYPES, f"link.{name}")
+    return types
+
+
+def _protocols(reader: _Reader, data: dict, link_types: dict[str, str], structures: dict[str, Structure],
+               members: list[Member], paths: list[CFPath]) -> Protocols:
+    """The [disk], [[cf]] and [[member]] keys of today's hardware and protocols, each checked; a duplexing
+    mode the structure cannot have, an unknown protocol or use is refused naming the key."""
+    disk = reader.table(data, "disk")
+    protocol = disk.get("mirror_protocol", key_of("disk", "mirror_protocol").file_default)
+    if protocol not in METRO_MIRROR_PROTOCOLS:
+        raise reader.error("disk.mirror_protocol", _shown(protocol),
+                           "one of " + ", ".join(METRO_MIRROR_PROTOCOLS))
+    zhyperwrite = disk.get("zhyperwrite", False)
+    if isinstance(zhyperwrite, str) and zhyperwrite.strip().lower() in ("true", "false"):  # a table cell
+        zhyperwrite = zhyperwrite.strip().lower() == "true"
+    if not isinstance(zhyperwrite, bool):
+        raise reader.error("disk.zhyperwrite", _shown(zhyperwrite), "true or false")
+    if zhyperwrite and not disk.get("metro_mirror", False):
+        raise reader.error("disk.zhyperwrite", "true", "false without metro_mirror",
+                           reason="zHyperWrite writes the Metro Mirror secondary: there is none")
+    duplexing, signal, async_xi = {}, {}, set()
+    for table in reader.tables(data, "cf"):
+        name = table["name"]
+        modes = table.get("duplexing", {})
+        if not isinstance(modes, dict):
+            raise reader.error(f"cf {name}.duplexing", _shown(modes, "duplexing"), '{ LOCK1S = "async" }')
+        for structure, mode in modes.items():
+            label = f"cf {name}.duplexing.{structure}"
+            found = structures.get(structure)
+            if found is None or found.cf != name or not found.primary:
+                raise reader.error(label, _shown(mode), "a secondary structure of this CF ('secondary of "
+                                   "PRIMARY' in its structures)")
+            try:
+                check_duplex_mode(str(mode), found.kind, label)
+            except InputError as refused:
+                raise reader.error(label, _shown(mode), refused.allowed) from None
+        for structure in (s for s in structures.values() if s.cf == name and s.primary and s.kind != "cache"):
+            mode = str(modes.get(structure.name, "sync"))
+            if mode != "simplex":  # declared but not duplexed (CFRM DUPLEX(ALLOWED), not started)
+                duplexing[structure.name] = mode
+        if "signal_service" in table:
+            signal[name] = reader.value(table, "cf", "signal_service", f"cf {name}")
+        xi = table.get("cross_invalidation", {})
+        if not isinstance(xi, dict):
+            raise reader.error(f"cf {name}.cross_invalidation", _shown(xi, "cross_invalidation"),
+                               '{ GBPP = "async" }')
+        for structure, mode in xi.items():
+            label = f"cf {name}.cross_invalidation.{structure}"
+            found = structures.get(structure)
+            if found is None or found.cf != name or found.kind != "cache" or found.primary:
+                raise reader.error(label, _shown(mode), "a group buffer pool (cache structure) of this CF, "
+                                   "its primary")
+            if mode not in CROSS_INVALIDATION:
+                raise reader.error(label, _shown(mode), "sync or async")
+            if mode == "async":
+                async_xi.add(structure)
+    members_read = {m["name"]: m for m in reader.tables(data, "member")}
+    zhyperlink, xi_share, gbp_writes = {}, {}, {}
+    for member in members:
+        table = members_read[member.name]
+        use = table.get("zhyperlink", "none")
+        if use not in ZHYPERLINK_USES:
+            raise reader.error(f"member {member.name}.zhyperlink", _shown(use), ", ".join(ZHYPERLINK_USES))
+        if use != "none":
+            zhyperlink[member.name] = use
+        if "xi_share" in table:
+            xi_share[member.name] = reader.value(table, "member", "xi_share", f"member {member.name}")
+        if "gbp_writes" in table:
+            gbp_writes[member.name] = reader.value(table, "member", "gbp_writes", f"member {member.name}")
+        for structure in member.requests:
+            secondary = next((s for s in structures.values()
+                              if s.primary == structure and duplexing.get(s.name) == "sync"), None)
+            if secondary is not None and not any(p.member == member.name and p.cf == secondary.cf
+                                                 for p in paths):
+                raise reader.error(f"member {member.name}.requests.{structure}",
+                                   _shown(member.requests[structure]),
+                                   f"a [[path]] from {member.name} to {secondary.cf}",
+                                   reason=f"z/OS sends each request to both structures of the "
+                                   f"synchronously duplexed {structure}")
+    uses = set(zhyperlink.values())
+    timed = "a time with its unit, e.g. 20us (RMF 74-1 synchronous I/O)"
+    read = write = hit = None
+    if uses & {"reads", "all"}:
+        read = reader.value(disk, "disk", "zhyperlink_read", "disk", allowed=timed)
+        hit = reader.value(disk, "disk", "read_hit", "disk", allowed="a share, e.g. 95% (RMF cache report)")
+    if uses & {"writes", "all"}:
+        write = reader.value(disk, "disk", "zhyperlink_write", "disk", allowed=timed)
+    return Protocols(link_types=link_types, mirror_protocol=protocol, zhyperwrite=zhyperwrite,
+                     duplexing=duplexing, signal_service=signal, async_xi=frozenset(async_xi),
+                     xi_share=xi_share, gbp_writes=gbp_writes, zhyperlink=zhyperlink,
+                     zhyperlink_read=read, zhyperlink_write=write,
+                     zhyperlink_miss=reader.value(disk, "disk", "zhyperlink_miss", "disk"), read_hit=hit)

@@ -333,7 +333,7 @@ def test_list_names_each_shipped_scenario_with_its_title_and_the_file_to_copy() 
     result = CliRunner().invoke(cli, ["scenario", "--list"])
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert [line.split()[0] for line in lines] == ["gdps-env1", "gdps-env2", "gdps-env3"]
+    assert [line.split()[0] for line in lines] == ["gdps-env1", "gdps-env2", "gdps-env3", "today-env3"]
     assert "GDPS/PPRC Environment 3: multi-site workload" in lines[2]
     for line in lines:
         path = Path(line.split()[-1])

@@ -349,10 +349,23 @@ def test_every_form_a_file_distance_refusal_advises_is_one_the_file_takes(tmp_pa
         assert load_scenario(broken(tmp_path, DISTANCE, f'distance = "{form}"')).distances.size >= 1
 
 
-def test_a_secondary_structure_must_duplex_a_cache_structure(tmp_path) -> None:
-    path = broken(tmp_path, '{ GBPS = "secondary of GBPP" }', '{ GBPS = "secondary of LOCK1" }')
-    assert refusal(path).startswith("broken.toml: cf CF2.structures.GBPS = secondary of LOCK1; allowed: "
-                                    "the secondary of a cache structure")
+def test_a_secondary_structure_lives_in_another_cf_than_its_primary(tmp_path) -> None:
+    path = broken(tmp_path, '{ LOCK1 = "lock", GBPP = "cache" }',
+                  '{ LOCK1 = "lock", GBPP = "cache", LOCK1S = "secondary of LOCK1" }')
+    assert refusal(path).startswith("broken.toml: cf CF1.structures.LOCK1S = secondary of LOCK1; allowed: "
+                                    "the secondary of a structure declared in another [[cf]]")
+
+
+def test_the_secondary_of_a_lock_structure_takes_no_requests_of_its_own(tmp_path) -> None:
+    # z/OS duplexes a lock structure (issue 36): each request to the primary goes to the secondary too
+    path = broken(tmp_path, '{ GBPS = "secondary of GBPP" }',
+                  '{ GBPS = "secondary of GBPP", LOCK1S = "secondary of LOCK1" }\n'
+                  'duplexing = { LOCK1S = "async" }')
+    text = path.read_text().replace("GBPS = 23.81 }", "GBPS = 23.81, LOCK1S = 54.4 }", 1)
+    path.write_text(text)
+    assert refusal(path) == ("broken.toml: member G1P1.requests.LOCK1S = 54.4 (z/OS duplexes a lock or "
+                             "list structure: the secondary takes its primary's requests); allowed: the "
+                             "requests to its primary LOCK1 only")
 
 
 def test_more_requests_to_a_secondary_than_to_its_primary_do_not_add_up(tmp_path) -> None:

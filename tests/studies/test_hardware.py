@@ -116,7 +116,7 @@ def test_subchannels_says_where_its_counts_came_from() -> None:
     today = runner.invoke(cli, ["subchannels", "--delayed", "12%", "--link", "CE-LR"], env={"COLUMNS": "80"})
     assert "(CE-LR, CHPID type CL5: 32 subchannels per CHPID)" in " ".join(today.output.split())
     study = runner.invoke(cli, ["subchannels", "--delayed", "12%"], env={"COLUMNS": "80"})
-    assert "(2006's defaults)" in " ".join(study.output.split())
+    assert "Without --link, the subchannel counts are the 2006 study's." in " ".join(study.output.split())
 
 
 def test_subchannels_refuses_a_distance_past_the_links_reach_in_one_line() -> None:
