@@ -591,13 +591,10 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
     from qmodel.cli.plotting import plot_scenario
     from qmodel.scenario.band import solve_banded
 
-    answer = sought.answer
-    searched = answer.searched / 1e3
-    found = {} if answer.holds_throughout or answer.held_km is None else {"goal seek": answer.held_km}
-    if sought.low is not None:
-        found.update({f"{level:.0%} band, {end}": distance / 1e3
-                      for end, distance in (("low", sought.low), ("high", sought.high))
-                      if 0 < distance <= answer.searched})
+    searched = sought.answer.searched / 1e3
+    record = sought.to_json()  # the marks are the numbers the answer prints, km to 0.1 rounded down
+    ends = {f"{level:.0%} band, {end}": record[end_key("max_distance[km]", end)] for end in ("low", "high")}
+    found = {name: km for name, km in {"goal seek": record["max_distance[km]"], **ends}.items() if km}
     end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
     result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3, level)
     plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})

@@ -149,9 +149,9 @@ def test_max_distance_draws_its_picture_the_answer_and_band_ends_marked(monkeypa
                  "--format", "json")
     payload = json.loads(result.output)
     assert result.exit_code == 0
-    assert list(drawn["marks"].values()) == [payload["max_distance_km"], payload["max_distance_km_low"],
-                                             payload["max_distance_km_high"]]
-    assert drawn["km"][0] == 0 and drawn["km"][-1] > payload["max_distance_km_high"]
+    assert list(drawn["marks"].values()) == [payload["max_distance[km]"], payload["max_distance_low[km]"],
+                                             payload["max_distance_high[km]"]]
+    assert drawn["km"][0] == 0 and drawn["km"][-1] > payload["max_distance_high[km]"]
 
 
 def test_the_validation_picture_puts_every_agreeing_case_inside_the_band(tmp_path) -> None:

@@ -104,11 +104,14 @@ def test_no_goal_line_is_drawn_on_the_mean_response_time(env3_panels) -> None:
 
 
 def test_the_share_panel_draws_each_members_share_in_percent(env3_panels) -> None:
-    # `qmodel scenario gdps-env3 --distance 10km`: G1P2 87.22% within 125 ms
+    # the share drawn at 10 km is the one `qmodel scenario gdps-env3 --distance 10km` answers, in percent
     _, _, share_panels = env3_panels
-    (share,) = lines(share_panels[1], "transactions within 125 ms")
-    at_10_km = np.flatnonzero(np.isclose(share.get_xdata(), 10))[0]
-    assert share.get_ydata()[at_10_km] == pytest.approx(87.22, abs=0.01)
+    at_10_km = solve_scenario(ENV3, np.array([10e3])).share_within_goal[:, 0] * 100
+    for panel, expected in zip(share_panels, at_10_km, strict=True):
+        (share,) = lines(panel, "transactions within 125 ms")
+        drawn_at = np.flatnonzero(np.isclose(share.get_xdata(), 10))[0]
+        assert share.get_ydata()[drawn_at] == pytest.approx(expected, rel=1e-9)
+    assert 1 < at_10_km.min() < 100  # a percentage, not a fraction
 
 
 def test_the_goal_mark_agrees_with_the_goal_seek_to_one_plotted_step(env3_panels) -> None:

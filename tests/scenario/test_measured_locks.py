@@ -5,6 +5,7 @@ gives."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -64,4 +65,7 @@ def test_the_answer_to_a_file_with_a_measured_wait_carries_its_band(tmp_path) ->
     path = measured_file(tmp_path, average_wait(ENV2, 0.0) * 1e3)
     result = CliRunner().invoke(cli, ["scenario", str(path), "--distance", "40km", "--format", "json"])
     assert result.exit_code == 0, result.output
-    assert "measured_wait" in result.output and "response_time_ms_low" in result.output
+    answer = json.loads(result.output)
+    assert "measured_wait" in answer["band"]["method"]
+    for row in answer["results"]:
+        assert row["response_time_low[ms]"] < row["response_time[ms]"] < row["response_time_high[ms]"]
