@@ -51,7 +51,7 @@ def test_a_100000_digit_variants_cell_is_one_row_error_shortened(tmp_path):
     source.write_text(f"distance,member.G1P2.terminals\n20km,{huge}\n20km,30\n", encoding="utf-8")
     result = run(*VARIANTS, source)
     assert result.exit_code == 1 and "Traceback" not in result.output
-    error = next(line for line in result.output.splitlines() if line.startswith(f"{source}: row 1:"))
+    error = next(line for line in result.output.splitlines() if line.startswith(f"{source}: row 2:"))
     assert "(100000 characters)" in error and "100,000 digits" in error and len(error) < 300
     assert result.output.splitlines()[2].startswith("20km,30,")  # the other row is solved
 
@@ -60,7 +60,7 @@ def test_a_long_batch_cell_is_shortened_in_the_error_as_calc_shortens_it(tmp_pat
     source = tmp_path / "in.csv"
     source.write_text("arrival_rate,service_time\n800," + "x" * 5000 + "\n", encoding="utf-8")
     result = run("batch", "mm1", source)
-    error = next(line for line in result.output.splitlines() if line.startswith("mm1: row 1:"))
+    error = next(line for line in result.output.splitlines() if line.startswith("mm1: row 2:"))
     assert "(5000 characters)" in error and len(error) < 300
 
 
