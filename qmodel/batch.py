@@ -16,8 +16,9 @@ mark, byte-order mark, line ends: :mod:`qmodel.tables.dialect`) and encoding; a 
 spreadsheet shows them; ``-o OUT.xlsx`` writes a workbook of the rows with their results, the failed
 rows and the run. In Python, :func:`run` takes a pandas DataFrame or a mapping of columns.
 
-Exit status: 0 all rows computed, 1 some rows failed, 2 the file cannot be used
-(no header, unknown formula, missing column, a workbook that cannot be read).
+Exit status: 0 all rows computed without a warning, 1 some rows failed or were warned (a ``warn``
+constraint broken: the answer written, the state it describes does not last), 2 the file cannot be
+used (no header, unknown formula, missing column, a workbook that cannot be read).
 """
 
 from __future__ import annotations
@@ -78,9 +79,17 @@ def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[s
     return (name, unit_text) if name in formula.symbols else None
 
 
+class ColumnUnit(NamedTuple):
+    """An input column's units: its symbol's, and the header's (the symbol's where the header names none)."""
+
+    symbol: str
+    header: str
+
+
 def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozenset(),
-                   mapping: dict[str, str] | None = None) -> dict[str, tuple[int, float]]:
-    """Map each symbol to (column index, factor from the column's unit to the symbol's unit).
+                   mapping: dict[str, str] | None = None) -> dict[str, tuple[int, float, ColumnUnit]]:
+    """Map each symbol to (column index, factor from the column's unit to the symbol's unit, the column's
+    unit: the header's, else the symbol's).
 
     Header names match symbols as :func:`_symbol_of` reads them; ``given``
     are inputs supplied otherwise, which need no column.
@@ -91,7 +100,7 @@ def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozen
     if unused:
         raise InputError("--map", unused[0], "a column of the header: " + ", ".join(header),
                          reason="no such column")
-    columns: dict[str, tuple[int, float]] = {}
+    columns: dict[str, tuple[int, float, ColumnUnit]] = {}
     for index, title in enumerate(header):
         named = _symbol_of(title, formula, mapping)
         if named is None:
@@ -101,18 +110,15 @@ def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozen
             raise InputError("--map", f"{title}={name}", "a symbol of " + formula.id + ": "
                              + ", ".join(formula.symbols), reason="not an input")
         symbol_unit = UNITS[formula.symbols[name].unit]
-        factor = 1.0
-        if unit_name is not None:
-            column_unit = unit_named(unit_name)
-            if column_unit is None or column_unit.dimension != symbol_unit.dimension:
-                raise InputError(f"column {title!r}", unit_name,
-                                 f"a {symbol_unit.dimension} unit such as {symbol_unit.name}",
-                                 reason="unit does not fit the symbol")
-            factor = column_unit.to_si / symbol_unit.to_si
+        column_unit = symbol_unit if unit_name is None else unit_named(unit_name)
+        if column_unit is None or column_unit.dimension != symbol_unit.dimension:
+            raise InputError(f"column {title!r}", unit_name, f"a {symbol_unit.dimension} unit such as "
+                             f"{symbol_unit.name}", reason="unit does not fit the symbol")
         if name in columns:
             raise InputError(f"column {title!r}", name, "each input in one column",
                              reason="input given twice")
-        columns[name] = (index, factor)
+        units = ColumnUnit(formula.symbols[name].unit, column_unit.name)
+        columns[name] = (index, column_unit.to_si / symbol_unit.to_si, units)
     missing = [n for n, s in formula.symbols.items()
                if n not in columns and n not in given and s.default is None]
     if missing:
@@ -122,7 +128,7 @@ def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozen
     return columns
 
 
-def _read_column(table: Table, index: int, name: str, unit: str, factor: float,
+def _read_column(table: Table, index: int, name: str, unit: ColumnUnit, factor: float,
                  errors: dict[int, InputError], dialect: Dialect | None) -> np.ndarray:
     """Numbers of the table's input column ``index``; cells that do not parse become errors of their rows.
 
@@ -150,7 +156,7 @@ def _read_column(table: Table, index: int, name: str, unit: str, factor: float,
     return values
 
 
-def _parse_column(name: str, unit: str, cells: list[str], factor: float,
+def _parse_column(name: str, unit: ColumnUnit, cells: list[str], factor: float,
                   errors: dict[int, InputError], dialect: Dialect) -> np.ndarray:
     """Numbers of one CSV column's cells; cells that do not parse become errors of their rows.
 
@@ -171,15 +177,16 @@ def _parse_column(name: str, unit: str, cells: list[str], factor: float,
     return values * factor if factor != 1.0 else values
 
 
-def _cell_value(name: str, text: str, unit: str, factor: float) -> float:
+def _cell_value(name: str, text: str, unit: ColumnUnit, factor: float) -> float:
     """A cell in a CLI value's form (35K, 0.4ms, 95%): in its own unit where it names one, else in the
-    header's (``factor`` to the symbol's unit)."""
-    value = parse_value(name, text, unit)
+    header's (``factor`` to the symbol's unit), which a refusal advises."""
     parts = split_number(text)
-    return value if parts is not None and unit_named(parts[1]) is not None else value * factor
+    if parts is not None and unit_named(parts[1]) is not None:
+        return parse_value(name, text, unit.symbol)
+    return parse_value(name, text, unit.header) * factor
 
 
-def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputError],
+def _typed_column(name: str, unit: ColumnUnit, cells: list, errors: dict[int, InputError],
                   factor: float) -> np.ndarray:
     """A workbook column: its number cells as they are (no locale); a text cell read as a CLI value
     (35K, 0.4ms, 95%); a date, a time, a boolean or an empty cell an error of its row."""
@@ -205,7 +212,7 @@ def _typed_column(name: str, unit: str, cells: list, errors: dict[int, InputErro
     return values
 
 
-def _parse_cells(name: str, unit: str, cells: list[str], errors: dict[int, InputError],
+def _parse_cells(name: str, unit: ColumnUnit, cells: list[str], errors: dict[int, InputError],
                  dialect: Dialect, factor: float = 1.0) -> np.ndarray:
     """One cell at a time: the locale's marks, then the CLI's value forms (35K, 0.4ms, 95%)."""
     values = np.empty(len(cells))
@@ -275,7 +282,7 @@ class _Plan(NamedTuple):
     None for a sheet's or a DataFrame's typed cells) and written, the result columns' titles."""
 
     formula: Formula
-    columns: dict[str, tuple[int, float]]
+    columns: dict[str, tuple[int, float, ColumnUnit]]
     settings: dict[str, float]
     cell_dialect: Dialect | None
     dialect: Dialect
@@ -293,7 +300,7 @@ def _plan(formula: Formula, header: list[str], settings: dict[str, float], mappi
     if dialect.delimiter != ",":
         comma = point = 0
         for chunk in chunks():
-            cells = [cell for index, _ in columns.values() for cell in chunk.cells(index)]
+            cells = [cell for index, _, _ in columns.values() for cell in chunk.cells(index)]
             found = decimal_evidence(cells)
             comma, point = comma + found[0], point + found[1]
         decimal, known = decide_decimal(dialect.delimiter, comma, point)
@@ -332,8 +339,7 @@ def _compute(plan: _Plan, table: Table) -> _Computed:
     (:func:`shortened_error`), as every output shows it."""
     errors = dict(table.errors)
     inputs: dict[str, float | np.ndarray] = dict(plan.settings)
-    for name, (index, factor) in plan.columns.items():
-        unit = plan.formula.symbols[name].unit
+    for name, (index, factor, unit) in plan.columns.items():
         inputs[name] = _read_column(table, index, name, unit, factor, errors, plan.cell_dialect)
     outputs: dict[str, np.ndarray] = {}
     warned: dict[int, list[str]] = {}
@@ -379,16 +385,18 @@ KEPT_ERRORS = 1000  # failed rows whose error a summary keeps (every failed row 
 @dataclass
 class BatchSummary:
     """What a batch run did: rows computed, rows failed (the first :data:`KEPT_ERRORS` errors kept, by
-    row index), blank lines kept as they came."""
+    row index), rows computed with a warning, blank lines kept as they came."""
 
     rows: int = 0
     errors: dict[int, InputError] = field(default_factory=dict)
     blank_lines: int = 0
     failed: int = 0
+    warned: int = 0
 
     @property
     def status(self) -> int:
-        return 1 if self.failed else 0
+        """1 where some rows failed or were warned (as ``calc`` with a warning), else 0."""
+        return 1 if self.failed or self.warned else 0
 
     def add(self, done: _Computed) -> None:
         """Count a computed chunk: its rows that are not blank, its blank ones and its failures."""
@@ -396,6 +404,7 @@ class BatchSummary:
         self.rows += done.table.size - len(blank)
         self.blank_lines += len(blank)
         self.failed += len(done.errors)
+        self.warned += len(done.warned.keys() - done.errors.keys())
         offset = done.table.offset
         for row in sorted(done.errors)[:max(KEPT_ERRORS - len(self.errors), 0)]:
             self.errors[row + offset] = done.errors[row]
@@ -626,9 +635,10 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
             summary = _run(formula_id, source, _csv_sink(handle, encoding), sys.stderr, name,
                            settings=settings, select=select, mapping=mapping)
     computed = summary.rows - summary.failed
+    warned = f", {summary.warned} warned" if summary.warned else ""
     blank = f", {summary.blank_lines} blank line(s) kept as they were" if summary.blank_lines else ""
     sys.stderr.write(f"{formula_id}: {computed} row{'' if computed == 1 else 's'} computed, "
-                     f"{summary.failed} failed{blank}\n")
+                     f"{summary.failed} failed{warned}{blank}\n")
     return summary.status
 
 
@@ -652,6 +662,7 @@ def workbook_sink(handle: BinaryIO, sheet_name: str, run_facts: list[tuple[str, 
                      ("catalogue file", formula.file),
                      *((frames.key(o.name, o.unit), o.expr) for o in formula.outputs), *run_facts,
                      ("rows computed", summary.rows - summary.failed), ("rows failed", summary.failed),
+                     ("rows warned", summary.warned),
                      ("blank rows", summary.blank_lines)]
             book.finish(facts)
 

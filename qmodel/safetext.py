@@ -69,12 +69,14 @@ LONGEST_VALUE = 120  # characters of a value shown in a one-line message
 
 
 def clipped(text: str, longest: int = LONGEST_VALUE) -> str:
-    """``text`` shown (:func:`shown`) and cut to ``longest`` characters with how many it had: a message
-    stays one readable line whatever was given (a 100,000-character cell)."""
+    """``text`` shown (:func:`shown`) and cut to about ``longest`` characters, its middle left out with how
+    many it had: a message stays one readable line whatever was given (a 100,000-character cell), and keeps
+    both ends (a long path's start and what follows it: ``/tmp/…/far.xlsx: a sheet of 1,048,576 rows``)."""
     escaped = shown(text, one_line=True)
     if len(escaped) <= longest:
         return escaped
-    return f"{escaped[:longest - 30]}… ({len(text):,} characters)"
+    head = (longest - 30) // 2
+    return f"{escaped[:head]}… ({len(text):,} characters) …{escaped[-(longest - 30 - head):]}"
 
 
 def name_refused(name: str, reserved: tuple[str, ...] = ()) -> str | None:

@@ -77,7 +77,7 @@ def test_bad_rows_are_reported_and_good_rows_still_computed() -> None:
     assert "unstable" in rows[3]["error"]
     assert "missing cell" in rows[4]["error"]
     assert rows[3]["response_time[ms]"] == ""
-    for row_number in (2, 3, 4, 5):
+    for row_number in (3, 4, 5, 6):  # as a spreadsheet numbers them: the header is row 1
         assert f"row {row_number}:" in err
 
 
@@ -118,7 +118,7 @@ def test_cli_batch_exit_status_is_1_when_a_row_failed(tmp_path) -> None:
     target = tmp_path / "out.csv"
     result = CliRunner().invoke(cli, ["batch", "mm1", str(source), "-o", str(target)])
     assert result.exit_code == 1
-    assert "row 2:" in result.output
+    assert "row 3:" in result.output
     assert len(target.read_text(encoding="utf-8").splitlines()) == 3
 
 

@@ -51,7 +51,7 @@ def test_a_100000_digit_variants_cell_is_one_row_error_shortened(tmp_path):
     source.write_text(f"distance,member.G1P2.terminals\n20km,{huge}\n20km,30\n", encoding="utf-8")
     result = run(*VARIANTS, source)
     assert result.exit_code == 1 and "Traceback" not in result.output
-    error = next(line for line in result.output.splitlines() if line.startswith(f"{source}: row 1:"))
+    error = next(line for line in result.output.splitlines() if line.startswith(f"{source}: row 2:"))
     assert "(100000 characters)" in error and "100,000 digits" in error and len(error) < 300
     assert result.output.splitlines()[2].startswith("20km,30,")  # the other row is solved
 
@@ -60,7 +60,7 @@ def test_a_long_batch_cell_is_shortened_in_the_error_as_calc_shortens_it(tmp_pat
     source = tmp_path / "in.csv"
     source.write_text("arrival_rate,service_time\n800," + "x" * 5000 + "\n", encoding="utf-8")
     result = run("batch", "mm1", source)
-    error = next(line for line in result.output.splitlines() if line.startswith("mm1: row 1:"))
+    error = next(line for line in result.output.splitlines() if line.startswith("mm1: row 2:"))
     assert "(5000 characters)" in error and len(error) < 300
 
 
@@ -115,3 +115,47 @@ def test_one_row_computed_is_singular(tmp_path):
 def test_a_zero_result_is_written_0_never_minus_0():
     result = run("batch", "mm1", "-", stdin="arrival_rate,service_time\n0,1\n")
     assert result.exit_code == 0 and "-0" not in result.output.splitlines()[1]
+
+
+@pytest.mark.parametrize(("header", "advised"), [("service_time[us]", "(in us)"), ("service_time", "(in ms)"),
+                                                 ("Service Time (s)", "(in s)")])
+def test_a_bad_cell_is_advised_in_its_headers_unit(tmp_path, header, advised):
+    source = tmp_path / "in.csv"
+    source.write_text(f"arrival_rate,{header}\n10,abc\n", encoding="utf-8")
+    error = next(line for line in run("batch", "mm1", source).output.splitlines() if "row 2:" in line)
+    assert f"allowed: 0.4 {advised}" in error
+
+
+def test_a_cell_with_its_own_unit_under_a_header_with_another_is_read_in_its_own(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("arrival_rate,service_time[us]\n800,1ms\n800,1000\n", encoding="utf-8")
+    rows = run("batch", "mm1", source).output.splitlines()
+    assert rows[1].split(",")[2:] == rows[2].split(",")[2:]  # 1ms and 1000 us: the same answer, exactly
+
+
+def test_a_scenario_member_named_all_is_refused_naming_the_row_it_would_shadow(tmp_path):
+    shipped = Path(__file__).parent.parent / "casebooks" / "scenarios" / "gdps-env2.toml"
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(shipped.read_text(encoding="utf-8").replace('"G1P2"', '"All"'), encoding="utf-8")
+    error = one_line(run("scenario", scenario, "--distance", "20km"))
+    assert "member[2].name = All" in error and "names the row of all of them together" in error
+
+
+def test_a_variants_row_setting_one_key_in_two_columns_fails_naming_both(tmp_path):
+    variants = tmp_path / "v.csv"
+    variants.write_text("distance,member.*.terminals,member.G1P1.terminals\n20km,50,60\n20km,50,\n",
+                        encoding="utf-8")
+    result = run("scenario", "gdps-env2", "--variants", variants)
+    errors = [line for line in result.output.splitlines() if "v.csv: row" in line]
+    assert result.exit_code == 1 and len(errors) == 1  # the row setting one of them is computed
+    assert "v.csv: row 2: columns member.*.terminals and member.G1P1.terminals = both set" in errors[0]
+
+
+def test_formula_show_to_a_stdout_without_unicode_escapes_what_it_cannot_show():
+    script = "import sys; from qmodel.cli import main; sys.argv = ['qmodel', *sys.argv[1:]]; main()"
+    ascii_only = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "ascii",
+                  "COLUMNS": "80"}
+    shown = subprocess.run([sys.executable, "-c", script, "formula", "show", "mm1"], capture_output=True,
+                           timeout=60, env=ascii_only)
+    assert shown.returncode == 0, shown.stderr
+    assert b"\\u03bb" in shown.stdout and b"Traceback" not in shown.stderr  # λ shown as its escape

@@ -137,7 +137,7 @@ CORPUS = [
     ("--time-unit km", ["mva", "--demand", "1,2", "--time-unit", "km", "--population", "3"], {},
      "--time-unit = 'km'; allowed: a time unit: s, ms, us, min"),
     ("1e9 servers under open load", ["mva", "--servers", "1000000000,1", "--demand", "1,2", "--arrival-rate",
-                                     "0.1"], {}, "servers = delay"),
+                                     "0.1"], {}, "or delay for that station"),
     ("20,000 station tables", ["mva", "--demand", "1,2", "--population", "1..20000", "--at",
                                ",".join(map(str, range(1, 20_001)))], {}, "--format csv --stations --at"),
     ("bounds of a sweep too long", ["mva", "--demand", ",".join(["1"] * 9000 + ["2"]), "--population",

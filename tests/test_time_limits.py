@@ -76,8 +76,7 @@ def test_a_scenario_past_the_limit_is_refused_and_fewer_terminals_run(monkeypatc
     from qmodel.scenario.files import resolve_scenario
 
     monkeypatch.setattr(compose, "TIME_LIMIT", short_limit)
-    # the members' own steps aside: terminals here
-    monkeypatch.setattr(limits, "SECONDS_PER_MEMBER_SOLVE", 0.0)
+    monkeypatch.setattr(limits, "SECONDS_PER_MEMBER_SOLVE", 0.0)  # terminals here
     scenario = load_scenario(resolve_scenario("gdps-env2"))
 
     def with_terminals(count):

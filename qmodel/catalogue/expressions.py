@@ -81,11 +81,12 @@ class _Builder:
     """Walks one syntax tree and builds its sympy expression."""
 
     def __init__(self, text: str, names: Mapping[str, sympy.Basic],
-                 functions: Mapping[str, tuple[sympy.FunctionClass, int]]) -> None:
+                 functions: Mapping[str, tuple[sympy.FunctionClass, int]], enclosing: float = 1) -> None:
         self.text = text
         self.names = dict(names)
         self.functions = functions
         self.undeclared: list[str] = []
+        self.enclosing = enclosing  # the terms of the constant-limit Sums this expression is inside
 
     def build(self, node: ast.AST, depth: int = 0) -> sympy.Basic:
         if depth > MAX_DEPTH:
@@ -196,10 +197,15 @@ class _Builder:
         if index in self.names or index in CONSTANTS or index in self.functions or index in MATH_FUNCTIONS:
             raise _RefusedError(f"the Sum index {index!r} is already a name", limits)
         first, last = self.build(limits.elts[1], depth), self.build(limits.elts[2], depth)
-        if first.is_number and last.is_number and last - first > MAX_TERMS:
+        span = float(last - first) if first.is_number and last.is_number else 0.0
+        terms = span + 1
+        if span > MAX_TERMS:
             raise _RefusedError(f"a Sum of more than {MAX_TERMS} terms is not allowed", limits)
+        if self.enclosing > 1 and self.enclosing * terms > MAX_TERMS:  # summed again for each outer term
+            raise _RefusedError(f"Sums inside Sums of more than {MAX_TERMS} terms together "
+                                f"({self.enclosing * terms:.3g}) are not allowed", limits)
         variable = sympy.Symbol(index, integer=True)
-        inner = _Builder(self.text, {**self.names, index: variable}, self.functions)
+        inner = _Builder(self.text, {**self.names, index: variable}, self.functions, self.enclosing * terms)
         body = inner.build(node.args[0], depth)
         self.undeclared += inner.undeclared
         return sympy.Sum(body, (variable, first, last))

@@ -9,6 +9,7 @@ every generated function must, and import neither sympy nor scipy.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections.abc import Callable
 
@@ -69,6 +70,11 @@ class SumTooLongError(InputError):
         return f"at most {most:,} terms (about {limits.duration(limits.TIME_LIMIT)})"
 
 
+# the terms of the Sums being summed around the one now called (1 outside any): a Sum in a Sum's term runs
+# once for each of them, so its time is estimated as that many times its own
+_ENCLOSING: contextvars.ContextVar[float] = contextvars.ContextVar("enclosing_terms", default=1.0)
+
+
 def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: ArrayLike,
               index: str, inputs: tuple[str, ...] = ()) -> np.ndarray:
     """Σ term(k) for k = first, first + 1, ... up to last, element-wise (0 where last < first).
@@ -88,11 +94,19 @@ def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: A
     alone = limits.loop_seconds(each, 1) > limits.TIME_LIMIT
     if alone.any():
         raise SumTooLongError(index, alone, each, inputs)
-    terms = float(each.max())
+    terms, outer = float(each.max()), _ENCLOSING.get()
     limits.refuse_long_loop(terms, first.size, f"Sum over {index}",
                             f"{terms:.3g} terms at each of {first.size:,} elements: fewer rows at once")
+    if outer > 1:
+        limits.refuse_long_loop(outer * terms, first.size,
+                                f"Sum over {index} inside Sums of {outer:.3g} terms",
+                                f"{outer * terms:.3g} terms together: smaller limits")
     total = np.zeros(first.shape)
-    for offset in range(int(terms)):
-        active = offset <= spans
-        total = total + np.where(active, term(first + offset), 0.0)
+    inside = _ENCLOSING.set(outer * terms)  # a Sum in a term is summed once for each of these terms
+    try:
+        for offset in range(int(terms)):
+            active = offset <= spans
+            total = total + np.where(active, term(first + offset), 0.0)
+    finally:
+        _ENCLOSING.reset(inside)
     return total

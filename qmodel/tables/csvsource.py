@@ -26,6 +26,7 @@ from qmodel.tables.dialect import Dialect, sniff_decimal, sniff_delimiter
 from qmodel.tables.table import Table, file_error, inert_texts, split_rows
 
 CSV_LIMIT = 200_000_000  # bytes of a CSV file: read whole as bytes, then worked on a chunk at a time
+FIRST_DATA_ROW = 2  # a CSV's rows numbered as a spreadsheet opening it shows them: the header is row 1
 CHUNK_BYTES = 1 << 23  # bytes of rows worked on at a time: a chunk's arrays take some ten times that
 _UTF8_BOM = b"\xef\xbb\xbf"
 _VALIDATED = 1 << 24  # bytes of UTF-8 checked at a time (a slice's text is made, checked, dropped)
@@ -65,7 +66,7 @@ class CsvSource(NamedTuple):
     def _table(self, start: int, stop: int, offset: int, rows_as_bytes: bool) -> Table:
         table = split_rows(self.header, self.header_text, self.data[start:stop], self.dialect.delimiter,
                            rows_as_bytes)
-        return table._replace(dialect=self.dialect, offset=offset)
+        return table._replace(dialect=self.dialect, offset=offset, first_row=FIRST_DATA_ROW)
 
 
 def _cut(data: bytes, start: int, wanted: int, end: int, delimiter: str) -> int:

@@ -42,8 +42,8 @@ class Table(NamedTuple):
 
     ``blank`` holds the rows with no cell filled in (an empty line, or ;;; from
     a spreadsheet): written back as they came, neither computed nor failed.
-    ``first_row`` is the row number the spreadsheet shows for the first data row
-    (1 in a CSV, where row 1 is the first line after the header). ``dialect``: how a CSV wrote it (its
+    ``first_row`` is the row number a spreadsheet shows for the first data row (2 in a CSV, whose
+    header is row 1; 1 for a DataFrame's first row). ``dialect``: how a CSV wrote it (its
     decimal mark is decided from the input columns, by :func:`_compute`); None for a workbook's or a
     DataFrame's cells, numbers as numbers. ``text``: a CSV's rows as bytes, where
     :mod:`qmodel.tables.csvbytes` can lay them out (then ``row_texts`` and ``columns`` are empty).

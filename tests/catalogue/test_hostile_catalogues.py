@@ -293,7 +293,7 @@ def test_a_sum_too_long_refuses_only_its_row_and_the_others_are_computed_as_alon
     assert [rows[0][1], rows[2][1]] == alone
     assert rows[1][1] == "" and rows[1][2].startswith("x = 1e+12 (Sum over k of 1e+12 terms")
     assert "allowed: values giving the Sum over k at most" in rows[1][2]
-    assert command == "sweep" or "row 2: x = 1e+12" in result.stderr       # batch names it there too
+    assert command == "sweep" or "row 3: x = 1e+12" in result.stderr       # batch names it there too
 
 
 # ----- entries calling each other in a cycle
@@ -375,3 +375,27 @@ def test_a_fifo_no_one_writes_to_is_read_as_empty_not_waited_on(tmp_path) -> Non
     os.mkfifo(tmp_path / "fifo.toml")
     result = run(tmp_path, "calc", "my_entry", "x=1", "--catalogue", "fifo.toml")
     assert_one_line_error(result, "no [[formula]] entries")
+
+
+@pytest.mark.parametrize("expr", ["x / 0", "0**(-1)", "log(x - x)", "x / (x - x)"])
+def test_an_output_infinite_whatever_the_inputs_is_one_line_also_under_qmodel_catalogue(tmp_path, expr):
+    (tmp_path / "c.toml").write_text(entry(expr=expr), encoding="utf-8")
+    assert_one_line_error(run(tmp_path, "calc", "my_entry", "x=1", "--catalogue", "c.toml"),
+                          "infinite whatever the inputs", "an expression finite")
+    shipped = run(tmp_path, "calc", "mm1", "arrival_rate=10", "service_time=1",
+                  env={"QMODEL_CATALOGUE": str(tmp_path / "c.toml")})  # the user's file is read first
+    assert_one_line_error(shipped, "c.toml", "infinite whatever the inputs")
+
+
+@pytest.mark.parametrize("expr", ["Sum(Sum(1/(k + j + 1)**2, (j, 0, 100000)), (k, 0, 100000))",
+                                  "Sum(Sum(1/(k + j + 1)**2, (j, 0, 1000*x)), (k, 0, 1000*x))"])
+def test_sums_inside_sums_are_estimated_together_and_refused_before_summing(tmp_path, expr) -> None:
+    (tmp_path / "c.toml").write_text(entry(expr=expr), encoding="utf-8")
+    assert_one_line_error(run(tmp_path, "calc", "my_entry", "x=100", "--catalogue", "c.toml"),
+                          "Sums", "1e+10")
+
+
+def test_sums_inside_sums_of_few_terms_together_are_computed(tmp_path) -> None:
+    (tmp_path / "c.toml").write_text(entry(expr="Sum(Sum(1, (j, 0, x)), (k, 0, x))"), encoding="utf-8")
+    answer = run(tmp_path, "calc", "my_entry", "x=9", "--format", "csv", "--catalogue", "c.toml")
+    assert_answer(answer, "y,100")

@@ -69,15 +69,23 @@ def test_overloaded_drives_are_warned_about() -> None:
                                              "the drives are overloaded")
 
 
-def test_a_batch_computes_warned_rows_and_names_them_on_stderr(tmp_path) -> None:
+def test_a_batch_computes_warned_rows_names_them_on_stderr_and_exits_1_as_calc_does(tmp_path) -> None:
     rows = tmp_path / "links.csv"
     rows.write_text("write_rate,link_bandwidth,links,available_fraction\n120,100,1,1\n100,100,4,1\n"
                     "120,100,2,50%\n", encoding="utf-8")
     result = run("batch", "link_sizing", str(rows))
-    assert result.exit_code == 0
-    assert result.stdout.splitlines()[1].split(",")[-2] == "2"  # required_links of row 1
+    assert result.exit_code == 1  # computed and written, but the state a warned row describes does not last
+    assert result.stdout.splitlines()[1].split(",")[-2] == "2"  # required_links of the first data row
     warned = [line for line in result.stderr.splitlines() if "warning" in line]
-    assert [line.split(":")[1].strip() for line in warned] == ["row 1", "row 3"]
+    assert [line.split(":")[1].strip() for line in warned] == ["row 2", "row 4"]  # the header is row 1
+    assert result.stderr.splitlines()[-1] == "link_sizing: 3 rows computed, 0 failed, 2 warned"
+
+
+def test_a_batch_without_a_warning_or_a_failure_exits_0(tmp_path) -> None:
+    rows = tmp_path / "links.csv"
+    rows.write_text("write_rate,link_bandwidth,links,available_fraction\n100,100,4,1\n", encoding="utf-8")
+    result = run("batch", "link_sizing", str(rows))
+    assert result.exit_code == 0 and "warned" not in result.stderr
 
 
 def test_warnings_are_per_row_and_only_for_computed_rows() -> None:

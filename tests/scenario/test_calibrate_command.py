@@ -93,7 +93,7 @@ def test_help_and_input_it_cannot_use_say_so_in_one_line(tmp_path: Path) -> None
     assert refused.exit_code == 2 and "no quantity column" in refused.output
     table.write_text("distance,member,quantity,value\n0km,G1P1,response_time,40\n", encoding="utf-8")
     refused = runner.invoke(cli, ["scenario", "calibrate", str(scenario), str(table)])
-    assert refused.exit_code == 2 and "row 1" in refused.output and "40ms" in refused.output
+    assert refused.exit_code == 2 and "row 2" in refused.output and "40ms" in refused.output
     assert not fit_path(scenario).exists()
 
 

@@ -25,7 +25,7 @@ def test_every_good_row_is_computed_and_each_bad_row_named_with_its_row_number()
     lines = out.strip().split("\n")
     assert status == 1
     assert len(lines) == 4 and lines[1].startswith("a,20km,7,") and lines[3].startswith("c,70km,2,")
-    assert "row 2:" in err and "subchannels" in err and "row 1:" not in err and "row 3:" not in err
+    assert "row 3:" in err and "subchannels" in err and "row 2:" not in err and "row 4:" not in err
 
 
 def test_a_row_too_large_to_compute_fails_alone_and_the_other_rows_are_written() -> None:
@@ -33,7 +33,7 @@ def test_a_row_too_large_to_compute_fails_alone_and_the_other_rows_are_written()
     lines = out.strip().split("\n")
     assert status == 1 and len(lines) == 4
     assert lines[1].startswith("20km,100,") and lines[3].startswith("40km,100,")
-    assert "row 2:" in err and "too large to compute" in err and "row 1:" not in err and "row 3:" not in err
+    assert "row 3:" in err and "too large to compute" in err and "row 2:" not in err and "row 4:" not in err
 
 
 def test_a_european_export_comes_back_in_its_own_dialect() -> None:
@@ -113,7 +113,7 @@ def test_a_header_naming_no_key_is_one_error_for_the_file_naming_the_column_and_
 
 def test_a_bare_distance_without_a_unit_in_the_header_says_exactly_what_to_write() -> None:
     _, _, err = variants("distance\n40\n")
-    assert "row 1: column distance = 40" in err and "allowed: 40km, or the unit in the header" in err
+    assert "row 2: column distance = 40" in err and "allowed: 40km, or the unit in the header" in err
 
 
 def test_a_distance_that_is_not_one_never_suggests_a_bare_number() -> None:
@@ -124,14 +124,14 @@ def test_a_distance_that_is_not_one_never_suggests_a_bare_number() -> None:
 def test_advice_for_a_bare_number_is_written_in_the_files_decimal_mark() -> None:
     # a planner's trial (file v3): 8,8 refused, then the advised form must not be refused in the same file
     _, _, err = variants("distance;member.*.think_time\n20km;8,8\n20km;8,8s\n")
-    assert 'allowed: 8,8s' in err and "row 2" not in err
+    assert 'allowed: 8,8s' in err and "row 3" not in err
 
 
 def test_share_advice_is_written_in_the_files_decimal_mark() -> None:
     # a decimal-comma file's 1,3 was advised as "1.3% or 0.013", in points the file does not use
     _, _, err = variants("distance;goal.share\n20km;1,3\n20km;1,3%\n20km;0,013\n")
-    assert "row 1:" in err and "allowed: a share up to 100%: 1,3% or 0,013" in err
-    assert "row 2" not in err and "row 3" not in err
+    assert "row 2:" in err and "allowed: a share up to 100%: 1,3% or 0,013" in err
+    assert "row 3" not in err and "row 4" not in err
 
 
 def test_share_advice_keeps_decimal_points_in_a_decimal_point_file() -> None:
@@ -142,15 +142,15 @@ def test_share_advice_keeps_decimal_points_in_a_decimal_point_file() -> None:
 def test_a_bare_distance_with_the_files_decimal_comma_is_advised_its_unit_not_called_ambiguous() -> None:
     # in a decimal-comma file 0,5 is 0.5 beyond doubt; it was refused as a possible list of two
     _, _, err = variants("distance;member.*.think_time[s]\n0,5;8\n0,5km;8\n")
-    assert "row 1: column distance = 0,5" in err and "allowed: 0,5km" in err
-    assert "ambiguous: a decimal comma" not in err and "row 2" not in err
+    assert "row 2: column distance = 0,5" in err and "allowed: 0,5km" in err
+    assert "ambiguous: a decimal comma" not in err and "row 3" not in err
 
 
 def test_an_error_in_a_cell_names_the_csv_file_row_column_and_path_as_member_to_cf() -> None:
     out, err = io.StringIO(), io.StringIO()
     run_variants(RAW, "distance,path.*.subchannels\n20km,0\n", out, err, "gdps-env2.toml", "what-if.csv")
     line = err.getvalue()
-    assert line.startswith("what-if.csv: row 1: column path.*.subchannels")
+    assert line.startswith("what-if.csv: row 2: column path.*.subchannels")
     assert "→" in line and "path[" not in line and "gdps-env2.toml" not in line
 
 
@@ -216,7 +216,7 @@ def test_profile_help_fits_80_columns() -> None:
 
 def test_a_bare_number_cell_is_advised_with_the_unit_in_the_cell_or_the_header() -> None:
     _, _, err = variants("distance,member.G1P2.think_time\n20km,8.8\n")
-    assert "row 1: column member.G1P2.think_time = 8.8" in err
+    assert "row 2: column member.G1P2.think_time = 8.8" in err
     assert "allowed: 8.8s, or the unit in the header: member.G1P2.think_time [s]" in err
 
 
@@ -228,17 +228,17 @@ def test_a_distance_cell_is_refused_for_what_the_file_refuses_it_for(typed: str)
         scenario_from_dict({**RAW, "distance": typed}, "gdps-env2.toml")
     _, _, err = variants(f"distance\n{typed}\n")
     why = f" ({in_file.value.reason})" if in_file.value.reason else ";"
-    assert f"row 1: column distance = {typed}{why}" in err
+    assert f"row 2: column distance = {typed}{why}" in err
 
 
 def test_a_list_in_a_distance_cell_is_refused_naming_the_cell() -> None:
     _, _, err = variants('distance\n"20km,40km"\n')
-    assert "row 1: column distance = 20km,40km (2 distances); allowed: one distance per row" in err
+    assert "row 2: column distance = 20km,40km (2 distances); allowed: one distance per row" in err
 
 
 def test_a_share_cell_written_as_a_bare_percentage_is_advised_as_95_percent_or_0_95() -> None:
     _, _, err = variants("distance,goal.share\n20km,95\n")
-    assert "row 1: column goal.share = 95 " in err and err.rstrip().endswith("95% or 0.95")
+    assert "row 2: column goal.share = 95 " in err and err.rstrip().endswith("95% or 0.95")
 
 
 @pytest.mark.parametrize(("header", "cell", "advice"), [
@@ -246,7 +246,7 @@ def test_a_share_cell_written_as_a_bare_percentage_is_advised_as_95_percent_or_0
 ])
 def test_a_distance_cell_a_decimal_comma_may_make_one_is_refused_advising_one(header, cell, advice) -> None:
     _, _, err = variants(f'{header}\n"{cell}"\n')
-    assert f"row 1: column {header} = {cell} (ambiguous: a decimal comma" in err
+    assert f"row 2: column {header} = {cell} (ambiguous: a decimal comma" in err
     assert f"allowed: {advice} (a decimal point; one distance per row)" in err
 
 
@@ -287,14 +287,14 @@ def test_result_headers_are_the_scenario_records_keys_after_the_member() -> None
 
 def test_a_cell_error_names_the_path_once_where_the_column_names_it() -> None:
     _, _, err = variants("distance,path.G1P2.CF1.subchannels\n20km,0\n")
-    assert "row 1: column path.G1P2.CF1.subchannels = 0;" in err
+    assert "row 2: column path.G1P2.CF1.subchannels = 0;" in err
 
 
 def test_a_thrashing_row_names_only_the_remedies_that_apply_there() -> None:
     # a fifth of the fitted lockable items thrashes Environment 2 at 70 km, where its subchannels wait
     # for nothing: fewer terminals or a shorter distance, not more subchannels
     status, _, err = variants("locks.lockable_items,distance\n800,70km\n")
-    assert status == 1 and "row 1:" in err
+    assert status == 1 and "row 2:" in err
     assert err.strip().endswith("at this distance, or a shorter distance")
 
 
@@ -308,8 +308,8 @@ def test_a_row_whose_volumes_cannot_carry_their_other_work_is_named_as_such() ->
     status = run_variants(raw, "disk.background_rate,distance\n1000,40km\n3100,40km\n", out, err, "disk.toml")
     lines = out.getvalue().strip().split("\n")
     assert status == 1 and len(lines) == 3 and lines[1].startswith("1000,40km,")
-    assert "row 2:" in err.getvalue() and "disk.background_rate = 3100 SSCH/s" in err.getvalue()
-    assert "lock contention" not in err.getvalue() and "row 1:" not in err.getvalue()
+    assert "row 3:" in err.getvalue() and "disk.background_rate = 3100 SSCH/s" in err.getvalue()
+    assert "lock contention" not in err.getvalue() and "row 2:" not in err.getvalue()
 
 
 def test_a_thrashing_row_names_the_terminals_with_an_answer_in_all_and_per_member_in_plain_spaces() -> None:

@@ -206,7 +206,7 @@ def test_variants_from_a_workbook_give_what_the_same_csv_gives(tmp_path):
     book_lines, csv_lines = from_book.output.splitlines(), from_csv.output.splitlines()
     assert book_lines[:3] == csv_lines[:3]
     assert "what-if.xlsx: row 5: column member.G1P2.terminals = many" in from_book.output  # the sheet's row
-    assert "what-if.csv: row 3: column member.G1P2.terminals = many" in from_csv.output
+    assert "what-if.csv: row 4: column member.G1P2.terminals = many" in from_csv.output
 
 
 def test_variants_write_a_workbook_with_numbers_as_numbers(tmp_path):
