@@ -112,9 +112,9 @@ def subchannels(delayed_text: str, link_text: str | None, measured_text: str | N
         assumed = ", ".join(f"{said[name]} ({_OPTIONS[name]})" for name in defaulted)
         say(f"Inputs: {typed_in}" + (f"; assumed (defaults): {assumed}" if assumed else "") + ". Links are "
             "configured in pairs (redundancy): the pairs column rounds up to an even count."
-            + (" Without --link, the subchannel counts are the 2006 study's." if link is None else "")
             + (" The target is already met on the measured subchannels: no more are needed."
-               if max(answer.more_needed for answer in answers) == 0 else ""))
+               if max(answer.more_needed for answer in answers) == 0 else "")
+            + (" Without --link, the subchannel counts are the 2006 study's." if link is None else ""))
 
 
 def _link_said(link) -> str:
