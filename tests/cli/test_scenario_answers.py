@@ -8,6 +8,7 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -178,7 +179,14 @@ def test_the_goal_seek_names_only_the_remedies_that_apply_past_its_distance(tmp_
 
 def test_the_goal_seek_and_the_table_name_the_same_remedies_past_the_distance(tmp_path) -> None:
     scenario = env2_thrashing_far(tmp_path, subchannels=1)
-    past = json.loads(run([scenario, "--max-distance", "--format", "json"]).output)["max_distance[km]"] + 0.2
+    from qmodel.scenario.compose import thrashing_onset
+
+    held = json.loads(run([scenario, "--max-distance", "--format", "json"]).output)["max_distance[km]"]
+    # the seek counts a distance still unsettled after its iterations as failing (goal.ITERATIONS), so it
+    # may stop short of the onset: the table is asked at the first distance past it that thrashes
+    count, onset = thrashing_onset(load_scenario(scenario), np.arange(held + 0.1, held + 10, 0.1) * 1e3)
+    assert count
+    past = onset / 1e3
     sentence = " ".join(run([scenario, "--max-distance"]).output.split())
     goal = re.search(r"thrashes \((.*) give one back\)", sentence)
     table = remedies(run([scenario, "--distance", f"{past:g}km", "--no-breakdown"]).output)
