@@ -27,18 +27,22 @@ from pathlib import Path
 
 from batch_throughput import CACHED, FORMULA, PEAK, QMODEL, write_input
 
-READ = PEAK + """
+READ = (
+    PEAK
+    + """
 import python_calamine
 book = python_calamine.CalamineWorkbook.from_path(sys.argv[1])
 rows = book.get_sheet_by_index(0).to_python()
 """
+)
 
 
 def run(command: list[str]) -> tuple[float, float]:
     """(wall seconds, peak resident MiB) of one run of ``command``."""
     start = time.perf_counter()
-    done = subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          env=CACHED)
+    done = subprocess.run(
+        command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=CACHED
+    )
     elapsed = time.perf_counter() - start
     peak = re.search(r"VmHWM:\s*(\d+) kB", done.stderr)
     return elapsed, int(peak.group(1)) / 1024 if peak else 0.0
@@ -56,8 +60,10 @@ def main() -> None:
         write_input(source, args.rows)
         size = source.stat().st_size
         elapsed, peak = run([sys.executable, "-c", QMODEL, "batch", FORMULA, str(source), "-o", str(target)])
-        print(f"CSV  {args.rows:,} rows ({size / 1e6:.0f} MB) -> CSV: {elapsed:6.1f} s, peak {peak:,.0f} MiB "
-              "(target: under 1 GB)")
+        print(
+            f"CSV  {args.rows:,} rows ({size / 1e6:.0f} MB) -> CSV: {elapsed:6.1f} s, peak {peak:,.0f} MiB "
+            "(target: under 1 GB)"
+        )
     with tempfile.TemporaryDirectory() as folder:
         source, target = Path(folder, "in.csv"), Path(folder, "out.xlsx")
         write_input(source, args.xlsx_rows)
@@ -69,11 +75,15 @@ def main() -> None:
         (written, peak), (baseline, read_peak) = (min(runs) for runs in zip(*rounds, strict=True))
         ratios = [batch[0] / read[0] for batch, read in rounds]
         peak = max(batch[1] for batch, _ in rounds)
-        print(f"CSV  {args.xlsx_rows:,} rows -> .xlsx ({target.stat().st_size / 1e6:.0f} MB): "
-              f"{written:5.2f} s, peak {peak:,.0f} MiB (target: under 500 MB)")
-        print(f"calamine read of that .xlsx: {baseline:5.2f} s ({read_peak:,.0f} MiB); "
-              f"ratio per round {', '.join(f'{ratio:.2f}' for ratio in ratios)}, best {min(ratios):.2f} "
-              "(target: at most 2)")
+        print(
+            f"CSV  {args.xlsx_rows:,} rows -> .xlsx ({target.stat().st_size / 1e6:.0f} MB): "
+            f"{written:5.2f} s, peak {peak:,.0f} MiB (target: under 500 MB)"
+        )
+        print(
+            f"calamine read of that .xlsx: {baseline:5.2f} s ({read_peak:,.0f} MiB); "
+            f"ratio per round {', '.join(f'{ratio:.2f}' for ratio in ratios)}, best {min(ratios):.2f} "
+            "(target: at most 2)"
+        )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,9 @@ atexit.register(_peak)
 """
 QMODEL = PEAK + "from qmodel.cli import main\nsys.argv[0] = 'qmodel'\nmain()"  # what the qmodel script runs
 # the baseline: read with the csv module, write back with three extra columns
-CSV_MODULE = PEAK + """
+CSV_MODULE = (
+    PEAK
+    + """
 import csv, sys
 with open(sys.argv[1], newline="", encoding="utf-8") as source, \\
         open(sys.argv[2], "w", newline="", encoding="utf-8") as target:
@@ -49,6 +51,7 @@ with open(sys.argv[1], newline="", encoding="utf-8") as source, \\
     writer.writerow(next(rows) + ["a", "b", "c"])
     writer.writerows(row + ["1.5", "2.5", ""] for row in rows)
 """
+)
 
 
 def write_input(path: Path, rows: int, quoted: bool = False) -> None:
@@ -87,19 +90,35 @@ def main() -> None:
     print(f"formula {FORMULA} ({len(COLUMNS)} input columns), {rows:,} rows, end to end")
     with tempfile.TemporaryDirectory() as folder:  # bytecode written once, as an install does
         write_input(Path(folder, "in.csv"), 10)
-        timed([sys.executable, "-c", QMODEL, "batch", FORMULA, str(Path(folder, "in.csv")), "-o",
-               str(Path(folder, "out.csv"))])
+        timed(
+            [
+                sys.executable,
+                "-c",
+                QMODEL,
+                "batch",
+                FORMULA,
+                str(Path(folder, "in.csv")),
+                "-o",
+                str(Path(folder, "out.csv")),
+            ]
+        )
     for label, quoted in (("plain CSV", False), ("quoted label column", True)):
         with tempfile.TemporaryDirectory() as folder:
             source, target = Path(folder, "in.csv"), Path(folder, "out.csv")
             write_input(source, rows, quoted)
-            runs = [(timed([sys.executable, "-c", CSV_MODULE, str(source), str(target)]),
-                     timed([sys.executable, "-c", QMODEL, "batch", FORMULA, str(source), "-o", str(target)]))
-                    for _ in range(3)]
+            runs = [
+                (
+                    timed([sys.executable, "-c", CSV_MODULE, str(source), str(target)]),
+                    timed([sys.executable, "-c", QMODEL, "batch", FORMULA, str(source), "-o", str(target)]),
+                )
+                for _ in range(3)
+            ]
             (baseline, baseline_memory), (elapsed, memory) = (min(times) for times in zip(*runs, strict=True))
             written = sum(1 for _ in target.open(encoding="utf-8")) - 1
-        print(f"{label:20s} {written:,} rows: qmodel {elapsed:5.2f} s ({memory:,.0f} MiB), csv module "
-              f"{baseline:5.2f} s ({baseline_memory:,.0f} MiB), ratio {elapsed / baseline:4.2f}")
+        print(
+            f"{label:20s} {written:,} rows: qmodel {elapsed:5.2f} s ({memory:,.0f} MiB), csv module "
+            f"{baseline:5.2f} s ({baseline_memory:,.0f} MiB), ratio {elapsed / baseline:4.2f}"
+        )
     print("target: ratio <= 1.5 for both")
 
 

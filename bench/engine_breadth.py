@@ -37,7 +37,7 @@ def _routing(switching: bool, rng: np.random.Generator) -> np.ndarray:
     matrix = rng.uniform(size=shape) * (rng.uniform(size=shape) < 0.1)
     if not switching:
         matrix *= np.eye(CLASSES)[:, None, :, None]
-    for r in range(CLASSES):                                 # a cycle through every station, every class
+    for r in range(CLASSES):  # a cycle through every station, every class
         matrix[r, np.arange(STATIONS), r, (np.arange(STATIONS) + 1) % STATIONS] += 0.01
     return matrix / matrix.sum(axis=(2, 3), keepdims=True)
 
@@ -48,14 +48,26 @@ def cases() -> dict[str, Callable[[], object]]:
     switching, separate = _routing(True, rng), _routing(False, rng)
     scheduling = [("priority", "priority-np", "fcfs", "", "")[k % 5] for k in range(STATIONS)]
     servers = [4 if k % 5 == 1 else 1 for k in range(STATIONS)]
-    closed = network(service, servers=servers, scheduling=scheduling, priority=list(range(CLASSES)),
-                     population=[20] * CLASSES, think_time=[1.0] * CLASSES)
+    closed = network(
+        service,
+        servers=servers,
+        scheduling=scheduling,
+        priority=list(range(CLASSES)),
+        population=[20] * CLASSES,
+        think_time=[1.0] * CLASSES,
+    )
     busiest = (service / np.array(servers)).sum(axis=0).max()
-    opened = network(service, servers=servers, scheduling=scheduling, priority=list(range(CLASSES)),
-                     arrival_rate=[0.7 / busiest] * CLASSES)
+    opened = network(
+        service,
+        servers=servers,
+        scheduling=scheduling,
+        priority=list(range(CLASSES)),
+        arrival_rate=[0.7 / busiest] * CLASSES,
+    )
     return {
-        "routing visits, one chain of 5 classes": lambda: network(service, routing=switching,
-                                                                   population=[2] * CLASSES),
+        "routing visits, one chain of 5 classes": lambda: network(
+            service, routing=switching, population=[2] * CLASSES
+        ),
         "routing visits, 5 chains": lambda: network(service, routing=separate, population=[2] * CLASSES),
         "priority MVA, closed": lambda: solve(closed),
         "priority MVA, open": lambda: solve(opened),
@@ -67,7 +79,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     rounds = parser.parse_args().rounds
     work = cases()
-    for call in work.values():                      # imports, numba's compiled code
+    for call in work.values():  # imports, numba's compiled code
         call()
     times: dict[str, list[float]] = {name: [] for name in work}
     for _ in range(rounds):

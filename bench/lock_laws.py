@@ -53,8 +53,11 @@ def saturating(requests, throughput, response, commit, items, round_trips, rtt, 
     residual = residual_hold[:, None, :] + round_trips * rtt
     weighted = np.einsum("jd,jmd->md", held, residual)
     probability = -np.expm1(-total / items)
-    return requests[:, None] * probability * np.divide(weighted, total, out=np.zeros_like(weighted),
-                                                        where=total > 0)
+    return (
+        requests[:, None]
+        * probability
+        * np.divide(weighted, total, out=np.zeros_like(weighted), where=total > 0)
+    )
 
 
 def held_through_the_queue(*arguments, queued=0.0, **keywords):
@@ -65,23 +68,47 @@ def held_through_the_queue(*arguments, queued=0.0, **keywords):
 # name: (lock wait, fitted parameters, start, fixed values)
 CANDIDATES: dict[str, tuple[Callable, tuple[str, ...], tuple[float, ...], dict[str, float]]] = {
     "Tay + commit, whole execution net of the subchannel queue (shipped before cross-validation)": (
-        locks.lock_wait, ("lockable_items",), (5000,), {"lock_span": 1.0}),
+        locks.lock_wait,
+        ("lockable_items",),
+        (5000,),
+        {"lock_span": 1.0},
+    ),
     "Tay + commit, whole execution held through the subchannel queue": (
-        held_through_the_queue, ("lockable_items",), (4000,), {"lock_span": 1.0}),
+        held_through_the_queue,
+        ("lockable_items",),
+        (4000,),
+        {"lock_span": 1.0},
+    ),
     "Tay + commit, span fitted": (locks.lock_wait, ("lockable_items", "lock_span"), (2000, 0.5), {}),
     "Tay + commit, span 50% (declared; shipped: chosen by cross-validation)": (
-        locks.lock_wait, ("lockable_items",), (2000,), {"lock_span": 0.5}),
+        locks.lock_wait,
+        ("lockable_items",),
+        (2000,),
+        {"lock_span": 0.5},
+    ),
     "Tay + commit, span 25% (declared)": (locks.lock_wait, ("lockable_items",), (900,), {"lock_span": 0.25}),
-    "Tay + commit, span 0: the commit alone (declared)": (locks.lock_wait, ("lockable_items",), (300,),
-                                                          {"lock_span": 0.0}),
+    "Tay + commit, span 0: the commit alone (declared)": (
+        locks.lock_wait,
+        ("lockable_items",),
+        (300,),
+        {"lock_span": 0.0},
+    ),
     "cross-member only, whole execution": (cross_member, ("lockable_items",), (2500,), {"lock_span": 1.0}),
     "cross-member only, span fitted": (cross_member, ("lockable_items", "lock_span"), (1000, 0.5), {}),
     "saturating, whole execution": (saturating, ("lockable_items",), (5000,), {"lock_span": 1.0}),
     "saturating, span fitted": (saturating, ("lockable_items", "lock_span"), (2000, 0.5), {}),
     "Tay + commit, span and resolution round trips fitted": (
-        locks.lock_wait, ("lockable_items", "lock_span", "resolution_round_trips"), (2000, 0.5, 10), {}),
+        locks.lock_wait,
+        ("lockable_items", "lock_span", "resolution_round_trips"),
+        (2000, 0.5, 10),
+        {},
+    ),
     "cross-member only, span and resolution round trips fitted": (
-        cross_member, ("lockable_items", "lock_span", "resolution_round_trips"), (800, 0.5, 100), {}),
+        cross_member,
+        ("lockable_items", "lock_span", "resolution_round_trips"),
+        (800, 0.5, 100),
+        {},
+    ),
 }
 
 
@@ -95,8 +122,13 @@ def compare(names: list[str]) -> list[list[str]]:
             scenarios = calibrate.calibrate_gdps(fit)
             values = calibrate.predictions(scenarios)
             values_fitted = (fit.interval(i)[0] for i in range(len(fit.x)))
-            cells = [name, ", ".join(f"{n} {v:.4g}" if n != "lock_span" else f"{n} {v:.1%}"
-                                     for n, v in zip(fit.names, values_fitted, strict=True))]
+            cells = [
+                name,
+                ", ".join(
+                    f"{n} {v:.4g}" if n != "lock_span" else f"{n} {v:.1%}"
+                    for n, v in zip(fit.names, values_fitted, strict=True)
+                ),
+            ]
             cells.append("{:.1f} / {:.1f}".format(*calibrate.errors(calibrate.LOCK_ROWS, fit.values)))
             for env in ("gdps-env1", "gdps-env2"):
                 picked = [i for i, row in enumerate(calibrate.PREDICTION_ROWS) if row.scenario == env]
@@ -111,16 +143,22 @@ def compare(names: list[str]) -> list[list[str]]:
     return rows
 
 
-HEADER = ("law", "fitted on Env 3", "Env 3 fit RMS / max %", "Env 1 prediction RMS / max %",
-          "Env 2 prediction RMS / max %", "Env 1 max km", "Env 2 max km", "Env 3 max km")
+HEADER = (
+    "law",
+    "fitted on Env 3",
+    "Env 3 fit RMS / max %",
+    "Env 1 prediction RMS / max %",
+    "Env 2 prediction RMS / max %",
+    "Env 1 max km",
+    "Env 2 max km",
+    "Env 3 max km",
+)
 
 
 def table(rows: list[list[str]]) -> str:
     """A Markdown table of ``rows`` (cells in HEADER's order)."""
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows]) + "\n"
-
-
 
 
 if __name__ == "__main__":

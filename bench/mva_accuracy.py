@@ -32,14 +32,14 @@ def generated(family: str):
     classes = int(RNG.integers(2, 4))
     stations = int(RNG.integers(3, 7))
     demands = RNG.uniform(0.05, 1.0, (classes, stations)) * (RNG.random((classes, stations)) < 0.85)
-    demands[:, 0] = RNG.uniform(0.05, 1.0, classes)            # every class visits station 1
+    demands[:, 0] = RNG.uniform(0.05, 1.0, classes)  # every class visits station 1
     servers: list[object] = [1] * stations
     rates: list[object] = [None] * stations
     servers[-1] = "delay" if RNG.random() < 0.5 else 1
     if family != "queues":
         for k in RNG.choice(stations - 1, size=int(RNG.integers(1, 3)), replace=False):
             servers[k] = int(RNG.choice([2, 4, 8, 16]))
-            demands[:, k] *= servers[k]                          # keep it a plausible bottleneck
+            demands[:, k] *= servers[k]  # keep it a plausible bottleneck
     if family == "ld":
         k = int(RNG.integers(0, stations - 1))
         servers[k] = 1
@@ -76,8 +76,10 @@ def main() -> None:
                 print(f"{family:<13} {method:<11} {'(ld stations: not supported)':>40}")
                 continue
             values = np.array(errors[method])
-            print(f"{family:<13} {method:<11} {np.median(values):8.3f} {np.percentile(values, 90):9.3f} "
-                  f"{values.max():8.3f} {seconds[method] / solved * 1e3:9.2f} ms")
+            print(
+                f"{family:<13} {method:<11} {np.median(values):8.3f} {np.percentile(values, 90):9.3f} "
+                f"{values.max():8.3f} {seconds[method] / solved * 1e3:9.2f} ms"
+            )
 
 
 if __name__ == "__main__":

@@ -49,12 +49,12 @@ MULTI_DEMANDS = RNG.uniform(0.1, 1.0, (3, 10))
 MULTI_N = (30, 30, 30)
 ERLANG_LOAD = 0.9
 SERVERS = np.arange(1, 1001)
-SERVER_DEMANDS = np.random.default_rng(37).uniform(0.1, 1.0, 20)   # 14 two-server stations, 6 queues
+SERVER_DEMANDS = np.random.default_rng(37).uniform(0.1, 1.0, 20)  # 14 two-server stations, 6 queues
 SERVER_COUNTS = [2] * 14 + [1] * 6
 SERVER_THINK = 10.0
 SERVER_N = 1000
-TWO_CLASS_DEMANDS = np.array([[8.0, 0.5], [4.0, 0.8]])     # classes × (8-server CPU, disk)
-TWO_CLASS_THINK = np.array([2.0, 5.0])                       # the delay station, as think time
+TWO_CLASS_DEMANDS = np.array([[8.0, 0.5], [4.0, 0.8]])  # classes × (8-server CPU, disk)
+TWO_CLASS_THINK = np.array([2.0, 5.0])  # the delay station, as think time
 TWO_CLASS_N = (50, 50)
 TWO_CLASS_EXACT = np.array([0.5702089134, 0.8595808026])
 SATURATION_N = [60, 80, 100, 200]
@@ -68,8 +68,13 @@ class Octave:
     """octave-cli with the queueing package as one process: each call timed inside it (tic/toc)."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen(["octave-cli", "-q", "--no-line-editing"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.process = subprocess.Popen(
+            ["octave-cli", "-q", "--no-line-editing"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         self.send("pkg load queueing; more off;")
 
     def send(self, command: str) -> None:
@@ -79,8 +84,9 @@ class Octave:
 
     def timed(self, call: str, result: str) -> tuple[float, list[float]]:
         """(seconds, values): ``call`` timed, then ``result`` (an expression of its outputs) printed."""
-        self.send(f"tic; {call}; t = toc; printf('%.9g %s\\n', t, sprintf('%.15g ', {result}));"
-                  " fflush(stdout);")
+        self.send(
+            f"tic; {call}; t = toc; printf('%.9g %s\\n', t, sprintf('%.15g ', {result})); fflush(stdout);"
+        )
         assert self.process.stdout is not None
         seconds, *values = self.process.stdout.readline().split()
         return float(seconds), [float(v) for v in values]
@@ -137,35 +143,55 @@ def workloads(line: dict[str, Callable] | None, oct_: Octave | None) -> dict[str
     if line is not None:
         two_rates = np.ones((2, sum(TWO_CLASS_N)))
         two_rates[0] = np.minimum(np.arange(1, sum(TWO_CLASS_N) + 1), 8)
-        cases["single"]["line-solver"] = lambda: timed(lambda: float(np.ravel(line["pfqn_mva"](
-            SINGLE_DEMANDS[:, None], np.array([SINGLE_N]), np.array([SINGLE_THINK]))[0])[0]))
-        cases["multi"]["line-solver"] = lambda: timed(lambda: float(np.ravel(line["pfqn_mva"](
-            MULTI_DEMANDS.T, np.array(MULTI_N), np.zeros(3))[0])[0]))
-        cases["erlang"]["line-solver"] = lambda: timed(lambda: np.array(
-            [line["erlang_c"](int(c), ERLANG_LOAD * c) for c in SERVERS]))
-        cases["two_class"]["line-solver"] = lambda: timed(lambda: np.ravel(line["pfqn_mvald"](
-            TWO_CLASS_DEMANDS.T, np.array(TWO_CLASS_N), TWO_CLASS_THINK, two_rates)[0]))
+        cases["single"]["line-solver"] = lambda: timed(
+            lambda: float(
+                np.ravel(
+                    line["pfqn_mva"](SINGLE_DEMANDS[:, None], np.array([SINGLE_N]), np.array([SINGLE_THINK]))[
+                        0
+                    ]
+                )[0]
+            )
+        )
+        cases["multi"]["line-solver"] = lambda: timed(
+            lambda: float(np.ravel(line["pfqn_mva"](MULTI_DEMANDS.T, np.array(MULTI_N), np.zeros(3))[0])[0])
+        )
+        cases["erlang"]["line-solver"] = lambda: timed(
+            lambda: np.array([line["erlang_c"](int(c), ERLANG_LOAD * c) for c in SERVERS])
+        )
+        cases["two_class"]["line-solver"] = lambda: timed(
+            lambda: np.ravel(
+                line["pfqn_mvald"](TWO_CLASS_DEMANDS.T, np.array(TWO_CLASS_N), TWO_CLASS_THINK, two_rates)[0]
+            )
+        )
     if oct_ is not None:
         rows = "; ".join(vector(row)[1:-1] for row in MULTI_DEMANDS)
-        oct_.send(f"S1 = {vector(SINGLE_DEMANDS)}; S3 = [{rows}]; S2 = {vector(SERVER_DEMANDS)};"
-                  f" m2 = {vector(SERVER_COUNTS)};")
+        oct_.send(
+            f"S1 = {vector(SINGLE_DEMANDS)}; S3 = [{rows}]; S2 = {vector(SERVER_DEMANDS)};"
+            f" m2 = {vector(SERVER_COUNTS)};"
+        )
 
         def octave_call(call: str, result: str, index: int | slice = 0) -> Callable:
             def run():
                 seconds, values = oct_.timed(call, result)
                 return seconds, values[index] if isinstance(index, int) else np.array(values[index])
+
             return run
 
         cases["single"]["Octave"] = octave_call(
-            f"[U, R, Q, X] = qncsmva({SINGLE_N}, S1, ones(1, 100), ones(1, 100), {SINGLE_THINK})", "X(1)")
+            f"[U, R, Q, X] = qncsmva({SINGLE_N}, S1, ones(1, 100), ones(1, 100), {SINGLE_THINK})", "X(1)"
+        )
         cases["multi"]["Octave"] = octave_call(
-            f"[U, R, Q, X] = qncmmva([{' '.join(map(str, MULTI_N))}], S3, ones(size(S3)))", "X(1, 1)")
+            f"[U, R, Q, X] = qncmmva([{' '.join(map(str, MULTI_N))}], S3, ones(size(S3)))", "X(1, 1)"
+        )
         cases["servers"]["Octave"] = octave_call(
-            f"[U, R, Q, X] = qncsmva({SERVER_N}, S2, ones(1, 20), m2, {SERVER_THINK})", "X(1)")
+            f"[U, R, Q, X] = qncsmva({SERVER_N}, S2, ones(1, 20), m2, {SERVER_THINK})", "X(1)"
+        )
         # FCFS multi-server needs one service time per visit for all classes: S = 1, V = (8, 4) at the CPU
         cases["two_class"]["Octave"] = octave_call(
             "[U, R, Q, X] = qncmmva([50 50], [1 0.5 2; 1 0.8 5], [8 1 1; 4 1 1], [8 1 -1])",
-            "[X(1, 1) / 8, X(2, 1) / 4]", slice(0, 2))
+            "[X(1, 1) / 8, X(2, 1) / 4]",
+            slice(0, 2),
+        )
     return cases
 
 
@@ -175,10 +201,12 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     line, oct_ = line_solver(), octave()
     print("line-solver: " + ("present" if line else "absent (pip install line-solver): skipped"))
-    print("Octave queueing: " + ("present" if oct_ else "absent (apt-get install octave octave-queueing): "
-                                 "skipped"))
+    print(
+        "Octave queueing: "
+        + ("present" if oct_ else "absent (apt-get install octave octave-queueing): skipped")
+    )
     cases = workloads(line, oct_)
-    for solvers in cases.values():                  # warm up: imports, compiled code, Octave's packages
+    for solvers in cases.values():  # warm up: imports, compiled code, Octave's packages
         for call in solvers.values():
             call()
     times: dict[str, dict[str, list[float]]] = {w: {s: [] for s in solvers} for w, solvers in cases.items()}
@@ -190,9 +218,11 @@ def main() -> None:
                 times[workload][name].append(seconds)
                 values[workload][name] = value
     saturation: dict[str, list[float]] = {}
-    if oct_ is not None:                  # where 1 − Σ p(j) cancels: the 8-server station past saturation
-        saturation["Octave"] = [oct_.timed(f"[U, R, Q, X] = qncsmva({n}, [8 0.5 2], [1 1 1], [8 1 -1])",
-                                           "X(1)")[1][0] for n in SATURATION_N]
+    if oct_ is not None:  # where 1 − Σ p(j) cancels: the 8-server station past saturation
+        saturation["Octave"] = [
+            oct_.timed(f"[U, R, Q, X] = qncsmva({n}, [8 0.5 2], [1 1 1], [8 1 -1])", "X(1)")[1][0]
+            for n in SATURATION_N
+        ]
         oct_.close()
     figures: dict[str, dict] = {}
     for workload, solvers in times.items():
@@ -202,39 +232,55 @@ def main() -> None:
             if name == "qmodel":
                 continue
             ratios = [p / q for p, q in zip(peer, ours, strict=True)]
-            entry["peers"][name] = {"ms": statistics.median(peer) * 1e3, "ratio": statistics.median(ratios),
-                                    "ratio_range": [min(ratios), max(ratios)]}
+            entry["peers"][name] = {
+                "ms": statistics.median(peer) * 1e3,
+                "ratio": statistics.median(ratios),
+                "ratio_range": [min(ratios), max(ratios)],
+            }
         figures[workload] = entry
     reference = values["servers"]["qmodel"]
     for name, value in values["servers"].items():
         figures["servers"].setdefault("deviation", {})[name] = abs(float(value) / float(reference) - 1)
     for name, value in values["two_class"].items():
         figures["two_class"].setdefault("deviation", {})[name] = float(
-            np.max(np.abs(np.asarray(value, float) / TWO_CLASS_EXACT - 1)))
+            np.max(np.abs(np.asarray(value, float) / TWO_CLASS_EXACT - 1))
+        )
     erlang = {name: np.asarray(value, float) for name, value in values["erlang"].items()}
     figures["erlang"]["not_finite"] = {name: int((~np.isfinite(v)).sum()) for name, v in erlang.items()}
-    figures["erlang"]["deviation"] = {name: float(np.nanmax(np.abs(v / erlang["qmodel"] - 1)))
-                                      for name, v in erlang.items()}
+    figures["erlang"]["deviation"] = {
+        name: float(np.nanmax(np.abs(v / erlang["qmodel"] - 1))) for name, v in erlang.items()
+    }
     saturated = solve(network([8.0, 0.5, 2.0], servers=[8, 1, "delay"], population=200)).curve
     exact = [exact_throughput(n) for n in SATURATION_N]
-    figures["saturation"] = {"populations": SATURATION_N, "exact": exact, **saturation,
-                             "qmodel": [float(saturated.throughput[n - 1]) for n in SATURATION_N]}
-    names = {"single": "single class, K = 100, N = 1..10,000", "multi": "3 classes, (30, 30, 30), K = 10",
-             "erlang": "Erlang C, c = 1..1000 at 0.9", "servers": "14 two-server + 6 queues, N = 1,000",
-             "two_class": "2 classes, 8-server CPU, (50, 50)"}
+    figures["saturation"] = {
+        "populations": SATURATION_N,
+        "exact": exact,
+        **saturation,
+        "qmodel": [float(saturated.throughput[n - 1]) for n in SATURATION_N],
+    }
+    names = {
+        "single": "single class, K = 100, N = 1..10,000",
+        "multi": "3 classes, (30, 30, 30), K = 10",
+        "erlang": "Erlang C, c = 1..1000 at 0.9",
+        "servers": "14 two-server + 6 queues, N = 1,000",
+        "two_class": "2 classes, 8-server CPU, (50, 50)",
+    }
     for workload, entry in figures.items():
         if workload not in names:
             continue
-        peers = ", ".join(f"{name} {peer['ms']:.1f} ms ({peer['ratio']:.1f}x)"
-                          for name, peer in entry["peers"].items())
+        peers = ", ".join(
+            f"{name} {peer['ms']:.1f} ms ({peer['ratio']:.1f}x)" for name, peer in entry["peers"].items()
+        )
         print(f"{names[workload]:40s} qmodel {entry['qmodel_ms']:8.2f} ms; {peers or 'no peer'}")
     print(f"14 two-server + 6 queues, X(N) deviation from qmodel: {figures['servers']['deviation']}")
     print(f"2 classes, 8-server CPU, deviation from exact: {figures['two_class']['deviation']}")
     print(f"Erlang C values not finite: {figures['erlang']['not_finite']}")
     for name in ("qmodel", *saturation):
-        print(f"8-server station past saturation, N = {SATURATION_N}: {name} X = "
-              + ", ".join(f"{x:.6g}" for x in figures["saturation"][name])
-              + f" (exact {', '.join(f'{x:.6g}' for x in exact)})")
+        print(
+            f"8-server station past saturation, N = {SATURATION_N}: {name} X = "
+            + ", ".join(f"{x:.6g}" for x in figures["saturation"][name])
+            + f" (exact {', '.join(f'{x:.6g}' for x in exact)})"
+        )
     record("mva_peers", {"rounds": rounds, **figures})
 
 

@@ -70,8 +70,21 @@ def run_cli(stations: int, population: int, *extra: str) -> float:
     discarded: the whole process, imports included."""
     rng = random.Random(2026)
     demands = ",".join(f"{rng.uniform(0.1, 1.0):.4f}" for _ in range(stations))
-    command = [sys.executable, "-c", "from qmodel.cli import main; main()", "mva", "--demand", demands,
-               "--think-time", "1", "--population", f"1..{population}", "--format", "csv", *extra]
+    command = [
+        sys.executable,
+        "-c",
+        "from qmodel.cli import main; main()",
+        "mva",
+        "--demand",
+        demands,
+        "--think-time",
+        "1",
+        "--population",
+        f"1..{population}",
+        "--format",
+        "csv",
+        *extra,
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -100,23 +113,37 @@ def main() -> None:
         sweeps.append(cpu(lambda: exact.sweep(net, populations.size)))
         bounds.append(cpu(lambda: closed_bounds(net, populations)))
     ratios = [b / s for b, s in zip(bounds, sweeps, strict=True)]
-    figures["bounds"] = {"sweep_s": statistics.median(sweeps), "bounds_s": statistics.median(bounds),
-                         "ratio": statistics.median(ratios), "ratio_range": [min(ratios), max(ratios)]}
-    print(f"K = 1,000, N = 1..1,000,000: exact sweep {figures['bounds']['sweep_s']:.2f} s, bounds "
-          f"{figures['bounds']['bounds_s']:.2f} s CPU (ratio {figures['bounds']['ratio']:.2f}, "
-          f"{min(ratios):.2f}-{max(ratios):.2f}; medians of {rounds} interleaved rounds)")
+    figures["bounds"] = {
+        "sweep_s": statistics.median(sweeps),
+        "bounds_s": statistics.median(bounds),
+        "ratio": statistics.median(ratios),
+        "ratio_range": [min(ratios), max(ratios)],
+    }
+    print(
+        f"K = 1,000, N = 1..1,000,000: exact sweep {figures['bounds']['sweep_s']:.2f} s, bounds "
+        f"{figures['bounds']['bounds_s']:.2f} s CPU (ratio {figures['bounds']['ratio']:.2f}, "
+        f"{min(ratios):.2f}-{max(ratios):.2f}; medians of {rounds} interleaved rounds)"
+    )
 
     baseline = run(2, 3, 1)
     figures["interpreter_mb"] = baseline["peak"] / 1e6
     print(f"interpreter with numpy and numba loaded: {baseline['peak'] / 1e6:.0f} MB peak")
-    for key, (stations, population, servers) in {"sweep_queues": (1000, 1_000_000, 1),
-                                                 "sweep_four_server": (10, 200_000, 4)}.items():
+    for key, (stations, population, servers) in {
+        "sweep_queues": (1000, 1_000_000, 1),
+        "sweep_four_server": (10, 200_000, 4),
+    }.items():
         measured = run(stations, population, servers)
-        figures[key] = {"stations": stations, "population": population, "s": measured["seconds"],
-                        "peak_mb": measured["peak"] / 1e6}
+        figures[key] = {
+            "stations": stations,
+            "population": population,
+            "s": measured["seconds"],
+            "peak_mb": measured["peak"] / 1e6,
+        }
         kind = "a 4-server station" if servers > 1 else "queues"
-        print(f"K = {stations:,} ({kind}), N = 1..{population:,}: {measured['seconds']:.2f} s CPU, peak "
-              f"{measured['peak'] / 1e6:.0f} MB")
+        print(
+            f"K = {stations:,} ({kind}), N = 1..{population:,}: {measured['seconds']:.2f} s CPU, peak "
+            f"{measured['peak'] / 1e6:.0f} MB"
+        )
 
     for key, (stations, count) in {"lattice_160": (10, 160), "lattice_140": (100, 140)}.items():
         model = network(np.random.default_rng(2026).uniform(0.1, 1.0, (3, stations)), population=[count] * 3)
@@ -126,18 +153,31 @@ def main() -> None:
         seconds = cpu(lambda model=model: exact.lattice(model, model.populations))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        figures[key] = {"stations": stations, "population": count, "s": seconds, "peak_mb": peak / 1e6,
-                        "estimate_s": estimate_seconds, "estimate_mb": estimate_bytes / 1e6}
-        print(f"3 classes ({count}, {count}, {count}), K = {stations}: {seconds:.2f} s CPU (estimated "
-              f"{estimate_seconds:.2f} s), {peak / 1e6:.1f} MB at its peak (estimated "
-              f"{estimate_bytes / 1e6:.1f})")
+        figures[key] = {
+            "stations": stations,
+            "population": count,
+            "s": seconds,
+            "peak_mb": peak / 1e6,
+            "estimate_s": estimate_seconds,
+            "estimate_mb": estimate_bytes / 1e6,
+        }
+        print(
+            f"3 classes ({count}, {count}, {count}), K = {stations}: {seconds:.2f} s CPU (estimated "
+            f"{estimate_seconds:.2f} s), {peak / 1e6:.1f} MB at its peak (estimated "
+            f"{estimate_bytes / 1e6:.1f})"
+        )
 
     cli = {}
-    for key, (population, extra) in {"csv": (1_000_000, ()), "csv_at": (1_000_000, ("--at", "10,1000000")),
-                                     "csv_stations": (1000, ("--stations",))}.items():
+    for key, (population, extra) in {
+        "csv": (1_000_000, ()),
+        "csv_at": (1_000_000, ("--at", "10,1000000")),
+        "csv_stations": (1000, ("--stations",)),
+    }.items():
         cli[key] = run_cli(1000, population, *extra)
-        print(f"qmodel mva, K = 1,000, N = 1..{population:,}, CSV {' '.join(extra) or '(every N)'}: "
-              f"{cli[key]:.1f} s CPU")
+        print(
+            f"qmodel mva, K = 1,000, N = 1..{population:,}, CSV {' '.join(extra) or '(every N)'}: "
+            f"{cli[key]:.1f} s CPU"
+        )
     figures["cli"] = cli
     figures["cli_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 / 1e6
     record("mva_sweep", figures)

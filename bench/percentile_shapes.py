@@ -64,25 +64,33 @@ def solved(scenario: Scenario, table: dict) -> list:
     """The scenario solved at each column of a casebook table (distance, Metro Mirror on or off)."""
     results = []
     for km, mirror in zip(table["rows"]["distance"], table["rows"]["mirror"], strict=True):
-        run = replace(scenario, metro_mirror=mirror == "on",
-                      pprc_overhead=scenario.pprc_overhead if mirror == "on" else 0.0)
+        run = replace(
+            scenario,
+            metro_mirror=mirror == "on",
+            pprc_overhead=scenario.pprc_overhead if mirror == "on" else 0.0,
+        )
         results.append(solve_scenario(run, np.array([km * 1e3])))
     return results
 
 
 def share(mean: np.ndarray, shift: np.ndarray, shape: np.ndarray, goal: float) -> np.ndarray:
     """share_within_goal at means and shifts in s."""
-    return calc("share_within_goal", units="si", goal=goal, mean_response=mean, fixed_part=shift,
-                shape=shape).share
+    return calc(
+        "share_within_goal", units="si", goal=goal, mean_response=mean, fixed_part=shift, shape=shape
+    ).share
 
 
 def printed_member_means(tables: dict[str, dict], scenario: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Each member's printed (mean ms, transactions) per column; Environment 2's G1P2 the both-members
     table's rest: (mean × N − P1's mean × P1's N) / (N − P1's N)."""
     if scenario == "gdps-env1":
-        return {member: (np.array(tables[f"e2e-env1-{member.lower()}"]["rows"]["resp"], float),
-                         np.array(tables[f"e2e-env1-{member.lower()}"]["rows"]["Transactions"], float))
-                for member in ("G1P1", "G1P2")}
+        return {
+            member: (
+                np.array(tables[f"e2e-env1-{member.lower()}"]["rows"]["resp"], float),
+                np.array(tables[f"e2e-env1-{member.lower()}"]["rows"]["Transactions"], float),
+            )
+            for member in ("G1P1", "G1P2")
+        }
     both, p1 = tables["e2e-env2-tpno"]["rows"], tables["e2e-env2-g1p1"]["rows"]
     n, n1 = np.array(both["Number"], float), np.array(p1["Number"], float)
     rest = (np.array(both["resp"]) * n - np.array(p1["resp"]) * n1) / (n - n1)
@@ -109,14 +117,19 @@ def deviations(law: str, means: str, name: str, member: str, table: dict, tables
         shift = np.minimum(np.array([r.fixed_part[:, 0] for r in results]).T, mean * (1 - 1e-9))
     shapes = np.array([1.0 if law == "old" else m.shape for m in scenario.members])
     shares = share(mean, shift, shapes[:, None], scenario.goal_time)
-    value = ((shares * count).sum(axis=0) / count.sum(axis=0) if member == "all"
-             else shares[[m.name for m in scenario.members].index(member)])
+    value = (
+        (shares * count).sum(axis=0) / count.sum(axis=0)
+        if member == "all"
+        else shares[[m.name for m in scenario.members].index(member)]
+    )
     return value * 100 - np.array(table["rows"]["percentile"], float)
 
 
-LAWS = (("old", "Erlang-1 (old: one shape, 1) + propagation"),
-        ("gamma", "gamma per member (0 km shape) + propagation"),
-        ("growth", "gamma per member + all growth from 0 km"))
+LAWS = (
+    ("old", "Erlang-1 (old: one shape, 1) + propagation"),
+    ("gamma", "gamma per member (0 km shape) + propagation"),
+    ("growth", "gamma per member + all growth from 0 km"),
+)
 
 
 def rows() -> tuple[list[list[str]], dict[tuple[str, str], tuple[int, int]]]:
@@ -145,8 +158,10 @@ def markdown(table_rows: list[list[str]], counts: dict[tuple[str, str], tuple[in
     for (law, means), (within, total) in counts.items():
         title = dict(LAWS)[law]
         judged = "the verdict" if means == "model" else "a diagnostic, never a verdict"
-        lines.append(f"- {title}, {means} means: {within} of {total} rows off 0 km within {TOLERANCE:g} "
-                     f"points ({judged})")
+        lines.append(
+            f"- {title}, {means} means: {within} of {total} rows off 0 km within {TOLERANCE:g} "
+            f"points ({judged})"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -37,7 +37,7 @@ def main() -> None:
     commands = {"calc": QUICK, "mva": MVA_EXAMPLE}
     env = installed_env()
     for command in (baseline_cmd, *([qmodel, *args] for args in commands.values())):
-        wall_time(command, env)              # warm the file cache, write the bytecode
+        wall_time(command, env)  # warm the file cache, write the bytecode
     medians = {}
     for where, timed in (("piped", wall_time), ("terminal", terminal_wall_time)):
         times: dict[str, list[float]] = {name: [] for name in ("baseline", *commands)}
@@ -54,19 +54,35 @@ def main() -> None:
             print(f"  {name:8s}  qmodel {' '.join(args)}: {figures[name]:7.1f} ms")
             print(f"            ratio {figures[name] / figures['baseline']:.2f}  (target <= {TARGETS[name]})")
     heavy_imports = {}
-    for name, args in {**commands, "validate": ["validate"]}.items():   # validate: imports only
+    for name, args in {**commands, "validate": ["validate"]}.items():  # validate: imports only
         probe = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c",
-             f"import sys; from qmodel.cli import main; sys.argv=['qmodel', *{args!r}]; main()"],
-            capture_output=True, text=True, env=env)
+            [
+                sys.executable,
+                "-X",
+                "importtime",
+                "-c",
+                f"import sys; from qmodel.cli import main; sys.argv=['qmodel', *{args!r}]; main()",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         imported = {line.split("|")[-1].strip() for line in probe.stderr.splitlines()}
-        heavy = sorted({module.split(".")[0] for module in imported
-                        if module.split(".")[0] in ("sympy", "scipy", "numba")}
-                       | (imported & {"rich.console", "rich.table"}))
+        heavy = sorted(
+            {
+                module.split(".")[0]
+                for module in imported
+                if module.split(".")[0] in ("sympy", "scipy", "numba")
+            }
+            | (imported & {"rich.console", "rich.table"})
+        )
         print(f"heavy imports on the {name} path: {', '.join(heavy) or 'none'}")
         heavy_imports[name] = heavy
-    record("quick_answer", {"runs": runs, "medians_ms": medians, "heavy_imports": heavy_imports,
-                            "targets": TARGETS})
+    record(
+        "quick_answer",
+        {"runs": runs, "medians_ms": medians, "heavy_imports": heavy_imports, "targets": TARGETS},
+    )
+
 
 if __name__ == "__main__":
     main()

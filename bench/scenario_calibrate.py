@@ -66,10 +66,14 @@ def main() -> None:
     fitted = {p["key"]: p for p in json.loads(done.stdout)["parameters"]}["locks.lockable_items"]
     inside = fitted["low"] <= TRUE_ITEMS <= fitted["high"]
     verdict = "met" if cpu <= TARGET else "MISSED"
-    print(f"qmodel scenario calibrate, {len(measured)} rows, {len(FREE)} keys (5 parameters): "
-          f"{wall:.2f} s wall, {cpu:.2f} s CPU (target <= {TARGET:g} s: {verdict})")
-    print(f"lockable_items {fitted['value']:.0f} ({fitted['low']:.0f} to {fitted['high']:.0f}), true "
-          f"{TRUE_ITEMS:.0f}: {'inside' if inside else 'OUTSIDE'} its interval")
+    print(
+        f"qmodel scenario calibrate, {len(measured)} rows, {len(FREE)} keys (5 parameters): "
+        f"{wall:.2f} s wall, {cpu:.2f} s CPU (target <= {TARGET:g} s: {verdict})"
+    )
+    print(
+        f"lockable_items {fitted['value']:.0f} ({fitted['low']:.0f} to {fitted['high']:.0f}), true "
+        f"{TRUE_ITEMS:.0f}: {'inside' if inside else 'OUTSIDE'} its interval"
+    )
     sys.exit(0)
 
 

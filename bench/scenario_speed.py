@@ -81,8 +81,17 @@ def verdict(seconds: float, target: float) -> str:
 def thrashing_table(repeats: int = 3) -> float:
     """Median seconds of the whole process drawing Environment 3's table over 0..300 km, 1,000 distances
     (exit status 1: some thrash), output discarded."""
-    command = [sys.executable, "-c", "from qmodel.cli import main; main()", "scenario", "gdps-env3",
-               "--distance", "0..300km", "--points", "1000"]
+    command = [
+        sys.executable,
+        "-c",
+        "from qmodel.cli import main; main()",
+        "scenario",
+        "gdps-env3",
+        "--distance",
+        "0..300km",
+        "--points",
+        "1000",
+    ]
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -97,13 +106,17 @@ def band_lines() -> None:
     ≤ 0.5 s whole process; Environment 1 has the most parameter points (its castout owner's too)."""
     for name in ("gdps-env1", "gdps-env2", "gdps-env3"):
         with_band, cpu, without, points = banded_sweep(name)
-        print(f"{name}: 1,000 distances with the band ({points} points), records included: "
-              f"{with_band * 1e3:.0f} ms by the clock ({verdict(with_band, 1.0)}), {cpu * 1e3:.0f} ms CPU"
-              f" ({verdict(cpu, 1.0)}); without it {without * 1e3:.0f} ms (ratio {with_band / without:.2f})")
+        print(
+            f"{name}: 1,000 distances with the band ({points} points), records included: "
+            f"{with_band * 1e3:.0f} ms by the clock ({verdict(with_band, 1.0)}), {cpu * 1e3:.0f} ms CPU"
+            f" ({verdict(cpu, 1.0)}); without it {without * 1e3:.0f} ms (ratio {with_band / without:.2f})"
+        )
     for name in ("gdps-env1", "gdps-env2", "gdps-env3"):
         clock, cpu = whole_process(["scenario", name, "--max-distance"])
-        print(f"qmodel scenario {name} --max-distance, with its band, whole process: {clock * 1e3:.0f} ms"
-              f" by the clock ({verdict(clock, 0.5)}), {cpu * 1e3:.0f} ms CPU ({verdict(cpu, 0.5)})")
+        print(
+            f"qmodel scenario {name} --max-distance, with its band, whole process: {clock * 1e3:.0f} ms"
+            f" by the clock ({verdict(clock, 0.5)}), {cpu * 1e3:.0f} ms CPU ({verdict(cpu, 0.5)})"
+        )
 
 
 def main() -> None:
@@ -116,8 +129,14 @@ def main() -> None:
         print(f"{name}: 1,000 distances in {seconds * 1e3:.0f} ms ({verdict(seconds, 1.0)}){note}")
     # IOSQ computed from the load (volumes given) is balanced by bisection inside every evaluation
     env2 = load_scenario(resolve_scenario("gdps-env2"))
-    seconds, _ = sweep("gdps-env2", volumes=4, aliases=0, disk_background=1000.0,
-                       read=replace(env2.read, iosq=0.0), write=replace(env2.write, iosq=0.0))
+    seconds, _ = sweep(
+        "gdps-env2",
+        volumes=4,
+        aliases=0,
+        disk_background=1000.0,
+        read=replace(env2.read, iosq=0.0),
+        write=replace(env2.write, iosq=0.0),
+    )
     print(f"gdps-env2 with 4 volumes, IOSQ from the load: 1,000 distances in {seconds * 1e3:.0f} ms")
     for points in (5_000, 20_000):  # the longer within the 10 s limit (limits.TIME_LIMIT)
         seconds, _ = sweep("gdps-env3", points, repeats=1)
@@ -127,8 +146,9 @@ def main() -> None:
     seconds = thrashing_table()
     print(f"qmodel scenario gdps-env3 --distance 0..300km --points 1000: {seconds:.1f} s, whole process")
     clock, cpu = whole_process(["--version"])
-    print(f"(qmodel --version, the start-up floor: {clock * 1e3:.0f} ms by the clock,"
-          f" {cpu * 1e3:.0f} ms CPU)")
+    print(
+        f"(qmodel --version, the start-up floor: {clock * 1e3:.0f} ms by the clock, {cpu * 1e3:.0f} ms CPU)"
+    )
 
 
 if __name__ == "__main__":

@@ -15,8 +15,17 @@ from pathlib import Path
 
 QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]  # a quick answer at the terminal
 # the 4-station example of docs/howto/mva.md (Bolch et al., Example 8.4)
-MVA_EXAMPLE = ["mva", "--demand", "0.5,0.3,0.4,1", "--servers", "2,1,1,delay", "--names",
-               "cpu,disk1,disk2,terminals", "--population", "1..3"]
+MVA_EXAMPLE = [
+    "mva",
+    "--demand",
+    "0.5,0.3,0.4,1",
+    "--servers",
+    "2,1,1,delay",
+    "--names",
+    "cpu,disk1,disk2,terminals",
+    "--population",
+    "1..3",
+]
 
 
 def installed_env() -> dict[str, str]:
@@ -68,14 +77,18 @@ def median_time(call: Callable[[], object], repeats: int) -> tuple[float, object
     return statistics.median(times), value
 
 
-FIGURES = Path(__file__).parent / "figures"   # each script's last figures, read by the docs at build time
+FIGURES = Path(__file__).parent / "figures"  # each script's last figures, read by the docs at build time
 
 
 def record(name: str, figures: dict) -> None:
     """Write a benchmark's figures to bench/figures/NAME.json with when and under what load they were
     measured (the docs quote them from there: docs/_hooks/benchmarks.py)."""
     FIGURES.mkdir(exist_ok=True)
-    payload = {"measured": datetime.date.today().isoformat(), "load_average": os.getloadavg()[0],
-               "cores": os.cpu_count(), "figures": figures}
+    payload = {
+        "measured": datetime.date.today().isoformat(),
+        "load_average": os.getloadavg()[0],
+        "cores": os.cpu_count(),
+        "figures": figures,
+    }
     text = json.dumps(payload, indent=1, default=float) + "\n"
     (FIGURES / f"{name}.json").write_text(text, encoding="utf-8")

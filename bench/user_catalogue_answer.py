@@ -36,7 +36,7 @@ def main() -> None:
         env = {**os.environ, "XDG_CACHE_HOME": cache}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         first = wall_time([qmodel, *USER], env)  # compiles the file into the cache
-        wall_time([qmodel, *QUICK], env)       # warm the file cache
+        wall_time([qmodel, *QUICK], env)  # warm the file cache
         shipped, user = [], []
         for _ in range(runs):
             shipped.append(wall_time([qmodel, *QUICK], env))

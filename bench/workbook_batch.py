@@ -63,10 +63,14 @@ def main() -> None:
         print(f"formula {FORMULA}, {rows:,} rows, {source.stat().st_size / 1e6:.1f} MB .xlsx, end to end")
         baseline = min(timed([sys.executable, "-c", LOAD, str(source)]) for _ in range(3))
         print(f"{'calamine load alone':28s} {baseline:5.2f} s")
-        for label, target in (("qmodel batch -o OUT.csv", "out.csv"),
-                              ("qmodel batch -o OUT.xlsx", "out.xlsx")):
-            elapsed = min(timed([qmodel, "batch", FORMULA, str(source), "-o", str(Path(folder, target))])
-                          for _ in range(3))
+        for label, target in (
+            ("qmodel batch -o OUT.csv", "out.csv"),
+            ("qmodel batch -o OUT.xlsx", "out.xlsx"),
+        ):
+            elapsed = min(
+                timed([qmodel, "batch", FORMULA, str(source), "-o", str(Path(folder, target))])
+                for _ in range(3)
+            )
             print(f"{label:28s} {elapsed:5.2f} s  ratio {elapsed / baseline:4.2f}")
     print("target: ratio <= 2")
 

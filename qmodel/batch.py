@@ -69,9 +69,13 @@ def _symbol_of(title: str, formula: Formula, mapping: dict[str, str]) -> tuple[s
         if key is not None and key in mapping:
             target = split_header(mapping[key])
             if target is None:
-                raise InputError("--map", f"{key}={mapping[key]}", "COLUMN=SYMBOL or COLUMN=SYMBOL[unit], "
-                                 "a symbol of " + formula.id + ": " + ", ".join(formula.symbols),
-                                 reason="not a symbol name")
+                raise InputError(
+                    "--map",
+                    f"{key}={mapping[key]}",
+                    "COLUMN=SYMBOL or COLUMN=SYMBOL[unit], "
+                    "a symbol of " + formula.id + ": " + ", ".join(formula.symbols),
+                    reason="not a symbol name",
+                )
             return target[0], target[1] or unit_text
     if named is None:
         return None
@@ -86,8 +90,9 @@ class ColumnUnit(NamedTuple):
     header: str
 
 
-def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozenset(),
-                   mapping: dict[str, str] | None = None) -> dict[str, tuple[int, float, ColumnUnit]]:
+def _input_columns(
+    formula: Formula, header: list[str], given: Set[str] = frozenset(), mapping: dict[str, str] | None = None
+) -> dict[str, tuple[int, float, ColumnUnit]]:
     """Map each symbol to (column index, factor from the column's unit to the symbol's unit, the column's
     unit: the header's, else the symbol's).
 
@@ -95,11 +100,15 @@ def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozen
     are inputs supplied otherwise, which need no column.
     """
     mapping = mapping or {}
-    unused = [key for key in mapping if key not in header
-              and key not in {named[0] for title in header if (named := split_header(title))}]
+    unused = [
+        key
+        for key in mapping
+        if key not in header and key not in {named[0] for title in header if (named := split_header(title))}
+    ]
     if unused:
-        raise InputError("--map", unused[0], "a column of the header: " + ", ".join(header),
-                         reason="no such column")
+        raise InputError(
+            "--map", unused[0], "a column of the header: " + ", ".join(header), reason="no such column"
+        )
     columns: dict[str, tuple[int, float, ColumnUnit]] = {}
     for index, title in enumerate(header):
         named = _symbol_of(title, formula, mapping)
@@ -107,29 +116,51 @@ def _input_columns(formula: Formula, header: list[str], given: Set[str] = frozen
             continue  # not an input: passes through unchanged
         name, unit_name = named
         if name not in formula.symbols:
-            raise InputError("--map", f"{title}={name}", "a symbol of " + formula.id + ": "
-                             + ", ".join(formula.symbols), reason="not an input")
+            raise InputError(
+                "--map",
+                f"{title}={name}",
+                "a symbol of " + formula.id + ": " + ", ".join(formula.symbols),
+                reason="not an input",
+            )
         symbol_unit = UNITS[formula.symbols[name].unit]
         column_unit = symbol_unit if unit_name is None else unit_named(unit_name)
         if column_unit is None or column_unit.dimension != symbol_unit.dimension:
-            raise InputError(f"column {title!r}", unit_name, f"a {symbol_unit.dimension} unit such as "
-                             f"{symbol_unit.name}", reason="unit does not fit the symbol")
+            raise InputError(
+                f"column {title!r}",
+                unit_name,
+                f"a {symbol_unit.dimension} unit such as {symbol_unit.name}",
+                reason="unit does not fit the symbol",
+            )
         if name in columns:
-            raise InputError(f"column {title!r}", name, "each input in one column",
-                             reason="input given twice")
+            raise InputError(
+                f"column {title!r}", name, "each input in one column", reason="input given twice"
+            )
         units = ColumnUnit(formula.symbols[name].unit, column_unit.name)
         columns[name] = (index, column_unit.to_si / symbol_unit.to_si, units)
-    missing = [n for n, s in formula.symbols.items()
-               if n not in columns and n not in given and s.default is None]
+    missing = [
+        n for n, s in formula.symbols.items() if n not in columns and n not in given and s.default is None
+    ]
     if missing:
-        raise InputError("columns", ", ".join(header), "a header naming " + ", ".join(missing) +
-                         f", or --map 'COLUMN={missing[0]}' to read another column as it",
-                         reason=f"missing required column(s) for {formula.id}")
+        raise InputError(
+            "columns",
+            ", ".join(header),
+            "a header naming "
+            + ", ".join(missing)
+            + f", or --map 'COLUMN={missing[0]}' to read another column as it",
+            reason=f"missing required column(s) for {formula.id}",
+        )
     return columns
 
 
-def _read_column(table: Table, index: int, name: str, unit: ColumnUnit, factor: float,
-                 errors: dict[int, InputError], dialect: Dialect | None) -> np.ndarray:
+def _read_column(
+    table: Table,
+    index: int,
+    name: str,
+    unit: ColumnUnit,
+    factor: float,
+    errors: dict[int, InputError],
+    dialect: Dialect | None,
+) -> np.ndarray:
     """Numbers of the table's input column ``index``; cells that do not parse become errors of their rows.
 
     A workbook's cells (``dialect`` None) by :func:`_typed_column`; a CSV's by :func:`_parse_column`,
@@ -156,8 +187,14 @@ def _read_column(table: Table, index: int, name: str, unit: ColumnUnit, factor: 
     return values
 
 
-def _parse_column(name: str, unit: ColumnUnit, cells: list[str], factor: float,
-                  errors: dict[int, InputError], dialect: Dialect) -> np.ndarray:
+def _parse_column(
+    name: str,
+    unit: ColumnUnit,
+    cells: list[str],
+    factor: float,
+    errors: dict[int, InputError],
+    dialect: Dialect,
+) -> np.ndarray:
     """Numbers of one CSV column's cells; cells that do not parse become errors of their rows.
 
     Fast paths: plain numbers in one numpy call; in a decimal-comma file whose
@@ -186,8 +223,9 @@ def _cell_value(name: str, text: str, unit: ColumnUnit, factor: float) -> float:
     return parse_value(name, text, unit.header) * factor
 
 
-def _typed_column(name: str, unit: ColumnUnit, cells: list, errors: dict[int, InputError],
-                  factor: float) -> np.ndarray:
+def _typed_column(
+    name: str, unit: ColumnUnit, cells: list, errors: dict[int, InputError], factor: float
+) -> np.ndarray:
     """A workbook column: its number cells as they are (no locale); a text cell read as a CLI value
     (35K, 0.4ms, 95%); a date, a time, a boolean or an empty cell an error of its row."""
     if {type(cell) for cell in cells} <= {float, int}:
@@ -204,16 +242,26 @@ def _typed_column(name: str, unit: ColumnUnit, cells: list, errors: dict[int, In
                 raise InputError(name, "empty", "a number", reason="missing cell")
             else:
                 kind = "a true/false cell" if isinstance(cell, bool) else "a date or time"
-                raise InputError(name, workbook.cell_text(cell), "a number (format the cell as a number)",
-                                 reason=f"{kind} where a number belongs")
+                raise InputError(
+                    name,
+                    workbook.cell_text(cell),
+                    "a number (format the cell as a number)",
+                    reason=f"{kind} where a number belongs",
+                )
         except InputError as error:
             errors.setdefault(row, error)
             values[row] = np.nan
     return values
 
 
-def _parse_cells(name: str, unit: ColumnUnit, cells: list[str], errors: dict[int, InputError],
-                 dialect: Dialect, factor: float = 1.0) -> np.ndarray:
+def _parse_cells(
+    name: str,
+    unit: ColumnUnit,
+    cells: list[str],
+    errors: dict[int, InputError],
+    dialect: Dialect,
+    factor: float = 1.0,
+) -> np.ndarray:
     """One cell at a time: the locale's marks, then the CLI's value forms (35K, 0.4ms, 95%)."""
     values = np.empty(len(cells))
     point = dialect.decimal == "."
@@ -240,27 +288,44 @@ def _checked_settings(formula: Formula, settings: Mapping[str, object]) -> dict[
     for name, value in settings.items():
         symbol = formula.symbols.get(name)
         if symbol is None:
-            raise InputError(name, value, f"an input of {formula.id}: " + ", ".join(formula.symbols),
-                             reason=f"not an input of {formula.id}")
+            raise InputError(
+                name,
+                value,
+                f"an input of {formula.id}: " + ", ".join(formula.symbols),
+                reason=f"not an input of {formula.id}",
+            )
         if isinstance(value, str):
             value = parse_value(name, value, symbol.unit)
         elif isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-            raise InputError(name, type(value).__name__, "one number, or text such as '1ms', for every row "
-                             "(a column of the table for a value per row)", reason="not one value")
+            raise InputError(
+                name,
+                type(value).__name__,
+                "one number, or text such as '1ms', for every row "
+                "(a column of the table for a value per row)",
+                reason="not one value",
+            )
         checked[name] = float(value)
         if not symbol.domain.contains(np.asarray(checked[name])).all():
-            raise InputError(name, with_unit(f"{checked[name]:g}", symbol.unit), symbol.domain.describe(name)
-                             + ("" if symbol.unit == "1" else f" ({symbol.unit})"),
-                             reason="a ratio is a fraction: write 95% or 0.95"
-                             if symbol.unit == "ratio" and checked[name] > 1 else "outside its domain")
+            raise InputError(
+                name,
+                with_unit(f"{checked[name]:g}", symbol.unit),
+                symbol.domain.describe(name) + ("" if symbol.unit == "1" else f" ({symbol.unit})"),
+                reason="a ratio is a fraction: write 95% or 0.95"
+                if symbol.unit == "ratio" and checked[name] > 1
+                else "outside its domain",
+            )
     return checked
 
 
 def _formula(formula_id: object) -> Formula:
     """The catalogue entry ``formula_id`` names (InputError for anything but a known id)."""
     if not isinstance(formula_id, str):
-        raise InputError("formula", repr(formula_id), "a formula id of the catalogue, e.g. 'mm1' "
-                         "(qmodel formula list)", reason="not an id")
+        raise InputError(
+            "formula",
+            repr(formula_id),
+            "a formula id of the catalogue, e.g. 'mm1' (qmodel formula list)",
+            reason="not an id",
+        )
     return get_formula(formula_id)
 
 
@@ -289,8 +354,14 @@ class _Plan(NamedTuple):
     titles: list[str]
 
 
-def _plan(formula: Formula, header: list[str], settings: dict[str, float], mapping: dict[str, str] | None,
-          dialect: Dialect | None, chunks: Callable[[], Iterable[Table]]) -> _Plan:
+def _plan(
+    formula: Formula,
+    header: list[str],
+    settings: dict[str, float],
+    mapping: dict[str, str] | None,
+    dialect: Dialect | None,
+    chunks: Callable[[], Iterable[Table]],
+) -> _Plan:
     """The :class:`_Plan` of a table with ``header`` and ``dialect``; a ";" or TAB CSV's decimal mark
     from the input cells of all of ``chunks()`` (a pass over the file before the first row is computed)."""
     columns = _input_columns(formula, [title.strip() for title in header], set(settings), mapping)
@@ -371,8 +442,12 @@ class _Source(NamedTuple):
 
 
 def _csv_source(source: CsvSource, rows_as_bytes: bool) -> _Source:
-    return _Source(source.header, source.dialect, lambda: source.chunks(rows_as_bytes),
-                   lambda: source.whole(rows_as_bytes))
+    return _Source(
+        source.header,
+        source.dialect,
+        lambda: source.chunks(rows_as_bytes),
+        lambda: source.whole(rows_as_bytes),
+    )
 
 
 def _table_source(table: Table) -> _Source:
@@ -406,13 +481,22 @@ class BatchSummary:
         self.failed += len(done.errors)
         self.warned += len(done.warned.keys() - done.errors.keys())
         offset = done.table.offset
-        for row in sorted(done.errors)[:max(KEPT_ERRORS - len(self.errors), 0)]:
+        for row in sorted(done.errors)[: max(KEPT_ERRORS - len(self.errors), 0)]:
             self.errors[row + offset] = done.errors[row]
 
 
 @holding_a_table()
-def _run(formula_id: str, source: _Source, sink, err: TextIO, name: str, *,
-         settings: dict[str, float] | None, select, mapping: dict[str, str] | None) -> BatchSummary:
+def _run(
+    formula_id: str,
+    source: _Source,
+    sink,
+    err: TextIO,
+    name: str,
+    *,
+    settings: dict[str, float] | None,
+    select,
+    mapping: dict[str, str] | None,
+) -> BatchSummary:
     """The one flow of a batch, whatever it reads and writes: the formula and its settings checked, the
     plan made from the header, then chunk by chunk the rows computed, written by ``sink(computed, rows)``
     and their failures reported on ``err``; a file of no row refused (``name`` names it) before the
@@ -421,21 +505,32 @@ def _run(formula_id: str, source: _Source, sink, err: TextIO, name: str, *,
     settings = _checked_settings(formula, settings or {})
     plan = _plan(formula, source.header, settings, mapping, source.dialect, source.chunks)
     summary = BatchSummary()
-    for table in ([source.whole()] if select is not None else source.chunks()):
+    for table in [source.whole()] if select is not None else source.chunks():
         done = _compute(plan, table)
         rows = _selected(done, select)
         sink(done, rows)
         done.report(err)
         summary.add(done)
     if summary.rows == 0:
-        raise InputError(name, "blank rows only" if summary.blank_lines else "a header only",
-                         "one row per computation under the header", reason="no rows")
+        raise InputError(
+            name,
+            "blank rows only" if summary.blank_lines else "a header only",
+            "one row per computation under the header",
+            reason="no rows",
+        )
     return summary
 
 
-def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
-              settings: dict[str, float] | None = None, select=None,
-              mapping: dict[str, str] | None = None) -> BatchSummary:
+def run_batch(
+    formula_id: str,
+    text: str,
+    out: TextIO,
+    err: TextIO,
+    *,
+    settings: dict[str, float] | None = None,
+    select=None,
+    mapping: dict[str, str] | None = None,
+) -> BatchSummary:
     """Evaluate ``formula_id`` for every data row of CSV ``text``; write the rows to ``out``.
 
     ``settings`` give inputs that no column gives (a command's options);
@@ -446,8 +541,16 @@ def run_batch(formula_id: str, text: str, out: TextIO, err: TextIO, *,
     as a whole cannot be used (status 2).
     """
     written = io.BytesIO()
-    summary = _run(formula_id, _csv_source(source_of_text(text), True), _csv_sink(written), err,
-                   "file", settings=settings, select=select, mapping=mapping)
+    summary = _run(
+        formula_id,
+        _csv_source(source_of_text(text), True),
+        _csv_sink(written),
+        err,
+        "file",
+        settings=settings,
+        select=select,
+        mapping=mapping,
+    )
     out.write(written.getvalue().decode())
     return summary
 
@@ -475,17 +578,25 @@ def run(formula_id: str, table, *, mapping: dict[str, str] | None = None, **sett
     """
     formula = _formula(formula_id)
     settings = _checked_settings(formula, settings)
-    if mapping is not None and not (isinstance(mapping, Mapping) and all(
-            isinstance(item, str) for pair in mapping.items() for item in pair)):
-        raise InputError("mapping", repr(mapping)[:80], "a mapping of column name to symbol name, e.g. "
-                         "{'IO rate': 'arrival_rate'}", reason="not names")
+    if mapping is not None and not (
+        isinstance(mapping, Mapping)
+        and all(isinstance(item, str) for pair in mapping.items() for item in pair)
+    ):
+        raise InputError(
+            "mapping",
+            repr(mapping)[:80],
+            "a mapping of column name to symbol name, e.g. {'IO rate': 'arrival_rate'}",
+            reason="not names",
+        )
     header, columns = frames.table_columns(table)
     parsed = Table(header, "", [], columns, {}, blank_cells(columns))
     plan = _plan(formula, header, settings, mapping, None, lambda: [parsed])
     done = _compute(plan, parsed)
     titles = plan.titles
-    results = {title: done.outputs[o.name] if done.outputs else np.full(parsed.size, np.nan)
-               for title, o in zip(titles, formula.outputs, strict=False)}
+    results = {
+        title: done.outputs[o.name] if done.outputs else np.full(parsed.size, np.nan)
+        for title, o in zip(titles, formula.outputs, strict=False)
+    }
     for row in done.errors:
         for values in results.values():
             values[row] = np.nan
@@ -538,10 +649,10 @@ def csv_output(done: _Computed, rows: Sequence[int], header: bool = True) -> byt
     in_order = rows == range(starts.size)
     picked = np.arange(starts.size) if in_order else np.asarray(rows, dtype=np.int64)
     for first in range(0, picked.size, csvbytes.CHUNK):
-        chunk = picked[first:first + csvbytes.CHUNK]
+        chunk = picked[first : first + csvbytes.CHUNK]
         if in_order:
             begin = starts[chunk[0]]
-            text, line_ends = data[begin:ends[chunk[-1]] + 1], ends[chunk] - begin
+            text, line_ends = data[begin : ends[chunk[-1]] + 1], ends[chunk] - begin
         else:
             text, line_ends = csvbytes.taken(data, starts[chunk], ends[chunk])
         added, lengths = _appended(done, chunk, ends[chunk] > starts[chunk])
@@ -573,11 +684,11 @@ def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[
         if dialect.decimal != ".":
             chars[chars == csvbytes.POINT] = ord(dialect.decimal)
         cells[:, column] = delimiter
-        cells[:, column + 1:column + 1 + chars.shape[1]] = chars
-        kept[:, column + 1:column + 1 + chars.shape[1]] = np.arange(chars.shape[1]) < lengths[:, None]
+        cells[:, column + 1 : column + 1 + chars.shape[1]] = chars
+        kept[:, column + 1 : column + 1 + chars.shape[1]] = np.arange(chars.shape[1]) < lengths[:, None]
         column += 1 + chars.shape[1]
     cells[:, column] = delimiter
-    cells[:, column + 1:] = tail
+    cells[:, column + 1 :] = tail
     kept[special] = False
     added = cells[kept]
     lengths = np.full(rows.size, len(results) + 1 + tail.size)  # the separators and a CR
@@ -586,9 +697,17 @@ def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[
     lengths[special] = 0
     if special.size:
         blanks, end = dialect.delimiter * (len(formula.outputs) + 1), dialect.line_end[:-1]
-        texts = [(blanks + quote_cell(errors[row].message(), dialect.delimiter) if row in errors
-                  else blanks if has_text[place] else "") + end
-                 for place, row in zip(special.tolist(), rows[special].tolist(), strict=True)]
+        texts = [
+            (
+                blanks + quote_cell(errors[row].message(), dialect.delimiter)
+                if row in errors
+                else blanks
+                if has_text[place]
+                else ""
+            )
+            + end
+            for place, row in zip(special.tolist(), rows[special].tolist(), strict=True)
+        ]
         sizes = np.array([len(text.encode()) for text in texts])
         at = np.cumsum(lengths)[special]
         added = csvbytes.insert(added, at, np.frombuffer("".join(texts).encode(), np.uint8), sizes)
@@ -596,9 +715,16 @@ def _appended(done: _Computed, rows: np.ndarray, has_text: np.ndarray) -> tuple[
     return added, lengths
 
 
-def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
-                    settings: dict[str, float] | None = None, select=None,
-                    mapping: dict[str, str] | None = None, sheet: str | None = None) -> int:
+def run_batch_files(
+    formula_id: str,
+    input_path: str,
+    output_path: str,
+    *,
+    settings: dict[str, float] | None = None,
+    select=None,
+    mapping: dict[str, str] | None = None,
+    sheet: str | None = None,
+) -> int:
     """The ``qmodel batch`` command: paths (``-`` for stdin/stdout) in, exit status out.
 
     The output is claimed before any work is done (:func:`qmodel.outfile.claim_output`: not the
@@ -618,27 +744,52 @@ def run_batch_files(formula_id: str, input_path: str, output_path: str, *,
         source = _table_source(table)
     else:
         if sheet is not None:
-            raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
-                             reason=f"{name} is CSV")
+            raise InputError(
+                "--sheet",
+                sheet,
+                "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
+                reason=f"{name} is CSV",
+            )
         csv_file = read_csv_source(input_path, sys.stderr)
         source, encoding = _csv_source(csv_file, rows_as_bytes=True), csv_file.encoding
     with target.open() as handle:
         if to_workbook:
-            run_facts = [("input", input_path), ("sheet", sheet_name if source.dialect is None else "(CSV)"),
-                         *((f"--map {column}", symbol) for column, symbol in (mapping or {}).items()),
-                         *((f"setting {key}", value) for key, value in (settings or {}).items())]
+            run_facts = [
+                ("input", input_path),
+                ("sheet", sheet_name if source.dialect is None else "(CSV)"),
+                *((f"--map {column}", symbol) for column, symbol in (mapping or {}).items()),
+                *((f"setting {key}", value) for key, value in (settings or {}).items()),
+            ]
             with workbook_sink(handle, sheet_name, run_facts) as sink:
-                summary = _run(formula_id, source, sink, sys.stderr, name, settings=settings, select=select,
-                               mapping=mapping)
+                summary = _run(
+                    formula_id,
+                    source,
+                    sink,
+                    sys.stderr,
+                    name,
+                    settings=settings,
+                    select=select,
+                    mapping=mapping,
+                )
                 sink.finish(summary)
         else:
-            summary = _run(formula_id, source, _csv_sink(handle, encoding), sys.stderr, name,
-                           settings=settings, select=select, mapping=mapping)
+            summary = _run(
+                formula_id,
+                source,
+                _csv_sink(handle, encoding),
+                sys.stderr,
+                name,
+                settings=settings,
+                select=select,
+                mapping=mapping,
+            )
     computed = summary.rows - summary.failed
     warned = f", {summary.warned} warned" if summary.warned else ""
     blank = f", {summary.blank_lines} blank line(s) kept as they were" if summary.blank_lines else ""
-    sys.stderr.write(f"{formula_id}: {computed} row{'' if computed == 1 else 's'} computed, "
-                     f"{summary.failed} failed{warned}{blank}\n")
+    sys.stderr.write(
+        f"{formula_id}: {computed} row{'' if computed == 1 else 's'} computed, "
+        f"{summary.failed} failed{warned}{blank}\n"
+    )
     return summary.status
 
 
@@ -653,17 +804,29 @@ def workbook_sink(handle: BinaryIO, sheet_name: str, run_facts: list[tuple[str, 
 
         def sink(done: _Computed, rows: Sequence[int]) -> None:
             state["formula"] = done.formula
-            book.add(done.table, done.plan.titles, [done.outputs.get(o.name) for o in done.formula.outputs],
-                     done.errors, rows, done.plan.cell_dialect)
+            book.add(
+                done.table,
+                done.plan.titles,
+                [done.outputs.get(o.name) for o in done.formula.outputs],
+                done.errors,
+                rows,
+                done.plan.cell_dialect,
+            )
 
         def finish(summary: BatchSummary) -> None:
             formula = state["formula"]
-            facts = [("formula", formula.id), ("title", formula.title), ("source", formula.source),
-                     ("catalogue file", formula.file),
-                     *((frames.key(o.name, o.unit), o.expr) for o in formula.outputs), *run_facts,
-                     ("rows computed", summary.rows - summary.failed), ("rows failed", summary.failed),
-                     ("rows warned", summary.warned),
-                     ("blank rows", summary.blank_lines)]
+            facts = [
+                ("formula", formula.id),
+                ("title", formula.title),
+                ("source", formula.source),
+                ("catalogue file", formula.file),
+                *((frames.key(o.name, o.unit), o.expr) for o in formula.outputs),
+                *run_facts,
+                ("rows computed", summary.rows - summary.failed),
+                ("rows failed", summary.failed),
+                ("rows warned", summary.warned),
+                ("blank rows", summary.blank_lines),
+            ]
             book.finish(facts)
 
         sink.finish = finish  # type: ignore[attr-defined]

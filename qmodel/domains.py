@@ -15,9 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 _SET = re.compile(r"^\s*\{\s*([^{}]+?)\s*\}\s*$")
-_INTERVAL = re.compile(
-    r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\]\)\s]+)\s*([\])])\s*(integer)?\s*$"
-)
+_INTERVAL = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\]\)\s]+)\s*([\])])\s*(integer)?\s*$")
 
 
 class Domain(NamedTuple):

@@ -60,8 +60,10 @@ class InputError(QmodelError, ValueError):
         where = f"row {self.row}: " if self.row is not None else ""
         why = f" ({clipped(self.reason, 400)})" if self.reason else ""
         # the parameter may be a path with what was found in it (a sheet's size): room for both
-        return (f"{where}{clipped(str(self.parameter), 400)} = {clipped(str(self.value))}{why}; "
-                f"allowed: {clipped(str(self.allowed), 600)}")
+        return (
+            f"{where}{clipped(str(self.parameter), 400)} = {clipped(str(self.value))}{why}; "
+            f"allowed: {clipped(str(self.allowed), 600)}"
+        )
 
     def at_row(self, row: int) -> InputError:
         """The same error, located at a batch row."""

@@ -85,8 +85,14 @@ def to_frame(records: Sequence[Mapping[str, Any]], columns: Sequence[str] | None
     return pd.DataFrame.from_records(list(records), columns=list(columns) if columns is not None else None)
 
 
-def html(title: str, records: Sequence[Mapping[str, Any]], *, columns: Sequence[str] | None = None,
-         lines: Sequence[str] = (), warnings: Sequence[str] = ()) -> str:
+def html(
+    title: str,
+    records: Sequence[Mapping[str, Any]],
+    *,
+    columns: Sequence[str] | None = None,
+    lines: Sequence[str] = (),
+    warnings: Sequence[str] = (),
+) -> str:
     """A compact HTML table of ``records`` (``columns``: the keys to show, default all of the first
     record's), the title above it, ``lines`` and each warning below it; at most :data:`MOST_ROWS` rows."""
     from html import escape  # here, not at the top: the quick path imports this module, never the HTML
@@ -102,8 +108,10 @@ def html(title: str, records: Sequence[Mapping[str, Any]], *, columns: Sequence[
     if len(records) > len(shown):
         notes.append(f"… {len(records) - len(shown):,} more rows (to_frame() has them all)")
     notes += [f"warning: {warning}" for warning in warnings]
-    return (f"<div><strong>{escape(title)}</strong><table><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table>" + "".join(f"<p>{escape(note)}</p>" for note in notes) + "</div>")
+    return (
+        f"<div><strong>{escape(title)}</strong><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table>" + "".join(f"<p>{escape(note)}</p>" for note in notes) + "</div>"
+    )
 
 
 def _cell(value: Any) -> str:
@@ -125,8 +133,12 @@ def table_columns(table) -> tuple[list[str], list[list]]:
     missing value (None, NaN, pandas' NA) an empty cell."""
     frame = hasattr(table, "columns") and hasattr(table, "to_dict")  # a DataFrame
     if not frame and not isinstance(table, Mapping):
-        raise InputError("table", type(table).__name__, "a pandas DataFrame or a mapping of column name "
-                         "to values", reason="not a table")
+        raise InputError(
+            "table",
+            type(table).__name__,
+            "a pandas DataFrame or a mapping of column name to values",
+            reason="not a table",
+        )
     names = [str(name) for name in (table.columns if frame else table)]
     twice = next((name for place, name in enumerate(names) if name in names[:place]), None)
     if twice is not None:
@@ -134,17 +146,33 @@ def table_columns(table) -> tuple[list[str], list[list]]:
     if frame:
         values = [column.tolist() for _, column in table.items()]
     else:
-        scalar = next((name for name, column in table.items() if isinstance(column, str | bytes)
-                       or not hasattr(column, "__len__")), None)
+        scalar = next(
+            (
+                name
+                for name, column in table.items()
+                if isinstance(column, str | bytes) or not hasattr(column, "__len__")
+            ),
+            None,
+        )
         if scalar is not None:
-            raise InputError("table", f"column {str(scalar)!r}", "a sequence of values, one per row (a list, "
-                             "an array): a value for every row is a setting, run(..., name=value)",
-                             reason="one value, not a column")
-        values = [np.asarray(column).tolist() if isinstance(column, np.ndarray) else list(column)
-                  for column in table.values()]
+            raise InputError(
+                "table",
+                f"column {str(scalar)!r}",
+                "a sequence of values, one per row (a list, "
+                "an array): a value for every row is a setting, run(..., name=value)",
+                reason="one value, not a column",
+            )
+        values = [
+            np.asarray(column).tolist() if isinstance(column, np.ndarray) else list(column)
+            for column in table.values()
+        ]
     if len({len(column) for column in values}) > 1:
-        raise InputError("table", ", ".join(f"{name}: {len(column)}" for name, column in zip(names, values,
-                         strict=True)), "columns of one length", reason="columns of different lengths")
+        raise InputError(
+            "table",
+            ", ".join(f"{name}: {len(column)}" for name, column in zip(names, values, strict=True)),
+            "columns of one length",
+            reason="columns of different lengths",
+        )
     return names, [[_missing_as_empty(cell) for cell in column] for column in values]
 
 
@@ -156,15 +184,19 @@ def _missing_as_empty(cell: Any) -> Any:
     return cell
 
 
-def batch_frame(table, results: Mapping[str, np.ndarray], error_title: str, messages: list[str],
-                warned: list[str]):
+def batch_frame(
+    table, results: Mapping[str, np.ndarray], error_title: str, messages: list[str], warned: list[str]
+):
     """The input ``table`` (a DataFrame or a mapping of columns) with the result columns and the error
     column appended, as a new DataFrame; the rows' warnings in ``attrs["warnings"]`` and, if any, one
     Python warning naming the first and how many there are."""
     import pandas as pd  # optional: a caller who passes a table for a DataFrame back has it
 
-    frame = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(
-        {name: list(column) for name, column in table.items()})
+    frame = (
+        table.copy()
+        if isinstance(table, pd.DataFrame)
+        else pd.DataFrame({name: list(column) for name, column in table.items()})
+    )
     for title, values in results.items():
         frame[title] = values
     frame[error_title] = messages
@@ -176,12 +208,19 @@ def batch_frame(table, results: Mapping[str, np.ndarray], error_title: str, mess
 
 
 # the columns a scenario's notebook table shows (to_frame() has every field)
-SCENARIO_COLUMNS = ("distance[km]", "member", "response_time[ms]", "share_within_goal[%]", "throughput[1/s]",
-                    "cpu_busy_of_lpar[%]")
+SCENARIO_COLUMNS = (
+    "distance[km]",
+    "member",
+    "response_time[ms]",
+    "share_within_goal[%]",
+    "throughput[1/s]",
+    "cpu_busy_of_lpar[%]",
+)
 
 
-def scenario_html(title: str, records: Sequence[Mapping[str, Any]], goal_time: float,
-                  goal_share: float) -> str:
+def scenario_html(
+    title: str, records: Sequence[Mapping[str, Any]], goal_time: float, goal_share: float
+) -> str:
     """A scenario's compact table: distance, member, response time, share within the goal, throughput
     and CPU, each value with its band (``low–high``) where the records carry one; the goal line under
     it, and a warning for each distance with no response time."""
@@ -193,13 +232,23 @@ def scenario_html(title: str, records: Sequence[Mapping[str, Any]], goal_time: f
             if low is not None and high is not None:
                 row[key] = f"{_cell(record.get(key))} ({_cell(low)}–{_cell(high)})"
         shown.append(row)
-    goal = (f"goal: {format_number(goal_share * 100)}% of transactions within "
-            f"{format_number(goal_time * 1e3)} ms")
+    goal = (
+        f"goal: {format_number(goal_share * 100)}% of transactions within {format_number(goal_time * 1e3)} ms"
+    )
     if any(end_key(SCENARIO_COLUMNS[2], "low") in record for record in records):
-        goal += ("; band (in ()): where the band's level of the outcomes under the model fall (the parameters"
-                 " and the model's own error on what it predicts, sampled jointly)")
-    warnings = [f"at {format_number(record['distance[km]'])} km: "
-                + ("the volumes cannot carry their other work" if record.get("volumes_saturated")
-                   else "lock contention thrashes") + ": no response time"
-                for record in records if record.get("thrashing") or record.get("volumes_saturated")]
+        goal += (
+            "; band (in ()): where the band's level of the outcomes under the model fall (the parameters"
+            " and the model's own error on what it predicts, sampled jointly)"
+        )
+    warnings = [
+        f"at {format_number(record['distance[km]'])} km: "
+        + (
+            "the volumes cannot carry their other work"
+            if record.get("volumes_saturated")
+            else "lock contention thrashes"
+        )
+        + ": no response time"
+        for record in records
+        if record.get("thrashing") or record.get("volumes_saturated")
+    ]
     return html(title, shown, lines=[goal], warnings=list(dict.fromkeys(warnings)))  # once per distance

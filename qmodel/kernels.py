@@ -19,18 +19,19 @@ from typing import Any
 # compiling saves from: numba with a cached kernel, 0.45 to 0.8 s measured
 INTERPRETED_RATE = 5e5
 COMPILE_START = 0.45
-COMPILE_FROM = INTERPRETED_RATE * COMPILE_START          # where the two take as long
+COMPILE_FROM = INTERPRETED_RATE * COMPILE_START  # where the two take as long
 
 
 class Kernel:
     """A loop over arrays (``function``), with the kernels it calls by name (``calls``)."""
 
-    def __init__(self, function: Callable[..., Any], *calls: Kernel, fastmath: bool = False,
-                 inline: bool = False) -> None:
+    def __init__(
+        self, function: Callable[..., Any], *calls: Kernel, fastmath: bool = False, inline: bool = False
+    ) -> None:
         self.function = function
         self.calls = calls
         self.fastmath = fastmath
-        self.inline = inline     # compiled into its callers (no call: its arrays are not passed per call)
+        self.inline = inline  # compiled into its callers (no call: its arrays are not passed per call)
         self._compiled: Callable[..., Any] | None = None
 
     def __call__(self, work: float, *args: Any) -> Any:
@@ -56,9 +57,11 @@ class Kernel:
             namespace = dict(function.__globals__)
             for call in self.calls:
                 namespace[call.function.__name__] = call.compiled
-            rebound = types.FunctionType(function.__code__, namespace, function.__name__,
-                                         function.__defaults__, function.__closure__)
+            rebound = types.FunctionType(
+                function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__
+            )
             rebound.__qualname__, rebound.__module__ = function.__qualname__, function.__module__
-            self._compiled = numba.njit(cache=True, fastmath=self.fastmath,
-                                        inline="always" if self.inline else "never")(rebound)
+            self._compiled = numba.njit(
+                cache=True, fastmath=self.fastmath, inline="always" if self.inline else "never"
+            )(rebound)
         return self._compiled

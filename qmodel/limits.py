@@ -23,9 +23,12 @@ TIME_LIMIT = 10.0  # seconds of CPU (estimated): likewise
 def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> None:
     """An InputError with the estimate, before any work, where memory or time exceed the limits."""
     if memory > MEMORY_LIMIT or seconds > TIME_LIMIT:
-        raise InputError(what, f"about {size_text(memory)} and {duration(seconds)}",
-                         f"at most {size_text(MEMORY_LIMIT)} and {duration(TIME_LIMIT)}: {way_out}",
-                         reason="too large to compute")
+        raise InputError(
+            what,
+            f"about {size_text(memory)} and {duration(seconds)}",
+            f"at most {size_text(MEMORY_LIMIT)} and {duration(TIME_LIMIT)}: {way_out}",
+            reason="too large to compute",
+        )
 
 
 # CPU of one vectorized step of a loop (a recursion, a Sum's term): numpy's overhead (measured 1.15e-5
@@ -61,9 +64,12 @@ def refuse_scenario_work(members: int, solves: int, reads: int, what: str, way_o
     """Refuse (:func:`refuse_too_large`), before the first, ``solves`` solves of a scenario of ``members``
     members and ``reads`` scenarios read and checked (variant rows, band points) whose estimated time
     or memory passes the limits (:data:`SECONDS_PER_MEMBER_SOLVE`, :data:`SECONDS_PER_SCENARIO_READ`)."""
-    refuse_too_large(reads * BYTES_PER_SCENARIO_READ,
-                     members * solves * SECONDS_PER_MEMBER_SOLVE + reads * SECONDS_PER_SCENARIO_READ,
-                     what, way_out)
+    refuse_too_large(
+        reads * BYTES_PER_SCENARIO_READ,
+        members * solves * SECONDS_PER_MEMBER_SOLVE + reads * SECONDS_PER_SCENARIO_READ,
+        what,
+        way_out,
+    )
 
 
 def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: str) -> bytes:
@@ -77,12 +83,17 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
     if os.fspath(path) == "-":  # standard input, as batch and --variants take it
         stream = sys.stdin.buffer if sys.stdin is not None else None
         if stream is None or stream.closed:
-            raise InputError(parameter, "-", "a file, or data piped to standard input",
-                             reason="standard input is closed")
+            raise InputError(
+                parameter, "-", "a file, or data piped to standard input", reason="standard input is closed"
+            )
         data = stream.read(limit + 1)
         if len(data) > limit:
-            raise InputError(parameter, "standard input", f"{allowed} up to {size_text(limit)}",
-                             reason=f"longer than {size_text(limit)}")
+            raise InputError(
+                parameter,
+                "standard input",
+                f"{allowed} up to {size_text(limit)}",
+                reason=f"longer than {size_text(limit)}",
+            )
         return data
     chunks, total = [], 0
     try:
@@ -105,8 +116,12 @@ def read_bounded(path: str | os.PathLike, limit: int, parameter: str, allowed: s
         reason = error.strerror or "cannot read"
         raise InputError(parameter, os.fspath(path), allowed, reason=reason) from None
     if total > limit:
-        raise InputError(parameter, os.fspath(path), f"{allowed} up to {size_text(limit)}",
-                         reason=f"longer than {size_text(limit)}")
+        raise InputError(
+            parameter,
+            os.fspath(path),
+            f"{allowed} up to {size_text(limit)}",
+            reason=f"longer than {size_text(limit)}",
+        )
     return b"".join(chunks)
 
 
@@ -120,8 +135,12 @@ def read_bounded_text(path: str | os.PathLike, what: str, limit_bytes: int) -> s
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise InputError(what, os.fspath(path), "a UTF-8 text file",
-                         reason=f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise InputError(
+            what,
+            os.fspath(path),
+            "a UTF-8 text file",
+            reason=f"not UTF-8 text ({error.reason} at byte {error.start})",
+        ) from None
 
 
 def size_text(memory: float) -> str:

@@ -59,8 +59,12 @@ def check_output_path(option: str, path: str, inputs: Iterable[str | os.PathLike
         raise InputError(option, path, "a file name", reason="it is a directory")
     folder = Path(os.path.realpath(target)).parent
     if not folder.is_dir():
-        raise InputError(option, path, "a file in an existing directory",
-                         reason=f"directory {str(target.parent)!r} does not exist")
+        raise InputError(
+            option,
+            path,
+            "a file in an existing directory",
+            reason=f"directory {str(target.parent)!r} does not exist",
+        )
     written = _identity(path)
     if written is None:
         return
@@ -69,8 +73,12 @@ def check_output_path(option: str, path: str, inputs: Iterable[str | os.PathLike
         if _identity(source) == written:
             name = "standard input" if source == "-" else source
             link = "" if source == path else ", the same file through a link"
-            raise InputError(option, path, f"a file other than the input {name}: {option} OTHER-FILE",
-                             reason=f"it is the input {name}{link}; writing it would destroy it")
+            raise InputError(
+                option,
+                path,
+                f"a file other than the input {name}: {option} OTHER-FILE",
+                reason=f"it is the input {name}{link}; writing it would destroy it",
+            )
 
 
 class Target:
@@ -116,13 +124,18 @@ class Target:
             os.close(descriptor)
 
     def _busy(self, lock: str) -> InputError:
-        return InputError(self.option, self.path, f"a file no other run is writing: wait for that run, or "
-                          f"{self.option} OTHER-FILE", reason=f"another qmodel run is writing it ({lock})")
+        return InputError(
+            self.option,
+            self.path,
+            f"a file no other run is writing: wait for that run, or {self.option} OTHER-FILE",
+            reason=f"another qmodel run is writing it ({lock})",
+        )
 
     def error(self, error: OSError) -> InputError:
         """A write that failed, as one line naming the option and the file."""
-        return InputError(self.option, self.path, "a file that can be written",
-                          reason=error.strerror or str(error))
+        return InputError(
+            self.option, self.path, "a file that can be written", reason=error.strerror or str(error)
+        )
 
     def release(self) -> None:
         """Give up the claim (the lock) without writing; done anyway when the target is collected."""
@@ -254,5 +267,10 @@ def whole_writes(stream: TextIO) -> TextIO:
     raw = io.BufferedWriter(_WholeWrites(descriptor), buffer_size=1 << 16)
     unicode = (stream.encoding or "").lower().replace("-", "").startswith("utf")
     errors = stream.errors if unicode else "backslashreplace"
-    return io.TextIOWrapper(raw, encoding=stream.encoding, errors=errors,
-                            line_buffering=bool(stream.line_buffering), write_through=False)
+    return io.TextIOWrapper(
+        raw,
+        encoding=stream.encoding,
+        errors=errors,
+        line_buffering=bool(stream.line_buffering),
+        write_through=False,
+    )

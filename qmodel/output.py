@@ -77,7 +77,7 @@ def csv_floats(values: Any) -> list[str]:
     the common range are written by csv_number itself."""
     import numpy as np
 
-    array = np.asarray(values, float) + 0.0                      # -0.0 as 0
+    array = np.asarray(values, float) + 0.0  # -0.0 as 0
     texts = (f"%.{SIGNIFICANT}g\0" * array.size % tuple(array.tolist())).split("\0")[:-1]
     with np.errstate(all="ignore"):
         magnitude = np.abs(array)
@@ -105,8 +105,8 @@ def write_csv_columns(columns: Sequence[str], blocks: Any) -> None:
     def quote(value: Any) -> str:
         if value not in quoted:
             buffer = io.StringIO()
-            csv.writer(buffer, lineterminator="").writerow([csv_number(value), ""])   # a second cell:
-            quoted[value] = buffer.getvalue()[:-1]                     # an empty one is not written ""
+            csv.writer(buffer, lineterminator="").writerow([csv_number(value), ""])  # a second cell:
+            quoted[value] = buffer.getvalue()[:-1]  # an empty one is not written ""
         return quoted[value]
 
     for block in blocks:
@@ -228,8 +228,9 @@ def _unbreakable(text: str) -> str:
     return _NAME_AND_NUMBER.sub(_NO_BREAK, _NUMBER_AND_UNIT.sub(f"\\1{_NO_BREAK}", text))
 
 
-def wrap_at_spaces(text: str, width: int, *, indent: str = "", subsequent_indent: str = "",
-                   fold_long_words: bool = False) -> list[str]:
+def wrap_at_spaces(
+    text: str, width: int, *, indent: str = "", subsequent_indent: str = "", fold_long_words: bool = False
+) -> list[str]:
     """``text`` as lines of at most ``width`` characters, broken at its spaces only: never at a no-break
     space, between a number and its unit ("100 km") or a name and its number ("site 2"), nor at a hyphen.
     A word longer than the width stays whole on a line of its own, or is folded with ``fold_long_words``.
@@ -237,9 +238,14 @@ def wrap_at_spaces(text: str, width: int, *, indent: str = "", subsequent_indent
     (rich wraps at any space; textwrap breaks at ASCII whitespace only, so a no-break space holds.)"""
     import textwrap
 
-    lines = textwrap.wrap(_unbreakable(text), max(width, 1), initial_indent=indent,
-                          subsequent_indent=subsequent_indent, break_long_words=fold_long_words,
-                          break_on_hyphens=False)
+    lines = textwrap.wrap(
+        _unbreakable(text),
+        max(width, 1),
+        initial_indent=indent,
+        subsequent_indent=subsequent_indent,
+        break_long_words=fold_long_words,
+        break_on_hyphens=False,
+    )
     return [line.replace(_NO_BREAK, " ") for line in lines]
 
 
@@ -278,8 +284,11 @@ def key_columns(rows: Sequence[Sequence[Any]]) -> int:
     while rows still share the values of the key columns so far (distance, member)."""
     width = min((len(row) for row in rows), default=0)
     keys = 1
-    while keys < width and len({tuple(row[:keys]) for row in rows}) < len(rows) and not any(
-            _is_number(row[keys]) for row in rows):
+    while (
+        keys < width
+        and len({tuple(row[:keys]) for row in rows}) < len(rows)
+        and not any(_is_number(row[keys]) for row in rows)
+    ):
         keys += 1
     return keys
 
@@ -299,8 +308,15 @@ def _fold(least: list[int], width: int, keys: int) -> list[list[int]] | None:
     return groups or None
 
 
-def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "",
-                caption: str = "", width: int | None = None, keys: int | None = None) -> None:
+def print_table(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    title: str = "",
+    caption: str = "",
+    width: int | None = None,
+    keys: int | None = None,
+) -> None:
     """A table in rich's box that fits ``width`` (default: the terminal's) and never breaks a number;
     a folded part repeats the ``keys`` leading columns (default: :func:`key_columns`). Text is shown with
     its control characters escaped (:func:`qmodel.safetext.shown`): a name never moves the cursor,
@@ -318,14 +334,22 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
     if groups is not None:
         for place, group in enumerate(groups, start=1):
             part = f"{title} ({place} of {len(groups)})" if title else f"({place} of {len(groups)})"
-            _print_layout(_layout(columns, cells, numbers, group, part,
-                                  caption if place == len(groups) else "", width), width)
+            _print_layout(
+                _layout(columns, cells, numbers, group, part, caption if place == len(groups) else "", width),
+                width,
+            )
         return
     # one record per block: "column | value"
     out = console(width=width)
     names = list(columns)
-    value_least = max([len(c) if n else _longest_word(c) for row, kinds in zip(cells, numbers, strict=True)
-                       for c, n in zip(row, kinds, strict=True)], default=0)
+    value_least = max(
+        [
+            len(c) if n else _longest_word(c)
+            for row, kinds in zip(cells, numbers, strict=True)
+            for c, n in zip(row, kinds, strict=True)
+        ],
+        default=0,
+    )
     name_least = max(_longest_word(name) for name in names)
     room = width - 2 * _PER_COLUMN - _PER_TABLE
     if name_least + value_least > room:  # truncate labels: the names first, then text values
@@ -333,21 +357,35 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
     if title:
         out.print(title)
     for index, (row, kinds) in enumerate(zip(cells, numbers, strict=True), start=1):
-        label = ", ".join(f"{name} {value}" for name, value in zip(names[:keys], row[:keys], strict=True)) \
-            if row else f"row {index}"
+        label = (
+            ", ".join(f"{name} {value}" for name, value in zip(names[:keys], row[:keys], strict=True))
+            if row
+            else f"row {index}"
+        )
         record_cells = [[name, value] for name, value in zip(names, row, strict=True)]
         record_numbers = [[False, kind] for kind in kinds]
         for pair, kind in zip(record_cells, record_numbers, strict=True):
             if not kind[1]:
                 pair[1] = _truncate_words(pair[1], max(room - len(pair[0]), 4))
-        out.print(_rich_table(_layout(["column", "value"], record_cells, record_numbers, range(2),
-                                      f"record {index}: {label}", "", width)))
+        out.print(
+            _rich_table(
+                _layout(
+                    ["column", "value"],
+                    record_cells,
+                    record_numbers,
+                    range(2),
+                    f"record {index}: {label}",
+                    "",
+                    width,
+                )
+            )
+        )
     if caption:
         out.print(caption)
 
 
 def _truncate(text: str, size: int) -> str:
-    return text if len(text) <= size else text[:size - 1] + "…"
+    return text if len(text) <= size else text[: size - 1] + "…"
 
 
 def _truncate_words(text: str, size: int) -> str:
@@ -386,8 +424,15 @@ class _Layout(NamedTuple):
         return sum(self.widths) + _PER_COLUMN * len(self.widths) + _PER_TABLE
 
 
-def _layout(columns: Sequence[str], cells: list[list[str]], numbers: list[list[bool]], chosen,
-            title: str, caption: str, width: int) -> _Layout:
+def _layout(
+    columns: Sequence[str],
+    cells: list[list[str]],
+    numbers: list[list[bool]],
+    chosen,
+    title: str,
+    caption: str,
+    width: int,
+) -> _Layout:
     """The table of the ``chosen`` columns within ``width``, column widths fixed here so that a number is
     never folded (:func:`_allot`)."""
     chosen = list(chosen)
@@ -395,18 +440,36 @@ def _layout(columns: Sequence[str], cells: list[list[str]], numbers: list[list[b
     picked_numbers = [[kinds[i] for i in chosen] for kinds in numbers]
     names = [columns[i] for i in chosen]
     least = _least_widths(names, picked_cells, picked_numbers)
-    natural = [max([len(name)] + [len(row[place]) for row in picked_cells])
-               for place, name in enumerate(names)]
+    natural = [
+        max([len(name)] + [len(row[place]) for row in picked_cells]) for place, name in enumerate(names)
+    ]
     widths = _allot(natural, least, width)
-    right = [any(kinds[place] for kinds in picked_numbers) and all(
-        kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True))
-        for place in range(len(names))]
-    wrapped = [[cell if len(cell) <= widths[place] else _header(cell, widths[place])
-                for place, cell in enumerate(row)] for row in picked_cells]     # text only: numbers fit
-    layout = _Layout(title="", headers=[_header(name, widths[place]) for place, name in enumerate(names)],
-                     cells=wrapped, widths=widths, right=right, caption=caption)
-    return layout._replace(title=_header(title, layout.width) if title else "",
-                           caption=_header(caption, layout.width) if caption else "")
+    right = [
+        any(kinds[place] for kinds in picked_numbers)
+        and all(
+            kinds[place] or not row[place] for row, kinds in zip(picked_cells, picked_numbers, strict=True)
+        )
+        for place in range(len(names))
+    ]
+    wrapped = [
+        [
+            cell if len(cell) <= widths[place] else _header(cell, widths[place])
+            for place, cell in enumerate(row)
+        ]
+        for row in picked_cells
+    ]  # text only: numbers fit
+    layout = _Layout(
+        title="",
+        headers=[_header(name, widths[place]) for place, name in enumerate(names)],
+        cells=wrapped,
+        widths=widths,
+        right=right,
+        caption=caption,
+    )
+    return layout._replace(
+        title=_header(title, layout.width) if title else "",
+        caption=_header(caption, layout.width) if caption else "",
+    )
 
 
 def _rich_table(layout: _Layout):
@@ -445,15 +508,20 @@ def _stdout_styles() -> dict[str, str] | None:
     by the terminal alone and is left to draw: FORCE_COLOR or TTY_COMPATIBLE set, a terminal that
     takes no styles (TERM dumb or unknown), a non-UTF encoding (rich draws an ASCII box), a Windows
     console or a notebook (IPython loaded)."""
-    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ or "IPython" in sys.modules \
-            or sys.platform == "win32":
+    if (
+        "FORCE_COLOR" in os.environ
+        or "TTY_COMPATIBLE" in os.environ
+        or "IPython" in sys.modules
+        or sys.platform == "win32"
+    ):
         return None
     try:
         terminal = sys.stdout.isatty()
     except (AttributeError, ValueError):  # no isatty, or a closed stream: left to rich
         return None
     if not (getattr(sys.stdout, "encoding", None) or "utf-8").lower().startswith("utf") or (
-            terminal and os.environ.get("TERM", "").strip().lower() in ("dumb", "unknown")):
+        terminal and os.environ.get("TERM", "").strip().lower() in ("dumb", "unknown")
+    ):
         return None
     return TERMINAL_STYLES if terminal else {}
 
@@ -472,15 +540,27 @@ def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None
     caption = layout.caption.split("\n") if layout.caption else []
 
     def drawn_alike(text: str, room: int, empty: bool = False) -> bool:
-        return len(text) <= room and (bool(text) or empty) and text == text.strip() \
-            and _one_column_each(text)
+        return len(text) <= room and (bool(text) or empty) and text == text.strip() and _one_column_each(text)
 
-    if not widths or min(widths) < 1 or layout.width > width or not (
+    if (
+        not widths
+        or min(widths) < 1
+        or layout.width > width
+        or not (
             all(drawn_alike(text, layout.width) for text in title + caption)
-            and all(drawn_alike(text, room, empty=True) for texts, room in zip(headers, widths, strict=True)
-                    for text in texts)
-            and all(drawn_alike(text, room, empty=True) for row in layout.cells
-                    for cell, room in zip(row, widths, strict=True) for text in cell.split("\n"))):
+            and all(
+                drawn_alike(text, room, empty=True)
+                for texts, room in zip(headers, widths, strict=True)
+                for text in texts
+            )
+            and all(
+                drawn_alike(text, room, empty=True)
+                for row in layout.cells
+                for cell, room in zip(row, widths, strict=True)
+                for text in cell.split("\n")
+            )
+        )
+    ):
         return None
 
     def styled(text: str, part: str) -> str:
@@ -490,10 +570,19 @@ def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None
     def line(cells: Sequence[str | None], rule: str, part: str = "") -> str:
         """One line of a row. rich writes a cell's padding on each side and its justified text as three
         pieces, and a blank line above a shorter cell (None here) as one."""
-        return rule + rule.join(
-            styled(" " * (room + 2), part) if text is None else "".join(
-                styled(piece, part) for piece in (" ", text.rjust(room) if right else text.ljust(room), " "))
-            for text, room, right in zip(cells, widths, layout.right, strict=True)) + rule
+        return (
+            rule
+            + rule.join(
+                styled(" " * (room + 2), part)
+                if text is None
+                else "".join(
+                    styled(piece, part)
+                    for piece in (" ", text.rjust(room) if right else text.ljust(room), " ")
+                )
+                for text, room, right in zip(cells, widths, layout.right, strict=True)
+            )
+            + rule
+        )
 
     def border(left: str, rule: str, cross: str, right: str) -> str:
         return left + cross.join(rule * (room + 2) for room in widths) + right
@@ -505,11 +594,13 @@ def _box_text(layout: _Layout, width: int, styles: dict[str, str]) -> str | None
     lines.append(border("┏", "━", "┳", "┓"))
     lines += [line(cells, "┃", "header") for cells in zip(*header_lines, strict=True)]
     lines.append(border("┡", "━", "╇", "┩"))
-    for row in layout.cells:              # a cell wrapped to lines at the top of its row, as rich aligns it
+    for row in layout.cells:  # a cell wrapped to lines at the top of its row, as rich aligns it
         texts = [cell.split("\n") for cell in row]
         height = max(len(parts) for parts in texts)
-        lines += [line(cells, "│") for cells in zip(*(part + [None] * (height - len(part)) for part in texts),
-                                                   strict=True)]
+        lines += [
+            line(cells, "│")
+            for cells in zip(*(part + [None] * (height - len(part)) for part in texts), strict=True)
+        ]
     lines.append(border("└", "─", "┴", "┘"))
     lines += [styled(_centred(text, layout.width), "caption") for text in caption]
     return "".join(text + "\n" for text in lines)

@@ -76,7 +76,7 @@ def clipped(text: str, longest: int = LONGEST_VALUE) -> str:
     if len(escaped) <= longest:
         return escaped
     head = (longest - 30) // 2
-    return f"{escaped[:head]}… ({len(text):,} characters) …{escaped[-(longest - 30 - head):]}"
+    return f"{escaped[:head]}… ({len(text):,} characters) …{escaped[-(longest - 30 - head) :]}"
 
 
 def name_refused(name: str, reserved: tuple[str, ...] = ()) -> str | None:

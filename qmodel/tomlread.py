@@ -18,8 +18,8 @@ from qmodel.errors import CatalogueError, InputError
 from qmodel.limits import read_bounded_text
 from qmodel.units import shortened
 
-FILE_LIMIT = 10_000_000   # bytes: a model, scenario, casebook or catalogue file is kilobytes
-NESTING_LIMIT = 100       # levels of arrays and inline tables (a model file needs three); tomllib recurses
+FILE_LIMIT = 10_000_000  # bytes: a model, scenario, casebook or catalogue file is kilobytes
+NESTING_LIMIT = 100  # levels of arrays and inline tables (a model file needs three); tomllib recurses
 _SKIPPED = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
 _BRACKET = re.compile(r"[\[\]{}]")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -57,9 +57,12 @@ def format_checked(data: dict[str, Any], where: str) -> dict[str, Any]:
     version = data.get(FORMAT_KEY, 1)
     if isinstance(version, bool) or version not in FORMAT_VERSIONS:
         known = " or ".join(map(str, FORMAT_VERSIONS))
-        raise InputError(f"{where}: {FORMAT_KEY}", shortened(repr(version)),
-                         f"{known} (the formats this qmodel reads)",
-                         reason="a format this qmodel does not know: written for a newer qmodel?")
+        raise InputError(
+            f"{where}: {FORMAT_KEY}",
+            shortened(repr(version)),
+            f"{known} (the formats this qmodel reads)",
+            reason="a format this qmodel does not know: written for a newer qmodel?",
+        )
     return {key: value for key, value in data.items() if key != FORMAT_KEY}
 
 

@@ -68,13 +68,34 @@ UNITS["µs"] = UNITS["us"]
 UNITS["µs/km"] = UNITS["us/km"]
 # Spellings people type for the same units; each resolves to exactly one entry above.
 _ALIASES = {
-    "sec": "s", "msec": "ms", "usec": "us", "µsec": "us", "mins": "min",
+    "sec": "s",
+    "msec": "ms",
+    "usec": "us",
+    "µsec": "us",
+    "mins": "min",
     # rates as RMF and the studies print them: 800/s, 0.8/ms (the 1 of 1/s left out)
-    "/s": "1/s", "/sec": "1/s", "/ms": "1/ms", "/us": "1/us", "/µs": "1/us", "/μs": "1/us", "/min": "1/min",
+    "/s": "1/s",
+    "/sec": "1/s",
+    "/ms": "1/ms",
+    "/us": "1/us",
+    "/µs": "1/us",
+    "/μs": "1/us",
+    "/min": "1/min",
     # the Greek mu (U+03BC) is what keyboards type for the micro sign (U+00B5)
-    "μs": "us", "μsec": "us", "μs/km": "us/km",
-    "MBps": "MB/s", "GBps": "GB/s", "KBps": "KB/s", "MB/sec": "MB/s", "GB/sec": "GB/s",
-    "Mbps": "Mb/s", "Gbps": "Gb/s", "Kbps": "Kb/s", "Mbit/s": "Mb/s", "Gbit/s": "Gb/s", "Kbit/s": "Kb/s",
+    "μs": "us",
+    "μsec": "us",
+    "μs/km": "us/km",
+    "MBps": "MB/s",
+    "GBps": "GB/s",
+    "KBps": "KB/s",
+    "MB/sec": "MB/s",
+    "GB/sec": "GB/s",
+    "Mbps": "Mb/s",
+    "Gbps": "Gb/s",
+    "Kbps": "Kb/s",
+    "Mbit/s": "Mb/s",
+    "Gbit/s": "Gb/s",
+    "Kbit/s": "Kb/s",
 }
 # Units whose value is worth echoing back in the unit it was read in (bits, binary prefixes).
 _WORTH_SAYING = {"Kb/s", "Mb/s", "Gb/s", "KiB", "MiB", "GiB", "TiB", "KiB/s", "MiB/s", "GiB/s"}
@@ -120,16 +141,24 @@ def _lookup(parameter: str, text: str, suffix: str, target: Unit) -> Unit:
     if given is not None:
         return given
     if suffix.startswith(","):
-        raise InputError(parameter, text, _example(target),
-                         reason="a decimal comma: write a point (1.5); a comma separates list items")
+        raise InputError(
+            parameter,
+            text,
+            _example(target),
+            reason="a decimal comma: write a point (1.5); a comma separates list items",
+        )
     dashed = re.fullmatch(r"([^\W\d_]*%?)\s*[-\u2013]\s*(\.?\d\S*)", suffix)
     if dashed:  # 100-900, 10K-50K: a range typed as people write one
-        start, stop = text.strip()[:-len(suffix)] + dashed[1], dashed[2]
+        start, stop = text.strip()[: -len(suffix)] + dashed[1], dashed[2]
         as_list, unit = f"{start},{stop}", _TYPED_UNIT.get(target.name, target.name)
         if decimal_comma(as_list):  # 100,900 would be ambiguous itself: the form that is a list as typed
             as_list = f"{start}{unit},{stop}{unit}" if unit else f'"{start}, {stop}"'
-        raise InputError(parameter, text, f"{start}..{stop} for a range (qmodel sweep), {as_list} for a"
-                         " list", reason="a range is written with two dots")
+        raise InputError(
+            parameter,
+            text,
+            f"{start}..{stop} for a range (qmodel sweep), {as_list} for a list",
+            reason="a range is written with two dots",
+        )
     near = sorted({name for name in [*UNITS, *_ALIASES] if name.lower() == suffix.lower()})
     if near:
         meant = " or ".join(f"{name} ({_kind(_ALIASES.get(name, name))})" for name in near)
@@ -159,7 +188,7 @@ def split_number(text: str) -> tuple[str, str] | None:
     match = _NUMBER.match(stripped)
     if match is None:
         return None
-    suffix = stripped[match.end():].strip()
+    suffix = stripped[match.end() :].strip()
     if any(mark.isspace() for mark in suffix):
         return None
     return match.group(), suffix
@@ -209,8 +238,9 @@ def parse_value(parameter: str, text: str | float | int, unit_name: str) -> floa
     number, suffix = float(parts[0]), parts[1]
     value = _in_display_unit(parameter, shown, number, suffix, target)
     if not math.isfinite(value):
-        raise InputError(parameter, shown, _example(target),
-                         reason="too large for a floating-point number (above 1.8e308)")
+        raise InputError(
+            parameter, shown, _example(target), reason="too large for a floating-point number (above 1.8e308)"
+        )
     return value + 0.0  # -0.0 is read as 0
 
 
@@ -265,8 +295,11 @@ def reading_note(parameter: str, text: str | float | int, unit_name: str) -> str
         return ""
     value = parse_value(parameter, text, unit_name)
     how = "a bare number, taken in" if not suffix else "read as"
-    return f"{parameter} = {text.strip()} {how} {value:.6g} {unit_name}" if suffix else \
-        f"{parameter} = {text.strip()}: {how} {unit_name}"
+    return (
+        f"{parameter} = {text.strip()} {how} {value:.6g} {unit_name}"
+        if suffix
+        else f"{parameter} = {text.strip()}: {how} {unit_name}"
+    )
 
 
 def split_range(option: str, text: str) -> tuple[str, str] | None:
@@ -337,10 +370,15 @@ def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
     said_one = with_unit(number, typed or "1") if not _EXPONENT.match(typed) else one
     thousands = f"{first}{second}{written}" if len(second) == 3 and not _EXPONENT.match(typed) else ""
     readings = f"{said_one} with a decimal comma" + (
-        f", {with_unit(first + second, typed or '1')} with a thousands separator" if thousands else "")
+        f", {with_unit(first + second, typed or '1')} with a thousands separator" if thousands else ""
+    )
     ones = f"{one} or {thousands}" if thousands else one
-    raise InputError(name, text.strip(), f"{ones} for one value, or {as_list} for two",
-                     reason=f"ambiguous: {readings}, or a list of two?")
+    raise InputError(
+        name,
+        text.strip(),
+        f"{ones} for one value, or {as_list} for two",
+        reason=f"ambiguous: {readings}, or a list of two?",
+    )
 
 
 def parse_list(name: str, text: str, unit: str) -> list[float]:
@@ -355,10 +393,19 @@ def parse_list(name: str, text: str, unit: str) -> list[float]:
         return [parse_value(name, text, unit)]
     for item in items[1:]:
         if re.fullmatch(r"0\d+", item) or not item:
-            raise InputError(name, text, "a list such as 20,40,70km, or one number such as 35000",
-                             reason="a comma inside a number: write 35000 (or 35K) and 1.5, not 35,000 or 1,5"
-                             if item else "an empty list item")
+            raise InputError(
+                name,
+                text,
+                "a list such as 20,40,70km, or one number such as 35000",
+                reason="a comma inside a number: write 35000 (or 35K) and 1.5, not 35,000 or 1,5"
+                if item
+                else "an empty list item",
+            )
     last = split_number(items[-1])
     suffix = last[1] if last else ""
-    return [parse_value(name, item + suffix if suffix and (parts := split_number(item)) and not parts[1]
-                        else item, unit) for item in items]
+    return [
+        parse_value(
+            name, item + suffix if suffix and (parts := split_number(item)) and not parts[1] else item, unit
+        )
+        for item in items
+    ]

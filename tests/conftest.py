@@ -5,7 +5,9 @@ import os
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "qmodel", deadline=None, max_examples=int(os.environ.get("QMODEL_EXAMPLES", "60")),
+    "qmodel",
+    deadline=None,
+    max_examples=int(os.environ.get("QMODEL_EXAMPLES", "60")),
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
 settings.load_profile("qmodel")

@@ -34,8 +34,9 @@ RATE_TABLES = st.lists(st.floats(0.5, 4.0).map(lambda r: round(r, 2)), min_size=
 
 
 @st.composite
-def multi_class_networks(draw, max_classes: int = 3, max_population: int = 6,
-                         load_dependent: bool = False) -> Network:
+def multi_class_networks(
+    draw, max_classes: int = 3, max_population: int = 6, load_dependent: bool = False
+) -> Network:
     """Multi-class networks of queues and delays (and multi-server, ld), small enough for exact MVA."""
     classes = draw(st.integers(1, max_classes))
     stations = draw(st.integers(1, 4))
@@ -47,11 +48,16 @@ def multi_class_networks(draw, max_classes: int = 3, max_population: int = 6,
     rates = [draw(RATE_TABLES) if s == "ld" else None for s in servers]
     servers = [1 if s == "ld" else s for s in servers]
     populations = draw(st.lists(st.integers(0, max_population), min_size=classes, max_size=classes))
-    if sum(populations) == 0:           # a network without jobs is refused (tests/networks/test_solve.py)
+    if sum(populations) == 0:  # a network without jobs is refused (tests/networks/test_solve.py)
         populations[0] = 1
     think = draw(st.lists(st.sampled_from([0.0, 1.0, 5.0]), min_size=classes, max_size=classes))
-    return network(demands, servers=servers, rates=rates if load_dependent else None, think_time=think,
-                   population=populations)
+    return network(
+        demands,
+        servers=servers,
+        rates=rates if load_dependent else None,
+        think_time=think,
+        population=populations,
+    )
 
 
 def convolution_multi_class(net: Network) -> list[float]:
@@ -67,7 +73,7 @@ def convolution_multi_class(net: Network) -> list[float]:
         total = sum(n)
         value = Fraction(math.factorial(total))
         for d, count in zip(demands, n, strict=True):
-            value = value * d ** count / math.factorial(count)
+            value = value * d**count / math.factorial(count)
         for i in range(1, total + 1):
             value /= i if rates is None else rates[min(i, len(rates)) - 1]
         return value
@@ -76,15 +82,19 @@ def convolution_multi_class(net: Network) -> list[float]:
     for k, station in enumerate(net.stations):
         rates = None if station.infinite else [Fraction(float(r)) for r in station.rate_table]
         columns.append(([Fraction(float(d)) for d in net.demands[:, k]], rates))
+
     def below(p: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
         """Every split of p into q (at the station) and p − q (elsewhere)."""
-        return [(q, tuple(a - b for a, b in zip(p, q, strict=True)))
-                for q in itertools.product(*[range(a + 1) for a in p])]
+        return [
+            (q, tuple(a - b for a, b in zip(p, q, strict=True)))
+            for q in itertools.product(*[range(a + 1) for a in p])
+        ]
 
     constants = {p: Fraction(int(sum(p) == 0)) for p in points}
     for demands, rates in columns:
-        constants = {p: sum(factor(demands, rates, q) * constants[rest] for q, rest in below(p))
-                     for p in points}
+        constants = {
+            p: sum(factor(demands, rates, q) * constants[rest] for q, rest in below(p)) for p in points
+        }
     top = tuple(populations)
     less = [tuple(n - (c == i) for i, n in enumerate(top)) for c in range(len(top))]
     return [float(constants[less[c]] / constants[top]) if top[c] else 0.0 for c in range(len(top))]
@@ -98,7 +108,7 @@ def convolution_throughput(model: Network, population: int) -> list[float]:
     think_terms = [Fraction(1)]
     for j in range(1, population + 1):
         factorial *= j
-        think_terms.append(think ** j / factorial)
+        think_terms.append(think**j / factorial)
     constants = think_terms[:]
     for d, station in zip(demand, model.stations, strict=True):
         terms = _station_terms(d, station, population)
@@ -118,7 +128,17 @@ def _station_terms(demand: Fraction, station: Station, population: int) -> list[
 
 def ld_equivalent(model: Network) -> Network:
     """The same network with every multi-server station given as an ld station with rates min(j, c)."""
-    stations = tuple(Station(s.name, "ld", 1, tuple(float(j) for j in range(1, s.servers + 1)))
-                     if s.kind == "multi" else s for s in model.stations)
-    return Network(stations, model.classes, model.demands, model.think_times, model.populations,
-                   model.arrival_rates, model.visits, model.time_unit)
+    stations = tuple(
+        Station(s.name, "ld", 1, tuple(float(j) for j in range(1, s.servers + 1))) if s.kind == "multi" else s
+        for s in model.stations
+    )
+    return Network(
+        stations,
+        model.classes,
+        model.demands,
+        model.think_times,
+        model.populations,
+        model.arrival_rates,
+        model.visits,
+        model.time_unit,
+    )

@@ -31,7 +31,7 @@ def test_rows_come_back_in_order_with_results_appended() -> None:
 
 
 def test_unknown_columns_pass_through_unchanged() -> None:
-    _, rows, _ = batch("mm1", "volume,arrival_rate,service_time,note\nDBX232, 800 ,1,\"a, b\"\n")
+    _, rows, _ = batch("mm1", 'volume,arrival_rate,service_time,note\nDBX232, 800 ,1,"a, b"\n')
     assert rows[0]["volume"] == "DBX232"
     assert rows[0]["note"] == "a, b"
     assert rows[0]["arrival_rate"] == " 800 "
@@ -55,8 +55,9 @@ def test_header_unit_converts_the_column() -> None:
 
 
 def test_cells_may_use_the_cli_value_forms() -> None:
-    _, rows, _ = batch("capacity_at_utilization",
-                       "throughput,utilization,target_utilization\n163K,73%,0.85\n")
+    _, rows, _ = batch(
+        "capacity_at_utilization", "throughput,utilization,target_utilization\n163K,73%,0.85\n"
+    )
     assert float(rows[0]["projected_throughput[1/s]"]) == pytest.approx(163_000 * 0.85 / 0.73)
 
 
@@ -88,20 +89,28 @@ def test_row_of_the_wrong_width_is_an_error_row() -> None:
     assert rows[1]["error"] == ""
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "no header"),
-    ("\ufeff\r\n\r\n", "no header"),
-    ("volume,arrival_rate\nA,800\n", "missing required column"),
-    ("arrival_rate,service_time[km]\n800,1\n", "unit does not fit"),
-    ("arrival_rate,service_time,service_time\n800,1,1\n", "input given twice"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "no header"),
+        ("\ufeff\r\n\r\n", "no header"),
+        ("volume,arrival_rate\nA,800\n", "missing required column"),
+        ("arrival_rate,service_time[km]\n800,1\n", "unit does not fit"),
+        ("arrival_rate,service_time,service_time\n800,1,1\n", "input given twice"),
+    ],
+)
 def test_unusable_file_is_a_file_level_error(text: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
         batch("mm1", text)
 
 
-@pytest.mark.parametrize(("text", "value"), [("arrival_rate,service_time\n", "a header only"),
-                                             ("arrival_rate,service_time\n\n,\n", "blank rows only")])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("arrival_rate,service_time\n", "a header only"),
+        ("arrival_rate,service_time\n\n,\n", "blank rows only"),
+    ],
+)
 def test_a_file_without_rows_is_refused_as_scenario_variants_refuses_it(text: str, value: str) -> None:
     with pytest.raises(InputError, match=rf"^file = {value} \(no rows\)"):
         batch("mm1", text)
@@ -123,18 +132,20 @@ def test_cli_batch_exit_status_is_1_when_a_row_failed(tmp_path) -> None:
 
 
 def test_cli_batch_reads_stdin_and_writes_stdout() -> None:
-    result = CliRunner().invoke(cli, ["batch", "mm1", "-"],
-                                input="arrival_rate,service_time\n800,1\n")
+    result = CliRunner().invoke(cli, ["batch", "mm1", "-"], input="arrival_rate,service_time\n800,1\n")
     assert result.exit_code == 0
     assert result.output.splitlines()[0].endswith("number_in_system,error")
 
 
-@pytest.mark.parametrize(("args", "stdin"), [
-    (["batch", "mm9", "-"], "a\n1\n"),
-    (["batch", "mm1", "-"], ""),
-    (["batch", "mm1", "-"], "volume\nA\n"),
-    (["batch", "mm1", "/no/such/file.csv"], ""),
-])
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (["batch", "mm9", "-"], "a\n1\n"),
+        (["batch", "mm1", "-"], ""),
+        (["batch", "mm1", "-"], "volume\nA\n"),
+        (["batch", "mm1", "/no/such/file.csv"], ""),
+    ],
+)
 def test_cli_batch_exit_status_is_2_for_an_unusable_file(args, stdin) -> None:
     result = CliRunner().invoke(cli, args, input=stdin)
     assert result.exit_code == 2
@@ -222,8 +233,11 @@ def test_ssd_candidates_thresholds_are_adjustable() -> None:
 
 def test_ssd_candidates_handles_thousands_of_rows() -> None:
     rng = np.random.default_rng(7)
-    rows = [f"DS{i},{rng.uniform(0, 10):.2f},{rng.uniform(0, 50):.1f},{rng.uniform(0, 100):.0f},"
-            f"{rng.uniform(0, 100):.0f},{rng.uniform(0, 100):.0f}" for i in range(5000)]
+    rows = [
+        f"DS{i},{rng.uniform(0, 10):.2f},{rng.uniform(0, 50):.1f},{rng.uniform(0, 100):.0f},"
+        f"{rng.uniform(0, 100):.0f},{rng.uniform(0, 100):.0f}"
+        for i in range(5000)
+    ]
     text = "dsn,disc,iort,rh[%],rp[%],rr[%]\n" + "\n".join(rows) + "\n"
     result = CliRunner().invoke(cli, ["ssd-candidates", "-"], input=text)
     assert result.exit_code == 0
@@ -291,8 +305,15 @@ def test_mac_cr_only_line_ends_are_read_and_written() -> None:
     assert written.count("\r") == 3 and "\n" not in written
 
 
-@pytest.mark.parametrize("header", ["Arrival Rate,Service Time", "arrival rate,service time (ms)",
-                                    "ARRIVAL_RATE,service time [ms]", "Arrival-Rate,Service.Time(ms)"])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Arrival Rate,Service Time",
+        "arrival rate,service time (ms)",
+        "ARRIVAL_RATE,service time [ms]",
+        "Arrival-Rate,Service.Time(ms)",
+    ],
+)
 def test_headers_as_people_write_them_name_the_symbols(header: str) -> None:
     _, _, summary = run_text("mm1", f"{header}\n800,1\n")
     assert summary.rows == 1 and not summary.errors
@@ -304,8 +325,9 @@ def test_a_unit_in_parentheses_converts_the_column() -> None:
 
 
 def test_map_names_the_symbol_of_any_column() -> None:
-    written, _, summary = run_text("mm1", "SSCH/s,Resp\n800,1000\n",
-                                   mapping={"SSCH/s": "arrival_rate", "Resp": "service_time[us]"})
+    written, _, summary = run_text(
+        "mm1", "SSCH/s,Resp\n800,1000\n", mapping={"SSCH/s": "arrival_rate", "Resp": "service_time[us]"}
+    )
     assert not summary.errors and written.splitlines()[1].split(",")[2] == "0.8"
 
 
@@ -315,8 +337,11 @@ def test_map_of_a_column_the_file_lacks_is_a_file_level_error() -> None:
 
 
 def test_cli_map_option() -> None:
-    result = CliRunner().invoke(cli, ["batch", "mm1", "-", "--map", "IO rate=arrival_rate",
-                                      "--map", "S=service_time"], input="IO rate,S\n800,1\n")
+    result = CliRunner().invoke(
+        cli,
+        ["batch", "mm1", "-", "--map", "IO rate=arrival_rate", "--map", "S=service_time"],
+        input="IO rate,S\n800,1\n",
+    )
     assert result.exit_code == 0, result.output
     assert "IO rate,S,utilization[ratio]" in result.output
 
@@ -336,8 +361,10 @@ def test_utf16_export_is_read_and_written_in_utf16(tmp_path) -> None:
     assert target.read_text(encoding="utf-16").splitlines()[1].startswith("800\t1\t0.8\t")
 
 
-@pytest.mark.parametrize(("name", "content"), [("book.xlsx", b"PK\x03\x04rest"), ("book.csv", b"PK\x03\x04"),
-                                               ("old.xls", b"\xd0\xcf\x11\xe0rest")])
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("book.xlsx", b"PK\x03\x04rest"), ("book.csv", b"PK\x03\x04"), ("old.xls", b"\xd0\xcf\x11\xe0rest")],
+)
 def test_a_corrupt_workbook_is_one_line_naming_the_file(tmp_path, name: str, content: bytes) -> None:
     source = tmp_path / name
     source.write_bytes(content)
@@ -372,13 +399,16 @@ def test_the_summary_counts_in_the_plural_from_two_rows() -> None:
     assert "mm1: 2 rows computed, 0 failed" in result.output
 
 
-@pytest.mark.parametrize(("title", "named"), [
-    ("Service Time (ms)", ("Service Time", "ms")),
-    (" service-time [us] ", ("service-time", "us")),
-    ("member.*.think_time[s]", ("member.*.think_time", "s")),
-    ("distance", ("distance", None)),
-    ("2024", None),
-])
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [
+        ("Service Time (ms)", ("Service Time", "ms")),
+        (" service-time [us] ", ("service-time", "us")),
+        ("member.*.think_time[s]", ("member.*.think_time", "s")),
+        ("distance", ("distance", None)),
+        ("2024", None),
+    ],
+)
 def test_a_header_is_read_as_a_name_and_the_unit_in_its_brackets(title: str, named) -> None:
     from qmodel.tables.table import split_header
 
@@ -387,17 +417,47 @@ def test_a_header_is_read_as_a_name_and_the_unit_in_its_brackets(title: str, nam
 
 # The bulk reader (rows as bytes, plain decimals in one pass) and the per-cell reader give one answer.
 
-RATE_CELLS = ["800", "0.5", " 800 ", "8e2", "1,5", "1.200,5", "35K", "95%", "", "abc", "-5", "1_000",
-              '"900"', '"1,5"', "1e400", "+.5", "-0", "000123.4500", "123456789012345678"]
+RATE_CELLS = [
+    "800",
+    "0.5",
+    " 800 ",
+    "8e2",
+    "1,5",
+    "1.200,5",
+    "35K",
+    "95%",
+    "",
+    "abc",
+    "-5",
+    "1_000",
+    '"900"',
+    '"1,5"',
+    "1e400",
+    "+.5",
+    "-0",
+    "000123.4500",
+    "123456789012345678",
+]
 TIME_CELLS = ["1", "0.4ms", "400us", "0,4", "1.", "", "0", "x", "2.5", '"1"']
 LABELS = ["a", '"b,c"', '""', '"x""y"', "", " ", "é", '"two;parts"']
 
 
-@given(st.lists(st.one_of(st.tuples(st.sampled_from(LABELS), st.sampled_from(RATE_CELLS),
-                                    st.sampled_from(TIME_CELLS)), st.just(None)), min_size=1, max_size=8),
-       st.sampled_from([",", ";", "\t"]), st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
-def test_the_bulk_reader_writes_what_the_per_cell_reader_writes(rows, delimiter: str, line_end: str,
-                                                                 bom: bool) -> None:
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.sampled_from(LABELS), st.sampled_from(RATE_CELLS), st.sampled_from(TIME_CELLS)),
+            st.just(None),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.sampled_from([",", ";", "\t"]),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.booleans(),
+)
+def test_the_bulk_reader_writes_what_the_per_cell_reader_writes(
+    rows, delimiter: str, line_end: str, bom: bool
+) -> None:
     """Any cells, blank rows, quoted labels, dialect: the same output and the same errors both ways."""
     from qmodel import batch
     from qmodel.catalogue.loader import get_formula
@@ -410,15 +470,21 @@ def test_the_bulk_reader_writes_what_the_per_cell_reader_writes(rows, delimiter:
     for rows_as_bytes in (False, True):
         try:
             table = split_text(text, rows_as_bytes=rows_as_bytes)
-            plan = batch._plan(get_formula("mm1"), table.header, {}, None, table.dialect,
-                               lambda table=table: [table])
+            plan = batch._plan(
+                get_formula("mm1"), table.header, {}, None, table.dialect, lambda table=table: [table]
+            )
             done = batch._compute(plan, table)
         except InputError as error:
             written.append(error.message())
             continue
         messages = {row: error.message() for row, error in done.errors.items()}
-        written.append((batch.csv_output(done, list(range(table.size))), messages,
-                        batch.csv_output(done, list(range(table.size))[::-1])))
+        written.append(
+            (
+                batch.csv_output(done, list(range(table.size))),
+                messages,
+                batch.csv_output(done, list(range(table.size))[::-1]),
+            )
+        )
     assert written[0] == written[1]
 
 

@@ -73,8 +73,12 @@ def python(tmp_path_factory) -> str:
     venv = place / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     interpreter = venv / "bin" / "python"
-    installed = subprocess.run([str(interpreter), "-m", "pip", "install", "--quiet", "--no-deps", str(tree)],
-                               capture_output=True, text=True, timeout=600)
+    installed = subprocess.run(
+        [str(interpreter), "-m", "pip", "install", "--quiet", "--no-deps", str(tree)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if installed.returncode != 0:  # no build tools to be had (offline): .ci/run installs and runs this
         pytest.skip("pip install . failed here: " + (installed.stderr.strip().splitlines() or ["?"])[-1])
     return str(interpreter)
@@ -94,14 +98,23 @@ def test_the_documented_python_api_works_from_the_root(python: str) -> None:
 
 
 def test_python_m_commands_work_from_the_root(python: str) -> None:
-    checked = at_root(python, "-m", "qmodel.validation.scorecard", "--check", "README.md",
-                      "docs/background/validation.md")
+    checked = at_root(
+        python, "-m", "qmodel.validation.scorecard", "--check", "README.md", "docs/background/validation.md"
+    )
     assert checked.returncode == 0, checked.stderr
 
 
 def test_the_installed_command_works_from_the_root(python: str) -> None:
     command = Path(python).parent / "qmodel"
-    answer = at_root(str(command), "calc", "transaction_elongation", "cf_requests=12", "sync_writes=4",
-                     "distance=70km", "--format", "json")
+    answer = at_root(
+        str(command),
+        "calc",
+        "transaction_elongation",
+        "cf_requests=12",
+        "sync_writes=4",
+        "distance=70km",
+        "--format",
+        "json",
+    )
     assert answer.returncode == 0, answer.stderr
     assert json.loads(answer.stdout)["outputs"]["elongation"]["value"] == pytest.approx(14.0)

@@ -29,5 +29,5 @@ def test_every_marker_renders_from_the_figures_its_script_wrote() -> None:
 
 def test_the_mva_benchmarks_section_quotes_no_timing_by_hand() -> None:
     page = (ROOT / "docs" / "background" / "benchmarks.md").read_text(encoding="utf-8")
-    section = page[page.index("## MVA against"):page.index("## User catalogues")]
+    section = page[page.index("## MVA against") : page.index("## User catalogues")]
     assert not re.findall(r"\d[\d,.]* ?(?:ms|s)\b", hook.MARKER.sub("", section))

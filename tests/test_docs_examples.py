@@ -49,8 +49,12 @@ def pages() -> list[Path]:
 def table_commands(lines: list[str]) -> list[tuple[int, str]]:
     """The ``qmodel ...`` commands in the cells of a table (the README's question -> command table):
     each must answer with exit status 0."""
-    return [(index, command) for index, line in enumerate(lines) if line.startswith("|")
-            for command in re.findall(r"`(qmodel [^`]+)`", line)]
+    return [
+        (index, command)
+        for index, line in enumerate(lines)
+        if line.startswith("|")
+        for command in re.findall(r"`(qmodel [^`]+)`", line)
+    ]
 
 
 def _normal(lines: list[str]) -> list[str]:
@@ -109,13 +113,15 @@ def run_page(page: Path) -> tuple[list[Problem], dict[int, tuple[Command, list[s
                 if "Traceback (most recent call last)" in "\n".join(printed):
                     problems.append(Problem(page, command.line + 1, f"{command.text}: a traceback", printed))
                 elif not matches(command.shown, printed):
-                    problems.append(Problem(page, command.line + 1, f"{command.text}: output differs",
-                                            printed))
+                    problems.append(
+                        Problem(page, command.line + 1, f"{command.text}: output differs", printed)
+                    )
         for line, text in table_commands(lines) if page.name == "README.md" else ():
             done = run(text, work, env)
             if done.returncode != 0:
-                problems.append(Problem(page, line + 1, f"{text}: exit status {done.returncode}",
-                                        done.stdout.split("\n")))
+                problems.append(
+                    Problem(page, line + 1, f"{text}: exit status {done.returncode}", done.stdout.split("\n"))
+                )
     return problems, printed_by_line
 
 
@@ -155,10 +161,13 @@ def update(page: Path) -> int:
         if matches(command.shown, printed):
             continue
         if _errors(printed) - _errors(command.shown):  # an example that now fails is a finding, not an output
-            print(f"{page.relative_to(ROOT)}:{command.line + 1}: {command.text}: now refused: "
-                  f"{sorted(_errors(printed) - _errors(command.shown))[0]}", file=sys.stderr)
+            print(
+                f"{page.relative_to(ROOT)}:{command.line + 1}: {command.text}: now refused: "
+                f"{sorted(_errors(printed) - _errors(command.shown))[0]}",
+                file=sys.stderr,
+            )
         indent = FENCE.match(lines[_fence_of(lines, command.line)])[1]
-        lines[command.out_start:command.out_end] = [indent + line for line in _normal(printed)]
+        lines[command.out_start : command.out_end] = [indent + line for line in _normal(printed)]
         rewritten += 1
     page.write_text("\n".join(lines), encoding="utf-8")
     for problem in problems:
@@ -180,8 +189,9 @@ def _fence_of(lines: list[str], line: int) -> int:
 @pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_example_runs_and_shows_what_it_prints(page: Path) -> None:
     problems, _ = run_page(page)
-    report = "\n\n".join(f"{p.page.relative_to(ROOT)}:{p.line}: {p.what}\n" + "\n".join(p.printed[:40])
-                         for p in problems)
+    report = "\n\n".join(
+        f"{p.page.relative_to(ROOT)}:{p.line}: {p.what}\n" + "\n".join(p.printed[:40]) for p in problems
+    )
     update = "python tests/test_docs_examples.py --update"
     assert not problems, f"{report}\n\n(after an intended change of output: {update})"
 

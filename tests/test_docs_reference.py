@@ -82,15 +82,26 @@ def test_the_scenario_reader_accepts_exactly_the_schema_keys() -> None:
     assert spec.MEMBER_KEYS == keys_of("member")
     assert spec.PATH_KEYS == keys_of("path")
     assert {table: keys for table, keys in spec.SECTION_KEYS.items()} == {
-        table: keys_of(table) for table in spec.SECTION_KEYS}
+        table: keys_of(table) for table in spec.SECTION_KEYS
+    }
     assert set(spec.IO_KEYS) == keys_of("disk.io")
 
 
-@pytest.mark.parametrize("table, path", [
-    ("", ()), ("goal", ("goal",)), ("member", ("member", 0)), ("cf", ("cf", 0)), ("path", ("path", 0)),
-    ("link", ("link", None)), ("disk", ("disk",)), ("disk.io", ("disk", "read")),
-    ("conversion", ("conversion",)), ("locks", ("locks",)),
-])
+@pytest.mark.parametrize(
+    "table, path",
+    [
+        ("", ()),
+        ("goal", ("goal",)),
+        ("member", ("member", 0)),
+        ("cf", ("cf", 0)),
+        ("path", ("path", 0)),
+        ("link", ("link", None)),
+        ("disk", ("disk",)),
+        ("disk.io", ("disk", "read")),
+        ("conversion", ("conversion",)),
+        ("locks", ("locks",)),
+    ],
+)
 def test_a_key_the_schema_does_not_list_is_refused_with_the_keys_it_does(table: str, path: tuple) -> None:
     data = spec.read_scenario_toml(resolve_scenario("gdps-env2"))
     place = data

@@ -37,8 +37,12 @@ DRAWING = [p for p in pages() if figures.FIGURE.search(p.read_text(encoding="utf
 @pytest.mark.parametrize("page", QUOTING, ids=_name)
 def test_every_number_a_page_quotes_is_what_the_tool_says(page: Path) -> None:
     stale = [q for q in quotes.quotes(page.read_text(encoding="utf-8"), _name(page)) if q.found != q.said]
-    assert not stale, "\n".join(f"{_name(page)}: `{q.source}`: the page says {q.found!r}, the tool {q.said!r}"
-                                for q in stale) + "\n(rewrite: python tests/test_docs_examples.py --update)"
+    assert not stale, (
+        "\n".join(
+            f"{_name(page)}: `{q.source}`: the page says {q.found!r}, the tool {q.said!r}" for q in stale
+        )
+        + "\n(rewrite: python tests/test_docs_examples.py --update)"
+    )
 
 
 @pytest.mark.parametrize("page", DRAWING, ids=_name)
@@ -61,8 +65,9 @@ def test_no_page_shows_a_committed_image(page: Path) -> None:
 
 
 def test_no_image_is_committed_for_the_docs() -> None:
-    listed = subprocess.run(["git", "ls-files", "*.png", "*.svg", "*.jpg", "*.gif"], cwd=ROOT,
-                            capture_output=True, text=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "*.png", "*.svg", "*.jpg", "*.gif"], cwd=ROOT, capture_output=True, text=True
+    )
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
     assert not listed.stdout.split(), f"committed images: {listed.stdout.split()}"
@@ -71,37 +76,61 @@ def test_no_image_is_committed_for_the_docs() -> None:
 # --- numbers in the planner's pages: each is quoted from the tool, or shown in the page's examples ---
 
 DOCS = ROOT / "docs"
-PLANNER_PAGES = [ROOT / "README.md", DOCS / "index.md", *sorted((DOCS / "tutorials").glob("*.md")),
-                 *sorted((DOCS / "howto").glob("*.md"))]
+PLANNER_PAGES = [
+    ROOT / "README.md",
+    DOCS / "index.md",
+    *sorted((DOCS / "tutorials").glob("*.md")),
+    *sorted((DOCS / "howto").glob("*.md")),
+]
 # a number with a decimal point, or with a unit a planner reads an answer in
-NUMBER = re.compile(r"(?<![\w.#/-])(\d+(?:,\d{3})*(?:\.\d+)?)(\s?(?:km|ms|µs|us|s|%|GB|MB/s|/s|K|M|rows|"
-                    r"distances|points|minutes)(?!\w)|(?=\W|$))")
+NUMBER = re.compile(
+    r"(?<![\w.#/-])(\d+(?:,\d{3})*(?:\.\d+)?)(\s?(?:km|ms|µs|us|s|%|GB|MB/s|/s|K|M|rows|"
+    r"distances|points|minutes)(?!\w)|(?=\W|$))"
+)
 # numbers in prose that are not the tool's answers: each with the reason it is safe from drift
 NOT_FROM_THE_TOOL = {
     "README.md": {"3.10": "the Python version setup.cfg requires (python_requires)"},
-    "docs/index.md": {"3.10": "the Python version setup.cfg requires (python_requires)",
-                      "10 µs": "propagation in fibre, the studies' rule of thumb (5 µs/km each way)"},
-    "docs/howto/bad-input.md": {"6.0": "an input typed in the example", "5.999999999999999": "the same, as a "
-                                "float prints it: the page's point"},
+    "docs/index.md": {
+        "3.10": "the Python version setup.cfg requires (python_requires)",
+        "10 µs": "propagation in fibre, the studies' rule of thumb (5 µs/km each way)",
+    },
+    "docs/howto/bad-input.md": {
+        "6.0": "an input typed in the example",
+        "5.999999999999999": "the same, as a float prints it: the page's point",
+    },
     "docs/howto/calc.md": {"190K": "an input typed in the example"},
-    "docs/howto/network-features.md": {"8.1": "the number of an example in Bolch et al., cited",
-                                       "80%": "the service level asked for, 100% less the 20% typed"},
-    "docs/howto/studies.md": {"0.4 ms": "the study's printed Metro Mirror overhead at 0 km (its casebook)",
-                              "24.7 MB/s": "the casebook's note on the z/TPF miss, its arithmetic"},
-    "docs/tutorials/stretched-sysplex.md": {"10 µs": "the default round trip per km, the study's nominal "
-                                            "figure (scenario-file reference, generated from the schema)"},
-    "docs/howto/validate.md": {"92%": "a tolerance case's illustration", "93%": "the same",
-                               "90.3%": "the same", "89.7%": "the same"},
-    "docs/howto/workbooks.md": {"90%": "the example scenario's goal, typed in its file",
-                                "125 ms": "the same"},
+    "docs/howto/network-features.md": {
+        "8.1": "the number of an example in Bolch et al., cited",
+        "80%": "the service level asked for, 100% less the 20% typed",
+    },
+    "docs/howto/studies.md": {
+        "0.4 ms": "the study's printed Metro Mirror overhead at 0 km (its casebook)",
+        "24.7 MB/s": "the casebook's note on the z/TPF miss, its arithmetic",
+    },
+    "docs/tutorials/stretched-sysplex.md": {
+        "10 µs": "the default round trip per km, the study's nominal "
+        "figure (scenario-file reference, generated from the schema)"
+    },
+    "docs/howto/validate.md": {
+        "92%": "a tolerance case's illustration",
+        "93%": "the same",
+        "90.3%": "the same",
+        "89.7%": "the same",
+    },
+    "docs/howto/workbooks.md": {
+        "90%": "the example scenario's goal, typed in its file",
+        "125 ms": "the same",
+    },
 }
 
 
 def prose_numbers(text: str) -> list[tuple[int, str]]:
     """(offset, text) of each number with a decimal point or a unit in a page's prose: outside code,
     generated blocks and comments."""
-    hidden = re.compile(r"(?s)<!-- ([\w-]+):begin -->.*?<!-- \1:end -->|<!--.*?-->"
-                        r"|(?m:^\s*```.*?^\s*```)|`[^`]*`")
+    hidden = re.compile(
+        r"(?s)<!-- ([\w-]+):begin -->.*?<!-- \1:end -->|<!--.*?-->"
+        r"|(?m:^\s*```.*?^\s*```)|`[^`]*`"
+    )
     blanked = hidden.sub(lambda m: " " * len(m[0]), text)
     return [(m.start(), m[0].strip()) for m in NUMBER.finditer(blanked) if "." in m[1] or m[2].strip()]
 
@@ -117,18 +146,27 @@ def test_a_number_in_a_planners_page_is_quoted_from_the_tool_or_shown_by_its_exa
     text = page.read_text(encoding="utf-8")
     quoted = [(q.start, q.end) for q in quotes.quotes(text, _name(page))] if page in QUOTING else []
     shown, allowed = shown_numbers(text), NOT_FROM_THE_TOOL.get(_name(page), {})
-    loose = [number for at, number in prose_numbers(text)
-             if not any(start <= at < end for start, end in quoted)
-             and re.match(r"[\d,.]+", number)[0].replace(",", "") not in shown and number not in allowed]
-    assert not loose, (f"{_name(page)}: {loose} in prose, neither quoted from the tool "
-                       "(<!-- quote: ... -->) nor shown by the page's examples")
+    loose = [
+        number
+        for at, number in prose_numbers(text)
+        if not any(start <= at < end for start, end in quoted)
+        and re.match(r"[\d,.]+", number)[0].replace(",", "") not in shown
+        and number not in allowed
+    ]
+    assert not loose, (
+        f"{_name(page)}: {loose} in prose, neither quoted from the tool "
+        "(<!-- quote: ... -->) nor shown by the page's examples"
+    )
 
 
 # --- the machinery itself ---
 
+
 def test_a_quote_says_what_its_source_says_and_finds_the_page_stale_when_it_differs() -> None:
-    page = ("<!-- quote: python:qmodel.limits\nrefused above {TIME_LIMIT:g} s of CPU\n-->\n"
-            "A sweep is refused above 7 s of CPU.\n")
+    page = (
+        "<!-- quote: python:qmodel.limits\nrefused above {TIME_LIMIT:g} s of CPU\n-->\n"
+        "A sweep is refused above 7 s of CPU.\n"
+    )
     [quote] = quotes.quotes(page)
     assert quote.found == "refused above 7 s of CPU" and quote.said == "refused above 10 s of CPU"
     assert quotes.substituted(page).endswith("A sweep is refused above 10 s of CPU.\n")

@@ -25,8 +25,11 @@ SKIPPED = {".git", ".venv", "site", "__pycache__", "build"}
 
 
 def repository_files() -> list[str]:
-    return [path.relative_to(ROOT).as_posix() for path in ROOT.rglob("*")
-            if path.is_file() and not SKIPPED & set(path.relative_to(ROOT).parts)]
+    return [
+        path.relative_to(ROOT).as_posix()
+        for path in ROOT.rglob("*")
+        if path.is_file() and not SKIPPED & set(path.relative_to(ROOT).parts)
+    ]
 
 
 def python_notes(source: str) -> list[tuple[int, str]]:
@@ -43,8 +46,11 @@ def python_notes(source: str) -> list[tuple[int, str]]:
 
 def own_strings(source: str) -> set[str]:
     """The string constants of a module: the files it makes itself."""
-    return {node.value for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    return {
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
 
 
 def exists(name: str, files: list[str]) -> bool:
@@ -65,15 +71,21 @@ def unknown_files() -> list[str]:
         for path in sorted((ROOT / folder).rglob("*.py")):
             source = path.read_text(encoding="utf-8")
             made = own_strings(source)
-            found += [f"{path.relative_to(ROOT)}:{line}: {name}" for line, text in python_notes(source)
-                      for name in NAMED.findall(text)
-                      if not exists(name, files) and not placeholder(name) and name not in made]
+            found += [
+                f"{path.relative_to(ROOT)}:{line}: {name}"
+                for line, text in python_notes(source)
+                for name in NAMED.findall(text)
+                if not exists(name, files) and not placeholder(name) and name not in made
+            ]
     for folder in DATA:
         for path in sorted((ROOT / folder).rglob("*.toml")):
             for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 comment = text.partition("#")[2]  # a key's value may hold a # of its own: then more is read
-                found += [f"{path.relative_to(ROOT)}:{line}: {name}" for name in NAMED.findall(comment)
-                          if not exists(name, files) and not placeholder(name)]
+                found += [
+                    f"{path.relative_to(ROOT)}:{line}: {name}"
+                    for name in NAMED.findall(comment)
+                    if not exists(name, files) and not placeholder(name)
+                ]
     return found
 
 

@@ -17,8 +17,9 @@ from qmodel.tomlread import FORMAT_KEY, FORMAT_VERSIONS, format_checked, read_to
 from qmodel.validation.casebook import load_casebook, shipped_casebooks
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = sorted([*ROOT.glob("formulas/*.toml"), *ROOT.glob("casebooks/*.toml"),
-                  *ROOT.glob("casebooks/scenarios/*.toml")])
+SHIPPED = sorted(
+    [*ROOT.glob("formulas/*.toml"), *ROOT.glob("casebooks/*.toml"), *ROOT.glob("casebooks/scenarios/*.toml")]
+)
 USER_ENTRY = ROOT / "tests" / "catalogue" / "data" / "ranks.toml"
 
 

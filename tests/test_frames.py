@@ -21,15 +21,29 @@ from qmodel.validation.report import validation_report
 
 
 def test_run_gives_each_good_row_as_alone_and_names_each_bad_row():
-    table = pd.DataFrame({"Arrival Rate (1/s)": [700, 800, None, 2000, 800],
-                          "service_time [us]": [1000, "1ms", 1000, 1000, "x"], "label": list("abcde")})
+    table = pd.DataFrame(
+        {
+            "Arrival Rate (1/s)": [700, 800, None, 2000, 800],
+            "service_time [us]": [1000, "1ms", 1000, 1000, "x"],
+            "label": list("abcde"),
+        }
+    )
     frame = run("mm1", table)
-    assert list(frame.columns) == ["Arrival Rate (1/s)", "service_time [us]", "label", "utilization[ratio]",
-                                   "waiting_time[ms]", "response_time[ms]", "number_in_queue",
-                                   "number_in_system", "error"]
+    assert list(frame.columns) == [
+        "Arrival Rate (1/s)",
+        "service_time [us]",
+        "label",
+        "utilization[ratio]",
+        "waiting_time[ms]",
+        "response_time[ms]",
+        "number_in_queue",
+        "number_in_system",
+        "error",
+    ]
     for row, rate in ((0, 700), (1, 800)):
-        assert frame["response_time[ms]"][row] == float(calc("mm1", arrival_rate=rate,
-                                                              service_time=1.0).response_time)
+        assert frame["response_time[ms]"][row] == float(
+            calc("mm1", arrival_rate=rate, service_time=1.0).response_time
+        )
         assert frame["error"][row] == ""
     assert frame["error"][2].startswith("arrival_rate = empty (missing cell)")
     assert frame["error"][3].startswith("utilization = 2 (the queue is unstable")
@@ -88,8 +102,16 @@ def test_a_formula_result_shows_its_warnings():
 
 
 def test_a_network_result_is_a_frame_per_class_and_station():
-    result = solve(network([["5ms", "8ms"]], servers=[1, 1], population=[10], think_time=["1s"],
-                           names=["cpu", "disk"], time_unit="ms"))
+    result = solve(
+        network(
+            [["5ms", "8ms"]],
+            servers=[1, 1],
+            population=[10],
+            think_time=["1s"],
+            names=["cpu", "disk"],
+            time_unit="ms",
+        )
+    )
     frame = result.to_frame()
     assert list(frame["station"]) == ["cpu", "disk"] and "residence_time[ms]" in frame.columns
     assert "<th>throughput[1/s]</th>" in result._repr_html_()
@@ -113,12 +135,15 @@ def test_a_validation_report_is_a_frame_of_cases_under_its_summary():
 def test_the_quick_path_and_the_batch_cli_never_import_pandas(tmp_path):
     source = tmp_path / "in.csv"
     source.write_text("arrival_rate,service_time\n800,1\n", encoding="utf-8")
-    probe = ("import sys; from qmodel.cli import cli\n"
-             "calc = ['calc', 'mm1', 'arrival_rate=800', 'service_time=1']\n"
-             "for args in (calc, ['batch', 'mm1', sys.argv[1]]):\n"
-             "    try: cli.main(args)\n"
-             "    except SystemExit: pass\n"
-             "print(sorted(m for m in ('pandas', 'python_calamine', 'openpyxl') if m in sys.modules))")
-    output = subprocess.run([sys.executable, "-c", probe, str(source)], capture_output=True, text=True,
-                            timeout=120).stdout
+    probe = (
+        "import sys; from qmodel.cli import cli\n"
+        "calc = ['calc', 'mm1', 'arrival_rate=800', 'service_time=1']\n"
+        "for args in (calc, ['batch', 'mm1', sys.argv[1]]):\n"
+        "    try: cli.main(args)\n"
+        "    except SystemExit: pass\n"
+        "print(sorted(m for m in ('pandas', 'python_calamine', 'openpyxl') if m in sys.modules))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", probe, str(source)], capture_output=True, text=True, timeout=120
+    ).stdout
     assert output.strip().splitlines()[-1] == "[]"

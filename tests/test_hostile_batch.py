@@ -33,8 +33,9 @@ def test_binary_garbage_behind_a_utf16_byte_order_mark_is_one_line(tmp_path, com
 @pytest.mark.parametrize("command", [["batch", "mm1", "-"], [*VARIANTS, "-"]])
 def test_a_closed_standard_input_is_one_line(command):
     qmodel = str(Path(sys.executable).with_name("qmodel"))
-    process = subprocess.run(f"{qmodel} {' '.join(command)} <&-", shell=True, capture_output=True, text=True,
-                             timeout=60)
+    process = subprocess.run(
+        f"{qmodel} {' '.join(command)} <&-", shell=True, capture_output=True, text=True, timeout=60
+    )
     assert process.returncode == 2, process.stderr
     assert process.stderr.count("\n") == 1 and "standard input is closed" in process.stderr
 
@@ -117,8 +118,10 @@ def test_a_zero_result_is_written_0_never_minus_0():
     assert result.exit_code == 0 and "-0" not in result.output.splitlines()[1]
 
 
-@pytest.mark.parametrize(("header", "advised"), [("service_time[us]", "(in us)"), ("service_time", "(in ms)"),
-                                                 ("Service Time (s)", "(in s)")])
+@pytest.mark.parametrize(
+    ("header", "advised"),
+    [("service_time[us]", "(in us)"), ("service_time", "(in ms)"), ("Service Time (s)", "(in s)")],
+)
 def test_a_bad_cell_is_advised_in_its_headers_unit(tmp_path, header, advised):
     source = tmp_path / "in.csv"
     source.write_text(f"arrival_rate,{header}\n10,abc\n", encoding="utf-8")
@@ -143,8 +146,9 @@ def test_a_scenario_member_named_all_is_refused_naming_the_row_it_would_shadow(t
 
 def test_a_variants_row_setting_one_key_in_two_columns_fails_naming_both(tmp_path):
     variants = tmp_path / "v.csv"
-    variants.write_text("distance,member.*.terminals,member.G1P1.terminals\n20km,50,60\n20km,50,\n",
-                        encoding="utf-8")
+    variants.write_text(
+        "distance,member.*.terminals,member.G1P1.terminals\n20km,50,60\n20km,50,\n", encoding="utf-8"
+    )
     result = run("scenario", "gdps-env2", "--variants", variants)
     errors = [line for line in result.output.splitlines() if "v.csv: row" in line]
     assert result.exit_code == 1 and len(errors) == 1  # the row setting one of them is computed
@@ -153,9 +157,18 @@ def test_a_variants_row_setting_one_key_in_two_columns_fails_naming_both(tmp_pat
 
 def test_formula_show_to_a_stdout_without_unicode_escapes_what_it_cannot_show():
     script = "import sys; from qmodel.cli import main; sys.argv = ['qmodel', *sys.argv[1:]]; main()"
-    ascii_only = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "ascii",
-                  "COLUMNS": "80"}
-    shown = subprocess.run([sys.executable, "-c", script, "formula", "show", "mm1"], capture_output=True,
-                           timeout=60, env=ascii_only)
+    ascii_only = {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C",
+        "LC_ALL": "C",
+        "PYTHONIOENCODING": "ascii",
+        "COLUMNS": "80",
+    }
+    shown = subprocess.run(
+        [sys.executable, "-c", script, "formula", "show", "mm1"],
+        capture_output=True,
+        timeout=60,
+        env=ascii_only,
+    )
     assert shown.returncode == 0, shown.stderr
     assert b"\\u03bb" in shown.stdout and b"Traceback" not in shown.stderr  # λ shown as its escape

@@ -113,42 +113,88 @@ def _deep(levels: int) -> str:
 
 CORPUS = [
     # (id, words, {file name: text}, what the error line says)
-    ("scenario nested 2000 deep", ["scenario", "{deep.toml}"], {"deep.toml": _deep(2000)},
-     "nested too deeply: arrays or inline tables deeper than 100 levels"),
-    ("model nested 2000 deep", ["mva", "{deep.toml}"], {"deep.toml": _deep(2000)},
-     "nested too deeply: arrays or inline tables deeper than 100 levels"),
-    ("casebook nested 2000 deep", ["validate", "{deep.toml}"], {"deep.toml": _deep(2000)},
-     "nested too deeply: arrays or inline tables deeper than 100 levels"),
+    (
+        "scenario nested 2000 deep",
+        ["scenario", "{deep.toml}"],
+        {"deep.toml": _deep(2000)},
+        "nested too deeply: arrays or inline tables deeper than 100 levels",
+    ),
+    (
+        "model nested 2000 deep",
+        ["mva", "{deep.toml}"],
+        {"deep.toml": _deep(2000)},
+        "nested too deeply: arrays or inline tables deeper than 100 levels",
+    ),
+    (
+        "casebook nested 2000 deep",
+        ["validate", "{deep.toml}"],
+        {"deep.toml": _deep(2000)},
+        "nested too deeply: arrays or inline tables deeper than 100 levels",
+    ),
     ("scenario /dev/null", ["scenario", "/dev/null"], {}, "scenario = /dev/null (empty)"),
     ("scenario /dev/zero", ["scenario", "/dev/zero"], {}, "(longer than 10 MB)"),
     ("model /dev/zero", ["mva", "/dev/zero"], {}, "model file = /dev/zero (longer than 10 MB)"),
-    ("cpu = 1e300ms", ["scenario", "{s.toml}"],
-     {"s.toml": _scenario_text('cpu = "7.999ms"', 'cpu = "1e300ms"')},
-     "member G1P1.cpu = 1e300ms (outside the range"),
-    ("fibre_speed = 1e-300km/s", ["scenario", "{s.toml}"],
-     {"s.toml": _scenario_text('fibre_speed = "171352km/s"', 'fibre_speed = "1e-300km/s"')},
-     "fibre_speed = 1e-300km/s"),
-    ("background_rate = 1e9", ["scenario", "{s.toml}"],
-     {"s.toml": _scenario_text("background_rate = 405", "background_rate = 1e9")},
-     "background_rate = 1e+09/s (more than its 7 subchannels carry, at most"),
-    ("think time 1e308 s", ["mva", "--demand", "1,2", "--think-time", "1e308", "--population", "1..3"], {},
-     "--think-time of class 'class1' = 1e+308 s"),
+    (
+        "cpu = 1e300ms",
+        ["scenario", "{s.toml}"],
+        {"s.toml": _scenario_text('cpu = "7.999ms"', 'cpu = "1e300ms"')},
+        "member G1P1.cpu = 1e300ms (outside the range",
+    ),
+    (
+        "fibre_speed = 1e-300km/s",
+        ["scenario", "{s.toml}"],
+        {"s.toml": _scenario_text('fibre_speed = "171352km/s"', 'fibre_speed = "1e-300km/s"')},
+        "fibre_speed = 1e-300km/s",
+    ),
+    (
+        "background_rate = 1e9",
+        ["scenario", "{s.toml}"],
+        {"s.toml": _scenario_text("background_rate = 405", "background_rate = 1e9")},
+        "background_rate = 1e+09/s (more than its 7 subchannels carry, at most",
+    ),
+    (
+        "think time 1e308 s",
+        ["mva", "--demand", "1,2", "--think-time", "1e308", "--population", "1..3"],
+        {},
+        "--think-time of class 'class1' = 1e+308 s",
+    ),
     ("--demand 1,abc", ["mva", "--demand", "1,abc", "--population", "3"], {}, "--demand = 'abc'"),
-    ("--time-unit km", ["mva", "--demand", "1,2", "--time-unit", "km", "--population", "3"], {},
-     "--time-unit = 'km'; allowed: a time unit: s, ms, us, min"),
-    ("1e9 servers under open load", ["mva", "--servers", "1000000000,1", "--demand", "1,2", "--arrival-rate",
-                                     "0.1"], {}, "or delay for that station"),
-    ("20,000 station tables", ["mva", "--demand", "1,2", "--population", "1..20000", "--at",
-                               ",".join(map(str, range(1, 20_001)))], {}, "--format csv --stations --at"),
-    ("bounds of a sweep too long", ["mva", "--demand", ",".join(["1"] * 9000 + ["2"]), "--population",
-                                    "1..1000000", "--format", "csv"], {}, "a smaller N (the solve alone"),
-    ("a sweep's JSON too long", ["mva", "--demand", "1,2", "--population", "1..1000000", "--format", "json"],
-     {}, "--format csv"),
+    (
+        "--time-unit km",
+        ["mva", "--demand", "1,2", "--time-unit", "km", "--population", "3"],
+        {},
+        "--time-unit = 'km'; allowed: a time unit: s, ms, us, min",
+    ),
+    (
+        "1e9 servers under open load",
+        ["mva", "--servers", "1000000000,1", "--demand", "1,2", "--arrival-rate", "0.1"],
+        {},
+        "or delay for that station",
+    ),
+    (
+        "20,000 station tables",
+        ["mva", "--demand", "1,2", "--population", "1..20000", "--at", ",".join(map(str, range(1, 20_001)))],
+        {},
+        "--format csv --stations --at",
+    ),
+    (
+        "bounds of a sweep too long",
+        ["mva", "--demand", ",".join(["1"] * 9000 + ["2"]), "--population", "1..1000000", "--format", "csv"],
+        {},
+        "a smaller N (the solve alone",
+    ),
+    (
+        "a sweep's JSON too long",
+        ["mva", "--demand", "1,2", "--population", "1..1000000", "--format", "json"],
+        {},
+        "--format csv",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("words", "files", "says"), [case[1:] for case in CORPUS],
-                         ids=[case[0] for case in CORPUS])
+@pytest.mark.parametrize(
+    ("words", "files", "says"), [case[1:] for case in CORPUS], ids=[case[0] for case in CORPUS]
+)
 def test_each_hostile_input_is_one_line_exit_2_no_traceback_no_warning(words, files, says, tmp_path) -> None:
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -175,8 +221,13 @@ def test_a_numpy_warning_inside_a_command_is_one_line_never_printed(monkeypatch)
 
 
 def _run(args: list[str], **streams) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from qmodel.cli import main; main()", *args],
-                          stderr=subprocess.PIPE, text=True, timeout=120, **streams)
+    return subprocess.run(
+        [sys.executable, "-c", "from qmodel.cli import main; main()", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        **streams,
+    )
 
 
 QUICK = ["calc", "mm1", "arrival_rate=800", "service_time=1ms"]
@@ -186,8 +237,10 @@ def test_standard_output_full_is_one_line_and_exit_2() -> None:
     with open("/dev/full", "w") as full:
         finished = _run(QUICK, stdout=full)
     assert finished.returncode == 2
-    assert finished.stderr == ("error: output = standard output (No space left on device); allowed: a place "
-                               "the answer can be written\n")
+    assert finished.stderr == (
+        "error: output = standard output (No space left on device); allowed: a place "
+        "the answer can be written\n"
+    )
 
 
 def test_standard_output_closed_is_one_line_and_exit_2() -> None:
@@ -225,16 +278,21 @@ def test_the_bounds_of_a_long_sweep_take_memory_of_n_plus_k_not_n_times_k() -> N
 
 def test_twenty_thousand_populations_at_are_found_at_once() -> None:
     at = ",".join(map(str, range(1, 20_001)))
-    result = CliRunner().invoke(cli, ["mva", "--demand", "1,2", "--population", "1..20000", "--at", at,
-                                      "--format", "csv"])
+    result = CliRunner().invoke(
+        cli, ["mva", "--demand", "1,2", "--population", "1..20000", "--at", at, "--format", "csv"]
+    )
     assert result.exit_code == 0
     assert len(result.stdout.splitlines()) == 20_001
 
 
 def test_a_batch_never_writes_minus_zero() -> None:
     out = io.StringIO()
-    run_batch("link_sizing", "write_rate,link_bandwidth,links,available_fraction,target_utilization\n"
-              "0,100,2,0.9,0.5\n", out, io.StringIO())
+    run_batch(
+        "link_sizing",
+        "write_rate,link_bandwidth,links,available_fraction,target_utilization\n0,100,2,0.9,0.5\n",
+        out,
+        io.StringIO(),
+    )
     assert ",-0" not in out.getvalue() and out.getvalue().splitlines()[1].endswith(",0,")
 
 

@@ -16,16 +16,22 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_plots_come_with_the_base_install():
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg", encoding="utf-8")
-    required = [line.split(">")[0].split("=")[0].strip()
-                for line in config["options"]["install_requires"].splitlines() if line.strip()]
+    required = [
+        line.split(">")[0].split("=")[0].strip()
+        for line in config["options"]["install_requires"].splitlines()
+        if line.strip()
+    ]
     assert "matplotlib" in required
 
 
 def test_no_message_names_an_install_of_a_package_called_qmodel():
     """The name qmodel on the public package index is another project's: following such a hint would
     replace this tool with it."""
-    offenders = [str(path.relative_to(ROOT)) for path in (ROOT / "qmodel").rglob("*.py")
-                 if re.search(r"pip install\s+['\"]?qmodel", path.read_text(encoding="utf-8"))]
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "qmodel").rglob("*.py")
+        if re.search(r"pip install\s+['\"]?qmodel", path.read_text(encoding="utf-8"))
+    ]
     assert offenders == []
 
 
@@ -49,6 +55,9 @@ def test_every_package_folder_is_installed():
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg", encoding="utf-8")
     listed = {line.strip() for line in config["options"]["packages"].splitlines() if line.strip()}
-    on_disk = {".".join(init.parent.relative_to(ROOT).parts)
-               for init in (ROOT / "qmodel").rglob("__init__.py") if "__pycache__" not in init.parts}
+    on_disk = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "qmodel").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
     assert on_disk - listed == set()

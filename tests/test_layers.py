@@ -21,8 +21,10 @@ PACKAGE = Path(qmodel.__file__).parent
 
 _COMMAND = "a command loads its engine only when it runs: the start-up of every other command"
 _SYMPY = "the module imports sympy: kept off the quick path"
-_GENERATED = ("the generated module is read when used, so that the code generator still runs when it is "
-              "missing or stale")
+_GENERATED = (
+    "the generated module is read when used, so that the code generator still runs when it is "
+    "missing or stale"
+)
 _REGISTRY = "names are checked against the registry only for entries that name an algorithm or a model"
 _USER = "a planner's own catalogue is compiled (sympy, codegen) only when one is given"
 
@@ -39,11 +41,11 @@ DEFERRED = {
     ("qmodel.catalogue.loader", "qmodel.catalogue._compiled"): _GENERATED,
     ("qmodel.catalogue.loader", "qmodel.catalogue.registry"): _REGISTRY,
     ("qmodel.catalogue.loader", "qmodel.tomlread"): "TOML is parsed only when a catalogue file is read "
-                                                     "(the quick path reads the generated module)",
+    "(the quick path reads the generated module)",
     ("qmodel.networks.model", "qmodel.tomlread"): "TOML is parsed only when a model file is read",
     ("qmodel.scenario.spec", "qmodel.tomlread"): "TOML is parsed only when a scenario file is read",
     ("qmodel.validation.judge", "qmodel.catalogue.inverse"): "the inverse solver (sympy) only for a case "
-                                                              "that solves for an input",
+    "that solves for an input",
 }
 
 
@@ -73,16 +75,19 @@ def _imports(name: str, source: str, is_package: bool = False) -> list[tuple[str
             if node.level:
                 parts = package.split(".")
                 base = ".".join([*parts[: len(parts) - node.level + 1], *filter(None, [base])])
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
-                       for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names
+            ]
         else:
             continue
         found += [(target, id(node) in inside) for target in targets if target.split(".")[0] == "qmodel"]
     return found
 
 
-GRAPH = {name: _imports(name, path.read_text(encoding="utf-8"), path.name == "__init__.py")
-         for name, path in MODULES.items()}
+GRAPH = {
+    name: _imports(name, path.read_text(encoding="utf-8"), path.name == "__init__.py")
+    for name, path in MODULES.items()
+}
 
 
 def _cycle() -> list[str]:
@@ -97,7 +102,7 @@ def _cycle() -> list[str]:
             if target not in GRAPH or target == module:
                 continue
             if state.get(target) == 1:
-                return [*stack[stack.index(target):], target]
+                return [*stack[stack.index(target) :], target]
             if target not in state and (found := visit(target)):
                 return found
         stack.pop()
@@ -117,13 +122,19 @@ def test_the_import_graph_has_no_cycle() -> None:
 def test_the_graph_sees_imports_inside_functions() -> None:
     """The registry reached up into the scenario inside a function, closing a cycle of 14 modules; such
     an import is an edge of the graph like any other."""
-    source = ("from qmodel.errors import InputError\n\n"
-              "def scenario(**inputs):\n    from qmodel.scenario.cases import scenario_quantity\n"
-              "    from .. import units\n")
+    source = (
+        "from qmodel.errors import InputError\n\n"
+        "def scenario(**inputs):\n    from qmodel.scenario.cases import scenario_quantity\n"
+        "    from .. import units\n"
+    )
     assert _imports("qmodel.catalogue.registry", source) == [
-        ("qmodel.errors", False), ("qmodel.scenario.cases", True), ("qmodel.units", True)]
+        ("qmodel.errors", False),
+        ("qmodel.scenario.cases", True),
+        ("qmodel.units", True),
+    ]
     assert ("qmodel.catalogue.registry", "qmodel.scenario.cases") not in {
-        (module, target) for module, targets in GRAPH.items() for target, _ in targets}
+        (module, target) for module, targets in GRAPH.items() for target, _ in targets
+    }
 
 
 def _deferred_reason(module: str, target: str) -> str | None:
@@ -134,18 +145,27 @@ def _deferred_reason(module: str, target: str) -> str | None:
 
 
 def test_no_qmodel_module_is_imported_inside_a_function_without_a_reason() -> None:
-    unexplained = sorted({(module, target) for module, targets in GRAPH.items() for target, inside in targets
-                          if inside and _deferred_reason(module, target) is None})
+    unexplained = sorted(
+        {
+            (module, target)
+            for module, targets in GRAPH.items()
+            for target, inside in targets
+            if inside and _deferred_reason(module, target) is None
+        }
+    )
     assert unexplained == []
 
 
 def test_every_deferred_import_listed_still_exists() -> None:
     """A listed exception that no longer happens is removed from the list, which only shrinks."""
-    happening = {(module, target) for module, targets in GRAPH.items()
-                 for target, inside in targets if inside}
+    happening = {
+        (module, target) for module, targets in GRAPH.items() for target, inside in targets if inside
+    }
     for where, what in DEFERRED:
-        assert any((module == where or module.startswith(where + ".")) and what in ("*", target)
-                   for module, target in happening), (where, what)
+        assert any(
+            (module == where or module.startswith(where + ".")) and what in ("*", target)
+            for module, target in happening
+        ), (where, what)
 
 
 # Each package is one layer: which packages a package may import (besides itself). The root package's
@@ -155,8 +175,18 @@ def test_every_deferred_import_listed_still_exists() -> None:
 # package below it may, and the packages below it. The formula-row batch reads tables and the catalogue
 # and serves only the command line: it stands with the interfaces, above the scenario, which reads its
 # tables itself.
-LADDER = ("foundation", "tables", "algorithms", "catalogue", "networks", "studies", "scenario", "batch",
-          "validation", "cli")
+LADDER = (
+    "foundation",
+    "tables",
+    "algorithms",
+    "catalogue",
+    "networks",
+    "studies",
+    "scenario",
+    "batch",
+    "validation",
+    "cli",
+)
 # every layer may read the face (qmodel.__version__)
 MAY_IMPORT = {package: {"face", *LADDER[:floor]} for floor, package in enumerate(LADDER)}
 OWN_LAYER_MODULES = {"batch"}  # a module of the root package that is a layer of its own
@@ -193,11 +223,15 @@ def test_every_package_is_one_layer() -> None:
 def test_an_upward_import_is_caught() -> None:
     """The check is not vacuous: a deliberate import of the scenario from the catalogue fails it, as does a
     foundation module importing the catalogue."""
-    graph = {**GRAPH, "qmodel.catalogue.loader": [*GRAPH["qmodel.catalogue.loader"],
-                                                  ("qmodel.scenario.spec", True)],
-             "qmodel.units": [*GRAPH["qmodel.units"], ("qmodel.catalogue.evaluate", False)]}
-    assert upward_imports(graph) == [("qmodel.catalogue.loader", "qmodel.scenario.spec"),
-                                     ("qmodel.units", "qmodel.catalogue.evaluate")]
+    graph = {
+        **GRAPH,
+        "qmodel.catalogue.loader": [*GRAPH["qmodel.catalogue.loader"], ("qmodel.scenario.spec", True)],
+        "qmodel.units": [*GRAPH["qmodel.units"], ("qmodel.catalogue.evaluate", False)],
+    }
+    assert upward_imports(graph) == [
+        ("qmodel.catalogue.loader", "qmodel.scenario.spec"),
+        ("qmodel.units", "qmodel.catalogue.evaluate"),
+    ]
 
 
 def test_the_face_imports_nothing_of_qmodel() -> None:
@@ -207,6 +241,9 @@ def test_the_face_imports_nothing_of_qmodel() -> None:
 def test_the_architecture_page_states_the_ladder() -> None:
     """docs/contributing/architecture.md's layer table lists the packages in the ladder's order."""
     page = (PACKAGE.parent / "docs" / "contributing" / "architecture.md").read_text(encoding="utf-8")
-    rows = [line.split("|")[1].strip() for line in page.splitlines() if line.startswith("| ") and
-            line.split("|")[1].strip().split(".")[0].isdigit()]
+    rows = [
+        line.split("|")[1].strip()
+        for line in page.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().split(".")[0].isdigit()
+    ]
     assert [row.split(". ", 1)[1] for row in rows] == list(LADDER)

@@ -38,6 +38,7 @@ def one_line(result, status: int = 2) -> str:
 
 # ----- never over an input ----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["plan.csv", "plan.xlsx"])
 @pytest.mark.parametrize("how", ["same name", "symbolic link", "hard link", "another spelling"])
 def test_an_output_that_is_the_input_is_refused_naming_both_and_the_input_is_kept(tmp_path, name, how):
@@ -45,8 +46,13 @@ def test_an_output_that_is_the_input_is_refused_naming_both_and_the_input_is_kep
     if name.endswith(".csv"):
         source.write_text(ROWS, encoding="utf-8")
     else:
-        write_workbook(str(source), [("plan", [["arrival_rate", 800.0], ["service_time", 1.0]]),
-                                     ("notes", [["kept", "a second sheet"]])])
+        write_workbook(
+            str(source),
+            [
+                ("plan", [["arrival_rate", 800.0], ["service_time", 1.0]]),
+                ("notes", [["kept", "a second sheet"]]),
+            ],
+        )
     before = source.read_bytes()
     spelt = {"same name": source, "another spelling": tmp_path / "." / name}
     target = spelt.get(how, tmp_path / f"link-{name}")
@@ -83,6 +89,7 @@ def test_a_claim_checks_every_input_and_allows_standard_output(tmp_path):
 
 
 # ----- whole or not at all ----------------------------------------------------------------------------
+
 
 def test_a_write_that_fails_midway_leaves_the_previous_file_and_no_partial_one(tmp_path):
     target = tmp_path / "results.csv"
@@ -135,6 +142,7 @@ def test_an_unwritable_folder_is_one_line_naming_the_option(tmp_path):
 
 # ----- the exit status says what happened --------------------------------------------------------------
 
+
 def started(process: subprocess.Popen, folder: Path) -> None:
     """Wait until the run has claimed its output (its lock file is there): it is past its start-up and
     its signal handlers are in place."""
@@ -152,12 +160,14 @@ def big_input(folder: Path, rows: int = 400_000) -> Path:
 
 @pytest.mark.parametrize(("signal_number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 @pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
-def test_an_interrupted_batch_keeps_the_previous_output_and_says_it_was_interrupted(tmp_path, signal_number,
-                                                                                    status, suffix):
+def test_an_interrupted_batch_keeps_the_previous_output_and_says_it_was_interrupted(
+    tmp_path, signal_number, status, suffix
+):
     source, target = big_input(tmp_path), tmp_path / f"out{suffix}"
     target.write_bytes(b"the previous results")
-    process = subprocess.Popen([*QMODEL, "batch", "mm1", str(source), "-o", str(target)],
-                               stderr=subprocess.PIPE, cwd=tmp_path)
+    process = subprocess.Popen(
+        [*QMODEL, "batch", "mm1", str(source), "-o", str(target)], stderr=subprocess.PIPE, cwd=tmp_path
+    )
     started(process, tmp_path)
     process.send_signal(signal_number)
     stderr = process.communicate(timeout=120)[1].decode()
@@ -170,8 +180,9 @@ def test_an_interrupted_batch_keeps_the_previous_output_and_says_it_was_interrup
 def test_a_killed_batch_leaves_the_previous_output_whole(tmp_path):
     source, target = big_input(tmp_path), tmp_path / "out.csv"
     target.write_bytes(b"the previous results")
-    process = subprocess.Popen([*QMODEL, "batch", "mm1", str(source), "-o", str(target)],
-                               stderr=subprocess.DEVNULL, cwd=tmp_path)
+    process = subprocess.Popen(
+        [*QMODEL, "batch", "mm1", str(source), "-o", str(target)], stderr=subprocess.DEVNULL, cwd=tmp_path
+    )
     started(process, tmp_path)
     process.kill()
     if process.wait(timeout=60) == 0:
@@ -179,18 +190,26 @@ def test_a_killed_batch_leaves_the_previous_output_whole(tmp_path):
     assert target.read_bytes() == b"the previous results"  # never a file cut mid-line under its name
 
 
-@pytest.mark.parametrize("command", [
-    ["batch", "mm1", "{big}"],
-    ["scenario", "gdps-env2", "--variants", "{variants}"],
-    ["mva", "--demand", "5ms,8ms", "--population", "1..200000", "--format", "csv"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["batch", "mm1", "{big}"],
+        ["scenario", "gdps-env2", "--variants", "{variants}"],
+        ["mva", "--demand", "5ms,8ms", "--population", "1..200000", "--format", "csv"],
+    ],
+)
 def test_a_reader_that_leaves_early_is_never_success(tmp_path, command):
     big = big_input(tmp_path, 100_000)
     variants = tmp_path / "v.csv"
     variants.write_text("distance\n" + "".join(f"{d / 10}km\n" for d in range(1, 2000)), encoding="utf-8")
     args = [part.format(big=big, variants=variants) for part in command]
-    process = subprocess.Popen([*QMODEL, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env={**os.environ, "COLUMNS": "80"}, cwd=tmp_path)
+    process = subprocess.Popen(
+        [*QMODEL, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "80"},
+        cwd=tmp_path,
+    )
     process.stdout.read(10)
     process.stdout.close()
     stderr = process.stderr.read().decode()

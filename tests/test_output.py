@@ -41,7 +41,10 @@ def test_a_comma_after_a_number_ends_it() -> None:
 
 def test_a_no_break_space_holds_and_is_printed_as_a_space() -> None:
     assert wrap_at_spaces("up to 92\N{NO-BREAK SPACE}in\N{NO-BREAK SPACE}all still", 12) == [
-        "up to", "92 in all", "still"]
+        "up to",
+        "92 in all",
+        "still",
+    ]
 
 
 def test_a_hyphen_is_no_place_to_break() -> None:
@@ -51,28 +54,35 @@ def test_a_hyphen_is_no_place_to_break() -> None:
 def test_a_word_longer_than_the_width_stays_whole_unless_folded() -> None:
     assert wrap_at_spaces("see /a/long/path/name", 8) == ["see", "/a/long/path/name"]
     assert wrap_at_spaces("see /a/long/path/name", 8, fold_long_words=True) == [
-        "see /a/l", "ong/path", "/name"]
+        "see /a/l",
+        "ong/path",
+        "/name",
+    ]
 
 
 def test_the_first_line_and_the_others_take_their_own_indent() -> None:
-    assert wrap_at_spaces("one two three", 9, indent="# ", subsequent_indent="# ") == [
-        "# one two", "# three"]
+    assert wrap_at_spaces("one two three", 9, indent="# ", subsequent_indent="# ") == ["# one two", "# three"]
 
 
 def test_a_count_in_all_gives_the_sum_then_each_part() -> None:
     from qmodel.output import count_in_all
 
     assert count_in_all(["G1P1", "G1P2"], [46, 46]) == "92 in all (G1P1 46, G1P2 46)"
-    assert count_in_all(["G1P1", "G1P2"], [80, 80], "terminals in all") == \
-        "160 terminals in all (G1P1 80, G1P2 80)"
+    assert (
+        count_in_all(["G1P1", "G1P2"], [80, 80], "terminals in all")
+        == "160 terminals in all (G1P1 80, G1P2 80)"
+    )
 
 
 def test_a_count_in_all_for_wrapped_text_joins_each_number_to_its_words() -> None:
     from qmodel.output import count_in_all
 
     text = count_in_all(["G1P1", "G1P2"], [98, 98], space="\N{NO-BREAK SPACE}")
-    assert text.split(" ") == ["196\N{NO-BREAK SPACE}in\N{NO-BREAK SPACE}all", "(G1P1\N{NO-BREAK SPACE}98,",
-                               "G1P2\N{NO-BREAK SPACE}98)"]
+    assert text.split(" ") == [
+        "196\N{NO-BREAK SPACE}in\N{NO-BREAK SPACE}all",
+        "(G1P1\N{NO-BREAK SPACE}98,",
+        "G1P2\N{NO-BREAK SPACE}98)",
+    ]
 
 
 @given(st.floats(allow_nan=True, allow_infinity=True))
@@ -81,10 +91,16 @@ def test_a_csv_float_is_written_as_repr_writes_the_float_rounded_to_significant_
     assert csv_number(value) == repr(exact_enough(value))
 
 
-@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True),
-                          st.integers(-10 ** 12, 10 ** 12).map(float),                  # whole numbers: 6.0
-                          st.integers(-10 ** 6, 10 ** 6).map(lambda n: n * (1 + 2e-16)),  # next to them
-                          st.sampled_from([-0.0, 1e-300, 1e11, 99999999999.99998, 2.9999999999999996]))))
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.integers(-(10**12), 10**12).map(float),  # whole numbers: 6.0
+            st.integers(-(10**6), 10**6).map(lambda n: n * (1 + 2e-16)),  # next to them
+            st.sampled_from([-0.0, 1e-300, 1e11, 99999999999.99998, 2.9999999999999996]),
+        )
+    )
+)
 def test_a_float_column_is_written_cell_for_cell_as_csv_number_writes_each(values) -> None:
     import numpy as np
 

@@ -29,8 +29,10 @@ def test_each_public_name_imports_and_says_what_it_is(module: str, name: str) ->
 
 
 def test_the_python_api_page_shows_exactly_the_public_names() -> None:
-    shown = {found["module"]: tuple(part.strip() for part in found["members"].split(","))
-             for found in BLOCK.finditer(PAGE.read_text(encoding="utf-8"))}
+    shown = {
+        found["module"]: tuple(part.strip() for part in found["members"].split(","))
+        for found in BLOCK.finditer(PAGE.read_text(encoding="utf-8"))
+    }
     assert shown == PUBLIC
 
 

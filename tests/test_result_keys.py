@@ -44,11 +44,16 @@ def json_keys(value) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize(("name", "unit", "key"), [
-    ("response_time", "ms", "response_time[ms]"), ("throughput", "1/s", "throughput[1/s]"),
-    ("share_within_goal", "%", "share_within_goal[%]"), ("queue_length", "1", "queue_length"),
-    ("write_rate", "MB/s", "write_rate[MB/s]"),
-])
+@pytest.mark.parametrize(
+    ("name", "unit", "key"),
+    [
+        ("response_time", "ms", "response_time[ms]"),
+        ("throughput", "1/s", "throughput[1/s]"),
+        ("share_within_goal", "%", "share_within_goal[%]"),
+        ("queue_length", "1", "queue_length"),
+        ("write_rate", "MB/s", "write_rate[MB/s]"),
+    ],
+)
 def test_a_key_names_its_unit_and_reads_back(name: str, unit: str, key: str) -> None:
     assert frames.key(name, unit) == key
     assert frames.split_key(key) == (name, None if unit == "1" else unit)
@@ -67,8 +72,11 @@ def test_formula_results_name_their_units_in_records_json_and_the_frame() -> Non
 
 
 def test_network_results_name_their_units() -> None:
-    result = solve(network([0.002, 0.003], servers=[8, 1], think_time=1.0, time_unit="ms"),
-                   population=range(1, 11), at=[5])
+    result = solve(
+        network([0.002, 0.003], servers=[8, 1], think_time=1.0, time_unit="ms"),
+        population=range(1, 11),
+        at=[5],
+    )
     assert_keys_follow_the_convention(json_keys(result.to_json()))
     assert "response_time[ms]" in result.class_records()[0] and "residence_time[ms]" in result.records()[0]
     assert result.to_json()["throughput[1/s]"] == result.curve.throughput.tolist()
@@ -83,8 +91,16 @@ def test_scenario_results_and_their_bands_name_their_units(banded) -> None:
     result = solve_banded(banded, [20e3])
     records = result.records()
     assert_keys_follow_the_convention(json_keys(result.to_json()))
-    for key in ("distance[km]", "response_time[ms]", "share_within_goal[%]", "throughput[1/s]",
-                "response_time_low[ms]", "response_time_high[ms]", "cf_sync[ms]", "thrashing"):
+    for key in (
+        "distance[km]",
+        "response_time[ms]",
+        "share_within_goal[%]",
+        "throughput[1/s]",
+        "response_time_low[ms]",
+        "response_time_high[ms]",
+        "cf_sync[ms]",
+        "thrashing",
+    ):
         assert key in records[0]
     assert list(result.to_frame().columns) == list(records[0])
 
@@ -103,8 +119,9 @@ def test_the_goal_seek_answers_in_km_with_its_band(banded) -> None:
 
 def test_the_command_line_writes_the_records_keys() -> None:
     runner = CliRunner()
-    grid = runner.invoke(cli, ["calc", "mm1", "arrival_rate=100/s,200/s", "service_time=1ms",
-                               "--format", "csv"])
+    grid = runner.invoke(
+        cli, ["calc", "mm1", "arrival_rate=100/s,200/s", "service_time=1ms", "--format", "csv"]
+    )
     header = next(csv.reader(io.StringIO(grid.output)))  # the inputs listed, then the outputs
     keys = calc("mm1", arrival_rate=100, service_time=1.0).records()[0]
     assert header == [key for key in keys if key != "service_time[ms]"]

@@ -18,8 +18,20 @@ from qmodel.output import print_table, render
 from qmodel.safetext import FORMULA_STARTS, clipped, inert_cell, name_refused, shown
 from qmodel.tables.workbook import write_workbook
 
-HOSTILE = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=1+1", "=HYPERLINK(\"x\")",
-           "-", "+", "@", "=", "-A1"]
+HOSTILE = [
+    "=cmd|' /C calc'!A0",
+    "+1+1",
+    "-2+3",
+    "@SUM(A1:A9)",
+    "\t=1+1",
+    "\r=1+1",
+    '=HYPERLINK("x")',
+    "-",
+    "+",
+    "@",
+    "=",
+    "-A1",
+]
 NUMBERS = ["-2", "+3", "-1.5", "-1,5", "-1e-3", "+2E+5", "-5%", "-.5", "-1.234,5"]
 SHIPPED = Path(__file__).parents[1] / "casebooks" / "scenarios"
 
@@ -61,9 +73,17 @@ def csv_cells(text: str, delimiter: str = ",") -> list[str]:
 @pytest.mark.parametrize("delimiter", [",", ";"])
 def test_batch_writes_no_cell_of_its_csv_a_spreadsheet_would_evaluate(delimiter):
     header = delimiter.join(["=HYPERLINK(1)", "arrival_rate", "service_time", "@note"])
-    rows = [delimiter.join([f'"{label}"' if delimiter in label or '"' in label else label, "800", "1",
-                            number.replace(",", ".") if delimiter == "," else number])
-            for label, number in zip(HOSTILE, NUMBERS * 2, strict=False)]
+    rows = [
+        delimiter.join(
+            [
+                f'"{label}"' if delimiter in label or '"' in label else label,
+                "800",
+                "1",
+                number.replace(",", ".") if delimiter == "," else number,
+            ]
+        )
+        for label, number in zip(HOSTILE, NUMBERS * 2, strict=False)
+    ]
     out = io.StringIO()
     run_batch("mm1", header + "\n" + "\n".join(rows) + "\n", out, io.StringIO())
     cells = csv_cells(out.getvalue(), delimiter)
@@ -74,8 +94,19 @@ def test_batch_writes_no_cell_of_its_csv_a_spreadsheet_would_evaluate(delimiter)
 
 def test_workbook_text_written_as_csv_is_inert(tmp_path):
     book = tmp_path / "in.xlsx"
-    write_workbook(str(book), [("in", [["label", *HOSTILE], ["arrival_rate", *[800.0] * len(HOSTILE)],
-                                       ["service_time", *[1.0] * len(HOSTILE)]])])
+    write_workbook(
+        str(book),
+        [
+            (
+                "in",
+                [
+                    ["label", *HOSTILE],
+                    ["arrival_rate", *[800.0] * len(HOSTILE)],
+                    ["service_time", *[1.0] * len(HOSTILE)],
+                ],
+            )
+        ],
+    )
     result = cli_run("batch", "mm1", book)
     cells = csv_cells(result.output.split("mm1:")[0])
     assert result.exit_code == 0 and not [cell for cell in cells if evaluated(cell)]
@@ -83,8 +114,10 @@ def test_workbook_text_written_as_csv_is_inert(tmp_path):
 
 def test_variants_write_their_labels_and_the_members_names_inert(tmp_path):
     scenario = tmp_path / "s.toml"
-    scenario.write_text((SHIPPED / "gdps-env2.toml").read_text(encoding="utf-8").replace('"G1P2"', '"=G1P2"'),
-                        encoding="utf-8")
+    scenario.write_text(
+        (SHIPPED / "gdps-env2.toml").read_text(encoding="utf-8").replace('"G1P2"', '"=G1P2"'),
+        encoding="utf-8",
+    )
     variants = tmp_path / "v.csv"
     variants.write_text("label,distance\n=cmd|x,20km\n@SUM(1),30km\n-2,40km\n", encoding="utf-8")
     result = cli_run("scenario", scenario, "--variants", variants)

@@ -43,7 +43,7 @@ def test_a_multi_class_lattice_past_the_limit_is_refused_and_an_approximation_ru
     with pytest.raises(InputError, match="--method linearizer or schweitzer"):
         solve(net)
     assert solve(net, "linearizer").throughput.shape == (2,)
-    assert solve(net, population=[30, 30]).throughput.shape == (2,)     # or smaller populations
+    assert solve(net, population=[30, 30]).throughput.shape == (2,)  # or smaller populations
 
 
 def test_a_sweep_past_the_limit_is_refused_and_fewer_populations_run(short_limit) -> None:
@@ -55,13 +55,18 @@ def test_a_sweep_past_the_limit_is_refused_and_fewer_populations_run(short_limit
 
 def test_an_open_load_rate_table_past_the_limit_is_refused_and_delay_runs(short_limit) -> None:
     def mixed(servers):
-        return network([[0.001, 0.1], [0.0005, 0.05]], servers=[servers, 1], think_time=[1, 0],
-                       population=[5, 0], arrival_rate=[0, 1.0])
+        return network(
+            [[0.001, 0.1], [0.0005, 0.05]],
+            servers=[servers, 1],
+            think_time=[1, 0],
+            population=[5, 0],
+            arrival_rate=[0, 1.0],
+        )
 
     with pytest.raises(InputError, match="servers = delay"):
         solve(mixed(2000))
     assert solve(mixed("delay")).throughput[0] > 0
-    assert solve(mixed(100)).throughput[0] > 0                            # or fewer servers
+    assert solve(mixed(100)).throughput[0] > 0  # or fewer servers
 
 
 def test_a_finite_capacity_chain_past_the_limit_is_refused_and_a_smaller_capacity_runs(short_limit) -> None:

@@ -131,21 +131,44 @@ def test_a_value_in_the_symbols_own_unit_needs_no_note() -> None:
     assert reading_note("service_time", "1", "ms") == ""
 
 
-@pytest.mark.parametrize(("text", "number"), [
-    ("8.8", "8.8"), (" 70 ", "70"), ("-3", "-3"), ("1e3", "1e3"), (".5", ".5"),
-    ("8.8s", None), ("70 km", None), ("x", None), ("", None), ("1e", None),
-])
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("8.8", "8.8"),
+        (" 70 ", "70"),
+        ("-3", "-3"),
+        ("1e3", "1e3"),
+        (".5", ".5"),
+        ("8.8s", None),
+        ("70 km", None),
+        ("x", None),
+        ("", None),
+        ("1e", None),
+    ],
+)
 def test_a_bare_number_is_a_number_with_nothing_after_it(text: str, number: str | None) -> None:
     from qmodel.units import bare_number
 
     assert bare_number(text) == number
 
 
-@pytest.mark.parametrize(("text", "reading"), [
-    ("0,5km", ("0.5", "km")), ("20,5km", ("20.5", "km")), ("0,95", ("0.95", "")), ("1,5 ms", ("1.5", "ms")),
-    ("1,500", ("1.500", "")), ("0, 5km", None), ("0km,5km", None), ("20,40,70km", None), ("0.5km", None),
-    ("70km", None), ("800,1200", None), ("0,2500km", None),
-])
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("0,5km", ("0.5", "km")),
+        ("20,5km", ("20.5", "km")),
+        ("0,95", ("0.95", "")),
+        ("1,5 ms", ("1.5", "ms")),
+        ("1,500", ("1.500", "")),
+        ("0, 5km", None),
+        ("0km,5km", None),
+        ("20,40,70km", None),
+        ("0.5km", None),
+        ("70km", None),
+        ("800,1200", None),
+        ("0,2500km", None),
+    ],
+)
 def test_two_whole_numbers_and_a_comma_may_be_one_number_with_a_decimal_comma(text, reading) -> None:
     """Unless nothing else can be meant: a unit on the first item, a space, three items, or a second
     number of four digits or more (no decimal part is written so; a thousands separator groups by three)."""
@@ -255,14 +278,25 @@ def test_a_rate_reads_the_same_in_calc_solve_and_sweep(text) -> None:
     assert json.dumps(calc).count("0.8") >= 1
     reference = run("calc", "mm1", "arrival_rate=800", "service_time=1ms", "--format", "csv")
     assert run("calc", "mm1", f"arrival_rate={text}", "service_time=1ms", "--format", "csv") == reference
-    solved = run("solve", "mm1", "response_time=5ms", "--for", "service_time", f"arrival_rate={text}",
-                 "--format", "csv")
-    assert solved == run("solve", "mm1", "response_time=5ms", "--for", "service_time", "arrival_rate=800",
-                         "--format", "csv")
-    swept = run("sweep", "mm1", "service_time=0.2ms..1ms", "--steps", "3", f"arrival_rate={text}",
-                "--format", "csv")
-    assert swept == run("sweep", "mm1", "service_time=0.2ms..1ms", "--steps", "3", "arrival_rate=800",
-                        "--format", "csv")
+    solved = run(
+        "solve",
+        "mm1",
+        "response_time=5ms",
+        "--for",
+        "service_time",
+        f"arrival_rate={text}",
+        "--format",
+        "csv",
+    )
+    assert solved == run(
+        "solve", "mm1", "response_time=5ms", "--for", "service_time", "arrival_rate=800", "--format", "csv"
+    )
+    swept = run(
+        "sweep", "mm1", "service_time=0.2ms..1ms", "--steps", "3", f"arrival_rate={text}", "--format", "csv"
+    )
+    assert swept == run(
+        "sweep", "mm1", "service_time=0.2ms..1ms", "--steps", "3", "arrival_rate=800", "--format", "csv"
+    )
 
 
 @pytest.mark.parametrize("text", RATE_SPELLINGS)
@@ -277,9 +311,11 @@ def test_a_rate_reads_the_same_in_a_batch_cell_and_header(text) -> None:
         return out.getvalue().splitlines()[1].split(",")[-1]
 
     assert utilization(f"arrival_rate,service_time\n{text},1ms\n") == utilization(
-        "arrival_rate,service_time\n800,1\n")
+        "arrival_rate,service_time\n800,1\n"
+    )
     assert utilization("arrival_rate [/ms],service_time\n0.8,1\n") == utilization(
-        "arrival_rate,service_time\n800,1\n")
+        "arrival_rate,service_time\n800,1\n"
+    )
 
 
 @pytest.mark.parametrize("text", [t for t in RATE_SPELLINGS if t != "800"])  # bare: per --time-unit
@@ -291,12 +327,18 @@ def test_a_rate_reads_the_same_in_mva_flags_and_model_files(text, tmp_path) -> N
 
     flags = CliRunner().invoke(cli, ["mva", "--demand", "1ms", "--arrival-rate", text, "--format", "csv"])
     assert flags.exit_code == 0, flags.output
-    assert flags.output == CliRunner().invoke(
-        cli, ["mva", "--demand", "1ms", "--arrival-rate", "800/s", "--format", "csv"]).output
+    assert (
+        flags.output
+        == CliRunner()
+        .invoke(cli, ["mva", "--demand", "1ms", "--arrival-rate", "800/s", "--format", "csv"])
+        .output
+    )
     assert network([0.001], arrival_rate=[text]).arrival_rates[0] == pytest.approx(800)
     model = tmp_path / "open.toml"
-    model.write_text(f'[[class]]\nname = "io"\narrival_rate = "{text}"\n\n'
-                     '[[station]]\nname = "disk"\ndemand = "1ms"\n', encoding="utf-8")
+    model.write_text(
+        f'[[class]]\nname = "io"\narrival_rate = "{text}"\n\n[[station]]\nname = "disk"\ndemand = "1ms"\n',
+        encoding="utf-8",
+    )
     assert load_network(model).arrival_rates[0] == pytest.approx(800)
 
 
@@ -304,14 +346,24 @@ def test_a_rate_reads_the_same_in_mva_flags_and_model_files(text, tmp_path) -> N
 def test_a_rate_reads_the_same_in_casebook_inputs(text) -> None:
     from qmodel.catalogue.registry import call
 
-    result = call("erlang_c_subchannels_from_rate",
-                  {"request_rate": text, "service_time": "1ms", "target_delayed": "10%"})
+    result = call(
+        "erlang_c_subchannels_from_rate",
+        {"request_rate": text, "service_time": "1ms", "target_delayed": "10%"},
+    )
     assert float(result["offered_load"]) == pytest.approx(0.8)
 
 
-@pytest.mark.parametrize(("text", "name", "value"), [
-    ("95%", "target_delayed", 0.95), ("0.95", "target_delayed", 0.95), ("1ms", "service_time", 1.0),
-    ("1000us", "service_time", 1.0), ("0.001s", "service_time", 1.0), ("1", "service_time", 1.0)])
+@pytest.mark.parametrize(
+    ("text", "name", "value"),
+    [
+        ("95%", "target_delayed", 0.95),
+        ("0.95", "target_delayed", 0.95),
+        ("1ms", "service_time", 1.0),
+        ("1000us", "service_time", 1.0),
+        ("0.001s", "service_time", 1.0),
+        ("1", "service_time", 1.0),
+    ],
+)
 def test_ratios_and_times_read_the_same_in_calc_batch_and_casebook_inputs(text, name, value) -> None:
     import io
 
@@ -351,8 +403,10 @@ def test_a_distance_reads_the_same_in_calc_and_a_scenario_file(text) -> None:
 def test_a_rate_reads_the_same_as_a_default_in_a_catalogue_file(text) -> None:
     from qmodel.catalogue.loader import load_files
 
-    entry = ('[[formula]]\nid = "x"\ntitle = "t"\nsource = "s"\n'
-             '[formula.symbols.arrival_rate]\nmeaning = "m"\nunit = "1/s"\ndomain = "[0, inf)"\n'
-             f'default = "{text}"\n'
-             '[[formula.outputs]]\nname = "y"\nexpr = "arrival_rate"\nunit = "1/s"\nmeaning = "m"\n')
+    entry = (
+        '[[formula]]\nid = "x"\ntitle = "t"\nsource = "s"\n'
+        '[formula.symbols.arrival_rate]\nmeaning = "m"\nunit = "1/s"\ndomain = "[0, inf)"\n'
+        f'default = "{text}"\n'
+        '[[formula.outputs]]\nname = "y"\nexpr = "arrival_rate"\nunit = "1/s"\nmeaning = "m"\n'
+    )
     assert load_files([("mine.toml", entry)])["x"].symbols["arrival_rate"].default == pytest.approx(800)

@@ -34,7 +34,7 @@ class FigureError(Exception):
 
 @dataclass(frozen=True)
 class Figure:
-    page: str           # the page's path in docs/ (howto/scenario.md)
+    page: str  # the page's path in docs/ (howto/scenario.md)
     command: str
     alt: str
 
@@ -67,17 +67,24 @@ def draw(drawn: list[tuple[Figure, str]]) -> dict[Figure, bytes]:
             work.mkdir()
             for name, content in page_files(parse(text.split("\n"))).items():
                 (work / name).write_text(content, encoding="utf-8")
-            process = subprocess.Popen(["bash", "-c", figure.command], cwd=work, text=True,
-                                       env=environment(Path(folder) / "cache"),
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            process = subprocess.Popen(
+                ["bash", "-c", figure.command],
+                cwd=work,
+                text=True,
+                env=environment(Path(folder) / "cache"),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
             running.append((figure, work, process))
         pictures = {}
         for figure, work, process in running:
             _, errors = process.communicate(timeout=RUN_TIMEOUT)
             picture = work / figure.output
             if not picture.is_file() or picture.stat().st_size == 0:
-                raise FigureError(f"{figure.page}: figure `{figure.command}` drew nothing "
-                                  f"(exit {process.returncode}): {errors.strip()[:300]}")
+                raise FigureError(
+                    f"{figure.page}: figure `{figure.command}` drew nothing "
+                    f"(exit {process.returncode}): {errors.strip()[:300]}"
+                )
             pictures[figure] = picture.read_bytes()
     return pictures
 
@@ -87,8 +94,11 @@ def on_files(files, config):
     from mkdocs.exceptions import PluginError  # the hook runs inside mkdocs only
     from mkdocs.structure.files import File
 
-    wanted = [(figure, page.content_string) for page in files.documentation_pages()
-              for figure in figures(page.src_uri, page.content_string)]
+    wanted = [
+        (figure, page.content_string)
+        for page in files.documentation_pages()
+        for figure in figures(page.src_uri, page.content_string)
+    ]
     try:
         pictures = draw(wanted)
     except FigureError as error:
@@ -101,6 +111,7 @@ def on_files(files, config):
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     """MkDocs event: each figure's comment replaced by its picture."""
+
     def picture(m: re.Match) -> str:
         figure = Figure(page.file.src_uri, m["command"].strip(), " ".join(m["alt"].split()))
         return f"![{figure.alt}]({figure.site_name})"

@@ -23,9 +23,9 @@ RUN_TIMEOUT = 300
 
 @dataclass
 class Command:
-    line: int               # index of its ``$`` line in the page
-    text: str               # the command, continuation lines joined
-    out_start: int          # indices of its shown output lines: [out_start, out_end)
+    line: int  # index of its ``$`` line in the page
+    text: str  # the command, continuation lines joined
+    out_start: int  # indices of its shown output lines: [out_start, out_end)
     out_end: int
     shown: list[str]
 
@@ -33,7 +33,7 @@ class Command:
 @dataclass
 class Block:
     kind: str
-    line: int               # index of the fence line
+    line: int  # index of the fence line
     body: list[str]
     title: str = ""
     commands: list[Command] = field(default_factory=list)
@@ -51,7 +51,7 @@ def parse(lines: list[str]) -> list[Block]:
         end = index + 1
         while end < len(lines) and lines[end].strip() != "```":
             end += 1
-        body = [line[len(indent):] if line.startswith(indent) else line for line in lines[index + 1:end]]
+        body = [line[len(indent) :] if line.startswith(indent) else line for line in lines[index + 1 : end]]
         title = TITLE.search(info)
         block = Block(kind, index, body, title[1] if title else "")
         if kind == "console":
@@ -99,13 +99,27 @@ def page_files(blocks: list[Block]) -> dict[str, str]:
 def environment(cache: Path) -> dict[str, str]:
     """The environment a page's commands run in: 100 columns, no colour, this Python's qmodel first."""
     env = dict(os.environ)
-    env.update(COLUMNS=str(COLUMNS), LINES="50", PYTHONUNBUFFERED="1", TERM="dumb", NO_COLOR="1",
-               XDG_CACHE_HOME=str(cache), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}")
+    env.update(
+        COLUMNS=str(COLUMNS),
+        LINES="50",
+        PYTHONUNBUFFERED="1",
+        TERM="dumb",
+        NO_COLOR="1",
+        XDG_CACHE_HOME=str(cache),
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+    )
     env.pop("QMODEL_CATALOGUE", None)
     return env
 
 
 def run(command: str, work: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     """``command`` run by bash in ``work``: stdout and stderr interleaved, as a terminal shows them."""
-    return subprocess.run(["bash", "-c", command], cwd=work, env=env, text=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT)
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=work,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=RUN_TIMEOUT,
+    )

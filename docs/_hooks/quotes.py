@@ -52,10 +52,10 @@ class QuoteError(Exception):
 class Quote:
     source: str
     template: str
-    start: int      # where the matched text lies in the page
+    start: int  # where the matched text lies in the page
     end: int
-    found: str      # the page's text there
-    said: str       # the template filled from the source: what the tool says
+    found: str  # the page's text there
+    said: str  # the template filled from the source: what the tool says
 
 
 def quotes(text: str, page: str = "page") -> list[Quote]:
@@ -71,22 +71,32 @@ def quotes(text: str, page: str = "page") -> list[Quote]:
             matched = _pattern(template).search(text, marker.end())
             if matched is None:
                 raise QuoteError(f"{page}: quote {template!r} of `{source}` matches nothing after it")
-            found.append(Quote(source, template, matched.start(), matched.end(), matched[0],
-                               _filled(matched, template, data, f"{page}: `{source}`")))
+            found.append(
+                Quote(
+                    source,
+                    template,
+                    matched.start(),
+                    matched.end(),
+                    matched[0],
+                    _filled(matched, template, data, f"{page}: `{source}`"),
+                )
+            )
     return found
 
 
 def substituted(text: str, page: str = "page") -> str:
     """``text`` with every quote saying what the tool says."""
     for quote in sorted(quotes(text, page), key=lambda q: q.start, reverse=True):
-        text = text[:quote.start] + quote.said + text[quote.end:]
+        text = text[: quote.start] + quote.said + text[quote.end :]
     return text
 
 
 # a field's text on the page: a number (-1,234.5, 1e-3, 95%, 171352km/s) or a name (cf_async, G1P2),
 # never the punctuation after it
-FIELD = (r"([-+−]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:%|[^\W\d_]+(?:/[^\W\d_]+)?)?"
-         r"|[^\W\d](?:[\w./-]*\w)?)")
+FIELD = (
+    r"([-+−]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:%|[^\W\d_]+(?:/[^\W\d_]+)?)?"
+    r"|[^\W\d](?:[\w./-]*\w)?)"
+)
 
 
 def _pattern(template: str) -> re.Pattern:
@@ -132,13 +142,20 @@ def _data(source: str, files: tuple[tuple[str, str], ...]) -> dict:
         work.mkdir()
         for name, content in files:
             (work / name).write_text(content, encoding="utf-8")
-        done = subprocess.run(["bash", "-c", source], cwd=work, env=environment(Path(folder) / "cache"),
-                              text=True, capture_output=True, timeout=600)
+        done = subprocess.run(
+            ["bash", "-c", source],
+            cwd=work,
+            env=environment(Path(folder) / "cache"),
+            text=True,
+            capture_output=True,
+            timeout=600,
+        )
     try:
         said = json.loads(done.stdout)
     except json.JSONDecodeError:
-        raise QuoteError(f"quote source `{source}` printed no JSON (exit {done.returncode}): "
-                         f"{done.stderr.strip()[:300]}") from None
+        raise QuoteError(
+            f"quote source `{source}` printed no JSON (exit {done.returncode}): {done.stderr.strip()[:300]}"
+        ) from None
     return _unit_fields(said if isinstance(said, dict) else {"rows": said})
 
 

@@ -114,17 +114,23 @@ def catalogue_index_markdown() -> str:
     out = []
     for domain, entries in catalogue_domains().items():
         out.append(f"## [{domain}](catalogue/{domain}.md) ({len(entries)} entries)\n")
-        out.append(_table(["entry", "what it answers"],
-                          [[f"[{f.id}](catalogue/{domain}.md#{f.id})", f.title] for f in entries]))
+        out.append(
+            _table(
+                ["entry", "what it answers"],
+                [[f"[{f.id}](catalogue/{domain}.md#{f.id})", f.title] for f in entries],
+            )
+        )
     return "\n".join(out)
 
 
 def catalogue_markdown(domain: str) -> str:
     """One domain's page: every entry with its inputs, outputs, constraints, properties and source."""
     entries = catalogue_domains()[domain]
-    out = [f"# Formula catalogue: {domain}\n",
-           f"The {len(entries)} entries of `formulas/{domain}.toml`, generated when the site is built "
-           "(how to read one: [Formula catalogue](../catalogue.md)).\n"]
+    out = [
+        f"# Formula catalogue: {domain}\n",
+        f"The {len(entries)} entries of `formulas/{domain}.toml`, generated when the site is built "
+        "(how to read one: [Formula catalogue](../catalogue.md)).\n",
+    ]
     for formula in entries:
         shown = io.StringIO()
         with contextlib.redirect_stdout(shown):
@@ -133,14 +139,30 @@ def catalogue_markdown(domain: str) -> str:
         computed = entry["algorithm"] or entry["model"]
         out.append(f"## {entry['id']} {{#{entry['id']}}}\n\n{_cell(entry['title'])}\n")
         if entry["symbols"]:
-            out.append(_table(["input", "meaning", "unit", "domain", "default"],
-                              [[_code(s["name"]), s["meaning"], s["unit"], s["domain"], s["default"]]
-                               for s in entry["symbols"]]))
+            out.append(
+                _table(
+                    ["input", "meaning", "unit", "domain", "default"],
+                    [
+                        [_code(s["name"]), s["meaning"], s["unit"], s["domain"], s["default"]]
+                        for s in entry["symbols"]
+                    ],
+                )
+            )
         if entry["outputs"]:
-            out.append(_table(["output", "meaning", "unit", "expression"],
-                              [[_code(o["name"]), o["meaning"], o["unit"],
-                                _code(o["expr"]) if o["expr"] else f"computed by {computed} (below)"]
-                               for o in entry["outputs"]]))
+            out.append(
+                _table(
+                    ["output", "meaning", "unit", "expression"],
+                    [
+                        [
+                            _code(o["name"]),
+                            o["meaning"],
+                            o["unit"],
+                            _code(o["expr"]) if o["expr"] else f"computed by {computed} (below)",
+                        ]
+                        for o in entry["outputs"]
+                    ],
+                )
+            )
         for heading, key in (("Constraints", "constraints"), ("Properties (tested)", "properties")):
             if entry[key]:
                 out.append(f"**{heading}**\n\n" + "\n".join(f"- {_cell(x)}" for x in entry[key]) + "\n")
@@ -153,18 +175,35 @@ def catalogue_markdown(domain: str) -> str:
 
 
 TABLE_TITLES = {
-    "": "Top level", "goal": "[goal]", "member": "[[member]]", "cf": "[[cf]]", "path": "[[path]]",
-    "link": "[link.NAME]", "disk": "[disk]", "disk.io": "[disk] read = { ... } and write = { ... }",
-    "conversion": "[conversion]", "locks": "[locks]", "distribution": "[distribution]",
+    "": "Top level",
+    "goal": "[goal]",
+    "member": "[[member]]",
+    "cf": "[[cf]]",
+    "path": "[[path]]",
+    "link": "[link.NAME]",
+    "disk": "[disk]",
+    "disk.io": "[disk] read = { ... } and write = { ... }",
+    "conversion": "[conversion]",
+    "locks": "[locks]",
+    "distribution": "[distribution]",
 }
 
 
 def scenario_keys_markdown() -> str:
     out = []
     for table, title in TABLE_TITLES.items():
-        rows = [[f"`{k.name}`", k.type, k.shown_unit,
-                 "**required**" if k.default == REQUIRED else k.shown_default, k.meaning, k.source]
-                for k in SCENARIO_KEYS if k.table == table]
+        rows = [
+            [
+                f"`{k.name}`",
+                k.type,
+                k.shown_unit,
+                "**required**" if k.default == REQUIRED else k.shown_default,
+                k.meaning,
+                k.source,
+            ]
+            for k in SCENARIO_KEYS
+            if k.table == table
+        ]
         header = ["key", "type", "unit", "default", "meaning", "where from"]
         out.append(f"### {title}\n\n" + _table(header, rows))
     return "\n".join(out)
@@ -172,15 +211,23 @@ def scenario_keys_markdown() -> str:
 
 def scenario_sources_markdown() -> str:
     """Every scenario key that takes a number, and where a planner reads it (the schema's source)."""
-    rows = [[f"`{TABLE_TITLES[k.table]}` `{k.name}`" if k.table else f"`{k.name}`", k.shown_unit, k.source]
-            for k in SCENARIO_KEYS if k.unit and k.source]
+    rows = [
+        [f"`{TABLE_TITLES[k.table]}` `{k.name}`" if k.table else f"`{k.name}`", k.shown_unit, k.source]
+        for k in SCENARIO_KEYS
+        if k.unit and k.source
+    ]
     return _table(["key", "unit", "where a planner reads it"], rows)
 
 
 def model_keys_markdown() -> str:
-    return _table(["table", "keys"], [["[[station]]", ", ".join(f"`{k}`" for k in sorted(STATION_KEYS))],
-                                      ["[[class]]", ", ".join(f"`{k}`" for k in sorted(CLASS_KEYS))],
-                                      ["[[routing]]", ", ".join(f"`{k}`" for k in sorted(ROUTING_KEYS))]])
+    return _table(
+        ["table", "keys"],
+        [
+            ["[[station]]", ", ".join(f"`{k}`" for k in sorted(STATION_KEYS))],
+            ["[[class]]", ", ".join(f"`{k}`" for k in sorted(CLASS_KEYS))],
+            ["[[routing]]", ", ".join(f"`{k}`" for k in sorted(ROUTING_KEYS))],
+        ],
+    )
 
 
 GENERATORS = {
@@ -197,13 +244,18 @@ CATALOGUE_PAGE = "reference/catalogue.md"
 
 def on_config(config):
     """MkDocs event: the catalogue's domain pages put under its entry in the navigation."""
+
     def placed(items: list) -> list:
         out = []
         for item in items:
             title, where = next(iter(item.items())) if isinstance(item, dict) else (None, item)
             if where == CATALOGUE_PAGE:
-                item = {title: [{"Overview": CATALOGUE_PAGE}, *({domain: f"reference/catalogue/{domain}.md"}
-                                                              for domain in catalogue_domains())]}
+                item = {
+                    title: [
+                        {"Overview": CATALOGUE_PAGE},
+                        *({domain: f"reference/catalogue/{domain}.md"} for domain in catalogue_domains()),
+                    ]
+                }
             elif isinstance(where, list):
                 item = {title: placed(where)}
             out.append(item)
@@ -218,8 +270,9 @@ def on_files(files, config):
     from mkdocs.structure.files import File  # the hook runs inside mkdocs only
 
     for domain in catalogue_domains():
-        files.append(File.generated(config, f"reference/catalogue/{domain}.md",
-                                    content=catalogue_markdown(domain)))
+        files.append(
+            File.generated(config, f"reference/catalogue/{domain}.md", content=catalogue_markdown(domain))
+        )
     return files
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from qmodel.algorithms.stationary import stationary
 from qmodel.errors import InputError
 
-MAX_SERVERS = 12          # 2^12 busy sets: the chain's dense elimination stays under a second
+MAX_SERVERS = 12  # 2^12 busy sets: the chain's dense elimination stays under a second
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,10 @@ class HeterogeneousQueue:
     """The means of an M/M/m queue with heterogeneous servers (times in seconds)."""
 
     wait_probability: float
-    waiting_time: float          # seconds queued before service
-    response_time: float         # seconds in the system
+    waiting_time: float  # seconds queued before service
+    response_time: float  # seconds in the system
     number_in_system: float
-    utilization: np.ndarray      # (m,) each server's busy fraction, in the order given
+    utilization: np.ndarray  # (m,) each server's busy fraction, in the order given
 
 
 def fastest_free(arrival_rate: float, service_rates: list[float] | np.ndarray) -> HeterogeneousQueue:
@@ -56,19 +56,24 @@ def fastest_free(arrival_rate: float, service_rates: list[float] | np.ndarray) -
     if rates.ndim != 1 or rates.size == 0 or not np.all(np.isfinite(rates)) or np.any(rates <= 0):
         raise InputError("service_rates", repr(list(np.atleast_1d(rates))), "one positive rate per server")
     if rates.size > MAX_SERVERS:
-        raise InputError("service_rates", f"{rates.size} servers", f"at most {MAX_SERVERS} (2^m busy sets)",
-                         reason="too large to compute")
+        raise InputError(
+            "service_rates",
+            f"{rates.size} servers",
+            f"at most {MAX_SERVERS} (2^m busy sets)",
+            reason="too large to compute",
+        )
     if not np.isfinite(arrival_rate) or arrival_rate <= 0:
         raise InputError("arrival_rate", arrival_rate, "a positive rate, jobs per second")
     load = arrival_rate / rates.sum()
     if load >= 1:
-        raise InputError("utilization", f"{load:.4g}", "below 1",
-                         reason="arrivals exceed what the servers serve")
+        raise InputError(
+            "utilization", f"{load:.4g}", "below 1", reason="arrivals exceed what the servers serve"
+        )
     servers = rates.size
-    order = np.argsort(-rates, kind="stable")                         # fastest first
+    order = np.argsort(-rates, kind="stable")  # fastest first
     subsets = [frozenset(c) for size in range(servers) for c in combinations(range(servers), size)]
     index = {subset: number for number, subset in enumerate(subsets)}
-    tail = len(subsets)                                               # the state A: all busy
+    tail = len(subsets)  # the state A: all busy
     transitions = np.zeros((tail + 1, tail + 1))
     for subset, number in index.items():
         free = next(int(i) for i in order if i not in subset)
@@ -82,8 +87,10 @@ def fastest_free(arrival_rate: float, service_rates: list[float] | np.ndarray) -
     probability = stationary(transitions, "the heterogeneous-server queue")
     waiting = probability[tail]
     queued = waiting * load / (1 - load)
-    busy = waiting + np.array([sum(probability[n] for s, n in index.items() if i in s)
-                               for i in range(servers)])
+    busy = waiting + np.array(
+        [sum(probability[n] for s, n in index.items() if i in s) for i in range(servers)]
+    )
     jobs = sum(len(s) * probability[n] for s, n in index.items()) + waiting * servers + queued
-    return HeterogeneousQueue(float(waiting), float(queued / arrival_rate), float(jobs / arrival_rate),
-                              float(jobs), busy)
+    return HeterogeneousQueue(
+        float(waiting), float(queued / arrival_rate), float(jobs / arrival_rate), float(jobs), busy
+    )

@@ -27,8 +27,9 @@ RECURSION_LIMIT = 1000  # servers or stages: up to here a recursion (numpy only)
 _SERIES_LARGEST_X = 700.0  # e^(−x) is a normal double up to about x = 708
 
 
-def _by_size(sizes: np.ndarray, small: Callable[..., np.ndarray], large: Callable[..., np.ndarray],
-             *arrays: np.ndarray) -> np.ndarray:
+def _by_size(
+    sizes: np.ndarray, small: Callable[..., np.ndarray], large: Callable[..., np.ndarray], *arrays: np.ndarray
+) -> np.ndarray:
     """``small`` on the elements whose size is at most RECURSION_LIMIT, ``large`` on the others
     (1-D arrays each), put back together in the broadcast shape."""
     sizes, *broadcast = np.broadcast_arrays(sizes, *arrays)
@@ -51,8 +52,9 @@ def erlang_b(servers: ArrayLike, offered_load: ArrayLike) -> np.ndarray:
     Cost: max(c) vectorized steps, for c up to RECURSION_LIMIT; past it
     :func:`_erlang_b_large`, O(1) per element.
     """
-    return _by_size(np.asarray(servers, float), _erlang_b_recursion, _erlang_b_large,
-                    np.asarray(offered_load, float))
+    return _by_size(
+        np.asarray(servers, float), _erlang_b_recursion, _erlang_b_large, np.asarray(offered_load, float)
+    )
 
 
 def _erlang_b_recursion(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
@@ -63,20 +65,20 @@ def _erlang_b_recursion(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
     loads = load.ravel()[order]
     blocking = np.ones(counts.size)
     carried, denominator = np.empty(counts.size), np.empty(counts.size)
-    final = np.ones(counts.size)                 # B(0) = 1 for zero servers
-    last = counts.size - 1                       # last element not yet finished
+    final = np.ones(counts.size)  # B(0) = 1 for zero servers
+    last = counts.size - 1  # last element not yet finished
     while last >= 0 and counts[last] < 1:
         last -= 1
     b, a, t, d = blocking, loads, carried, denominator
     for k in range(1, int(counts.max(initial=0)) + 1):
-        np.multiply(a, b, out=t)                 # a·B(k−1)
-        np.add(t, k, out=d)                      # k + a·B(k−1)
+        np.multiply(a, b, out=t)  # a·B(k−1)
+        np.add(t, k, out=d)  # k + a·B(k−1)
         np.divide(t, d, out=b)
         while last >= 0 and counts[last] < k + 1:  # these have their B(c): keep it
             final[last] = blocking[last]
             last -= 1
-        if 4 * (last + 1) < 3 * b.size:          # drop the finished quarter from the work
-            b, a, t, d = blocking[:last + 1], loads[:last + 1], carried[:last + 1], denominator[:last + 1]
+        if 4 * (last + 1) < 3 * b.size:  # drop the finished quarter from the work
+            b, a, t, d = blocking[: last + 1], loads[: last + 1], carried[: last + 1], denominator[: last + 1]
     result = np.empty(counts.size)
     result[order] = final
     return result
@@ -134,8 +136,12 @@ def _mmck_moments(servers: ArrayLike, capacity: ArrayLike, offered_load: ArrayLi
     servers, capacity, load = np.broadcast_arrays(
         np.asarray(servers, float), np.asarray(capacity, float), np.asarray(offered_load, float)
     )
-    refuse_long_loop(float(capacity.max(initial=0)), capacity.size, "capacity",
-              "a smaller capacity (the M/M/c/K chain takes one step per place)")
+    refuse_long_loop(
+        float(capacity.max(initial=0)),
+        capacity.size,
+        "capacity",
+        "a smaller capacity (the M/M/c/K chain takes one step per place)",
+    )
     weight = np.ones(servers.shape)
     total = np.ones(servers.shape)
     weighted = np.zeros(servers.shape)
@@ -169,8 +175,9 @@ def mmck_mean_queue(servers: ArrayLike, capacity: ArrayLike, offered_load: Array
 STATES_PER_BLOCK = 1 << 20  # states per block of elements: about 8 MB per array
 
 
-def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: ArrayLike
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def finite_source_queue(
+    servers: ArrayLike, sources: ArrayLike, service_ratio: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """M/M/c//K (machine-repairman) queue: c servers, K sources each requesting at rate 1/T.
 
     ``service_ratio`` is r = S / T, the mean service time over a source's mean time
@@ -194,27 +201,36 @@ def finite_source_queue(servers: ArrayLike, sources: ArrayLike, service_ratio: A
     and time linear however many elements there are.
     """
     servers, sources, ratio = np.broadcast_arrays(
-        np.asarray(servers, float), np.asarray(sources, float), np.asarray(service_ratio, float))
+        np.asarray(servers, float), np.asarray(sources, float), np.asarray(service_ratio, float)
+    )
     shape = servers.shape
     servers, sources, ratio = (np.ravel(a) for a in (servers, sources, ratio))
     block = max(1, STATES_PER_BLOCK // (int(sources.max(initial=0)) + 1))
-    parts = [_finite_source_block(servers[i:i + block], sources[i:i + block], ratio[i:i + block])
-             for i in range(0, servers.size, block)]
+    parts = [
+        _finite_source_block(servers[i : i + block], sources[i : i + block], ratio[i : i + block])
+        for i in range(0, servers.size, block)
+    ]
     wait, waiting, utilization = (np.concatenate(part).reshape(shape) for part in zip(*parts, strict=True))
     return wait, waiting, utilization
 
 
-def _finite_source_block(servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _finite_source_block(
+    servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``finite_source_queue`` on 1-D arrays, every state of every element at once."""
     states = np.arange(int(sources.max(initial=0)) + 1, dtype=float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = np.log(ratio)
     results = []
     for population in (sources - 1, sources):
-        present = states <= population                                   # (K + 1, n) states that exist
-        steps = np.where(present[1:], np.log(np.maximum(population - states[1:] + 1, 1.0))
-                         - np.log(np.minimum(states[1:], servers)) + log_ratio, 0.0)
+        present = states <= population  # (K + 1, n) states that exist
+        steps = np.where(
+            present[1:],
+            np.log(np.maximum(population - states[1:] + 1, 1.0))
+            - np.log(np.minimum(states[1:], servers))
+            + log_ratio,
+            0.0,
+        )
         log_weight = np.concatenate([np.zeros((1, servers.size)), np.cumsum(steps, axis=0)])
         log_weight = np.where(present, log_weight, -np.inf)
         log_weight = np.where(ratio > 0, log_weight, np.where(states == 0, 0.0, -np.inf))
@@ -242,8 +258,9 @@ def erlang_cdf(shape: ArrayLike, x: ArrayLike) -> np.ndarray:
     """
     shape, x = np.broadcast_arrays(np.asarray(shape, float), np.asarray(x, float))
     size = np.where(x > _SERIES_LARGEST_X, np.inf, shape)
-    return _by_size(size, lambda _, k, t: _erlang_cdf_series(k, t), lambda _, k, t: _erlang_cdf_large(k, t),
-                    shape, x)
+    return _by_size(
+        size, lambda _, k, t: _erlang_cdf_series(k, t), lambda _, k, t: _erlang_cdf_large(k, t), shape, x
+    )
 
 
 def _erlang_cdf_large(shape: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -302,8 +319,9 @@ def gamma_cdf(shape: ArrayLike, x: ArrayLike) -> np.ndarray:
     result[whole] = erlang_cdf(shape[whole], x[whole])
     rest = ~whole
     if rest.any():
-        result[rest] = _by_size(shape[rest], _gamma_cdf_small, lambda _, a, t: _erlang_cdf_large(a, t),
-                                shape[rest], x[rest])
+        result[rest] = _by_size(
+            shape[rest], _gamma_cdf_small, lambda _, a, t: _erlang_cdf_large(a, t), shape[rest], x[rest]
+        )
     return result.reshape(out_shape)
 
 

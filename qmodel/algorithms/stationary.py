@@ -21,12 +21,12 @@ import numpy as np
 from qmodel.kernels import Kernel
 from qmodel.limits import refuse_too_large
 
-GTH_RATE = 1e9      # multiply-adds per second of the compiled elimination (dense, this machine)
+GTH_RATE = 1e9  # multiply-adds per second of the compiled elimination (dense, this machine)
 
 
 def estimate_stationary(states: int) -> tuple[float, float]:
     """(bytes, seconds) :func:`stationary` takes on a dense chain of this many states."""
-    return 16.0 * states ** 2, states ** 3 / 3 / GTH_RATE
+    return 16.0 * states**2, states**3 / 3 / GTH_RATE
 
 
 def stationary(transitions: np.ndarray, what: str = "a Markov chain") -> np.ndarray:
@@ -37,12 +37,15 @@ def stationary(transitions: np.ndarray, what: str = "a Markov chain") -> np.ndar
     irreducible gives zero divisors; its π is then not unique and the caller must check first.
     """
     size = transitions.shape[0]
-    refuse_too_large(*estimate_stationary(size), f"{what} of {size:,} states",
-                     "a smaller model (fewer stations, classes, jobs or capacities)")
+    refuse_too_large(
+        *estimate_stationary(size),
+        f"{what} of {size:,} states",
+        "a smaller model (fewer stations, classes, jobs or capacities)",
+    )
     work = np.array(transitions, dtype=float, order="C")
     np.fill_diagonal(work, 0.0)
     out = np.empty(size)
-    GTH_KERNEL(size ** 3 / 3, work, out)       # compiled past a size (qmodel.kernels)
+    GTH_KERNEL(size**3 / 3, work, out)  # compiled past a size (qmodel.kernels)
     return out
 
 

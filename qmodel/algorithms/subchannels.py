@@ -41,10 +41,15 @@ def batch_erlang_c(servers: ArrayLike, offered_load: ArrayLike, mean_batch: Arra
     §3.1, M^[X]/M/1) taken to c servers; the closed form is derived in docs/background/environment1.md.
     Catalogue entry ``batch_erlang_c``.
     """
-    servers, load, batch = np.broadcast_arrays(np.asarray(servers, float), np.asarray(offered_load, float),
-                                               np.asarray(mean_batch, float))
-    refuse_long_loop(float(servers.max(initial=0)), servers.size, "servers",
-                     "fewer servers (the batch recursion takes one step per server)")
+    servers, load, batch = np.broadcast_arrays(
+        np.asarray(servers, float), np.asarray(offered_load, float), np.asarray(mean_batch, float)
+    )
+    refuse_long_loop(
+        float(servers.max(initial=0)),
+        servers.size,
+        "servers",
+        "fewer servers (the batch recursion takes one step per server)",
+    )
     queued = 1.0 - 1.0 / batch  # q
     arriving = load / batch  # β
     ratio = np.ones(servers.shape)  # U_n
@@ -60,8 +65,9 @@ def load_for_delayed_fraction(subchannels: ArrayLike, delayed_fraction: ArrayLik
     Solves C(k, a) = del for 0 < a < k by bisection: C rises monotonically from
     0 at a = 0 to 1 as a → k.
     """
-    servers, delayed = np.broadcast_arrays(np.asarray(subchannels, float),
-                                           np.asarray(delayed_fraction, float))
+    servers, delayed = np.broadcast_arrays(
+        np.asarray(subchannels, float), np.asarray(delayed_fraction, float)
+    )
     low, high = np.zeros(servers.shape), servers.copy()
     for _ in range(_BISECTION_STEPS):
         middle = (low + high) / 2
@@ -84,14 +90,14 @@ def smallest_subchannels(offered_load: ArrayLike, target_delayed: ArrayLike) -> 
     def met(servers: np.ndarray) -> np.ndarray:
         return erlang_c(servers, load) <= target * (1 + _AGREEMENT)
 
-    low = np.floor(load)                 # unstable: never meets the target
+    low = np.floor(load)  # unstable: never meets the target
     high = low + 1
     step = np.ones(load.shape)
     while not (done := met(high)).all():
         low = np.where(done, low, high)
         high = np.where(done, high, high + step)
         step = np.where(done, step, 2 * step)
-    while (high - low > 1).any():        # met(high), not met(low)
+    while (high - low > 1).any():  # met(high), not met(low)
         middle = np.floor((low + high) / 2)
         ok = met(middle)
         high = np.where(ok & (high - low > 1), middle, high)
@@ -99,8 +105,9 @@ def smallest_subchannels(offered_load: ArrayLike, target_delayed: ArrayLike) -> 
     return high
 
 
-def erlang_c_subchannels(measured_subchannels: ArrayLike, delayed_fraction: ArrayLike,
-                         target_delayed: ArrayLike) -> dict[str, np.ndarray]:
+def erlang_c_subchannels(
+    measured_subchannels: ArrayLike, delayed_fraction: ArrayLike, target_delayed: ArrayLike
+) -> dict[str, np.ndarray]:
     """Subchannels for a target delayed fraction, from the fraction measured on k subchannels.
 
     The offered load is inferred from the measurement (C(k, a) = del), then the
@@ -118,16 +125,16 @@ def erlang_c_subchannels(measured_subchannels: ArrayLike, delayed_fraction: Arra
     }
 
 
-def erlang_c_subchannels_from_rate(request_rate: ArrayLike, service_time: ArrayLike,
-                                   target_delayed: ArrayLike) -> dict[str, np.ndarray]:
+def erlang_c_subchannels_from_rate(
+    request_rate: ArrayLike, service_time: ArrayLike, target_delayed: ArrayLike
+) -> dict[str, np.ndarray]:
     """Subchannels for a target delayed fraction, from request rate (1/s) × service time (s).
 
     Outputs: offered_load (erlangs), subchannels (whole), wait_probability at that c.
     """
     load = np.asarray(request_rate, float) * np.asarray(service_time, float)
     servers = smallest_subchannels(load, target_delayed)
-    return {"offered_load": load, "subchannels": servers,
-            "wait_probability": erlang_c(servers, load)}
+    return {"offered_load": load, "subchannels": servers, "wait_probability": erlang_c(servers, load)}
 
 
 def paired_links(links: int) -> int:

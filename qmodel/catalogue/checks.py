@@ -39,17 +39,21 @@ from qmodel.catalogue.symbolic import SymbolicCatalogue
 from qmodel.catalogue.user import compiled_module
 from qmodel.units import UNITS, with_unit
 
-RELATIVE = 1e-9   # the cross-check's tolerance
-MARGIN = 1e-6     # how far (relative) the cross-check keeps from a constraint's bound
+RELATIVE = 1e-9  # the cross-check's tolerance
+MARGIN = 1e-6  # how far (relative) the cross-check keeps from a constraint's bound
 
 
 class PropertyFailedError(AssertionError):
     """An entry broke a check: what went wrong, and the inputs (display units) that show it."""
 
-    def __init__(self, message: str, formula: Formula, inputs: dict[str, float],
-                 label: str = "inputs") -> None:
-        shown = ", ".join(f"{name} = {_fmt(inputs[name], symbol.unit)}"
-                          for name, symbol in formula.symbols.items() if name in inputs)
+    def __init__(
+        self, message: str, formula: Formula, inputs: dict[str, float], label: str = "inputs"
+    ) -> None:
+        shown = ", ".join(
+            f"{name} = {_fmt(inputs[name], symbol.unit)}"
+            for name, symbol in formula.symbols.items()
+            if name in inputs
+        )
         super().__init__(f"{message}; {label}: {shown}" if shown else message)
         self.inputs = inputs
 
@@ -76,7 +80,10 @@ def check_monotone(formula: Formula, prop: Property, data: st.DataObject, contex
         raise PropertyFailedError(
             f"{prop.output} = {_fmt(at_low, unit)} at {prop.symbol} = {_fmt(low, symbol_unit)} but "
             f"{_fmt(at_high, unit)} at {prop.symbol} = {_fmt(high, symbol_unit)}",
-            formula, {name: value for name, value in base.items() if name != prop.symbol}, "other inputs")
+            formula,
+            {name: value for name, value in base.items() if name != prop.symbol},
+            "other inputs",
+        )
 
 
 def check_bounded(formula: Formula, prop: Property, data: st.DataObject, context: SymbolicCatalogue) -> None:
@@ -85,9 +92,12 @@ def check_bounded(formula: Formula, prop: Property, data: st.DataObject, context
     below = prop.lower is not None and value < prop.lower - 1e-12 * max(1.0, abs(prop.lower))
     above = prop.upper is not None and value > prop.upper + 1e-12 * max(1.0, abs(prop.upper))
     if below or above:
-        raise PropertyFailedError(f"{prop.output} = {_fmt(value, formula.output(prop.output).unit)}, "
-                                  f"{'below' if below else 'above'} {prop.lower if below else prop.upper:g}",
-                                  formula, inputs)
+        raise PropertyFailedError(
+            f"{prop.output} = {_fmt(value, formula.output(prop.output).unit)}, "
+            f"{'below' if below else 'above'} {prop.lower if below else prop.upper:g}",
+            formula,
+            inputs,
+        )
 
 
 def check_equals(formula: Formula, prop: Property, data: st.DataObject, context: SymbolicCatalogue) -> None:
@@ -105,15 +115,19 @@ def check_equals(formula: Formula, prop: Property, data: st.DataObject, context:
     mine = to_si({prop.output: outputs[prop.output]}, _units(formula))[prop.output]
     theirs = to_si({other_output: evaluation.outputs[other_output]}, _units(other))[other_output]
     if not close(mine, theirs):
-        raise PropertyFailedError(f"{prop.output} = {float(mine[0]):.10g} but {prop.other} = "
-                                  f"{float(theirs[0]):.10g} (SI units)", formula, inputs)
+        raise PropertyFailedError(
+            f"{prop.output} = {float(mine[0]):.10g} but {prop.other} = {float(theirs[0]):.10g} (SI units)",
+            formula,
+            inputs,
+        )
 
 
 def numeric_functions(context: SymbolicCatalogue) -> dict[str, Callable[..., Any]]:
     """Each function entry's numeric code by its function name: the registered recursion or the
     generated value function."""
     return {
-        name: model_function(f.algorithm).function if f.algorithm
+        name: model_function(f.algorithm).function
+        if f.algorithm
         else getattr(compiled_module(f), f"_{f.id}_value")
         for name, f in context.by_function.items()
     }
@@ -136,12 +150,21 @@ def check_identity(formula: Formula, prop: Property, data: st.DataObject, contex
         with mpmath.workdps(50):
             expected = float(function(*(mpmath.mpf(float(values[n])) for n in names)))
     if not close(values[prop.output], expected):
-        raise PropertyFailedError(f"{prop.output} = {float(values[prop.output]):.10g} but {prop.expr} = "
-                                  f"{float(expected):.10g} (SI units)", formula, inputs)
+        raise PropertyFailedError(
+            f"{prop.output} = {float(values[prop.output]):.10g} but {prop.expr} = "
+            f"{float(expected):.10g} (SI units)",
+            formula,
+            inputs,
+        )
 
 
-PROPERTY_CHECKS = {"increasing": check_monotone, "decreasing": check_monotone, "bounded": check_bounded,
-                   "equals": check_equals, "identity": check_identity}
+PROPERTY_CHECKS = {
+    "increasing": check_monotone,
+    "decreasing": check_monotone,
+    "bounded": check_bounded,
+    "equals": check_equals,
+    "identity": check_identity,
+}
 
 
 def check_property(formula: Formula, prop: Property, data: st.DataObject, context: SymbolicCatalogue) -> None:
@@ -164,8 +187,10 @@ def _magnitude(expr: sympy.Expr) -> sympy.Expr:
     Float evaluation errs by about machine epsilon times the size of the terms
     it adds, not of their result: b − c near zero is exact to ε·(|b| + |c|).
     """
-    return expr.replace(lambda node: isinstance(node, sympy.Add),
-                        lambda node: sympy.Add(*(sympy.Abs(term) for term in node.args)))
+    return expr.replace(
+        lambda node: isinstance(node, sympy.Add),
+        lambda node: sympy.Add(*(sympy.Abs(term) for term in node.args)),
+    )
 
 
 class FiftyDigits:
@@ -175,18 +200,22 @@ class FiftyDigits:
         self.context = context
         self._functions: dict[tuple[str, str, bool], Callable[..., Any]] = {}
 
-    def __call__(self, formula_id: str, output: str, si_inputs: dict[str, float],
-                 magnitude: bool = False) -> mpmath.mpf:
+    def __call__(
+        self, formula_id: str, output: str, si_inputs: dict[str, float], magnitude: bool = False
+    ) -> mpmath.mpf:
         """The output at the inputs (SI), or with ``magnitude`` the size of the terms it is made of."""
         key = (formula_id, output, magnitude)
         if key not in self._functions:
             entry = self.context.parsed(formula_id)
             definition = entry.definition(output)
-            self._functions[key] = _lambdify(list(entry.symbols.values()),
-                                             _magnitude(definition) if magnitude else definition, "mpmath")
+            self._functions[key] = _lambdify(
+                list(entry.symbols.values()), _magnitude(definition) if magnitude else definition, "mpmath"
+            )
         formula = self.context.catalogue[formula_id]
-        arguments = [int(si_inputs[name]) if s.domain.integer else mpmath.mpf(si_inputs[name])
-                     for name, s in formula.symbols.items()]
+        arguments = [
+            int(si_inputs[name]) if s.domain.integer else mpmath.mpf(si_inputs[name])
+            for name, s in formula.symbols.items()
+        ]
         with mpmath.workdps(50):
             return self._functions[key](*arguments)
 
@@ -219,8 +248,12 @@ def check_crosscheck(formula: Formula, data: st.DataObject, reference: FiftyDigi
         computed = float(outputs[output.name][0]) * UNITS[output.unit].to_si
         exact = reference(formula.id, output.name, si_inputs)
         if not within(computed, exact, reference(formula.id, output.name, si_inputs, magnitude=True)):
-            raise PropertyFailedError(f"{output.name} = {computed:.15g} but the 50-digit evaluation gives "
-                                      f"{mpmath.nstr(exact, 15)} (SI units)", formula, inputs)
+            raise PropertyFailedError(
+                f"{output.name} = {computed:.15g} but the 50-digit evaluation gives "
+                f"{mpmath.nstr(exact, 15)} (SI units)",
+                formula,
+                inputs,
+            )
 
 
 def check_finite(formula: Formula, data: st.DataObject) -> None:
@@ -230,31 +263,43 @@ def check_finite(formula: Formula, data: st.DataObject) -> None:
     error = evaluation.errors.get(0)
     assume(error is None or error.reason == DIVERGES)
     if error is not None:
-        raise PropertyFailedError(f"{error.parameter} = {error.value} is not finite, yet every domain and "
-                                  "constraint holds (a constraint is missing)", formula, inputs)
+        raise PropertyFailedError(
+            f"{error.parameter} = {error.value} is not finite, yet every domain and "
+            "constraint holds (a constraint is missing)",
+            formula,
+            inputs,
+        )
 
 
 class CheckResult(NamedTuple):
     """The outcome of one check of one entry."""
 
     formula_id: str
-    check: str        # what was checked, in words
+    check: str  # what was checked, in words
     passed: bool
-    message: str      # the counterexample, or why the check could not run
+    message: str  # the counterexample, or why the check could not run
     examples: int
 
 
-def run_check(formula: Formula, check: str, body: Callable[[st.DataObject], None], examples: int,
-              random_seed: int) -> CheckResult:
+def run_check(
+    formula: Formula, check: str, body: Callable[[st.DataObject], None], examples: int, random_seed: int
+) -> CheckResult:
     """Run ``body`` on ``examples`` hypothesis draws with a fixed seed; the smallest counterexample
     if it fails."""
 
     @seed(random_seed)
     # no explain phase: the counterexample is reported here, and explaining it took 32 of a failed
     # check's 37 s (one entry, 20 examples)
-    @settings(max_examples=examples, database=None, deadline=None, verbosity=Verbosity.quiet,
-              suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
-              phases=(Phase.explicit, Phase.generate, Phase.shrink))
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        verbosity=Verbosity.quiet,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    )
     @given(data=st.data())
     def attempt(data: st.DataObject) -> None:
         body(data)
@@ -264,35 +309,56 @@ def run_check(formula: Formula, check: str, body: Callable[[st.DataObject], None
     except PropertyFailedError as failure:
         return CheckResult(formula.id, check, False, str(failure), examples)
     except Unsatisfiable:
-        return CheckResult(formula.id, check, False, "no draw from the domains satisfied the constraints: "
-                           "narrow the domains", examples)
+        return CheckResult(
+            formula.id,
+            check,
+            False,
+            "no draw from the domains satisfied the constraints: narrow the domains",
+            examples,
+        )
     except Exception as error:  # the entry's code itself broke (a user's file): a failed check, not a crash
         message = str(error).splitlines()[0] if str(error) else ""
-        return CheckResult(formula.id, check, False,
-                           f"the check could not run: {type(error).__name__}: {message}", examples)
+        return CheckResult(
+            formula.id, check, False, f"the check could not run: {type(error).__name__}: {message}", examples
+        )
     return CheckResult(formula.id, check, True, "", examples)
 
 
-def _property_check(formula: Formula, prop: Property, context: SymbolicCatalogue
-                    ) -> Callable[[st.DataObject], None]:
+def _property_check(
+    formula: Formula, prop: Property, context: SymbolicCatalogue
+) -> Callable[[st.DataObject], None]:
     """The check of one property of an entry, on the inputs a Hypothesis draw gives it."""
     return lambda data: check_property(formula, prop, data, context)
 
 
-def entry_checks(formula: Formula, context: SymbolicCatalogue, reference: FiftyDigits
-                 ) -> list[tuple[str, Callable[[st.DataObject], None]]]:
+def entry_checks(
+    formula: Formula, context: SymbolicCatalogue, reference: FiftyDigits
+) -> list[tuple[str, Callable[[st.DataObject], None]]]:
     """Every check of an entry, named: its properties, the cross-check (closed forms), the constraints."""
     checks = [(prop.text(), _property_check(formula, prop, context)) for prop in formula.properties]
     if not formula.model:
-        checks.append(("outputs agree with a 50-digit evaluation",
-                       lambda data: check_crosscheck(formula, data, reference)))
-    checks.append(("outputs finite wherever the domains and constraints allow",
-                   lambda data: check_finite(formula, data)))
+        checks.append(
+            (
+                "outputs agree with a 50-digit evaluation",
+                lambda data: check_crosscheck(formula, data, reference),
+            )
+        )
+    checks.append(
+        (
+            "outputs finite wherever the domains and constraints allow",
+            lambda data: check_finite(formula, data),
+        )
+    )
     return checks
 
 
-def check_entries(formulas: list[Formula], context: SymbolicCatalogue, examples: int, random_seed: int,
-                  report: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+def check_entries(
+    formulas: list[Formula],
+    context: SymbolicCatalogue,
+    examples: int,
+    random_seed: int,
+    report: Callable[[CheckResult], None] | None = None,
+) -> list[CheckResult]:
     """Run every check of each entry; ``report`` hears of each result as it comes."""
     reference = FiftyDigits(context)
     results = []

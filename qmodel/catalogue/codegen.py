@@ -102,15 +102,18 @@ class _Printer(NumPyPrinter):
         text = self._print(expr.function)
         for index, first, last in reversed(expr.limits):
             inputs = tuple(sorted(str(symbol) for symbol in (first.free_symbols | last.free_symbols)))
-            text = (f"{_RUNTIME}.sum_terms(lambda {self._print(index)}: {text}, {self._print(first)}, "
-                    f"{self._print(last)}, {str(index)!r}, {inputs!r})")   # names as literals: repr
+            text = (
+                f"{_RUNTIME}.sum_terms(lambda {self._print(index)}: {text}, {self._print(first)}, "
+                f"{self._print(last)}, {str(index)!r}, {inputs!r})"
+            )  # names as literals: repr
         return text
 
 
 def _printer(catalogue: dict[str, Formula]) -> NumPyPrinter:
     functions = {
         f.function: _registered(f.algorithm) if f.algorithm else _value_function(f)
-        for f in catalogue.values() if f.function
+        for f in catalogue.values()
+        if f.function
     }
     return _Printer({"user_functions": functions, "fully_qualified_modules": True})
 
@@ -125,10 +128,12 @@ def _refuse_undefined(formula: Formula, name: str, expr: sympy.Basic) -> None:
     found = next((value for value in _UNDEFINED if expr.has(value)), None)
     if found is not None:
         written = formula.output(name).expr if name in [o.name for o in formula.outputs] else str(expr)
-        raise CatalogueError(f"{formula.file}: formula {formula.id!r}: {name} = {written} is "
-                             f"{'undefined' if found is sympy.nan else 'infinite'} whatever the inputs "
-                             f"(sympy reads it as {found}); allowed: an expression finite on the symbols' "
-                             "domains")
+        raise CatalogueError(
+            f"{formula.file}: formula {formula.id!r}: {name} = {written} is "
+            f"{'undefined' if found is sympy.nan else 'infinite'} whatever the inputs "
+            f"(sympy reads it as {found}); allowed: an expression finite on the symbols' "
+            "domains"
+        )
 
 
 def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrinter) -> str:
@@ -142,9 +147,7 @@ def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrin
     for name, expr in entry.outputs.items():
         _refuse_undefined(formula, name, expr)
         code = (
-            f"{_registered(formula.algorithm)}({arguments})"
-            if formula.algorithm
-            else printer.doprint(expr)
+            f"{_registered(formula.algorithm)}({arguments})" if formula.algorithm else printer.doprint(expr)
         )
         lines.append(f"    {name} = {code}")
     if not formula.model:
@@ -152,8 +155,12 @@ def _entry_code(formula: Formula, context: SymbolicCatalogue, printer: NumPyPrin
         lines.append(f"    return {{{returned}}}")
     lines += ["", ""]
     if formula.function and not formula.algorithm:
-        lines += [f"def {_value_function(formula)}({arguments}):",
-                  f"    return {printer.doprint(next(iter(entry.outputs.values())))}", "", ""]
+        lines += [
+            f"def {_value_function(formula)}({arguments}):",
+            f"    return {printer.doprint(next(iter(entry.outputs.values())))}",
+            "",
+            "",
+        ]
     lines.append(f"def {formula.id}__constraints({arguments}):")
     for constraint, expr in zip(formula.constraints, entry.constraints, strict=True):
         _refuse_undefined(formula, f"constraint {constraint.name}", expr)
@@ -178,8 +185,10 @@ def _entries_text(name: str, entries: list[tuple[str, dict[str, Any]]], keyed: b
     compiles in no time where the same tables written as Python literals cost about 20 ms of
     compilation in every process without cached bytecode (decoding takes 1 ms)."""
     fragments = [json.dumps(e["id"]) + ": " + json.dumps([f, e] if keyed else e) for f, e in entries]
-    lines = "".join(f"    {fragment + ',' if n < len(fragments) - 1 else fragment!r}\n"
-                    for n, fragment in enumerate(fragments))
+    lines = "".join(
+        f"    {fragment + ',' if n < len(fragments) - 1 else fragment!r}\n"
+        for n, fragment in enumerate(fragments)
+    )
     decoded = f"{PREFIX}json.loads(\n    '{{'\n{lines}    '}}'\n)"
     if keyed:  # (file, entry) pairs, as the loader's raw entries are
         return f"{name} = {{key: tuple(value) for key, value in {decoded}.items()}}\n"
@@ -205,8 +214,12 @@ def generate() -> str:
     return "".join(parts)
 
 
-def generate_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str, Any]]],
-                  shipped: dict[str, Formula], key: str) -> str:
+def generate_user(
+    formulas: dict[str, Formula],
+    entries: list[tuple[str, dict[str, Any]]],
+    shipped: dict[str, Formula],
+    key: str,
+) -> str:
     """The text of the module for a user's entries, which may call the shipped functions.
 
     ``entries`` are the user's resolved tables (kept in the module's ENTRIES,
@@ -216,18 +229,27 @@ def generate_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[st
     context = SymbolicCatalogue(combined)
     printer = _printer(combined)
     parts = [_entry_code(formula, context, printer) for formula in formulas.values()]
-    expressions = [expr for formula in formulas.values() for expr in
-                   (*context.parsed(formula.id).outputs.values(), *context.parsed(formula.id).constraints)]
-    called = {type(call).__name__ for expr in expressions
-              for call in expr.atoms(sympy.core.function.AppliedUndef)}
+    expressions = [
+        expr
+        for formula in formulas.values()
+        for expr in (*context.parsed(formula.id).outputs.values(), *context.parsed(formula.id).constraints)
+    ]
+    called = {
+        type(call).__name__ for expr in expressions for call in expr.atoms(sympy.core.function.AppliedUndef)
+    }
     by_function = {f.function: f for f in combined.values() if f.function}
     registered = {f.model or f.algorithm for f in formulas.values() if f.model or f.algorithm}
     registered |= {by_function[name].algorithm for name in called if by_function[name].algorithm}
-    shipped_values = sorted(_value_function(by_function[name]) for name in called
-                            if by_function[name].builtin and not by_function[name].algorithm)
+    shipped_values = sorted(
+        _value_function(by_function[name])
+        for name in called
+        if by_function[name].builtin and not by_function[name].algorithm
+    )
     # The files' paths are not written here: a path is the user's text, and this module is run.
-    header = ('"""Generated by qmodel from a user catalogue. Do not edit.\n\n'
-              'Every function takes and returns values in SI units.\n"""\n\n')
+    header = (
+        '"""Generated by qmodel from a user catalogue. Do not edit.\n\n'
+        'Every function takes and returns values in SI units.\n"""\n\n'
+    )
     parts = [header, *_imports(printer, registered, shipped_values), "\n\n", *parts]
     parts.append(f"KEY = {key!r}\n")
     parts.append(_entries_text("ENTRIES", entries, keyed=False))

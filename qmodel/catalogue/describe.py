@@ -46,21 +46,31 @@ def equation_lines(name: str, expr: sympy.Basic, written: str, width: int) -> li
 def describe_formula(formula: Formula, fmt: str) -> None:
     """Print the entry: equations, symbols, outputs, constraints, properties and source."""
     entry = parsed(formula.id) if formula.builtin else symbolic_catalogue(user_entries()).parsed(formula.id)
-    symbols = [[name, s.meaning, s.unit, s.domain.describe(name),
-                "" if s.default is None else f"{s.default:g}"] for name, s in formula.symbols.items()]
+    symbols = [
+        [name, s.meaning, s.unit, s.domain.describe(name), "" if s.default is None else f"{s.default:g}"]
+        for name, s in formula.symbols.items()
+    ]
     outputs = [[o.name, o.meaning, o.unit, o.expr] for o in formula.outputs]
-    constraints = [f"{c.name} {c.relation} {c.bound:g}{' (warning only)' if c.kind == 'warn' else ''}: "
-                   f"{c.reason}" for c in formula.constraints]
+    constraints = [
+        f"{c.name} {c.relation} {c.bound:g}{' (warning only)' if c.kind == 'warn' else ''}: {c.reason}"
+        for c in formula.constraints
+    ]
     properties = [p.text() for p in formula.properties]
     if fmt != "table":
         payload = {
-            "id": formula.id, "title": formula.title, "source": formula.source,
-            "file": formula.file, "notes": formula.notes, "algorithm": formula.algorithm,
+            "id": formula.id,
+            "title": formula.title,
+            "source": formula.source,
+            "file": formula.file,
+            "notes": formula.notes,
+            "algorithm": formula.algorithm,
             "model": formula.model,
-            "symbols": [dict(zip(["name", "meaning", "unit", "domain", "default"], s, strict=True))
-                        for s in symbols],
+            "symbols": [
+                dict(zip(["name", "meaning", "unit", "domain", "default"], s, strict=True)) for s in symbols
+            ],
             "outputs": [dict(zip(["name", "meaning", "unit", "expr"], o, strict=True)) for o in outputs],
-            "constraints": constraints, "properties": properties,
+            "constraints": constraints,
+            "properties": properties,
         }
         if fmt == "json":
             json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
@@ -72,15 +82,20 @@ def describe_formula(formula: Formula, fmt: str) -> None:
     bullet = "•" if _unicode_out() else "-"
     console.print(f"[bold]{formula.id}[/bold]: {formula.title}\n")
     for name, expr in entry.outputs.items():
-        lines = equation_lines(name, expr, formula.output(name).expr or "(computed by the model function)",
-                               console.width)
+        lines = equation_lines(
+            name, expr, formula.output(name).expr or "(computed by the model function)", console.width
+        )
         console.print("\n".join(lines) + "\n", highlight=False, markup=False, soft_wrap=True)
     if formula.algorithm:
-        console.print(f"Computed by the stable recursion {formula.algorithm} (qmodel.catalogue.registry); "
-                      "the expression above is its definition.\n")
+        console.print(
+            f"Computed by the stable recursion {formula.algorithm} (qmodel.catalogue.registry); "
+            "the expression above is its definition.\n"
+        )
     if formula.model:
-        console.print(f"Computed by the model function {formula.model} (qmodel.catalogue.registry) "
-                      "(no closed form); its docstring gives the method.\n")
+        console.print(
+            f"Computed by the model function {formula.model} (qmodel.catalogue.registry) "
+            "(no closed form); its docstring gives the method.\n"
+        )
     render(["symbol", "meaning", "unit", "domain", "default"], symbols, "table", title="Inputs")
     render(["output", "meaning", "unit", "expression"], outputs, "table", title="Outputs")
     for heading, lines in (("Constraints", constraints), ("Properties (tested)", properties)):

@@ -40,8 +40,15 @@ _NAMED: dict[str, dict[str, int]] = {
 }
 # the SI unit of each named dimension, as results in SI are labelled
 SI_UNITS = {
-    "count": "1", "ratio": "ratio", "time": "s", "rate": "1/s", "length": "m", "time per length": "s/m",
-    "speed": "m/s", "data size": "B", "data rate": "B/s",
+    "count": "1",
+    "ratio": "ratio",
+    "time": "s",
+    "rate": "1/s",
+    "length": "m",
+    "time per length": "s/m",
+    "speed": "m/s",
+    "data size": "B",
+    "data rate": "B/s",
 }
 _BASE_SYMBOLS = {"time": "s", "length": "m", "data": "B"}
 
@@ -70,8 +77,11 @@ def describe(dimension: Dimension) -> str:
     for name, powers in _NAMED.items():
         if name != "ratio" and {b: Fraction(p) for b, p in powers.items()} == dimension:
             return f"a {name} ({SI_UNITS[name]})" if name != "count" else "a plain number"
-    parts = [_BASE_SYMBOLS[base] + ("" if dimension[base] == 1 else f"^{dimension[base]}")
-             for base in BASES if dimension.get(base)]
+    parts = [
+        _BASE_SYMBOLS[base] + ("" if dimension[base] == 1 else f"^{dimension[base]}")
+        for base in BASES
+        if dimension.get(base)
+    ]
     return "units of " + "·".join(parts)
 
 
@@ -96,8 +106,9 @@ def _plain(dimension: Dimension | None, what: str, expr: sympy.Basic) -> None:
         raise _UnitMismatchError(f"{what} takes a plain number, not {describe(dimension)}, in {expr}")
 
 
-def expression_dimension(expr: sympy.Basic, dimensions: dict[str, Dimension],
-                         functions: dict[str, Formula]) -> Dimension | None:
+def expression_dimension(
+    expr: sympy.Basic, dimensions: dict[str, Dimension], functions: dict[str, Formula]
+) -> Dimension | None:
     """The dimension of ``expr`` from those of its symbols (``dimensions``, by name).
 
     Sums, Min, Max and the branches of a Piecewise must agree; powers of a
@@ -139,8 +150,10 @@ def expression_dimension(expr: sympy.Basic, dimensions: dict[str, Dimension],
             for argument, symbol in zip(node.args, callee.symbols.values(), strict=True):
                 given, wanted = walk(argument), unit_dimension(symbol.unit)
                 if given is not _ANY and given != wanted:
-                    raise _UnitMismatchError(f"{type(node).__name__} takes {symbol.name} as "
-                                             f"{describe(wanted)}, given {describe(given)} ({argument})")
+                    raise _UnitMismatchError(
+                        f"{type(node).__name__} takes {symbol.name} as "
+                        f"{describe(wanted)}, given {describe(given)} ({argument})"
+                    )
             return unit_dimension(callee.outputs[0].unit)
         if isinstance(node, (sympy.exp, sympy.log, sympy.factorial, sympy.lowergamma)):
             for argument in node.args:
@@ -149,8 +162,7 @@ def expression_dimension(expr: sympy.Basic, dimensions: dict[str, Dimension],
         if isinstance(node, (sympy.Abs, sympy.ceiling, sympy.floor)):
             return walk(node.args[0])
         if isinstance(node, (sympy.Min, sympy.Max)):
-            return _same([walk(argument) for argument in node.args], f"{type(node).__name__} compares",
-                         node)
+            return _same([walk(argument) for argument in node.args], f"{type(node).__name__} compares", node)
         if isinstance(node, sympy.Piecewise):
             for _, condition in node.args:
                 walk(condition)
@@ -172,8 +184,13 @@ def expression_dimension(expr: sympy.Basic, dimensions: dict[str, Dimension],
     return walk(expr)
 
 
-def check_units(formula: Formula, outputs: dict[str, sympy.Expr], constraints: tuple[sympy.Expr, ...],
-                identities: tuple[sympy.Expr, ...], functions: dict[str, Formula]) -> None:
+def check_units(
+    formula: Formula,
+    outputs: dict[str, sympy.Expr],
+    constraints: tuple[sympy.Expr, ...],
+    identities: tuple[sympy.Expr, ...],
+    functions: dict[str, Formula],
+) -> None:
     """Each output's expression has the dimension of its declared unit; so has each constraint's
     quantity and each identity property's expression (that of its output).
 
@@ -184,11 +201,15 @@ def check_units(formula: Formula, outputs: dict[str, sympy.Expr], constraints: t
     dimensions = {name: unit_dimension(s.unit) for name, s in formula.symbols.items()}
     dimensions |= {o.name: unit_dimension(o.unit) for o in formula.outputs}
     checks = [(f"output {o.name!r}", outputs[o.name], o.unit) for o in formula.outputs if o.name in outputs]
-    checks += [(f"constraint {c.name!r}", expr, c.unit)
-               for c, expr in zip(formula.constraints, constraints, strict=True)]
+    checks += [
+        (f"constraint {c.name!r}", expr, c.unit)
+        for c, expr in zip(formula.constraints, constraints, strict=True)
+    ]
     identity_outputs = [p.output for p in formula.properties if p.kind == "identity"]
-    checks += [(f"property 'identity' of {output!r}", expr, formula.output(output).unit)
-               for output, expr in zip(identity_outputs, identities, strict=True)]
+    checks += [
+        (f"property 'identity' of {output!r}", expr, formula.output(output).unit)
+        for output, expr in zip(identity_outputs, identities, strict=True)
+    ]
     for part, expr, unit in checks:
         try:
             given = expression_dimension(expr, dimensions, functions)
@@ -196,5 +217,7 @@ def check_units(formula: Formula, outputs: dict[str, sympy.Expr], constraints: t
             raise CatalogueError(f"{where}, {part}: units do not fit: {mismatch}") from None
         declared = unit_dimension(unit)
         if given is not _ANY and given != declared:
-            raise CatalogueError(f"{where}, {part}: declared in {unit} ({describe(declared)}) "
-                                 f"but its expression gives {describe(given)}")
+            raise CatalogueError(
+                f"{where}, {part}: declared in {unit} ({describe(declared)}) "
+                f"but its expression gives {describe(given)}"
+            )

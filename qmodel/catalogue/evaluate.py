@@ -48,9 +48,15 @@ class FormulaResult:
     inputs break (each once), in words: the answer stands, the state it describes does not last.
     """
 
-    def __init__(self, formula_id: str, outputs: dict[str, np.ndarray], units: dict[str, str],
-                 inputs: dict[str, np.ndarray] | None = None, to_si: dict[str, float] | None = None,
-                 warnings: list[str] | None = None):
+    def __init__(
+        self,
+        formula_id: str,
+        outputs: dict[str, np.ndarray],
+        units: dict[str, str],
+        inputs: dict[str, np.ndarray] | None = None,
+        to_si: dict[str, float] | None = None,
+        warnings: list[str] | None = None,
+    ):
         self.formula_id = formula_id
         self.warnings = warnings or []
         self.outputs = outputs
@@ -64,8 +70,9 @@ class FormulaResult:
         if name is None:
             return {output: values * self.to_si[output] for output, values in self.outputs.items()}
         if name not in self.outputs:
-            raise InputError("output", name, ", ".join(self.outputs),
-                             reason=f"not an output of {self.formula_id}")
+            raise InputError(
+                "output", name, ", ".join(self.outputs), reason=f"not an output of {self.formula_id}"
+            )
         return self.outputs[name] * self.to_si[name]
 
     def __repr__(self) -> str:
@@ -130,8 +137,12 @@ def _fmt(value: float) -> str:
 def _complete_inputs(formula: Formula, inputs: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
     unknown = sorted(set(inputs) - set(formula.symbols))
     if unknown:
-        raise InputError(unknown[0], inputs[unknown[0]], "the symbols " + ", ".join(formula.symbols),
-                         reason=f"not an input of {formula.id}")
+        raise InputError(
+            unknown[0],
+            inputs[unknown[0]],
+            "the symbols " + ", ".join(formula.symbols),
+            reason=f"not an input of {formula.id}",
+        )
     values = {}
     for name, symbol in formula.symbols.items():
         if name in inputs:
@@ -159,8 +170,7 @@ def _domain_error(formula: Formula, name: str, value: float) -> InputError:
         reason = "not a finite number"
     elif symbol.domain.integer and value != np.floor(value):
         reason = "must be a whole number"
-    return InputError(name, with_unit(_fmt(value), symbol.unit), _allowed(name, symbol),
-                      reason=reason)
+    return InputError(name, with_unit(_fmt(value), symbol.unit), _allowed(name, symbol), reason=reason)
 
 
 def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluation:
@@ -193,8 +203,10 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
 
     for name, value in values.items():
         flat = value.reshape(-1)
-        reject(~formula.symbols[name].domain.contains(value),
-               lambda i, name=name, flat=flat: _domain_error(formula, name, flat[i]))
+        reject(
+            ~formula.symbols[name].domain.contains(value),
+            lambda i, name=name, flat=flat: _domain_error(formula, name, flat[i]),
+        )
     si = {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in values.items()}
     warned: list[tuple[Constraint, np.ndarray, np.ndarray]] = []
     with np.errstate(all="ignore"):
@@ -209,15 +221,21 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
             if constraint.kind == "warn":
                 warned.append((constraint, broken, flat))
                 continue
-            reject(broken, lambda i, c=constraint, flat=flat: InputError(
-                c.name, with_unit(_fmt(flat[i]), c.unit),
-                with_unit(f"{c.relation} {c.bound:g}", c.unit), reason=c.reason))
+            reject(
+                broken,
+                lambda i, c=constraint, flat=flat: InputError(
+                    c.name,
+                    with_unit(_fmt(flat[i]), c.unit),
+                    with_unit(f"{c.relation} {c.bound:g}", c.unit),
+                    reason=c.reason,
+                ),
+            )
         computed = _compute_refusing_long_sums(formula, compute, si, values, bad, reject)
         good = ~bad
     outputs = {}
     for output in formula.outputs:
         full = np.full(shape, np.nan)
-        if good.all():     # the whole (possibly many-dimensional) array was computed
+        if good.all():  # the whole (possibly many-dimensional) array was computed
             full[...] = np.broadcast_to(computed[output.name], shape)
         else:
             full[good] = np.broadcast_to(computed[output.name], full[good].shape)
@@ -225,10 +243,12 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
         outputs[output.name] = full
     for output in formula.outputs:
         flat = outputs[output.name].reshape(-1)
-        reject(~np.isfinite(outputs[output.name]) & good,
-               lambda i, o=output, flat=flat: InputError(
-                   o.name, _fmt(flat[i]), "a finite number",
-                   reason=DIVERGES))
+        reject(
+            ~np.isfinite(outputs[output.name]) & good,
+            lambda i, o=output, flat=flat: InputError(
+                o.name, _fmt(flat[i]), "a finite number", reason=DIVERGES
+            ),
+        )
     for computed_output in outputs.values():
         computed_output[bad] = np.nan
     warnings: dict[int, list[str]] = {}
@@ -238,8 +258,14 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     return Evaluation(formula, outputs, errors, values, warnings)
 
 
-def _compute_refusing_long_sums(formula: Formula, compute, si: dict[str, np.ndarray],
-                                values: dict[str, np.ndarray], bad: np.ndarray, reject) -> dict:
+def _compute_refusing_long_sums(
+    formula: Formula,
+    compute,
+    si: dict[str, np.ndarray],
+    values: dict[str, np.ndarray],
+    bad: np.ndarray,
+    reject,
+) -> dict:
     """The entry computed at the rows not ``bad``; a row whose Sum is too long to sum alone
     (:class:`~qmodel.catalogue.runtime.SumTooLongError`) is refused, naming the inputs its limits depend on,
     and the others computed again without it, each exactly as alone."""
@@ -249,28 +275,34 @@ def _compute_refusing_long_sums(formula: Formula, compute, si: dict[str, np.ndar
         try:
             return compute(**subset)
         except SumTooLongError as error:
-            rows = np.flatnonzero(good.reshape(-1))        # the subset's elements, by row
+            rows = np.flatnonzero(good.reshape(-1))  # the subset's elements, by row
             sub_shape = next(iter(subset.values())).shape if subset else ()
             refused = np.broadcast_to(error.refused, sub_shape).reshape(-1)
             terms = np.broadcast_to(error.terms, sub_shape).reshape(-1)
             newly = np.zeros(bad.size, dtype=bool)
             newly[rows[refused]] = True
             where = dict(zip(rows[refused].tolist(), terms[refused].tolist(), strict=True))
-            reject(newly.reshape(bad.shape), lambda i, error=error, where=where:
-                   _long_sum_error(formula, error, values, i, where[i]))
+            reject(
+                newly.reshape(bad.shape),
+                lambda i, error=error, where=where: _long_sum_error(formula, error, values, i, where[i]),
+            )
 
 
-def _long_sum_error(formula: Formula, long: SumTooLongError, values: dict[str, np.ndarray], row: int,
-                    terms: float) -> InputError:
+def _long_sum_error(
+    formula: Formula, long: SumTooLongError, values: dict[str, np.ndarray], row: int, terms: float
+) -> InputError:
     """A row refused for a Sum too long alone: the inputs its limits depend on, their values, what
     is allowed, and the Sum's terms and time."""
     named = [name for name in long.inputs if name in values]
-    reason = (f"Sum over {long.index} of {terms:.3g} terms, about "
-              f"{duration(loop_seconds(terms, 1))}: too large to compute")
+    reason = (
+        f"Sum over {long.index} of {terms:.3g} terms, about "
+        f"{duration(loop_seconds(terms, 1))}: too large to compute"
+    )
     if not named:
         return InputError(long.parameter, long.value, long.allowed, reason=reason)
-    shown = ", ".join(with_unit(_fmt(values[name].reshape(-1)[row]), formula.symbols[name].unit)
-                      for name in named)
+    shown = ", ".join(
+        with_unit(_fmt(values[name].reshape(-1)[row]), formula.symbols[name].unit) for name in named
+    )
     allowed = f"values giving the Sum over {long.index} {long.allowed_terms()}"
     return InputError(", ".join(named), shown, allowed, reason=reason)
 
@@ -306,12 +338,18 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
     if units not in UNIT_SYSTEMS:
         raise InputError("units", units, " or ".join(UNIT_SYSTEMS))
     formula = get_formula(formula_id)
-    typed = {name: parse_value(name, value, formula.symbols[name].unit)  # "800/s", "1ms": the one parser
-             for name, value in inputs.items() if isinstance(value, str) and name in formula.symbols}
+    typed = {
+        name: parse_value(name, value, formula.symbols[name].unit)  # "800/s", "1ms": the one parser
+        for name, value in inputs.items()
+        if isinstance(value, str) and name in formula.symbols
+    }
     if units == "si":
-        inputs = {name: value if name in typed or name not in formula.symbols
-                  else np.asarray(value, dtype=float) / UNITS[formula.symbols[name].unit].to_si
-                  for name, value in inputs.items()}
+        inputs = {
+            name: value
+            if name in typed or name not in formula.symbols
+            else np.asarray(value, dtype=float) / UNITS[formula.symbols[name].unit].to_si
+            for name, value in inputs.items()
+        }
     inputs = {**inputs, **typed}
     evaluation = evaluate(formula, inputs)
     if evaluation.errors:
@@ -322,10 +360,12 @@ def calc(formula_id: str, units: str = "display", **inputs: ArrayLike) -> Formul
         return FormulaResult(formula.id, evaluation.outputs, display, evaluation.inputs, warnings=warnings)
     factors = {name: UNITS[unit].to_si for name, unit in display.items()}
     return FormulaResult(
-        formula.id, {name: value * factors[name] for name, value in evaluation.outputs.items()},
+        formula.id,
+        {name: value * factors[name] for name, value in evaluation.outputs.items()},
         {name: si_unit(unit) for name, unit in display.items()},
         {name: value * UNITS[formula.symbols[name].unit].to_si for name, value in evaluation.inputs.items()},
-        dict.fromkeys(display, 1.0), warnings,
+        dict.fromkeys(display, 1.0),
+        warnings,
     )
 
 

@@ -56,16 +56,32 @@ _OPERATORS: dict[type, Callable[[sympy.Basic, sympy.Basic], sympy.Basic]] = {
     ast.Div: lambda a, b: a / b,
 }
 _COMPARISONS: dict[type, Callable[[sympy.Basic, sympy.Basic], sympy.Basic]] = {
-    ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
-    ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne,
+    ast.Lt: sympy.Lt,
+    ast.LtE: sympy.Le,
+    ast.Gt: sympy.Gt,
+    ast.GtE: sympy.Ge,
+    ast.Eq: sympy.Eq,
+    ast.NotEq: sympy.Ne,
 }
 _NODE_NAMES = {
-    ast.Attribute: "attribute access", ast.Subscript: "a subscript", ast.Lambda: "a lambda",
-    ast.Starred: "a starred argument", ast.ListComp: "a comprehension", ast.GeneratorExp: "a comprehension",
-    ast.DictComp: "a comprehension", ast.SetComp: "a comprehension", ast.IfExp: "an if-expression",
-    ast.BoolOp: "'and'/'or' (write And(...)/Or(...))", ast.List: "a list", ast.Dict: "a dict",
-    ast.Set: "a set", ast.JoinedStr: "a string", ast.NamedExpr: "an assignment",
-    ast.Await: "await", ast.Yield: "yield", ast.Slice: "a slice",
+    ast.Attribute: "attribute access",
+    ast.Subscript: "a subscript",
+    ast.Lambda: "a lambda",
+    ast.Starred: "a starred argument",
+    ast.ListComp: "a comprehension",
+    ast.GeneratorExp: "a comprehension",
+    ast.DictComp: "a comprehension",
+    ast.SetComp: "a comprehension",
+    ast.IfExp: "an if-expression",
+    ast.BoolOp: "'and'/'or' (write And(...)/Or(...))",
+    ast.List: "a list",
+    ast.Dict: "a dict",
+    ast.Set: "a set",
+    ast.JoinedStr: "a string",
+    ast.NamedExpr: "an assignment",
+    ast.Await: "await",
+    ast.Yield: "yield",
+    ast.Slice: "a slice",
 }
 
 
@@ -80,8 +96,13 @@ class _RefusedError(Exception):
 class _Builder:
     """Walks one syntax tree and builds its sympy expression."""
 
-    def __init__(self, text: str, names: Mapping[str, sympy.Basic],
-                 functions: Mapping[str, tuple[sympy.FunctionClass, int]], enclosing: float = 1) -> None:
+    def __init__(
+        self,
+        text: str,
+        names: Mapping[str, sympy.Basic],
+        functions: Mapping[str, tuple[sympy.FunctionClass, int]],
+        enclosing: float = 1,
+    ) -> None:
         self.text = text
         self.names = dict(names)
         self.functions = functions
@@ -163,20 +184,31 @@ class _Builder:
         elif name in MATH_FUNCTIONS:
             function, fewest, most = MATH_FUNCTIONS[name]
         else:
-            raise _RefusedError(f"unknown function {name!r} (allowed: {', '.join(MATH_FUNCTIONS)} "
-                           f"and the catalogue's {', '.join(sorted(self.functions))})", node)
+            raise _RefusedError(
+                f"unknown function {name!r} (allowed: {', '.join(MATH_FUNCTIONS)} "
+                f"and the catalogue's {', '.join(sorted(self.functions))})",
+                node,
+            )
         count = len(node.args)
         if count < fewest or (most is not None and count > most):
-            wanted = str(fewest) if most == fewest else f"{fewest} or more" if most is None else \
-                f"{fewest} to {most}"
+            wanted = (
+                str(fewest)
+                if most == fewest
+                else f"{fewest} or more"
+                if most is None
+                else f"{fewest} to {most}"
+            )
             raise _RefusedError(f"{name} takes {wanted} argument(s), given {count}", node)
         if name == "Sum":
             return self.sum(node, depth)
         if name == "Piecewise":
             return sympy.Piecewise(*(self.pair(argument, depth) for argument in node.args))
         arguments = [self.build(argument, depth) for argument in node.args]
-        if name == "factorial" and arguments[0].is_number and not (
-                arguments[0].is_integer and 0 <= arguments[0] <= 170):
+        if (
+            name == "factorial"
+            and arguments[0].is_number
+            and not (arguments[0].is_integer and 0 <= arguments[0] <= 170)
+        ):
             raise _RefusedError("a factorial of a constant must be of a whole number from 0 to 170", node)
         return function(*arguments)
 
@@ -187,13 +219,17 @@ class _Builder:
 
     def sum(self, node: ast.Call, depth: int) -> sympy.Basic:
         limits = node.args[1]
-        if not (isinstance(limits, ast.Tuple) and len(limits.elts) == 3
-                and isinstance(limits.elts[0], ast.Name)):
+        if not (
+            isinstance(limits, ast.Tuple) and len(limits.elts) == 3 and isinstance(limits.elts[0], ast.Name)
+        ):
             raise _RefusedError("Sum limits must be (index, first, last)", limits)
         index = limits.elts[0].id
         if not is_name(index):
-            raise _RefusedError(f"the Sum index {index!r} is not a name: lower-case letters and digits, "
-                                "words joined by single underscores, starting with a letter", limits)
+            raise _RefusedError(
+                f"the Sum index {index!r} is not a name: lower-case letters and digits, "
+                "words joined by single underscores, starting with a letter",
+                limits,
+            )
         if index in self.names or index in CONSTANTS or index in self.functions or index in MATH_FUNCTIONS:
             raise _RefusedError(f"the Sum index {index!r} is already a name", limits)
         first, last = self.build(limits.elts[1], depth), self.build(limits.elts[2], depth)
@@ -202,8 +238,11 @@ class _Builder:
         if span > MAX_TERMS:
             raise _RefusedError(f"a Sum of more than {MAX_TERMS} terms is not allowed", limits)
         if self.enclosing > 1 and self.enclosing * terms > MAX_TERMS:  # summed again for each outer term
-            raise _RefusedError(f"Sums inside Sums of more than {MAX_TERMS} terms together "
-                                f"({self.enclosing * terms:.3g}) are not allowed", limits)
+            raise _RefusedError(
+                f"Sums inside Sums of more than {MAX_TERMS} terms together "
+                f"({self.enclosing * terms:.3g}) are not allowed",
+                limits,
+            )
         variable = sympy.Symbol(index, integer=True)
         inner = _Builder(self.text, {**self.names, index: variable}, self.functions, self.enclosing * terms)
         body = inner.build(node.args[0], depth)
@@ -228,8 +267,12 @@ def _segment(text: str, node: ast.AST) -> str:
     return ast.get_source_segment(text, node) or type(node).__name__
 
 
-def parse_expression(text: object, names: Mapping[str, sympy.Basic],
-                     functions: Mapping[str, tuple[sympy.FunctionClass, int]], where: str) -> sympy.Expr:
+def parse_expression(
+    text: object,
+    names: Mapping[str, sympy.Basic],
+    functions: Mapping[str, tuple[sympy.FunctionClass, int]],
+    where: str,
+) -> sympy.Expr:
     """The sympy expression of ``text``; a CatalogueError naming ``where`` and the text otherwise.
 
     ``names`` are the symbols (and earlier outputs) it may use, ``functions``

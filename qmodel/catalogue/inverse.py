@@ -61,11 +61,19 @@ def _direction(formula: Formula, output: str, unknown: str) -> int:
     proven = proven_direction(formula.id, output, unknown)
     if proven:
         return proven
-    declared = sorted({p.symbol for p in formula.properties
-                       if p.output == output and p.kind in ("increasing", "decreasing")})
-    raise InputError("--for", unknown, f"an input {output} is declared monotone in: "
-                     + (", ".join(declared) or "none for this output"),
-                     reason=f"{formula.id}.{output} is neither declared nor provably monotone in it")
+    declared = sorted(
+        {
+            p.symbol
+            for p in formula.properties
+            if p.output == output and p.kind in ("increasing", "decreasing")
+        }
+    )
+    raise InputError(
+        "--for",
+        unknown,
+        f"an input {output} is declared monotone in: " + (", ".join(declared) or "none for this output"),
+        reason=f"{formula.id}.{output} is neither declared nor provably monotone in it",
+    )
 
 
 @cache
@@ -116,8 +124,15 @@ class _Search:
     target when below it.
     """
 
-    def __init__(self, formula: Formula, output: str, target: np.ndarray, unknown: str,
-                 inputs: dict[str, np.ndarray], direction: int):
+    def __init__(
+        self,
+        formula: Formula,
+        output: str,
+        target: np.ndarray,
+        unknown: str,
+        inputs: dict[str, np.ndarray],
+        direction: int,
+    ):
         self.formula, self.output, self.target = formula, output, target
         self.unknown, self.inputs, self.direction = unknown, inputs, direction
         self.reference = np.full(target.shape, np.nan)  # an accepted value per row
@@ -164,17 +179,18 @@ def _step(domain, start: np.ndarray, k: int, upward: bool) -> np.ndarray:
     if domain.integer:
         end = min(end, _LARGEST_WHOLE) if upward else end
         with np.errstate(over="ignore"):
-            values = start + sign * (2.0**min(k, 1000) - 1.0)
+            values = start + sign * (2.0 ** min(k, 1000) - 1.0)
         return np.where(sign * (values - end) > 0, end, values)
     if np.isfinite(end):
-        return end - (end - start) * 10.0**-min(k, 400)
+        return end - (end - start) * 10.0 ** -min(k, 400)
     magnitude = np.maximum(np.abs(start), 1.0)
     with np.errstate(over="ignore"):
-        return np.clip(start + sign * magnitude * (10.0**min(k, 300) - 1.0), -_LARGEST, _LARGEST)
+        return np.clip(start + sign * magnitude * (10.0 ** min(k, 300) - 1.0), -_LARGEST, _LARGEST)
 
 
-def solve(formula: Formula | str, output: str, target: ArrayLike, unknown: str,
-          inputs: Mapping[str, ArrayLike]) -> Solution:
+def solve(
+    formula: Formula | str, output: str, target: ArrayLike, unknown: str, inputs: Mapping[str, ArrayLike]
+) -> Solution:
     """The value of ``unknown`` at which ``output`` equals ``target`` (display units).
 
     Vectorized: ``target`` and ``inputs`` broadcast, one answer per element.
@@ -188,8 +204,9 @@ def solve(formula: Formula | str, output: str, target: ArrayLike, unknown: str,
     try:
         formula.output(output)
     except KeyError:
-        raise InputError("target", output, "one of the outputs "
-                         + ", ".join(o.name for o in formula.outputs)) from None
+        raise InputError(
+            "target", output, "one of the outputs " + ", ".join(o.name for o in formula.outputs)
+        ) from None
     if unknown in inputs:
         raise InputError(unknown, inputs[unknown], "left out: it is the input being solved for")
     direction = _direction(formula, output, unknown)
@@ -238,17 +255,22 @@ def _find_accepted(search: _Search, domain) -> None:
                 if rows.size == 0:
                     return
         following = [_step(domain, start, k, up) for up in directions]
-        if all(np.array_equal(a, b) for a, b in zip(following, candidates[-len(directions):], strict=True)):
+        if all(np.array_equal(a, b) for a, b in zip(following, candidates[-len(directions) :], strict=True)):
             break
         candidates = following
     row = int(np.flatnonzero(np.isnan(search.reference))[0])
-    _, refused = search.evaluate(np.array([row]), start[row:row + 1])
-    evaluation = evaluate(search.formula, {**{n: v[row:row + 1] for n, v in search.inputs.items()},
-                                           search.unknown: start[row:row + 1]})
+    _, refused = search.evaluate(np.array([row]), start[row : row + 1])
+    evaluation = evaluate(
+        search.formula,
+        {**{n: v[row : row + 1] for n, v in search.inputs.items()}, search.unknown: start[row : row + 1]},
+    )
     why = next(iter(evaluation.errors.values()), None)
-    raise InputError(search.unknown, "any value", f"a value {search.formula.id} accepts with the other "
-                     "inputs given", reason="the model refuses every value tried"
-                     + (f"; at {start[row]:g}: {why}" if why else ""))
+    raise InputError(
+        search.unknown,
+        "any value",
+        f"a value {search.formula.id} accepts with the other inputs given",
+        reason="the model refuses every value tried" + (f"; at {start[row]:g}: {why}" if why else ""),
+    )
 
 
 def _bracket(search: _Search, domain) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -276,8 +298,9 @@ def _bracket(search: _Search, domain) -> tuple[np.ndarray, np.ndarray, np.ndarra
         if rows.size == 0:
             break
         up = upward[rows]
-        values = np.where(up, _step(domain, reference[rows], k, True),
-                          _step(domain, reference[rows], k, False))
+        values = np.where(
+            up, _step(domain, reference[rows], k, True), _step(domain, reference[rows], k, False)
+        )
         stuck = values == previous[rows]  # the domain's end (or the cap) was reached on the previous step
         going[rows[stuck]] = False
         unbounded[rows[stuck & up & (values >= _LARGEST_WHOLE)]] = domain.integer
@@ -297,8 +320,9 @@ def _bracket(search: _Search, domain) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return low, high, unbounded
 
 
-def _bisect(search: _Search, domain, low: np.ndarray, high: np.ndarray,
-            unbounded: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bisect(
+    search: _Search, domain, low: np.ndarray, high: np.ndarray, unbounded: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(value, low, high): the boundary between short of and past the target, per row (NaN where
     there is none), and the bracket as narrowed.
 
@@ -339,7 +363,7 @@ def _unreachable(search: _Search, domain, row: int, low: np.ndarray, high: np.nd
     for x in (low[row], high[row]):
         if not np.isfinite(x):
             continue
-        inputs = {name: value[row:row + 1] for name, value in search.inputs.items()}
+        inputs = {name: value[row : row + 1] for name, value in search.inputs.items()}
         with np.errstate(all="ignore"):
             evaluation = evaluate(search.formula, {**inputs, search.unknown: np.array([x])})
         if evaluation.errors:
@@ -349,9 +373,15 @@ def _unreachable(search: _Search, domain, row: int, low: np.ndarray, high: np.nd
         if best is None or abs(output - search.target[row]) < abs(best[1] - search.target[row]):
             best = (x, output)
     unit = search.formula.output(search.output).unit
-    nearest = (f"; the nearest it comes is {best[1]:.15g} {unit} at {search.unknown} = {best[0]:.15g}"
-               if best else "")
-    return InputError(f"{search.output} target", f"{search.target[row]:g} {unit}",
-                      f"a value {search.output} reaches for some {search.unknown} in "
-                      f"{domain.describe(search.unknown)} that the model accepts",
-                      reason="not reachable" + nearest + refusal)
+    nearest = (
+        f"; the nearest it comes is {best[1]:.15g} {unit} at {search.unknown} = {best[0]:.15g}"
+        if best
+        else ""
+    )
+    return InputError(
+        f"{search.output} target",
+        f"{search.target[row]:g} {unit}",
+        f"a value {search.output} reaches for some {search.unknown} in "
+        f"{domain.describe(search.unknown)} that the model accepts",
+        reason="not reachable" + nearest + refusal,
+    )

@@ -58,9 +58,21 @@ RESERVED_NAMES = frozenset({"pi", "units", "formula_id"})
 # The mathematical functions an expression may call (the sympy functions of these names), with their
 # fewest and most arguments (None: any number); a catalogue function entry may not take one's name.
 MATH_FUNCTION_ARITIES: dict[str, tuple[int, int | None]] = {
-    "sqrt": (1, 1), "exp": (1, 1), "log": (1, 2), "Abs": (1, 1), "ceiling": (1, 1), "floor": (1, 1),
-    "factorial": (1, 1), "Min": (2, None), "Max": (2, None), "Eq": (2, 2), "Ne": (2, 2),
-    "And": (2, None), "Or": (2, None), "Piecewise": (1, None), "Sum": (2, 2),
+    "sqrt": (1, 1),
+    "exp": (1, 1),
+    "log": (1, 2),
+    "Abs": (1, 1),
+    "ceiling": (1, 1),
+    "floor": (1, 1),
+    "factorial": (1, 1),
+    "Min": (2, None),
+    "Max": (2, None),
+    "Eq": (2, 2),
+    "Ne": (2, 2),
+    "And": (2, None),
+    "Or": (2, None),
+    "Piecewise": (1, None),
+    "Sum": (2, 2),
     "lowergamma": (2, 2),
 }
 BOUND_KINDS = {"below": "<", "at_most": "<=", "above": ">", "at_least": ">="}
@@ -191,11 +203,14 @@ def is_name(value: object) -> TypeGuard[str]:
 def _name(value: object, kind: str, where: str) -> str:
     """``value`` if it may name an entry, symbol or output; a CatalogueError saying why not otherwise."""
     if not is_name(value):
-        raise CatalogueError(f"{where}: {kind} {value!r} is not a name: lower-case letters and digits, "
-                             "words joined by single underscores, starting with a letter")
+        raise CatalogueError(
+            f"{where}: {kind} {value!r} is not a name: lower-case letters and digits, "
+            "words joined by single underscores, starting with a letter"
+        )
     if value in RESERVED_NAMES:
-        raise CatalogueError(f"{where}: {kind} {value!r} is reserved "
-                             f"({', '.join(sorted(RESERVED_NAMES))} are)")
+        raise CatalogueError(
+            f"{where}: {kind} {value!r} is reserved ({', '.join(sorted(RESERVED_NAMES))} are)"
+        )
     return value
 
 
@@ -203,7 +218,7 @@ def _symbol(name: str, table: dict[str, Any], where: str) -> Symbol:
     _name(name, "symbol", where)
     where = f"{where}, symbol {name!r}"
     if not isinstance(table, dict):
-        raise CatalogueError(f"{where}: must be a table (meaning, unit, domain) or shared = \"NAME\"")
+        raise CatalogueError(f'{where}: must be a table (meaning, unit, domain) or shared = "NAME"')
     try:
         domain = Domain.parse(_require(table, "domain", where))
     except ValueError as error:
@@ -243,9 +258,15 @@ def _constraint(table: dict[str, Any], where: str) -> Constraint:
     kind = table.get("kind", "refuse")
     if kind not in CONSTRAINT_KINDS:
         raise CatalogueError(f"{where}: kind {kind!r} is not one of {', '.join(CONSTRAINT_KINDS)}")
-    return Constraint(name, _require(table, "expr", where), BOUND_KINDS[bounds[0]],
-                      _number(table[bounds[0]], bounds[0], where), _require(table, "reason", where), unit,
-                      kind)
+    return Constraint(
+        name,
+        _require(table, "expr", where),
+        BOUND_KINDS[bounds[0]],
+        _number(table[bounds[0]], bounds[0], where),
+        _require(table, "reason", where),
+        unit,
+        kind,
+    )
 
 
 def _number(value: object, key: str, where: str) -> float:
@@ -301,8 +322,7 @@ def parse_entry(entry: dict[str, Any], file: str, builtin: bool = True) -> Formu
     for kind, name in (("model", model), ("algorithm", algorithm)):
         if name:
             _registered(name, kind, where)
-    outputs = tuple(_output(table, where, bool(model))
-                    for table in _require(entry, "outputs", where, list))
+    outputs = tuple(_output(table, where, bool(model)) for table in _require(entry, "outputs", where, list))
     names = [output.name for output in outputs]
     clashes = set(names) & set(symbols) | {n for n in names if names.count(n) > 1}
     if clashes:
@@ -315,8 +335,9 @@ def parse_entry(entry: dict[str, Any], file: str, builtin: bool = True) -> Formu
     if function and not (isinstance(function, str) and _FUNCTION_NAME.match(function)):
         raise CatalogueError(f"{where}: function {function!r} is not a name: CamelCase letters and digits")
     if function in MATH_FUNCTION_ARITIES:
-        raise CatalogueError(f"{where}: function {function!r} is a built-in mathematical function's name; "
-                             "choose another")
+        raise CatalogueError(
+            f"{where}: function {function!r} is a built-in mathematical function's name; choose another"
+        )
     if algorithm and not function:
         raise CatalogueError(f"{where}: an 'algorithm' entry needs the 'function' name it is called by")
     if function and len(outputs) != 1:
@@ -351,8 +372,11 @@ def _called_functions(formula: Formula) -> set[str]:
             tree = ast.parse(output.expr.strip(), mode="eval")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        called |= {node.func.id for node in ast.walk(tree)
-                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        called |= {
+            node.func.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
     return called
 
 
@@ -360,8 +384,10 @@ def refuse_call_cycles(formulas: dict[str, Formula]) -> None:
     """A CatalogueError naming the first cycle of function entries calling each other (or one calling
     itself), which no evaluation could finish: ``formula 'a' calls 'b' calls 'a'``."""
     by_function = {f.function: f for f in formulas.values() if f.function}
-    calls = {f.id: [by_function[name].id for name in sorted(_called_functions(f)) if name in by_function]
-             for f in by_function.values()}
+    calls = {
+        f.id: [by_function[name].id for name in sorted(_called_functions(f)) if name in by_function]
+        for f in by_function.values()
+    }
     finished: set[str] = set()
     for start in calls:
         if start in finished:
@@ -373,10 +399,12 @@ def refuse_call_cycles(formulas: dict[str, Formula]) -> None:
                 finished.add(on_path.pop())
                 pending.pop()
             elif node in on_path:
-                cycle = [*on_path[on_path.index(node):], node]
-                raise CatalogueError(f"{_where(formulas[node].file, node)}: calls itself: "
-                                     f"{' calls '.join(repr(i) for i in cycle)} "
-                                     "(an entry may not call itself, directly or through others)")
+                cycle = [*on_path[on_path.index(node) :], node]
+                raise CatalogueError(
+                    f"{_where(formulas[node].file, node)}: calls itself: "
+                    f"{' calls '.join(repr(i) for i in cycle)} "
+                    "(an entry may not call itself, directly or through others)"
+                )
             elif node not in finished:
                 on_path.append(node)
                 pending.append(iter(calls[node]))
@@ -394,12 +422,14 @@ class SharedTables(NamedTuple):
     constraints: dict[str, tuple[str, dict[str, Any]]]
 
 
-def shared_tables(documents: list[tuple[str, dict[str, Any]]],
-                  known: SharedTables | None = None) -> SharedTables:
+def shared_tables(
+    documents: list[tuple[str, dict[str, Any]]], known: SharedTables | None = None
+) -> SharedTables:
     """The top-level ``[symbols]`` and ``[constraints]`` tables of parsed files; a name defined twice
     (in these files or in ``known``) is a CatalogueError naming both files."""
-    shared = SharedTables({}, {}) if known is None else SharedTables(dict(known.symbols),
-                                                                      dict(known.constraints))
+    shared = (
+        SharedTables({}, {}) if known is None else SharedTables(dict(known.symbols), dict(known.constraints))
+    )
     for file, document in documents:
         for kind in _SHARED_KINDS:
             tables = document.get(kind, {})
@@ -410,14 +440,16 @@ def shared_tables(documents: list[tuple[str, dict[str, Any]]],
                 if not isinstance(table, dict):
                     raise CatalogueError(f"{file}: {kind}.{name} must be a table")
                 if name in home:
-                    raise CatalogueError(f"{file}: shared {kind[:-1]} {name!r} defined twice "
-                                         f"(also in {home[name][0]})")
+                    raise CatalogueError(
+                        f"{file}: shared {kind[:-1]} {name!r} defined twice (also in {home[name][0]})"
+                    )
                 home[name] = (file, table)
     return shared
 
 
-def _shared(home: dict[str, tuple[str, dict[str, Any]]], name: object, what: str,
-            where: str) -> dict[str, Any]:
+def _shared(
+    home: dict[str, tuple[str, dict[str, Any]]], name: object, what: str, where: str
+) -> dict[str, Any]:
     if not isinstance(name, str) or name not in home:
         known = ", ".join(sorted(home)) or "none"
         raise CatalogueError(f"{where}: unknown shared {what} {name!r}; shared {what}s: {known}")
@@ -439,17 +471,26 @@ def resolve_entry(entry: dict[str, Any], file: str, shared: SharedTables) -> dic
                 at = f"{where}, symbol {name!r}"
                 extra = sorted(set(table) - {"shared", *_OVERRIDABLE})
                 if extra:
-                    raise CatalogueError(f"{at}: a shared symbol may override only "
-                                         f"{', '.join(_OVERRIDABLE)}, not {', '.join(extra)}")
-                table = {**_shared(shared.symbols, table["shared"], "symbol", at),
-                         **{key: value for key, value in table.items() if key != "shared"}}
+                    raise CatalogueError(
+                        f"{at}: a shared symbol may override only "
+                        f"{', '.join(_OVERRIDABLE)}, not {', '.join(extra)}"
+                    )
+                table = {
+                    **_shared(shared.symbols, table["shared"], "symbol", at),
+                    **{key: value for key, value in table.items() if key != "shared"},
+                }
             resolved["symbols"][name] = table
     constraints = entry.get("constraints")
     if isinstance(constraints, list):
         resolved["constraints"] = [
-            {**_shared(shared.constraints, table["shared"], "constraint", f"{where}, constraint {index + 1}"),
-             **{key: value for key, value in table.items() if key != "shared"}}
-            if isinstance(table, dict) and "shared" in table else table
+            {
+                **_shared(
+                    shared.constraints, table["shared"], "constraint", f"{where}, constraint {index + 1}"
+                ),
+                **{key: value for key, value in table.items() if key != "shared"},
+            }
+            if isinstance(table, dict) and "shared" in table
+            else table
             for index, table in enumerate(constraints)
         ]
     return resolved
@@ -462,8 +503,9 @@ def read_documents(files: list[tuple[str, str]]) -> list[tuple[str, dict[str, An
     return [(file, format_checked(read_toml(Path(file), text), Path(file).name)) for file, text in files]
 
 
-def raw_entries(files: list[tuple[str, str]], known: SharedTables | None = None
-                ) -> list[tuple[str, dict[str, Any]]]:
+def raw_entries(
+    files: list[tuple[str, str]], known: SharedTables | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     """The ``[[formula]]`` tables of (file name, TOML text) pairs, shared references resolved.
 
     A file may hold entries, shared tables or both; ``known`` are shared tables
@@ -478,8 +520,10 @@ def raw_entries(files: list[tuple[str, str]], known: SharedTables | None = None
             continue  # a file of shared tables only
         if not isinstance(tables, list) or not tables:
             raise CatalogueError(f"{file}: no [[formula]] entries")
-        entries += [(file, resolve_entry(table, file, shared) if isinstance(table, dict) else table)
-                    for table in tables]
+        entries += [
+            (file, resolve_entry(table, file, shared) if isinstance(table, dict) else table)
+            for table in tables
+        ]
     return entries
 
 
@@ -524,8 +568,10 @@ def load_catalogue() -> dict[str, Formula]:
     files = catalogue_files()
     catalogue = load_files(files)
     if {e["id"]: (f, e) for f, e in raw_entries(files)} != _compiled.ENTRIES:
-        raise CatalogueError("formulas/*.toml changed since qmodel/catalogue/_compiled.py was generated; "
-                             "run `python -m qmodel.catalogue.codegen`")
+        raise CatalogueError(
+            "formulas/*.toml changed since qmodel/catalogue/_compiled.py was generated; "
+            "run `python -m qmodel.catalogue.codegen`"
+        )
     return catalogue
 
 
@@ -569,8 +615,9 @@ def _shipped_formula(formula_id: str) -> Formula:
 
         known = sorted({*ENTRIES, *_USER_ENTRIES})
         near = difflib.get_close_matches(formula_id, known, n=3, cutoff=0.6)
-        allowed = (f"an id such as {', '.join(near)}" if near else "an id of the catalogue") + \
-            f" ({len(known)} in all: qmodel formula list)"
+        allowed = (
+            f"an id such as {', '.join(near)}" if near else "an id of the catalogue"
+        ) + f" ({len(known)} in all: qmodel formula list)"
         raise InputError("formula", formula_id, allowed, reason="unknown formula id")
     file, entry = ENTRIES[formula_id]
     return parse_entry(entry, file)

@@ -40,45 +40,103 @@ class ModelFunction(NamedTuple):
     """A function data files may name: its inputs and outputs with their display units."""
 
     name: str
-    kind: str                     # "algorithm" (one array, positional) or "model" (outputs by name)
+    kind: str  # "algorithm" (one array, positional) or "model" (outputs by name)
     function: Callable[..., Any]
-    inputs: dict[str, str]        # name → display unit, in call order ("text": a name, passed as it is)
-    outputs: dict[str, str]       # name → display unit
+    inputs: dict[str, str]  # name → display unit, in call order ("text": a name, passed as it is)
+    outputs: dict[str, str]  # name → display unit
     title: str
-    defaults: tuple[tuple[str, object], ...] = ()   # (input, value it takes when left out)
-    meanings: tuple[tuple[str, str], ...] = ()      # (output, what it means) where the title says too little
+    defaults: tuple[tuple[str, object], ...] = ()  # (input, value it takes when left out)
+    meanings: tuple[tuple[str, str], ...] = ()  # (output, what it means) where the title says too little
 
 
 _ERLANG = {"servers": "1", "offered_load": "1"}
 _MMCK = {"servers": "1", "capacity": "1", "offered_load": "1"}
 
-REGISTRY: dict[str, ModelFunction] = {entry.name: entry for entry in (
-    ModelFunction("erlang_b", "algorithm", queueing.erlang_b, _ERLANG,
-                  {"blocking_probability": "ratio"}, "Erlang B by the Jagerman recursion"),
-    ModelFunction("erlang_c", "algorithm", queueing.erlang_c, _ERLANG,
-                  {"wait_probability": "ratio"}, "Erlang C from the Erlang B recursion"),
-    ModelFunction("mmck_blocking", "algorithm", queueing.mmck_blocking, _MMCK,
-                  {"blocking_probability": "ratio"}, "M/M/c/K full-system probability, scaled recursion"),
-    ModelFunction("mmck_mean_number", "algorithm", queueing.mmck_mean_number, _MMCK,
-                  {"number_in_system": "1"}, "M/M/c/K mean number in the system, scaled recursion"),
-    ModelFunction("mmck_mean_queue", "algorithm", queueing.mmck_mean_queue, _MMCK,
-                  {"number_waiting": "1"}, "M/M/c/K mean number waiting, scaled recursion"),
-    ModelFunction("erlang_cdf", "algorithm", queueing.erlang_cdf, {"shape": "1", "x": "1"},
-                  {"probability": "ratio"}, "Erlang-k distribution function, term by term"),
-    ModelFunction("batch_erlang_c", "algorithm", subchannels.batch_erlang_c,
-                  {**_ERLANG, "mean_batch": "1"}, {"wait_probability": "ratio"},
-                  "Batch Erlang C (geometric batches) by a scaled recursion"),
-    ModelFunction("erlang_c_subchannels", "model", subchannels.erlang_c_subchannels,
-                  {"measured_subchannels": "1", "delayed_fraction": "ratio", "target_delayed": "ratio"},
-                  {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio", "more_needed": "1"},
-                  "Subchannels for a target delayed fraction by Erlang C, from a measured fraction"),
-    ModelFunction("erlang_c_subchannels_from_rate", "model", subchannels.erlang_c_subchannels_from_rate,
-                  {"request_rate": "1/s", "service_time": "ms", "target_delayed": "ratio"},
-                  {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio"},
-                  "Subchannels for a target delayed fraction by Erlang C, from rate × service time"),
-    ModelFunction("gamma_cdf", "algorithm", queueing.gamma_cdf, {"shape": "1", "x": "1"},
-                  {"probability": "ratio"}, "Gamma distribution function, series or continued fraction"),
-)}
+REGISTRY: dict[str, ModelFunction] = {
+    entry.name: entry
+    for entry in (
+        ModelFunction(
+            "erlang_b",
+            "algorithm",
+            queueing.erlang_b,
+            _ERLANG,
+            {"blocking_probability": "ratio"},
+            "Erlang B by the Jagerman recursion",
+        ),
+        ModelFunction(
+            "erlang_c",
+            "algorithm",
+            queueing.erlang_c,
+            _ERLANG,
+            {"wait_probability": "ratio"},
+            "Erlang C from the Erlang B recursion",
+        ),
+        ModelFunction(
+            "mmck_blocking",
+            "algorithm",
+            queueing.mmck_blocking,
+            _MMCK,
+            {"blocking_probability": "ratio"},
+            "M/M/c/K full-system probability, scaled recursion",
+        ),
+        ModelFunction(
+            "mmck_mean_number",
+            "algorithm",
+            queueing.mmck_mean_number,
+            _MMCK,
+            {"number_in_system": "1"},
+            "M/M/c/K mean number in the system, scaled recursion",
+        ),
+        ModelFunction(
+            "mmck_mean_queue",
+            "algorithm",
+            queueing.mmck_mean_queue,
+            _MMCK,
+            {"number_waiting": "1"},
+            "M/M/c/K mean number waiting, scaled recursion",
+        ),
+        ModelFunction(
+            "erlang_cdf",
+            "algorithm",
+            queueing.erlang_cdf,
+            {"shape": "1", "x": "1"},
+            {"probability": "ratio"},
+            "Erlang-k distribution function, term by term",
+        ),
+        ModelFunction(
+            "batch_erlang_c",
+            "algorithm",
+            subchannels.batch_erlang_c,
+            {**_ERLANG, "mean_batch": "1"},
+            {"wait_probability": "ratio"},
+            "Batch Erlang C (geometric batches) by a scaled recursion",
+        ),
+        ModelFunction(
+            "erlang_c_subchannels",
+            "model",
+            subchannels.erlang_c_subchannels,
+            {"measured_subchannels": "1", "delayed_fraction": "ratio", "target_delayed": "ratio"},
+            {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio", "more_needed": "1"},
+            "Subchannels for a target delayed fraction by Erlang C, from a measured fraction",
+        ),
+        ModelFunction(
+            "erlang_c_subchannels_from_rate",
+            "model",
+            subchannels.erlang_c_subchannels_from_rate,
+            {"request_rate": "1/s", "service_time": "ms", "target_delayed": "ratio"},
+            {"offered_load": "1", "subchannels": "1", "wait_probability": "ratio"},
+            "Subchannels for a target delayed fraction by Erlang C, from rate × service time",
+        ),
+        ModelFunction(
+            "gamma_cdf",
+            "algorithm",
+            queueing.gamma_cdf,
+            {"shape": "1", "x": "1"},
+            {"probability": "ratio"},
+            "Gamma distribution function, series or continued fraction",
+        ),
+    )
+}
 
 
 def register(*entries: ModelFunction) -> None:
@@ -94,8 +152,12 @@ def model_function(name: str, kind: str | None = None) -> ModelFunction:
     entry = REGISTRY.get(name)
     if entry is None or (kind is not None and entry.kind != kind):
         known = sorted(n for n, e in REGISTRY.items() if kind is None or e.kind == kind)
-        raise InputError(kind or "model function", repr(name), "one of " + ", ".join(known),
-                         reason="not in qmodel's registry")
+        raise InputError(
+            kind or "model function",
+            repr(name),
+            "one of " + ", ".join(known),
+            reason="not in qmodel's registry",
+        )
     return entry
 
 
@@ -107,13 +169,18 @@ def si_inputs(entry: ModelFunction, given: Mapping[str, Any], where: str = "") -
     prefix = f"{where}: " if where else ""
     unknown = sorted(set(given) - set(entry.inputs))
     if unknown:
-        raise InputError(f"{prefix}{unknown[0]}", given[unknown[0]], "the inputs " + ", ".join(entry.inputs),
-                         reason=f"not an input of {entry.name}")
+        raise InputError(
+            f"{prefix}{unknown[0]}",
+            given[unknown[0]],
+            "the inputs " + ", ".join(entry.inputs),
+            reason=f"not an input of {entry.name}",
+        )
     given = {**dict(entry.defaults), **given}
     missing = [name for name in entry.inputs if name not in given]
     if missing:
-        raise InputError(f"{prefix}{missing[0]}", "missing", f"every input of {entry.name}: "
-                         + ", ".join(entry.inputs))
+        raise InputError(
+            f"{prefix}{missing[0]}", "missing", f"every input of {entry.name}: " + ", ".join(entry.inputs)
+        )
     values: dict[str, Any] = {}
     for name, unit in entry.inputs.items():
         value = given[name]

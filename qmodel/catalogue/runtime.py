@@ -60,8 +60,12 @@ class SumTooLongError(InputError):
         self.index, self.refused, self.terms, self.inputs = index, refused, terms, inputs
         most = float(terms.max(initial=0))
         seconds = limits.loop_seconds(most, 1)
-        super().__init__(f"Sum over {index}", f"{most:.3g} terms", f"{self.allowed_terms()}: smaller limits",
-                         reason=f"about {limits.duration(seconds)}: too large to compute")
+        super().__init__(
+            f"Sum over {index}",
+            f"{most:.3g} terms",
+            f"{self.allowed_terms()}: smaller limits",
+            reason=f"about {limits.duration(seconds)}: too large to compute",
+        )
 
     @staticmethod
     def allowed_terms() -> str:
@@ -75,8 +79,13 @@ class SumTooLongError(InputError):
 _ENCLOSING: contextvars.ContextVar[float] = contextvars.ContextVar("enclosing_terms", default=1.0)
 
 
-def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: ArrayLike,
-              index: str, inputs: tuple[str, ...] = ()) -> np.ndarray:
+def sum_terms(
+    term: Callable[[np.ndarray], ArrayLike],
+    first: ArrayLike,
+    last: ArrayLike,
+    index: str,
+    inputs: tuple[str, ...] = (),
+) -> np.ndarray:
     """Σ term(k) for k = first, first + 1, ... up to last, element-wise (0 where last < first).
 
     The number of terms is that of the element with the most; its estimated time and memory are
@@ -95,12 +104,19 @@ def sum_terms(term: Callable[[np.ndarray], ArrayLike], first: ArrayLike, last: A
     if alone.any():
         raise SumTooLongError(index, alone, each, inputs)
     terms, outer = float(each.max()), _ENCLOSING.get()
-    limits.refuse_long_loop(terms, first.size, f"Sum over {index}",
-                            f"{terms:.3g} terms at each of {first.size:,} elements: fewer rows at once")
+    limits.refuse_long_loop(
+        terms,
+        first.size,
+        f"Sum over {index}",
+        f"{terms:.3g} terms at each of {first.size:,} elements: fewer rows at once",
+    )
     if outer > 1:
-        limits.refuse_long_loop(outer * terms, first.size,
-                                f"Sum over {index} inside Sums of {outer:.3g} terms",
-                                f"{outer * terms:.3g} terms together: smaller limits")
+        limits.refuse_long_loop(
+            outer * terms,
+            first.size,
+            f"Sum over {index} inside Sums of {outer:.3g} terms",
+            f"{outer * terms:.3g} terms together: smaller limits",
+        )
     total = np.zeros(first.shape)
     inside = _ENCLOSING.set(outer * terms)  # a Sum in a term is summed once for each of these terms
     try:

@@ -21,18 +21,42 @@ from qmodel.units import UNITS
 
 # Where realistic values of each unit lie (display units).
 REALISTIC = {
-    "ms": (1e-3, 1e3), "us": (1e-1, 1e6), "s": (1e-3, 1e3), "min": (1e-2, 1e2),
-    "1/s": (1e-2, 1e5), "km": (1e-1, 1e3), "m": (1.0, 1e6),
-    "us/km": (1.0, 20.0), "ms/km": (1e-3, 2e-2), "s/m": (1e-9, 2e-8),
-    "km/s": (1e5, 3e5), "m/s": (1e8, 3e8),
-    "B": (512.0, 1e6), "KB": (0.5, 1e3), "KiB": (0.5, 1e3), "MB": (1e-2, 1e6),
-    "GB": (1e-3, 1e3), "TB": (1e-3, 1e3),
-    "MB/s": (1.0, 1e5), "GB/s": (1e-3, 1e2),
-    "ratio": (1e-4, 1.0), "%": (1e-2, 100.0), "1": (1e-3, 100.0),
+    "ms": (1e-3, 1e3),
+    "us": (1e-1, 1e6),
+    "s": (1e-3, 1e3),
+    "min": (1e-2, 1e2),
+    "1/s": (1e-2, 1e5),
+    "km": (1e-1, 1e3),
+    "m": (1.0, 1e6),
+    "us/km": (1.0, 20.0),
+    "ms/km": (1e-3, 2e-2),
+    "s/m": (1e-9, 2e-8),
+    "km/s": (1e5, 3e5),
+    "m/s": (1e8, 3e8),
+    "B": (512.0, 1e6),
+    "KB": (0.5, 1e3),
+    "KiB": (0.5, 1e3),
+    "MB": (1e-2, 1e6),
+    "GB": (1e-3, 1e3),
+    "TB": (1e-3, 1e3),
+    "MB/s": (1.0, 1e5),
+    "GB/s": (1e-3, 1e2),
+    "ratio": (1e-4, 1.0),
+    "%": (1e-2, 100.0),
+    "1": (1e-3, 100.0),
 }
 # a unit not listed takes the range of its dimension's reference unit, converted (Gb/s from MB/s)
-REFERENCE = {"time": "ms", "rate": "1/s", "length": "km", "data size": "MB", "data rate": "MB/s",
-             "ratio": "ratio", "count": "1", "time per length": "us/km", "speed": "km/s"}
+REFERENCE = {
+    "time": "ms",
+    "rate": "1/s",
+    "length": "km",
+    "data size": "MB",
+    "data rate": "MB/s",
+    "ratio": "ratio",
+    "count": "1",
+    "time per length": "us/km",
+    "speed": "km/s",
+}
 INTEGER_RANGE = (1, 40)
 # Draws stay this far (relative) from an open end of a domain: approaching it
 # is ill-conditioned territory (a delayed fraction of 1 − 1e-15 asks for 1e16

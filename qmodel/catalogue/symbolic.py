@@ -54,7 +54,8 @@ class ParsedFormula:
 
         def expandable(node: sympy.Basic) -> bool:
             return isinstance(node, sympy.core.function.AppliedUndef) and (
-                expand_functions is True or not context.by_function[type(node).__name__].algorithm)
+                expand_functions is True or not context.by_function[type(node).__name__].algorithm
+            )
 
         calls = sympy.core.function.AppliedUndef
         while expand_functions and any(expandable(call) for call in expr.atoms(calls)):
@@ -71,8 +72,9 @@ class SymbolicCatalogue:
     def __init__(self, catalogue: dict[str, Formula]) -> None:
         self.catalogue = catalogue
         self.by_function = {f.function: f for f in catalogue.values() if f.function}
-        self.functions = {name: (sympy.Function(name), len(f.symbols))
-                          for name, f in self.by_function.items()}
+        self.functions = {
+            name: (sympy.Function(name), len(f.symbols)) for name, f in self.by_function.items()
+        }
         self._parsed: dict[str, ParsedFormula] = {}
 
     def parsed(self, formula_id: str) -> ParsedFormula:
@@ -88,8 +90,9 @@ class SymbolicCatalogue:
         return sympy.Lambda(tuple(entry.symbols.values()), entry.outputs[formula.outputs[0].name])
 
 
-def parse_formula(formula: Formula, catalogue: dict[str, Formula] | SymbolicCatalogue | None = None
-                  ) -> ParsedFormula:
+def parse_formula(
+    formula: Formula, catalogue: dict[str, Formula] | SymbolicCatalogue | None = None
+) -> ParsedFormula:
     """Parse and check every expression of an entry; CatalogueError names file, entry, part.
 
     ``catalogue`` (default: the shipped one) supplies the functions (ErlangC, ...)
@@ -108,16 +111,21 @@ def parse_formula(formula: Formula, catalogue: dict[str, Formula] | SymbolicCata
     outputs: dict[str, sympy.Expr] = {}
     for output in formula.outputs:
         if not formula.model:  # a model entry's outputs have no expression
-            outputs[output.name] = parse_expression(output.expr, names, context.functions,
-                                                    f"{where}, output {output.name!r}")
+            outputs[output.name] = parse_expression(
+                output.expr, names, context.functions, f"{where}, output {output.name!r}"
+            )
         names[output.name] = sympy.Symbol(output.name)
-    identities = tuple(parse_expression(prop.expr, names, context.functions, f"{where}, property 'identity'")
-                       for prop in formula.properties if prop.kind == "identity")
+    identities = tuple(
+        parse_expression(prop.expr, names, context.functions, f"{where}, property 'identity'")
+        for prop in formula.properties
+        if prop.kind == "identity"
+    )
     entry = ParsedFormula(formula, symbols, outputs, (), identities, context)
     # a constraint may name an output: it is checked on the inputs, so outputs are substituted in
-    raw_constraints = tuple(parse_expression(c.expr, names, context.functions,
-                                             f"{where}, constraint {c.name!r}")
-                            for c in formula.constraints)
+    raw_constraints = tuple(
+        parse_expression(c.expr, names, context.functions, f"{where}, constraint {c.name!r}")
+        for c in formula.constraints
+    )
     check_units(formula, outputs, raw_constraints, identities, context.by_function)
     constraints = tuple(entry.expand(c, expand_functions=False) for c in raw_constraints)
     return ParsedFormula(formula, symbols, outputs, constraints, identities, context)

@@ -71,8 +71,9 @@ def shipped_shared() -> SharedTables:
     return SharedTables(dict(_compiled.SHARED_SYMBOLS), dict(_compiled.SHARED_CONSTRAINTS))
 
 
-def load_user_files(files: list[tuple[str, str]]
-                    ) -> tuple[dict[str, Formula], list[tuple[str, dict[str, Any]]]]:
+def load_user_files(
+    files: list[tuple[str, str]],
+) -> tuple[dict[str, Formula], list[tuple[str, dict[str, Any]]]]:
     """The user entries of (path, text) pairs, checked for structure and clashes (no sympy).
 
     Returns the entries by id and their resolved tables. A duplicate id, an id
@@ -99,18 +100,25 @@ def load_user_files(files: list[tuple[str, str]]
             raise CatalogueError(f"{where}: duplicate id (also in {formulas[formula.id].file})")
         if formula.id in _compiled.ENTRIES:
             if not override:
-                raise CatalogueError(f"{where}: the shipped catalogue has this id; write override = true "
-                                     "in the entry to replace it, or choose another id")
+                raise CatalogueError(
+                    f"{where}: the shipped catalogue has this id; write override = true "
+                    "in the entry to replace it, or choose another id"
+                )
             function = _compiled.ENTRIES[formula.id][1].get("function")
             if function:
-                raise CatalogueError(f"{where}: the shipped entry is the function {function}, which other "
-                                     "entries call; it cannot be overridden: choose another id and function")
+                raise CatalogueError(
+                    f"{where}: the shipped entry is the function {function}, which other "
+                    "entries call; it cannot be overridden: choose another id and function"
+                )
         elif override:
-            raise CatalogueError(f"{where}: override = true, but the shipped catalogue has no entry "
-                                 f"{formula.id!r}")
+            raise CatalogueError(
+                f"{where}: override = true, but the shipped catalogue has no entry {formula.id!r}"
+            )
         if formula.function in shipped_functions:
-            raise CatalogueError(f"{where}: function {formula.function!r} is the shipped entry "
-                                 f"{shipped_functions[formula.function]!r}'s; choose another name")
+            raise CatalogueError(
+                f"{where}: function {formula.function!r} is the shipped entry "
+                f"{shipped_functions[formula.function]!r}'s; choose another name"
+            )
         formulas[formula.id] = formula
     refuse_call_cycles(formulas)
     known = {*_compiled.ENTRIES, *formulas}
@@ -118,8 +126,9 @@ def load_user_files(files: list[tuple[str, str]]
         for prop in formula.properties:
             other = prop.other.split(".")[0]
             if prop.kind == "equals" and other not in known:
-                raise CatalogueError(f"{formula.file}: formula {formula.id!r}: property refers to unknown "
-                                     f"entry {other!r}")
+                raise CatalogueError(
+                    f"{formula.file}: formula {formula.id!r}: property refers to unknown entry {other!r}"
+                )
     return formulas, entries
 
 
@@ -149,8 +158,9 @@ def symbolic_catalogue(formulas: dict[str, Formula]):
     return SymbolicCatalogue({**load_catalogue(), **formulas})
 
 
-def compile_user(formulas: dict[str, Formula], entries: list[tuple[str, dict[str, Any]]],
-                 files: list[tuple[str, str]]) -> ModuleType:
+def compile_user(
+    formulas: dict[str, Formula], entries: list[tuple[str, dict[str, Any]]], files: list[tuple[str, str]]
+) -> ModuleType:
     """The compiled module of the user's entries: from the cache when the files are unchanged,
     else parsed (safe parser, unit check), generated and cached. Only the second imports sympy."""
     key = _key(files)
@@ -234,6 +244,8 @@ def compiled_module(formula: Formula) -> ModuleType:
 
         return _compiled
     if formula.id not in _MODULES or user_entries().get(formula.id) != formula:
-        raise CatalogueError(f"{formula.file}: formula {formula.id!r} is not in use: load its file with "
-                             "use_catalogues() or --catalogue")
+        raise CatalogueError(
+            f"{formula.file}: formula {formula.id!r} is not in use: load its file with "
+            "use_catalogues() or --catalogue"
+        )
     return _MODULES[formula.id]

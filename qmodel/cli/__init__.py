@@ -58,7 +58,9 @@ class LazyGroup(QmodelGroup):
         return getattr(importlib.import_module(f"qmodel.cli.{module}"), attribute)
 
 
-@click.group(cls=LazyGroup, epilog="""\b
+@click.group(
+    cls=LazyGroup,
+    epilog="""\b
 Worked example: an M/M/1 device with 800 I/Os per second, 1 ms service:
   $ qmodel calc mm1 arrival_rate=800 service_time=1ms
   -> utilization 0.8, response_time 5 ms, number_in_system 4
@@ -67,7 +69,8 @@ More: qmodel formula list | qmodel formula show mmc | qmodel validate
 \b
 Docs: docs/index.md, every command docs/reference/commands.md: pages of
 the site, built from the repository's docs/ (pip install ".[docs]" &&
-mkdocs build) and opened from site/index.html; docs/X.md is site/X.html.""")
+mkdocs build) and opened from site/index.html; docs/X.md is site/X.html.""",
+)
 @click.version_option(package_name="qmodel")
 def cli() -> None:
     """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""
@@ -80,8 +83,10 @@ def _interrupt(signal_number: int, frame: object) -> None:
 
     from qmodel.errors import Interrupted
 
-    raise Interrupted(signal_number, "Ctrl-C (SIGINT)" if signal_number == signal.SIGINT
-                      else signal.Signals(signal_number).name)
+    raise Interrupted(
+        signal_number,
+        "Ctrl-C (SIGINT)" if signal_number == signal.SIGINT else signal.Signals(signal_number).name,
+    )
 
 
 def main() -> None:
@@ -99,8 +104,9 @@ def main() -> None:
     from qmodel.outfile import whole_writes
 
     if sys.stdout is None:  # started with standard output closed (``qmodel ... >&-``)
-        sys.stderr.write("error: standard output is closed; allowed: an open standard output "
-                         "(qmodel ... > FILE)\n")
+        sys.stderr.write(
+            "error: standard output is closed; allowed: an open standard output (qmodel ... > FILE)\n"
+        )
         sys.exit(2)
     for number in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(number) is not signal.SIG_IGN:  # a run started to ignore it keeps ignoring it
@@ -123,6 +129,8 @@ def main() -> None:
     except OSError as error:  # the output could not be written: a full disk, /dev/full, an I/O error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         where = error.filename or "standard output"
-        sys.stderr.write(f"error: output = {where} ({error.strerror or error}); allowed: a place the answer "
-                         "can be written\n")
+        sys.stderr.write(
+            f"error: output = {where} ({error.strerror or error}); allowed: a place the answer "
+            "can be written\n"
+        )
         sys.exit(2)

@@ -8,7 +8,8 @@ from qmodel.cli.common import FORMAT_OPTION
 from qmodel.errors import InputError
 
 
-@click.command(epilog="""\b
+@click.command(
+    epilog="""\b
 Examples:
   $ qmodel check ranks.toml
   $ qmodel check ranks.toml rank_host_io --examples 1000
@@ -22,17 +23,30 @@ failure shows the smallest counterexample found, inputs in their units.
 Exit 0 all passed, 1 some check failed, 2 the file does not load.
 \b
 Docs: docs/howto/own-formulas.md (site: howto/own-formulas.html)
-Options: docs/reference/commands.md#qmodel-check""")
+Options: docs/reference/commands.md#qmodel-check"""
+)
 @click.argument("file", required=False, metavar="FILE.toml")
 @click.argument("ids", nargs=-1, metavar="[ID...]")
 @click.option("--builtin", is_flag=True, help="Check the shipped catalogue (then every argument is an ID).")
-@click.option("--examples", default=100, show_default=True, metavar="N",
-              help="Draws per check: more finds rarer failures, takes longer.")
-@click.option("--seed", "random_seed", default=0, show_default=True, metavar="S",
-              help="Seed of the draws: the same seed repeats the same run.")
+@click.option(
+    "--examples",
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Draws per check: more finds rarer failures, takes longer.",
+)
+@click.option(
+    "--seed",
+    "random_seed",
+    default=0,
+    show_default=True,
+    metavar="S",
+    help="Seed of the draws: the same seed repeats the same run.",
+)
 @FORMAT_OPTION
-def check(file: str | None, ids: tuple[str, ...], builtin: bool, examples: int, random_seed: int,
-          fmt: str) -> None:
+def check(
+    file: str | None, ids: tuple[str, ...], builtin: bool, examples: int, random_seed: int, fmt: str
+) -> None:
     """Property-test the entries of FILE.toml (or of the shipped catalogue with --builtin)."""
     from qmodel.catalogue.checks import check_entries
     from qmodel.output import render
@@ -43,27 +57,41 @@ def check(file: str | None, ids: tuple[str, ...], builtin: bool, examples: int, 
     wanted = list(ids) if not builtin or not file else [file, *ids]
     unknown = [i for i in wanted if i not in catalogue]
     if unknown:
-        raise InputError("ID", unknown[0], "one of " + ", ".join(catalogue),
-                         reason=f"not an entry of {label}")
+        raise InputError(
+            "ID", unknown[0], "one of " + ", ".join(catalogue), reason=f"not an entry of {label}"
+        )
     formulas = [catalogue[i] for i in wanted] if wanted else list(catalogue.values())
     report = _Reporter() if fmt == "table" else None
     if fmt == "table":
-        click.echo(f"checking {len(formulas)} entr{'y' if len(formulas) == 1 else 'ies'} of {label}: "
-                   f"{examples} examples per check, seed {random_seed}")
+        click.echo(
+            f"checking {len(formulas)} entr{'y' if len(formulas) == 1 else 'ies'} of {label}: "
+            f"{examples} examples per check, seed {random_seed}"
+        )
     results = check_entries(formulas, context, examples, random_seed, report)
     failed = [r for r in results if not r.passed]
-    summary = (f"{len(results)} checks of {len(formulas)} entr{'y' if len(formulas) == 1 else 'ies'}: "
-               f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    summary = (
+        f"{len(results)} checks of {len(formulas)} entr{'y' if len(formulas) == 1 else 'ies'}: "
+        f"{len(results) - len(failed)} passed, {len(failed)} failed"
+    )
     if fmt == "table":
         click.echo(summary)
     else:
         rows = [[r.formula_id, r.check, "passed" if r.passed else "failed", r.message] for r in results]
-        render(["id", "check", "result", "counterexample"], rows, fmt, json_payload={
-            "catalogue": label, "examples": examples, "seed": random_seed,
-            "passed": len(results) - len(failed), "failed": len(failed),
-            "results": [dict(zip(["id", "check", "result", "counterexample"], row, strict=True))
-                        for row in rows],
-        })
+        render(
+            ["id", "check", "result", "counterexample"],
+            rows,
+            fmt,
+            json_payload={
+                "catalogue": label,
+                "examples": examples,
+                "seed": random_seed,
+                "passed": len(results) - len(failed),
+                "failed": len(failed),
+                "results": [
+                    dict(zip(["id", "check", "result", "counterexample"], row, strict=True)) for row in rows
+                ],
+            },
+        )
     click.get_current_context().exit(1 if failed else 0)
 
 

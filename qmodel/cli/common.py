@@ -18,7 +18,11 @@ from qmodel.safetext import clipped
 from qmodel.units import bare_number, parse_list, refuse_decimal_comma
 
 FORMAT_OPTION = click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
     help="Output as a rich table, JSON or CSV.",
 )
 
@@ -36,10 +40,16 @@ def _use_catalogues(ctx: click.Context, param: click.Parameter, paths: tuple[str
 
 
 CATALOGUE_OPTION = click.option(
-    "--catalogue", "catalogues", multiple=True, metavar="FILE", type=click.Path(), envvar="QMODEL_CATALOGUE",
-    expose_value=False, callback=_use_catalogues,
+    "--catalogue",
+    "catalogues",
+    multiple=True,
+    metavar="FILE",
+    type=click.Path(),
+    envvar="QMODEL_CATALOGUE",
+    expose_value=False,
+    callback=_use_catalogues,
     help="A catalogue file of your own formulas (TOML, as formulas/*.toml); repeatable. "
-         "Also QMODEL_CATALOGUE, paths separated by ':'.",
+    "Also QMODEL_CATALOGUE, paths separated by ':'.",
 )
 
 
@@ -90,8 +100,11 @@ def _one_line_errors(ctx: click.Context) -> Iterator[None]:
         raise Failure(str(error), error.exit_status) from None
     except RuntimeWarning as warning:  # a step met a value outside what it holds (each is refused by name
         # where found; this is the net for the rest)
-        raise Failure(f"the arithmetic failed ({warning}): an input is outside the range the model holds; "
-                      "allowed: values of a plausible size (please report the command)", 2) from None
+        raise Failure(
+            f"the arithmetic failed ({warning}): an input is outside the range the model holds; "
+            "allowed: values of a plausible size (please report the command)",
+            2,
+        ) from None
     except click.exceptions.NoArgsIsHelpError:
         raise
     except click.UsageError as error:
@@ -157,8 +170,10 @@ def usage_line(error: click.UsageError, ctx: click.Context) -> str:
         if value.startswith("-") and "=" in value:
             option, _, value = value.partition("=")
         if option and unit_apart(value, extra[1]):
-            message += (f"; a number and its unit are one value: {option} {value}{extra[1]}"
-                        f" or, quoted, {option} \"{value} {extra[1]}\"")
+            message += (
+                f"; a number and its unit are one value: {option} {value}{extra[1]}"
+                f' or, quoted, {option} "{value} {extra[1]}"'
+            )
     return f"{message} (see '{command} --help')"
 
 
@@ -174,8 +189,9 @@ def unit_apart(number: str, word: str) -> bool:
     return bare_number(number) is not None and _UNIT_LIKE.fullmatch(word) is not None
 
 
-def name_value_pairs(assignments: tuple[str, ...], names: Collection[str] | None = None,
-                     what: str = "") -> dict[str, str]:
+def name_value_pairs(
+    assignments: tuple[str, ...], names: Collection[str] | None = None, what: str = ""
+) -> dict[str, str]:
     """NAME=VALUE pairs as {name: text as typed}, each name given once and, with ``names``, one of those
     (else refused as not ``what``)."""
     pairs: dict[str, str] = {}
@@ -185,10 +201,15 @@ def name_value_pairs(assignments: tuple[str, ...], names: Collection[str] | None
         if not sep or not name:
             before = assignments[place - 1] if place else ""
             if "=" in before and unit_apart(before.partition("=")[2], assignment):
-                raise InputError(assignment, "", f"{before}{assignment} (a number and its unit are one word)",
-                                 reason=f"a unit apart from its number, after {before}")
-            raise InputError(assignment, "", "NAME=VALUE, e.g. service_time=1ms",
-                             reason="not a NAME=VALUE pair")
+                raise InputError(
+                    assignment,
+                    "",
+                    f"{before}{assignment} (a number and its unit are one word)",
+                    reason=f"a unit apart from its number, after {before}",
+                )
+            raise InputError(
+                assignment, "", "NAME=VALUE, e.g. service_time=1ms", reason="not a NAME=VALUE pair"
+            )
         if names is not None and name not in names:
             raise InputError(name, text, ", ".join(names), reason=f"not {what}")
         if name in pairs:
@@ -201,12 +222,15 @@ def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what:
     """NAME=VALUE pairs, each value parsed in the unit of its name (``service_time=1ms``)."""
     from qmodel.units import parse_value
 
-    return {name: parse_value(name, text, units[name])
-            for name, text in name_value_pairs(assignments, units, what).items()}
+    return {
+        name: parse_value(name, text, units[name])
+        for name, text in name_value_pairs(assignments, units, what).items()
+    }
 
 
-def parse_list_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str,
-                           whole: frozenset[str] = frozenset()) -> dict[str, list[float]]:
+def parse_list_assignments(
+    assignments: tuple[str, ...], units: dict[str, str], what: str, whole: frozenset[str] = frozenset()
+) -> dict[str, list[float]]:
     """NAME=VALUE pairs where a value may be a list (``distance=20,40,70km``), each item in its unit.
 
     Two whole numbers joined by a comma (``distance=0,5km``) are refused as ambiguous (0.5 km, or 0 and

@@ -18,16 +18,23 @@ def formula() -> None:
     """The formula catalogue: list entries, show one with its symbols, units and source."""
 
 
-@formula.command("list", epilog="\b\nExamples:\n  $ qmodel formula list\n  $ qmodel formula list mirror\n"
-                "  $ qmodel formula list --domain queues\n  $ qmodel formula list --format csv\n\b\n"
-                "WORDS keep the entries whose id, title, source, notes or symbols hold every word\n"
-                "(any case). The table gives id, domain and title; CSV and JSON the source too.\n\b\n"
-                "Docs: docs/howto/catalogue.md (site: howto/catalogue.html)\n"
-                "Options: docs/reference/commands.md#qmodel-formula-list")
+@formula.command(
+    "list",
+    epilog="\b\nExamples:\n  $ qmodel formula list\n  $ qmodel formula list mirror\n"
+    "  $ qmodel formula list --domain queues\n  $ qmodel formula list --format csv\n\b\n"
+    "WORDS keep the entries whose id, title, source, notes or symbols hold every word\n"
+    "(any case). The table gives id, domain and title; CSV and JSON the source too.\n\b\n"
+    "Docs: docs/howto/catalogue.md (site: howto/catalogue.html)\n"
+    "Options: docs/reference/commands.md#qmodel-formula-list",
+)
 @click.argument("words", nargs=-1, metavar="[WORD]...")
-@click.option("--domain", default=None, metavar="NAME", shell_complete=complete_domain,
-              help="Only the entries of one domain (a formulas/NAME.toml file): "
-                   "distance, queues, storage, ...")
+@click.option(
+    "--domain",
+    default=None,
+    metavar="NAME",
+    shell_complete=complete_domain,
+    help="Only the entries of one domain (a formulas/NAME.toml file): distance, queues, storage, ...",
+)
 @FORMAT_OPTION
 @CATALOGUE_OPTION
 def formula_list(words: tuple[str, ...], domain: str | None, fmt: str) -> None:
@@ -40,20 +47,34 @@ def formula_list(words: tuple[str, ...], domain: str | None, fmt: str) -> None:
     domains = sorted({f.file.removesuffix(".toml") for f in entries.values()})
     if domain is not None and domain.removesuffix(".toml") not in domains:
         raise InputError("--domain", domain, ", ".join(domains), reason="not a domain of the catalogue")
-    chosen = [f for f in entries.values()
-              if (domain is None or f.file.removesuffix(".toml") == domain.removesuffix(".toml"))
-              and all(word.lower() in _searched(f) for word in words)]
+    chosen = [
+        f
+        for f in entries.values()
+        if (domain is None or f.file.removesuffix(".toml") == domain.removesuffix(".toml"))
+        and all(word.lower() in _searched(f) for word in words)
+    ]
     if not chosen:
-        raise InputError("WORD", " ".join(words), f"a word of an entry's id, title, source or symbols "
-                         f"({len(entries)} entries{f' in {domain}' if domain else ''}: qmodel formula list)",
-                         reason="no entry holds every word")
+        raise InputError(
+            "WORD",
+            " ".join(words),
+            f"a word of an entry's id, title, source or symbols "
+            f"({len(entries)} entries{f' in {domain}' if domain else ''}: qmodel formula list)",
+            reason="no entry holds every word",
+        )
     title = lambda f: f.title if f.builtin else f"{f.title} [{f.file}]"  # noqa: E731
     if fmt == "table":
-        render(["id", "domain", "title"], [[f.id, f.file.removesuffix(".toml"), title(f)] for f in chosen],
-               fmt, title=f"qmodel formula catalogue: {len(chosen)} of {len(entries)} entries")
+        render(
+            ["id", "domain", "title"],
+            [[f.id, f.file.removesuffix(".toml"), title(f)] for f in chosen],
+            fmt,
+            title=f"qmodel formula catalogue: {len(chosen)} of {len(entries)} entries",
+        )
         return
-    render(["id", "domain", "title", "source"],
-           [[f.id, f.file.removesuffix(".toml"), title(f), f.source] for f in chosen], fmt)
+    render(
+        ["id", "domain", "title", "source"],
+        [[f.id, f.file.removesuffix(".toml"), title(f), f.source] for f in chosen],
+        fmt,
+    )
 
 
 def _searched(entry) -> str:
@@ -63,9 +84,12 @@ def _searched(entry) -> str:
     return " ".join([entry.id, entry.title, entry.source, entry.notes, symbols]).lower()
 
 
-@formula.command("show", epilog="\b\nExample:\n  $ qmodel formula show mmc\n\b\n"
-                "Docs: docs/howto/catalogue.md (site: howto/catalogue.html)\n"
-                "Options: docs/reference/commands.md#qmodel-formula-show")
+@formula.command(
+    "show",
+    epilog="\b\nExample:\n  $ qmodel formula show mmc\n\b\n"
+    "Docs: docs/howto/catalogue.md (site: howto/catalogue.html)\n"
+    "Options: docs/reference/commands.md#qmodel-formula-show",
+)
 @click.argument("formula_id", shell_complete=complete_formula_id)
 @FORMAT_OPTION
 @CATALOGUE_OPTION

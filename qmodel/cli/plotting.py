@@ -26,8 +26,10 @@ def _pyplot():
         import matplotlib.pyplot as plt
     except ImportError:
         # No install command: the name qmodel on the public package index is another project's.
-        raise MissingPackageError("--plot needs matplotlib, a dependency of qmodel that cannot be "
-                                  "imported here: reinstall qmodel from its repository") from None
+        raise MissingPackageError(
+            "--plot needs matplotlib, a dependency of qmodel that cannot be "
+            "imported here: reinstall qmodel from its repository"
+        ) from None
     return plt
 
 
@@ -60,8 +62,15 @@ def plot_timeline(timeline: Timeline, path: str) -> None:
     _save(figure, path, plt)
 
 
-def plot_sweep(curves: dict[str, tuple], x_label: str, y_label: str, title: str, fixed: str,
-               path: str, knees: dict[str, tuple[float, float, str]] | None = None) -> None:
+def plot_sweep(
+    curves: dict[str, tuple],
+    x_label: str,
+    y_label: str,
+    title: str,
+    fixed: str,
+    path: str,
+    knees: dict[str, tuple[float, float, str]] | None = None,
+) -> None:
     """Write outputs against one input (a response-time knee, say) to PNG, SVG or PDF.
 
     ``curves`` maps a label to its (x, y) points; ``fixed`` names the inputs
@@ -72,12 +81,19 @@ def plot_sweep(curves: dict[str, tuple], x_label: str, y_label: str, title: str,
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for label, (x, y) in curves.items():
-        line, = axes.plot(x, y, marker="o", label=label)
+        (line,) = axes.plot(x, y, marker="o", label=label)
         if knees and label in knees:
             knee_x, knee_y, words = knees[label]
             axes.plot([knee_x], [knee_y], marker="o", markersize=13, fillstyle="none", color=line.get_color())
-            axes.annotate(words, (knee_x, knee_y), textcoords="offset points", xytext=(-10, 12), ha="right",
-                          fontsize=8, color=line.get_color())
+            axes.annotate(
+                words,
+                (knee_x, knee_y),
+                textcoords="offset points",
+                xytext=(-10, 12),
+                ha="right",
+                fontsize=8,
+                color=line.get_color(),
+            )
     axes.set_xlabel(x_label)
     axes.set_ylabel(y_label)
     heading = textwrap.fill(title, 80) + (f"\n{textwrap.fill(fixed, 100)}" if fixed else "")
@@ -152,37 +168,76 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
     goal_within = "{:g} {}".format(*goal_time(result.goal_time))
     bands = result.band_values()
     band_label = "" if result.band is None else f"{result.band.level:.0%} band"
-    figure, panels = plt.subplots(2, len(result.members), sharex=True, sharey="row", squeeze=False,
-                                  figsize=(4.5 * len(result.members) + 2.5, 7),
-                                  gridspec_kw={"height_ratios": (3, 2)})
+    figure, panels = plt.subplots(
+        2,
+        len(result.members),
+        sharex=True,
+        sharey="row",
+        squeeze=False,
+        figsize=(4.5 * len(result.members) + 2.5, 7),
+        gridspec_kw={"height_ratios": (3, 2)},
+    )
     for m, member in enumerate(result.members):
         time_axes, share_axes = panels[:, m]
-        time_axes.stackplot(km, [result.breakdown[name][m, order] * 1e3 for name in BREAKDOWN],
-                            labels=BREAKDOWN, alpha=0.8)
+        time_axes.stackplot(
+            km, [result.breakdown[name][m, order] * 1e3 for name in BREAKDOWN], labels=BREAKDOWN, alpha=0.8
+        )
         time_axes.plot(km, result.response_time[m, order] * 1e3, color="black", label="mean response time")
         for axes, name in ((time_axes, "response_time[ms]"), (share_axes, "share_within_goal[%]")):
             if name in bands:
                 low, high = bands[name]
-                axes.fill_between(km, low[m, order], high[m, order], color="tab:gray", alpha=0.35,
-                                  linewidth=0, zorder=3, label=band_label)
-        share_axes.plot(km, result.share_within_goal[m, order] * 100, color="black", marker=".",
-                        label=f"transactions within {goal_within}")
-        share_axes.axhline(result.goal_share * 100, color="tab:red", linestyle="--",
-                           label=f"goal: {result.goal_share:.0%} within {goal_within}")
+                axes.fill_between(
+                    km,
+                    low[m, order],
+                    high[m, order],
+                    color="tab:gray",
+                    alpha=0.35,
+                    linewidth=0,
+                    zorder=3,
+                    label=band_label,
+                )
+        share_axes.plot(
+            km,
+            result.share_within_goal[m, order] * 100,
+            color="black",
+            marker=".",
+            label=f"transactions within {goal_within}",
+        )
+        share_axes.axhline(
+            result.goal_share * 100,
+            color="tab:red",
+            linestyle="--",
+            label=f"goal: {result.goal_share:.0%} within {goal_within}",
+        )
         if result.band is not None:
-            share_axes.plot(km, result.band.goal_probability[order] * 100, color="tab:blue", linestyle="-.",
-                            label="probability every member meets the goal [%]")
+            share_axes.plot(
+                km,
+                result.band.goal_probability[order] * 100,
+                color="tab:blue",
+                linestyle="-.",
+                label="probability every member meets the goal [%]",
+            )
         held = goal_held_to(km, goal_met[m])
         for axes in (time_axes, share_axes):
             if held is not None and held < km[-1]:
-                axes.axvline(held, color="tab:green", linestyle=":", linewidth=2,
-                             label="goal holds to here (last distance plotted)")
+                axes.axvline(
+                    held,
+                    color="tab:green",
+                    linestyle=":",
+                    linewidth=2,
+                    label="goal holds to here (last distance plotted)",
+                )
             for label, where in no_answer.items():
                 for distance in km[where]:
                     axes.axvline(distance, color="tab:red", alpha=0.3, label=label)
             for index, (label, distance) in enumerate((marks or {}).items()):
-                axes.axvline(distance, color="tab:blue", linestyle="-" if index == 0 else "--", linewidth=1.5,
-                             label=label)
+                axes.axvline(
+                    distance,
+                    color="tab:blue",
+                    linestyle="-" if index == 0 else "--",
+                    linewidth=1.5,
+                    label=label,
+                )
             axes.grid(alpha=0.3)
         time_axes.set_title(member)
         share_axes.set_title(f"goal {_goal_text(km, held)}", fontsize=9)
@@ -191,13 +246,20 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
     panels[1, 0].set_ylabel(f"transactions within {goal_within} [%]")
     panels[1, 0].set_ylim(0, 100)
     for row in panels:  # one legend per row, beside it, each label once
-        entries = {label: handle for axes in row
-                   for handle, label in zip(*axes.get_legend_handles_labels(), strict=True)}
-        row[-1].legend(entries.values(), entries.keys(), fontsize=7, loc="upper left",
-                       bbox_to_anchor=(1.02, 1))
+        entries = {
+            label: handle
+            for axes in row
+            for handle, label in zip(*axes.get_legend_handles_labels(), strict=True)
+        }
+        row[-1].legend(
+            entries.values(), entries.keys(), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1)
+        )
     every_member = _goal_text(km, goal_held_to(km, np.asarray(goal_met.all(axis=0))))
-    figure.suptitle(f"{textwrap.fill(result.title, 100)}\nWLM goal {result.goal_share:.0%} within "
-                    f"{goal_within}, every member, at the distances plotted: {every_member}", fontsize=10)
+    figure.suptitle(
+        f"{textwrap.fill(result.title, 100)}\nWLM goal {result.goal_share:.0%} within "
+        f"{goal_within}, every member, at the distances plotted: {every_member}",
+        fontsize=10,
+    )
     figure.tight_layout()
     return figure
 
@@ -221,17 +283,27 @@ def _goal_text(km, held: float | None) -> str:
 
 def _no_answer(result: ScenarioResult) -> dict[str, np.ndarray]:
     """The distances (D,) bool with no response time, by why: volumes saturated, else lock contention."""
-    causes = {"lock contention thrashes: no answer": result.lock_thrashing,
-              "volumes cannot carry their other work: no answer": result.disk_saturated}
+    causes = {
+        "lock contention thrashes: no answer": result.lock_thrashing,
+        "volumes cannot carry their other work: no answer": result.disk_saturated,
+    }
     return {label: where for label, where in causes.items() if where.any()}
 
 
 # where a deviation past the plot's edge is drawn (in tolerances), as a triangle pointing outward
 _VALIDATION_EDGE = 5.0
-_VERDICT_STYLE = {"ok": ("tab:green", "o"), "paper-slip": ("tab:blue", "s"),
-                  "inconsistent": ("tab:gray", "D"), "miss": ("tab:red", "X")}
-_VERDICT_LABEL = {"ok": "ok", "paper-slip": "paper-slip (against the corrected value)",
-                  "inconsistent": "inconsistent (printed values disagree)", "miss": "miss"}
+_VERDICT_STYLE = {
+    "ok": ("tab:green", "o"),
+    "paper-slip": ("tab:blue", "s"),
+    "inconsistent": ("tab:gray", "D"),
+    "miss": ("tab:red", "X"),
+}
+_VERDICT_LABEL = {
+    "ok": "ok",
+    "paper-slip": "paper-slip (against the corrected value)",
+    "inconsistent": "inconsistent (printed values disagree)",
+    "miss": "miss",
+}
 
 
 def in_tolerances(result) -> float:
@@ -270,22 +342,44 @@ def plot_validation(results, path: str) -> None:
             clipped = abs(z) > _VALIDATION_EDGE
             colour, marker = _VERDICT_STYLE[result.verdict]
             shape = (">" if z > 0 else "<") if clipped else marker
-            axes.scatter(np.clip(z, -_VALIDATION_EDGE, _VALIDATION_EDGE), row + rng.uniform(-0.3, 0.3),
-                         color=colour, marker=shape, s=22, alpha=0.75, zorder=3)
+            axes.scatter(
+                np.clip(z, -_VALIDATION_EDGE, _VALIDATION_EDGE),
+                row + rng.uniform(-0.3, 0.3),
+                color=colour,
+                marker=shape,
+                s=22,
+                alpha=0.75,
+                zorder=3,
+            )
     for row, score in enumerate(scores[:-1]):
-        axes.annotate(f"{percent(score.agreement)} of {score.judged}", (1.01, row), xycoords=("axes fraction",
-                      "data"), va="center", fontsize=9)
+        axes.annotate(
+            f"{percent(score.agreement)} of {score.judged}",
+            (1.01, row),
+            xycoords=("axes fraction", "data"),
+            va="center",
+            fontsize=9,
+        )
     axes.set_yticks(range(len(studies)), studies, fontsize=9)
     axes.invert_yaxis()
     axes.set_xlim(-_VALIDATION_EDGE - 0.4, _VALIDATION_EDGE + 0.4)
     axes.set_xlabel(f"model − paper, in tolerances (past ±{_VALIDATION_EDGE:g}: at the edge, ▶ or ◀)")
-    axes.set_title("Each printed number the models predict, against the model: inside the band the model "
-                   f"agrees\n(agreement at the right; all studies: {percent(scores[-1].agreement)} of "
-                   f"{scores[-1].judged}; calibrated rows left out)", fontsize=10)
+    axes.set_title(
+        "Each printed number the models predict, against the model: inside the band the model "
+        f"agrees\n(agreement at the right; all studies: {percent(scores[-1].agreement)} of "
+        f"{scores[-1].judged}; calibrated rows left out)",
+        fontsize=10,
+    )
     axes.grid(axis="x", alpha=0.3)
-    handles = [axes.scatter([], [], color=colour, marker=marker, label=_VERDICT_LABEL[verdict])
-               for verdict, (colour, marker) in _VERDICT_STYLE.items()]
-    axes.legend(handles=[*axes.get_legend_handles_labels()[0][:1], *handles], fontsize=8, ncol=5,
-                loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    handles = [
+        axes.scatter([], [], color=colour, marker=marker, label=_VERDICT_LABEL[verdict])
+        for verdict, (colour, marker) in _VERDICT_STYLE.items()
+    ]
+    axes.legend(
+        handles=[*axes.get_legend_handles_labels()[0][:1], *handles],
+        fontsize=8,
+        ncol=5,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.12),
+    )
     figure.tight_layout()
     _save(figure, path, plt)

@@ -82,7 +82,7 @@ the model's own error on what it predicts, sized by cross-validation
 across the study's environments (docs/background/cross-validation.md).
 \b
 Docs: docs/howto/scenario.md (site: howto/scenario.html)
-Options: docs/reference/commands.md#qmodel-scenario"""
+Options: docs/reference/commands.md#qmodel-scenario""",
 )
 @click.argument("scenario_file", metavar="SCENARIO", shell_complete=complete_scenario)
 @click.option(
@@ -142,8 +142,12 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     metavar="VARIANTS.csv|.xlsx",
     help="Solve each row as a what-if variant (columns: distance, member.NAME.KEY, path.*.KEY...).",
 )
-@click.option("--sheet", default=None, metavar="NAME",
-              help="With --variants: the sheet of a workbook to read (default: the first).")
+@click.option(
+    "--sheet",
+    default=None,
+    metavar="NAME",
+    help="With --variants: the sheet of a workbook to read (default: the first).",
+)
 @click.option(
     "-o",
     "--output",
@@ -152,8 +156,13 @@ Options: docs/reference/commands.md#qmodel-scenario"""
     metavar="OUT.csv|.xlsx",
     help="With --variants: where to write the rows with their results (- is standard output).",
 )
-@click.option("--level", "level_text", default="80%", show_default=True,
-              help="The band's level: the central share of the answer's predictive distribution it holds.")
+@click.option(
+    "--level",
+    "level_text",
+    default="80%",
+    show_default=True,
+    help="The band's level: the central share of the answer's predictive distribution it holds.",
+)
 @FORMAT_OPTION
 @click.pass_context
 def scenario(
@@ -187,8 +196,12 @@ def scenario(
     try:
         path = resolve_scenario(scenario_file)
     except InputError as error:  # say where the shipped ones are, to copy and edit
-        raise InputError(error.parameter, error.value, f"{error.allowed} (files in {shipped_folder()};"
-                         " qmodel scenario --list)", reason=error.reason) from None
+        raise InputError(
+            error.parameter,
+            error.value,
+            f"{error.allowed} (files in {shipped_folder()}; qmodel scenario --list)",
+            reason=error.reason,
+        ) from None
     if variants_csv is not None:
         if distance_text is not None or max_distance or plot_path:
             raise InputError("--variants", variants_csv, "--variants alone (each row gives its distance)")
@@ -237,15 +250,18 @@ def _list_shipped(ctx: click.Context) -> None:
     shipped = dict(sorted(shipped_scenarios().items()))
     titles = {name: str(read_toml(path).get("title", "")) for name, path in shipped.items()}
     name_width, title_width = max(map(len, shipped)), max(map(len, titles.values()))
-    lines = {name: f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}"
-             for name, path in shipped.items()}
+    lines = {
+        name: f"{name:<{name_width}}  {titles[name]:<{title_width}}  {path.resolve()}"
+        for name, path in shipped.items()
+    }
     width = terminal_width()
     if not _at_terminal() or max(map(len, lines.values())) <= width:
         click.echo("\n".join(lines.values()))
         ctx.exit(0)
     for name, path in shipped.items():  # every scenario alike: name and title, then the path
-        heading = wrap_at_spaces(f"{name:<{name_width}}  {titles[name]}", width,
-                                 subsequent_indent=" " * (name_width + 2))
+        heading = wrap_at_spaces(
+            f"{name:<{name_width}}  {titles[name]}", width, subsequent_indent=" " * (name_width + 2)
+        )
         click.echo("\n".join([*heading, f"  {path.resolve()}"]))
     ctx.exit(0)
 
@@ -261,15 +277,22 @@ def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distanc
     """An option typed where it does nothing is refused, never silently ignored."""
     from click.core import ParameterSource
 
-    typed = {name for name in ("output_csv", "sheet", "up_to", "points", "level_text")
-             if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
+    typed = {
+        name
+        for name in ("output_csv", "sheet", "up_to", "points", "level_text")
+        if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+    }
     for name, option, needs, given in (
         ("output_csv", "-o/--output", "--variants", variants_csv is not None),
         ("sheet", "--sheet", "--variants", variants_csv is not None),
         ("up_to", "--up-to", "--max-distance", max_distance),
         ("points", "--points", "--distance A..B", distance_text is not None and _is_range(distance_text)),
-        ("level_text", "--level", "an answer (not --variants, whose rows carry no band)",
-         variants_csv is None),
+        (
+            "level_text",
+            "--level",
+            "an answer (not --variants, whose rows carry no band)",
+            variants_csv is None,
+        ),
     ):
         if name in typed and not given:
             raise InputError(option, ctx.params[name], f"{option} with {needs} only", reason=f"no {needs}")
@@ -303,8 +326,12 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
     from qmodel.scenario.result import NO_BAND
 
     if fmt == "json":  # the results, where the scenario's values come from, and the band's points
-        payload = {**result.to_json(), "source": spec.source, "calibration": list(spec.calibration),
-                   "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4)}
+        payload = {
+            **result.to_json(),
+            "source": spec.source,
+            "calibration": list(spec.calibration),
+            "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4),
+        }
         if described(spec):  # today's hardware and protocols (issue 36): none at the study's defaults
             payload["hardware"] = described(spec)
         if spec.band is not None:
@@ -319,8 +346,10 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
         return
     rows = [row for record in records for row in _banded_rows(record)]
     render(list(SUMMARY.values()), rows, fmt, title=result.title, keys=2)
-    notes = [f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
-             _round_trip(spec)]
+    notes = [
+        f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
+        _round_trip(spec),
+    ]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _band_notes(result)
@@ -347,20 +376,33 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
             title="CF requests delayed for a subchannel [%]",
         )
         if result.io_queue is not None:
-            volumes = [["IOSQ per SSCH [ms]", *(_shown(v * 1e3) for v in result.io_queue)],
-                       ["busy [% of exposures]", *(_shown(v * 100) for v in result.volume_busy)]]
-            render(["volumes", *(f"{d / 1e3:g} km" for d in result.distances)], volumes, fmt,
-                   title="Volumes: IOSQ computed from the load")
+            volumes = [
+                ["IOSQ per SSCH [ms]", *(_shown(v * 1e3) for v in result.io_queue)],
+                ["busy [% of exposures]", *(_shown(v * 100) for v in result.volume_busy)],
+            ]
+            render(
+                ["volumes", *(f"{d / 1e3:g} km" for d in result.distances)],
+                volumes,
+                fmt,
+                title="Volumes: IOSQ computed from the load",
+            )
 
 
 def _round_trip(spec) -> str:
     """Which round trip per km the answer rests on, and where it comes from: fitted (the file's
     [[calibration]]), the default (the study's nominal 10 µs/km), or the file's own ``fibre_speed``."""
     fitted = any("fibre_speed" in str(entry.get("parameter", "")) for entry in spec.calibration)
-    where = ("fitted: the file's [[calibration]]" if fitted else
-             "the default, the study's nominal figure" if spec.fibre_speed == 2e8 else "the file's")
-    return (f"Round trip per km: {_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
-            f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where}).")
+    where = (
+        "fitted: the file's [[calibration]]"
+        if fitted
+        else "the default, the study's nominal figure"
+        if spec.fibre_speed == 2e8
+        else "the file's"
+    )
+    return (
+        f"Round trip per km: {_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
+        f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where})."
+    )
 
 
 def _banded_rows(record: dict) -> list[list]:
@@ -376,8 +418,13 @@ def _banded_rows(record: dict) -> list[list]:
         for key in list(SUMMARY)[2:]:
             value = record.get(end_key(key, end), False)
             answered = record[key] is not None or record.get(end_key(key, "high" if end == "low" else "low"))
-            cells.append(None if value is False or (value is None and not answered) else
-                         "no answer" if value is None else _shown(value))
+            cells.append(
+                None
+                if value is False or (value is None and not answered)
+                else "no answer"
+                if value is None
+                else _shown(value)
+            )
         rows.append(cells)
     return rows
 
@@ -394,25 +441,32 @@ def _band_notes(result) -> list[str]:
     if band is None:
         return [f"No band: {NO_BAND}."]
     level = f"{band.level:.0%}"
-    notes = [f"low, high: the {level} band, where {level} of the runs are expected under the model (how it is"
-             " made: --format json, band.method)."]
+    notes = [
+        f"low, high: the {level} band, where {level} of the runs are expected under the model (how it is"
+        " made: --format json, band.method)."
+    ]
     order = np.argsort(result.distances, kind="stable")
     if order.size <= PROBABILITIES_SHOWN:
-        shown = ", ".join(f"{_unit(result.distances[d] / 1e3, 'km')} {_percent(band.goal_probability[d])}"
-                          for d in order)
+        shown = ", ".join(
+            f"{_unit(result.distances[d] / 1e3, 'km')} {_percent(band.goal_probability[d])}" for d in order
+        )
         notes.append(f"Probability that every member meets the goal: {shown}.")
     else:
-        notes.append("The probability that every member meets the goal at each distance: goal_holds[%] in"
-                     " --format csv or json.")
+        notes.append(
+            "The probability that every member meets the goal at each distance: goal_holds[%] in"
+            " --format csv or json."
+        )
     if band.narrow:
         notes.append(f"To narrow the band most: {band.narrow}.")
     open_end = np.flatnonzero(band.points_without_answer)
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
         more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
-        notes.append(f"At {where}{more} km some parameter point has no response time (lock contention"
-                     " thrashes there): the band is open toward it, 'no answer' at its end of longer"
-                     " times (high), fewer transactions within the goal and less throughput (low).")
+        notes.append(
+            f"At {where}{more} km some parameter point has no response time (lock contention"
+            " thrashes there): the band is open toward it, 'no answer' at its end of longer"
+            " times (high), fewer transactions within the goal and less throughput (low)."
+        )
     return notes
 
 
@@ -442,8 +496,9 @@ def _thrashing_notes(spec, result) -> list[str]:
     opened = result.open_saturated if result.open_saturated is not None else result.disk_saturated & False
     kinds = [
         None if not flag else "disk" if disk else "open" if open_ else result.remedies(index)
-        for index, (flag, disk, open_) in enumerate(zip(result.thrashing, result.disk_saturated, opened,
-                                                         strict=True))
+        for index, (flag, disk, open_) in enumerate(
+            zip(result.thrashing, result.disk_saturated, opened, strict=True)
+        )
     ]
     notes = []
     for kind, run in itertools.groupby(range(len(kinds)), key=kinds.__getitem__):
@@ -451,22 +506,28 @@ def _thrashing_notes(spec, result) -> list[str]:
             continue
         indices = list(run)
         first, last = indices[0], indices[-1]
-        where = f"At {_km(result, first)}" if first == last else (
-            f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})")
+        where = (
+            f"At {_km(result, first)}"
+            if first == last
+            else (
+                f"From {_km(result, first)} to {_km(result, last)} ({_unit(len(indices), 'distances', ',')})"
+            )
+        )
         if kind == "open":
             from qmodel.scenario.result import OPEN_SATURATED, OPEN_WAY_OUT
 
             notes.append(f"{where} no response time exists: {OPEN_SATURATED} there: {OPEN_WAY_OUT}.")
             continue
         if isinstance(kind, str):  # "disk"
-            notes.append(f"{where} the volumes cannot carry their other work ([disk] background_rate)"
-                         f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}.")
+            notes.append(
+                f"{where} the volumes cannot carry their other work ([disk] background_rate)"
+                f" even with no transactions (IOSQ grows without end): {VOLUMES_WAY_OUT}."
+            )
             continue
         at_first, at_last = result.terminals_with_answer(first), result.terminals_with_answer(last)
         answer = _terminals(spec, at_first)
         if at_last != at_first:
-            answer += (f" at {_km(result, first)} and {_terminals(spec, at_last)}"
-                       f" at {_km(result, last)}")
+            answer += f" at {_km(result, first)} and {_terminals(spec, at_last)} at {_km(result, last)}"
         fits = f"up to {answer} still have an answer" if sum(at_first) else "not one terminal has an answer"
         notes.append(
             f"{where} no response time exists: lock contention thrashes ({THRASHING}) with"
@@ -523,6 +584,7 @@ def _sentence(text: str) -> str:
 
 def _thrashing_line(result) -> str:
     """One line for standard error when CSV or JSON carry thrashing distances (exit status 1): which."""
+
     def distances(flags) -> str:
         km = [f"{d / 1e3:g}" for d in result.distances[flags]]
         return f"{', '.join(km)} km" if len(km) <= 5 else f"{len(km)} distances from {km[0]} to {km[-1]} km"
@@ -532,8 +594,10 @@ def _thrashing_line(result) -> str:
     if disk.any():
         parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
     if result.open_saturated is not None and result.open_saturated.any():
-        parts.append(f"an open member's arrivals are more than its CPs or subchannels carry at "
-                     f"{distances(result.open_saturated)}")
+        parts.append(
+            f"an open member's arrivals are more than its CPs or subchannels carry at "
+            f"{distances(result.open_saturated)}"
+        )
     return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
 
 
@@ -554,8 +618,6 @@ def _say(text: str) -> None:
 def _shown(value: float | None) -> float | None:
     """A value for the table: two decimals (0.01 ms, 0.01 %), None where no number exists."""
     return None if value is None or value != value else round(value, 2) + 0.0
-
-
 
 
 def _holds_words(seek) -> str:
@@ -627,15 +689,21 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
         banded_words = f" ({level:.0%}:\N{NO-BREAK SPACE}{ends}\N{NO-BREAK SPACE}km)"
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
-            no_answer(" there") + "." if no_answer
+            no_answer(" there") + "."
+            if no_answer
             else f"{answer.member} has {answer.share:.1%} within it, its largest part being"
-            f" {answer.component} ({BREAKDOWN_MEANING[answer.component]}).")
+            f" {answer.component} ({BREAKDOWN_MEANING[answer.component]})."
+        )
     elif answer.holds_throughout:
-        text = (f"The goal ({goal}) {_holds_words(answer)}{banded_words}: the largest distance is beyond it"
-                " (a larger --up-to searches further).")
+        text = (
+            f"The goal ({goal}) {_holds_words(answer)}{banded_words}: the largest distance is beyond it"
+            " (a larger --up-to searches further)."
+        )
     elif no_answer:
-        text = (f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it no response"
-                " time exists: " + no_answer("") + ".")
+        text = (
+            f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it no response"
+            " time exists: " + no_answer("") + "."
+        )
     else:
         text = (
             f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it {answer.member}"
@@ -645,11 +713,15 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
     if sought.low is None:
         text += f" No band: {NO_BAND}."
     else:
-        text += (f" The {level:.0%} band is where {level:.0%} of the outcomes under the model fall (how it is"
-                 " made: --format json, band.method).")
+        text += (
+            f" The {level:.0%} band is where {level:.0%} of the outcomes under the model fall (how it is"
+            " made: --format json, band.method)."
+        )
         if sought.asked.size:
-            shown = ", ".join(f"{_unit(d / 1e3, 'km')} {_percent(p)}"
-                              for d, p in zip(sought.asked, sought.probability, strict=True))
+            shown = ", ".join(
+                f"{_unit(d / 1e3, 'km')} {_percent(p)}"
+                for d, p in zip(sought.asked, sought.probability, strict=True)
+            )
             text += f" Probability that every member meets the goal: {shown}."
         if sought.narrow:
             text += f" To narrow the band most: {sought.narrow}."
@@ -657,20 +729,33 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = sought.band_json()
     if fmt != "table":
-        render(list(payload), [list(payload.values())], fmt, json_payload={
-            **payload, "goal_holds": sought.probabilities(), "band": band,
-            "answer": text.replace("\N{NO-BREAK SPACE}", " ")})
+        render(
+            list(payload),
+            [list(payload.values())],
+            fmt,
+            json_payload={
+                **payload,
+                "goal_holds": sought.probabilities(),
+                "band": band,
+                "answer": text.replace("\N{NO-BREAK SPACE}", " "),
+            },
+        )
         if fmt == "csv" and sought.low is None:  # its *_low, *_high are empty: say why off the data
             click.echo(f"no band: {NO_BAND}", err=True)
         return
     rows = [["answer", _distance_cell(answer), answer.member, answer.component]]
     if low is not None and high is not None:
-        rows += [[f"{level:.0%} band, {end}", float(_band_km(seek, upper)) if seek <= upper
-                  else _band_km(seek, upper), None, None] for end, seek in (("low", low), ("high", high))]
+        rows += [
+            [
+                f"{level:.0%} band, {end}",
+                float(_band_km(seek, upper)) if seek <= upper else _band_km(seek, upper),
+                None,
+                None,
+            ]
+            for end, seek in (("low", low), ("high", high))
+        ]
     render(["", "max distance [km]", "breaking member", "breaking component"], rows, fmt, title=spec.title)
     _say(text)
-
-
 
 
 @click.command(
@@ -685,12 +770,19 @@ with its band at --level. A few minutes: each fold is a least-squares fit.
 Docs: docs/background/cross-validation.md
 Options: docs/reference/commands.md#qmodel-scenario-cross-validate""",
 )
-@click.option("--compare", is_flag=True,
-              help="Cross-validate every candidate model choice (lock span, percentile law, conversion "
-              "threshold) and print each one's score and errors per environment and kind (about 20 minutes).")
-@click.option("--write", "write", is_flag=True,
-              help="Write the model's error and the studies' ranges (casebooks/model), the rows, and the "
-              "docs' tables (docs/background/cross-validation.md).")
+@click.option(
+    "--compare",
+    is_flag=True,
+    help="Cross-validate every candidate model choice (lock span, percentile law, conversion "
+    "threshold) and print each one's score and errors per environment and kind (about 20 minutes).",
+)
+@click.option(
+    "--write",
+    "write",
+    is_flag=True,
+    help="Write the model's error and the studies' ranges (casebooks/model), the rows, and the "
+    "docs' tables (docs/background/cross-validation.md).",
+)
 @click.option("--level", "level_text", default="80%", show_default=True, help="The bands' level.")
 @FORMAT_OPTION
 def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> None:
@@ -708,27 +800,50 @@ def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> Non
         for candidate in crossval.CANDIDATES:
             if candidate is not crossval.SHIPPED:
                 click.echo(f"cross-validating: {candidate.name}", err=True)
-            each = (result if candidate is crossval.SHIPPED
-                    else crossval.cross_validate(candidate, level, fits))
+            each = (
+                result if candidate is crossval.SHIPPED else crossval.cross_validate(candidate, level, fits)
+            )
             compared.append((candidate, [p.record() for p in each.predictions]))
     if write:
         crossval.write(result, compared or None)
     if fmt == "json":
-        payload = {"level": level, "candidate": result.candidate.name, "rows": records,
-                   "figures": crossval.figures(records),
-                   "targets": [{"target": what, "figure": figure, "met": met}
-                               for what, figure, met in crossval.targets(records)]}
+        payload = {
+            "level": level,
+            "candidate": result.candidate.name,
+            "rows": records,
+            "figures": crossval.figures(records),
+            "targets": [
+                {"target": what, "figure": figure, "met": met}
+                for what, figure, met in crossval.targets(records)
+            ],
+        }
         if compare:
             payload["candidates"] = [crossval.candidate_json(*pair) for pair in compared]
         render([], [], fmt, json_payload=payload)
         return
     columns = ["environment", "member", "distance", "kind", "measured", "model", "low", "high", "unit"]
-    rows = [[r["environment"], r["member"], r["distance[km]"], r["kind"], r["measured"], r["model"], r["low"],
-             r["high"], r["unit"]] for r in records]
+    rows = [
+        [
+            r["environment"],
+            r["member"],
+            r["distance[km]"],
+            r["kind"],
+            r["measured"],
+            r["model"],
+            r["low"],
+            r["high"],
+            r["unit"],
+        ]
+        for r in records
+    ]
     render(columns, rows, fmt, title=f"Left-out rows, {level:.0%} band ({result.candidate.name})")
     if fmt == "table":
-        _say(" ".join(f"{'Met' if met else 'Not met'}: {what}: {figure}."
-                      for what, figure, met in crossval.targets(records)))
+        _say(
+            " ".join(
+                f"{'Met' if met else 'Not met'}: {what}: {figure}."
+                for what, figure, met in crossval.targets(records)
+            )
+        )
         if compare:
             click.echo(crossval.comparison_table(compared))
 
@@ -832,16 +947,24 @@ Example:
   $ qmodel scenario calibrate my-sysplex.toml measured.csv
 \b
 Docs: docs/howto/own-sysplex.md
-Options: docs/reference/commands.md#qmodel-scenario-calibrate""")
+Options: docs/reference/commands.md#qmodel-scenario-calibrate"""
+)
 @click.argument("scenario_file", metavar="FILE")
 @click.argument("measurements", metavar="MEASUREMENTS")
-@click.option("--free", "free_text", default=None, metavar="KEY,KEY",
-              help="The parameters to fit, dotted keys, in place of the file's free list.")
-@click.option("--sheet", default=None, metavar="NAME",
-              help="The sheet of a workbook to read (default: the first).")
+@click.option(
+    "--free",
+    "free_text",
+    default=None,
+    metavar="KEY,KEY",
+    help="The parameters to fit, dotted keys, in place of the file's free list.",
+)
+@click.option(
+    "--sheet", default=None, metavar="NAME", help="The sheet of a workbook to read (default: the first)."
+)
 @FORMAT_OPTION
-def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | None, sheet: str | None,
-                       fmt: str) -> None:
+def scenario_calibrate(
+    scenario_file: str, measurements: str, free_text: str | None, sheet: str | None, fmt: str
+) -> None:
     """Fit a scenario file's free parameters on measured rows by weighted least squares over all of them:
     each value with its 95% interval, every row's residual, and which parameters the rows leave weakly
     identified."""
@@ -856,8 +979,12 @@ def scenario_calibrate(scenario_file: str, measurements: str, free_text: str | N
     scenario = scenario_from_dict(read_scenario_toml(path, with_fit=False), path.name)
     free = scenario.free if free_text is None else tuple(k.strip() for k in free_text.split(",") if k.strip())
     if not free:
-        raise InputError("free", "none", "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
-                         reason=f"{path.name} declares no free parameter")
+        raise InputError(
+            "free",
+            "none",
+            "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
+            reason=f"{path.name} declares no free parameter",
+        )
     rows = read_measurements(measurements, path.stem, sheet)
     prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
     fit = fit_scenario(with_inferred_locks(scenario), rows, free, prepare=prepare)
@@ -872,32 +999,74 @@ def _show_fit(fit, written, fmt: str) -> None:
 
     intervals, weak = fit.intervals(), fit.weak()
     level = f"{LEVEL:.0%} interval"
-    parameters = [[p.key, file_value(p.key, fit.values[p.key]).strip('"'),
-                   " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
-                   f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned"] for p in fit.parameters]
+    parameters = [
+        [
+            p.key,
+            file_value(p.key, fit.values[p.key]).strip('"'),
+            " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
+            f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned",
+        ]
+        for p in fit.parameters
+    ]
     rows = []
     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
         unit = QUANTITIES[row.quantity]
         scale = 100.0 if unit == "ratio" else 1 / UNITS[unit].to_si
         off = (model - row.value) / row.value * 100 if row.value else float("nan")
         shown = "no answer" if model != model else f"{model * scale:.4g}"
-        rows.append([row.label, f"{row.value * scale:.4g}", shown, f"{off:+.1f}",
-                     f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)")])
+        rows.append(
+            [
+                row.label,
+                f"{row.value * scale:.4g}",
+                shown,
+                f"{off:+.1f}",
+                f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)"),
+            ]
+        )
     if fmt == "json":
-        render([], [], fmt, json_payload={
-            "parameters": [{"key": p.key, "value": fit.values[p.key], "low": intervals[p.key][0],
-                            "high": intervals[p.key][1], "level": LEVEL, "weakly_identified": weak[p.key]}
-                           for p in fit.parameters],
-            "rows": [{"row": row.label, "source": row.source, "quantity": row.quantity, "measured": row.value,
-                      "model": None if model != model else float(model), "weighted_residual": float(residual),
-                      "weight": row.weight}
-                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)],
-            "degrees_of_freedom": fit.dof, "written": str(written)})
+        render(
+            [],
+            [],
+            fmt,
+            json_payload={
+                "parameters": [
+                    {
+                        "key": p.key,
+                        "value": fit.values[p.key],
+                        "low": intervals[p.key][0],
+                        "high": intervals[p.key][1],
+                        "level": LEVEL,
+                        "weakly_identified": weak[p.key],
+                    }
+                    for p in fit.parameters
+                ],
+                "rows": [
+                    {
+                        "row": row.label,
+                        "source": row.source,
+                        "quantity": row.quantity,
+                        "measured": row.value,
+                        "model": None if model != model else float(model),
+                        "weighted_residual": float(residual),
+                        "weight": row.weight,
+                    }
+                    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)
+                ],
+                "degrees_of_freedom": fit.dof,
+                "written": str(written),
+            },
+        )
         return
     render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
     if fmt == "table":
-        render(["row", "measured", "model", "off [%]", "weighted residual"], rows, fmt,
-               title="Every row (SI shown in ms, %, counts)")
+        render(
+            ["row", "measured", "model", "off [%]", "weighted residual"],
+            rows,
+            fmt,
+            title="Every row (SI shown in ms, %, counts)",
+        )
         freedom = f"{fit.dof} degrees of freedom" if fit.dof >= 1 else "fewer rows than parameters"
-        _say(f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
-             f"Written: {written} (qmodel scenario takes these values in place of the file's own).")
+        _say(
+            f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
+            f"Written: {written} (qmodel scenario takes these values in place of the file's own)."
+        )

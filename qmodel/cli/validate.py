@@ -7,7 +7,8 @@ import click
 from qmodel.cli.common import FORMAT_OPTION
 
 
-@click.command(epilog="""\b
+@click.command(
+    epilog="""\b
 Examples:
   $ qmodel validate
   $ qmodel validate gdps-pprc-100km-2006 --format csv > gdps.csv
@@ -15,15 +16,22 @@ Examples:
   $ qmodel validate --plot validation.png
 \b
 Docs: docs/howto/validate.md (site: howto/validate.html)
-Options: docs/reference/commands.md#qmodel-validate""")
+Options: docs/reference/commands.md#qmodel-validate"""
+)
 @click.argument("casebooks", nargs=-1, metavar="[CASEBOOK]...")
 @FORMAT_OPTION
 @click.option("--strict", is_flag=True, help="Exit 1 on any miss, explained or not.")
-@click.option("--plot", "plot_path", default=None, metavar="FILE",
-              help="Also draw each study's predictions against the papers, in tolerances (.png, .svg, .pdf).")
+@click.option(
+    "--plot",
+    "plot_path",
+    default=None,
+    metavar="FILE",
+    help="Also draw each study's predictions against the papers, in tolerances (.png, .svg, .pdf).",
+)
 @click.pass_context
-def validate(ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: bool,
-             plot_path: str | None) -> None:
+def validate(
+    ctx: click.Context, casebooks: tuple[str, ...], fmt: str, strict: bool, plot_path: str | None
+) -> None:
     """Check the models against the studies' printed numbers (all casebooks by default).
 
     The report opens with the scorecard per study and its headline: the

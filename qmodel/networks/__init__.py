@@ -58,10 +58,14 @@ from __future__ import annotations
 from typing import Any
 
 _EXPORTS = {
-    "network": "qmodel.networks.model", "load_network": "qmodel.networks.model",
-    "Network": "qmodel.networks.model", "Station": "qmodel.networks.stations",
-    "solve": "qmodel.networks.solver", "approximation_error": "qmodel.networks.solver",
-    "METHODS": "qmodel.networks.solver", "NetworkResult": "qmodel.networks.results",
+    "network": "qmodel.networks.model",
+    "load_network": "qmodel.networks.model",
+    "Network": "qmodel.networks.model",
+    "Station": "qmodel.networks.stations",
+    "solve": "qmodel.networks.solver",
+    "approximation_error": "qmodel.networks.solver",
+    "METHODS": "qmodel.networks.solver",
+    "NetworkResult": "qmodel.networks.results",
 }
 
 

@@ -42,8 +42,8 @@ from qmodel.networks.stations import Station
 TOLERANCE = 1e-10
 MAX_ITERATIONS = 100_000
 LINEARIZER_ROUNDS = 3
-DAMP_AFTER = 500              # iterations without convergence before the update is damped (halved) ...
-MIN_WEIGHT = 1 / 64           # ... down to this weight: a thrashing (falling) rate table can oscillate
+DAMP_AFTER = 500  # iterations without convergence before the update is damped (halved) ...
+MIN_WEIGHT = 1 / 64  # ... down to this weight: a thrashing (falling) rate table can oscillate
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Estimate:
     throughput: np.ndarray
     residence_time: np.ndarray
     queue: np.ndarray
-    marginals: np.ndarray        # flat over the load-dependent stations, arrival-instant p(0..L−1) each
+    marginals: np.ndarray  # flat over the load-dependent stations, arrival-instant p(0..L−1) each
     table: Tables
     network: Network
     populations: np.ndarray
@@ -101,16 +101,26 @@ def linearizer(net: Network, populations: np.ndarray) -> Estimate:
 def seidmann(net: Network, populations: np.ndarray) -> Estimate:
     """Bard–Schweitzer on Seidmann's decomposition: c servers → one server D/c plus a delay D(c − 1)/c."""
     capacities = np.array([1.0 if s.infinite else s.rate_table[-1] for s in net.stations])
-    split = replace(net, stations=tuple(Station(s.name) if not s.infinite else s for s in net.stations)
-                    + tuple(Station(f"{s.name} (delay part)", "delay") for s in net.stations),
-                    demands=np.concatenate([net.demands / capacities, net.demands * (1 - 1 / capacities)],
-                                           axis=1), visits=None)
+    split = replace(
+        net,
+        stations=tuple(Station(s.name) if not s.infinite else s for s in net.stations)
+        + tuple(Station(f"{s.name} (delay part)", "delay") for s in net.stations),
+        demands=np.concatenate([net.demands / capacities, net.demands * (1 - 1 / capacities)], axis=1),
+        visits=None,
+    )
     estimate = _core(split, populations.astype(float), _no_delta(split))
     stations = len(net.stations)
     fold = lambda values: values[:, :stations] + values[:, stations:]  # noqa: E731
     plain = replace(net, stations=tuple(Station(s.name) for s in net.stations))
-    return Estimate(estimate.throughput, fold(estimate.residence_time), fold(estimate.queue),
-                    np.zeros(0), tables(plain), plain, populations)
+    return Estimate(
+        estimate.throughput,
+        fold(estimate.residence_time),
+        fold(estimate.queue),
+        np.zeros(0),
+        tables(plain),
+        plain,
+        populations,
+    )
 
 
 def _starts(table: Tables) -> np.ndarray:
@@ -136,16 +146,33 @@ def _core(net: Network, populations: np.ndarray, delta: np.ndarray) -> Estimate:
     n_classes, n_stations = demand.shape
     starts = _starts(table)
     sizes = np.diff(table.offsets) + 1
-    rates = np.concatenate([np.asarray(net.stations[k].rate_table, float) for k in table.ld]) \
-        if table.ld.size else np.zeros(0)
-    throughput, residence, queue = np.zeros(n_classes), np.zeros((n_classes, n_stations)), np.zeros(
-        (n_classes, n_stations))
+    rates = (
+        np.concatenate([np.asarray(net.stations[k].rate_table, float) for k in table.ld])
+        if table.ld.size
+        else np.zeros(0)
+    )
+    throughput, residence, queue = (
+        np.zeros(n_classes),
+        np.zeros((n_classes, n_stations)),
+        np.zeros((n_classes, n_stations)),
+    )
     marginals = np.zeros(int(sizes.sum()))
     arguments = (
-        demand, np.asarray(net.think_times, float), populations, table.infinite, table.inverse_last, table.ld,
-        starts.astype(np.int64), sizes.astype(np.int64), rates, table.coefficient, table.offsets,
+        demand,
+        np.asarray(net.think_times, float),
+        populations,
+        table.infinite,
+        table.inverse_last,
+        table.ld,
+        starts.astype(np.int64),
+        sizes.astype(np.int64),
+        rates,
+        table.coefficient,
+        table.offsets,
         np.array([min(j / r for j, r in enumerate(net.stations[k].rate_table, 1)) for k in table.ld], float),
-        np.ascontiguousarray(delta), TOLERANCE)
+        np.ascontiguousarray(delta),
+        TOLERANCE,
+    )
     outputs = (throughput, residence, queue, marginals)
     # interpreted for as many iterations as take less than compiling would; compiled if it needs more
     step = n_classes * n_stations * (n_classes + 2) + int(sizes.sum()) * (n_classes + 4)
@@ -154,14 +181,34 @@ def _core(net: Network, populations: np.ndarray, delta: np.ndarray) -> Estimate:
     if iterations < 0:
         iterations, change = FIXED_POINT.compiled(*arguments, MAX_ITERATIONS, *outputs)
     if iterations < 0:
-        raise ConvergenceError(f"approximate MVA did not converge in {MAX_ITERATIONS} iterations (last "
-                               f"change {change:.3g} jobs); use method exact for this network")
+        raise ConvergenceError(
+            f"approximate MVA did not converge in {MAX_ITERATIONS} iterations (last "
+            f"change {change:.3g} jobs); use method exact for this network"
+        )
     return Estimate(throughput, residence, queue, marginals, table, net, populations)
 
 
-def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts, sizes, rates, coefficient,
-                 offsets, least, delta, tolerance, max_iterations, throughput, residence, queue,
-                 marginals):
+def _fixed_point(
+    demand,
+    think,
+    populations,
+    infinite,
+    inverse_last,
+    ld,
+    starts,
+    sizes,
+    rates,
+    coefficient,
+    offsets,
+    least,
+    delta,
+    tolerance,
+    max_iterations,
+    throughput,
+    residence,
+    queue,
+    marginals,
+):
     """Successive substitution of the approximate recursion (module docstring); returns (iterations, change).
 
     Every DAMP_AFTER iterations without convergence the update's weight halves (to MIN_WEIGHT):
@@ -192,7 +239,7 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
                 for k in range(n_stations):
                     residence[c, k] = 0.0
                 continue
-            for k in range(n_stations):           # Σ_j (N − e_c)_j (F_k^j + Δ_k^{jc})
+            for k in range(n_stations):  # Σ_j (N − e_c)_j (F_k^j + Δ_k^{jc})
                 total = 0.0
                 for j in range(n_classes):
                     if populations[j] > 0:
@@ -217,7 +264,7 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
                 cycle += residence[c, k]
             throughput[c] = populations[c] / cycle
         if iteration > 0 and iteration % DAMP_AFTER == 0:
-            weight = max(weight / 2, MIN_WEIGHT)     # still moving: damp (the fixed point is the same)
+            weight = max(weight / 2, MIN_WEIGHT)  # still moving: damp (the fixed point is the same)
         change = 0.0
         for c in range(n_classes):
             for k in range(n_stations):
@@ -230,8 +277,8 @@ def _fixed_point(demand, think, populations, infinite, inverse_last, ld, starts,
             work = 0.0
             for c in range(n_classes):
                 work += demand[c, k] * throughput[c]
-            segment = marginals[starts[m]:starts[m] + sizes[m]]
-            birth_death(work, jobs - 1.0, rates[base:base + sizes[m]], segment)
+            segment = marginals[starts[m] : starts[m] + sizes[m]]
+            birth_death(work, jobs - 1.0, rates[base : base + sizes[m]], segment)
             base += sizes[m]
         if change <= limit:
             return iteration + 1, change
@@ -262,13 +309,15 @@ def birth_death(load, jobs, rates, out):
         for j in range(head + 1, size + 1):
             log_product_l += np.log(rates[j - 1])
         ratio = load / rates[size - 1]
-        terms = jobs - size + 1.0                       # j = L..jobs
+        terms = jobs - size + 1.0  # j = L..jobs
         if ratio == 1.0:
             geometric = np.log(terms)
         elif ratio < 1.0:
-            geometric = np.log1p(-ratio ** terms) - np.log1p(-ratio)
+            geometric = np.log1p(-(ratio**terms)) - np.log1p(-ratio)
         else:
-            geometric = (terms - 1.0) * np.log(ratio) + np.log1p(-ratio ** (-terms)) - np.log1p(-1.0 / ratio)
+            geometric = (
+                (terms - 1.0) * np.log(ratio) + np.log1p(-(ratio ** (-terms))) - np.log1p(-1.0 / ratio)
+            )
         logs[size] = size * log_load - log_product_l + geometric
     top = logs.max()
     total = 0.0

@@ -50,25 +50,28 @@ GEOMETRIC_RATE = 5.8e8  # queue-populations per second, geometric bounds' compil
 # CPU with the sums (25 ms of it) at a load of 15 on 2 cores
 SECONDS_PER_BOUND = 1.2e-7
 # the optimistic bounds, by binding_code: (name, formula); {} is the bottleneck station
-UPPER_BOUNDS = (("no queueing", "N/(D + Z)"), ("bottleneck", "1/D_max at {}"),
-                ("balanced job", "N/(D + Z + (N−1)·D_avg/(1 + Z/D))"),
-                ("geometric", "Casale, Muntz & Serazzi 2008"),
-                ("bottleneck, geometric", "Casale, Muntz & Serazzi 2008, past the knee at {}"))
+UPPER_BOUNDS = (
+    ("no queueing", "N/(D + Z)"),
+    ("bottleneck", "1/D_max at {}"),
+    ("balanced job", "N/(D + Z + (N−1)·D_avg/(1 + Z/D))"),
+    ("geometric", "Casale, Muntz & Serazzi 2008"),
+    ("bottleneck, geometric", "Casale, Muntz & Serazzi 2008, past the knee at {}"),
+)
 
 
 @dataclass(frozen=True)
 class Bounds:
     """Single-class bounds at N = populations; the optimistic bound's binding term as a code per N."""
 
-    populations: np.ndarray           # (P,)
-    throughput_upper: np.ndarray      # (P,) jobs per second: the tightest optimistic bound
-    throughput_lower: np.ndarray      # (P,) the tightest pessimistic bound
-    response_lower: np.ndarray        # (P,) seconds in the stations, think time excluded
-    response_upper: np.ndarray        # (P,)
-    binding_code: np.ndarray          # (P,) index into UPPER_BOUNDS of the bound that sets throughput_upper
-    balanced: bool                    # whether balanced job and geometric bounds were applicable
-    bottleneck: str                   # the station with the largest demand per server
-    knee: float                       # N* = (D + Z) / D_max, where the asymptotes cross
+    populations: np.ndarray  # (P,)
+    throughput_upper: np.ndarray  # (P,) jobs per second: the tightest optimistic bound
+    throughput_lower: np.ndarray  # (P,) the tightest pessimistic bound
+    response_lower: np.ndarray  # (P,) seconds in the stations, think time excluded
+    response_upper: np.ndarray  # (P,)
+    binding_code: np.ndarray  # (P,) index into UPPER_BOUNDS of the bound that sets throughput_upper
+    balanced: bool  # whether balanced job and geometric bounds were applicable
+    bottleneck: str  # the station with the largest demand per server
+    knee: float  # N* = (D + Z) / D_max, where the asymptotes cross
 
     def binding_at(self, index: int) -> str:
         """The name of the bound that sets throughput_upper at populations[index]."""
@@ -102,22 +105,35 @@ def closed_bounds(net: Network, populations: np.ndarray | int) -> Bounds:
     bottleneck = int(np.argmax(per_server))
     d_max = float(per_server[bottleneck])
     if d_max == 0:
-        raise InputError("demand", "0 at every queueing station", "a positive demand somewhere, or the "
-                         "network has no queueing to bound")
+        raise InputError(
+            "demand",
+            "0 at every queueing station",
+            "a positive demand somewhere, or the network has no queueing to bound",
+        )
     slowest = np.array([1.0 if s.infinite else min(s.rate_table) for s in net.stations])
     slow = float((demand / slowest)[~delay].sum())
     balanced = _balanced(net)
     queues = demand[~delay] if balanced else np.zeros(0)
     if balanced:
-        refuse_too_large(*estimate_bounds(net, n.size), f"bounds of {queues.size:,} queues at {n.size:,} "
-                         "populations", "the populations you need (qmodel mva --at N1,N2,... with a table "
-                         "or CSV), or a smaller N")
+        refuse_too_large(
+            *estimate_bounds(net, n.size),
+            f"bounds of {queues.size:,} queues at {n.size:,} populations",
+            "the populations you need (qmodel mva --at N1,N2,... with a table or CSV), or a smaller N",
+        )
     upper, lower, code = np.empty(n.size), np.empty(n.size), np.empty(n.size, dtype=np.int8)
     _bounds(n, queues, think, (total, d_max, slow), balanced, upper, lower, code)
     z = float(net.think_times[0])
-    return Bounds(populations=n, throughput_upper=upper, throughput_lower=lower,
-                  response_lower=n / upper - z, response_upper=n / lower - z, binding_code=code,
-                  balanced=balanced, bottleneck=net.station_names[bottleneck], knee=(total + think) / d_max)
+    return Bounds(
+        populations=n,
+        throughput_upper=upper,
+        throughput_lower=lower,
+        response_lower=n / upper - z,
+        response_upper=n / lower - z,
+        binding_code=code,
+        balanced=balanced,
+        bottleneck=net.station_names[bottleneck],
+        knee=(total + think) / d_max,
+    )
 
 
 def estimate_bounds(net: Network, populations: int) -> tuple[float, float]:
@@ -134,8 +150,9 @@ def _balanced(net: Network) -> bool:
     return not any(s.load_dependent or (not s.infinite and s.capacity != 1) for s in net.stations)
 
 
-def geometric_bounds(loadings: np.ndarray, think: float, populations: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def geometric_bounds(
+    loadings: np.ndarray, think: float, populations: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(X⁻, X⁺) of Casale, Muntz & Serazzi (2008) for single-server queues with these loadings (docstring).
 
     The queue sums Σ (L_max − L_i) Q_i^∓ take K steps each; they are computed at the grid's populations
@@ -151,19 +168,42 @@ def geometric_bounds(loadings: np.ndarray, think: float, populations: np.ndarray
     return lower, upper
 
 
-def _bounds(n: np.ndarray, queues: np.ndarray, think: float, asymptotic: tuple[float, float, float] | None,
-            balanced: bool, upper: np.ndarray, lower: np.ndarray, code: np.ndarray) -> None:
+def _bounds(
+    n: np.ndarray,
+    queues: np.ndarray,
+    think: float,
+    asymptotic: tuple[float, float, float] | None,
+    balanced: bool,
+    upper: np.ndarray,
+    lower: np.ndarray,
+    code: np.ndarray,
+) -> None:
     """The tightest bounds at each population into ``upper``, ``lower`` and ``code`` (closed_bounds), or
     the geometric bounds alone (``asymptotic`` None): one pass over the populations (BOUNDS_KERNEL),
     the geometric bounds' queue sums computed at the grid's populations (geometric_bounds)."""
-    loadings = np.ascontiguousarray(np.sort(queues)[::-1])           # largest first
+    loadings = np.ascontiguousarray(np.sort(queues)[::-1])  # largest first
     grid = _grid(n) if balanced else np.zeros(0)
     sums = np.empty((2, grid.size))
     if balanced:
         GEOMETRIC_KERNEL(float(grid.size) * loadings.size, loadings, float(think), grid, sums[0], sums[1])
     total, d_max, slow = asymptotic if asymptotic is not None else (0.0, 0.0, 0.0)
-    BOUNDS_KERNEL(float(n.size) * 8, n, loadings, float(think), total, d_max, slow, asymptotic is None,
-                  balanced, grid, sums[0], sums[1], upper, lower, code)
+    BOUNDS_KERNEL(
+        float(n.size) * 8,
+        n,
+        loadings,
+        float(think),
+        total,
+        d_max,
+        slow,
+        asymptotic is None,
+        balanced,
+        grid,
+        sums[0],
+        sums[1],
+        upper,
+        lower,
+        code,
+    )
 
 
 # the populations at which the geometric bounds' queue sums are computed: every one up to GRID_EXACT,
@@ -178,7 +218,7 @@ def grid_population(index: ArrayLike) -> np.ndarray:
     ⌊GRID_EXACT · GRID_STEP^(index − GRID_EXACT + 1)⌋ (increasing: GRID_EXACT (GRID_STEP − 1) ≥ 1)."""
     index = np.asarray(index, float)
     past = np.maximum(index - GRID_EXACT + 1, 0.0)
-    return np.where(index < GRID_EXACT, index + 1, np.floor(GRID_EXACT * GRID_STEP ** past))
+    return np.where(index < GRID_EXACT, index + 1, np.floor(GRID_EXACT * GRID_STEP**past))
 
 
 def grid_index(population: float) -> int:
@@ -220,25 +260,39 @@ def _geometric_kernel(loadings, think, populations, lower_sum, upper_sum):
     (loadings largest first)."""
     total = loadings.sum()
     top = loadings[0]
-    sigma = (loadings ** 2).sum() / total
-    first = 0                                                        # the queues below the largest
+    sigma = (loadings**2).sum() / total
+    first = 0  # the queues below the largest
     while first < loadings.size and loadings[first] == top:
         first += 1
     for p in range(populations.size):
         n = populations[p]
-        previous = n - 1.0                                           # Q bounds at N − 1
+        previous = n - 1.0  # Q bounds at N − 1
         scale = previous / (think + total + top * previous)
         aba = min(1.0 / top, (previous - 1.0) / (total + think)) if previous > 1.0 else 0.0
         denominator = think + total + sigma * (previous - 1.0 - think * aba)
         estimate = previous / denominator if previous > 0.0 else 0.0
         big = min(1.0 / top, estimate)
-        negligible = np.exp(-40.0 / previous) if previous > 0.0 else 1.0   # y^n < e^−40 y: y − y^(n+1) = y
+        negligible = np.exp(-40.0 / previous) if previous > 0.0 else 1.0  # y^n < e^−40 y: y − y^(n+1) = y
         lower_sum[p] = _queue_sum(loadings, first, scale, previous, negligible)
         upper_sum[p] = _queue_sum(loadings, first, big, previous, negligible)
 
 
-def _bounds_kernel(populations, loadings, think, total, d_max, slow, geometric_only, balanced, grid,
-                   lower_sums, upper_sums, upper, lower, code):
+def _bounds_kernel(
+    populations,
+    loadings,
+    think,
+    total,
+    d_max,
+    slow,
+    geometric_only,
+    balanced,
+    grid,
+    lower_sums,
+    upper_sums,
+    upper,
+    lower,
+    code,
+):
     """Per population (module docstring): the asymptotic bounds (``total`` = D, ``d_max``, ``slow`` the
     demand at the slowest rates), and with ``balanced`` the balanced job and geometric bounds (the queue
     sums from ``grid``: the one at or below n for X⁻, at or above for X⁺); the tightest of each side and
@@ -256,13 +310,13 @@ def _bounds_kernel(populations, loadings, think, total, d_max, slow, geometric_o
             best_upper, best_code = (heavy, 1) if heavy <= light else (light, 0)
             best_lower = n / (n * slow + think)
         if balanced:
-            above = np.searchsorted(grid, n)                         # the grid population at or above n
+            above = np.searchsorted(grid, n)  # the grid population at or above n
             below = above if grid[above] == n else above - 1
             base = think + queues + top * (n - 1.0)
             b_lower = base - lower_sums[below]
             b_upper = base - upper_sums[above]
-            gb_lower = 2.0 * n / (b_lower + np.sqrt(max(b_lower ** 2 - 4.0 * think * top * (n - 1.0), 0.0)))
-            gb_upper = 2.0 * n / (b_upper + np.sqrt(max(b_upper ** 2 - 4.0 * think * top * n, 0.0)))
+            gb_lower = 2.0 * n / (b_lower + np.sqrt(max(b_lower**2 - 4.0 * think * top * (n - 1.0), 0.0)))
+            gb_upper = 2.0 * n / (b_upper + np.sqrt(max(b_upper**2 - 4.0 * think * top * n, 0.0)))
             if geometric_only:
                 best_upper, best_lower = gb_upper, gb_lower
             else:
@@ -270,7 +324,7 @@ def _bounds_kernel(populations, loadings, think, total, d_max, slow, geometric_o
                 bjb_lower = n / (queues + think + (n - 1.0) * top / (1.0 + think / (n * queues)))
                 if bjb_upper < best_upper:
                     best_upper, best_code = bjb_upper, 2
-                if gb_upper < best_upper:                          # past the knee the bottleneck governs
+                if gb_upper < best_upper:  # past the knee the bottleneck governs
                     best_upper, best_code = gb_upper, 4 if n * top > queues + think else 3
                 best_lower = max(best_lower, bjb_lower, gb_lower)
         upper[p], lower[p], code[p] = best_upper, best_lower, best_code
@@ -311,10 +365,10 @@ def _light_queue_sum(loadings, start, scale):
 class ClassBounds:
     """Per-class asymptotic bounds at one population vector: X [1/s] and R [s] per class."""
 
-    throughput_upper: np.ndarray      # (C,)
-    throughput_lower: np.ndarray      # (C,)
-    response_lower: np.ndarray        # (C,)
-    response_upper: np.ndarray        # (C,)
+    throughput_upper: np.ndarray  # (C,)
+    throughput_lower: np.ndarray  # (C,)
+    response_lower: np.ndarray  # (C,)
+    response_upper: np.ndarray  # (C,)
 
 
 def class_bounds(net: Network, populations: np.ndarray) -> ClassBounds:
@@ -327,10 +381,15 @@ def class_bounds(net: Network, populations: np.ndarray) -> ClassBounds:
     slowest = np.array([1.0 if s.infinite else min(s.rate_table) for s in net.stations])
     busiest = np.where(delay, 0.0, demand / capacity).max(axis=1)
     with np.errstate(divide="ignore"):
-        upper = np.minimum(counts / (net.think_times + (demand * _fastest(net)).sum(axis=1)),
-                           np.where(busiest > 0, 1 / busiest, np.inf))
-    lower = counts / (net.think_times + demand[:, delay].sum(axis=1)
-                      + counts.sum() * (demand[:, ~delay] / slowest[~delay]).sum(axis=1))
+        upper = np.minimum(
+            counts / (net.think_times + (demand * _fastest(net)).sum(axis=1)),
+            np.where(busiest > 0, 1 / busiest, np.inf),
+        )
+    lower = counts / (
+        net.think_times
+        + demand[:, delay].sum(axis=1)
+        + counts.sum() * (demand[:, ~delay] / slowest[~delay]).sum(axis=1)
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         response_lower = np.where(counts > 0, counts / upper - net.think_times, 0.0)
         response_upper = np.where(counts > 0, counts / lower - net.think_times, 0.0)
@@ -339,8 +398,9 @@ def class_bounds(net: Network, populations: np.ndarray) -> ClassBounds:
 
 def _fastest(net: Network) -> np.ndarray:
     """Per station, the least residence per unit of demand: min_j j/α(j) (1: delay, queue, c servers)."""
-    return np.array([1.0 if s.infinite else min(j / rate for j, rate in enumerate(s.rate_table, 1))
-                     for s in net.stations])
+    return np.array(
+        [1.0 if s.infinite else min(j / rate for j, rate in enumerate(s.rate_table, 1)) for s in net.stations]
+    )
 
 
 BOUNDS_KERNEL = Kernel(_bounds_kernel)

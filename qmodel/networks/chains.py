@@ -36,9 +36,17 @@ def chain_network(net: Network) -> Network:
     member[net.chains, np.arange(len(net.classes))] = 1.0
     names = tuple("+".join(np.array(net.classes)[net.chains == q]) for q in range(count))
     first = np.array([int(np.flatnonzero(net.chains == q)[0]) for q in range(count)])
-    return replace(net, classes=names, demands=member @ net.demands, think_times=net.think_times[first],
-                   populations=member @ net.populations, arrival_rates=member @ net.arrival_rates,
-                   visits=None if net.visits is None else member @ net.visits, chains=None, routing=None)
+    return replace(
+        net,
+        classes=names,
+        demands=member @ net.demands,
+        think_times=net.think_times[first],
+        populations=member @ net.populations,
+        arrival_rates=member @ net.arrival_rates,
+        visits=None if net.visits is None else member @ net.visits,
+        chains=None,
+        routing=None,
+    )
 
 
 def chain_populations(net: Network, counts: np.ndarray) -> np.ndarray:
@@ -55,9 +63,15 @@ def class_result(net: Network, chain: NetworkResult, counts: np.ndarray) -> Netw
     share = np.divide(net.demands, totals, out=np.zeros_like(net.demands), where=totals > 0)
     throughput = chain.throughput[net.chains]
     residence = chain.residence_time[net.chains] * share
-    return NetworkResult(network=net, method=chain.method, populations=counts.astype(int),
-                         throughput=throughput, response_time=residence.sum(axis=1),
-                         utilization=chain.utilization[net.chains] * share,
-                         queue_length=throughput[:, None] * residence, residence_time=residence,
-                         curve=chain.curve,
-                         points=tuple(class_result(net, point, counts) for point in chain.points))
+    return NetworkResult(
+        network=net,
+        method=chain.method,
+        populations=counts.astype(int),
+        throughput=throughput,
+        response_time=residence.sum(axis=1),
+        utilization=chain.utilization[net.chains] * share,
+        queue_length=throughput[:, None] * residence,
+        residence_time=residence,
+        curve=chain.curve,
+        points=tuple(class_result(net, point, counts) for point in chain.points),
+    )

@@ -51,7 +51,7 @@ def composite_bounds(net: Network, populations: np.ndarray) -> ClassBounds:
             used = demand.sum(axis=0) > 0
             if not delay[used].any() and not net.think_times.any():
                 visited = queues > 0
-                covers = (visited | ~used[None, :]).all(axis=1)          # visits every queue in use
+                covers = (visited | ~used[None, :]).all(axis=1)  # visits every queue in use
                 smallest = np.where(visited, queues, np.inf).min(axis=1, initial=np.inf)
                 balanced_upper = counts / ((visited.sum(axis=1) + total - 1) * smallest)
                 upper = np.where(covers & np.isfinite(smallest), np.minimum(upper, balanced_upper), upper)

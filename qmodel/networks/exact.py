@@ -74,17 +74,17 @@ STATION_RATE = 7.6e8
 MARGINAL_RATE = 1.5e8
 SECONDS_PER_POINT = 7e-8
 SECONDS_PER_CALL = 1e-3
-CHUNK = 4096                # populations per compiled call between progress reports
+CHUNK = 4096  # populations per compiled call between progress reports
 
 
 @dataclass(frozen=True)
 class Tables:
     """The stations as the recursion sees them: rate tables flattened, one column per p_k(j) kept."""
 
-    infinite: np.ndarray     # (K,) bool
+    infinite: np.ndarray  # (K,) bool
     inverse_last: np.ndarray  # (K,) 1/α_k(L) (0 at a delay station)
-    ld: np.ndarray           # (M,) indices of the stations with L ≥ 2
-    offsets: np.ndarray      # (M + 1,) where each one's p_k(0..L−2) start in the flat state
+    ld: np.ndarray  # (M,) indices of the stations with L ≥ 2
+    offsets: np.ndarray  # (M + 1,) where each one's p_k(0..L−2) start in the flat state
     coefficient: np.ndarray  # (T,) j (1/α(j) − 1/α(L)) for j = 1..L−1, multiplying p(j − 1)
     inverse_rate: np.ndarray  # (T,) 1/α(j) for j = 1..L−1
 
@@ -101,8 +101,14 @@ def tables(net: Network) -> Tables:
         coefficient.append(j * (1 / rates[:-1] - 1 / rates[-1]))
         inverse_rate.append(1 / rates[:-1])
         offsets.append(offsets[-1] + rates.size - 1)
-    return Tables(infinite, inverse_last, np.array(ld, dtype=np.int64), np.array(offsets, dtype=np.int64),
-                  np.concatenate(coefficient), np.concatenate(inverse_rate))
+    return Tables(
+        infinite,
+        inverse_last,
+        np.array(ld, dtype=np.int64),
+        np.array(offsets, dtype=np.int64),
+        np.concatenate(coefficient),
+        np.concatenate(inverse_rate),
+    )
 
 
 def complement_plan(stations: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -132,20 +138,19 @@ def complement_plan(stations: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     if stations:
         build(list(range(stations)), -1)
-    return (np.array(parent, dtype=np.int64), np.array(added, dtype=np.int64),
-            np.array(leaf, dtype=np.int64))
+    return (np.array(parent, dtype=np.int64), np.array(added, dtype=np.int64), np.array(leaf, dtype=np.int64))
 
 
 @dataclass(frozen=True)
 class Sweep:
     """Single-class exact MVA for n = 1..N: X and R for every n, the stations' figures at ``at``."""
 
-    throughput: np.ndarray       # (N,) jobs per second
-    response_time: np.ndarray    # (N,) seconds, think time excluded
-    at: np.ndarray               # (A,) populations with station figures
-    queue_length: np.ndarray     # (A, K)
-    residence_time: np.ndarray   # (A, K)
-    empty: np.ndarray            # (A, K) p_k(0 | n): 1 − busy (0 at delay and constant-rate stations)
+    throughput: np.ndarray  # (N,) jobs per second
+    response_time: np.ndarray  # (N,) seconds, think time excluded
+    at: np.ndarray  # (A,) populations with station figures
+    queue_length: np.ndarray  # (A, K)
+    residence_time: np.ndarray  # (A, K)
+    empty: np.ndarray  # (A, K) p_k(0 | n): 1 − busy (0 at delay and constant-rate stations)
 
 
 # Per population of a sweep, whatever the network: its arrays (a planner's trial, 3 stations to
@@ -183,8 +188,10 @@ def estimate_sweep(net: Network, population: int) -> tuple[float, float]:
     """(bytes, seconds) a single-class sweep to ``population`` would take: the arrays of every
     population (BYTES_PER_POPULATION), the set-up (SECONDS_PER_CALL) and the recursion at each
     population (point_seconds)."""
-    return (BYTES_PER_POPULATION * population + ring_bytes(net, 2),
-            SECONDS_PER_CALL + population * point_seconds(net, 1))
+    return (
+        BYTES_PER_POPULATION * population + ring_bytes(net, 2),
+        SECONDS_PER_CALL + population * point_seconds(net, 1),
+    )
 
 
 def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progress | None = None) -> Sweep:
@@ -193,10 +200,13 @@ def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progr
     Memory: two arrays of N, plus the stations at the populations asked for.
     Units: seconds and jobs per second. Source: module docstring.
     """
-    refuse_too_large(*estimate_sweep(net, population), f"a sweep to N = {population:,}",
-                     "a smaller N (--at does not shorten the sweep itself)")
+    refuse_too_large(
+        *estimate_sweep(net, population),
+        f"a sweep to N = {population:,}",
+        "a smaller N (--at does not shorten the sweep itself)",
+    )
     static, ring = recursion(net, 2)
-    at_array = np.array(sorted({int(n) for n in at}), dtype=np.int64)    # (np.unique loads numpy.ma)
+    at_array = np.array(sorted({int(n) for n in at}), dtype=np.int64)  # (np.unique loads numpy.ma)
     stations = len(net.stations)
     throughput = np.zeros(population + 1)
     x, residence = np.zeros(1), np.zeros((1, stations))
@@ -206,9 +216,22 @@ def sweep(net: Network, population: int, at: Sequence[int] = (), progress: Progr
     work = float(population) * sum(point_work(net))
     for start in range(1, population + 1, CHUNK):
         stop = min(start + CHUNK, population + 1)
-        LATTICE_KERNEL(work, static, ring, np.ones(1, dtype=np.int64), start, stop, x, residence, throughput,
-                       at_array,
-                       int(np.searchsorted(at_array, start)), queue_at, residence_at, empty_at)
+        LATTICE_KERNEL(
+            work,
+            static,
+            ring,
+            np.ones(1, dtype=np.int64),
+            start,
+            stop,
+            x,
+            residence,
+            throughput,
+            at_array,
+            int(np.searchsorted(at_array, start)),
+            queue_at,
+            residence_at,
+            empty_at,
+        )
         if progress is not None:
             progress(stop - 1, population)
     throughput = throughput[1:]
@@ -222,23 +245,44 @@ def recursion(net: Network, ring: int) -> tuple[tuple, tuple]:
     table = tables(net)
     parent, added, leaf = complement_plan(table.ld.size)
     stations = len(net.stations)
-    sizes = np.diff(table.offsets)[added]                      # each node's t_0..t_{L−2} (and its tail)
+    sizes = np.diff(table.offsets)[added]  # each node's t_0..t_{L−2} (and its tail)
     node_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     ld = set(table.ld.tolist())
     single = np.array([k for k in range(stations) if not table.infinite[k] and k not in ld], dtype=np.int64)
     demand = np.ascontiguousarray(net.demands, float)
     think = np.ascontiguousarray(net.think_times, float)
-    scaled = demand * table.inverse_last                       # D / α(L): 0 at a delay station
-    delay = think + demand[:, table.infinite].sum(axis=1)      # Z'_c: think time and delay stations
-    static = (demand, scaled, scaled + demand * table.infinite, table.inverse_last, table.ld, table.offsets,
-              table.coefficient, table.inverse_rate, think, single, delay, parent, added, leaf, node_offsets)
+    scaled = demand * table.inverse_last  # D / α(L): 0 at a delay station
+    delay = think + demand[:, table.infinite].sum(axis=1)  # Z'_c: think time and delay stations
+    static = (
+        demand,
+        scaled,
+        scaled + demand * table.infinite,
+        table.inverse_last,
+        table.ld,
+        table.offsets,
+        table.coefficient,
+        table.inverse_rate,
+        think,
+        single,
+        delay,
+        parent,
+        added,
+        leaf,
+        node_offsets,
+    )
     state = np.zeros((ring, table.coefficient.size))
-    state[0, table.offsets[:-1]] = 1.0                         # p(0 | 0) = 1
+    state[0, table.offsets[:-1]] = 1.0  # p(0 | 0) = 1
     terms = np.zeros((ring, int(node_offsets[-1])))
-    terms[0, node_offsets[:-1]] = 1.0                          # g_S(0) = G_S(0) / G(0) = 1
-    base = np.ones((ring, single.size + 1 if table.ld.size else 1))    # the base: with ld stations only
-    return static, (np.zeros((ring, stations)), state, base, terms, np.zeros((ring, added.size)),
-                    np.ones((ring, added.size)))
+    terms[0, node_offsets[:-1]] = 1.0  # g_S(0) = G_S(0) / G(0) = 1
+    base = np.ones((ring, single.size + 1 if table.ld.size else 1))  # the base: with ld stations only
+    return static, (
+        np.zeros((ring, stations)),
+        state,
+        base,
+        terms,
+        np.zeros((ring, added.size)),
+        np.ones((ring, added.size)),
+    )
 
 
 @dataclass(frozen=True)
@@ -247,7 +291,7 @@ class Point:
 
     throughput: np.ndarray
     residence_time: np.ndarray
-    empty: np.ndarray            # (K,) p_k(0 | N) at the load-dependent stations, 0 elsewhere
+    empty: np.ndarray  # (K,) p_k(0 | N) at the load-dependent stations, 0 elsewhere
     marginals: dict[int, np.ndarray]  # station → p_k(0..L−2 | N) at the load-dependent stations
 
 
@@ -257,7 +301,8 @@ def estimate_lattice(net: Network, populations: np.ndarray) -> tuple[float, floa
     counts = np.sort(populations.astype(float))[::-1]
     ring = float(np.prod(counts[1:] + 1)) + 1
     return ring_bytes(net, ring), SECONDS_PER_CALL + float(np.prod(counts + 1)) * point_seconds(
-        net, int((counts > 0).sum()))
+        net, int((counts > 0).sum())
+    )
 
 
 def lattice(net: Network, populations: np.ndarray, progress: Progress | None = None) -> Point:
@@ -266,26 +311,41 @@ def lattice(net: Network, populations: np.ndarray, progress: Progress | None = N
     A point n reads n − e_c only, at most Π_{c≥2} (N_c + 1) points back (the class with the most jobs
     first): only those are kept, in a ring. Returns X, R, p(0) and the marginals at ``populations``.
     """
-    refuse_too_large(*estimate_lattice(net, populations),
-                     f"exact MVA at populations {populations.astype(int)}",
-                     "--method linearizer or schweitzer (approximate), or smaller populations")
+    refuse_too_large(
+        *estimate_lattice(net, populations),
+        f"exact MVA at populations {populations.astype(int)}",
+        "--method linearizer or schweitzer (approximate), or smaller populations",
+    )
     table = tables(net)
-    order = np.argsort(-populations, kind="stable")                  # the most jobs first: the least ring
+    order = np.argsort(-populations, kind="stable")  # the most jobs first: the least ring
     counts = populations[order].astype(np.int64)
     n_classes, stations = net.demands.shape
-    strides = np.array([int(np.prod(counts[c + 1:] + 1)) for c in range(n_classes)], dtype=np.int64)
+    strides = np.array([int(np.prod(counts[c + 1 :] + 1)) for c in range(n_classes)], dtype=np.int64)
     points = int(strides[0] * (counts[0] + 1))
     ring = int(strides[0]) + 1
-    static, state = recursion(replace(net, demands=net.demands[order], think_times=net.think_times[order]),
-                               ring)
+    static, state = recursion(
+        replace(net, demands=net.demands[order], think_times=net.think_times[order]), ring
+    )
     throughput = np.zeros(n_classes)
     residence = np.zeros((n_classes, stations))
     work = float(points) * n_classes * sum(point_work(net))
     chunk = max(1, CHUNK * 64 // max(1, n_classes * sum(point_work(net))))
     for start in range(1, points, chunk):
         stop = min(start + chunk, points)
-        LATTICE_KERNEL(work, static, state, strides, start, stop, throughput, residence, np.zeros(0),
-                       np.zeros(0, dtype=np.int64), 0, *[np.zeros((0, stations))] * 3)
+        LATTICE_KERNEL(
+            work,
+            static,
+            state,
+            strides,
+            start,
+            stop,
+            throughput,
+            residence,
+            np.zeros(0),
+            np.zeros(0, dtype=np.int64),
+            0,
+            *[np.zeros((0, stations))] * 3,
+        )
         if progress is not None:
             progress(stop - 1, points - 1)
     last = (points - 1) % ring
@@ -293,21 +353,50 @@ def lattice(net: Network, populations: np.ndarray, progress: Progress | None = N
     empty = np.zeros(stations)
     probabilities = state[1][last]
     empty[table.ld] = probabilities[table.offsets[:-1]]
-    marginals = {int(k): probabilities[table.offsets[m]:table.offsets[m + 1]].copy()
-                 for m, k in enumerate(table.ld)}
+    marginals = {
+        int(k): probabilities[table.offsets[m] : table.offsets[m + 1]].copy() for m, k in enumerate(table.ld)
+    }
     return Point(throughput[back], residence[back], empty, marginals)
 
 
-def _lattice_kernel(static, ring, strides, start, stop, throughput, residence, curve, at, next_at,
-                    queue_at, residence_at, empty_at):
+def _lattice_kernel(
+    static,
+    ring,
+    strides,
+    start,
+    stop,
+    throughput,
+    residence,
+    curve,
+    at,
+    next_at,
+    queue_at,
+    residence_at,
+    empty_at,
+):
     """Points start..stop−1 of the lattice in index order, the recursion of the module docstring: point f
     lives at f mod ring and reads f − stride_c; X and R per class are left at the last point computed.
 
     One class (``curve`` of N + 1): X at each n into ``curve``, and the stations at the populations
     ``at`` (sorted, unique; ``next_at`` the first of them ≥ start: one comparison per n).
     """
-    (demand, scaled, plain, inverse_last, ld, offsets, coefficient, inverse_rate, think, single, delay,
-     parent, added, leaf, node_offsets) = static
+    (
+        demand,
+        scaled,
+        plain,
+        inverse_last,
+        ld,
+        offsets,
+        coefficient,
+        inverse_rate,
+        think,
+        single,
+        delay,
+        parent,
+        added,
+        leaf,
+        node_offsets,
+    ) = static
     queue, state, base, terms, tails, values = ring
     n_classes, stations = demand.shape
     size = queue.shape[0]
@@ -316,7 +405,7 @@ def _lattice_kernel(static, ring, strides, start, stop, throughput, residence, c
     for c in range(n_classes):
         jobs[c] = rest // strides[c]
         rest -= jobs[c] * strides[c]
-    jobs[n_classes - 1] -= 1                          # the odometer below counts it back
+    jobs[n_classes - 1] -= 1  # the odometer below counts it back
     before = np.zeros(n_classes, dtype=np.int64)
     here = (start - 1) % size
     for flat in range(start, stop):
@@ -339,7 +428,7 @@ def _lattice_kernel(static, ring, strides, start, stop, throughput, residence, c
             chosen = c
             b = before[c]
             cycle = think[c]
-            for k in range(stations):                  # D (1 + Q) / α(L) at a queue, D at a delay
+            for k in range(stations):  # D (1 + Q) / α(L) at a queue, D at a delay
                 r = scaled[c, k] * queue[b, k] + plain[c, k]
                 residence[c, k] = r
                 cycle += r
@@ -356,7 +445,7 @@ def _lattice_kernel(static, ring, strides, start, stop, throughput, residence, c
         for c in range(1, n_classes):
             for k in range(stations):
                 queue[here, k] += throughput[c] * residence[c, k]
-        for m in range(ld.size):                        # p(j | n) = Σ_c D_ck X_c / α(j) · p(j − 1 | n − e_c)
+        for m in range(ld.size):  # p(j | n) = Σ_c D_ck X_c / α(j) · p(j − 1 | n − e_c)
             k = ld[m]
             for i in range(offsets[m + 1] - 1, offsets[m], -1):
                 total = 0.0
@@ -365,7 +454,7 @@ def _lattice_kernel(static, ring, strides, start, stop, throughput, residence, c
                         total += demand[c, k] * throughput[c] * state[before[c], i - 1]
                 state[here, i] = inverse_rate[i - 1] * total
         if ld.size > 0:
-            b = before[chosen]                              # the complements g_S(n) = G_S(n) / G(n)
+            b = before[chosen]  # the complements g_S(n) = G_S(n) / G(n)
             base[here, 0] = base[b, 0] * delay[chosen] * throughput[chosen] / jobs[chosen]
             for q in range(single.size):
                 total = 0.0
@@ -381,8 +470,14 @@ def _lattice_kernel(static, ring, strides, start, stop, throughput, residence, c
                 for c in range(n_classes):
                     if jobs[c] > 0:
                         b = before[c]
-                        tail += demand[c, k] * throughput[c] * (
-                            inverse_rate[offsets[m + 1] - 1] * terms[b, last] + inverse_last[k] * tails[b, i])
+                        tail += (
+                            demand[c, k]
+                            * throughput[c]
+                            * (
+                                inverse_rate[offsets[m + 1] - 1] * terms[b, last]
+                                + inverse_last[k] * tails[b, i]
+                            )
+                        )
                 tails[here, i] = tail
                 value = tail
                 for j in range(last, first, -1):

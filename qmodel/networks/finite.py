@@ -64,34 +64,44 @@ class Finite:
 def loss_network(net: Network) -> Finite:
     """An open network whose buffers lose the arrivals that find them full (module docstring)."""
     if net.closed_classes.any():
-        raise InputError("population", "closed classes with buffers in an open network",
-                         "an open network (every class with an arrival_rate), or method ctmc")
+        raise InputError(
+            "population",
+            "closed classes with buffers in an open network",
+            "an open network (every class with an arrival_rate), or method ctmc",
+        )
     visits = net.visit_counts
     per_visit = np.divide(net.demands, visits, out=np.zeros_like(visits), where=visits > 0)
     offered_rate = _chain_rates(net)
-    offered = visits * offered_rate[:, None]                          # λ_rk offered, no loss
-    external = offered if net.routing is None else \
-        np.maximum(offered - np.einsum("ri,risj->sj", offered, net.routing), 0.0)
+    offered = visits * offered_rate[:, None]  # λ_rk offered, no loss
+    external = (
+        offered
+        if net.routing is None
+        else np.maximum(offered - np.einsum("ri,risj->sj", offered, net.routing), 0.0)
+    )
     blocking = np.zeros(len(net.stations))
     flows = offered
     for _ in range(MAX_ITERATIONS):
         blocking_new, jobs = _stations(net, flows, per_visit)
         passed = flows * (1 - blocking_new)[None, :]
-        flows_new = offered if net.routing is None else external + np.einsum("ri,risj->sj", passed,
-                                                                            net.routing)
-        change = max(np.abs(blocking_new - blocking).max(initial=0.0),
-                     np.abs(flows_new - flows).max(initial=0.0))
+        flows_new = (
+            offered if net.routing is None else external + np.einsum("ri,risj->sj", passed, net.routing)
+        )
+        change = max(
+            np.abs(blocking_new - blocking).max(initial=0.0), np.abs(flows_new - flows).max(initial=0.0)
+        )
         blocking, flows = blocking_new, flows_new
         if change <= TOLERANCE * max(1.0, flows.max(initial=0.0)):
             break
     else:
-        raise ConvergenceError(f"the loss network did not converge in {MAX_ITERATIONS} iterations; use "
-                               "method ctmc for a small network")
+        raise ConvergenceError(
+            f"the loss network did not converge in {MAX_ITERATIONS} iterations; use "
+            "method ctmc for a small network"
+        )
     _, jobs = _stations(net, flows, per_visit)
     served = flows * (1 - blocking)[None, :]
     total = served.sum(axis=0)
     share = np.divide(served, total[None, :], out=np.zeros_like(served), where=total[None, :] > 0)
-    queue = share * jobs[None, :]                                  # each class's part of the station's jobs
+    queue = share * jobs[None, :]  # each class's part of the station's jobs
     rate = np.where(offered_rate > 0, offered_rate, 1.0)
     return Finite(offered_rate, queue / rate[:, None], served / rate[:, None], flows * blocking[None, :])
 
@@ -118,17 +128,25 @@ def _stations(net: Network, flows: np.ndarray, per_visit: np.ndarray) -> tuple[n
             continue
         servers = station.servers if station.kind == "multi" else 1
         if station.kind not in ("queue", "multi", "delay"):
-            raise InputError(f"station {station.name!r}: type", station.kind, "queue, multi or delay with "
-                             "buffers in an open network (or method ctmc)")
+            raise InputError(
+                f"station {station.name!r}: type",
+                station.kind,
+                "queue, multi or delay with buffers in an open network (or method ctmc)",
+            )
         if station.buffer is None:
             if load >= servers:
-                raise InputError(f"utilization of station {station.name!r}", f"{load / servers:.4g}",
-                                 "below 1 (or a buffer)", reason="the open classes saturate it")
-            wait = float(_mmc_waiting_time_value(np.float64(servers), np.float64(load),
-                                                 np.float64(mean_service)))
+                raise InputError(
+                    f"utilization of station {station.name!r}",
+                    f"{load / servers:.4g}",
+                    "below 1 (or a buffer)",
+                    reason="the open classes saturate it",
+                )
+            wait = float(
+                _mmc_waiting_time_value(np.float64(servers), np.float64(load), np.float64(mean_service))
+            )
             jobs[k] = rate * (wait + mean_service)
             continue
-        servers = min(servers, station.buffer)               # a buffer below the servers leaves some idle
+        servers = min(servers, station.buffer)  # a buffer below the servers leaves some idle
         blocking[k] = float(mmck_blocking(servers, station.buffer, load))
         jobs[k] = float(mmck_mean_number(servers, station.buffer, load))
     return blocking, jobs
@@ -137,16 +155,25 @@ def _stations(net: Network, flows: np.ndarray, per_visit: np.ndarray) -> tuple[n
 def mvablo(net: Network, population: int) -> Finite:
     """MVABLO (Akyildiz 1988) for a single-class closed network with a routing matrix (module docstring)."""
     if len(net.classes) != 1 or net.routing is None:
-        raise InputError("network", "a closed network with buffers", "one class and a routing matrix (who "
-                         "blocks whom) for the blocking approximation; or method ctmc")
+        raise InputError(
+            "network",
+            "a closed network with buffers",
+            "one class and a routing matrix (who blocks whom) for the blocking approximation; or method ctmc",
+        )
     for station in net.stations:
         if station.kind not in ("queue", "delay"):
-            raise InputError(f"station {station.name!r}: type", station.label, "queue or delay in a closed "
-                             "network with buffers (or method ctmc)")
+            raise InputError(
+                f"station {station.name!r}: type",
+                station.label,
+                "queue or delay in a closed network with buffers (or method ctmc)",
+            )
     capacity = sum(s.buffer if s.buffer else population for s in net.stations)
     if population >= capacity:
-        raise InputError("population", population, f"fewer jobs than the buffers hold ({capacity}): the "
-                         "network would deadlock")
+        raise InputError(
+            "population",
+            population,
+            f"fewer jobs than the buffers hold ({capacity}): the network would deadlock",
+        )
     visits = net.visit_counts[0]
     routing = net.routing[0, :, 0, :]
     per_visit = np.divide(net.demands[0], visits, out=np.zeros_like(visits), where=visits > 0)
@@ -163,15 +190,17 @@ def mvablo(net: Network, population: int) -> Finite:
             per_job = np.where(delay, per_visit, per_visit * (np.where(full, 0.0, 1.0) + queue)) + extra
             throughput = n / (think + float(visits @ per_job))
             new_queue = throughput * visits * per_job
-            over = np.flatnonzero(new_queue > limit)      # a full station still over: charged again
+            over = np.flatnonzero(new_queue > limit)  # a full station still over: charged again
             if over.size == 0:
                 break
             i = int(over[0])
             full[i] = True
-            feeding = np.divide(visits * routing[:, i], visits[i], out=np.zeros_like(visits),
-                                where=visits[i] > 0)
+            feeding = np.divide(
+                visits * routing[:, i], visits[i], out=np.zeros_like(visits), where=visits[i] > 0
+            )
             extra = extra + per_visit[i] * feeding
         queue = new_queue
     residence = (visits * per_job)[None, :]
-    return Finite(np.array([throughput]), residence, net.visit_counts.copy(),
-                  np.zeros((1, len(net.stations))))
+    return Finite(
+        np.array([throughput]), residence, net.visit_counts.copy(), np.zeros((1, len(net.stations)))
+    )

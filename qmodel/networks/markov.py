@@ -42,15 +42,17 @@ from qmodel.algorithms.stationary import stationary
 from qmodel.errors import InputError
 from qmodel.networks.model import Network
 
-SMALLER_CHAIN = ("a smaller population or fewer stations and classes for the exact chain (method ctmc); "
-                 "or an approximate method")
-MAX_STATES = 100_000        # states enumerated at most (about 5 s of Python and 1 GB in the sparse solve)
-DENSE_STATES = 1_500        # up to this many states GTH (no subtraction), past it a sparse LU solve
-INFINITE = 1 << 30          # servers of a delay station, buffer of a station without one
+SMALLER_CHAIN = (
+    "a smaller population or fewer stations and classes for the exact chain (method ctmc); "
+    "or an approximate method"
+)
+MAX_STATES = 100_000  # states enumerated at most (about 5 s of Python and 1 GB in the sparse solve)
+DENSE_STATES = 1_500  # up to this many states GTH (no subtraction), past it a sparse LU solve
+INFINITE = 1 << 30  # servers of a delay station, buffer of a station without one
 
 Jobs = tuple[int, ...]
-StationState = tuple[Jobs, Jobs]                  # (in service, waiting)
-Blocked = tuple[tuple[int, int, int], ...]        # per full station: (origin, class there, class here), FIFO
+StationState = tuple[Jobs, Jobs]  # (in service, waiting)
+Blocked = tuple[tuple[int, int, int], ...]  # per full station: (origin, class there, class here), FIFO
 State = tuple[tuple[StationState, ...], tuple[Blocked, ...]]
 
 
@@ -72,16 +74,16 @@ class Solution:
 class _Model:
     """What the chain needs, per class and (augmented) station: rates, routing, disciplines."""
 
-    service: np.ndarray          # (C, S) service rate per job, 1/s (0 where a class is never served)
-    arrivals: np.ndarray         # (C, S) external arrivals per second
-    servers: np.ndarray          # (S,) c, INFINITE at a delay
-    rates: tuple[tuple[float, ...], ...]   # (S,) PS rate table α(1..L) (α(L) holding); () where not PS
+    service: np.ndarray  # (C, S) service rate per job, 1/s (0 where a class is never served)
+    arrivals: np.ndarray  # (C, S) external arrivals per second
+    servers: np.ndarray  # (S,) c, INFINITE at a delay
+    rates: tuple[tuple[float, ...], ...]  # (S,) PS rate table α(1..L) (α(L) holding); () where not PS
     discipline: tuple[str, ...]  # (S,) "is", "ps", "fcfs", "lcfs-pr", "priority", "priority-np"
-    buffer: np.ndarray           # (S,) most jobs held, INFINITE without a limit
-    priority: np.ndarray         # (C,) lower is served first
-    routes: dict[tuple[int, int], tuple[tuple[int, int, float], ...]]   # (r, i) → ((s, j, P[r, i, s, j]),)
-    leave: np.ndarray            # (C, S) probability of leaving the network after service
-    dropping: np.ndarray         # (C,) an open class: a job routed to a full station is lost, not blocked
+    buffer: np.ndarray  # (S,) most jobs held, INFINITE without a limit
+    priority: np.ndarray  # (C,) lower is served first
+    routes: dict[tuple[int, int], tuple[tuple[int, int, float], ...]]  # (r, i) → ((s, j, P[r, i, s, j]),)
+    leave: np.ndarray  # (C, S) probability of leaving the network after service
+    dropping: np.ndarray  # (C,) an open class: a job routed to a full station is lost, not blocked
 
 
 def solve_markov(net: Network, populations: np.ndarray) -> Solution:
@@ -89,29 +91,40 @@ def solve_markov(net: Network, populations: np.ndarray) -> Solution:
     model = _model(net)
     fewest = _fewest_states(net, model, populations)
     if fewest > MAX_STATES:  # known before the first state is enumerated
-        raise InputError("network", f"more than {MAX_STATES:,} states in its Markov chain (at least "
-                         f"{fewest:,.3g})", SMALLER_CHAIN, reason="too large to compute")
+        raise InputError(
+            "network",
+            f"more than {MAX_STATES:,} states in its Markov chain (at least {fewest:,.3g})",
+            SMALLER_CHAIN,
+            reason="too large to compute",
+        )
     start = _start(net, model, populations)
     index: dict[State, int] = {start: 0}
     order = [start]
     rows, columns, values = [], [], []
-    completions: list[tuple[int, int, int, float]] = []       # (state, class, station, rate)
+    completions: list[tuple[int, int, int, float]] = []  # (state, class, station, rate)
     losses: list[tuple[int, int, int, float]] = []
     position = 0
     while position < len(order):
         state = order[position]
         moves = _moves(model, state)
         if not moves[0] and len(order) > 1:
-            raise InputError("network", "a state with no way out (a deadlock: full stations blocking each "
-                             "other)", "buffers that leave room for the population")
+            raise InputError(
+                "network",
+                "a state with no way out (a deadlock: full stations blocking each other)",
+                "buffers that leave room for the population",
+            )
         for target, rate in moves[0].items():
             number = index.get(target)
             if number is None:
                 number = index[target] = len(order)
                 order.append(target)
                 if number >= MAX_STATES:
-                    raise InputError("network", f"more than {MAX_STATES:,} states in its Markov chain",
-                                     SMALLER_CHAIN, reason="too large to compute")
+                    raise InputError(
+                        "network",
+                        f"more than {MAX_STATES:,} states in its Markov chain",
+                        SMALLER_CHAIN,
+                        reason="too large to compute",
+                    )
             rows.append(position)
             columns.append(number)
             values.append(rate)
@@ -128,8 +141,11 @@ def _fewest_states(net: Network, model: _Model, populations: np.ndarray) -> floa
     independently of the other classes (orders within a station only add states); 0 (no bound) else."""
     if net.chains is not None or (model.buffer < INFINITE).any():
         return 0.0
-    ways = [math.comb(int(populations[c]) + m - 1, m - 1)
-            for c in np.flatnonzero(populations > 0) if (m := int(np.count_nonzero(model.service[c] > 0)))]
+    ways = [
+        math.comb(int(populations[c]) + m - 1, m - 1)
+        for c in np.flatnonzero(populations > 0)
+        if (m := int(np.count_nonzero(model.service[c] > 0)))
+    ]
     return float(math.prod(ways))
 
 
@@ -148,8 +164,12 @@ def _model(net: Network) -> _Model:
     reach = net.demands[net.open_classes].sum(axis=0) > 0
     for station, opened in zip(net.stations, reach, strict=True):
         if opened and not station.buffer:
-            raise InputError(f"station {station.name!r}: buffer", "none", "a buffer at every station an open "
-                             "class visits, for its Markov chain (large enough that few jobs are lost)")
+            raise InputError(
+                f"station {station.name!r}: buffer",
+                "none",
+                "a buffer at every station an open "
+                "class visits, for its Markov chain (large enough that few jobs are lost)",
+            )
         kind = _discipline(station)
         discipline.append(kind)
         servers.append(INFINITE if station.infinite else station.servers if station.kind == "multi" else 1)
@@ -161,12 +181,26 @@ def _model(net: Network) -> _Model:
         rates.append(())
         buffer.append(INFINITE)
     priority = net.priorities if net.priorities is not None else np.zeros(n_classes, dtype=np.int64)
-    routes = {(c, k): tuple((int(s), int(j), float(routing[c, k, s, j]))
-                            for s, j in zip(*np.nonzero(routing[c, k]), strict=True))
-              for c in range(n_classes) for k in range(size)}
-    return _Model(service, arrivals, np.array(servers), tuple(rates), tuple(discipline),
-                  np.array(buffer), np.asarray(priority), routes,
-                  np.maximum(1.0 - routing.sum(axis=(2, 3)), 0.0), net.open_classes.copy())
+    routes = {
+        (c, k): tuple(
+            (int(s), int(j), float(routing[c, k, s, j]))
+            for s, j in zip(*np.nonzero(routing[c, k]), strict=True)
+        )
+        for c in range(n_classes)
+        for k in range(size)
+    }
+    return _Model(
+        service,
+        arrivals,
+        np.array(servers),
+        tuple(rates),
+        tuple(discipline),
+        np.array(buffer),
+        np.asarray(priority),
+        routes,
+        np.maximum(1.0 - routing.sum(axis=(2, 3)), 0.0),
+        net.open_classes.copy(),
+    )
 
 
 def _discipline(station) -> str:
@@ -174,8 +208,11 @@ def _discipline(station) -> str:
         return "is"
     kind = station.scheduling or "ps"
     if station.kind in ("ld", "hetero") and kind != "ps":
-        raise InputError(f"station {station.name!r}: scheduling", repr(kind),
-                         "ps at an ld or hetero station (its rates are shared by the jobs present)")
+        raise InputError(
+            f"station {station.name!r}: scheduling",
+            repr(kind),
+            "ps at an ld or hetero station (its rates are shared by the jobs present)",
+        )
     if kind == "lcfs-pr" and station.kind == "multi":
         raise InputError(f"station {station.name!r}: scheduling", "lcfs-pr", "lcfs-pr at a single server")
     return kind
@@ -198,8 +235,11 @@ def _routing(net: Network, size: int, thinking: np.ndarray) -> tuple[np.ndarray,
             total = visits[c].sum()
             if net.open_classes[c]:
                 if total < 1:
-                    raise InputError(f"visits of class {net.classes[c]!r}", f"{total:g} in all",
-                                     "at least one visit per job for the Markov chain of an open class")
+                    raise InputError(
+                        f"visits of class {net.classes[c]!r}",
+                        f"{total:g} in all",
+                        "at least one visit per job for the Markov chain of an open class",
+                    )
                 routing[c, :n_stations, c, :n_stations] = visits[c][None, :] / total * (1 - 1 / total)
                 arrivals[c, :n_stations] = net.arrival_rates[c] * visits[c] / total
             else:
@@ -207,7 +247,7 @@ def _routing(net: Network, size: int, thinking: np.ndarray) -> tuple[np.ndarray,
     for offset, c in enumerate(thinking):
         think = n_stations + offset
         reference = int(np.argmax(visits[c]))
-        into = routing[:, :, c, reference].copy()          # every route to the reference goes via thinking
+        into = routing[:, :, c, reference].copy()  # every route to the reference goes via thinking
         routing[:, :, c, reference] = 0.0
         routing[:, :, c, think] = into
         routing[c, think, c, reference] = 1.0
@@ -231,8 +271,11 @@ def _start(net: Network, model: _Model, populations: np.ndarray) -> State:
                 stations[k] = _admit(model, int(k), stations[k], int(c), 0)
                 remaining -= 1
         if remaining:
-            raise InputError(f"population of class {net.classes[c]!r}", int(populations[c]),
-                             "at most the buffers of the stations it visits")
+            raise InputError(
+                f"population of class {net.classes[c]!r}",
+                int(populations[c]),
+                "at most the buffers of the stations it visits",
+            )
     return tuple(stations), tuple(() for _ in stations)
 
 
@@ -254,8 +297,10 @@ def _canonical(model: _Model, k: int, station: StationState) -> StationState:
     kind = model.discipline[k]
     if kind in ("priority", "priority-np"):
         serving, waiting = station
-        return (tuple(sorted(serving, key=lambda job: _rank(model, job))),
-                tuple(sorted(waiting, key=lambda job: _rank(model, job))))
+        return (
+            tuple(sorted(serving, key=lambda job: _rank(model, job))),
+            tuple(sorted(waiting, key=lambda job: _rank(model, job))),
+        )
     return station
 
 
@@ -279,7 +324,7 @@ def _admitted(model: _Model, k: int, station: StationState, job: int, held: int)
     if kind == "priority":
         worst = max(range(len(serving)), key=lambda i: (_rank(model, serving[i]), i)) if serving else -1
         if worst >= 0 and _rank(model, job) < _rank(model, serving[worst]):
-            return (*serving[:worst], *serving[worst + 1:], job), (serving[worst], *waiting)
+            return (*serving[:worst], *serving[worst + 1 :], job), (serving[worst], *waiting)
     return serving, (*waiting, job)
 
 
@@ -295,12 +340,13 @@ def _refill(model: _Model, k: int, station: StationState, held: int) -> StationS
         else:
             pick = 0
         serving = (*serving, waiting[pick])
-        waiting = (*waiting[:pick], *waiting[pick + 1:])
+        waiting = (*waiting[:pick], *waiting[pick + 1 :])
     return _canonical(model, k, (serving, waiting))
 
 
-def _moves(model: _Model, state: State) -> tuple[dict[State, float], dict[tuple[int, int], float],
-                                                  dict[tuple[int, int], float]]:
+def _moves(
+    model: _Model, state: State
+) -> tuple[dict[State, float], dict[tuple[int, int], float], dict[tuple[int, int], float]]:
     """(rate to each next state, completion rate per (class, station), lost arrivals per (class, station))."""
     stations, blocked = state
     targets: dict[State, float] = {}
@@ -323,7 +369,7 @@ def _moves(model: _Model, state: State) -> tuple[dict[State, float], dict[tuple[
             for to_class, to_station, chance in model.routes[(job, k)]:
                 if model.dropping[to_class] and to_station != k and _full(model, state, to_station):
                     lost[(to_class, to_station)] = lost.get((to_class, to_station), 0.0) + rate * chance
-                    to_class = to_station = -1                          # an open job finding it full is lost
+                    to_class = to_station = -1  # an open job finding it full is lost
                 target = _move(model, state, k, position, job, to_class, to_station)
                 targets[target] = targets.get(target, 0.0) + rate * chance
             leave = model.leave[job, k]
@@ -339,7 +385,7 @@ def _moves(model: _Model, state: State) -> tuple[dict[State, float], dict[tuple[
         placed[k] = _admit(model, int(k), stations[k], int(job), _blocked_at(blocked, int(k)))
         target = (tuple(placed), blocked)
         targets[target] = targets.get(target, 0.0) + rate
-    targets.pop(state, None)                       # a move to the same state is no transition
+    targets.pop(state, None)  # a move to the same state is no transition
     return targets, completions, lost
 
 
@@ -348,19 +394,21 @@ def _full(model: _Model, state: State, k: int) -> bool:
     return _jobs(state[0][k]) + _blocked_at(state[1], k) >= model.buffer[k]
 
 
-def _move(model: _Model, state: State, k: int, position: int, job: int, to_class: int,
-          to_station: int) -> State:
+def _move(
+    model: _Model, state: State, k: int, position: int, job: int, to_class: int, to_station: int
+) -> State:
     """The state after the job in service at ``position`` of station k completes and is routed."""
     stations, blocked_state = list(state[0]), list(state[1])
     serving, waiting = stations[k]
-    stations[k] = (serving[:position] + serving[position + 1:], waiting)
+    stations[k] = (serving[:position] + serving[position + 1 :], waiting)
     if to_station >= 0 and to_station != k and _full(model, state, to_station):
-        blocked_state[to_station] = (*blocked_state[to_station], (k, job, to_class))   # blocked after service
+        blocked_state[to_station] = (*blocked_state[to_station], (k, job, to_class))  # blocked after service
         return tuple(stations), tuple(blocked_state)
     stations[k] = _refill(model, k, stations[k], _blocked_at(tuple(blocked_state), k))
     if to_station >= 0:
-        stations[to_station] = _admit(model, to_station, stations[to_station], to_class,
-                                      _blocked_at(tuple(blocked_state), to_station))
+        stations[to_station] = _admit(
+            model, to_station, stations[to_station], to_class, _blocked_at(tuple(blocked_state), to_station)
+        )
     if to_station != k:
         _release(model, stations, blocked_state, k)
     return tuple(stations), tuple(blocked_state)
@@ -389,20 +437,29 @@ def _stationary(size: int, rows: np.ndarray, columns: np.ndarray, values: np.nda
 
     generator = csr_matrix((values, (rows, columns)), shape=(size, size))
     generator = (generator - diags(np.asarray(generator.sum(axis=1)).ravel())).T.tolil()
-    generator[0, :] = 1.0                                       # Σ π = 1 replaces one balance equation
+    generator[0, :] = 1.0  # Σ π = 1 replaces one balance equation
     right = np.zeros(size)
     right[0] = 1.0
     solution = spsolve(generator.tocsc(), right)
     return np.maximum(solution, 0.0) / np.maximum(solution, 0.0).sum()
 
 
-def _means(net: Network, order: list[State], probability: np.ndarray,
-           completions: list[tuple[int, int, int, float]],
-           losses: list[tuple[int, int, int, float]]) -> Solution:
+def _means(
+    net: Network,
+    order: list[State],
+    probability: np.ndarray,
+    completions: list[tuple[int, int, int, float]],
+    losses: list[tuple[int, int, int, float]],
+) -> Solution:
     n_classes, n_stations = net.demands.shape
     queue = np.zeros((n_classes, n_stations))
-    present = np.array([[_jobs(stations[k]) + _blocked_at(blocked, k) for k in range(n_stations)]
-                        for stations, blocked in order], dtype=np.int64).reshape(len(order), n_stations)
+    present = np.array(
+        [
+            [_jobs(stations[k]) + _blocked_at(blocked, k) for k in range(n_stations)]
+            for stations, blocked in order
+        ],
+        dtype=np.int64,
+    ).reshape(len(order), n_stations)
     marginals = np.zeros((n_stations, int(present.max(initial=0)) + 1))
     for k in range(n_stations):
         marginals[k] = np.bincount(present[:, k], weights=probability, minlength=marginals.shape[1])

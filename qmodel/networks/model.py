@@ -57,8 +57,18 @@ from qmodel.networks.routing import routing_tensor, traffic
 from qmodel.networks.stations import SCHEDULING, STATION_TYPES, Station
 from qmodel.units import UNITS, parse_value
 
-STATION_KEYS = {"name", "type", "demand", "visits", "service_time", "servers", "rates", "speeds",
-                "scheduling", "buffer"}
+STATION_KEYS = {
+    "name",
+    "type",
+    "demand",
+    "visits",
+    "service_time",
+    "servers",
+    "rates",
+    "speeds",
+    "scheduling",
+    "buffer",
+}
 CLASS_KEYS = {"name", "population", "think_time", "arrival_rate", "reference", "priority"}
 ROUTING_KEYS = {"class", "to_class", "matrix"}
 # plausible magnitudes of a nonzero value, SI: a time from a femtosecond to about 30 years, a rate up to
@@ -74,13 +84,13 @@ class Network:
 
     stations: tuple[Station, ...]
     classes: tuple[str, ...]
-    demands: np.ndarray          # (classes, stations) seconds per job, all visits
-    think_times: np.ndarray      # (classes,) seconds
-    populations: np.ndarray      # (classes,) closed-class populations; 0 for an open class
-    arrival_rates: np.ndarray    # (classes,) open-class arrival rates, jobs per second; 0 for a closed class
+    demands: np.ndarray  # (classes, stations) seconds per job, all visits
+    think_times: np.ndarray  # (classes,) seconds
+    populations: np.ndarray  # (classes,) closed-class populations; 0 for an open class
+    arrival_rates: np.ndarray  # (classes,) open-class arrival rates, jobs per second; 0 for a closed class
     visits: np.ndarray | None = None  # (classes, stations) visits per job, when given
-    time_unit: str = "s"         # the unit results are shown in
-    chains: np.ndarray | None = None   # (classes,) chain of each class, from a routing matrix (routing.py)
+    time_unit: str = "s"  # the unit results are shown in
+    chains: np.ndarray | None = None  # (classes,) chain of each class, from a routing matrix (routing.py)
     routing: np.ndarray | None = None  # (classes, stations, classes, stations) P[r, i, s, j], when given
     priorities: np.ndarray | None = None  # (classes,) priority of each class, lower first (priority.py)
 
@@ -130,10 +140,25 @@ class Network:
         return [s for s in self.stations if not s.supports(solver)]
 
 
-def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time: Any = 0.0,
-            population: Any = 0, arrival_rate: Any = 0.0, visits: Any = None, names: Any = None,
-            classes: Any = None, time_unit: str = "s", routing: Any = None, reference: Any = None,
-            scheduling: Any = None, buffer: Any = None, priority: Any = None, speeds: Any = None) -> Network:
+def network(
+    demands: Any,
+    *,
+    servers: Any = None,
+    rates: Any = None,
+    think_time: Any = 0.0,
+    population: Any = 0,
+    arrival_rate: Any = 0.0,
+    visits: Any = None,
+    names: Any = None,
+    classes: Any = None,
+    time_unit: str = "s",
+    routing: Any = None,
+    reference: Any = None,
+    scheduling: Any = None,
+    buffer: Any = None,
+    priority: Any = None,
+    speeds: Any = None,
+) -> Network:
     """A network from arrays: demands per station (or classes × stations).
 
     Numbers are in ``time_unit`` (arrival rates per ``time_unit``); a string
@@ -185,13 +210,19 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
     unit = _time_unit(time_unit, "time_unit")
     service = _matrix(demands, "demand", unit)
     if visits is not None and routing is not None:
-        raise InputError("visits", "given with routing", "visits or a routing matrix, not both (the routing "
-                         "gives the visits)")
+        raise InputError(
+            "visits",
+            "given with routing",
+            "visits or a routing matrix, not both (the routing gives the visits)",
+        )
     if visits is not None:
         visit_matrix = _matrix(visits, "visits", None)
         if visit_matrix.shape != service.shape:
-            raise InputError("visits", f"shape {visit_matrix.shape}",
-                             f"the shape of the service times, {service.shape} (classes × stations)")
+            raise InputError(
+                "visits",
+                f"shape {visit_matrix.shape}",
+                f"the shape of the service times, {service.shape} (classes × stations)",
+            )
         service = service * visit_matrix
     else:
         visit_matrix = None
@@ -204,35 +235,57 @@ def network(demands: Any, *, servers: Any = None, rates: Any = None, think_time:
     for name, (kind, count), table in zip(station_names, kinds, rate_tables, strict=True):
         if table is not None:
             if kind != "queue":
-                raise InputError(f"station {name!r}: servers and rates", "both given",
-                                 "servers for a multi-server station, or rates for a load-dependent one")
+                raise InputError(
+                    f"station {name!r}: servers and rates",
+                    "both given",
+                    "servers for a multi-server station, or rates for a load-dependent one",
+                )
             stations.append(Station(str(name), "ld", 1, _positive_rates(table, f"rates of station {name!r}")))
         else:
             stations.append(Station(str(name), kind, count))
     for index, speed in enumerate(_per_station(speeds, station_names, "speeds")):
         if speed is not None:
             if stations[index].kind != "queue" or rate_tables[index] is not None:
-                raise InputError(f"station {station_names[index]!r}: speeds and servers or rates",
-                                 "both given", "speeds for servers of different speeds, or servers, or rates")
-            stations[index] = Station(str(station_names[index]), "hetero", len(speed),
-                                      _positive_rates(speed, f"speeds of station {station_names[index]!r}"))
+                raise InputError(
+                    f"station {station_names[index]!r}: speeds and servers or rates",
+                    "both given",
+                    "speeds for servers of different speeds, or servers, or rates",
+                )
+            stations[index] = Station(
+                str(station_names[index]),
+                "hetero",
+                len(speed),
+                _positive_rates(speed, f"speeds of station {station_names[index]!r}"),
+            )
     schedules = _per_station(scheduling, station_names, "scheduling")
     buffers = _per_station(buffer, station_names, "buffer")
-    stations = [disciplined(station, rule, limit, f"station {station.name!r}")
-                for station, rule, limit in zip(stations, schedules, buffers, strict=True)]
-    class_names = tuple(classes) if classes is not None else (
-        ("class1",) if n_classes == 1 else tuple(f"class{c + 1}" for c in range(n_classes)))
+    stations = [
+        disciplined(station, rule, limit, f"station {station.name!r}")
+        for station, rule, limit in zip(stations, schedules, buffers, strict=True)
+    ]
+    class_names = (
+        tuple(classes)
+        if classes is not None
+        else (("class1",) if n_classes == 1 else tuple(f"class{c + 1}" for c in range(n_classes)))
+    )
     _same_length("classes", class_names, n_classes, "class")
-    net = Network(stations=tuple(stations), classes=class_names, demands=service,
-                  think_times=_per_class(think_time, n_classes, "think_time", unit),
-                  populations=_per_class(population, n_classes, "population", None),
-                  arrival_rates=np.zeros(n_classes), visits=visit_matrix, time_unit=time_unit,
-                  priorities=None if priority is None else _priorities(priority, n_classes, "priority"))
+    net = Network(
+        stations=tuple(stations),
+        classes=class_names,
+        demands=service,
+        think_times=_per_class(think_time, n_classes, "think_time", unit),
+        populations=_per_class(population, n_classes, "population", None),
+        arrival_rates=np.zeros(n_classes),
+        visits=visit_matrix,
+        time_unit=time_unit,
+        priorities=None if priority is None else _priorities(priority, n_classes, "priority"),
+    )
     if routing is None:
         if reference is not None:
             raise InputError("reference", repr(reference), "a reference station with a routing matrix only")
-        return checked(replace(net, arrival_rates=_rates_per_class(arrival_rate, n_classes, "arrival_rate",
-                                                                   unit)))
+        return checked(
+            replace(net, arrival_rates=_rates_per_class(arrival_rate, n_classes, "arrival_rate", unit))
+        )
     return checked(routed(net, routing, reference, arrival_rate))
 
 
@@ -245,14 +298,25 @@ def routed(net: Network, routing: Any, reference: Any, arrival_rate: Any) -> Net
     references = _references(reference, net.station_names, n_classes)
     arrivals = _arrivals(arrival_rate, references, n_classes, n_stations, net.time_unit)
     flow = traffic(tensor, references, arrivals, classes, net.station_names)
-    return replace(net, demands=net.demands * flow.visits, visits=flow.visits,
-                   arrival_rates=arrivals.sum(axis=1), chains=flow.chains, routing=tensor)
+    return replace(
+        net,
+        demands=net.demands * flow.visits,
+        visits=flow.visits,
+        arrival_rates=arrivals.sum(axis=1),
+        chains=flow.chains,
+        routing=tensor,
+    )
 
 
 def _references(reference: Any, station_names: tuple[str, ...], n_classes: int) -> np.ndarray:
     """Each class's reference station (index): one for all, or one per class, by name or index."""
-    items = [0] * n_classes if reference is None else (
-        list(reference) if isinstance(reference, (list, tuple, np.ndarray)) else [reference] * n_classes)
+    items = (
+        [0] * n_classes
+        if reference is None
+        else (
+            list(reference) if isinstance(reference, (list, tuple, np.ndarray)) else [reference] * n_classes
+        )
+    )
     _same_length("reference", items, n_classes, "class")
     indices = []
     for item in items:
@@ -263,13 +327,17 @@ def _references(reference: Any, station_names: tuple[str, ...], n_classes: int) 
         elif _is_number(item) and item == int(item) and 0 <= item < len(station_names):
             indices.append(int(item))
         else:
-            raise InputError("reference", repr(item), "a station name (" + ", ".join(station_names)
-                             + f") or index 0 to {len(station_names) - 1}")
+            raise InputError(
+                "reference",
+                repr(item),
+                "a station name (" + ", ".join(station_names) + f") or index 0 to {len(station_names) - 1}",
+            )
     return np.array(indices, dtype=np.int64)
 
 
-def _arrivals(arrival_rate: Any, references: np.ndarray, n_classes: int, n_stations: int,
-              unit: str) -> np.ndarray:
+def _arrivals(
+    arrival_rate: Any, references: np.ndarray, n_classes: int, n_stations: int, unit: str
+) -> np.ndarray:
     """(C, K) external arrival rates, jobs per second: per class and station as given, or each class's
     rate at its reference station."""
     listed = isinstance(arrival_rate, (list, tuple, np.ndarray))
@@ -300,8 +368,9 @@ def load_network(path: str | Path) -> Network:
     data = read_toml(Path(path), what="model file")
     unknown = set(data) - {"time_unit", "station", "class", "title", "routing"}
     if unknown:
-        raise InputError(f"{where}: key", ", ".join(sorted(unknown)), "time_unit, title, station, class, "
-                         "routing")
+        raise InputError(
+            f"{where}: key", ", ".join(sorted(unknown)), "time_unit, title, station, class, routing"
+        )
     time_unit = data.get("time_unit", "s")
     unit = _time_unit(time_unit, f"{where}: time_unit")
     class_tables = _tables(data, "class", where) or [{"name": "class1"}]
@@ -328,22 +397,33 @@ def load_network(path: str | Path) -> Network:
     for table, name in zip(class_tables, class_names, strict=True):
         if ("population" in table) == ("arrival_rate" in table):
             given = ", ".join(sorted(set(table) & {"population", "arrival_rate"})) or "neither"
-            raise InputError(f"{where}: class {name!r}", given,
-                             "exactly one of population (closed class) or arrival_rate (open class)")
+            raise InputError(
+                f"{where}: class {name!r}",
+                given,
+                "exactly one of population (closed class) or arrival_rate (open class)",
+            )
     net = Network(
-        stations=tuple(stations), classes=tuple(class_names),
+        stations=tuple(stations),
+        classes=tuple(class_names),
         demands=np.array(demand_rows, float).T,
-        think_times=_per_class([t.get("think_time", 0.0) for t in class_tables], n_classes, "think_time",
-                               unit),
+        think_times=_per_class(
+            [t.get("think_time", 0.0) for t in class_tables], n_classes, "think_time", unit
+        ),
         populations=_per_class([t.get("population", 0) for t in class_tables], n_classes, "population", None),
-        arrival_rates=np.zeros(n_classes), visits=np.array(visit_rows, float).T if any_visits else None,
-        time_unit=time_unit, priorities=_class_priorities(class_tables, class_names, where))
+        arrival_rates=np.zeros(n_classes),
+        visits=np.array(visit_rows, float).T if any_visits else None,
+        time_unit=time_unit,
+        priorities=_class_priorities(class_tables, class_names, where),
+    )
     rates = [t.get("arrival_rate", 0.0) for t in class_tables]
     references = [t.get("reference") for t in class_tables]
     if not routing_tables:
         if any(r is not None for r in references):
-            raise InputError(f"{where}: class reference", "given without [[routing]]",
-                             "a reference station with [[routing]] tables only")
+            raise InputError(
+                f"{where}: class reference",
+                "given without [[routing]]",
+                "a reference station with [[routing]] tables only",
+            )
         return checked(replace(net, arrival_rates=_rates_per_class(rates, n_classes, "arrival_rate", unit)))
     return checked(routed(net, _routing_matrices(routing_tables, class_names, where), references, rates))
 
@@ -355,8 +435,9 @@ def _class_priorities(tables: list[dict], class_names: list[str], where: str) ->
         return None
     if len(given) < len(tables):
         missing = next(name for name in class_names if name not in given)
-        raise InputError(f"{where}: class {missing!r}: priority", "missing", "a priority for every class, "
-                         "or for none")
+        raise InputError(
+            f"{where}: class {missing!r}: priority", "missing", "a priority for every class, or for none"
+        )
     return _priorities([table["priority"] for table in tables], len(tables), f"{where}: priority")
 
 
@@ -364,9 +445,11 @@ def _routed_service(table: dict, n_classes: int, label: str, unit: str) -> np.nd
     """A station's per-visit service times in a model with [[routing]] (the routing gives the visits)."""
     given = sorted(set(table) & {"demand", "visits"})
     if given or "service_time" not in table:
-        raise InputError(f"{label}: " + (given[0] if given else "service_time"),
-                         "given" if given else "missing",
-                         "service_time per visit only: with [[routing]] the visits come from the routing")
+        raise InputError(
+            f"{label}: " + (given[0] if given else "service_time"),
+            "given" if given else "missing",
+            "service_time per visit only: with [[routing]] the visits come from the routing",
+        )
     return _per_class(table["service_time"], n_classes, f"{label}: service_time", unit)
 
 
@@ -377,12 +460,16 @@ def _routing_matrices(tables: list[dict], class_names: list[str], where: str) ->
         label = f"{where}: routing {index}"
         _known_keys(table, ROUTING_KEYS, label)
         if "matrix" not in table:
-            raise InputError(f"{label}: matrix", "missing", "matrix = [[...], ...]: from station (row) to "
-                             "station (column), in station order")
+            raise InputError(
+                f"{label}: matrix",
+                "missing",
+                "matrix = [[...], ...]: from station (row) to station (column), in station order",
+            )
         source = table.get("class", class_names[0] if len(class_names) == 1 else None)
         if source is None:
-            raise InputError(f"{label}: class", "missing", "the class whose jobs it routes: "
-                             + ", ".join(class_names))
+            raise InputError(
+                f"{label}: class", "missing", "the class whose jobs it routes: " + ", ".join(class_names)
+            )
         pair = (str(source), str(table.get("to_class", source)))
         if pair in matrices:
             raise InputError(f"{label}: class", repr(pair), "one [[routing]] table per class and to_class")
@@ -396,8 +483,9 @@ def _tables(data: dict, key: str, where: str) -> list[dict]:
     if value is None:
         return []
     if isinstance(value, dict):
-        raise InputError(f"{where}: [{key}]", "a single table", f"[[{key}]] tables (double brackets), "
-                         f"one per {key}")
+        raise InputError(
+            f"{where}: [{key}]", "a single table", f"[[{key}]] tables (double brackets), one per {key}"
+        )
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise InputError(f"{where}: {key}", repr(value), f"[[{key}]] tables, one per {key}")
     return value
@@ -415,19 +503,30 @@ def _station(table: dict, label: str) -> Station:
         raise InputError(f"{label}: type", repr(kind), ", ".join(STATION_TYPES))
     name = str(table.get("name", label))
     if "servers" in table and kind != "multi":
-        raise InputError(f"{label}: servers", repr(table["servers"]), f'servers on a type = "multi" station '
-                         f"(this one is {kind})")
+        raise InputError(
+            f"{label}: servers",
+            repr(table["servers"]),
+            f'servers on a type = "multi" station (this one is {kind})',
+        )
     if "rates" in table and kind != "ld":
-        raise InputError(f"{label}: rates", repr(table["rates"]), f'rates on a type = "ld" station '
-                         f"(this one is {kind})")
+        raise InputError(
+            f"{label}: rates", repr(table["rates"]), f'rates on a type = "ld" station (this one is {kind})'
+        )
     if ("speeds" in table) != (kind == "hetero"):
-        raise InputError(f"{label}: speeds", repr(table.get("speeds", "missing")), 'speeds = [s1, s2, ...], '
-                         'one per server, on a type = "hetero" station (and only there)')
+        raise InputError(
+            f"{label}: speeds",
+            repr(table.get("speeds", "missing")),
+            'speeds = [s1, s2, ...], one per server, on a type = "hetero" station (and only there)',
+        )
     if kind == "multi":
         station = Station(name, kind, _server_count(table.get("servers"), f"{label}: servers"))
     elif kind == "hetero":
-        station = Station(name, kind, len(table["speeds"]) if isinstance(table["speeds"], list) else 1,
-                          _positive_rates(table["speeds"], f"{label}: speeds"))
+        station = Station(
+            name,
+            kind,
+            len(table["speeds"]) if isinstance(table["speeds"], list) else 1,
+            _positive_rates(table["speeds"], f"{label}: speeds"),
+        )
     elif kind == "ld":
         if "rates" not in table:
             raise InputError(f"{label}: rates", "missing", "rates = [α(1), α(2), ...] for an ld station")
@@ -459,8 +558,11 @@ def _per_station(values: Any, station_names: list, name: str) -> list[Any]:
     if isinstance(values, dict):
         unknown = set(values) - set(station_names)
         if unknown:
-            raise InputError(name, ", ".join(sorted(map(str, unknown))), "names of stations: "
-                             + ", ".join(map(str, station_names)))
+            raise InputError(
+                name,
+                ", ".join(sorted(map(str, unknown))),
+                "names of stations: " + ", ".join(map(str, station_names)),
+            )
         return [values.get(station) for station in station_names]
     items = [values] * len(station_names) if isinstance(values, (str, int)) else list(values)
     _same_length(name, items, len(station_names))
@@ -494,13 +596,17 @@ def _positive_rates(rates: Any, label: str) -> tuple[float, ...]:
     return tuple(float(v) for v in values)
 
 
-def _station_demand(table: dict, n_classes: int, label: str, unit: str
-                    ) -> tuple[np.ndarray, np.ndarray | None]:
+def _station_demand(
+    table: dict, n_classes: int, label: str, unit: str
+) -> tuple[np.ndarray, np.ndarray | None]:
     has_demand = "demand" in table
     has_product = "visits" in table or "service_time" in table
     if has_demand == has_product:
-        raise InputError(f"{label}: demand", "both" if has_demand else "missing",
-                         "demand, or visits and service_time (one of the two)")
+        raise InputError(
+            f"{label}: demand",
+            "both" if has_demand else "missing",
+            "demand, or visits and service_time (one of the two)",
+        )
     if has_demand:
         return _per_class(table["demand"], n_classes, f"{label}: demand", unit), None
     if not ("visits" in table and "service_time" in table):
@@ -537,7 +643,7 @@ def _numbers(values: Any, name: str, unit: str | None) -> np.ndarray:
         return np.asarray(_value(values, name, unit))
     if isinstance(values, dict):
         raise InputError(name, repr(values), "a number or a list of numbers")
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":      # numbers already: no parsing
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":  # numbers already: no parsing
         return values.astype(float) * (UNITS[unit].to_si if unit else 1.0)
     try:
         items = list(values)
@@ -616,8 +722,13 @@ def _plausible(name: str, value: float, bounds: tuple[float, float], scale: floa
     low, high = bounds
     if value == 0 or low <= value <= high:
         return
-    reason = "negative" if value < 0 else "not finite" if not np.isfinite(value) else \
-        "outside what the arithmetic holds"
+    reason = (
+        "negative"
+        if value < 0
+        else "not finite"
+        if not np.isfinite(value)
+        else "outside what the arithmetic holds"
+    )
     allowed = f"0, or from {low / scale:g} to {high / scale:g} {unit}"
     raise InputError(name, f"{value / scale:g} {unit}", allowed, reason=reason)
 
@@ -627,28 +738,47 @@ def checked(net: Network) -> Network:
     scale = UNITS[net.time_unit].to_si
     for c, name in enumerate(net.classes):
         for k, station in enumerate(net.stations):
-            _plausible(f"demand of class {name!r} at station {station.name!r}", net.demands[c, k],
-                       TIME_RANGE, scale, net.time_unit)
+            _plausible(
+                f"demand of class {name!r} at station {station.name!r}",
+                net.demands[c, k],
+                TIME_RANGE,
+                scale,
+                net.time_unit,
+            )
         population = net.populations[c]
         if not np.isfinite(population) or population < 0 or population != int(population):
             raise InputError(f"population of class {name!r}", f"{population:g}", "a whole number ≥ 0")
         _plausible(f"think_time of class {name!r}", net.think_times[c], TIME_RANGE, scale, net.time_unit)
         _plausible(f"arrival_rate of class {name!r}", net.arrival_rates[c], RATE_RANGE, 1.0, "1/s")
         if net.populations[c] > 0 and net.open_classes[c]:
-            raise InputError(f"class {name!r}", "population and arrival_rate" if net.arrival_rates[c] > 0 else
-                             "a population in an open chain", "one of them: a class is closed or open")
+            raise InputError(
+                f"class {name!r}",
+                "population and arrival_rate"
+                if net.arrival_rates[c] > 0
+                else "a population in an open chain",
+                "one of them: a class is closed or open",
+            )
         chain = [c] if net.chains is None else np.flatnonzero(net.chains == net.chains[c])
         if not net.demands[chain].any():
-            raise InputError(f"demand of class {name!r}", "0 at every station",
-                             "a positive demand at one station at least (the class visits none)")
+            raise InputError(
+                f"demand of class {name!r}",
+                "0 at every station",
+                "a positive demand at one station at least (the class visits none)",
+            )
         if len(chain) > 1 and net.think_times[c] > 0:
-            raise InputError(f"think_time of class {name!r}",
-                             f"{net.think_times[c] / scale:g} {net.time_unit}",
-                             "0 in a chain of classes that switch: a delay station in the routing instead")
+            raise InputError(
+                f"think_time of class {name!r}",
+                f"{net.think_times[c] / scale:g} {net.time_unit}",
+                "0 in a chain of classes that switch: a delay station in the routing instead",
+            )
     prioritised = [s for s in net.stations if s.scheduling in ("priority", "priority-np")]
     if prioritised and net.priorities is None:
-        raise InputError("priority", "missing", f"a priority per class (lower served first): station "
-                         f"{prioritised[0].name!r} schedules by priority")
+        raise InputError(
+            "priority",
+            "missing",
+            f"a priority per class (lower served first): station "
+            f"{prioritised[0].name!r} schedules by priority",
+        )
     names = net.station_names
     if len(set(names)) != len(names):
         raise InputError("station names", repr(list(names)), "a different name for each station")

@@ -42,13 +42,14 @@ from qmodel.networks.stations import Station
 class OpenStation:
     """One station under its open load: the closed classes' rate table, E[M | j] and P(M = 0 | j)."""
 
-    rates: tuple[float, ...]          # α'(1..L+1): what the closed classes see
-    open_jobs: np.ndarray             # (L + 1,) E[M | j] for j = 0..L
-    no_open_job: float                # P(M = 0 | j = 0)
-    ratio: float                      # r = ρ / α(L)
+    rates: tuple[float, ...]  # α'(1..L+1): what the closed classes see
+    open_jobs: np.ndarray  # (L + 1,) E[M | j] for j = 0..L
+    no_open_job: float  # P(M = 0 | j = 0)
+    ratio: float  # r = ρ / α(L)
 
-CELL_BYTES = 45       # bytes per cell of the open-load arrays (39 measured at 6,000 servers: 1.56 GB)
-CELL_RATE = 9e6       # cells per second (CPU: 8.8e6 to 9.5e6 measured, 3,000 to 8,000 servers)
+
+CELL_BYTES = 45  # bytes per cell of the open-load arrays (39 measured at 6,000 servers: 1.56 GB)
+CELL_RATE = 9e6  # cells per second (CPU: 8.8e6 to 9.5e6 measured, 3,000 to 8,000 servers)
 
 
 def open_load(net: Network) -> np.ndarray:
@@ -56,9 +57,12 @@ def open_load(net: Network) -> np.ndarray:
     load = (net.arrival_rates[:, None] * net.demands)[net.open_classes].sum(axis=0)
     for k, station in enumerate(net.stations):
         if not station.infinite and load[k] >= station.last_rate:
-            raise InputError(f"utilization of station {station.name!r}",
-                             f"{load[k] / station.last_rate:.4g}", "below 1",
-                             reason="the open classes alone saturate it: arrivals exceed what it serves")
+            raise InputError(
+                f"utilization of station {station.name!r}",
+                f"{load[k] / station.last_rate:.4g}",
+                "below 1",
+                reason="the open classes alone saturate it: arrivals exceed what it serves",
+            )
     return load
 
 
@@ -75,8 +79,9 @@ def open_stretch(station: Station, load: float) -> tuple[float, float]:
     table = station.rate_table
     if table == tuple(float(j) for j in range(1, len(table) + 1)):
         servers = np.float64(len(table))
-        waiting = compute_si("mmc_waiting_time", servers=servers, offered_load=np.float64(load),
-                             service_time=np.float64(1.0))["waiting_time"]
+        waiting = compute_si(
+            "mmc_waiting_time", servers=servers, offered_load=np.float64(load), service_time=np.float64(1.0)
+        )["waiting_time"]
         return 1.0 + float(waiting), 0.0
     view = open_station(station, load)
     return float(view.open_jobs[0] / load), view.no_open_job
@@ -84,58 +89,77 @@ def open_stretch(station: Station, load: float) -> tuple[float, float]:
 
 def _refuse_long_table(station: Station, cells: int) -> None:
     """Refuse, before building it, a rate table whose open-load arrays would take gigabytes or minutes."""
-    refuse_too_large(CELL_BYTES * cells, cells / CELL_RATE, f"station {station.name!r} with a rate table "
-                     f"of {station.table_length:,} under open load",
-                     "servers = delay (a station with more servers than jobs ever present is a delay), "
-                     "or fewer servers")
+    refuse_too_large(
+        CELL_BYTES * cells,
+        cells / CELL_RATE,
+        f"station {station.name!r} with a rate table of {station.table_length:,} under open load",
+        "servers = delay (a station with more servers than jobs ever present is a delay), or fewer servers",
+    )
 
 
 def open_station(station: Station, load: float) -> OpenStation:
     """The closed classes' rate table α' and E[M | j] at a finite station under open load ρ (docstring)."""
     from scipy.special import betainc, gammaln
 
-    _refuse_long_table(station, station.table_length ** 2)
+    _refuse_long_table(station, station.table_length**2)
     table = np.asarray(station.rate_table, float)
     size = table.size
     last = table[-1]
     ratio = load / last
     if load == 0:
         return OpenStation(tuple(table), np.zeros(size + 1), 1.0, 0.0)
-    if size == 1:                       # a constant rate: α' = α(1 − r), E[M | j] = (j + 1) r / (1 − r)
+    if size == 1:  # a constant rate: α' = α(1 − r), E[M | j] = (j + 1) r / (1 − r)
         jobs = np.arange(1, 3) * ratio / (1 - ratio)
         return OpenStation((float(last * (1 - ratio)),), jobs, 1 - ratio, ratio)
-    log_rates = np.concatenate([[0.0], np.cumsum(np.log(table))])        # log Π α(1..i), i = 0..L
-    j = np.arange(size + 1)[:, None]                                      # rows: closed jobs j = 0..L
-    m = np.arange(size)[None, :]                                          # columns: open jobs m < L − j
-    start = size - j[:, 0]                                                # m ≥ start: past the table
+    log_rates = np.concatenate([[0.0], np.cumsum(np.log(table))])  # log Π α(1..i), i = 0..L
+    j = np.arange(size + 1)[:, None]  # rows: closed jobs j = 0..L
+    m = np.arange(size)[None, :]  # columns: open jobs m < L − j
+    start = size - j[:, 0]  # m ≥ start: past the table
     inside = m < start[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        finite = (gammaln(j + m + 1) - gammaln(m + 1) - gammaln(j + 1) + m * np.log(load)
-                  - log_rates[np.minimum(j + m, size)])
+        finite = (
+            gammaln(j + m + 1)
+            - gammaln(m + 1)
+            - gammaln(j + 1)
+            + m * np.log(load)
+            - log_rates[np.minimum(j + m, size)]
+        )
         finite = np.where(inside, finite, -np.inf)
         shift = (size - j[:, 0]) * np.log(last) - log_rates[size]
         whole = -(j[:, 0] + 1) * np.log1p(-ratio)
         tail = np.where(start > 0, np.log(betainc(np.maximum(start, 1), j[:, 0] + 1, ratio)) + whole, whole)
         whole_mean = -(j[:, 0] + 2) * np.log1p(-ratio)
-        tail_mean = np.where(start - 1 > 0, np.log(betainc(np.maximum(start - 1, 1), j[:, 0] + 2, ratio))
-                             + whole_mean, whole_mean)
+        tail_mean = np.where(
+            start - 1 > 0,
+            np.log(betainc(np.maximum(start - 1, 1), j[:, 0] + 2, ratio)) + whole_mean,
+            whole_mean,
+        )
         weights = np.concatenate([finite, (shift + tail)[:, None]], axis=1)
-        means = np.concatenate([np.where(m > 0, finite + np.log(m), -np.inf),
-                                (shift + np.log((j[:, 0] + 1) * ratio) + tail_mean)[:, None]], axis=1)
+        means = np.concatenate(
+            [
+                np.where(m > 0, finite + np.log(m), -np.inf),
+                (shift + np.log((j[:, 0] + 1) * ratio) + tail_mean)[:, None],
+            ],
+            axis=1,
+        )
     log_weight, log_mean = _log_sum(weights), _log_sum(means)
     rates = np.exp(log_weight[:-1] - log_weight[1:])
     rates = np.concatenate([rates, [last * (1 - ratio)]])
     if np.abs(rates - rates[0]).max() <= 1e-12 * rates[0]:
         rates = rates[:1]
-    return OpenStation(tuple(float(r) for r in rates), np.exp(log_mean - log_weight),
-                       float(np.exp(-log_weight[0])), float(ratio))
+    return OpenStation(
+        tuple(float(r) for r in rates),
+        np.exp(log_mean - log_weight),
+        float(np.exp(-log_weight[0])),
+        float(ratio),
+    )
 
 
 def open_jobs(view: OpenStation, queue: float, empty: np.ndarray) -> float:
     """E[M] given the closed jobs' mean Q and marginals p(0..L−1) at the station (module docstring)."""
     linear = view.ratio / (1 - view.ratio)
     j = np.arange(empty.size)
-    return float((queue + 1) * linear + np.dot(empty, view.open_jobs[:empty.size] - (j + 1) * linear))
+    return float((queue + 1) * linear + np.dot(empty, view.open_jobs[: empty.size] - (j + 1) * linear))
 
 
 def _log_sum(logs: np.ndarray) -> np.ndarray:

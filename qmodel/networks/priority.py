@@ -40,14 +40,20 @@ from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
 TOLERANCE = 1e-10
-STEP_RATE = 1e8               # class-station-class steps per second of the compiled fixed point
-TYPICAL_ITERATIONS = 1000     # iterations to converge (tens to hundreds measured; the estimate's margin)
+STEP_RATE = 1e8  # class-station-class steps per second of the compiled fixed point
+TYPICAL_ITERATIONS = 1000  # iterations to converge (tens to hundreds measured; the estimate's margin)
 MAX_ITERATIONS = 100_000
-DAMP_AFTER = 500              # iterations without convergence before the update is damped (halved)
+DAMP_AFTER = 500  # iterations without convergence before the update is damped (halved)
 MIN_WEIGHT = 1 / 64
-DELAY, SHARED, PREEMPTIVE, HEAD_OF_LINE, FIRST_COME = 0, 1, 2, 3, 4     # station kinds in the fixed point
-KINDS = {"": SHARED, "ps": SHARED, "lcfs-pr": SHARED, "fcfs": FIRST_COME, "priority": PREEMPTIVE,
-         "priority-np": HEAD_OF_LINE}
+DELAY, SHARED, PREEMPTIVE, HEAD_OF_LINE, FIRST_COME = 0, 1, 2, 3, 4  # station kinds in the fixed point
+KINDS = {
+    "": SHARED,
+    "ps": SHARED,
+    "lcfs-pr": SHARED,
+    "fcfs": FIRST_COME,
+    "priority": PREEMPTIVE,
+    "priority-np": HEAD_OF_LINE,
+}
 
 
 @dataclass(frozen=True)
@@ -63,17 +69,23 @@ def departures(net: Network) -> list[str]:
     """Why ``net`` is not product form by its scheduling: each station (named) that schedules by priority
     classes of more than one level, or FCFS classes whose service times per visit differ."""
     if not any(station.scheduling in ("fcfs", "priority", "priority-np") for station in net.stations):
-        return []                                    # the common case, at no cost to a quick solve
+        return []  # the common case, at no cost to a quick solve
     visits = net.visit_counts
     per_visit = np.divide(net.demands, visits, out=np.zeros_like(visits), where=visits > 0)
     reasons = []
     for k, station in enumerate(net.stations):
         present = net.demands[:, k] > 0
-        if station.scheduling in ("priority", "priority-np") and net.priorities is not None \
-                and np.unique(net.priorities[present]).size > 1:
+        if (
+            station.scheduling in ("priority", "priority-np")
+            and net.priorities is not None
+            and np.unique(net.priorities[present]).size > 1
+        ):
             reasons.append(f"{station.scheduling} scheduling at {station.name!r}")
-        elif station.scheduling == "fcfs" and present.any() and \
-                np.ptp(per_visit[present, k]) > 1e-12 * per_visit[present, k].max():
+        elif (
+            station.scheduling == "fcfs"
+            and present.any()
+            and np.ptp(per_visit[present, k]) > 1e-12 * per_visit[present, k].max()
+        ):
             reasons.append(f"fcfs with service times that differ by class at {station.name!r}")
     return reasons
 
@@ -84,8 +96,9 @@ def binding_buffers(net: Network, populations: np.ndarray) -> list[str]:
     reasons = []
     for k, station in enumerate(net.stations):
         present = net.demands[:, k] > 0
-        if station.buffer and ((present & net.open_classes).any()
-                               or populations[present].sum() > station.buffer):
+        if station.buffer and (
+            (present & net.open_classes).any() or populations[present].sum() > station.buffer
+        ):
             reasons.append(f"the buffer of {station.buffer} at {station.name!r}")
     return reasons
 
@@ -94,20 +107,31 @@ def priority_mva(net: Network, populations: np.ndarray) -> Estimate:
     """The MVA priority approximation (module docstring) at ``populations`` (C,) of the closed classes."""
     for station in net.stations:
         if station.kind not in ("queue", "multi", "delay"):
-            raise InputError(f"station {station.name!r}: type", station.kind, "queue, multi or delay in a "
-                             "network with priority or class-dependent FCFS scheduling (or method ctmc)")
+            raise InputError(
+                f"station {station.name!r}: type",
+                station.kind,
+                "queue, multi or delay in a "
+                "network with priority or class-dependent FCFS scheduling (or method ctmc)",
+            )
     if net.switching:
-        raise InputError("routing", "classes that switch", "classes that keep their class where stations "
-                         "schedule by priority or class-dependent FCFS (or method ctmc)")
+        raise InputError(
+            "routing",
+            "classes that switch",
+            "classes that keep their class where stations "
+            "schedule by priority or class-dependent FCFS (or method ctmc)",
+        )
     n_classes, n_stations = net.demands.shape
-    refuse_too_large(64.0 * n_classes * n_stations,
-                     n_classes ** 2 * n_stations * TYPICAL_ITERATIONS / STEP_RATE,
-                     f"the MVA priority approximation of {n_classes} classes at {n_stations:,} stations",
-                     "fewer classes (merge those of one priority and similar demands) or stations")
+    refuse_too_large(
+        64.0 * n_classes * n_stations,
+        n_classes**2 * n_stations * TYPICAL_ITERATIONS / STEP_RATE,
+        f"the MVA priority approximation of {n_classes} classes at {n_stations:,} stations",
+        "fewer classes (merge those of one priority and similar demands) or stations",
+    )
     visits = net.visit_counts
     per_visit = np.divide(net.demands, visits, out=np.zeros_like(visits), where=visits > 0)
-    servers = np.array([1.0 if s.infinite else float(s.servers if s.kind == "multi" else 1)
-                        for s in net.stations])
+    servers = np.array(
+        [1.0 if s.infinite else float(s.servers if s.kind == "multi" else 1) for s in net.stations]
+    )
     kinds = np.array([DELAY if s.infinite else KINDS[s.scheduling] for s in net.stations], dtype=np.int64)
     levels = net.priorities if net.priorities is not None else np.zeros(len(net.classes), dtype=np.int64)
     closed = net.closed_classes
@@ -115,13 +139,25 @@ def priority_mva(net: Network, populations: np.ndarray) -> Estimate:
     throughput = np.zeros(len(net.classes))
     residence = np.zeros(net.demands.shape)
     iterations, change = FIXED_POINT.compiled(
-        np.ascontiguousarray(per_visit), np.ascontiguousarray(visits, dtype=float), kinds, servers,
-        np.asarray(levels, dtype=np.int64), closed, np.asarray(populations, float),
-        np.where(closed, 0.0, net.arrival_rates), np.asarray(net.think_times, float), TOLERANCE,
-        MAX_ITERATIONS, throughput, residence)
+        np.ascontiguousarray(per_visit),
+        np.ascontiguousarray(visits, dtype=float),
+        kinds,
+        servers,
+        np.asarray(levels, dtype=np.int64),
+        closed,
+        np.asarray(populations, float),
+        np.where(closed, 0.0, net.arrival_rates),
+        np.asarray(net.think_times, float),
+        TOLERANCE,
+        MAX_ITERATIONS,
+        throughput,
+        residence,
+    )
     if iterations < 0:
-        raise ConvergenceError(f"the MVA priority approximation did not converge in {MAX_ITERATIONS} "
-                               f"iterations (last change {change:.3g} jobs); method ctmc for a small network")
+        raise ConvergenceError(
+            f"the MVA priority approximation did not converge in {MAX_ITERATIONS} "
+            f"iterations (last change {change:.3g} jobs); method ctmc for a small network"
+        )
     return Estimate(throughput, residence, iterations)
 
 
@@ -130,12 +166,29 @@ def _refuse_saturated(net: Network, servers: np.ndarray) -> None:
     load = (net.arrival_rates[:, None] * net.demands)[net.open_classes].sum(axis=0)
     for k, station in enumerate(net.stations):
         if not station.infinite and load[k] >= servers[k]:
-            raise InputError(f"utilization of station {station.name!r}", f"{load[k] / servers[k]:.4g}",
-                             "below 1", reason="the open classes alone saturate it")
+            raise InputError(
+                f"utilization of station {station.name!r}",
+                f"{load[k] / servers[k]:.4g}",
+                "below 1",
+                reason="the open classes alone saturate it",
+            )
 
 
-def _fixed_point(service, visits, kinds, servers, levels, closed, populations, rates, think, tolerance,
-                 max_iterations, throughput, residence):
+def _fixed_point(
+    service,
+    visits,
+    kinds,
+    servers,
+    levels,
+    closed,
+    populations,
+    rates,
+    think,
+    tolerance,
+    max_iterations,
+    throughput,
+    residence,
+):
     """Successive substitution of the module docstring's forms over every class and station; returns
     (iterations, last change), iterations < 0 when it did not converge."""
     n_classes, n_stations = service.shape
@@ -151,8 +204,8 @@ def _fixed_point(service, visits, kinds, servers, levels, closed, populations, r
             throughput[c] = rates[c]
             for k in range(n_stations):
                 queue[c, k] = rates[c] * demand[c, k]
-    seen = np.zeros(n_classes)           # single-server part: jobs of each class an arrival finds
-    busy = np.zeros(n_classes)           # per-server utilization of each class
+    seen = np.zeros(n_classes)  # single-server part: jobs of each class an arrival finds
+    busy = np.zeros(n_classes)  # per-server utilization of each class
     weight = 1.0
     change = np.inf
     limit = tolerance * max(populations.max(), 1.0)
@@ -172,12 +225,15 @@ def _fixed_point(service, visits, kinds, servers, levels, closed, populations, r
                     cycle += demand[c, k]
                     continue
                 m = servers[k]
-                spread = demand[c, k] * (m - 1.0) / m              # Seidmann's delay part
+                spread = demand[c, k] * (m - 1.0) / m  # Seidmann's delay part
                 for s in range(n_classes):
                     share = 1.0
                     if closed[s]:
-                        share = (populations[s] - (1.0 if s == c else 0.0)) / populations[s] \
-                            if populations[s] > 0 else 0.0
+                        share = (
+                            (populations[s] - (1.0 if s == c else 0.0)) / populations[s]
+                            if populations[s] > 0
+                            else 0.0
+                        )
                     own = max(queue[s, k] - throughput[s] * demand[s, k] * (m - 1.0) / m, 0.0)
                     seen[s] = own * share
                     busy[s] = throughput[s] * demand[s, k] / m * share
@@ -188,7 +244,7 @@ def _fixed_point(service, visits, kinds, servers, levels, closed, populations, r
                     value = demand[c, k] / m * (1.0 + jobs)
                 else:
                     ahead, higher, residual = 0.0, 0.0, 0.0
-                    ranked = kinds[k] != FIRST_COME               # FCFS: every class on one level
+                    ranked = kinds[k] != FIRST_COME  # FCFS: every class on one level
                     for s in range(n_classes):
                         if ranked and levels[s] < levels[c]:
                             higher += throughput[s] * demand[s, k] / m
@@ -217,4 +273,4 @@ def _fixed_point(service, visits, kinds, servers, levels, closed, populations, r
     return -1, change
 
 
-FIXED_POINT = Kernel(_fixed_point)   # compiled when first called: numba loads only then (qmodel.kernels)
+FIXED_POINT = Kernel(_fixed_point)  # compiled when first called: numba loads only then (qmodel.kernels)

@@ -21,9 +21,9 @@ from qmodel.units import UNITS
 class Curve:
     """A single-class sweep's system figures at every population 1..N (no per-station arrays)."""
 
-    population: np.ndarray       # (P,) jobs
-    throughput: np.ndarray       # (P,) jobs per second
-    response_time: np.ndarray    # (P,) seconds in the stations, think time excluded
+    population: np.ndarray  # (P,) jobs
+    throughput: np.ndarray  # (P,) jobs per second
+    response_time: np.ndarray  # (P,) seconds in the stations, think time excluded
 
 
 @dataclass(frozen=True)
@@ -48,17 +48,17 @@ class NetworkResult:
 
     network: Network = field(repr=False)
     method: str
-    populations: np.ndarray          # (C,)
-    throughput: np.ndarray           # (C,) jobs per second
-    response_time: np.ndarray        # (C,) seconds
-    utilization: np.ndarray          # (C, K)
-    queue_length: np.ndarray         # (C, K) jobs
-    residence_time: np.ndarray       # (C, K) seconds
+    populations: np.ndarray  # (C,)
+    throughput: np.ndarray  # (C,) jobs per second
+    response_time: np.ndarray  # (C,) seconds
+    utilization: np.ndarray  # (C, K)
+    queue_length: np.ndarray  # (C, K) jobs
+    residence_time: np.ndarray  # (C, K) seconds
     curve: Curve | None = None
     points: tuple[NetworkResult, ...] = ()
-    log_normalizing_constant: float | None = None   # method convolution: log G(N) (states.py)
-    marginals: np.ndarray | None = None              # convolution, ctmc: (K, J + 1) p_k(j jobs)
-    lost: np.ndarray | None = None                   # buffers with open classes: (C, K) arrivals lost per s
+    log_normalizing_constant: float | None = None  # method convolution: log G(N) (states.py)
+    marginals: np.ndarray | None = None  # convolution, ctmc: (K, J + 1) p_k(j jobs)
+    lost: np.ndarray | None = None  # buffers with open classes: (C, K) arrivals lost per s
 
     @property
     def stations(self) -> tuple[str, ...]:
@@ -100,13 +100,17 @@ class NetworkResult:
         response time."""
         unit = self.time_unit
         scale = UNITS[unit].to_si
-        return [{"class": name,
-                 "population": int(self.populations[c]) if not self.open_classes[c] else None,
-                 "arrival_rate[1/s]": float(self.network.arrival_rates[c]) if self.open_classes[c] else None,
-                 frames.key("think_time", unit): float(self.network.think_times[c] / scale),
-                 "throughput[1/s]": float(self.throughput[c]),
-                 frames.key("response_time", unit): float(self.response_time[c] / scale)}
-                for c, name in enumerate(self.classes)]
+        return [
+            {
+                "class": name,
+                "population": int(self.populations[c]) if not self.open_classes[c] else None,
+                "arrival_rate[1/s]": float(self.network.arrival_rates[c]) if self.open_classes[c] else None,
+                frames.key("think_time", unit): float(self.network.think_times[c] / scale),
+                "throughput[1/s]": float(self.throughput[c]),
+                frames.key("response_time", unit): float(self.response_time[c] / scale),
+            }
+            for c, name in enumerate(self.classes)
+        ]
 
     def records(self) -> list[dict[str, Any]]:
         """Per class and station, keys naming their units: type, demand, utilization, queue length,
@@ -127,15 +131,18 @@ class NetworkResult:
             times = (self.per_visit_time / scale).ravel().tolist()
             per_visit = [value if seen else None for value, seen in zip(times, visited.tolist(), strict=True)]
         lost = {} if self.lost is None else {frames.key("lost", "1/s"): self.lost.ravel()}
-        return {"class": np.repeat(np.array(self.classes, dtype=object), stations),
-                "station": np.tile(np.array(self.network.station_names, dtype=object), classes),
-                "type": np.tile(np.array([s.label for s in self.network.stations], dtype=object), classes),
-                frames.key("demand", unit): (self.network.demands / scale).ravel(),
-                "utilization[ratio]": self.utilization.ravel(),
-                "queue_length": self.queue_length.ravel(),
-                frames.key("residence_time", unit): (self.residence_time / scale).ravel(),
-                frames.key("per_visit_time", unit): per_visit,
-                "station_throughput[1/s]": self.station_throughput.ravel(), **lost}
+        return {
+            "class": np.repeat(np.array(self.classes, dtype=object), stations),
+            "station": np.tile(np.array(self.network.station_names, dtype=object), classes),
+            "type": np.tile(np.array([s.label for s in self.network.stations], dtype=object), classes),
+            frames.key("demand", unit): (self.network.demands / scale).ravel(),
+            "utilization[ratio]": self.utilization.ravel(),
+            "queue_length": self.queue_length.ravel(),
+            frames.key("residence_time", unit): (self.residence_time / scale).ravel(),
+            frames.key("per_visit_time", unit): per_visit,
+            "station_throughput[1/s]": self.station_throughput.ravel(),
+            **lost,
+        }
 
     def to_frame(self):
         """Per class and station (:meth:`records`) as a pandas DataFrame, units in the column names."""
@@ -152,22 +159,31 @@ class NetworkResult:
         unit = self.time_unit
         scale = UNITS[unit].to_si
         payload: dict[str, Any] = {
-            "method": self.method, "time_unit": unit, "classes": self.class_records(),
-            "stations": self.records()}
+            "method": self.method,
+            "time_unit": unit,
+            "classes": self.class_records(),
+            "stations": self.records(),
+        }
         if self.log_normalizing_constant is not None:
             payload["log_normalizing_constant"] = self.log_normalizing_constant
         if self.marginals is not None:
-            payload["marginals"] = {name: row.tolist() for name, row in zip(self.network.station_names,
-                                                                             self.marginals, strict=True)}
+            payload["marginals"] = {
+                name: row.tolist()
+                for name, row in zip(self.network.station_names, self.marginals, strict=True)
+            }
         if self.curve is not None:
             kept = (*self.points, self)
-            payload.update({
-                "population": self.curve.population.tolist(),
-                "throughput[1/s]": self.curve.throughput.tolist(),
-                frames.key("response_time", unit): (self.curve.response_time / scale).tolist(),
-                "at": [int(p.populations.sum()) for p in kept],
-                "queue_length": [p.queue_length.sum(axis=0).tolist() for p in kept],
-                frames.key("residence_time", unit): [(p.residence_time.sum(axis=0) / scale).tolist()
-                                                     for p in kept],
-                "utilization[ratio]": [p.utilization.sum(axis=0).tolist() for p in kept]})
+            payload.update(
+                {
+                    "population": self.curve.population.tolist(),
+                    "throughput[1/s]": self.curve.throughput.tolist(),
+                    frames.key("response_time", unit): (self.curve.response_time / scale).tolist(),
+                    "at": [int(p.populations.sum()) for p in kept],
+                    "queue_length": [p.queue_length.sum(axis=0).tolist() for p in kept],
+                    frames.key("residence_time", unit): [
+                        (p.residence_time.sum(axis=0) / scale).tolist() for p in kept
+                    ],
+                    "utilization[ratio]": [p.utilization.sum(axis=0).tolist() for p in kept],
+                }
+            )
         return payload

@@ -38,15 +38,15 @@ from qmodel.algorithms.stationary import estimate_stationary, stationary
 from qmodel.errors import InputError
 from qmodel.limits import refuse_too_large
 
-TOLERANCE = 1e-9        # a closed class's row sums to 1 within this; probabilities within [−tol, 1 + tol]
+TOLERANCE = 1e-9  # a closed class's row sums to 1 within this; probabilities within [−tol, 1 + tol]
 
 
 @dataclass(frozen=True)
 class Traffic:
     """The solution of the traffic equations: visits per class and station, the chains they form."""
 
-    visits: np.ndarray       # (C, K) visits per chain cycle (closed) or per job arriving to the chain (open)
-    chains: np.ndarray       # (C,) chain index 0..Q−1, numbered in the order of each chain's first class
+    visits: np.ndarray  # (C, K) visits per chain cycle (closed) or per job arriving to the chain (open)
+    chains: np.ndarray  # (C,) chain index 0..Q−1, numbered in the order of each chain's first class
 
     @property
     def switching(self) -> bool:
@@ -80,8 +80,13 @@ def estimate_traffic(classes: int, stations: int) -> tuple[float, float]:
     return memory + 24.0 * (classes * stations) ** 2, seconds
 
 
-def traffic(routing: np.ndarray, reference: np.ndarray, arrivals: np.ndarray, classes: tuple[str, ...],
-            stations: tuple[str, ...]) -> Traffic:
+def traffic(
+    routing: np.ndarray,
+    reference: np.ndarray,
+    arrivals: np.ndarray,
+    classes: tuple[str, ...],
+    stations: tuple[str, ...],
+) -> Traffic:
     """Visits (C, K) and chains (C,) from ``routing`` P[r, i, s, j] (module docstring).
 
     ``reference`` (C,): each class's reference station (index); ``arrivals``
@@ -93,9 +98,11 @@ def traffic(routing: np.ndarray, reference: np.ndarray, arrivals: np.ndarray, cl
     stations its jobs cycle through.
     """
     n_classes, n_stations = len(classes), len(stations)
-    refuse_too_large(*estimate_traffic(n_classes, n_stations),
-                     f"a routing matrix of {n_classes} classes × {n_stations:,} stations",
-                     "fewer stations (merge those with the same role), or visits given directly")
+    refuse_too_large(
+        *estimate_traffic(n_classes, n_stations),
+        f"a routing matrix of {n_classes} classes × {n_stations:,} stations",
+        "fewer stations (merge those with the same role), or visits given directly",
+    )
     _check_probabilities(routing, classes, stations)
     chains = chains_of(routing)
     flat = routing.reshape(n_classes * n_stations, n_classes * n_stations)
@@ -116,14 +123,20 @@ def _check_probabilities(routing: np.ndarray, classes: tuple[str, ...], stations
     bad = ~np.isfinite(routing) | (routing < -TOLERANCE) | (routing > 1 + TOLERANCE)
     if bad.any():
         r, i, s, j = (int(x) for x in np.argwhere(bad)[0])
-        raise InputError(f"routing from class {classes[r]!r} at {stations[i]!r} to class {classes[s]!r} at "
-                         f"{stations[j]!r}", f"{routing[r, i, s, j]:g}", "a probability from 0 to 1")
+        raise InputError(
+            f"routing from class {classes[r]!r} at {stations[i]!r} to class {classes[s]!r} at "
+            f"{stations[j]!r}",
+            f"{routing[r, i, s, j]:g}",
+            "a probability from 0 to 1",
+        )
     rows = routing.sum(axis=(2, 3))
     if (rows > 1 + TOLERANCE).any():
         r, i = (int(x) for x in np.argwhere(rows > 1 + TOLERANCE)[0])
-        raise InputError(f"routing of class {classes[r]!r} from station {stations[i]!r}",
-                         f"sums to {rows[r, i]:.6g}",
-                         "probabilities summing to 1 at most (the rest leaves: open classes only)")
+        raise InputError(
+            f"routing of class {classes[r]!r} from station {stations[i]!r}",
+            f"sums to {rows[r, i]:.6g}",
+            "probabilities summing to 1 at most (the rest leaves: open classes only)",
+        )
 
 
 def _state(members: np.ndarray, index: int, classes: tuple[str, ...], stations: tuple[str, ...]) -> str:
@@ -131,8 +144,13 @@ def _state(members: np.ndarray, index: int, classes: tuple[str, ...], stations: 
     return f"class {classes[int(members[index // n_stations])]!r} at station {stations[index % n_stations]!r}"
 
 
-def _closed_chain(inside: np.ndarray, reference: int, classes: tuple[str, ...], stations: tuple[str, ...],
-                  members: np.ndarray) -> np.ndarray:
+def _closed_chain(
+    inside: np.ndarray,
+    reference: int,
+    classes: tuple[str, ...],
+    stations: tuple[str, ...],
+    members: np.ndarray,
+) -> np.ndarray:
     """v = v P on the chain's one recurrent set of states (0 elsewhere: transient states), with Σ v at the
     reference station = 1; rows of reached states sum to 1."""
     n_stations = len(stations)
@@ -142,31 +160,44 @@ def _closed_chain(inside: np.ndarray, reference: int, classes: tuple[str, ...], 
     leaking = reached & (np.abs(rows - 1) > TOLERANCE)
     if leaking.any():
         index = int(np.flatnonzero(leaking)[0])
-        raise InputError(f"routing of {_state(members, index, classes, stations)}",
-                         f"sums to {rows[index]:.6g}",
-                         "1 in a closed class (its jobs never leave; an arrival_rate makes it open)")
+        raise InputError(
+            f"routing of {_state(members, index, classes, stations)}",
+            f"sums to {rows[index]:.6g}",
+            "1 in a closed class (its jobs never leave; an arrival_rate makes it open)",
+        )
     component = _components(inside)
-    leaves = np.zeros(component.max() + 1, dtype=bool)          # a component with an edge out is transient
+    leaves = np.zeros(component.max() + 1, dtype=bool)  # a component with an edge out is transient
     source, target = np.nonzero(inside > 0)
     leaves[component[source[component[source] != component[target]]]] = True
     recurrent = np.unique(component[reached & ~leaves[component]])
     if recurrent.size != 1:
-        raise InputError(f"routing of {chain}", f"{recurrent.size} closed cycles of stations",
-                         "one set of stations that every job of the chain reaches and cycles through "
-                         "(split the chain into classes that do not switch, one per cycle)")
+        raise InputError(
+            f"routing of {chain}",
+            f"{recurrent.size} closed cycles of stations",
+            "one set of stations that every job of the chain reaches and cycles through "
+            "(split the chain into classes that do not switch, one per cycle)",
+        )
     cycle = np.flatnonzero(reached & (component == recurrent[0]))
     at_reference = np.isin(cycle, np.arange(members.size) * n_stations + reference)
     if not at_reference.any():
-        raise InputError(f"reference station of {chain}", repr(stations[reference]),
-                         "a station the chain's jobs cycle through")
+        raise InputError(
+            f"reference station of {chain}",
+            repr(stations[reference]),
+            "a station the chain's jobs cycle through",
+        )
     share = stationary(inside[np.ix_(cycle, cycle)], f"the routing of {chain}")
     visits = np.zeros(inside.shape[0])
     visits[cycle] = share / share[at_reference].sum()
     return visits
 
 
-def _open_chain(inside: np.ndarray, external: np.ndarray, classes: tuple[str, ...],
-                stations: tuple[str, ...], members: np.ndarray) -> np.ndarray:
+def _open_chain(
+    inside: np.ndarray,
+    external: np.ndarray,
+    classes: tuple[str, ...],
+    stations: tuple[str, ...],
+    members: np.ndarray,
+) -> np.ndarray:
     """λ = λ⁰ + λ P on the chain's states, divided by Σ λ⁰: visits per job arriving. Solved as a closed
     chain through the outside (state 0: arrivals leave it in proportion to λ⁰, departures return to it),
     whose stationary π gives v = π / π_0."""
@@ -178,12 +209,16 @@ def _open_chain(inside: np.ndarray, external: np.ndarray, classes: tuple[str, ..
     component = _components(around)
     reached = _reachable(around)
     if (component[reached] != component[0]).any():
-        raise InputError(f"routing of the open chain of class {classes[int(members[0])]!r}",
-                         "jobs that never leave", "rows that let every job leave the network at last "
-                         "(a row of an open class sums below 1 somewhere on each cycle)")
+        raise InputError(
+            f"routing of the open chain of class {classes[int(members[0])]!r}",
+            "jobs that never leave",
+            "rows that let every job leave the network at last "
+            "(a row of an open class sums below 1 somewhere on each cycle)",
+        )
     states = np.flatnonzero(reached)
-    share = stationary(around[np.ix_(states, states)], "the routing of the open chain of class "
-                       f"{classes[int(members[0])]!r}")
+    share = stationary(
+        around[np.ix_(states, states)], f"the routing of the open chain of class {classes[int(members[0])]!r}"
+    )
     visits = np.zeros(size + 1)
     visits[states] = share / share[0]
     return visits[1:]
@@ -236,24 +271,32 @@ def routing_tensor(routing: object, classes: tuple[str, ...], n_stations: int) -
         return tensor
     if array.shape == shape:
         return array
-    raise InputError("routing", f"shape {array.shape}", f"{n_stations} × {n_stations} (stations), "
-                     f"{n_classes} × {n_stations} × {n_stations} (per class) or {shape} (class switching)")
+    raise InputError(
+        "routing",
+        f"shape {array.shape}",
+        f"{n_stations} × {n_stations} (stations), "
+        f"{n_classes} × {n_stations} × {n_stations} (per class) or {shape} (class switching)",
+    )
 
 
 def _array(values: object, name: str) -> np.ndarray:
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(name, repr(values), "probabilities from 0 to 1 in rows of equal length, one per "
-                         "station") from None
+        raise InputError(
+            name, repr(values), "probabilities from 0 to 1 in rows of equal length, one per station"
+        ) from None
     return array
 
 
 def _square(matrix: object, n_stations: int, name: str) -> np.ndarray:
     array = _array(matrix, name)
     if array.shape != (n_stations, n_stations):
-        raise InputError(name, f"shape {array.shape}", f"{n_stations} × {n_stations}: from station (row) to "
-                         "station (column), in station order")
+        raise InputError(
+            name,
+            f"shape {array.shape}",
+            f"{n_stations} × {n_stations}: from station (row) to station (column), in station order",
+        )
     return array
 
 

@@ -51,8 +51,13 @@ APPROXIMATIONS: dict[str, Callable[[Network, np.ndarray], approximate.Estimate]]
 METHODS = ("exact", *APPROXIMATIONS, "ctmc", "convolution")
 
 
-def solve(network: Network, method: str = "exact", population: int | Sequence[int] | range | None = None,
-          progress: Progress | None = None, at: Sequence[int] = ()) -> NetworkResult:
+def solve(
+    network: Network,
+    method: str = "exact",
+    population: int | Sequence[int] | range | None = None,
+    progress: Progress | None = None,
+    at: Sequence[int] = (),
+) -> NetworkResult:
     """Mean values of any network: throughput and response time per class, per-station figures.
 
     ``method``: exact, schweitzer, linearizer or seidmann (closed classes;
@@ -94,8 +99,9 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
     is_open = network.open_classes
     if is_open.all():
         if population is not None:
-            raise InputError("population", population,
-                             "none for an open network (arrival rates set its load)")
+            raise InputError(
+                "population", population, "none for an open network (arrival rates set its load)"
+            )
         return _open(network)
     counts = _populations(network, population)
     if is_open.any():
@@ -106,11 +112,20 @@ def solve(network: Network, method: str = "exact", population: int | Sequence[in
 def _finite(network: Network, population: int | Sequence[int] | range | None, reason: str) -> NetworkResult:
     """Stations whose buffers can fill (finite.py): an open network that loses jobs, or a single-class
     closed one whose stations block (MVABLO); anything else is the Markov chain's (method ctmc)."""
-    if isinstance(population, range) or departures(network) or network.switching or not (
-            network.open_classes.all() or len(network.classes) == 1):
-        raise InputError("method", "an MVA method", "ctmc (the exact Markov chain of a small network) for "
-                         "this network whose stations can fill: the approximations take an open network, or "
-                         "one closed class with a routing matrix, without priorities", reason=reason)
+    if (
+        isinstance(population, range)
+        or departures(network)
+        or network.switching
+        or not (network.open_classes.all() or len(network.classes) == 1)
+    ):
+        raise InputError(
+            "method",
+            "an MVA method",
+            "ctmc (the exact Markov chain of a small network) for "
+            "this network whose stations can fill: the approximations take an open network, or "
+            "one closed class with a routing matrix, without priorities",
+            reason=reason,
+        )
     counts = _counts(network, population)
     if network.open_classes.all():
         finite, method = loss_network(network), "loss-decomposition"
@@ -119,8 +134,9 @@ def _finite(network: Network, population: int | Sequence[int] | range | None, re
     visits = network.visit_counts
     per_visit = np.divide(network.demands, visits, out=np.zeros_like(visits), where=visits > 0)
     made = replace(network, visits=finite.visits, demands=finite.visits * per_visit)
-    result = _result(made, method, counts, finite.throughput, finite.residence_time,
-                     np.zeros(len(network.stations)))
+    result = _result(
+        made, method, counts, finite.throughput, finite.residence_time, np.zeros(len(network.stations))
+    )
     return replace(result, lost=finite.lost if network.open_classes.any() else None)
 
 
@@ -128,21 +144,33 @@ def _convolution(network: Network, population: int | Sequence[int] | range | Non
     """log G(N), the marginal probabilities and the means of a closed product-form network (states.py);
     classes that switch, by their chains'."""
     if network.open_classes.any():
-        raise InputError("method", "convolution", "exact, or another method, for a network with open "
-                         "classes (the normalizing constant is a closed network's)")
+        raise InputError(
+            "method",
+            "convolution",
+            "exact, or another method, for a network with open "
+            "classes (the normalizing constant is a closed network's)",
+        )
     if isinstance(population, range):
-        raise InputError("population", repr(population), "N per closed class: the normalizing constant is "
-                         "computed at one population")
+        raise InputError(
+            "population",
+            repr(population),
+            "N per closed class: the normalizing constant is computed at one population",
+        )
     reasons = departures(network) + binding_buffers(network, _counts(network, population))
     if reasons:
-        raise InputError("method", "convolution", "a product-form network (or method ctmc)",
-                         reason=reasons[0])
+        raise InputError(
+            "method", "convolution", "a product-form network (or method ctmc)", reason=reasons[0]
+        )
     counts = _populations(network, population)
     inner = chain_network(network) if network.switching else network
     inner_counts = chain_populations(network, counts) if network.switching else counts
     states = convolve(inner, inner_counts)
-    residence = np.divide(states.queue_length, states.throughput[:, None],
-                          out=np.zeros_like(states.queue_length), where=states.throughput[:, None] > 0)
+    residence = np.divide(
+        states.queue_length,
+        states.throughput[:, None],
+        out=np.zeros_like(states.queue_length),
+        where=states.throughput[:, None] > 0,
+    )
     result = _result(inner, "convolution", inner_counts, states.throughput, residence, states.marginals[:, 0])
     if network.switching:
         result = class_result(network, result, counts)
@@ -152,20 +180,31 @@ def _convolution(network: Network, population: int | Sequence[int] | range | Non
 def _scheduled(network: Network, population: int | Sequence[int] | range | None) -> NetworkResult:
     """Priority or class-dependent FCFS scheduling: the MVA priority approximation (priority.py)."""
     if isinstance(population, range):
-        raise InputError("population", repr(population), "N per closed class: a network with priority or "
-                         "class-dependent FCFS scheduling is solved at one population")
+        raise InputError(
+            "population",
+            repr(population),
+            "N per closed class: a network with priority or "
+            "class-dependent FCFS scheduling is solved at one population",
+        )
     counts = _counts(network, population)
     estimate = priority_mva(network, counts)
-    return _result(network, "priority-mva", counts, estimate.throughput, estimate.residence_time,
-                   np.zeros(len(network.stations)))
+    return _result(
+        network,
+        "priority-mva",
+        counts,
+        estimate.throughput,
+        estimate.residence_time,
+        np.zeros(len(network.stations)),
+    )
 
 
 def _markov(network: Network, population: int | Sequence[int] | range | None) -> NetworkResult:
     """The exact Markov chain's means (markov.py) as a NetworkResult. Where arrivals are lost at full
     stations, the result's network carries the visits that are made (completions per offered job)."""
     if isinstance(population, range):
-        raise InputError("population", repr(population), "N per closed class: the Markov chain is solved "
-                         "at one population")
+        raise InputError(
+            "population", repr(population), "N per closed class: the Markov chain is solved at one population"
+        )
     counts = _counts(network, population)
     solution = solve_markov(network, counts)
     visits = network.visit_counts
@@ -179,19 +218,31 @@ def _markov(network: Network, population: int | Sequence[int] | range | None) ->
         per_visit = np.divide(network.demands, visits, out=np.zeros_like(visits), where=visits > 0)
         made_visits = solution.throughput / throughput[:, None]
         solved = replace(network, visits=made_visits, demands=made_visits * per_visit)
-    residence = np.divide(solution.queue_length, throughput[:, None], out=np.zeros_like(visits),
-                          where=throughput[:, None] > 0)
-    return replace(_result(solved, "ctmc", counts, throughput, residence, solution.empty),
-                   marginals=solution.marginals, lost=solution.lost if network.open_classes.any() else None)
+    residence = np.divide(
+        solution.queue_length, throughput[:, None], out=np.zeros_like(visits), where=throughput[:, None] > 0
+    )
+    return replace(
+        _result(solved, "ctmc", counts, throughput, residence, solution.empty),
+        marginals=solution.marginals,
+        lost=solution.lost if network.open_classes.any() else None,
+    )
 
 
-def _switching(network: Network, method: str, population: int | Sequence[int] | range | None,
-               progress: Progress | None, at: Sequence[int]) -> NetworkResult:
+def _switching(
+    network: Network,
+    method: str,
+    population: int | Sequence[int] | range | None,
+    progress: Progress | None,
+    at: Sequence[int],
+) -> NetworkResult:
     """A network with class switching: solved as the network of its chains, then per class (chains.py)."""
     outer = chain_network(network)
     if isinstance(population, range):
-        raise InputError("population", repr(population), "one population per closed class (a sweep 1..N is "
-                         "for a single class, and these classes switch)")
+        raise InputError(
+            "population",
+            repr(population),
+            "one population per closed class (a sweep 1..N is for a single class, and these classes switch)",
+        )
     if network.open_classes.all():
         counts, inner = np.zeros(len(network.classes)), population
     else:
@@ -213,10 +264,15 @@ def _counts(network: Network, population: int | Sequence[int] | None) -> np.ndar
 def _populations(network: Network, population: int | Sequence[int] | range | None) -> np.ndarray:
     """The closed classes' populations (open classes 0), checked: whole numbers, at least one job."""
     if isinstance(population, range):
-        if population.start != 1 or population.step != 1 or len(population) == 0 \
-                or network.closed_classes.sum() != 1:
-            raise InputError("population", repr(population), "range(1, N + 1): a sweep 1..N of a single "
-                             "closed class")
+        if (
+            population.start != 1
+            or population.step != 1
+            or len(population) == 0
+            or network.closed_classes.sum() != 1
+        ):
+            raise InputError(
+                "population", repr(population), "range(1, N + 1): a sweep 1..N of a single closed class"
+            )
         population = population.stop - 1
     if population is None:
         counts = network.populations.copy()
@@ -228,8 +284,12 @@ def _populations(network: Network, population: int | Sequence[int] | range | Non
         counts = np.zeros(len(network.classes))
         counts[closed] = [_whole(value) for value in given]
     if counts[network.closed_classes].sum() == 0:
-        raise InputError("population", 0, "at least one job in a closed class",
-                         reason="a closed network without jobs has nothing to solve")
+        raise InputError(
+            "population",
+            0,
+            "at least one job in a closed class",
+            reason="a closed network without jobs has nothing to solve",
+        )
     return counts
 
 
@@ -247,12 +307,17 @@ def _check_method(network: Network, method: str) -> None:
     refused = network.unsupported(method)
     if refused:
         station = refused[0]
-        raise InputError(f"station {station.name!r}: type", station.label, f"a station type that {method} "
-                         f"solves (see qmodel.networks.stations); or method exact, schweitzer, linearizer")
+        raise InputError(
+            f"station {station.name!r}: type",
+            station.label,
+            f"a station type that {method} "
+            f"solves (see qmodel.networks.stations); or method exact, schweitzer, linearizer",
+        )
 
 
-def _closed(network: Network, counts: np.ndarray, method: str, progress: Progress | None,
-            at: Sequence[int]) -> NetworkResult:
+def _closed(
+    network: Network, counts: np.ndarray, method: str, progress: Progress | None, at: Sequence[int]
+) -> NetworkResult:
     _check_method(network, method)
     if method == "exact" and len(network.classes) == 1:
         return _sweep(network, int(counts[0]), progress, at)
@@ -272,8 +337,11 @@ def _sweep(network: Network, population: int, progress: Progress | None, at: Seq
     points = []
     for i, n in enumerate(sweep.at):
         x = np.array([sweep.throughput[n - 1]])
-        points.append(_result(network, "exact", np.array([float(n)]), x, sweep.residence_time[i][None, :],
-                              sweep.empty[i]))
+        points.append(
+            _result(
+                network, "exact", np.array([float(n)]), x, sweep.residence_time[i][None, :], sweep.empty[i]
+            )
+        )
     last = points[-1]
     asked_for = {int(a) for a in at}
     asked = tuple(p for p, n in zip(points, sweep.at.tolist(), strict=True) if n in asked_for)
@@ -288,8 +356,14 @@ def _check_at(value: object, population: int) -> int:
     return n
 
 
-def _result(network: Network, method: str, counts: np.ndarray, throughput: np.ndarray,
-            residence: np.ndarray, empty: np.ndarray) -> NetworkResult:
+def _result(
+    network: Network,
+    method: str,
+    counts: np.ndarray,
+    throughput: np.ndarray,
+    residence: np.ndarray,
+    empty: np.ndarray,
+) -> NetworkResult:
     """A NetworkResult from per-class X (C,), R (C, K) and the stations' p(0) (K,).
 
     A closed network's stations are taken as its jobs see them (Network.within): an ld table cut to one
@@ -297,14 +371,24 @@ def _result(network: Network, method: str, counts: np.ndarray, throughput: np.nd
     residence = np.where(throughput[:, None] > 0, residence, 0.0)
     load = throughput[:, None] * network.demands
     jobs = int(counts.sum()) if network.closed_classes.all() else 0
-    seen = [station.within(jobs) if jobs and station.kind in ("ld", "hetero") else station
-            for station in network.stations]
-    utilization = np.stack([station.type.utilization(station, load[:, k], 1.0 - empty[k])
-                            for k, station in enumerate(seen)], axis=1)
-    return NetworkResult(network=network, method=method, populations=counts.astype(int),
-                         throughput=throughput, response_time=residence.sum(axis=1),
-                         utilization=utilization, queue_length=throughput[:, None] * residence,
-                         residence_time=residence)
+    seen = [
+        station.within(jobs) if jobs and station.kind in ("ld", "hetero") else station
+        for station in network.stations
+    ]
+    utilization = np.stack(
+        [station.type.utilization(station, load[:, k], 1.0 - empty[k]) for k, station in enumerate(seen)],
+        axis=1,
+    )
+    return NetworkResult(
+        network=network,
+        method=method,
+        populations=counts.astype(int),
+        throughput=throughput,
+        response_time=residence.sum(axis=1),
+        utilization=utilization,
+        queue_length=throughput[:, None] * residence,
+        residence_time=residence,
+    )
 
 
 def _open(network: Network) -> NetworkResult:
@@ -318,24 +402,34 @@ def _open(network: Network) -> NetworkResult:
     return _result(network, "exact", np.zeros(len(network.classes)), rates, network.demands * stretch, empty)
 
 
-def closed_part(network: Network, counts: np.ndarray | None = None
-                ) -> tuple[Network, np.ndarray, dict[int, OpenStation]]:
+def closed_part(
+    network: Network, counts: np.ndarray | None = None
+) -> tuple[Network, np.ndarray, dict[int, OpenStation]]:
     """A mixed network's closed classes on the stations as the open load leaves them (open.py).
 
     Returns (the closed network, the open load ρ_k per station, each loaded finite station's view).
     """
     counts = network.populations if counts is None else counts
     load = open_load(network)
-    views: dict[int, OpenStation] = {k: open_station(station, load[k])
-                                     for k, station in enumerate(network.stations)
-                                     if not station.infinite and load[k] > 0}
+    views: dict[int, OpenStation] = {
+        k: open_station(station, load[k])
+        for k, station in enumerate(network.stations)
+        if not station.infinite and load[k] > 0
+    }
     closed = network.closed_classes
-    stations = tuple(Station(s.name, "ld", 1, views[k].rates) if k in views else s
-                     for k, s in enumerate(network.stations))
-    inner = replace(network, stations=stations, classes=tuple(np.array(network.classes)[closed]),
-                    demands=network.demands[closed], think_times=network.think_times[closed],
-                    populations=counts[closed], arrival_rates=np.zeros(int(closed.sum())),
-                    visits=None if network.visits is None else network.visits[closed])
+    stations = tuple(
+        Station(s.name, "ld", 1, views[k].rates) if k in views else s for k, s in enumerate(network.stations)
+    )
+    inner = replace(
+        network,
+        stations=stations,
+        classes=tuple(np.array(network.classes)[closed]),
+        demands=network.demands[closed],
+        think_times=network.think_times[closed],
+        populations=counts[closed],
+        arrival_rates=np.zeros(int(closed.sum())),
+        visits=None if network.visits is None else network.visits[closed],
+    )
     return inner, load, views
 
 
@@ -349,8 +443,12 @@ def _mixed(network: Network, counts: np.ndarray, method: str, progress: Progress
     else:
         _check_method(network, method)
         for station in inner.unsupported(method):
-            raise InputError("method", method, "exact, schweitzer or linearizer for this mixed network",
-                             reason=f"the open classes make station {station.name!r} load-dependent")
+            raise InputError(
+                "method",
+                method,
+                "exact, schweitzer or linearizer for this mixed network",
+                reason=f"the open classes make station {station.name!r} load-dependent",
+            )
         estimate = APPROXIMATIONS[method](inner, counts[closed])
         x, residence = estimate.throughput, estimate.residence_time
         marginals = {k: estimate.marginals_of(k) for k in views if k in set(estimate.table.ld.tolist())}
@@ -397,8 +495,9 @@ def approximation_error(approximate_result: NetworkResult) -> dict[str, float]:
     x_exact = exact_result.throughput
     closed = network.closed_classes & (x_exact > 0)
     throughput = np.abs(approximate_result.throughput - x_exact)[closed] / x_exact[closed]
-    jobs = np.where(network.closed_classes, approximate_result.populations,
-                    exact_result.queue_length.sum(axis=1))
+    jobs = np.where(
+        network.closed_classes, approximate_result.populations, exact_result.queue_length.sum(axis=1)
+    )
     queue = np.abs(approximate_result.queue_length - exact_result.queue_length) / np.maximum(jobs, 1)[:, None]
     return {"throughput": float(throughput.max(initial=0.0)), "queue_length": float(queue.max(initial=0.0))}
 

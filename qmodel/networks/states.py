@@ -40,18 +40,18 @@ from qmodel.kernels import Kernel
 from qmodel.limits import refuse_too_large
 from qmodel.networks.model import Network
 
-PAIR_RATE = 2e7         # lattice pairs (m ≤ n) per second, compiled convolution (1.5e7 measured, loaded)
-POINT_RATE = 5e6        # point-class steps per second in the queue and delay passes (4e6 to 1e8 measured)
+PAIR_RATE = 2e7  # lattice pairs (m ≤ n) per second, compiled convolution (1.5e7 measured, loaded)
+POINT_RATE = 5e6  # point-class steps per second in the queue and delay passes (4e6 to 1e8 measured)
 
 
 @dataclass(frozen=True)
 class States:
     """log G(N), the throughputs it gives, and per station the marginal probabilities and mean jobs."""
 
-    log_constant: float          # log G(N) (natural logarithm; G in the units of the demands, seconds^|N|)
-    throughput: np.ndarray       # (C,) jobs per second: G(N − e_c) / G(N)
-    marginals: np.ndarray        # (K, |N| + 1) p_k(j), j = 0..|N| jobs at station k
-    queue_length: np.ndarray     # (C, K) mean jobs of each class at each station
+    log_constant: float  # log G(N) (natural logarithm; G in the units of the demands, seconds^|N|)
+    throughput: np.ndarray  # (C,) jobs per second: G(N − e_c) / G(N)
+    marginals: np.ndarray  # (K, |N| + 1) p_k(j), j = 0..|N| jobs at station k
+    queue_length: np.ndarray  # (C, K) mean jobs of each class at each station
 
 
 def estimate_states(net: Network, populations: np.ndarray) -> tuple[float, float]:
@@ -63,45 +63,51 @@ def estimate_states(net: Network, populations: np.ndarray) -> tuple[float, float
     stations = len(net.stations)
     general = sum(1 for s in net.stations if not s.infinite and s.load_dependent)
     simple = (stations - general) * points * (len(counts) + counts.sum())
-    return 8.0 * points * (2 * stations + 6), (simple / POINT_RATE + (general + 2 * stations) * pairs
-                                                / PAIR_RATE)
+    return 8.0 * points * (2 * stations + 6), (
+        simple / POINT_RATE + (general + 2 * stations) * pairs / PAIR_RATE
+    )
 
 
 def convolve(net: Network, populations: np.ndarray) -> States:
     """log G(N), throughputs, marginals and queue lengths of the closed product-form ``net`` at
     ``populations`` (C,) by convolution (module docstring). Units: seconds and jobs per second."""
     counts = populations.astype(np.int64)
-    refuse_too_large(*estimate_states(net, counts), f"the normalizing constant at populations {counts}",
-                     "smaller populations (the lattice grows as their product), or exact MVA for the means")
+    refuse_too_large(
+        *estimate_states(net, counts),
+        f"the normalizing constant at populations {counts}",
+        "smaller populations (the lattice grows as their product), or exact MVA for the means",
+    )
     net = net.within(int(counts.sum()))
     shape = counts + 1
-    strides = np.array([int(np.prod(shape[c + 1:])) for c in range(counts.size)], dtype=np.int64)
+    strides = np.array([int(np.prod(shape[c + 1 :])) for c in range(counts.size)], dtype=np.int64)
     points = np.indices(tuple(shape.tolist())).reshape(counts.size, -1).T.astype(np.int64)  # the lattice
     with np.errstate(divide="ignore"):
-        log_demand = np.log(net.demands)                                       # (C, K), −inf where 0
+        log_demand = np.log(net.demands)  # (C, K), −inf where 0
         log_think = np.log(net.think_times)
     empty = np.full(points.shape[0], -np.inf)
     empty[0] = 0.0
     factors = [_log_factor(net, k, points, log_demand[:, k]) for k in range(len(net.stations))]
-    before = [_delay(empty, log_think, counts, strides)]      # G of the think time and stations 0..k−1
+    before = [_delay(empty, log_think, counts, strides)]  # G of the think time and stations 0..k−1
     for k, station in enumerate(net.stations):
-        before.append(_add_station(before[-1], station, factors[k], log_demand[:, k], counts, strides,
-                                   points))
+        before.append(
+            _add_station(before[-1], station, factors[k], log_demand[:, k], counts, strides, points)
+        )
     total = before[-1]
     after = empty
     marginals = np.zeros((len(net.stations), int(counts.sum()) + 1))
     queue = np.zeros(net.demands.shape)
     top = total[-1]
     for k in range(len(net.stations) - 1, -1, -1):
-        others = _convolve(before[k], after, points, strides)                  # G^{−k}
-        weight = _joint(factors[k], others, points, strides) - top             # log p_k(m | N), m ≤ N
+        others = _convolve(before[k], after, points, strides)  # G^{−k}
+        weight = _joint(factors[k], others, points, strides) - top  # log p_k(m | N), m ≤ N
         probability = np.exp(weight)
         sizes = points.sum(axis=1)
         marginals[k] = np.bincount(sizes, weights=probability, minlength=marginals.shape[1])
         queue[:, k] = points.T.astype(float) @ probability
         after = _add_station(after, net.stations[k], factors[k], log_demand[:, k], counts, strides, points)
-    throughput = np.array([np.exp(total[-1 - strides[c]] - top) if counts[c] > 0 else 0.0
-                           for c in range(counts.size)])
+    throughput = np.array(
+        [np.exp(total[-1 - strides[c]] - top) if counts[c] > 0 else 0.0 for c in range(counts.size)]
+    )
     return States(float(top), throughput, marginals, queue)
 
 
@@ -118,8 +124,15 @@ def _log_factor(net: Network, k: int, points: np.ndarray, log_demand: np.ndarray
     return log - np.concatenate([[0.0], np.cumsum(rates)])[sizes]
 
 
-def _add_station(constant: np.ndarray, station, factor: np.ndarray, log_demand: np.ndarray,
-                 counts: np.ndarray, strides: np.ndarray, points: np.ndarray) -> np.ndarray:
+def _add_station(
+    constant: np.ndarray,
+    station,
+    factor: np.ndarray,
+    log_demand: np.ndarray,
+    counts: np.ndarray,
+    strides: np.ndarray,
+    points: np.ndarray,
+) -> np.ndarray:
     """G with one more station: the queue recursion, the delay's per-class passes, or the convolution."""
     if station.infinite:
         return _delay(constant, log_demand, counts, strides)
@@ -130,8 +143,9 @@ def _add_station(constant: np.ndarray, station, factor: np.ndarray, log_demand: 
     return _convolve(factor, constant, points, strides)
 
 
-def _delay(constant: np.ndarray, log_demand: np.ndarray, counts: np.ndarray,
-           strides: np.ndarray) -> np.ndarray:
+def _delay(
+    constant: np.ndarray, log_demand: np.ndarray, counts: np.ndarray, strides: np.ndarray
+) -> np.ndarray:
     """A delay station's factor Π_c D_c^{m_c} / m_c! is a product over classes: one pass per class."""
     out = constant.copy()
     for c in range(counts.size):
@@ -149,14 +163,14 @@ def _poisson_pass(constant: np.ndarray, log_demand: float, count: int, stride: i
     weights = j * log_demand - gammaln(j + 1)
     out = np.full(shaped.shape, -np.inf)
     for n in range(count + 1):
-        out[:, n, :] = _log_sum(weights[:n + 1, None, None] + shaped[:, n::-1, :].transpose(1, 0, 2), axis=0)
+        out[:, n, :] = _log_sum(weights[: n + 1, None, None] + shaped[:, n::-1, :].transpose(1, 0, 2), axis=0)
     return out.reshape(-1)
 
 
 def _log_sum(values: np.ndarray, axis: int) -> np.ndarray:
     top = values.max(axis=axis, keepdims=True)
     safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):                       # log 0 = −inf: no state there
+    with np.errstate(divide="ignore"):  # log 0 = −inf: no state there
         return (safe + np.log(np.exp(values - safe).sum(axis=axis, keepdims=True))).squeeze(axis)
 
 

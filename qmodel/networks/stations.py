@@ -31,7 +31,7 @@ class StationType:
     """What a kind of station is: the solvers ask it, they never compare its name."""
 
     name = ""
-    infinite = False                 # an infinite server: no queueing, R = D
+    infinite = False  # an infinite server: no queueing, R = D
     solvers = SOLVERS
     description = ""
 
@@ -138,7 +138,7 @@ class LoadDependent(StationType):
 
     def within(self, station: Station, jobs: int) -> Station:
         """α(1..jobs) only: the rates past the jobs are never used."""
-        return replace(station, rates=station.rates[:max(jobs, 1)]) if len(station.rates) > jobs else station
+        return replace(station, rates=station.rates[: max(jobs, 1)]) if len(station.rates) > jobs else station
 
     def utilization(self, station: Station, load: np.ndarray, busy: float) -> np.ndarray:
         """Busy = not empty (a rate table has no servers to count), shared by the classes' loads; a table
@@ -151,9 +151,11 @@ class LoadDependent(StationType):
 
 class Heterogeneous(LoadDependent):
     name = "hetero"
-    description = ("servers of different speeds (speeds relative to the service time): with n jobs the n "
-                   "fastest are busy, a job moving to a faster server as one frees; the M/M/m queue of "
-                   "fastest-free servers without moving is qmodel.algorithms.heterogeneous")
+    description = (
+        "servers of different speeds (speeds relative to the service time): with n jobs the n "
+        "fastest are busy, a job moving to a faster server as one frees; the M/M/m queue of "
+        "fastest-free servers without moving is qmodel.algorithms.heterogeneous"
+    )
 
     def rate_table(self, station: Station) -> tuple[float, ...]:
         return tuple(float(r) for r in np.cumsum(sorted(station.rates, reverse=True)))
@@ -163,12 +165,13 @@ class Heterogeneous(LoadDependent):
 
     def within(self, station: Station, jobs: int) -> Station:
         """The ``jobs`` fastest servers only: the slower ones never serve."""
-        fastest = tuple(sorted(station.rates, reverse=True)[:max(jobs, 1)])
+        fastest = tuple(sorted(station.rates, reverse=True)[: max(jobs, 1)])
         return replace(station, rates=fastest) if len(station.rates) > jobs else station
 
 
-STATION_TYPES: dict[str, StationType] = {kind.name: kind for kind in (Queue(), Delay(), MultiServer(),
-                                                                       LoadDependent(), Heterogeneous())}
+STATION_TYPES: dict[str, StationType] = {
+    kind.name: kind for kind in (Queue(), Delay(), MultiServer(), LoadDependent(), Heterogeneous())
+}
 
 
 # How a station picks the jobs it serves (qmodel.networks.scheduling): "" is product form (a queue's MVA,

@@ -37,5 +37,16 @@ def load_scenario(path: str | Path) -> Scenario:
     return with_inferred_locks(read_scenario(path))
 
 
-__all__ = ["Banded", "GoalBand", "GoalSeek", "Scenario", "ScenarioResult", "load_banded", "load_scenario",
-           "max_distance", "max_distance_banded", "solve_banded", "solve_scenario"]
+__all__ = [
+    "Banded",
+    "GoalBand",
+    "GoalSeek",
+    "Scenario",
+    "ScenarioResult",
+    "load_banded",
+    "load_scenario",
+    "max_distance",
+    "max_distance_banded",
+    "solve_banded",
+    "solve_scenario",
+]

@@ -64,16 +64,16 @@ MODEL_FILE = shipped_folder().parent / "model" / "model-error.toml"  # beside th
 # what narrows a band most, by its largest part
 NARROW = {
     "range": "the lock contention measured at today's distance (DB2 accounting class 3: lock/latch and "
-             "global contention suspension per transaction) would pin the lock parameters, which now take "
-             "the whole range the studies support",
+    "global contention suspension per transaction) would pin the lock parameters, which now take "
+    "the whole range the studies support",
     "unmeasured": "each member's response time and transaction count measured at today's distance would fit "
-                  "its other and think time: nothing of this file is measured, so all of its answer is "
-                  "predicted",
+    "its other and think time: nothing of this file is measured, so all of its answer is "
+    "predicted",
     "growth": "response times measured at a second distance would fit the lock parameters on this "
-              "sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth "
-              "is now the largest part of the band",
+    "sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth "
+    "is now the largest part of the band",
     "fit": "more rows at distance in the fit would narrow its parameters' interval, now the largest part "
-           "of the band",
+    "of the band",
 }
 
 
@@ -111,8 +111,11 @@ def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
         return ModelError(), {}
     data = read_toml(MODEL_FILE, what="model error")
     error = data.get("error", {})
-    found = ModelError({kind: float(v["spread"]) for kind, v in error.items()},
-                       {kind: float(v["growth"]) for kind, v in error.items()}, str(data.get("method", "")))
+    found = ModelError(
+        {kind: float(v["spread"]) for kind, v in error.items()},
+        {kind: float(v["growth"]) for kind, v in error.items()},
+        str(data.get("method", "")),
+    )
     ranges = data.get("studies_range", {})
     return found, {key: (float(low), float(high)) for key, (low, high) in ranges.items()}
 
@@ -138,8 +141,9 @@ def load_banded(path: str | Path) -> Banded:
     return Banded(scenario, points, weights, band.measured_at, error, True, band.method)
 
 
-def range_points(raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
-                 ) -> tuple[tuple[Scenario, ...], str]:
+def range_points(
+    raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
+) -> tuple[tuple[Scenario, ...], str]:
     """The scenario at :data:`RANGE_NODES` nodes of each range the studies support (log-uniform: the
     midpoints of equal steps of its logarithm), one parameter at a time, and the words for them."""
     points, said = [], []
@@ -151,8 +155,14 @@ def range_points(raw: dict, scenario: Scenario, where: str, studies: dict[str, t
             apply_override(data, column, float(node))
             points.append(scenario_from_dict(data, where))
         said.append(f"{key} from {low:,.4g} to {high:,.4g}")
-    method = (f"not pinned by a measurement of this file, the range the studies support ({'; '.join(said)}; "
-              f"{RANGE_NODES} log-uniform nodes, equal weights)") if said else ""
+    method = (
+        (
+            f"not pinned by a measurement of this file, the range the studies support ({'; '.join(said)}; "
+            f"{RANGE_NODES} log-uniform nodes, equal weights)"
+        )
+        if said
+        else ""
+    )
     return tuple(points), method
 
 
@@ -164,10 +174,13 @@ def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ..
     if scenario.band is None:
         return ()
     count, members = len(scenario.band.points), len(scenario.members)  # each point read, then solved
-    refuse_scenario_work(members, 1 + count, count,
-                         f"{where}: {count:,} [band] points of {members:,} members",
-                         "fewer points (the ends of the confidence region's axes, as calibrate writes them) "
-                         "or fewer members")
+    refuse_scenario_work(
+        members,
+        1 + count,
+        count,
+        f"{where}: {count:,} [band] points of {members:,} members",
+        "fewer points (the ends of the confidence region's axes, as calibrate writes them) or fewer members",
+    )
     tables = {key: value for key, value in raw.items() if key != "band"}
     points = []
     for index, point in enumerate(scenario.band.points, 1):
@@ -190,11 +203,19 @@ def _column(tables: dict, key: str, where: str, index: int) -> Column:
     except InputError as error:
         raise InputError(name, key, error.allowed, reason=error.reason) from None
     if column is None or column.key == ("distance",):
-        raise InputError(name, key, f"a dotted scenario key: {POINT_KEYS}",
-                         reason="the band is solved at every distance asked" if column else "unknown key")
+        raise InputError(
+            name,
+            key,
+            f"a dotted scenario key: {POINT_KEYS}",
+            reason="the band is solved at every distance asked" if column else "unknown key",
+        )
     if column.key[0] == "goal":  # the band is stated under the file's goal: a point may not move it
-        raise InputError(name, key, "a key other than goal.*: the band is judged against the file's [goal]",
-                         reason="a point may not redefine the goal")
+        raise InputError(
+            name,
+            key,
+            "a key other than goal.*: the band is judged against the file's [goal]",
+            reason="a point may not redefine the goal",
+        )
     return column
 
 
@@ -205,18 +226,24 @@ def _value(value: object, column: Column) -> object:
     return value
 
 
-def _blame(tables: dict, overrides: list[tuple[str, Column, object]], where: str, index: int,
-           error: ScenarioError) -> InputError:
+def _blame(
+    tables: dict, overrides: list[tuple[str, Column, object]], where: str, index: int, error: ScenarioError
+) -> InputError:
     """The key of the point whose value alone the scenario refuses (:func:`first_refused`), named as the
     point writes it; the scenario's error for the point as a whole where no single value does."""
     values = [(column, _value(value, column)) for _, column, value in overrides]
     refused = first_refused(tables, values, where)
     if refused is not None:
         place, alone = refused
-        return InputError(f"{where}: band.points[{index}].{overrides[place][0]}", alone.value, alone.allowed,
-                          reason=alone.reason)
-    return InputError(f"{where}: band.points[{index}] ({error.key})", error.value, error.allowed,
-                      reason=error.reason)
+        return InputError(
+            f"{where}: band.points[{index}].{overrides[place][0]}",
+            alone.value,
+            alone.allowed,
+            reason=alone.reason,
+        )
+    return InputError(
+        f"{where}: band.points[{index}] ({error.key})", error.value, error.allowed, reason=error.reason
+    )
 
 
 def _measured(banded: Banded) -> np.ndarray:
@@ -225,9 +252,13 @@ def _measured(banded: Banded) -> np.ndarray:
 
 def _values(result: ScenarioResult) -> dict[str, np.ndarray]:
     """The per-member values a band is sampled for, (M, D), SI: the breakdown's parts by their names."""
-    return {"response": result.response_time, "throughput": result.throughput,
-            "one_cp": result.throughput * result.cpu_per_transaction, "busy": result.cpu_busy,
-            **{name: result.breakdown[name] for name in BREAKDOWN}}
+    return {
+        "response": result.response_time,
+        "throughput": result.throughput,
+        "one_cp": result.throughput * result.cpu_per_transaction,
+        "busy": result.cpu_busy,
+        **{name: result.breakdown[name] for name in BREAKDOWN},
+    }
 
 
 def _interpolated(at: np.ndarray, known: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -274,10 +305,13 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
         for name, value in solved.items():
             step = value[:, : known.size] - own[name][:, grid]
             stacks[name].append(own[name] + _interpolated(distances, known, step))
-            bases[name].append(value[:, known.size:] if measured.size else nothing)
+            bases[name].append(value[:, known.size :] if measured.size else nothing)
     values = {name: np.array(stack) for name, stack in stacks.items()}
-    return _Sample(values, {name: np.array(stack) for name, stack in bases.items()},
-                   np.isnan(values["response"]).any(axis=1))
+    return _Sample(
+        values,
+        {name: np.array(stack) for name, stack in bases.items()},
+        np.isnan(values["response"]).any(axis=1),
+    )
 
 
 def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Band:
@@ -290,8 +324,10 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     spread, w = samples(s.values["response"], response_sd, weights)
     long_end, short_end = quantiles(spread, w, probabilities[::-1])
     shapes = _shapes(banded.scenario)
-    shares = [share_within(banded.scenario.goal_time, mean, nominal.fixed_part, shapes)
-              for mean in (long_end, short_end)]
+    shares = [
+        share_within(banded.scenario.goal_time, mean, nominal.fixed_part, shapes)
+        for mean in (long_end, short_end)
+    ]
 
     def counted(name: str) -> tuple[np.ndarray, np.ndarray]:
         sd = error.sd("throughput", s.values[name], s.predicted(name))
@@ -308,13 +344,22 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     for name in BREAKDOWN:  # the parameters' spread only
         low, high = quantiles(s.values[name], weights, probabilities)
         member_ends[f"{name}[ms]"] = (low * 1e3, high * 1e3)
-    band_ends = {name: (_with_all(nominal, name, low), _with_all(nominal, name, high))
-                 for name, (low, high) in member_ends.items()}
+    band_ends = {
+        name: (_with_all(nominal, name, low), _with_all(nominal, name, high))
+        for name, (low, high) in member_ends.items()
+    }
     ratio = critical_ratio(shapes, banded.scenario.goal_share)
     critical = critical_mean(banded.scenario.goal_time, nominal.fixed_part, ratio)
     holds = (np.nan_to_num(spread, nan=np.inf) <= critical[None]).all(axis=1)
-    return Band(level, describe(banded, level), len(banded.points), band_ends, np.clip(w @ holds, 0.0, 1.0),
-                s.thrashing[1:].sum(axis=0), narrowing(banded, s.values["response"], response_sd, weights))
+    return Band(
+        level,
+        describe(banded, level),
+        len(banded.points),
+        band_ends,
+        np.clip(w @ holds, 0.0, 1.0),
+        s.thrashing[1:].sum(axis=0),
+        narrowing(banded, s.values["response"], response_sd, weights),
+    )
 
 
 def _shapes(scenario: Scenario) -> np.ndarray:
@@ -341,16 +386,22 @@ def describe(banded: Banded, level: float) -> str:
     """What the band is made of, in words."""
     error = banded.error
     if error.spread:
-        shown = "; ".join(f"{kind.replace('_', ' ')}: σ {error.spread[kind]:.1%} of the value, q "
-                          f"{error.growth[kind]:.1%} of the predicted part" for kind in error.spread)
-        where = ("all of each answer is predicted (nothing of this file is measured)"
-                 if banded.measured_at is None else
-                 f"the part each answer predicts beyond what was measured at {banded.measured_at / 1e3:g} km")
+        shown = "; ".join(
+            f"{kind.replace('_', ' ')}: σ {error.spread[kind]:.1%} of the value, q "
+            f"{error.growth[kind]:.1%} of the predicted part"
+            for kind in error.spread
+        )
+        where = (
+            "all of each answer is predicted (nothing of this file is measured)"
+            if banded.measured_at is None
+            else f"the part each answer predicts beyond what was measured at {banded.measured_at / 1e3:g} km"
+        )
         model = f"the model's own error on {where} ({shown}; {error.method})"
     else:
         model = "no error of the model's own (it has not been sized: qmodel scenario cross-validate --write)"
-    points = (f"{len(banded.points)} parameter points ({banded.method})" if banded.points
-              else "no parameter points")
+    points = (
+        f"{len(banded.points)} parameter points ({banded.method})" if banded.points else "no parameter points"
+    )
     return f"{level:.0%} band: {points}, sampled jointly with {model}"
 
 
@@ -382,9 +433,12 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
     if banded.points:
         small = min(distances.size, GRID) + (banded.measured_at is not None)
         for each in (scenario, *banded.points):
-            refuse_huge(each, distances.size + small * len(banded.points),
-                         what=f"{distances.size:,} distance(s), and the band's {len(banded.points)} points "
-                         f"at {small} of them")
+            refuse_huge(
+                each,
+                distances.size + small * len(banded.points),
+                what=f"{distances.size:,} distance(s), and the band's {len(banded.points)} points "
+                f"at {small} of them",
+            )
         for point in banded.points:
             refuse_uncarried_background(point)
     nominal = solve_scenario(scenario, distances)
@@ -394,8 +448,13 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
 
 
 # the goal seek's own fields its band's record carries beside the distances
-SEEK_FIELDS = ("goal_holds_beyond_search", "tolerance[km]", "searched_to[km]", "breaking_member",
-               "breaking_component")
+SEEK_FIELDS = (
+    "goal_holds_beyond_search",
+    "tolerance[km]",
+    "searched_to[km]",
+    "breaking_member",
+    "breaking_component",
+)
 
 
 class GoalBand(NamedTuple):
@@ -418,17 +477,25 @@ class GoalBand(NamedTuple):
         holds beyond the search), the level, whether the goal holds beyond the search, the search's
         tolerance and reach, and the member and component breaking the goal."""
         answer = self.answer.to_json()
-        ends = {frames.key(f"max_distance_{end}", "km"):
-                None if value is None or value > self.answer.searched else float(np.floor(value / 100) / 10)
-                for end, value in (("low", self.low), ("high", self.high))}
-        return {frames.key("max_distance", "km"): answer[frames.key("max_distance", "km")], **ends,
-                "level": None if self.low is None else self.level,
-                **{name: answer[name] for name in SEEK_FIELDS}}
+        ends = {
+            frames.key(f"max_distance_{end}", "km"): None
+            if value is None or value > self.answer.searched
+            else float(np.floor(value / 100) / 10)
+            for end, value in (("low", self.low), ("high", self.high))
+        }
+        return {
+            frames.key("max_distance", "km"): answer[frames.key("max_distance", "km")],
+            **ends,
+            "level": None if self.low is None else self.level,
+            **{name: answer[name] for name in SEEK_FIELDS},
+        }
 
     def probabilities(self) -> list[dict[str, object]]:
         """The probability that every member meets the goal at each distance asked (km, %)."""
-        return [{frames.key("distance", "km"): float(d / 1e3), frames.key("goal_holds", "%"): float(p * 100)}
-                for d, p in zip(self.asked, self.probability, strict=True)]
+        return [
+            {frames.key("distance", "km"): float(d / 1e3), frames.key("goal_holds", "%"): float(p * 100)}
+            for d, p in zip(self.asked, self.probability, strict=True)
+        ]
 
     def band_json(self) -> dict[str, object]:
         """The JSON's ``band``: its level, what it is made of and the measurement that would narrow it most,
@@ -447,14 +514,20 @@ class GoalBand(NamedTuple):
 
     def _repr_html_(self) -> str:
         searched = f"searched to {self.answer.searched / 1e3:g} km, to within {TOLERANCE:g} m"
-        held = [f"{p['distance[km]']:g} km: the goal holds with probability {p['goal_holds[%]']:.0f}%"
-                for p in self.probabilities()]
-        return frames.html("goal seek: the largest distance that keeps the goal, with its band",
-                           self.records(), lines=[searched, *held])
+        held = [
+            f"{p['distance[km]']:g} km: the goal holds with probability {p['goal_holds[%]']:.0f}%"
+            for p in self.probabilities()
+        ]
+        return frames.html(
+            "goal seek: the largest distance that keeps the goal, with its band",
+            self.records(),
+            lines=[searched, *held],
+        )
 
 
-def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEVEL,
-                        asked: np.ndarray | None = None) -> GoalBand:
+def max_distance_banded(
+    banded: Banded, upper: float = 300e3, level: float = LEVEL, asked: np.ndarray | None = None
+) -> GoalBand:
     """:func:`qmodel.scenario.goal.max_distance` for the scenario, and the band of the largest distance
     at ``level``: every sample (parameter point × model-error node) is a curve, each member's mean
     against the longest that meets the goal; the sample's largest distance is where its least margin
@@ -473,9 +546,11 @@ def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEV
     upper = answer.searched  # no farther than the scenario's links reach
     if not banded.has_band:
         return GoalBand(answer, level, None, None, asked, np.full(asked.shape, np.nan))
-    refuse_huge(banded.scenario, SEEK_GRID * (1 + len(banded.points)),
-                 what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} "
-                 "distances")
+    refuse_huge(
+        banded.scenario,
+        SEEK_GRID * (1 + len(banded.points)),
+        what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} distances",
+    )
     grid = np.linspace(0.0, upper, SEEK_GRID)
     measured = _measured(banded)
     at = np.concatenate([grid, measured])
@@ -486,21 +561,27 @@ def max_distance_banded(banded: Banded, upper: float = 300e3, level: float = LEV
     # which is all the seek reads (the search took 16 of 18 s of Environment 2's band)
     solved = [solve_at(each, at, checked=True) for each in (scenario, *banded.points)]
     response = np.array([r.response_time[:, : grid.size] for r in solved])
-    base = np.array([r.response_time[:, grid.size:] if measured.size else np.full((len(r.members), 1), np.nan)
-                     for r in solved])
+    base = np.array(
+        [
+            r.response_time[:, grid.size :] if measured.size else np.full((len(r.members), 1), np.nan)
+            for r in solved
+        ]
+    )
     sd = banded.error.sd("response_time", response, np.where(np.isnan(base), response, response - base))
     spread, weights = samples(response, sd, banded.all_weights())
     shapes = _shapes(scenario)
-    critical = critical_mean(scenario.goal_time, solved[0].fixed_part[:, : grid.size],
-                             critical_ratio(shapes, scenario.goal_share))
+    critical = critical_mean(
+        scenario.goal_time, solved[0].fixed_part[:, : grid.size], critical_ratio(shapes, scenario.goal_share)
+    )
     margin = np.nan_to_num(critical[None] - spread, nan=-np.inf).min(axis=1)  # (N, G)
     reach = _crossings(grid, margin, upper)
     low, high = quantiles(reach, weights, ends(level))
     probability = np.clip([weights @ (reach >= d) for d in asked], 0.0, 1.0)
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
     narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
-    return GoalBand(answer, level, float(low), float(high), asked, probability, describe(banded, level),
-                    narrow)
+    return GoalBand(
+        answer, level, float(low), float(high), asked, probability, describe(banded, level), narrow
+    )
 
 
 def _crossings(grid: np.ndarray, margin: np.ndarray, upper: float) -> np.ndarray:

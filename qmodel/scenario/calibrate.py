@@ -115,9 +115,15 @@ def fit_think_time(
     return replace(scenario, members=tuple(members))
 
 
-def _trial(scenario: Scenario, changes: dict[str, float | int | str | bool], base_distance: float,
-           base_responses: dict[str, float], distance: float, member: str,
-           response: float) -> tuple[float, Scenario]:
+def _trial(
+    scenario: Scenario,
+    changes: dict[str, float | int | str | bool],
+    base_distance: float,
+    base_responses: dict[str, float],
+    distance: float,
+    member: str,
+    response: float,
+) -> tuple[float, Scenario]:
     """(model − measured response of ``member`` at ``distance``, s; the trial scenario) for the
     scenario with ``changes``, its ``other`` refitted on the base rows. +inf where the base rows
     cannot take the change, or the distance thrashes."""
@@ -131,8 +137,9 @@ def _trial(scenario: Scenario, changes: dict[str, float | int | str | bool], bas
     return value - response, trial
 
 
-def _bisect(below: Callable[[float], bool], low: float, high: float,
-            steps: int = _BISECTIONS) -> tuple[float, float]:
+def _bisect(
+    below: Callable[[float], bool], low: float, high: float, steps: int = _BISECTIONS
+) -> tuple[float, float]:
     """The bracket [low, high] narrowed ``steps`` times around where ``below`` turns False."""
     for _ in range(steps):
         middle = (low + high) / 2
@@ -155,23 +162,34 @@ def fit_redispatch(
     too long; if the longest the base rows take falls short, the InputError says how far it gets."""
 
     def excess(wait: float) -> tuple[float, Scenario]:
-        return _trial(scenario, {"conversion.redispatch": wait}, base_distance, base_responses, distance,
-                      member,
-                      response)
+        return _trial(
+            scenario,
+            {"conversion.redispatch": wait},
+            base_distance,
+            base_responses,
+            distance,
+            member,
+            response,
+        )
 
     low, high = 0.0, 10e-3
     if excess(low)[0] > 0:
-        raise InputError(f"response of {member} at {distance / 1e3:g} km", f"{response * 1e3:g} ms",
-                         "more than the model gives with no redispatch wait")
+        raise InputError(
+            f"response of {member} at {distance / 1e3:g} km",
+            f"{response * 1e3:g} ms",
+            "more than the model gives with no redispatch wait",
+        )
     low, high = _bisect(lambda wait: excess(wait)[0] < 0, low, high)
     gap, fitted = excess(low)
     if gap < -1e-6 * response:
         reached = (gap + response) * 1e3
-        raise InputError(f"response of {member} at {distance / 1e3:g} km", f"{response * 1e3:g} ms",
-                         f"at most {reached:.4g} ms (redispatch {low * 1e6:.4g} us, the longest wait the "
-                         f"base rows take)", reason="no redispatch wait reaches it")
+        raise InputError(
+            f"response of {member} at {distance / 1e3:g} km",
+            f"{response * 1e3:g} ms",
+            f"at most {reached:.4g} ms (redispatch {low * 1e6:.4g} us, the longest wait the base rows take)",
+            reason="no redispatch wait reaches it",
+        )
     return fitted
-
 
 
 def fit_cpu(scenario: Scenario, distance: float, member: str, cpu_of_one_cp: float) -> Scenario:
@@ -198,8 +216,11 @@ def _at_0km(scenario: str, quantity: str) -> dict[str, float]:
     """The printed value by member (or "all") of ``quantity`` at pprc 0 km in ``scenario``'s tables, in
     the unit it is printed in: ms for a response time, % for a share, transactions as counted."""
     scale = {"response_time": 1e3, "share_within_goal": 100.0}.get(quantity, 1.0)
-    return {row.member: float(f"{row.value * scale:.12g}") for row in _PPRC_0KM
-            if row.scenario == scenario and row.quantity == quantity}
+    return {
+        row.member: float(f"{row.value * scale:.12g}")
+        for row in _PPRC_0KM
+        if row.scenario == scenario and row.quantity == quantity
+    }
 
 
 def _base_rows(scenario: str) -> dict[str, dict[str, float]]:
@@ -219,10 +240,14 @@ def _base_rows(scenario: str) -> dict[str, dict[str, float]]:
 # The rows each GDPS scenario's own calibration rests on: response times in ms at pprc 0 km, transactions
 # over the 5-minute interval, and Environment 3's CPU in % of one CP: G1P2's RMF CICSERV APPL% at 0 km (the
 # CICS region, where the transaction runs; TOTAL adds DB2, system and other work the model does not carry).
-BASE_ROWS: dict[str, dict[str, Any]] = {name: _base_rows(name)
-                                        for name in ("gdps-env3", "gdps-env2", "gdps-env1")}
-BASE_ROWS["gdps-env3"]["cpu"] = next((row.member, float(f"{row.value * 100:.12g}")) for row in STUDY
-                                     if row.source == "e2e-env3-g1p2-cpu-cics-0km")
+BASE_ROWS: dict[str, dict[str, Any]] = {
+    name: _base_rows(name) for name in ("gdps-env3", "gdps-env2", "gdps-env1")
+}
+BASE_ROWS["gdps-env3"]["cpu"] = next(
+    (row.member, float(f"{row.value * 100:.12g}"))
+    for row in STUDY
+    if row.source == "e2e-env3-g1p2-cpu-cics-0km"
+)
 INTERVAL = STUDY_INTERVAL  # s, every run's RMF interval
 # Environment 1, the castout owner's synchronous read IOSQ against its castout (DBM1) write response, in
 # the two runs with nothing at a distance where G1P1 owned castout (GBP8 G1P1 a 199k and 196k): (DBM1
@@ -232,8 +257,11 @@ _RESP, _IOSQ = (casebook_row(RMF, table, row, "ms") for table, row in _CASTOUT_S
 CASTOUT_ROWS = tuple((_RESP[run], _IOSQ[run]) for run in ("non-pprc", "0km"))
 # The [locks] keys a fit may take, in the fit's order, each with its bounds on the scale it is fitted on
 # (lockable_items on a log scale: its interval is a factor either way).
-LOCK_PARAMETERS = {"lockable_items": (0.0, np.log(1e9)), "lock_span": (0.0, 1.0),
-                   "resolution_round_trips": (0.0, 1000.0)}
+LOCK_PARAMETERS = {
+    "lockable_items": (0.0, np.log(1e9)),
+    "lock_span": (0.0, 1.0),
+    "resolution_round_trips": (0.0, 1000.0),
+}
 _LOG_SCALE = ("lockable_items",)
 # The shipped lock law: Tay's, locks taken over the last half of the execution and held through the commit
 # (lock_span 50%, declared), lockable_items fitted on LOCK_ROWS. The span is the choice of the criterion
@@ -272,8 +300,15 @@ def _row(measured: Measurement, file_owner: str) -> Row:
     differs from the scenario file's (``file_owner``)."""
     value = measured.value * 1e3 if measured.quantity == "response_time" else measured.value
     owner = measured.castout_owner if measured.castout_owner != file_owner else ""
-    return Row(measured.scenario, measured.member, measured.km, _ROW_QUANTITY[measured.quantity],
-               float(f"{value:.12g}"), measured.subchannels, owner)
+    return Row(
+        measured.scenario,
+        measured.member,
+        measured.km,
+        _ROW_QUANTITY[measured.quantity],
+        float(f"{value:.12g}"),
+        measured.subchannels,
+        owner,
+    )
 
 
 def _study_rows(scenarios: tuple[str, ...], members: dict[str, tuple[str, ...]]) -> tuple[Row, ...]:
@@ -283,23 +318,32 @@ def _study_rows(scenarios: tuple[str, ...], members: dict[str, tuple[str, ...]])
     member tables, and "For the 20, 40 and 70 km cases, DB2 on G1P2 was the castout owner"); the
     file's owner (G1P1) ran the others."""
     owners = {"gdps-env1": "G1P1"}
-    picked = [row for row in STUDY if row.scenario in scenarios and row.distance > 0
-              and row.member in members.get(row.quantity, ())]
+    picked = [
+        row
+        for row in STUDY
+        if row.scenario in scenarios and row.distance > 0 and row.member in members.get(row.quantity, ())
+    ]
     order = ("all", "G1P1", "G1P2")
-    picked.sort(key=lambda row: (scenarios.index(row.scenario), list(_ROW_QUANTITY).index(row.quantity),
-                                 order.index(row.member), row.distance))
+    picked.sort(
+        key=lambda row: (
+            scenarios.index(row.scenario),
+            list(_ROW_QUANTITY).index(row.quantity),
+            order.index(row.member),
+            row.distance,
+        )
+    )
     return tuple(_row(row, owners.get(row.scenario, "")) for row in picked)
 
 
 # The lock fit's calibration set: every distance above 0 km of Environment 3's adjusted responses
 # (projected to 7 subchannels, Appendix A) and of its transactions (run with 2 subchannels per image and
 # CF), 16 rows for 2 parameters. The 0 km column is the base the members' other and think time are fitted on.
-LOCK_ROWS = _study_rows(("gdps-env3",),
-                        {"response_time": ("G1P1", "G1P2"), "transactions": ("G1P1", "G1P2")})
+LOCK_ROWS = _study_rows(("gdps-env3",), {"response_time": ("G1P1", "G1P2"), "transactions": ("G1P1", "G1P2")})
 # The predictions the lock law is judged on (never fitted): Environments 1 and 2 above 0 km, responses
 # (TPNO both members, and each member's table) and transactions (both members).
-PREDICTION_ROWS = _study_rows(("gdps-env2", "gdps-env1"),
-                              {"response_time": ("all", "G1P1", "G1P2"), "transactions": ("all",)})
+PREDICTION_ROWS = _study_rows(
+    ("gdps-env2", "gdps-env1"), {"response_time": ("all", "G1P1", "G1P2"), "transactions": ("all",)}
+)
 # Weights 1/σ², σ relative to the printed value: the casebook's tolerances (10% on a response, which
 # covers the 1 ms printing resolution of the adjusted .056 s; 3% on a count, which covers the run-to-run
 # spread of the 0 km counts, 3388 to 3427).
@@ -376,15 +420,19 @@ def fit_shape(mean: float, share: float, goal: float) -> float:
     shapes = np.geomspace(*_SHAPE_RANGE, 601)
 
     def within(k: np.ndarray | float) -> np.ndarray:
-        return evaluate_si("share_within_goal", goal=goal, mean_response=mean, fixed_part=0.0,
-                           shape=k)["share"]
+        return evaluate_si("share_within_goal", goal=goal, mean_response=mean, fixed_part=0.0, shape=k)[
+            "share"
+        ]
 
     shares = within(shapes)
     least = int(np.argmin(shares))
     if not shares[least] < share < shares[-1]:
-        raise InputError("share within the goal", f"{share:.2%}",
-                         f"from {shares[least]:.2%} to {shares[-1]:.2%}",
-                         reason=f"no gamma shape gives it at a mean of {mean * 1e3:g} ms")
+        raise InputError(
+            "share within the goal",
+            f"{share:.2%}",
+            f"from {shares[least]:.2%} to {shares[-1]:.2%}",
+            reason=f"no gamma shape gives it at a mean of {mean * 1e3:g} ms",
+        )
     return float(brentq(lambda k: float(within(k)) - share, shapes[least], shapes[-1], xtol=1e-12))
 
 
@@ -393,8 +441,9 @@ def shape_rows(name: str) -> dict[str, tuple[float, float, float]]:
     factor is 1 for a printed row, 3 for one derived from two (G1P2 of Environment 2: mean 2 × 34 − 30,
     share the both-members rest), whose printing errors add up."""
     shares, rows = SHAPE_ROWS[name], BASE_ROWS[name]
-    result = {member: (rows["base"][member], share, 1.0)
-              for member, share in shares.items() if member != "all"}
+    result = {
+        member: (rows["base"][member], share, 1.0) for member, share in shares.items() if member != "all"
+    }
     if "all" in shares:
         known = next(iter(result))
         rest = next(member for member in rows["base"] if member not in result)
@@ -412,8 +461,10 @@ def shape_interval(mean_ms: float, share_pct: float, factor: float, goal: float)
     """The shapes at the ends of the row's printing resolution (mean ± 0.5 ms, share ± 0.05 points, times
     ``factor``): a longer mean or a larger share takes a lighter tail."""
     dm, dp = PRINTED[0] * factor, PRINTED[1] * factor
-    return (fit_shape((mean_ms - dm) / 1e3, (share_pct - dp) / 100, goal),
-            fit_shape((mean_ms + dm) / 1e3, (share_pct + dp) / 100, goal))
+    return (
+        fit_shape((mean_ms - dm) / 1e3, (share_pct - dp) / 100, goal),
+        fit_shape((mean_ms + dm) / 1e3, (share_pct + dp) / 100, goal),
+    )
 
 
 def fit_shapes(name: str, scenario: Scenario) -> Scenario:
@@ -422,8 +473,10 @@ def fit_shapes(name: str, scenario: Scenario) -> Scenario:
     if name not in SHAPE_ROWS:
         return scenario
     rows = shape_rows(name)
-    shapes = {member: fit_shape(mean / 1e3, share / 100, scenario.goal_time) for member, (mean, share, _)
-              in rows.items()}
+    shapes = {
+        member: fit_shape(mean / 1e3, share / 100, scenario.goal_time)
+        for member, (mean, share, _) in rows.items()
+    }
     return replace(scenario, members=tuple(replace(m, shape=shapes[m.name]) for m in scenario.members))
 
 
@@ -453,8 +506,10 @@ ROUND_TRIP_SERIES = {  # name: (table of gdps-pprc-100km-2006.toml, row)
     "G1P1 MSTR DISC": ("env3-g1p1-mstr", "DISC"),
     "G1P2 MSTR DISC": ("env3-g1p2-mstr", "DISC"),
 }
-ROUND_TRIP_ROWS = {name: tuple(casebook_row(RMF, table, row, "us")[f"{km}km"] for km in ROUND_TRIP_KM)
-                   for name, (table, row) in ROUND_TRIP_SERIES.items()}
+ROUND_TRIP_ROWS = {
+    name: tuple(casebook_row(RMF, table, row, "us")[f"{km}km"] for km in ROUND_TRIP_KM)
+    for name, (table, row) in ROUND_TRIP_SERIES.items()
+}
 
 
 @dataclass(frozen=True)
@@ -487,8 +542,9 @@ class RoundTripFit:
         return low, high
 
 
-def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS, with_step: bool = False
-                   ) -> RoundTripFit:
+def fit_round_trip(
+    rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS, with_step: bool = False
+) -> RoundTripFit:
     """Fit the round trip per km on ``rows`` (us at ROUND_TRIP_KM), :class:`RoundTripFit`.
 
     :param rows: each series' service time (us) at ROUND_TRIP_KM.
@@ -505,8 +561,13 @@ def fit_round_trip(rows: dict[str, tuple[float, ...]] = ROUND_TRIP_ROWS, with_st
     variance = float(residuals @ residuals) / (d.size - design.shape[1])
     errors = np.sqrt(np.diag(variance * np.linalg.inv(design.T @ design)))
     if with_step:
-        return RoundTripFit(float(solution[1]), float(errors[1]), residuals.reshape(growth.shape) * 1e6,
-                            float(solution[0]), float(errors[0]))
+        return RoundTripFit(
+            float(solution[1]),
+            float(errors[1]),
+            residuals.reshape(growth.shape) * 1e6,
+            float(solution[0]),
+            float(errors[0]),
+        )
     return RoundTripFit(float(solution[0]), float(errors[0]), residuals.reshape(growth.shape) * 1e6)
 
 
@@ -552,9 +613,16 @@ class LockFit:
     def band_points(self) -> list[tuple[dict[str, float], float]]:
         """The sigma points of the fit's joint normal (:func:`qmodel.scenario.predictive.sigma_points`),
         as the fitted [locks] values, with their weights."""
-        return [({name: _value(name, np.clip(v, *LOCK_PARAMETERS[name])) for name, v in
-                  zip(self.names, x, strict=True)}, weight)
-                for x, weight in sigma_points(self.x, self.covariance)]
+        return [
+            (
+                {
+                    name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
+                    for name, v in zip(self.names, x, strict=True)
+                },
+                weight,
+            )
+            for x, weight in sigma_points(self.x, self.covariance)
+        ]
 
 
 @dataclass(frozen=True)
@@ -592,17 +660,27 @@ def profile_lock_span(fit: LockFit, level: float = 0.95, steps: int = 6) -> Span
     return SpanProfile(high, _value("lockable_items", refit.x[0]), full, rss)
 
 
-def fit_locks(names: tuple[str, ...], start: tuple[float, ...], fixed: dict[str, float] | None = None,
-              rows: tuple[Row, ...] = LOCK_ROWS) -> LockFit:
+def fit_locks(
+    names: tuple[str, ...],
+    start: tuple[float, ...],
+    fixed: dict[str, float] | None = None,
+    rows: tuple[Row, ...] = LOCK_ROWS,
+) -> LockFit:
     """Fit the [locks] values ``names`` (some of LOCK_PARAMETERS, from ``start``; the others as the
     file says, or as ``fixed``) by weighted least squares on ``rows``: the one fit of the scenarios
     (:func:`qmodel.scenario.fit.fit_scenario`, as ``qmodel scenario calibrate``), Environment 3's
     members' cpu, other and think time refitted on their 0 km rows at every trial (its ``prepare``)."""
-    base = with_values(load_scenario(shipped_scenarios()["gdps-env3"]),
-                       {"fibre_speed": fit_round_trip().fibre_speed, **_lock_keys(fixed or {})})
-    fit = fit_scenario(base, [_measured(row) for row in rows], [f"locks.{name}" for name in names],
-                       prepare=partial(prepared, "gdps-env3"),
-                       start={f"locks.{name}": value for name, value in zip(names, start, strict=True)})
+    base = with_values(
+        load_scenario(shipped_scenarios()["gdps-env3"]),
+        {"fibre_speed": fit_round_trip().fibre_speed, **_lock_keys(fixed or {})},
+    )
+    fit = fit_scenario(
+        base,
+        [_measured(row) for row in rows],
+        [f"locks.{name}" for name in names],
+        prepare=partial(prepared, "gdps-env3"),
+        start={f"locks.{name}": value for name, value in zip(names, start, strict=True)},
+    )
     values = model_values(fit.scenario, rows)
     return LockFit(names, fit.x, fit.covariance, fit.residuals, values, fit.scenario)
 
@@ -612,8 +690,17 @@ def _measured(row: Row) -> Measurement:
     response = row.quantity == "response"
     quantity = "response_time" if response else "transactions"
     value = row.value / 1e3 if response else row.value
-    return Measurement(row.scenario, row.member, row.km * 1e3, quantity, value, row.subchannels, "",
-                       row.castout_owner, INTERVAL)
+    return Measurement(
+        row.scenario,
+        row.member,
+        row.km * 1e3,
+        quantity,
+        value,
+        row.subchannels,
+        "",
+        row.castout_owner,
+        INTERVAL,
+    )
 
 
 def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
@@ -626,8 +713,10 @@ def calibrate_gdps(fit: LockFit | None = None) -> dict[str, Scenario]:
     locks = {name: getattr(fit.scenario, name) for name in LOCK_PARAMETERS}  # fitted or fixed there
     cpu = fit.scenario.members[0].cpu
     for name in ("gdps-env2", "gdps-env1"):
-        scenario = with_values(load_scenario(shipped_scenarios()[name]),
-                               {"fibre_speed": fit.scenario.fibre_speed, **_lock_keys(locks)})
+        scenario = with_values(
+            load_scenario(shipped_scenarios()[name]),
+            {"fibre_speed": fit.scenario.fibre_speed, **_lock_keys(locks)},
+        )
         if scenario.castout_owner:
             scenario = with_values(scenario, {"disk.castout_iosq": fit_castout_iosq()[0]})
         fitted[name] = fit_shapes(name, prepared(name, scenario, cpu))
@@ -652,8 +741,10 @@ def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
 
 
 WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
-BAND_METHOD = ("the sigma points of the joint normal of the Environment 3 weighted least-squares fit, each "
-               "member's 0 km fits redone at each point (python -m qmodel.scenario.calibrate)")
+BAND_METHOD = (
+    "the sigma points of the joint normal of the Environment 3 weighted least-squares fit, each "
+    "member's 0 km fits redone at each point (python -m qmodel.scenario.calibrate)"
+)
 
 
 def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile | None = None) -> str:
@@ -662,48 +753,62 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
     lines = ["| parameter | value | 95% interval | rows it rests on | flag |", "|---|---|---|---|---|"]
     if span is not None:
         declared = SHIPPED_FIT["fixed"]["lock_span"]
-        lines.append(f"| locks.lock_span | {declared:.0%} (declared: chosen by cross-validation across the "
-                     f"environments) | {span.low:.0%} to 100% (profile: weighted RSS "
-                     f"{span.rss_at_full:.3g} at {declared:.0%}, {span.rss_at_low:.3g} at {span.low:.0%} "
-                     f"with lockable_items {span.lockable_items:.4g}) | Environment 3, {len(LOCK_ROWS)} "
-                     "rows | weakly identified by Environment 3 alone |")
+        lines.append(
+            f"| locks.lock_span | {declared:.0%} (declared: chosen by cross-validation across the "
+            f"environments) | {span.low:.0%} to 100% (profile: weighted RSS "
+            f"{span.rss_at_full:.3g} at {declared:.0%}, {span.rss_at_low:.3g} at {span.low:.0%} "
+            f"with lockable_items {span.lockable_items:.4g}) | Environment 3, {len(LOCK_ROWS)} "
+            "rows | weakly identified by Environment 3 alone |"
+        )
     for i, name in enumerate(fit.names):
         value, low, high = fit.interval(i)
         weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
         scale = ", log scale" if name in _LOG_SCALE else ""
-        lines.append(f"| locks.{name} | {value:.4g} | {low:.4g} to {high:.4g} (±1.96 standard errors from "
-                     f"the Jacobian and residuals{scale}) | Environment 3, {len(LOCK_ROWS)} rows (below) "
-                     f"| {weak} |")
+        lines.append(
+            f"| locks.{name} | {value:.4g} | {low:.4g} to {high:.4g} (±1.96 standard errors from "
+            f"the Jacobian and residuals{scale}) | Environment 3, {len(LOCK_ROWS)} rows (below) "
+            f"| {weak} |"
+        )
     for name, scenario in fitted.items():
         rows = BASE_ROWS[name]
         for member in scenario.members:
-            lines.append(f"| {name} member.{member.name}.other | {member.other * 1e3:.4g} ms | exact: one "
-                         f"row | its 0 km response ({rows['base'][member.name]:g} ms) | one row, no "
-                         "interval |")
-            lines.append(f"| {name} member.{member.name}.think_time | {member.think_time:.5g} s | exact: one "
-                         f"row | its 0 km transactions ({rows['transactions'][member.name]:g}) | one row, no "
-                         "interval |")
+            lines.append(
+                f"| {name} member.{member.name}.other | {member.other * 1e3:.4g} ms | exact: one "
+                f"row | its 0 km response ({rows['base'][member.name]:g} ms) | one row, no "
+                "interval |"
+            )
+            lines.append(
+                f"| {name} member.{member.name}.think_time | {member.think_time:.5g} s | exact: one "
+                f"row | its 0 km transactions ({rows['transactions'][member.name]:g}) | one row, no "
+                "interval |"
+            )
     c, se, residuals = fit_castout_iosq()
     quantile = float(t.ppf(0.975, residuals.size - 1))  # two rows, one degree of freedom: t, not 1.96
     low, high = c - quantile * se, c + quantile * se
     weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
     shown = ", ".join(f"{r:+.3f} ms" for r in residuals)
-    lines.append(f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±{quantile:.4g} "
-                 f"standard errors from the residuals, t with {residuals.size - 1} degree of freedom) | "
-                 f"Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km (residuals {shown}) | "
-                 f"{weak} |")
+    lines.append(
+        f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±{quantile:.4g} "
+        f"standard errors from the residuals, t with {residuals.size - 1} degree of freedom) | "
+        f"Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km (residuals {shown}) | "
+        f"{weak} |"
+    )
     trip = fit_round_trip()
     low, high = trip.interval()
     worst = float(np.abs(trip.residuals).max())
-    lines.append(f"| fibre_speed (all environments) | {trip.fibre_speed / 1e3:.6g} km/s: "
-                 f"{trip.per_metre * 1e9:.4g} us/km per round trip | {low:.4g} to {high:.4g} us/km (±1.96 "
-                 f"standard errors from the residuals) | Environment 3's RMF service times of "
-                 f"{len(ROUND_TRIP_ROWS)} series that cross the distance once per request, 20 to 100 km "
-                 f"({trip.residuals.size} rows, residuals within ±{worst:.0f} us) |  |")
+    lines.append(
+        f"| fibre_speed (all environments) | {trip.fibre_speed / 1e3:.6g} km/s: "
+        f"{trip.per_metre * 1e9:.4g} us/km per round trip | {low:.4g} to {high:.4g} us/km (±1.96 "
+        f"standard errors from the residuals) | Environment 3's RMF service times of "
+        f"{len(ROUND_TRIP_ROWS)} series that cross the distance once per request, 20 to 100 km "
+        f"({trip.residuals.size} rows, residuals within ±{worst:.0f} us) |  |"
+    )
     lines += shape_lines(fitted)
     cpu = fitted["gdps-env3"].members[0].cpu
-    lines.append(f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
-                 "Environment 3 G1P2 CICSERV APPL% at 0 km (12.3%) | one row, no interval |")
+    lines.append(
+        f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
+        "Environment 3 G1P2 CICSERV APPL% at 0 km (12.3%) | one row, no interval |"
+    )
     lines += ["", "| row (Environment 3) | printed | model | weighted residual |", "|---|---|---|---|"]
     for row, value, residual in zip(LOCK_ROWS, fit.values, fit.residuals, strict=True):
         shown = "thrashes" if np.isnan(value) else f"{value:.4g}"
@@ -721,10 +826,12 @@ def shape_lines(fitted: dict[str, Scenario]) -> list[str]:
             low, high = shape_interval(mean, share, factor, scenario.goal_time)
             weak = "weakly identified" if high / low > WEAK else ""
             row = "its 0 km share" if factor == 1 else "the both-members 0 km share's rest"
-            lines.append(f"| {name} member.{member}.shape | {shape:.4g} | exact: one row (residual 0); "
-                         f"{low:.3g} to {high:.3g} over the row's printing resolution | {row} "
-                         f"within {scenario.goal_time * 1e3:g} ms ({share:.4g}% at a {mean:g} ms mean) "
-                         f"| {weak} |")
+            lines.append(
+                f"| {name} member.{member}.shape | {shape:.4g} | exact: one row (residual 0); "
+                f"{low:.3g} to {high:.3g} over the row's printing resolution | {row} "
+                f"within {scenario.goal_time * 1e3:g} ms ({share:.4g}% at a {mean:g} ms mean) "
+                f"| {weak} |"
+            )
     return lines
 
 
@@ -744,8 +851,10 @@ _MEMBER_VALUES = (("think_time", "s", 1.0, 5), ("cpu", "ms", 1e3, 4), ("other", 
 # Which DB2 owns castout falls to the first to open the page sets for update (Environment 1's runs: G1P1
 # at non-pprc, 0 and 100 km, G1P2 at 20-70 km, "the workload started on one DB2 earlier than on the
 # other"): not a planner's input, so the band carries the file's answer with each other member as owner.
-OWNER_METHOD = ("each point and the file's answer again with each other member as castout owner, equal "
-                "weights (ownership falls to the DB2 that opens the page sets first)")
+OWNER_METHOD = (
+    "each point and the file's answer again with each other member as castout owner, equal "
+    "weights (ownership falls to the DB2 that opens the page sets first)"
+)
 
 
 def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
@@ -763,22 +872,31 @@ def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
             refit = prepared(name, with_values(scenario, _lock_keys(point)), cpu)
         except InputError as refused:  # the 0 km rows cannot be met here: keep the file's fits, say so
             refit = scenario
-            kept.append(f"at {', '.join(f'{k} {v:.4g}' for k, v in point.items())} the 0 km rows cannot be "
-                        f"met ({refused.reason or refused.value}), so the file's 0 km fits are kept there")
-        keys = [f'"locks.{key}" = ' + (f'"{v:.2%}"' if key == "lock_span" else f"{v:.4g}")
-                for key, v in point.items()]
+            kept.append(
+                f"at {', '.join(f'{k} {v:.4g}' for k, v in point.items())} the 0 km rows cannot be "
+                f"met ({refused.reason or refused.value}), so the file's 0 km fits are kept there"
+            )
+        keys = [
+            f'"locks.{key}" = ' + (f'"{v:.2%}"' if key == "lock_span" else f"{v:.4g}")
+            for key, v in point.items()
+        ]
         for member in refit.members:
-            keys += [f'"member.{member.name}.{key}" = "{getattr(member, key) * scale:.{digits}g}{unit}"'
-                     for key, unit, scale, digits in _MEMBER_VALUES]
+            keys += [
+                f'"member.{member.name}.{key}" = "{getattr(member, key) * scale:.{digits}g}{unit}"'
+                for key, unit, scale, digits in _MEMBER_VALUES
+            ]
         for owner in [None, *owners]:
             if index == 0 and owner is None:
                 continue  # the file's own answer
-            points.append("  { " + ", ".join(keys + ([f'"disk.castout_owner" = "{owner}"'] if owner else []))
-                          + " },")
+            points.append(
+                "  { " + ", ".join(keys + ([f'"disk.castout_owner" = "{owner}"'] if owner else [])) + " },"
+            )
             weights.append(f"{weight * share:.6g}")
     method = "; ".join([BAND_METHOD, *kept, *([OWNER_METHOD] if owners else [])])
-    return (f'[band]\nmethod = "{method}"\nmeasured_at = "0km"\nweights = [{", ".join(weights)}]\n'
-            'points = [\n' + "\n".join(points) + "\n]\n")
+    return (
+        f'[band]\nmethod = "{method}"\nmeasured_at = "0km"\nweights = [{", ".join(weights)}]\n'
+        "points = [\n" + "\n".join(points) + "\n]\n"
+    )
 
 
 def write_scenario(name: str, scenario: Scenario, fit: LockFit) -> None:
@@ -822,8 +940,11 @@ def main(argv: list[str] | None = None) -> None:
     fit is the one fit of ``qmodel scenario calibrate`` (:func:`qmodel.scenario.fit.fit_scenario`), on the
     study's rows read from its casebooks."""
     parser = argparse.ArgumentParser(prog="python -m qmodel.scenario.calibrate", description=main.__doc__)
-    parser.add_argument("--write", action="store_true",
-                        help="write the fitted values into the shipped scenario files and the docs' tables")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write the fitted values into the shipped scenario files and the docs' tables",
+    )
     write = parser.parse_args(argv).write
     fit = fit_locks(**SHIPPED_FIT)
     span = profile_lock_span(fit)

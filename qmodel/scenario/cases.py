@@ -24,12 +24,14 @@ def shipped_banded(name: str) -> Banded:
 
 
 @cache
-def _solved(name: str, distance: float, subchannels: int, metro_mirror: str, point: int,
-            castout_owner: str = "") -> ScenarioResult:
+def _solved(
+    name: str, distance: float, subchannels: int, metro_mirror: str, point: int, castout_owner: str = ""
+) -> ScenarioResult:
     banded = shipped_banded(name)
     scenario = banded.points[point - 1] if point else banded.scenario
-    return solve_scenario(with_overrides(scenario, subchannels, metro_mirror, castout_owner),
-                          np.array([distance]))
+    return solve_scenario(
+        with_overrides(scenario, subchannels, metro_mirror, castout_owner), np.array([distance])
+    )
 
 
 def scenario_quantity(

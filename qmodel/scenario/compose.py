@@ -132,8 +132,11 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
 
     def round_trip(site_a: str, site_b: str) -> np.ndarray:
         """(D,) s: a round trip between two sites at each distance (the crossings' too)."""
-        return evaluate_si("round_trip_time", distance=_separation(scenario, distances, site_a, site_b),
-                           fibre_speed=scenario.fibre_speed)["round_trip_time"]
+        return evaluate_si(
+            "round_trip_time",
+            distance=_separation(scenario, distances, site_a, site_b),
+            fibre_speed=scenario.fibre_speed,
+        )["round_trip_time"]
 
     parts = {
         name: np.zeros(shape)
@@ -161,8 +164,9 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
             distance = _separation(scenario, distances, member.site, scenario.cf_sites[structure.cf])
             secondary = today.duplexed_secondary(scenario, name)
             if secondary is not None and scenario.protocols.duplexing[secondary.name] == "sync":
-                distance = today.duplexed_distance(scenario, member, structure, secondary,
-                                                   link["sync"][structure.kind], round_trip)
+                distance = today.duplexed_distance(
+                    scenario, member, structure, secondary, link["sync"][structure.kind], round_trip
+                )
             requests[name] = evaluate_si(
                 "cf_request_at_distance",
                 sync_service_at_zero=link["sync"][structure.kind],
@@ -175,8 +179,11 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
                 fibre_speed=scenario.fibre_speed,
             )
         # of a primary's requests, the page writes its secondary duplexes are made at commit, with it
-        duplexed = {scenario.structures[name].primary: count for name, count in member.requests.items()
-                    if scenario.structures[name].primary}
+        duplexed = {
+            scenario.structures[name].primary: count
+            for name, count in member.requests.items()
+            if scenario.structures[name].primary
+        }
         for name, count in member.requests.items():
             structure = scenario.structures[name]
             request = requests[name]
@@ -198,8 +205,9 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
                 parts["commit"][m] += wait
                 parts["fixed_part"][m] += wait
             if structure.kind == "cache" and not structure.primary:  # page writes cross-invalidating
-                invalidation = today.cross_invalidation(scenario, member, structure, request["sync_service"],
-                                                        round_trip)
+                invalidation = today.cross_invalidation(
+                    scenario, member, structure, request["sync_service"], round_trip
+                )
                 parts["commit"][m] += invalidation
                 parts["fixed_part"][m] += invalidation
             if structure.kind == "lock":
@@ -313,8 +321,9 @@ def _io_time(
     return response, pend - times.pend
 
 
-def volume_load(scenario: Scenario, part: FixedParts, throughput: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+def volume_load(
+    scenario: Scenario, part: FixedParts, throughput: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(SSCH rate per volume (D,) 1/s, device service time per SSCH (D,) s) at throughput X (M, D): the
     members' synchronous reads and log writes and the other work on the same volumes
     (``background_rate``, served like a write) spread over ``volumes``."""
@@ -394,8 +403,11 @@ def disk_queue(
         low, low_excess = np.where(below, middle, low), np.where(below, middle_excess, low_excess)
         high, high_excess = np.where(below, high, middle), np.where(below, high_excess, middle_excess)
         kept = np.where(below, -1.0, 1.0)
-        done = saturated | (high - low <= _BALANCE_TOLERANCE * high) | (
-            np.abs(middle_excess) <= _BALANCE_TOLERANCE * middle)
+        done = (
+            saturated
+            | (high - low <= _BALANCE_TOLERANCE * high)
+            | (np.abs(middle_excess) <= _BALANCE_TOLERANCE * middle)
+        )
         if done.all():
             break
     return np.where(saturated, 0.0, middle), saturated
@@ -422,8 +434,9 @@ def subchannel_queue(
     opened = np.array([scenario.members[m].open for m in rows])[:, None]
     offered = (throughput[rows] * requests + background) * holding  # erlangs offered
     sources = np.where(opened, 1.0, sources)  # an open member's paths: solved below
-    probability, waiting, utilization = finite_source_queue(subchannels, sources,
-                                                            np.where(opened, 0.0, offered / sources))
+    probability, waiting, utilization = finite_source_queue(
+        subchannels, sources, np.where(opened, 0.0, offered / sources)
+    )
     saturated = opened & (offered >= subchannels)
     if opened.any():  # an open member's paths: M/M/c, at the load it offers (none where saturated)
         load = np.where(saturated, 0.0, offered)
@@ -474,8 +487,13 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():
         raise InputError("distances", distances.tolist(), "one or more finite distances >= 0, in m")
     refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
-    refuse_scenario_work(len(scenario.members), 1, 0, f"{len(scenario.members):,} members",
-                         "fewer members: members that run alike as one, with their terminals together")
+    refuse_scenario_work(
+        len(scenario.members),
+        1,
+        0,
+        f"{len(scenario.members):,} members",
+        "fewer members: members that run alike as one, with their terminals together",
+    )
     search = LOAD_STEPS * LOAD_EVALUATIONS
     if distances.size > 1 and solve_cost(scenario, distances.size, search)[1] > TIME_LIMIT:
         count, onset = thrashing_onset(scenario, distances)  # before the work: the search would be long
@@ -516,8 +534,9 @@ class Workload:
 
     def at(self, columns: np.ndarray | slice) -> Workload:
         """The same at some distances only."""
-        return Workload(self.terminals[:, columns], self.think, self.other[:, columns], self.rate[:, columns],
-                        self.open)
+        return Workload(
+            self.terminals[:, columns], self.think, self.other[:, columns], self.rate[:, columns], self.open
+        )
 
     def throughput(self, response_time: np.ndarray) -> np.ndarray:
         """Transactions per second (M, D) at ``response_time`` (M, D) s: X = N / (Z + R) for a closed
@@ -569,9 +588,13 @@ class Loaded:
     open_saturated: np.ndarray
 
 
-
-def loaded_parts(scenario: Scenario, fixed: FixedParts, work: Workload, current: np.ndarray,
-                 lockable_items: float | None = None) -> Loaded:
+def loaded_parts(
+    scenario: Scenario,
+    fixed: FixedParts,
+    work: Workload,
+    current: np.ndarray,
+    lockable_items: float | None = None,
+) -> Loaded:
     """Every load-dependent part at the trial response time ``current`` (M, D) s without IOSQ, at the
     distances of ``fixed`` and ``work`` (the same columns): the disk queue in balance with the
     throughput it leaves (:func:`disk_queue`), the CPU's M/M/c wait (:func:`cpu_residence`), the
@@ -604,10 +627,31 @@ def loaded_parts(scenario: Scenario, fixed: FixedParts, work: Workload, current:
         scenario.lock_span,
         queued=subchannel_wait,
     )
-    response = (cpu + fixed.cf_sync + fixed.cf_async + subchannel_wait + fixed.sync_io + fixed.commit
-                + work.other + locks)
-    return Loaded(throughput, cpu, saturated, subchannel_wait, delayed, path_rate, locks, read_queue,
-                  write_queue, iosq, volumes_saturated, response, open_saturated)
+    response = (
+        cpu
+        + fixed.cf_sync
+        + fixed.cf_async
+        + subchannel_wait
+        + fixed.sync_io
+        + fixed.commit
+        + work.other
+        + locks
+    )
+    return Loaded(
+        throughput,
+        cpu,
+        saturated,
+        subchannel_wait,
+        delayed,
+        path_rate,
+        locks,
+        read_queue,
+        write_queue,
+        iosq,
+        volumes_saturated,
+        response,
+        open_saturated,
+    )
 
 
 @dataclass(frozen=True)
@@ -629,8 +673,15 @@ class Equilibrium:
         return np.where(self.thrashing[None, :], np.nan, self.rest + loaded.read_queue + loaded.write_queue)
 
 
-def equilibrium(scenario: Scenario, fixed: FixedParts, work: Workload, *, max_iterations: int = 2000,
-                below: np.ndarray | None = None, settle: bool = False) -> Equilibrium:
+def equilibrium(
+    scenario: Scenario,
+    fixed: FixedParts,
+    work: Workload,
+    *,
+    max_iterations: int = 2000,
+    below: np.ndarray | None = None,
+    settle: bool = False,
+) -> Equilibrium:
     """Solve R' = F(R') (:func:`loaded_parts`) at every distance of ``fixed`` and ``work``, each distance
     on its own (:func:`qmodel.algorithms.fixed_point.iterate`), from the response time without any
     queue or lock wait (below the fixed point).
@@ -642,17 +693,20 @@ def equilibrium(scenario: Scenario, fixed: FixedParts, work: Workload, *, max_it
     :returns: :class:`Equilibrium`.
     """
 
-    def step(current: np.ndarray, columns: np.ndarray | slice = slice(None),
-             lockable: float | None = None) -> np.ndarray:
+    def step(
+        current: np.ndarray, columns: np.ndarray | slice = slice(None), lockable: float | None = None
+    ) -> np.ndarray:
         return loaded_parts(scenario, fixed.at(columns), work.at(columns), current, lockable).response
 
-    start = (fixed.cpu - fixed.spin + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit
-             + work.other)
+    start = (
+        fixed.cpu - fixed.spin + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + work.other
+    )
     if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
         queued = fixed.ssch * volume_iosq(scenario, fixed, work.throughput(below))
         start = np.maximum(start, below - queued)
-    solution = iterate(step, start, ceiling=work.ceiling, max_iterations=max_iterations,
-                       independent_columns=True)
+    solution = iterate(
+        step, start, ceiling=work.ceiling, max_iterations=max_iterations, independent_columns=True
+    )
     if np.isfinite(scenario.lockable_items):
         solution = _again_from_without_locks(step, solution, start, work.ceiling, max_iterations)
     if settle:
@@ -689,11 +743,21 @@ def _again_from_without_locks(
     def without_locks(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
         return step(current, failed[columns], np.inf)
 
-    bare = iterate(without_locks, start[:, failed], ceiling=ceiling, max_iterations=max_iterations,
-                   independent_columns=True)
+    bare = iterate(
+        without_locks,
+        start[:, failed],
+        ceiling=ceiling,
+        max_iterations=max_iterations,
+        independent_columns=True,
+    )
     below = start[:, failed]
-    again = iterate(on_failed, np.where(bare.converged, np.maximum(bare.value, below), below),
-                    ceiling=ceiling, max_iterations=max_iterations, independent_columns=True)
+    again = iterate(
+        on_failed,
+        np.where(bare.converged, np.maximum(bare.value, below), below),
+        ceiling=ceiling,
+        max_iterations=max_iterations,
+        independent_columns=True,
+    )
     value, converged, diverged = solution.value.copy(), solution.converged.copy(), solution.diverged.copy()
     value[:, failed], converged[:, failed], diverged[:, failed] = again.value, again.converged, again.diverged
     return FixedPoint(value, converged, diverged, solution.iterations + again.iterations)
@@ -746,14 +810,19 @@ def solve_at(
     :returns: the :class:`ScenarioResult` (SI units).
     """
     if np.isnan(scenario.lockable_items):
-        raise InputError("locks.lockable_items", "left out", "given, or inferred from measured_wait: "
-                         "read the file with qmodel.scenario.load_scenario (it infers it)")
+        raise InputError(
+            "locks.lockable_items",
+            "left out",
+            "given, or inferred from measured_wait: "
+            "read the file with qmodel.scenario.load_scenario (it infers it)",
+        )
     if not checked:
         refuse_huge(scenario, distances.size)
     fixed = fixed_parts(scenario, distances) if fixed is None else fixed
     work = workload(scenario, distances, load)
-    solved = equilibrium(scenario, fixed, work, max_iterations=max_iterations, below=below,
-                         settle=with_thrashing_load)
+    solved = equilibrium(
+        scenario, fixed, work, max_iterations=max_iterations, below=below, settle=with_thrashing_load
+    )
     thrashing, loaded = solved.thrashing, solved.loaded
     blank = thrashing[None, :]
     breakdown = {
@@ -910,8 +979,10 @@ def thrashing_load(scenario: Scenario, distances: np.ndarray) -> tuple[np.ndarra
         middle = (low + high) / 2
         solved = solve_at(scenario, distances, middle, max_iterations=LOAD_ITERATIONS, checked=True)
         exists = ~solved.thrashing
-        waits = {"subchannel_wait": solved.breakdown["subchannel_wait"],
-                 "io_queue": ssch * (0.0 if solved.io_queue is None else solved.io_queue)}
+        waits = {
+            "subchannel_wait": solved.breakdown["subchannel_wait"],
+            "io_queue": ssch * (0.0 if solved.io_queue is None else solved.io_queue),
+        }
         for name, wait in waits.items():
             edge_share[name][:, exists] = (wait / solved.response_time)[:, exists]
         low = np.where(exists, middle, low)

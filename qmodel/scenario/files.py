@@ -22,8 +22,11 @@ FIT_SUFFIX = ".fit.toml"  # a scenario file's fitted values, beside it (qmodel s
 
 def shipped_scenarios() -> dict[str, Path]:
     """The scenario files that ship with qmodel (:func:`shipped_folder`), by name (file stem)."""
-    return {path.stem: path for path in shipped_folder().iterdir()
-            if path.name.endswith(".toml") and not path.name.endswith(FIT_SUFFIX)}
+    return {
+        path.stem: path
+        for path in shipped_folder().iterdir()
+        if path.name.endswith(".toml") and not path.name.endswith(FIT_SUFFIX)
+    }
 
 
 def fit_path(path: str | Path) -> Path:
@@ -68,8 +71,9 @@ def write_whole(path: Path, text: str) -> None:
         os.replace(scratch, path)
     except OSError as error:
         scratch.unlink(missing_ok=True)
-        raise InputError("output", str(path), "a file that can be written",
-                         reason=error.strerror or "cannot write") from None
+        raise InputError(
+            "output", str(path), "a file that can be written", reason=error.strerror or "cannot write"
+        ) from None
 
 
 def resolve_scenario(name: str | Path) -> Path:

@@ -101,8 +101,11 @@ def free_parameters(scenario: Scenario, keys: Sequence[str]) -> tuple[FreeParame
         else:
             kind, members = key, [""]
         if kind not in _BOUNDS:
-            raise InputError("free parameter", key, "one of " + ", ".join(
-                k.replace("member.", "member.NAME.") for k in FREE_KEYS))
+            raise InputError(
+                "free parameter",
+                key,
+                "one of " + ", ".join(k.replace("member.", "member.NAME.") for k in FREE_KEYS),
+            )
         low, high, log = _BOUNDS[kind]
         free += [FreeParameter(f"member.{m}.{parts[2]}" if m else key, low, high, log) for m in members]
     keys_given = [p.key for p in free]
@@ -134,8 +137,9 @@ def model_values(scenario: Scenario, rows: Sequence[Measurement]) -> np.ndarray:
         result = solve_at(with_overrides(scenario, *run), np.array(distances))
         for i in picked:
             row = rows[i]
-            values[i] = result_value(result, distances.index(row.distance), row.member, row.quantity,
-                                     row.interval)
+            values[i] = result_value(
+                result, distances.index(row.distance), row.member, row.quantity, row.interval
+            )
     return values
 
 
@@ -194,8 +198,16 @@ class Fit:
         ends = {}
         errors = self.standard_errors()
         for p, x, se, free in zip(self.parameters, self.x, errors, unconstrained, strict=True):
-            low, high = (p.low, p.high) if free else (p.from_scale(float(np.clip(
-                x + sign * quantile * se, p.to_scale(p.low), p.to_scale(p.high)))) for sign in (-1, 1))
+            low, high = (
+                (p.low, p.high)
+                if free
+                else (
+                    p.from_scale(
+                        float(np.clip(x + sign * quantile * se, p.to_scale(p.low), p.to_scale(p.high)))
+                    )
+                    for sign in (-1, 1)
+                )
+            )
             ends[p.key] = (low, high)
         return ends
 
@@ -218,8 +230,12 @@ class Fit:
             for sign in (-1, 1):
                 x = self.x.copy()
                 x[pinned] += sign * radius * np.sqrt(scale) * axis
-                points.append({p.key: p.from_scale(float(np.clip(v, p.to_scale(p.low), p.to_scale(p.high))))
-                               for p, v in zip(self.parameters, x, strict=True)})
+                points.append(
+                    {
+                        p.key: p.from_scale(float(np.clip(v, p.to_scale(p.low), p.to_scale(p.high))))
+                        for p, v in zip(self.parameters, x, strict=True)
+                    }
+                )
         return points
 
     def correlation(self) -> np.ndarray:
@@ -238,13 +254,18 @@ class Fit:
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
             value = p.from_scale(self.x[i])
             if loading[i] > _NULL:
-                together = [keys[j] for j in range(len(keys))
-                            if j != i and abs(float(null[:, i] @ null[:, j])) > _NULL]
-                reasons[p.key] = "the rows do not pin it" + (f" apart from {', '.join(together)}" if together
-                                                             else "")
+                together = [
+                    keys[j]
+                    for j in range(len(keys))
+                    if j != i and abs(float(null[:, i] @ null[:, j])) > _NULL
+                ]
+                reasons[p.key] = "the rows do not pin it" + (
+                    f" apart from {', '.join(together)}" if together else ""
+                )
                 continue
-            partner = [keys[j] for j in range(len(keys))
-                       if j != i and abs(correlation[i, j]) > WEAK_CORRELATION]
+            partner = [
+                keys[j] for j in range(len(keys)) if j != i and abs(correlation[i, j]) > WEAK_CORRELATION
+            ]
             if p.log and not (low > 0 and high / low <= WEAK_FACTOR):
                 reasons[p.key] = f"its {LEVEL:.0%} interval spans more than a factor of {WEAK_FACTOR:g}"
             elif not p.log and not (high - value <= abs(value) and value - low <= abs(value)):
@@ -254,9 +275,14 @@ class Fit:
         return reasons
 
 
-def fit_scenario(scenario: Scenario, rows: Sequence[Measurement], free: Sequence[str | FreeParameter], *,
-                 prepare: Callable[[Scenario], Scenario] | None = None,
-                 start: dict[str, float] | None = None) -> Fit:
+def fit_scenario(
+    scenario: Scenario,
+    rows: Sequence[Measurement],
+    free: Sequence[str | FreeParameter],
+    *,
+    prepare: Callable[[Scenario], Scenario] | None = None,
+    start: dict[str, float] | None = None,
+) -> Fit:
     """Fit the ``free`` parameters of ``scenario`` by weighted least squares over every row of ``rows``
     (the module docstring: method, interval, weak flag).
 
@@ -310,9 +336,12 @@ def fit_scenario(scenario: Scenario, rows: Sequence[Measurement], free: Sequence
     covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
     at = trial(solution.x)
     if at is None:
-        raise InputError("calibration", {p.key: p.from_scale(v) for p, v in zip(parameters, solution.x,
-                                                                                  strict=True)},
-                         "values the prepared rows can take", reason="the fit ended where they cannot be met")
+        raise InputError(
+            "calibration",
+            {p.key: p.from_scale(v) for p, v in zip(parameters, solution.x, strict=True)},
+            "values the prepared rows can take",
+            reason="the fit ended where they cannot be met",
+        )
     model = model_values(at, rows)
     weighted = _weighted(rows, model)
     return Fit(parameters, np.asarray(solution.x), covariance, rows, model, weighted, jacobian, at)
@@ -322,10 +351,12 @@ def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
     return np.array([weighted_residual(row, value) for row, value in zip(rows, model, strict=True)])
 
 
-METHOD = ("weighted least squares over every row (scipy least_squares, trust-region reflective, within "
-          "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
-          "wait 20%) times the row's weight; intervals ± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the "
-          "fitted scale (log for a count of lockable items or a shape)")
+METHOD = (
+    "weighted least squares over every row (scipy least_squares, trust-region reflective, within "
+    "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
+    "wait 20%) times the row's weight; intervals ± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the "
+    "fitted scale (log for a count of lockable items or a shape)"
+)
 
 
 def file_value(key: str, value: float) -> str:
@@ -357,21 +388,31 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             member = parts[0] == "member"
             heading = f"[[member]]\nname = {json.dumps(parts[1])}" if member else f"[{parts[0]}]"
             tables.setdefault(heading, []).append(written)
-    lines = [f"# Written by qmodel scenario calibrate {scenario} {measurements}: the values fitted on its",
-             f"# rows. qmodel scenario {scenario} takes them in place of the file's own (delete this file to",
-             "# use those). The file itself is never written.", "", *top, ""]
+    lines = [
+        f"# Written by qmodel scenario calibrate {scenario} {measurements}: the values fitted on its",
+        f"# rows. qmodel scenario {scenario} takes them in place of the file's own (delete this file to",
+        "# use those). The file itself is never written.",
+        "",
+        *top,
+        "",
+    ]
     for heading, values in tables.items():
         lines += [heading, *values, ""]
     unpinned = [key for key, reason in weak.items() if reason.startswith("the rows do not pin")]
     points = fit.band_points()
     if points:
-        method = (f"ends of the principal axes of the {LEVEL:.0%} joint confidence region of the fit on "
-                  f"{measurements} (qmodel scenario calibrate)"
-                  + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else ""))
+        method = (
+            f"ends of the principal axes of the {LEVEL:.0%} joint confidence region of the fit on "
+            f"{measurements} (qmodel scenario calibrate)"
+            + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else "")
+        )
         lines += ["[band]", f"method = {json.dumps(method)}", "points = ["]
         for point in points:
-            lines.append("  { " + ", ".join(f"{json.dumps(key)} = {file_value(key, value)}"
-                                            for key, value in point.items()) + " },")
+            lines.append(
+                "  { "
+                + ", ".join(f"{json.dumps(key)} = {file_value(key, value)}" for key, value in point.items())
+                + " },"
+            )
         lines += ["]", ""]
     fitted_on = f"{sum(r.weight > 0 for r in fit.rows)} rows of {measurements}"
     for p in fit.parameters:
@@ -379,21 +420,41 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
         flag = "weakly identified: " + weak[p.key] if weak[p.key] else ""
         shown = file_value(p.key, fit.values[p.key]).strip('"')
         interval = f"{low} to {high} ({LEVEL:.0%})"
-        lines += ["[[calibration]]", f"parameter = {json.dumps(p.key)}",
-                  f"fitted_on = {json.dumps(fitted_on)}",
-                  f"value = {json.dumps(shown)}", f"interval = {json.dumps(interval)}",
-                  f"flag = {json.dumps(flag)}", ""]
-    lines += ["[fit]", f"scenario = {json.dumps(scenario)}", f"measurements = {json.dumps(measurements)}",
-              f"method = {json.dumps(METHOD)}", f"rows = {len(fit.rows)}", f"degrees_of_freedom = {fit.dof}",
-              "parameters = [" + ", ".join(json.dumps(p.key) for p in fit.parameters) + "]",
-              "scale = [" + ", ".join('"log"' if p.log else '"linear"' for p in fit.parameters) + "]",
-              "x = [" + ", ".join(f"{x:.12g}" for x in fit.x) + "]",
-              "covariance = [" + ", ".join("[" + ", ".join(f"{c:.12g}" for c in row) + "]"
-                                           for row in fit.covariance) + "]", ""]
+        lines += [
+            "[[calibration]]",
+            f"parameter = {json.dumps(p.key)}",
+            f"fitted_on = {json.dumps(fitted_on)}",
+            f"value = {json.dumps(shown)}",
+            f"interval = {json.dumps(interval)}",
+            f"flag = {json.dumps(flag)}",
+            "",
+        ]
+    lines += [
+        "[fit]",
+        f"scenario = {json.dumps(scenario)}",
+        f"measurements = {json.dumps(measurements)}",
+        f"method = {json.dumps(METHOD)}",
+        f"rows = {len(fit.rows)}",
+        f"degrees_of_freedom = {fit.dof}",
+        "parameters = [" + ", ".join(json.dumps(p.key) for p in fit.parameters) + "]",
+        "scale = [" + ", ".join('"log"' if p.log else '"linear"' for p in fit.parameters) + "]",
+        "x = [" + ", ".join(f"{x:.12g}" for x in fit.x) + "]",
+        "covariance = ["
+        + ", ".join("[" + ", ".join(f"{c:.12g}" for c in row) + "]" for row in fit.covariance)
+        + "]",
+        "",
+    ]
     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
-        lines += ["[[fit.row]]", f"row = {json.dumps(row.label)}", f"source = {json.dumps(row.source)}",
-                  f"measured = {row.value:.12g}", f"model = {'nan' if np.isnan(model) else f'{model:.12g}'}",
-                  f"weighted_residual = {residual:.6g}", f"weight = {row.weight:g}", ""]
+        lines += [
+            "[[fit.row]]",
+            f"row = {json.dumps(row.label)}",
+            f"source = {json.dumps(row.source)}",
+            f"measured = {row.value:.12g}",
+            f"model = {'nan' if np.isnan(model) else f'{model:.12g}'}",
+            f"weighted_residual = {residual:.6g}",
+            f"weight = {row.weight:g}",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -425,26 +486,43 @@ def with_inferred_locks(scenario: Scenario) -> Scenario:
     measured = scenario.lock_measurement
     if measured is None or not np.isnan(scenario.lockable_items):
         return scenario
-    row = Measurement(scenario.title, "all", measured.distance, "lock_contention", measured.wait,
-                      source="[locks] measured_wait")
+    row = Measurement(
+        scenario.title,
+        "all",
+        measured.distance,
+        "lock_contention",
+        measured.wait,
+        source="[locks] measured_wait",
+    )
     trials = [model_values(replace(scenario, lockable_items=float(items)), [row])[0] for items in LOCK_STARTS]
     gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
     if not np.isfinite(min(gaps)):
-        raise InputError("locks.measured_wait", f"{measured.wait * 1e3:g} ms",
-                         "a lock wait the model reaches before it thrashes",
-                         reason="no lockable_items gives it")
+        raise InputError(
+            "locks.measured_wait",
+            f"{measured.wait * 1e3:g} ms",
+            "a lock wait the model reaches before it thrashes",
+            reason="no lockable_items gives it",
+        )
     start = float(LOCK_STARTS[int(np.argmin(gaps))])
     fit = fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
     value = fit.values["locks.lockable_items"]
     if abs(fit.residuals[0]) > 0.01:  # the nearest the model gets is not the measurement
-        raise InputError("locks.measured_wait", f"{measured.wait * 1e3:g} ms",
-                         f"a lock wait the model reaches (nearest: {fit.model[0] * 1e3:.3g} ms at "
-                         f"lockable_items {value:.4g})", reason="no lockable_items gives it")
+        raise InputError(
+            "locks.measured_wait",
+            f"{measured.wait * 1e3:g} ms",
+            f"a lock wait the model reaches (nearest: {fit.model[0] * 1e3:.3g} ms at "
+            f"lockable_items {value:.4g})",
+            reason="no lockable_items gives it",
+        )
     low, high = fit.intervals()["locks.lockable_items"]
-    said = (f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
-            f"(σ {SIGMA['lock_contention']:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}")
-    band = scenario.band or BandSpec(f"lockable_items at the ends of its 95% interval, {said}",
-                                     ({"locks.lockable_items": low}, {"locks.lockable_items": high}))
+    said = (
+        f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
+        f"(σ {SIGMA['lock_contention']:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}"
+    )
+    band = scenario.band or BandSpec(
+        f"lockable_items at the ends of its 95% interval, {said}",
+        ({"locks.lockable_items": low}, {"locks.lockable_items": high}),
+    )
     record = {"parameter": "locks.lockable_items", "fitted_on": said}
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
 
@@ -454,7 +532,10 @@ def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], 
     free lockable_items itself, the ``prepare`` of :func:`fit_scenario` that infers it again at every
     trial (a trial's lock span or other times change what hot set gives the measured wait); else None.
     ``scenario`` as the file has it (lockable_items NaN where it is inferred)."""
-    if scenario.lock_measurement is None or not np.isnan(scenario.lockable_items) or any(
-            key == "locks.lockable_items" for key in free):
+    if (
+        scenario.lock_measurement is None
+        or not np.isnan(scenario.lockable_items)
+        or any(key == "locks.lockable_items" for key in free)
+    ):
         return None
     return lambda trial: with_inferred_locks(replace(trial, lockable_items=np.nan))

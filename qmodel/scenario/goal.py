@@ -61,24 +61,32 @@ class GoalSeek(NamedTuple):
         ``breaking_component`` (None where the goal holds throughout); ``end`` ("low", "high") names a
         band's end: ``max_distance_low[km]``."""
         tail = f"_{end}" if end else ""
-        return {frames.key(f"max_distance{tail}", "km"): None if self.holds_throughout else self.held_km,
-                f"breaking_member{tail}": self.member or None,
-                f"breaking_component{tail}": self.component or None}
+        return {
+            frames.key(f"max_distance{tail}", "km"): None if self.holds_throughout else self.held_km,
+            f"breaking_member{tail}": self.member or None,
+            f"breaking_component{tail}": self.component or None,
+        }
 
     def to_json(self) -> dict[str, object]:
         """:meth:`record`, whether the goal holds beyond the search, the search's tolerance and reach (km),
         the breaking member's share within the goal just past the distance (%) and the remedies."""
-        return {**self.record(), "goal_holds_beyond_search": self.holds_throughout,
-                "tolerance[km]": TOLERANCE / 1e3, "searched_to[km]": self.searched / 1e3,
-                "share_within_goal[%]": None if np.isnan(self.share) else self.share * 100,
-                "remedies": list(self.remedies)}
+        return {
+            **self.record(),
+            "goal_holds_beyond_search": self.holds_throughout,
+            "tolerance[km]": TOLERANCE / 1e3,
+            "searched_to[km]": self.searched / 1e3,
+            "share_within_goal[%]": None if np.isnan(self.share) else self.share * 100,
+            "remedies": list(self.remedies),
+        }
 
     def __repr__(self) -> str:
         """In km, as the answer is read: ``GoalSeek(distance=65.6 km, searched=300 km, ...)``."""
         distance = "nan" if self.held_km is None else f"{self.held_km:g} km"
         share = "nan" if np.isnan(self.share) else f"{format_number(self.share * 100)}%"
-        return (f"GoalSeek(distance={distance}, searched={self.searched / 1e3:g} km, member={self.member!r}, "
-                f"component={self.component!r}, share={share}, remedies={self.remedies!r})")
+        return (
+            f"GoalSeek(distance={distance}, searched={self.searched / 1e3:g} km, member={self.member!r}, "
+            f"component={self.component!r}, share={share}, remedies={self.remedies!r})"
+        )
 
     def _repr_html_(self) -> str:
         return frames.html("goal seek: the largest distance that keeps the goal", [self.to_json()])
@@ -92,10 +100,18 @@ class _Round(NamedTuple):
     columns: np.ndarray  # grid indices, ascending; ``first`` and the index before it are among them
 
 
-def goal_failing(scenario: Scenario, distances: np.ndarray, below: np.ndarray | None,
-                 fixed: FixedParts | None = None) -> tuple[np.ndarray, ScenarioResult]:
-    result = solve_at(scenario, distances, 1.0, with_thrashing_load=False, max_iterations=ITERATIONS,
-                    below=below, fixed=fixed)
+def goal_failing(
+    scenario: Scenario, distances: np.ndarray, below: np.ndarray | None, fixed: FixedParts | None = None
+) -> tuple[np.ndarray, ScenarioResult]:
+    result = solve_at(
+        scenario,
+        distances,
+        1.0,
+        with_thrashing_load=False,
+        max_iterations=ITERATIONS,
+        below=below,
+        fixed=fixed,
+    )
     meets = (result.share_within_goal >= scenario.goal_share).all(axis=0) & ~result.thrashing
     return ~meets, result
 
@@ -179,8 +195,14 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     return _answer(scenario, float(low), upper, solved, at, base)
 
 
-def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioResult, index: int,
-            base: ScenarioResult | None) -> GoalSeek:
+def _answer(
+    scenario: Scenario,
+    distance: float,
+    upper: float,
+    result: ScenarioResult,
+    index: int,
+    base: ScenarioResult | None,
+) -> GoalSeek:
     """The answer, its culprit at column ``index`` of ``result``, and where that is thrashing the remedies
     there, read from the search for the load at which it begins (as the table's notes read them)."""
     culprit = _culprit(result, index, base)
@@ -188,8 +210,12 @@ def _answer(scenario: Scenario, distance: float, upper: float, result: ScenarioR
         return GoalSeek(distance, upper, *culprit)
     where = result.distances[index : index + 1]
     edge_share = thrashing_load(scenario, where)[1]
-    return GoalSeek(distance, upper, *culprit, remedies(float(where[0]), edge_share["subchannel_wait"][:, 0],
-                                                         edge_share["io_queue"][:, 0]))
+    return GoalSeek(
+        distance,
+        upper,
+        *culprit,
+        remedies(float(where[0]), edge_share["subchannel_wait"][:, 0], edge_share["io_queue"][:, 0]),
+    )
 
 
 def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) -> tuple[str, str, float]:
@@ -202,7 +228,9 @@ def _culprit(result: ScenarioResult, index: int, base: ScenarioResult | None) ->
         why = SATURATED if result.disk_saturated[index] else OPEN if open_saturated else "thrashing"
         return "all", why, float("nan")
     m = int(np.nanargmin(result.share_within_goal[:, index]))
-    growth = {name: result.breakdown[name][m, index] - (0.0 if base is None else base.breakdown[name][m, 0])
-              for name in BREAKDOWN}
+    growth = {
+        name: result.breakdown[name][m, index] - (0.0 if base is None else base.breakdown[name][m, 0])
+        for name in BREAKDOWN
+    }
     worst = max(growth, key=lambda name: growth[name])
     return result.members[m], worst, float(result.share_within_goal[m, index])

@@ -45,8 +45,14 @@ QUANTITIES = {
 # resolution of .056 s; 3% on a count, the run-to-run spread of the 0 km counts, 3388 to 3427); a share
 # within the goal is fitted on its absolute difference, σ 1 point; a lock wait 20% (a class 3 suspension
 # time averaged over commits).
-SIGMA = {"response_time": 0.10, "transactions": 0.03, "throughput": 0.03, "share_within_goal": 0.01,
-         "cpu_of_one_cp": 0.10, "lock_contention": 0.20}
+SIGMA = {
+    "response_time": 0.10,
+    "transactions": 0.03,
+    "throughput": 0.03,
+    "share_within_goal": 0.01,
+    "cpu_of_one_cp": 0.10,
+    "lock_contention": 0.20,
+}
 ABSOLUTE = ("share_within_goal",)  # quantities whose residual is absolute, not relative
 STUDY_INTERVAL = 300.0  # s: every run's RMF interval in the GDPS study (the casebooks' default)
 _DIGITS = 12  # a printed number converted to SI keeps this many significant digits (0.056 s is 56 ms)
@@ -85,9 +91,11 @@ class Measurement:
     @property
     def label(self) -> str:
         """The row as people name it: ``G1P2 response_time 40 km, 2 subchannels``."""
-        facts = [f"{self.subchannels} subchannels" if self.subchannels else "",
-                 f"Metro Mirror {self.metro_mirror}" if self.metro_mirror else "",
-                 f"{self.castout_owner} owns castout" if self.castout_owner else ""]
+        facts = [
+            f"{self.subchannels} subchannels" if self.subchannels else "",
+            f"Metro Mirror {self.metro_mirror}" if self.metro_mirror else "",
+            f"{self.castout_owner} owns castout" if self.castout_owner else "",
+        ]
         where = "".join(f", {fact}" for fact in facts if fact)
         return f"{self.member} {self.quantity} {self.km:g} km{where}"
 
@@ -115,8 +123,9 @@ def result_value(result: ScenarioResult, place: int, member: str, quantity: str,
             "throughput": result.total_throughput[place],
             "share_within_goal": result.total_share_within_goal[place],
             "cpu_of_one_cp": float(np.sum(weights * result.cpu_per_transaction[:, place])),
-            "lock_contention": float(np.sum(weights * result.breakdown["lock_contention"][:, place])
-                                     / np.sum(weights)),
+            "lock_contention": float(
+                np.sum(weights * result.breakdown["lock_contention"][:, place]) / np.sum(weights)
+            ),
         }
     else:
         if member not in result.members:
@@ -156,8 +165,10 @@ def casebook_row(path: Path, table: str, row: str, unit: str) -> dict[str, float
             keys = found.get("keys", found["columns"])
             own = found.get("units", {}).get(row, found.get("unit", "1"))
             scale = UNITS[own].to_si / UNITS[unit].to_si
-            return {key: float(f"{value * scale:.{_DIGITS}g}")
-                    for key, value in zip(keys, found["rows"][row], strict=True)}
+            return {
+                key: float(f"{value * scale:.{_DIGITS}g}")
+                for key, value in zip(keys, found["rows"][row], strict=True)
+            }
     raise KeyError(f"{path.name}: no table {table!r}")
 
 
@@ -180,8 +191,11 @@ def casebook_measurements(path: Path) -> tuple[Measurement, ...]:
         for rule in table.get("rule", []):
             quantity = str(rule.get("quantity", "")).removeprefix("scenario.")
             paper = rule.get("paper")
-            if quantity not in QUANTITIES or not str(rule["quantity"]).startswith("scenario.") or not (
-                    isinstance(paper, dict) and "row" in paper):
+            if (
+                quantity not in QUANTITIES
+                or not str(rule["quantity"]).startswith("scenario.")
+                or not (isinstance(paper, dict) and "row" in paper)
+            ):
                 continue
             for place, key in enumerate(keys):
                 if key not in rule.get("columns", keys):
@@ -191,21 +205,27 @@ def casebook_measurements(path: Path) -> tuple[Measurement, ...]:
                 if printed == "" or "" in inputs.values():
                     continue
                 unit = units.get(paper["row"], table.get("unit", "1"))
-                distance_unit = units.get(rule["inputs"]["distance"]["row"], "km") if isinstance(
-                    rule["inputs"].get("distance"), dict) else "km"
-                rows.append(Measurement(
-                    scenario=str(inputs["scenario"]),
-                    member=str(inputs["member"]),
-                    distance=_si(float(inputs["distance"]), distance_unit),
-                    quantity=quantity,
-                    value=_si(float(printed), unit),
-                    subchannels=int(inputs.get("subchannels", 0)),
-                    metro_mirror=str(inputs.get("metro_mirror", "")),
-                    castout_owner=str(inputs.get("castout_owner", "")),
-                    interval=parse_value("interval", inputs["interval"], "s") if "interval" in inputs
-                    else STUDY_INTERVAL,
-                    source=f"{table['id']}-{rule['id']}-{key}",
-                ))
+                distance_unit = (
+                    units.get(rule["inputs"]["distance"]["row"], "km")
+                    if isinstance(rule["inputs"].get("distance"), dict)
+                    else "km"
+                )
+                rows.append(
+                    Measurement(
+                        scenario=str(inputs["scenario"]),
+                        member=str(inputs["member"]),
+                        distance=_si(float(inputs["distance"]), distance_unit),
+                        quantity=quantity,
+                        value=_si(float(printed), unit),
+                        subchannels=int(inputs.get("subchannels", 0)),
+                        metro_mirror=str(inputs.get("metro_mirror", "")),
+                        castout_owner=str(inputs.get("castout_owner", "")),
+                        interval=parse_value("interval", inputs["interval"], "s")
+                        if "interval" in inputs
+                        else STUDY_INTERVAL,
+                        source=f"{table['id']}-{rule['id']}-{key}",
+                    )
+                )
     return tuple(rows)
 
 
@@ -234,13 +254,18 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
     """
     if workbook.is_workbook(path):
         table, _ = read_sheet_table(path, sheet, texts=False)
-        table = table._replace(columns=[[workbook.cell_text(cell) for cell in column]
-                                        for column in table.columns])
+        table = table._replace(
+            columns=[[workbook.cell_text(cell) for cell in column] for column in table.columns]
+        )
         decimal = "."
     else:
         if sheet is not None:
-            raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
-                             reason=f"{path} is CSV")
+            raise InputError(
+                "--sheet",
+                sheet,
+                "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
+                reason=f"{path} is CSV",
+            )
         text, _ = read_csv_file(path, sys.stderr, "measurements")
         table, dialect = read_table(text)
         decimal = dialect.decimal
@@ -252,17 +277,22 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
             named[name] = (index, split[1] if split else None)
     missing = [name for name in REQUIRED_COLUMNS if name not in named]
     if missing:
-        raise InputError(f"{path}: columns", ", ".join(table.header), ", ".join(REQUIRED_COLUMNS)
-                         + " (and optionally " + ", ".join(OPTIONAL_COLUMNS) + ")",
-                         reason=f"no {missing[0]} column")
+        raise InputError(
+            f"{path}: columns",
+            ", ".join(table.header),
+            ", ".join(REQUIRED_COLUMNS) + " (and optionally " + ", ".join(OPTIONAL_COLUMNS) + ")",
+            reason=f"no {missing[0]} column",
+        )
     rows = []
     for row in range(table.size):
         if row in table.blank:
             continue
         cells = {name: str(table.columns[index][row]).strip() for name, (index, _) in named.items()}
         if decimal == ",":
-            cells = {name: cell.replace(",", ".") if name in ("distance", "value", "weight", "interval")
-                     else cell for name, cell in cells.items()}
+            cells = {
+                name: cell.replace(",", ".") if name in ("distance", "value", "weight", "interval") else cell
+                for name, cell in cells.items()
+            }
         where = f"{path}: row {row + table.first_row}"
         rows.append(_measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where))
     if not rows:
@@ -279,17 +309,21 @@ def _quantity_value(column: str, text: str, unit: str, header_unit: str | None, 
     if bare and header_unit:
         text = f"{text}{header_unit}"
     elif bare and UNITS[unit].dimension in ("time", "length"):
-        raise InputError(f"{where}, column {column}", text, f"a value with its unit, e.g. {text}{unit}, or "
-                         f"the unit in the header: {column} [{unit}]",
-                         reason="a bare number is ambiguous here")
+        raise InputError(
+            f"{where}, column {column}",
+            text,
+            f"a value with its unit, e.g. {text}{unit}, or the unit in the header: {column} [{unit}]",
+            reason="a bare number is ambiguous here",
+        )
     try:
         return parse_value(f"{where}, column {column}", text, unit) * UNITS[unit].to_si
     except InputError as error:
         raise InputError(f"{where}, column {column}", text, error.allowed, reason=error.reason) from None
 
 
-def _measurement(cells: dict[str, str], units: dict[str, str | None], scenario: str, where: str
-                 ) -> Measurement:
+def _measurement(
+    cells: dict[str, str], units: dict[str, str | None], scenario: str, where: str
+) -> Measurement:
     quantity = cells["quantity"]
     if quantity not in QUANTITIES:
         raise InputError(f"{where}, column quantity", quantity or "empty cell", ", ".join(QUANTITIES))
@@ -301,8 +335,9 @@ def _measurement(cells: dict[str, str], units: dict[str, str | None], scenario: 
         if not equals or key.strip() not in ("subchannels", "metro_mirror", "castout_owner"):
             raise InputError(f"{where}, column configuration", part, CONFIGURATION_FORM)
         facts[key.strip()] = fact.strip()
-    facts.update({name: cells[name] for name in ("subchannels", "metro_mirror", "castout_owner")
-                  if cells.get(name)})
+    facts.update(
+        {name: cells[name] for name in ("subchannels", "metro_mirror", "castout_owner") if cells.get(name)}
+    )
     subchannels = facts.get("subchannels", "0")
     if not subchannels.isdigit():
         raise InputError(f"{where}, subchannels", subchannels, "a whole number of subchannels on every path")
@@ -320,7 +355,21 @@ def _measurement(cells: dict[str, str], units: dict[str, str | None], scenario: 
     value = _quantity_value("value", cells["value"], QUANTITIES[quantity], units.get("value"), where)
     distance = _quantity_value("distance", cells["distance"], "km", units.get("distance"), where)
     if distance < 0 or value < 0 or not interval > 0:
-        raise InputError(where, f"distance {cells['distance']}, value {cells['value']}",
-                         "a distance and a value >= 0, an interval > 0")
-    return Measurement(scenario, cells["member"], distance, quantity, value, int(subchannels), mirror,
-                       facts.get("castout_owner", ""), interval, where, weight)
+        raise InputError(
+            where,
+            f"distance {cells['distance']}, value {cells['value']}",
+            "a distance and a value >= 0, an interval > 0",
+        )
+    return Measurement(
+        scenario,
+        cells["member"],
+        distance,
+        quantity,
+        value,
+        int(subchannels),
+        mirror,
+        facts.get("castout_owner", ""),
+        interval,
+        where,
+        weight,
+    )

@@ -50,9 +50,11 @@ TOP_OVERRIDES = ("distance", "fibre_speed", "crossing_latency")
 LINK_OVERRIDES = ("type",)
 CF_OVERRIDES = ("signal_service",)  # cf.NAME.KEY
 CF_TABLE_OVERRIDES = ("duplexing", "cross_invalidation")  # cf.NAME.KEY.STRUCTURE
-KEY_FORMS = (", ".join(TOP_OVERRIDES) + ", member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, link.NAME.type, "
-             "cf.NAME.signal_service, cf.NAME.duplexing.STRUCTURE, cf.NAME.cross_invalidation.STRUCTURE, "
-             + ", ".join(f"{section}.KEY" for section in SECTION_OVERRIDES))
+KEY_FORMS = (
+    ", ".join(TOP_OVERRIDES) + ", member.NAME.KEY, path.MEMBER.CF.KEY, path.*.KEY, link.NAME.type, "
+    "cf.NAME.signal_service, cf.NAME.duplexing.STRUCTURE, cf.NAME.cross_invalidation.STRUCTURE, "
+    + ", ".join(f"{section}.KEY" for section in SECTION_OVERRIDES)
+)
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,10 @@ def override_column(index: int, title: str, raw: dict, source: str) -> Column | 
         if "." not in title:
             return None
         raise InputError(
-            f"{source}: column", title, f"a key with its unit in [] or (), e.g. conversion.threshold [us]"
-            f" (the forms: {KEY_FORMS})", reason="not a key",
+            f"{source}: column",
+            title,
+            f"a key with its unit in [] or (), e.g. conversion.threshold [us] (the forms: {KEY_FORMS})",
+            reason="not a key",
         )
     parts, unit = named[0].split("."), named[1]
     if len(parts) == 1 and parts[0].lower() not in TOP_OVERRIDES:
@@ -123,8 +127,10 @@ def override_column(index: int, title: str, raw: dict, source: str) -> Column | 
         key = ("member", name, _choice(parts[2], list(MEMBER_OVERRIDES), "member key", title, source))
     elif section == "path":
         member = parts[1] if parts[1] == "*" else _choice(parts[1], members, "member", title, source)
-        cf = "*" if shape == 3 or parts[2] == "*" else _choice(
-            parts[2], sorted({str(p.get("cf")) for p in paths}), "CF", title, source
+        cf = (
+            "*"
+            if shape == 3 or parts[2] == "*"
+            else _choice(parts[2], sorted({str(p.get("cf")) for p in paths}), "CF", title, source)
         )
         if not any(member in ("*", p.get("member")) and cf in ("*", p.get("cf")) for p in paths):
             raise InputError(
@@ -143,26 +149,41 @@ def override_column(index: int, title: str, raw: dict, source: str) -> Column | 
     return Column(index, title, key, unit)
 
 
-def _hardware_column(index: int, title: str, section: str, parts: list[str], unit: str | None, raw: dict,
-                     source: str) -> Column:
+def _hardware_column(
+    index: int, title: str, section: str, parts: list[str], unit: str | None, raw: dict, source: str
+) -> Column:
     """A column of today's hardware: ``link.NAME.type``, ``cf.NAME.signal_service``,
     ``cf.NAME.duplexing.STRUCTURE`` or ``cf.NAME.cross_invalidation.STRUCTURE``."""
     if section == "link":
         links = sorted(raw.get("link", {})) if isinstance(raw.get("link"), dict) else []
         if len(parts) != 3:
-            raise InputError(f"{source}: column", title, f"link.NAME.type (the forms: {KEY_FORMS})",
-                             reason=f"{len(parts)} part(s) where link needs 3")
-        key: tuple[str, ...] = ("link", _choice(parts[1], links, "link", title, source),
-                                _choice(parts[2], list(LINK_OVERRIDES), "link key", title, source))
+            raise InputError(
+                f"{source}: column",
+                title,
+                f"link.NAME.type (the forms: {KEY_FORMS})",
+                reason=f"{len(parts)} part(s) where link needs 3",
+            )
+        key: tuple[str, ...] = (
+            "link",
+            _choice(parts[1], links, "link", title, source),
+            _choice(parts[2], list(LINK_OVERRIDES), "link key", title, source),
+        )
     else:
         cfs = [str(c.get("name")) for c in raw.get("cf", []) if isinstance(c, dict)]
         if len(parts) not in (3, 4):
-            raise InputError(f"{source}: column", title, "cf.NAME.signal_service or cf.NAME.duplexing."
-                             f"STRUCTURE (the forms: {KEY_FORMS})",
-                             reason=f"{len(parts)} part(s) where cf needs 3 or 4")
+            raise InputError(
+                f"{source}: column",
+                title,
+                f"cf.NAME.signal_service or cf.NAME.duplexing.STRUCTURE (the forms: {KEY_FORMS})",
+                reason=f"{len(parts)} part(s) where cf needs 3 or 4",
+            )
         keys = CF_OVERRIDES if len(parts) == 3 else CF_TABLE_OVERRIDES
-        key = ("cf", _choice(parts[1], cfs, "CF", title, source), _choice(parts[2], list(keys), "cf key",
-                                                                         title, source), *parts[3:])
+        key = (
+            "cf",
+            _choice(parts[1], cfs, "CF", title, source),
+            _choice(parts[2], list(keys), "cf key", title, source),
+            *parts[3:],
+        )
     if unit is not None and unit_named(unit) is None:
         raise InputError(
             f"{source}: column", title, "a unit such as ms, us, s, km or %", reason=f"unknown unit {unit!r}"
@@ -200,8 +221,9 @@ def apply_override(data: dict, column: Column, value: object) -> None:
         data.setdefault(section, {})[rest[0]] = value
 
 
-def first_refused(raw: dict, overrides: list[tuple[Column, object]], where: str
-                  ) -> tuple[int, ScenarioError] | None:
+def first_refused(
+    raw: dict, overrides: list[tuple[Column, object]], where: str
+) -> tuple[int, ScenarioError] | None:
     """The first of ``overrides`` (column, value) whose value alone, set in the scenario ``raw`` (its
     parsed TOML, from the file ``where``), the scenario refuses: (its index, the scenario's error); None
     where each alone is taken (it is their combination that is refused). Where a --variants row or a
@@ -216,11 +238,14 @@ def first_refused(raw: dict, overrides: list[tuple[Column, object]], where: str
     return None
 
 
-
 # A checked scenario's fields by the dotted key of a one-of-a-kind table, where the field is named
 # otherwise than the key (the others are the key's own name: locks.lock_span → lock_span)
-_SCENARIO_FIELD = {"goal.response_time": "goal_time", "goal.share": "goal_share",
-                   "disk.background_rate": "disk_background", "distribution.shape": "shape"}
+_SCENARIO_FIELD = {
+    "goal.response_time": "goal_time",
+    "goal.share": "goal_share",
+    "disk.background_rate": "disk_background",
+    "distribution.shape": "shape",
+}
 _TOP_VALUES = TOP_OVERRIDES[1:]  # top-level keys a fit may set (the distance is asked, never fitted)
 _MEMBER_FIELDS = {f.name for f in fields(Member)} - {"name", "site", "requests"}
 _PATH_FIELDS = {f.name for f in fields(CFPath)} - {"member", "cf", "link"}
@@ -251,17 +276,24 @@ def _with_value(scenario: Scenario, key: str, value: float | int | str | bool) -
         if parts[1] != "*" and parts[1] not in names:
             raise InputError("key", key, "member.NAME.KEY with NAME one of " + ", ".join(names))
         change: dict[str, Any] = {parts[2]: value}
-        return replace(scenario, members=tuple(
-            replace(m, **change) if parts[1] in ("*", m.name) else m for m in scenario.members))
+        return replace(
+            scenario,
+            members=tuple(replace(m, **change) if parts[1] in ("*", m.name) else m for m in scenario.members),
+        )
     if parts[0] == "path" and len(parts) in (3, 4) and parts[-1] in _PATH_FIELDS:
         member, cf = (parts[1], parts[2]) if len(parts) == 4 else ("*", "*")
         if (len(parts) == 3 and parts[1] != "*") or not any(
-                member in ("*", p.member) and cf in ("*", p.cf) for p in scenario.paths):
+            member in ("*", p.member) and cf in ("*", p.cf) for p in scenario.paths
+        ):
             raise InputError("key", key, "path.MEMBER.CF.KEY or path.*.KEY of a path of the scenario")
         change = {parts[-1]: value}
-        return replace(scenario, paths=tuple(
-            replace(p, **change) if member in ("*", p.member) and cf in ("*", p.cf) else p
-            for p in scenario.paths))
+        return replace(
+            scenario,
+            paths=tuple(
+                replace(p, **change) if member in ("*", p.member) and cf in ("*", p.cf) else p
+                for p in scenario.paths
+            ),
+        )
     if len(parts) == 1 and key in _TOP_VALUES:
         change = {key: value}
         return replace(scenario, **change)
@@ -286,8 +318,9 @@ def with_castout_owner(scenario: Scenario, owner: str) -> Scenario:
     return replace(scenario, castout_owner=owner)
 
 
-def with_overrides(scenario: Scenario, subchannels: int, metro_mirror: str, castout_owner: str = ""
-                   ) -> Scenario:
+def with_overrides(
+    scenario: Scenario, subchannels: int, metro_mirror: str, castout_owner: str = ""
+) -> Scenario:
     """The scenario with every path's ``subchannels`` (if not 0), Metro Mirror "on"/"off" (if given) and
     its castout owner (if given: :func:`with_castout_owner`)."""
     if castout_owner:

@@ -69,8 +69,9 @@ def sigma_points(x: np.ndarray, covariance: np.ndarray) -> list[tuple[np.ndarray
     return points
 
 
-def samples(values: np.ndarray, sds: np.ndarray, weights: np.ndarray, z: np.ndarray = Z
-            ) -> tuple[np.ndarray, np.ndarray]:
+def samples(
+    values: np.ndarray, sds: np.ndarray, weights: np.ndarray, z: np.ndarray = Z
+) -> tuple[np.ndarray, np.ndarray]:
     """(values, weights) of the weighted sample: ``values`` and ``sds`` (S, ...) at S parameter points of
     ``weights`` (S,), each point taken at every node z_k (K,): (S·K, ...) values y_s + z_k·sd_s and (S·K,)
     weights w_s/K. A point without an answer (NaN) stays NaN at every node."""
@@ -80,8 +81,9 @@ def samples(values: np.ndarray, sds: np.ndarray, weights: np.ndarray, z: np.ndar
     return spread.reshape((-1, *values.shape[1:])), weights
 
 
-def quantiles(values: np.ndarray, weights: np.ndarray, probabilities: tuple[float, ...],
-              missing_high: bool = True) -> np.ndarray:
+def quantiles(
+    values: np.ndarray, weights: np.ndarray, probabilities: tuple[float, ...], missing_high: bool = True
+) -> np.ndarray:
     """Weighted quantiles over the first axis of ``values`` (N, ...) with ``weights`` (N,) summing to 1:
     (P, ...) for the ``probabilities``. The sample's sorted values are placed at their cumulative weight
     less half their own and interpolated linearly between. A NaN (no answer) counts as above every value
@@ -91,8 +93,9 @@ def quantiles(values: np.ndarray, weights: np.ndarray, probabilities: tuple[floa
     filled = np.where(np.isnan(values), np.inf if missing_high else -np.inf, values)
     order = np.argsort(filled, axis=0, kind="stable")
     ordered = np.take_along_axis(filled, order, 0)
-    w = np.take_along_axis(np.broadcast_to(weights.reshape((-1,) + (1,) * (values.ndim - 1)), values.shape),
-                           order, 0)
+    w = np.take_along_axis(
+        np.broadcast_to(weights.reshape((-1,) + (1,) * (values.ndim - 1)), values.shape), order, 0
+    )
     at = np.cumsum(w, axis=0) - w / 2
     found = []
     for p in probabilities:
@@ -121,9 +124,12 @@ def share_within(goal_time: float, mean: np.ndarray, fixed: np.ndarray, shapes: 
     if answered.any():
         shape = np.broadcast_to(np.asarray(shapes, float).reshape((-1,) + (1,) * (mean.ndim - 1)), mean.shape)
         share[answered] = evaluate_si(
-            "share_within_goal", goal=np.asarray(goal_time), mean_response=mean[answered],
+            "share_within_goal",
+            goal=np.asarray(goal_time),
+            mean_response=mean[answered],
             fixed_part=np.minimum(np.broadcast_to(fixed, mean.shape), mean * (1 - 1e-9))[answered],
-            shape=shape[answered])["share"]
+            shape=shape[answered],
+        )["share"]
     return share
 
 
@@ -139,8 +145,13 @@ def critical_ratio(shape: np.ndarray, goal_share: float) -> np.ndarray:
     low, high = np.full(shape.shape, np.log(1e-3)), np.log(np.minimum(1e3, 600 / shape))
     for _ in range(60):
         middle = (low + high) / 2
-        share = evaluate_si("share_within_goal", goal=np.ones(shape.shape), mean_response=np.exp(-middle),
-                            fixed_part=np.zeros(shape.shape), shape=shape)["share"]
+        share = evaluate_si(
+            "share_within_goal",
+            goal=np.ones(shape.shape),
+            mean_response=np.exp(-middle),
+            fixed_part=np.zeros(shape.shape),
+            shape=shape,
+        )["share"]
         low, high = np.where(share < goal_share, middle, low), np.where(share < goal_share, high, middle)
     return np.exp((low + high) / 2)
 

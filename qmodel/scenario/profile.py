@@ -95,11 +95,7 @@ def profile(counts: Mapping[str, float], transactions: float) -> Profile:
             other = "async" if given == ["sync"] else "sync"
             parts[other] = max(parts["total"] - parts[given[0]], 0.0)
         summed = parts.get("sync", 0.0) + parts.get("async", 0.0)
-        if (
-            given
-            and "total" in parts
-            and abs(summed - parts["total"]) > ROUNDING * max(parts["total"], 1.0)
-        ):
+        if given and "total" in parts and abs(summed - parts["total"]) > ROUNDING * max(parts["total"], 1.0):
             raise InputError(
                 f"{structure}.total",
                 f"{parts['total']:g}",
@@ -108,8 +104,12 @@ def profile(counts: Mapping[str, float], transactions: float) -> Profile:
             )
         total = parts.get("total", summed)
         if not math.isfinite(total / transactions):
-            raise InputError(structure, f"{total:g} over {transactions:g} transactions",
-                             "counts whose sum per transaction is a finite number", reason="too large")
+            raise InputError(
+                structure,
+                f"{total:g} over {transactions:g} transactions",
+                "counts whose sum per transaction is a finite number",
+                reason="too large",
+            )
         per_transaction[structure] = total / transactions
         if "async" in parts and total > 0:
             async_share[structure] = parts["async"] / total

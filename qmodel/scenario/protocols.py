@@ -89,52 +89,79 @@ def mirror_round_trips(protocols: Protocols) -> int:
     return METRO_MIRROR_PROTOCOLS[protocols.mirror_protocol].round_trips
 
 
-def log_write(scenario: Scenario, local: np.ndarray, round_trip: RoundTrip, site: str
-              ) -> tuple[np.ndarray, np.ndarray]:
+def log_write(
+    scenario: Scenario, local: np.ndarray, round_trip: RoundTrip, site: str
+) -> tuple[np.ndarray, np.ndarray]:
     """(time, propagation) of a log write with zHyperWrite from a member at ``site``: the later of its
     writes to the primary and to the secondary (``zhyperwrite_log_write``), ``local`` its service at
     0 km without Metro Mirror (s). Its propagation is the longer round trip."""
-    written = _si("zhyperwrite_log_write", write_service=local, base_overhead=scenario.pprc_overhead,
-                  primary_round_trip=round_trip(site, scenario.primary_site),
-                  secondary_round_trip=round_trip(site, scenario.secondary_site),
-                  mirror_round_trip=round_trip(scenario.primary_site, scenario.secondary_site),
-                  io_round_trips=1, mirror_round_trips=mirror_round_trips(scenario.protocols))
+    written = _si(
+        "zhyperwrite_log_write",
+        write_service=local,
+        base_overhead=scenario.pprc_overhead,
+        primary_round_trip=round_trip(site, scenario.primary_site),
+        secondary_round_trip=round_trip(site, scenario.secondary_site),
+        mirror_round_trip=round_trip(scenario.primary_site, scenario.secondary_site),
+        io_round_trips=1,
+        mirror_round_trips=mirror_round_trips(scenario.protocols),
+    )
     return written["hyperwrite_write"], written["hyperwrite_write"] - local
 
 
 def duplexed_secondary(scenario: Scenario, primary: str) -> Structure | None:
     """The secondary z/OS duplexes a lock or list structure ``primary`` into, if duplexing is on."""
-    return next((s for s in scenario.structures.values()
-                 if s.primary == primary and s.name in scenario.protocols.duplexing), None)
+    return next(
+        (
+            s
+            for s in scenario.structures.values()
+            if s.primary == primary and s.name in scenario.protocols.duplexing
+        ),
+        None,
+    )
 
 
-def duplexed_distance(scenario: Scenario, member: Member, structure: Structure, secondary: Structure,
-                      service: float, round_trip: RoundTrip) -> np.ndarray:
+def duplexed_distance(
+    scenario: Scenario,
+    member: Member,
+    structure: Structure,
+    secondary: Structure,
+    service: float,
+    round_trip: RoundTrip,
+) -> np.ndarray:
     """The fibre (m) whose round trips take as long as what synchronous duplexing adds to a request of
     ``member`` to ``structure`` over its simplex service at 0 km (``service``, s): both z/OS-to-CF round
     trips and the CFs' ready-to-execute and ready-to-complete exchanges (``duplexed_cf_request``). Fed to
     ``cf_request_at_distance`` as its distance, it times the request as propagation, which is what it is:
     deterministic, converted to async by the same estimate."""
     primary_cf, secondary_cf = scenario.cf_sites[structure.cf], scenario.cf_sites[secondary.cf]
-    request = _si("duplexed_cf_request", service=service,
-                  primary_round_trip=round_trip(member.site, primary_cf),
-                  secondary_round_trip=round_trip(member.site, secondary_cf),
-                  cf_round_trip=round_trip(primary_cf, secondary_cf),
-                  signal_service=scenario.protocols.signal_service.get(secondary.cf, 0.0))
+    request = _si(
+        "duplexed_cf_request",
+        service=service,
+        primary_round_trip=round_trip(member.site, primary_cf),
+        secondary_round_trip=round_trip(member.site, secondary_cf),
+        cf_round_trip=round_trip(primary_cf, secondary_cf),
+        signal_service=scenario.protocols.signal_service.get(secondary.cf, 0.0),
+    )
     added = request["sync_request"] - service
     trips = 1  # cf_request_at_distance's cf_round_trips (its default, as the solver calls it)
     return added * scenario.fibre_speed / (2 * trips)
 
 
-def async_duplex_wait(scenario: Scenario, structure: Structure, secondary: Structure,
-                      round_trip: RoundTrip) -> np.ndarray:
+def async_duplex_wait(
+    scenario: Scenario, structure: Structure, secondary: Structure, round_trip: RoundTrip
+) -> np.ndarray:
     """At most, the commit's wait for an asynchronous secondary to confirm the transaction's last update:
     one CF-to-CF exchange (``duplexed_cf_request.async_commit_wait``), s."""
     primary_cf, secondary_cf = scenario.cf_sites[structure.cf], scenario.cf_sites[secondary.cf]
     cf_round_trip = round_trip(primary_cf, secondary_cf)
-    return _si("duplexed_cf_request", service=1.0, primary_round_trip=0.0, secondary_round_trip=0.0,
-               cf_round_trip=cf_round_trip,
-               signal_service=scenario.protocols.signal_service.get(secondary.cf, 0.0))["async_commit_wait"]
+    return _si(
+        "duplexed_cf_request",
+        service=1.0,
+        primary_round_trip=0.0,
+        secondary_round_trip=0.0,
+        cf_round_trip=cf_round_trip,
+        signal_service=scenario.protocols.signal_service.get(secondary.cf, 0.0),
+    )["async_commit_wait"]
 
 
 def page_writes(scenario: Scenario, member: Member, primary: str) -> float:
@@ -143,12 +170,14 @@ def page_writes(scenario: Scenario, member: Member, primary: str) -> float:
     given = scenario.protocols.gbp_writes.get(member.name)
     if given is not None:
         return given
-    return sum(count for name, count in member.requests.items()
-               if scenario.structures[name].primary == primary)
+    return sum(
+        count for name, count in member.requests.items() if scenario.structures[name].primary == primary
+    )
 
 
-def cross_invalidation(scenario: Scenario, member: Member, primary: Structure, page_service: np.ndarray,
-                       round_trip: RoundTrip) -> np.ndarray:
+def cross_invalidation(
+    scenario: Scenario, member: Member, primary: Structure, page_service: np.ndarray, round_trip: RoundTrip
+) -> np.ndarray:
     """What cross-invalidating a member across the distance adds to a transaction's commit, s: with
     synchronous XI each page write waits for its signal's round trip; with asynchronous XI the commit's
     synch-up waits at most once (``gbp_cross_invalidation``). Zero where no other member sits at another
@@ -159,13 +188,19 @@ def cross_invalidation(scenario: Scenario, member: Member, primary: Structure, p
     across = [m.site for m in scenario.members if m.name != member.name and m.site != cf_site]
     if not share or writes <= 0 or not across:
         return np.zeros_like(np.asarray(page_service, float))
-    xi = _si("gbp_cross_invalidation", page_write_service=page_service, xi_share=share,
-             xi_round_trip=round_trip(cf_site, across[0]), writes=writes)
+    xi = _si(
+        "gbp_cross_invalidation",
+        page_write_service=page_service,
+        xi_share=share,
+        xi_round_trip=round_trip(cf_site, across[0]),
+        writes=writes,
+    )
     return xi["commit_synch_up" if primary.name in scenario.protocols.async_xi else "sync_xi_per_commit"]
 
 
-def zhyperlink(scenario: Scenario, member: Member, reading: bool, zhpf_time: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray] | None:
+def zhyperlink(
+    scenario: Scenario, member: Member, reading: bool, zhpf_time: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(time per I/O, CP spin per I/O) of the member's reads (``reading``) or log writes over zHyperLink
     (``zhyperlink_io``), ``zhpf_time`` the I/O's time without it (s); None where the member sends none of
     them over zHyperLink. A read is synchronous when it is found in the cache (``read_hit``), a log write
@@ -175,8 +210,13 @@ def zhyperlink(scenario: Scenario, member: Member, reading: bool, zhpf_time: np.
     if use not in (("reads", "all") if reading else ("writes", "all")):
         return None
     service = protocols.zhyperlink_read if reading else protocols.zhyperlink_write
-    io = _si("zhyperlink_io", eligible=protocols.read_hit if reading else 1.0, sync_service=service,
-             miss_time=protocols.zhyperlink_miss, zhpf_io=np.maximum(zhpf_time, 1e-12))
+    io = _si(
+        "zhyperlink_io",
+        eligible=protocols.read_hit if reading else 1.0,
+        sync_service=service,
+        miss_time=protocols.zhyperlink_miss,
+        zhpf_io=np.maximum(zhpf_time, 1e-12),
+    )
     return io["io_time"], io["cpu_spin"]
 
 
@@ -188,21 +228,30 @@ def described(scenario: Scenario) -> list[str]:
         links = ", ".join(f"{name} {kind}" for name, kind in sorted(protocols.link_types.items()))
         said.append(f"Links: {links} (their service at 0 km as measured).")
     if protocols.mirror_protocol != "pre-deposit":
-        said.append(f"Metro Mirror: {protocols.mirror_protocol}, {mirror_round_trips(protocols)} round trips "
-                    "per write.")
+        said.append(
+            f"Metro Mirror: {protocols.mirror_protocol}, {mirror_round_trips(protocols)} round trips "
+            "per write."
+        )
     if protocols.zhyperwrite:
-        said.append("zHyperWrite: each log write to the primary and the secondary at once (two SSCHs, none "
-                    "over the Metro Mirror links).")
+        said.append(
+            "zHyperWrite: each log write to the primary and the secondary at once (two SSCHs, none "
+            "over the Metro Mirror links)."
+        )
     for secondary, mode in sorted(protocols.duplexing.items()):
         primary = scenario.structures[secondary].primary
-        how = ("synchronously." if mode == "sync"
-               else "asynchronously (the commit waits at most one CF-to-CF exchange).")
+        how = (
+            "synchronously."
+            if mode == "sync"
+            else "asynchronously (the commit waits at most one CF-to-CF exchange)."
+        )
         said.append(f"{primary} duplexed into {secondary}, {how}")
     if protocols.async_xi:
         said.append("Asynchronous cross-invalidation: " + ", ".join(sorted(protocols.async_xi)) + ".")
     for member, use in sorted(protocols.zhyperlink.items()):
-        said.append(f"zHyperLink: {member}'s {'reads and log writes' if use == 'all' else use}, the CP "
-                    "spinning for each (in its CPU).")
+        said.append(
+            f"zHyperLink: {member}'s {'reads and log writes' if use == 'all' else use}, the CP "
+            "spinning for each (in its CPU)."
+        )
     if protocols.assumed:
         said.append("Assumed: " + "; ".join(protocols.assumed) + ".")
     limit = reach(scenario)

@@ -144,15 +144,22 @@ class ScenarioResult:
             for row, member in enumerate(names):
                 if member == "all":
                     paths_to = {cf: [p for p in self.path_rate if p.endswith(f"→{cf}")] for cf in cfs}
-                    paths = {cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in ps])
-                             for cf, ps in paths_to.items()}
+                    paths = {
+                        cf: _pooled([(self.delayed_fraction[p][d], self.path_rate[p][d]) for p in ps])
+                        for cf, ps in paths_to.items()
+                    }
                     converted, answer = self.converted_rate[:, d].sum(), None if fits is None else sum(fits)
                 else:
-                    paths = {cf: (self.delayed_fraction[p][d], self.path_rate[p][d])
-                             for cf in cfs if (p := f"{member}→{cf}") in self.delayed_fraction}
+                    paths = {
+                        cf: (self.delayed_fraction[p][d], self.path_rate[p][d])
+                        for cf in cfs
+                        if (p := f"{member}→{cf}") in self.delayed_fraction
+                    }
                     converted, answer = self.converted_rate[row, d], None if fits is None else fits[row]
-                record: dict[str, object] = {"distance[km]": number(self.distances[d] / 1e3),
-                                             "member": member}
+                record: dict[str, object] = {
+                    "distance[km]": number(self.distances[d] / 1e3),
+                    "member": member,
+                }
                 for name, value in values.items():
                     record[name] = value[row][d]
                     if name in bands:
@@ -220,8 +227,9 @@ class ScenarioResult:
     def remedies(self, d: int) -> tuple[str, ...]:
         """What gives distance index ``d``, where lock contention thrashes, a response time back
         (:func:`remedies`, from ``subchannel_share_at_edge`` and ``io_queue_share_at_edge``)."""
-        return remedies(float(self.distances[d]), self.subchannel_share_at_edge[:, d],
-                        self.io_queue_share_at_edge[:, d])
+        return remedies(
+            float(self.distances[d]), self.subchannel_share_at_edge[:, d], self.io_queue_share_at_edge[:, d]
+        )
 
     def to_frame(self):
         """:meth:`records` as a pandas DataFrame: one row per distance and member, units in the names."""
@@ -252,6 +260,7 @@ def band_json(band: Band | None) -> dict[str, object]:
     if band is None:
         return {"level": None, "method": None, "points": 0, "why_none": NO_BAND}
     return {"level": band.level, "method": band.method, "points": band.points, "narrow": band.narrow or None}
+
 
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself

@@ -154,11 +154,15 @@ LOCKS_FORM = (
     "a [locks] table: lockable_items, resolution_round_trips and lock_span, "
     "or lockable_items = inf for no lock contention"
 )
-LOCKABLE_FORM = ("the lock model's hot set, e.g. 4250, or inf for no lock contention (or measured_wait: "
-                 "the lock contention measured per transaction, to infer it from)")
+LOCKABLE_FORM = (
+    "the lock model's hot set, e.g. 4250, or inf for no lock contention (or measured_wait: "
+    "the lock contention measured per transaction, to infer it from)"
+)
 ROUND_TRIPS_FORM = "XCF round trips that resolve a global lock contention, e.g. 2"
-BAND_WEIGHTS_FORM = ("a list of weights from 0 to 1, one per point, summing to at most 1 (the scenario's own "
-                     "answer weighs the rest), e.g. [0.1667, 0.1667]")
+BAND_WEIGHTS_FORM = (
+    "a list of weights from 0 to 1, one per point, summing to at most 1 (the scenario's own "
+    "answer weighs the rest), e.g. [0.1667, 0.1667]"
+)
 BAND_POINTS_FORM = 'a list of tables of dotted scenario keys, e.g. [{ "locks.lock_span" = "15%" }]'
 LOCK_SPAN_FORM = 'the last share of the execution over which locks are taken, e.g. "20%" ("100%": all of it)'
 
@@ -179,8 +183,12 @@ class ScenarioError(InputError):
 
 def _unit_missing(refuse, typed: str, unit: str) -> ScenarioError:
     """A bare number where a unit is needed, with the value written with it (``"8.8s"``)."""
-    return refuse(typed, f'a value with its unit, e.g. "{typed.strip()}{unit}"',
-                  reason="a bare number is ambiguous here: write the unit", unit=unit)
+    return refuse(
+        typed,
+        f'a value with its unit, e.g. "{typed.strip()}{unit}"',
+        reason="a bare number is ambiguous here: write the unit",
+        unit=unit,
+    )
 
 
 @dataclass(frozen=True)
@@ -289,8 +297,10 @@ class Protocols:
         """The defaults the answer rests on that no public figure or study gives, in words."""
         said = []
         if self.duplexing and not any(self.signal_service.values()):
-            said.append("CF-to-CF signal service 0 us at 0 km (not given: a lower bound of the duplexing "
-                        "cost; RMF 74-4 gives it)")
+            said.append(
+                "CF-to-CF signal service 0 us at 0 km (not given: a lower bound of the duplexing "
+                "cost; RMF 74-4 gives it)"
+            )
         if self.async_xi and not any(self.xi_share.values()):
             said.append("no page write cross-invalidates a member across the distance (xi_share not given)")
         if self.read_hit is not None and not self.zhyperlink_miss:
@@ -347,8 +357,6 @@ class Scenario:
         return next(p for p in self.paths if p.member == member and p.cf == cf)
 
 
-
-
 def _shown(value: object, key: str = "") -> str:
     """A value as the file has it, cut at 60 characters: text as typed (``""`` when empty), numbers,
     true/false and lists as TOML writes them, a table by its name ([key] table); None is missing."""
@@ -370,6 +378,7 @@ def _shown(value: object, key: str = "") -> str:
         text = str(value)  # an integer, a TOML date or time
     return text if len(text) <= 60 else text[:57] + "..."
 
+
 def _bare_nonzero(text: object) -> bool:
     """A number without its unit, 8.8 or "8.8", other than 0 (the same in every unit)."""
     if isinstance(text, bool):
@@ -378,6 +387,7 @@ def _bare_nonzero(text: object) -> bool:
         return text != 0
     split = split_number(text) if isinstance(text, str) else None
     return split is not None and not split[1] and float(split[0]) != 0
+
 
 class _Reader:
     """Reads values out of the parsed TOML, naming the key of anything wrong."""
@@ -450,21 +460,40 @@ class _Reader:
         low, high = PLAUSIBLE.get(dimension, (0.0, np.inf))
         if value != 0 and not low <= value <= high:
             scale, shown_unit = UNITS[unit].to_si, "" if unit == "1" else f" {unit}"
-            raise self.error(label, _shown(text), f"{'' if strict or low == 0 else '0, or '}from "
-                             f"{low / scale:g} to {high / scale:g}{shown_unit}",
-                             reason="outside the range the model's arithmetic holds")
+            raise self.error(
+                label,
+                _shown(text),
+                f"{'' if strict or low == 0 else '0, or '}from "
+                f"{low / scale:g} to {high / scale:g}{shown_unit}",
+                reason="outside the range the model's arithmetic holds",
+            )
         return value
 
-    def value(self, table: dict, schema_table: str, name: str, label: str, *, key: str | None = None,
-              default: object = None, allowed: str = "") -> float:
+    def value(
+        self,
+        table: dict,
+        schema_table: str,
+        name: str,
+        label: str,
+        *,
+        key: str | None = None,
+        default: object = None,
+        allowed: str = "",
+    ) -> float:
         """The value of key ``name`` of the schema's table ``schema_table`` (:func:`quantity`), in the
         unit, with the default and the bound its schema row gives. ``key``: the key in ``table`` where
         it differs (an entry of a table of values: a structure of ``requests``, a kind of ``sync``);
         ``default``: in place of the schema's where the reader decides it (no lock contention)."""
         row = key_of(schema_table, name)
-        return self.quantity(table, name if key is None else key, row.unit, label,
-                             default=row.file_default if default is None else default, strict=row.positive,
-                             allowed=allowed)
+        return self.quantity(
+            table,
+            name if key is None else key,
+            row.unit,
+            label,
+            default=row.file_default if default is None else default,
+            strict=row.positive,
+            allowed=allowed,
+        )
 
     def profile(self, table: dict, key: str, name: str) -> float:
         """A part of a member's profile: required (none is assumed), its meaning said where it is missing."""
@@ -536,7 +565,8 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
     except InputError as error:
         part = f"{error.value}: {error.reason}" if error.reason else str(error.value)
         raise refuse(
-            text, FILE_DISTANCES if file else error.allowed,
+            text,
+            FILE_DISTANCES if file else error.allowed,
             reason=error.reason if str(error.value) == text else part,
         ) from None
     if (values < 0).any() or not np.isfinite(values).all():
@@ -586,10 +616,13 @@ def check_path_capacity(scenario: Scenario, holding: list[np.ndarray]) -> None:
         if path.background_rate >= capacity:
             most = f"{capacity:,.0f}"
             carry = "subchannel carries" if path.subchannels == 1 else "subchannels carry"
-            raise ScenarioError("scenario", f"path {path.member}→{path.cf}.background_rate",
-                                f"{path.background_rate:g}/s", f"below {most}/s, or more subchannels",
-                                reason=f"more than its {path.subchannels} {carry}, at most {most} "
-                                "requests/s even at 0 km")
+            raise ScenarioError(
+                "scenario",
+                f"path {path.member}→{path.cf}.background_rate",
+                f"{path.background_rate:g}/s",
+                f"below {most}/s, or more subchannels",
+                reason=f"more than its {path.subchannels} {carry}, at most {most} requests/s even at 0 km",
+            )
 
 
 def _dotted(table: dict, prefix: str = "") -> dict[str, object]:
@@ -620,12 +653,18 @@ def _band(reader: _Reader, data: dict) -> BandSpec | None:
     for index, point in enumerate(flat, 1):
         for key, value in point.items():
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                raise reader.error(f"band.points[{index}].{key}", _shown(value, key),
-                                   "a number or a value with its unit, e.g. 650 or \"15%\"")
+                raise reader.error(
+                    f"band.points[{index}].{key}",
+                    _shown(value, key),
+                    'a number or a value with its unit, e.g. 650 or "15%"',
+                )
     weights = band.get("weights", [])
-    if not isinstance(weights, list) or (weights and len(weights) != len(flat)) or not all(
-            isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= 1 for w in weights) \
-            or sum(weights) > 1 + 1e-9:
+    if (
+        not isinstance(weights, list)
+        or (weights and len(weights) != len(flat))
+        or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= 1 for w in weights)
+        or sum(weights) > 1 + 1e-9
+    ):
         raise reader.error("band.weights", _shown(weights, "weights"), BAND_WEIGHTS_FORM)
     measured_at = None if "measured_at" not in band else reader.quantity(band, "measured_at", "km", "band")
     return BandSpec(method.strip(), flat, tuple(float(w) for w in weights), measured_at)
@@ -658,14 +697,21 @@ def read_scenario_toml(path: str | Path, *, with_fit: bool = True) -> dict:
     try:
         data = format_checked(read_toml(path, what="scenario"), path.name)
         if not data:
-            raise InputError("scenario", str(path), "a scenario file: sites, [[member]], [[cf]] and [[path]] "
-                             "tables (qmodel scenario --list shows the shipped ones)", reason="empty")
+            raise InputError(
+                "scenario",
+                str(path),
+                "a scenario file: sites, [[member]], [[cf]] and [[path]] "
+                "tables (qmodel scenario --list shows the shipped ones)",
+                reason="empty",
+            )
         return data
     except CatalogueError as error:
         hint = ""
         if "Cannot overwrite a value" in str(error) or "Cannot declare" in str(error):
-            hint = ("; members, CFs and paths are written [[member]], [[cf]], [[path]] (double brackets), "
-                    "one per item, never [member] as well")
+            hint = (
+                "; members, CFs and paths are written [[member]], [[cf]], [[path]] (double brackets), "
+                "one per item, never [member] as well"
+            )
         raise InputError("scenario", str(path), "a TOML file", reason=f"{error}{hint}") from None
 
 
@@ -730,8 +776,11 @@ def _free(reader: _Reader, data: dict) -> tuple[str, ...]:
     """The declared free parameters: a list of dotted keys (checked against the scenario by the fit)."""
     free = data.get("free", key_of("", "free").file_default)
     if not isinstance(free, list) or not all(isinstance(key, str) and key.strip() for key in free):
-        raise reader.error("free", _shown(free, "free"),
-                           'a list of dotted keys, e.g. ["locks.lockable_items", "member.*.other"]')
+        raise reader.error(
+            "free",
+            _shown(free, "free"),
+            'a list of dotted keys, e.g. ["locks.lockable_items", "member.*.other"]',
+        )
     return tuple(key.strip() for key in free)
 
 
@@ -750,8 +799,9 @@ def _sites(reader: _Reader, data: dict) -> list[str]:
     if len(sites) > 2:
         raise reader.error("sites", _shown(sites), "one or two sites (the distance is between two)")
     if refused := next(filter(None, map(name_refused, sites)), None):
-        raise reader.error("sites", _shown(sites), "site names of letters, digits and punctuation",
-                           reason=refused)
+        raise reader.error(
+            "sites", _shown(sites), "site names of letters, digits and punctuation", reason=refused
+        )
     return sites
 
 
@@ -766,8 +816,9 @@ def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str],
         if not isinstance(name, str) or not name or name in cf_sites:
             raise reader.error(f"{label}.name", _shown(name), "a name, different for each CF")
         if refused := name_refused(name):
-            raise reader.error(f"{label}.name", _shown(name), "a name of letters, digits and punctuation",
-                               reason=refused)
+            raise reader.error(
+                f"{label}.name", _shown(name), "a name of letters, digits and punctuation", reason=refused
+            )
         cf_sites[name] = reader.name(table, "site", sites, f"cf {name}")
         given = table.get("structures")
         if not isinstance(given, dict) or not given:
@@ -803,8 +854,9 @@ def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str],
                 "pools; a lock or list structure is duplexed by z/OS: cf.duplexing)",
             )
         if structure.primary:  # a secondary is of its primary's kind
-            structures[structure.name] = Structure(structure.name, structure.cf,
-                                                   structures[structure.primary].kind, structure.primary)
+            structures[structure.name] = Structure(
+                structure.name, structure.cf, structures[structure.primary].kind, structure.primary
+            )
     return cf_sites, structures
 
 
@@ -813,9 +865,7 @@ def _links(reader: _Reader, data: dict) -> dict[str, dict[str, dict[str, float]]
     links: dict[str, dict[str, dict[str, float]]] = {}
     for link_name, table in reader.table(data, "link").items():
         if not isinstance(table, dict):
-            raise reader.error(
-                f"link.{link_name}", _shown(table), "a [link.NAME] table with sync and async"
-            )
+            raise reader.error(f"link.{link_name}", _shown(table), "a [link.NAME] table with sync and async")
         reader.known(table, keys_of("link"), f"link.{link_name}")
         links[link_name] = {}
         for mode in ("sync", "async", "converted"):
@@ -827,17 +877,20 @@ def _links(reader: _Reader, data: dict) -> dict[str, dict[str, dict[str, float]]
             for kind in times:
                 if kind not in STRUCTURE_KINDS:
                     raise reader.error(
-                        f"link.{link_name}.{mode}.{kind}", _shown(times[kind], kind),
+                        f"link.{link_name}.{mode}.{kind}",
+                        _shown(times[kind], kind),
                         ", ".join(STRUCTURE_KINDS),
                     )
             where = f"link.{link_name}.{mode}"
-            links[link_name][mode] = {kind: reader.value(times, "link", mode, where, key=kind)
-                                      for kind in times}
+            links[link_name][mode] = {
+                kind: reader.value(times, "link", mode, where, key=kind) for kind in times
+            }
     return links
 
 
-def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str, Structure]
-             ) -> tuple[list[Member], dict[str, dict]]:
+def _members(
+    reader: _Reader, data: dict, sites: list[str], structures: dict[str, Structure]
+) -> tuple[list[Member], dict[str, dict]]:
     """The members, and each one's requests as the file writes them (for the errors that follow)."""
     members = []
     typed_requests: dict[str, dict] = {}
@@ -847,12 +900,20 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
         label = f"member {name}" if named else f"member[{index}]"
         reader.known(table, MEMBER_KEYS, label)
         if not named:
-            raise reader.error(f"{label}.name", _shown(name), "a name, different for each member",
-                               reason="given twice" if isinstance(name, str) and name else "")
+            raise reader.error(
+                f"{label}.name",
+                _shown(name),
+                "a name, different for each member",
+                reason="given twice" if isinstance(name, str) and name else "",
+            )
         assert isinstance(name, str)
         if refused := name_refused(name, reserved=("all",)):  # shown escaped; "all" is the total's row
-            raise reader.error(f"member[{index}].name", _shown(name), "a name of letters, digits and "
-                               "punctuation, other than all", reason=refused)
+            raise reader.error(
+                f"member[{index}].name",
+                _shown(name),
+                "a name of letters, digits and punctuation, other than all",
+                reason=refused,
+            )
         requests = table.get("requests")
         if not isinstance(requests, dict):
             raise reader.error(f"{label}.requests", _shown(requests), PROFILE_FORMS["requests"])
@@ -869,9 +930,13 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
         if "arrival_rate" in table:
             both = next((key for key in ("terminals", "think_time") if key in table), None)
             if both:
-                raise reader.error(f"{label}.{both}", _shown(table[both]), "left out beside arrival_rate",
-                                   reason="a member's workload is a rate (open) or terminals with a think "
-                                   "time (closed), not both")
+                raise reader.error(
+                    f"{label}.{both}",
+                    _shown(table[both]),
+                    "left out beside arrival_rate",
+                    reason="a member's workload is a rate (open) or terminals with a think "
+                    "time (closed), not both",
+                )
             arrival_rate = reader.value(table, "member", "arrival_rate", label)
         members.append(
             Member(
@@ -885,8 +950,10 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
                 other=reader.profile(table, "other", label),
                 sync_reads=reader.profile(table, "sync_reads", label),
                 log_writes=reader.profile(table, "log_writes", label),
-                requests={s: reader.value(requests, "member", "requests", f"{label}.requests", key=s)
-                          for s in requests},
+                requests={
+                    s: reader.value(requests, "member", "requests", f"{label}.requests", key=s)
+                    for s in requests
+                },
                 tpno_share=reader.profile(table, "tpno_share", label),
                 shape=reader.value(table, "member", "shape", label) if "shape" in table else None,
             )
@@ -894,8 +961,9 @@ def _members(reader: _Reader, data: dict, sites: list[str], structures: dict[str
     return members, typed_requests
 
 
-def _paths(reader: _Reader, data: dict, members: set[str], cfs: set[str], links: set[str],
-           link_types: dict[str, str]) -> list[CFPath]:
+def _paths(
+    reader: _Reader, data: dict, members: set[str], cfs: set[str], links: set[str], link_types: dict[str, str]
+) -> list[CFPath]:
     """Each member's path to a CF: one per member and CF; without its subchannels, those of its link's
     type per CHPID (:data:`qmodel.studies.hardware.LINK_TYPES`), else the study's 7."""
     paths: list[CFPath] = []
@@ -921,9 +989,14 @@ def _paths(reader: _Reader, data: dict, members: set[str], cfs: set[str], links:
     return paths
 
 
-def _check_requests(reader: _Reader, members: list[Member], typed_requests: dict[str, dict],
-                    structures: dict[str, Structure], paths: list[CFPath],
-                    links: dict[str, dict[str, dict[str, float]]]) -> None:
+def _check_requests(
+    reader: _Reader,
+    members: list[Member],
+    typed_requests: dict[str, dict],
+    structures: dict[str, Structure],
+    paths: list[CFPath],
+    links: dict[str, dict[str, dict[str, float]]],
+) -> None:
     """Every member's requests have a path to their CF, a service of their kind on its link, and a
     duplexed secondary's count at most its primary's."""
     for member in members:
@@ -970,12 +1043,19 @@ def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> d
         reader.known(table, set(IO_KEYS), f"disk.{kind}")
         io[kind] = IOTimes(*(reader.value(table, "disk.io", key, f"disk.{kind}") for key in IO_KEYS))
         if "volumes" in disk and io[kind].iosq:  # computed from the load there: a given one would go unused
-            raise reader.error(f"disk.{kind}.iosq", _shown(table["iosq"]), "0ms, or left out",
-                               reason="with disk.volumes, IOSQ is computed from the load")
+            raise reader.error(
+                f"disk.{kind}.iosq",
+                _shown(table["iosq"]),
+                "0ms, or left out",
+                reason="with disk.volumes, IOSQ is computed from the load",
+            )
     if castout and "volumes" in disk:
-        raise reader.error("disk.castout_owner", _shown(disk["castout_owner"]),
-                           "left out beside disk.volumes",
-                           reason="with disk.volumes, IOSQ is computed from the load")
+        raise reader.error(
+            "disk.castout_owner",
+            _shown(disk["castout_owner"]),
+            "left out beside disk.volumes",
+            reason="with disk.volumes, IOSQ is computed from the load",
+        )
     return {
         "primary_site": primary,
         "secondary_site": reader.name(disk, "secondary_site", sites, "disk") if metro_mirror else primary,
@@ -1002,21 +1082,33 @@ def _locks(reader: _Reader, data: dict) -> dict[str, Any]:
     no_contention = hot_set == np.inf or (isinstance(hot_set, str) and hot_set.strip().lower() == "inf")
     measured = None
     if "measured_wait" in locks:
-        measured = LockMeasurement(reader.value(locks, "locks", "measured_wait", "locks"),
-                                   reader.value(locks, "locks", "measured_at", "locks"))
+        measured = LockMeasurement(
+            reader.value(locks, "locks", "measured_wait", "locks"),
+            reader.value(locks, "locks", "measured_at", "locks"),
+        )
     elif "measured_at" in locks:
-        raise reader.error("locks.measured_at", _shown(locks["measured_at"]),
-                           "left out, or beside measured_wait")
+        raise reader.error(
+            "locks.measured_at", _shown(locks["measured_at"]), "left out, or beside measured_wait"
+        )
     inferred = measured is not None and hot_set is None
     return {
         "lock_measurement": measured,
-        "lockable_items": np.inf if no_contention else np.nan if inferred else reader.value(
-            locks, "locks", "lockable_items", "locks", allowed=LOCKABLE_FORM),
+        "lockable_items": np.inf
+        if no_contention
+        else np.nan
+        if inferred
+        else reader.value(locks, "locks", "lockable_items", "locks", allowed=LOCKABLE_FORM),
         "resolution_round_trips": reader.value(  # no contention: none to resolve
-            locks, "locks", "resolution_round_trips", "locks", default=0 if no_contention else None,
-            allowed=ROUND_TRIPS_FORM),
-        "lock_span": reader.value(locks, "locks", "lock_span", "locks", default=1 if no_contention else None,
-                                  allowed=LOCK_SPAN_FORM),
+            locks,
+            "locks",
+            "resolution_round_trips",
+            "locks",
+            default=0 if no_contention else None,
+            allowed=ROUND_TRIPS_FORM,
+        ),
+        "lock_span": reader.value(
+            locks, "locks", "lock_span", "locks", default=1 if no_contention else None, allowed=LOCK_SPAN_FORM
+        ),
     }
 
 
@@ -1026,17 +1118,20 @@ ZHYPERLINK_USES = ("none", "reads", "writes", "all")
 CROSS_INVALIDATION = ("sync", "async")
 
 
-def _check_duplexed_requests(reader: _Reader, members: list[Member], typed_requests: dict[str, dict],
-                             structures: dict[str, Structure]) -> None:
+def _check_duplexed_requests(
+    reader: _Reader, members: list[Member], typed_requests: dict[str, dict], structures: dict[str, Structure]
+) -> None:
     """A lock or list structure's secondary takes no requests of its own: z/OS sends its primary's."""
     for member in members:
         for structure in member.requests:
             if structures[structure].primary and structures[structure].kind != "cache":
-                raise reader.error(f"member {member.name}.requests.{structure}",
-                                   _shown(typed_requests[member.name][structure]),
-                                   f"the requests to its primary {structures[structure].primary} only",
-                                   reason="z/OS duplexes a lock or list structure: the secondary takes its "
-                                   "primary's requests")
+                raise reader.error(
+                    f"member {member.name}.requests.{structure}",
+                    _shown(typed_requests[member.name][structure]),
+                    f"the requests to its primary {structures[structure].primary} only",
+                    reason="z/OS duplexes a lock or list structure: the secondary takes its "
+                    "primary's requests",
+                )
 
 
 def _link_types(reader: _Reader, data: dict) -> dict[str, str]:
@@ -1048,23 +1143,34 @@ def _link_types(reader: _Reader, data: dict) -> dict[str, str]:
     return types
 
 
-def _protocols(reader: _Reader, data: dict, link_types: dict[str, str], structures: dict[str, Structure],
-               members: list[Member], paths: list[CFPath]) -> Protocols:
+def _protocols(
+    reader: _Reader,
+    data: dict,
+    link_types: dict[str, str],
+    structures: dict[str, Structure],
+    members: list[Member],
+    paths: list[CFPath],
+) -> Protocols:
     """The [disk], [[cf]] and [[member]] keys of today's hardware and protocols, each checked; a duplexing
     mode the structure cannot have, an unknown protocol or use is refused naming the key."""
     disk = reader.table(data, "disk")
     protocol = disk.get("mirror_protocol", key_of("disk", "mirror_protocol").file_default)
     if protocol not in METRO_MIRROR_PROTOCOLS:
-        raise reader.error("disk.mirror_protocol", _shown(protocol),
-                           "one of " + ", ".join(METRO_MIRROR_PROTOCOLS))
+        raise reader.error(
+            "disk.mirror_protocol", _shown(protocol), "one of " + ", ".join(METRO_MIRROR_PROTOCOLS)
+        )
     zhyperwrite = disk.get("zhyperwrite", False)
     if isinstance(zhyperwrite, str) and zhyperwrite.strip().lower() in ("true", "false"):  # a table cell
         zhyperwrite = zhyperwrite.strip().lower() == "true"
     if not isinstance(zhyperwrite, bool):
         raise reader.error("disk.zhyperwrite", _shown(zhyperwrite), "true or false")
     if zhyperwrite and not disk.get("metro_mirror", False):
-        raise reader.error("disk.zhyperwrite", "true", "false without metro_mirror",
-                           reason="zHyperWrite writes the Metro Mirror secondary: there is none")
+        raise reader.error(
+            "disk.zhyperwrite",
+            "true",
+            "false without metro_mirror",
+            reason="zHyperWrite writes the Metro Mirror secondary: there is none",
+        )
     duplexing, signal, async_xi = {}, {}, set()
     for table in reader.tables(data, "cf"):
         name = table["name"]
@@ -1075,8 +1181,11 @@ def _protocols(reader: _Reader, data: dict, link_types: dict[str, str], structur
             label = f"cf {name}.duplexing.{structure}"
             found = structures.get(structure)
             if found is None or found.cf != name or not found.primary:
-                raise reader.error(label, _shown(mode), "a secondary structure of this CF ('secondary of "
-                                   "PRIMARY' in its structures)")
+                raise reader.error(
+                    label,
+                    _shown(mode),
+                    "a secondary structure of this CF ('secondary of PRIMARY' in its structures)",
+                )
             try:
                 check_duplex_mode(str(mode), found.kind, label)
             except InputError as refused:
@@ -1089,14 +1198,16 @@ def _protocols(reader: _Reader, data: dict, link_types: dict[str, str], structur
             signal[name] = reader.value(table, "cf", "signal_service", f"cf {name}")
         xi = table.get("cross_invalidation", {})
         if not isinstance(xi, dict):
-            raise reader.error(f"cf {name}.cross_invalidation", _shown(xi, "cross_invalidation"),
-                               '{ GBPP = "async" }')
+            raise reader.error(
+                f"cf {name}.cross_invalidation", _shown(xi, "cross_invalidation"), '{ GBPP = "async" }'
+            )
         for structure, mode in xi.items():
             label = f"cf {name}.cross_invalidation.{structure}"
             found = structures.get(structure)
             if found is None or found.cf != name or found.kind != "cache" or found.primary:
-                raise reader.error(label, _shown(mode), "a group buffer pool (cache structure) of this CF, "
-                                   "its primary")
+                raise reader.error(
+                    label, _shown(mode), "a group buffer pool (cache structure) of this CF, its primary"
+                )
             if mode not in CROSS_INVALIDATION:
                 raise reader.error(label, _shown(mode), "sync or async")
             if mode == "async":
@@ -1115,15 +1226,24 @@ def _protocols(reader: _Reader, data: dict, link_types: dict[str, str], structur
         if "gbp_writes" in table:
             gbp_writes[member.name] = reader.value(table, "member", "gbp_writes", f"member {member.name}")
         for structure in member.requests:
-            secondary = next((s for s in structures.values()
-                              if s.primary == structure and duplexing.get(s.name) == "sync"), None)
-            if secondary is not None and not any(p.member == member.name and p.cf == secondary.cf
-                                                 for p in paths):
-                raise reader.error(f"member {member.name}.requests.{structure}",
-                                   _shown(member.requests[structure]),
-                                   f"a [[path]] from {member.name} to {secondary.cf}",
-                                   reason=f"z/OS sends each request to both structures of the "
-                                   f"synchronously duplexed {structure}")
+            secondary = next(
+                (
+                    s
+                    for s in structures.values()
+                    if s.primary == structure and duplexing.get(s.name) == "sync"
+                ),
+                None,
+            )
+            if secondary is not None and not any(
+                p.member == member.name and p.cf == secondary.cf for p in paths
+            ):
+                raise reader.error(
+                    f"member {member.name}.requests.{structure}",
+                    _shown(member.requests[structure]),
+                    f"a [[path]] from {member.name} to {secondary.cf}",
+                    reason=f"z/OS sends each request to both structures of the "
+                    f"synchronously duplexed {structure}",
+                )
     uses = set(zhyperlink.values())
     timed = "a time with its unit, e.g. 20us (RMF 74-1 synchronous I/O)"
     read = write = hit = None
@@ -1132,8 +1252,18 @@ def _protocols(reader: _Reader, data: dict, link_types: dict[str, str], structur
         hit = reader.value(disk, "disk", "read_hit", "disk", allowed="a share, e.g. 95% (RMF cache report)")
     if uses & {"writes", "all"}:
         write = reader.value(disk, "disk", "zhyperlink_write", "disk", allowed=timed)
-    return Protocols(link_types=link_types, mirror_protocol=protocol, zhyperwrite=zhyperwrite,
-                     duplexing=duplexing, signal_service=signal, async_xi=frozenset(async_xi),
-                     xi_share=xi_share, gbp_writes=gbp_writes, zhyperlink=zhyperlink,
-                     zhyperlink_read=read, zhyperlink_write=write,
-                     zhyperlink_miss=reader.value(disk, "disk", "zhyperlink_miss", "disk"), read_hit=hit)
+    return Protocols(
+        link_types=link_types,
+        mirror_protocol=protocol,
+        zhyperwrite=zhyperwrite,
+        duplexing=duplexing,
+        signal_service=signal,
+        async_xi=frozenset(async_xi),
+        xi_share=xi_share,
+        gbp_writes=gbp_writes,
+        zhyperlink=zhyperlink,
+        zhyperlink_read=read,
+        zhyperlink_write=write,
+        zhyperlink_miss=reader.value(disk, "disk", "zhyperlink_miss", "disk"),
+        read_hit=hit,
+    )

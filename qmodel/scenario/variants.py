@@ -67,8 +67,11 @@ def _overlapping(columns: list[Column]) -> tuple[Column, Column] | None:
     """Two of a row's set columns that set the same key for the same member or path (``member.*.terminals``
     and ``member.G1P1.terminals``), or None: one would silently win over the other."""
     for first, second in itertools.combinations(columns, 2):
-        if len(first.key) == len(second.key) and first.key[-1] == second.key[-1] and all(
-                "*" in (a, b) or a == b for a, b in zip(first.key[1:-1], second.key[1:-1], strict=True)):
+        if (
+            len(first.key) == len(second.key)
+            and first.key[-1] == second.key[-1]
+            and all("*" in (a, b) or a == b for a, b in zip(first.key[1:-1], second.key[1:-1], strict=True))
+        ):
             return first, second
     return None
 
@@ -87,8 +90,12 @@ def _cell_value(cell: str, column: Column, dialect: Dialect) -> object:
         return text
     if number is not None and number.lstrip("+-").isdigit():
         if len(number) > _MOST_DIGITS:  # no count is this large; int() of 4,300 digits raises
-            raise InputError(column.name, text, f"a whole number of at most {_MOST_DIGITS} digits",
-                             reason=f"{len(number):,} digits")
+            raise InputError(
+                column.name,
+                text,
+                f"a whole number of at most {_MOST_DIGITS} digits",
+                reason=f"{len(number):,} digits",
+            )
         return int(number)
     try:
         return float(text)  # inf too (locks.lockable_items)
@@ -108,8 +115,12 @@ def _cell_error(error: ScenarioError, column: Column, cell: str, dialect: Dialec
     if reading is not None:  # 0,5km: a list is no cell's meaning, so the advice is the one distance
         number, unit = reading
         one = number + (unit or ("" if column.unit else "km"))
-        return InputError(parameter, cell.strip(), f"{one} (a decimal point; one distance per row)",
-                          reason="ambiguous: a decimal comma, or a list of two?")
+        return InputError(
+            parameter,
+            cell.strip(),
+            f"{one} (a decimal point; one distance per row)",
+            reason="ambiguous: a decimal comma, or a list of two?",
+        )
     allowed = CELL_DISTANCE if error.allowed == FILE_DISTANCES else _in_decimal_mark(error.allowed, dialect)
     if error.unit:
         allowed = f"{cell.strip()}{error.unit}, or the unit in the header: {column.name} [{error.unit}]"
@@ -121,8 +132,9 @@ def _in_decimal_mark(advice: str, dialect: Dialect) -> str:
     return advice if dialect.decimal == "." else re.sub(r"(?<=\d)\.(?=\d)", dialect.decimal, advice)
 
 
-def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str,
-           error: ScenarioError) -> InputError:
+def _blame(
+    raw: dict, row: int, columns: list[Column], table, dialect: Dialect, where: str, error: ScenarioError
+) -> InputError:
     """The column of this row whose cell alone gives a scenario error, named as in the CSV
     (:func:`first_refused`); the scenario's error as it is when no single cell does (two cells that do
     not fit together)."""
@@ -136,8 +148,9 @@ def _blame(raw: dict, row: int, columns: list[Column], table, dialect: Dialect, 
     return InputError(error.key, error.value, _in_decimal_mark(error.allowed, dialect), reason=error.reason)
 
 
-def run_variants(raw: dict, text: str, out: TextIO, err: TextIO, where: str = "variants",
-                 source: str = "variants") -> int:
+def run_variants(
+    raw: dict, text: str, out: TextIO, err: TextIO, where: str = "variants", source: str = "variants"
+) -> int:
     """Solve every row of CSV ``text`` as a variant of the scenario ``raw`` (its parsed TOML, from
     the file ``where``); write the rows with results to ``out``, each bad row's error to ``err``
     as ``SOURCE: row N: ...`` (``source``: the CSV file). Exit status: 0, or 1 if some row failed
@@ -164,19 +177,27 @@ def _report(errors: dict[int, InputError], first_row: int, source: str, err: Tex
         err.write(f"{source}: {errors[row].at_row(row + first_row)}\n")
 
 
-def solve_variants(raw: dict, table, dialect: Dialect, where: str,
-                   source: str) -> tuple[list[str], dict[int, list[float]], dict[int, InputError]]:
+def solve_variants(
+    raw: dict, table, dialect: Dialect, where: str, source: str
+) -> tuple[list[str], dict[int, list[float]], dict[int, InputError]]:
     """(result titles, each solved row's results, each failed row's error, shortened as every output shows
     it) of every row of ``table`` as a variant of the scenario ``raw``; InputError for a file that cannot
     be used as a whole."""
     base = scenario_from_dict(raw, where)
     count = table.size - len(table.blank)  # each row read as a scenario of its own: refused before the first
-    refuse_scenario_work(len(base.members), 1, count, f"{source}: {count:,} variant rows",
-                         "fewer rows per file (split it); distances alone: --distance, not a row each")
+    refuse_scenario_work(
+        len(base.members),
+        1,
+        count,
+        f"{source}: {count:,} variant rows",
+        "fewer rows per file (split it); distances alone: --distance, not a row each",
+    )
     columns = [c for i, t in enumerate(table.header) if (c := override_column(i, t.strip(), raw, source))]
     if not columns:
         raise InputError(
-            f"{source}: columns", ", ".join(t.strip() for t in table.header), f"at least one of {KEY_FORMS}",
+            f"{source}: columns",
+            ", ".join(t.strip() for t in table.header),
+            f"at least one of {KEY_FORMS}",
             reason="no override column",
         )
     named = [c.name for c in columns]
@@ -199,9 +220,12 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             continue
         data = copy.deepcopy(raw)
         if clash := _overlapping([c for c in columns if table.columns[c.index][row].strip()]):
-            errors[row] = InputError(f"columns {clash[0].title} and {clash[1].title}", "both set",
-                                     "one of them in a row",
-                                     reason="one key set twice: which one counts is ambiguous")
+            errors[row] = InputError(
+                f"columns {clash[0].title} and {clash[1].title}",
+                "both set",
+                "one of them in a row",
+                reason="one key set twice: which one counts is ambiguous",
+            )
             continue
         try:
             for column in columns:
@@ -222,14 +246,21 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             distance = next(c for c in columns if c.key == ("distance",))
             cell = table.columns[distance.index][row].strip()
             errors[row] = InputError(
-                f"column {distance.title}", cell or "empty cell", "one distance per row, e.g. 70km",
+                f"column {distance.title}",
+                cell or "empty cell",
+                "one distance per row, e.g. 70km",
                 reason=f"{'' if cell else where + ' gives '}{variant.distances.size} distances",
             )
             continue
         signature = repr(sorted((k, v) for k, v in data.items() if k != "distance"))
         groups.setdefault(signature, []).append((row, variant, float(variant.distances[0])))
-    refuse_scenario_work(len(base.members), len(groups), 0, f"{source}: {len(groups):,} distinct variants",
-                         "fewer rows per file (split it); rows that differ in distance alone solve as one")
+    refuse_scenario_work(
+        len(base.members),
+        len(groups),
+        0,
+        f"{source}: {len(groups):,} distinct variants",
+        "fewer rows per file (split it); rows that differ in distance alone solve as one",
+    )
     results: dict[int, list[float]] = {}
     for rows in groups.values():
         try:  # a variant too large to compute is refused before its work: its rows fail, the others run
@@ -256,9 +287,12 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
             results[row] = values
             fits = solved.terminals_with_answer(place)
             if solved.open_saturated is not None and solved.open_saturated[place]:
-                errors[row] = InputError("arrival_rate", ", ".join(f"{m.name} {m.arrival_rate:g}/s"
-                                                                   for m in rows[0][1].members if m.open),
-                                         OPEN_WAY_OUT, reason=f"{OPEN_SATURATED}: no response time")
+                errors[row] = InputError(
+                    "arrival_rate",
+                    ", ".join(f"{m.name} {m.arrival_rate:g}/s" for m in rows[0][1].members if m.open),
+                    OPEN_WAY_OUT,
+                    reason=f"{OPEN_SATURATED}: no response time",
+                )
             elif solved.disk_saturated[place]:
                 errors[row] = InputError(
                     "disk.background_rate",
@@ -273,8 +307,7 @@ def solve_variants(raw: dict, table, dialect: Dialect, where: str,
                     "lock contention",
                     f"thrashing with {sum(m.terminals for m in members_now)} terminals in all",
                     f"at most {count_in_all([m.name for m in members_now], fits, 'terminals in all')}"
-                    " at this distance"
-                    + "".join(f", or {remedy}" for remedy in others),
+                    " at this distance" + "".join(f", or {remedy}" for remedy in others),
                     reason=f"{THRASHING}: no response time",
                 )
     titles = [f"{m}_{quantity}" for m in members for quantity in RESULT_COLUMNS]
@@ -321,20 +354,31 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
         table, dialect = table._replace(columns=cells), Dialect()
     else:
         if sheet is not None:
-            raise InputError("--sheet", sheet, "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
-                             reason=f"{source} is CSV")
+            raise InputError(
+                "--sheet",
+                sheet,
+                "--sheet with a workbook (.xlsx, .xlsm, .ods, .xls)",
+                reason=f"{source} is CSV",
+            )
         text, encoding = read_csv_file(input_path, sys.stderr, "--variants")
         table, dialect = _read_text(text, source)
         sheet_name = "variants" if input_path == "-" else Path(input_path).stem
     titles, results, errors = solve_variants(raw, table, dialect, scenario_path.name, source)
     if to_workbook:
-        facts = [("scenario", str(scenario_path)), ("input", input_path), ("sheet", sheet_name),
-                 ("variants solved", len(results) - len(set(results) & set(errors))),
-                 ("variants failed", len(errors))]
-        by_title = [[results[row][place] if row in results else None for row in range(table.size)]
-                    for place in range(len(titles))]
-        write_table_workbook(target, table, [*titles, "error"], by_title, errors,
-                             list(range(table.size)), sheet_name, facts)
+        facts = [
+            ("scenario", str(scenario_path)),
+            ("input", input_path),
+            ("sheet", sheet_name),
+            ("variants solved", len(results) - len(set(results) & set(errors))),
+            ("variants failed", len(errors)),
+        ]
+        by_title = [
+            [results[row][place] if row in results else None for row in range(table.size)]
+            for place in range(len(titles))
+        ]
+        write_table_workbook(
+            target, table, [*titles, "error"], by_title, errors, list(range(table.size)), sheet_name, facts
+        )
     else:
         buffer = io.StringIO()
         _write(table, dialect, titles, results, errors, buffer)

@@ -19,24 +19,43 @@ from numpy.typing import ArrayLike
 from qmodel.errors import InputError
 
 # input (a set of the figure) → output prefix
-_SETS = {"test": "test", "perf": "perf", "fc_targets": "fc_target", "pprc_secondaries": "pprc_secondary",
-         "spares": "spare"}
+_SETS = {
+    "test": "test",
+    "perf": "perf",
+    "fc_targets": "fc_target",
+    "pprc_secondaries": "pprc_secondary",
+    "spares": "spare",
+}
 
 
 def _cells(name: str, values: ArrayLike, count: int) -> np.ndarray:
     """One figure column as an array of ``count`` non-negative cells; InputError otherwise."""
     cells = np.atleast_1d(np.asarray(values, dtype=float))
     if cells.size != count:
-        raise InputError(name, f"{cells.size} cells", f"one cell per rank and LSS column ({count})",
-                         reason="every list of the figure must have the same length")
+        raise InputError(
+            name,
+            f"{cells.size} cells",
+            f"one cell per rank and LSS column ({count})",
+            reason="every list of the figure must have the same length",
+        )
     if np.any(cells < 0):
         raise InputError(name, float(cells.min()), "counts of volumes >= 0")
     return cells
 
 
-def volume_layout(rank: ArrayLike, lss: ArrayLike, test: ArrayLike, perf: ArrayLike, perf_primes: ArrayLike,
-                  fc_targets: ArrayLike, pprc_secondaries: ArrayLike, spares: ArrayLike,
-                  column_total: ArrayLike, rank_capacity: ArrayLike, repeats: float) -> dict[str, float]:
+def volume_layout(
+    rank: ArrayLike,
+    lss: ArrayLike,
+    test: ArrayLike,
+    perf: ArrayLike,
+    perf_primes: ArrayLike,
+    fc_targets: ArrayLike,
+    pprc_secondaries: ArrayLike,
+    spares: ArrayLike,
+    column_total: ArrayLike,
+    rank_capacity: ArrayLike,
+    repeats: float,
+) -> dict[str, float]:
     """Totals of a sampled volume layout (Figure 1 cells, one per rank and LSS column), counts of volumes.
 
     Each list holds one value per cell, in the figure's order; ``rank_capacity``
@@ -49,16 +68,21 @@ def volume_layout(rank: ArrayLike, lss: ArrayLike, test: ArrayLike, perf: ArrayL
     """
     ranks = np.atleast_1d(np.asarray(rank, dtype=float))
     count = ranks.size
-    columns = {name: _cells(name, values, count) for name, values in
-               zip(_SETS, (test, perf, fc_targets, pprc_secondaries, spares), strict=True)}
+    columns = {
+        name: _cells(name, values, count)
+        for name, values in zip(_SETS, (test, perf, fc_targets, pprc_secondaries, spares), strict=True)
+    }
     lss_ids = _cells("lss", lss, count)
     primes = _cells("perf_primes", perf_primes, count)
     totals = _cells("column_total", column_total, count)
     capacity = _cells("rank_capacity", rank_capacity, count)
     if np.any(primes > columns["perf"]):
-        raise InputError("perf_primes", float(np.max(primes - columns["perf"])),
-                         "at most the cell's PERF volumes",
-                         reason="a cell cannot hold more primes than PERF volumes")
+        raise InputError(
+            "perf_primes",
+            float(np.max(primes - columns["perf"])),
+            "at most the cell's PERF volumes",
+            reason="a cell cannot hold more primes than PERF volumes",
+        )
     if not repeats >= 1:
         raise InputError("repeats", repeats, ">= 1", reason="the sample is repeated over the whole box")
     allocated = np.sum(list(columns.values()), axis=0)
@@ -93,14 +117,20 @@ def duplex_layout(cluster: ArrayLike, prime: ArrayLike, module: ArrayLike) -> di
     count = clusters.size
     primes = _cells("prime", prime, count)
     modules = _cells("module", module, count)
-    for name, values, allowed, meaning in (("cluster", clusters, (0, 1, 2, 3), "0 to 3 (SFI × 2 + server)"),
-                                           ("prime", primes, (0, 1), "1 (prime) or 0 (duplicate)")):
+    for name, values, allowed, meaning in (
+        ("cluster", clusters, (0, 1, 2, 3), "0 to 3 (SFI × 2 + server)"),
+        ("prime", primes, (0, 1), "1 (prime) or 0 (duplicate)"),
+    ):
         wrong = values[~np.isin(values, allowed)]
         if wrong.size:
             raise InputError(name, float(wrong[0]), meaning)
     homes = {m: set(clusters[modules == m].astype(int)) for m in np.unique(modules)}
-    shared = sum(1 for m in homes if set(clusters[(modules == m) & (primes == 1)].astype(int))
-                 & set(clusters[(modules == m) & (primes == 0)].astype(int)))
+    shared = sum(
+        1
+        for m in homes
+        if set(clusters[(modules == m) & (primes == 1)].astype(int))
+        & set(clusters[(modules == m) & (primes == 0)].astype(int))
+    )
 
     def lost(failed: set[int]) -> int:
         return sum(1 for where in homes.values() if where <= failed)

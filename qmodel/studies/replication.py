@@ -58,8 +58,9 @@ class Timeline(NamedTuple):
 
     def at(self, times) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(written, sent, backlog) in MB at the given times (s), by exact interpolation."""
-        return tuple(np.interp(times, self.times, series)
-                     for series in (self.written, self.sent, self.backlog))
+        return tuple(
+            np.interp(times, self.times, series) for series in (self.written, self.sent, self.backlog)
+        )
 
     @property
     def peak_backlog(self) -> float:
@@ -84,10 +85,18 @@ class Timeline(NamedTuple):
 
     def describe_suspensions(self) -> str:
         """The spells without consistency groups in words, by minute."""
-        return "; ".join(
-            f"stop at minute {stop / 60:.4g}, "
-            + (f"resume at minute {resume / 60:.4g}" if resume is not None else "no resume before the end")
-            for stop, resume in self.suspensions) or "consistency groups never stop"
+        return (
+            "; ".join(
+                f"stop at minute {stop / 60:.4g}, "
+                + (
+                    f"resume at minute {resume / 60:.4g}"
+                    if resume is not None
+                    else "no resume before the end"
+                )
+                for stop, resume in self.suspensions
+            )
+            or "consistency groups never stop"
+        )
 
     @property
     def peak_time(self) -> float:
@@ -112,18 +121,31 @@ class Timeline(NamedTuple):
             raise InputError("step", step, "> 0")
         rows = self.times[-1] / step + 1
         if rows > most:
-            raise InputError("--step", f"{step:g} s", f">= {self.times[-1] / (most - 1):.3g} s for this "
-                             "time-line", reason=f"{rows:,.0f} rows (about {rows * 56 / 1e9:.3g} GB); "
-                             "a coarser --step or a shorter --until")
+            raise InputError(
+                "--step",
+                f"{step:g} s",
+                f">= {self.times[-1] / (most - 1):.3g} s for this time-line",
+                reason=f"{rows:,.0f} rows (about {rows * 56 / 1e9:.3g} GB); "
+                "a coarser --step or a shorter --until",
+            )
         return self.sample_at(np.arange(0.0, self.times[-1] + step / 2, step))
 
     def sample_at(self, samples: np.ndarray) -> list[TimelineRow]:
         """The time-line at the given times (s), one row each."""
         written, sent, backlog = self.at(samples)
         segment = np.searchsorted(self.times, samples, side="right") - 1
-        return [TimelineRow(float(t), float(self.write_rate[i]), float(self.bandwidth[i]), float(w), float(s),
-                            float(b), b <= _EMPTY)
-                for t, i, w, s, b in zip(samples, segment, written, sent, backlog, strict=True)]
+        return [
+            TimelineRow(
+                float(t),
+                float(self.write_rate[i]),
+                float(self.bandwidth[i]),
+                float(w),
+                float(s),
+                float(b),
+                b <= _EMPTY,
+            )
+            for t, i, w, s, b in zip(samples, segment, written, sent, backlog, strict=True)
+        ]
 
 
 class TimelineRow(NamedTuple):
@@ -143,8 +165,13 @@ def _check(name: str, value: float, allowed: str, ok: bool) -> None:
         raise InputError(name, value, allowed)
 
 
-def fluid_timeline(write_rate: float, bandwidth: float, until: float,
-                   bursts: Iterable[Burst] = (), outages: Iterable[Outage] = ()) -> Timeline:
+def fluid_timeline(
+    write_rate: float,
+    bandwidth: float,
+    until: float,
+    bursts: Iterable[Burst] = (),
+    outages: Iterable[Outage] = (),
+) -> Timeline:
     """Backlog over [0, until] s for a steady write rate (MB/s) and bandwidth (MB/s).
 
     Raises InputError for negative rates, sizes or times, and when the steady
@@ -162,11 +189,19 @@ def fluid_timeline(write_rate: float, bandwidth: float, until: float,
         _check("burst start", burst.start, ">= 0 s", burst.start >= 0)
     for outage in outages:
         _check("outage end", outage.end, "after its start", outage.end >= outage.start >= 0)
-        _check("outage available_fraction", outage.available_fraction, "0 <= fraction <= 1",
-               0 <= outage.available_fraction <= 1)
+        _check(
+            "outage available_fraction",
+            outage.available_fraction,
+            "0 <= fraction <= 1",
+            0 <= outage.available_fraction <= 1,
+        )
     if write_rate > bandwidth:
-        raise InputError("write_rate", f"{write_rate:g} MB/s", f"<= bandwidth {bandwidth:g} MB/s",
-                         reason=f"the backlog grows without bound at {write_rate - bandwidth:g} MB/s")
+        raise InputError(
+            "write_rate",
+            f"{write_rate:g} MB/s",
+            f"<= bandwidth {bandwidth:g} MB/s",
+            reason=f"the backlog grows without bound at {write_rate - bandwidth:g} MB/s",
+        )
     instants = {0.0, float(until)}
     for burst in bursts:
         instants |= {burst.start, burst.start + burst.size / burst.rate}
@@ -175,10 +210,8 @@ def fluid_timeline(write_rate: float, bandwidth: float, until: float,
     events = sorted(t for t in instants if 0 <= t <= until)
 
     def rates(start: float) -> tuple[float, float]:
-        writing = write_rate + sum(b.rate for b in bursts
-                                   if b.start <= start < b.start + b.size / b.rate)
-        fraction = min([o.available_fraction for o in outages if o.start <= start < o.end],
-                       default=1.0)
+        writing = write_rate + sum(b.rate for b in bursts if b.start <= start < b.start + b.size / b.rate)
+        fraction = min([o.available_fraction for o in outages if o.start <= start < o.end], default=1.0)
         return writing, bandwidth * fraction
 
     times, written, backlog, writes, links = [0.0], [0.0], [0.0], [], []
@@ -201,8 +234,14 @@ def fluid_timeline(write_rate: float, bandwidth: float, until: float,
     writes.append(writes[-1] if writes else write_rate)
     links.append(links[-1] if links else bandwidth)
     written_arr, backlog_arr = np.array(written), np.array(backlog)
-    return Timeline(np.array(times), written_arr, written_arr - backlog_arr, backlog_arr,
-                    np.array(writes), np.array(links))
+    return Timeline(
+        np.array(times),
+        written_arr,
+        written_arr - backlog_arr,
+        backlog_arr,
+        np.array(writes),
+        np.array(links),
+    )
 
 
 def _first_spell(timeline: Timeline) -> dict[str, float]:
@@ -212,9 +251,16 @@ def _first_spell(timeline: Timeline) -> dict[str, float]:
     return {"first_stop": float(stop), "first_resume": np.nan if resume is None else float(resume)}
 
 
-def burst_suspension(write_rate: float, bandwidth: float, burst_size: float, burst_rate: float,
-                     burst_start: float, until: float, write_reduction: float = 1.0,
-                     burst_reduction: float = 1.0) -> dict[str, float]:
+def burst_suspension(
+    write_rate: float,
+    bandwidth: float,
+    burst_size: float,
+    burst_rate: float,
+    burst_start: float,
+    until: float,
+    write_reduction: float = 1.0,
+    burst_reduction: float = 1.0,
+) -> dict[str, float]:
     """Registry form of one burst's time-line, SI in and out (B/s, B, s): first stop and resume, s.
 
     The time-line runs in the bytes the links carry: the steady writes divided by
@@ -226,19 +272,33 @@ def burst_suspension(write_rate: float, bandwidth: float, burst_size: float, bur
     _check("write_reduction", write_reduction, "> 0", write_reduction > 0)
     _check("burst_reduction", burst_reduction, "> 0", burst_reduction > 0)
     sent = Burst(burst_start, burst_size / mega / burst_reduction, burst_rate / mega / burst_reduction)
-    return _first_spell(fluid_timeline(write_rate / mega / write_reduction, bandwidth / mega, until,
-                                       bursts=[sent]))
+    return _first_spell(
+        fluid_timeline(write_rate / mega / write_reduction, bandwidth / mega, until, bursts=[sent])
+    )
 
 
-def outage_suspension(write_rate: float, bandwidth: float, outage_start: float, outage_end: float,
-                      available_fraction: float, until: float) -> dict[str, float]:
+def outage_suspension(
+    write_rate: float,
+    bandwidth: float,
+    outage_start: float,
+    outage_end: float,
+    available_fraction: float,
+    until: float,
+) -> dict[str, float]:
     """Registry form of a link outage's time-line, SI in and out (B/s, s): first stop and resume, s."""
     mega = 1e6
-    return _first_spell(fluid_timeline(write_rate / mega, bandwidth / mega, until,
-                                       outages=[Outage(outage_start, outage_end, available_fraction)]))
+    return _first_spell(
+        fluid_timeline(
+            write_rate / mega,
+            bandwidth / mega,
+            until,
+            outages=[Outage(outage_start, outage_end, available_fraction)],
+        )
+    )
 
 
-def burst_timeline(write_rate: float, bandwidth: float, burst_size: float, burst_rate: float,
-                   burst_at: float, until: float) -> Timeline:
+def burst_timeline(
+    write_rate: float, bandwidth: float, burst_size: float, burst_rate: float, burst_at: float, until: float
+) -> Timeline:
     """One burst on a steady workload (MB, MB/s, s): the study's §4.2 experiment as a time-line."""
     return fluid_timeline(write_rate, bandwidth, until, bursts=[Burst(burst_at, burst_size, burst_rate)])

@@ -69,8 +69,11 @@ def layout(text: np.ndarray, delimiter: str, width: int) -> Layout | None:
     blank = _blank_rows(text, starts, ends, separator)
     if blank.any():  # their separators bound no cells
         kept = np.ones(separators.size, dtype=bool)
-        for lower, upper in zip(np.searchsorted(separators, starts[blank]).tolist(),
-                                np.searchsorted(separators, ends[blank]).tolist(), strict=True):
+        for lower, upper in zip(
+            np.searchsorted(separators, starts[blank]).tolist(),
+            np.searchsorted(separators, ends[blank]).tolist(),
+            strict=True,
+        ):
             kept[lower:upper] = False
         separators = separators[kept]
     filled = ~blank
@@ -156,8 +159,10 @@ def plain_decimals(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tu
     the cell's digits, divided by the power of ten of those after the point. A long column is read
     :data:`CHUNK` cells at a time, whose temporaries stay in the processor's cache."""
     if starts.size > CHUNK:
-        parts = [plain_decimals(text, starts[first:first + CHUNK], ends[first:first + CHUNK])
-                 for first in range(0, starts.size, CHUNK)]
+        parts = [
+            plain_decimals(text, starts[first : first + CHUNK], ends[first : first + CHUNK])
+            for first in range(0, starts.size, CHUNK)
+        ]
         values, unread = (np.concatenate(pieces) for pieces in zip(*parts, strict=True))
         return values, unread
     lengths = ends - starts
@@ -225,10 +230,10 @@ def _fixed_point_layouts() -> _Layouts:
     for key in range(32):
         sign, power = key // 16, key % 16 - 4
         text = "-" * sign + ("" if power >= 0 else "0." + "0" * (-power - 1))
-        left[key, :max(power + 1, 0)] = 0xFF
+        left[key, : max(power + 1, 0)] = 0xFF
         low_shift[key] = 8 * sign
         high_shift[key] = 8 * (sign + 1 if power >= 0 else len(text))
-        fixed[key, :len(text)] = list(text.encode())
+        fixed[key, : len(text)] = list(text.encode())
         if power >= 0:
             fixed[key, sign + power + 1] = POINT
         for kept in range(13):
@@ -243,8 +248,9 @@ _FOUR_WORDS = _FOUR_DIGITS.view("<u4").ravel()
 _TRAILING_ZEROS = np.logical_and.accumulate(_FOUR_DIGITS[:, ::-1] == ZERO, axis=1).sum(axis=1)  # 0: 4
 
 
-def _shifted(low: np.ndarray, high: np.ndarray, bits: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _shifted(
+    low: np.ndarray, high: np.ndarray, bits: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Three words (the third 0 before) moved ``bits`` (0 to 56) towards the end of the text."""
     back = 63 - bits  # ``word >> 1 >> back`` is ``word >> (64 - bits)``, 0 where bits is 0
     return low << bits, (high << bits) | (low >> 1 >> back), high >> 1 >> back
@@ -272,7 +278,8 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first = _FOUR_WORDS[groups[0]].astype("<u8") | (_FOUR_WORDS[groups[1]].astype("<u8") << np.uint64(32))
     second = _FOUR_WORDS[groups[2]].astype("<u8")
     zeros = _TRAILING_ZEROS[groups[2]] + (groups[2] == 0) * (
-        _TRAILING_ZEROS[groups[1]] + (groups[1] == 0) * _TRAILING_ZEROS[groups[0]])
+        _TRAILING_ZEROS[groups[1]] + (groups[1] == 0) * _TRAILING_ZEROS[groups[0]]
+    )
     negative = values < 0
     zero = values == 0
     key = np.where(fast, exponent + 4 + 16 * negative, np.where(zero, 32, 33))
@@ -291,7 +298,7 @@ def g12(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         written = np.array([f"{value:.12g}" for value in values[slow].tolist()], dtype=f"S{8 * _WORDS}")
         out[slow] = written.view(np.uint8).reshape(slow.size, 8 * _WORDS)
         lengths[slow] = np.char.str_len(written)
-    return out[:, :lengths.max(initial=0)], lengths
+    return out[:, : lengths.max(initial=0)], lengths
 
 
 def insert(data: np.ndarray, at: np.ndarray, added: np.ndarray, lengths: np.ndarray) -> np.ndarray:

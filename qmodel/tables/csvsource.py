@@ -64,8 +64,9 @@ class CsvSource(NamedTuple):
         return self._table(self.body, len(self.data), 0, rows_as_bytes)
 
     def _table(self, start: int, stop: int, offset: int, rows_as_bytes: bool) -> Table:
-        table = split_rows(self.header, self.header_text, self.data[start:stop], self.dialect.delimiter,
-                           rows_as_bytes)
+        table = split_rows(
+            self.header, self.header_text, self.data[start:stop], self.dialect.delimiter, rows_as_bytes
+        )
         return table._replace(dialect=self.dialect, offset=offset, first_row=FIRST_DATA_ROW)
 
 
@@ -111,23 +112,31 @@ def utf8_bytes(raw: bytes, source: str) -> tuple[bytes, str]:
     A workbook here (piped to standard input) is refused with how to give it.
     """
     if workbook.looks_like_workbook(raw):
-        raise file_error(source, "a CSV file, or a workbook given by its file name",
-                         "a spreadsheet workbook where CSV text was expected")
+        raise file_error(
+            source,
+            "a CSV file, or a workbook given by its file name",
+            "a spreadsheet workbook where CSV text was expected",
+        )
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return raw.decode("utf-16").encode("utf-8", "surrogatepass"), "utf-16"
         except UnicodeDecodeError as error:
-            raise file_error(source, "UTF-16 text, as its byte-order mark says, or UTF-8",
-                             f"not UTF-16 ({error.reason} at byte {error.start})") from None
+            raise file_error(
+                source,
+                "UTF-16 text, as its byte-order mark says, or UTF-8",
+                f"not UTF-16 ({error.reason} at byte {error.start})",
+            ) from None
     problem = _utf8_problem(raw)
     if problem is None:
         return raw, "utf-8"
     try:
         return raw.decode("cp1252").encode("utf-8"), "cp1252"
     except UnicodeDecodeError as error:
-        raise file_error(source, 'UTF-8 text: in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"',
-                         f"{problem}, nor Windows-1252 (byte 0x{raw[error.start]:02X} "
-                         f"at {error.start})") from None
+        raise file_error(
+            source,
+            'UTF-8 text: in Excel, File > Save As > "CSV UTF-8 (Comma delimited)"',
+            f"{problem}, nor Windows-1252 (byte 0x{raw[error.start]:02X} at {error.start})",
+        ) from None
 
 
 def _utf8_problem(raw: bytes) -> str | None:
@@ -137,7 +146,7 @@ def _utf8_problem(raw: bytes) -> str | None:
     decoder = codecs.getincrementaldecoder("utf-8")()
     for start in range(0, len(raw) + 1, _VALIDATED):
         try:
-            decoder.decode(raw[start:start + _VALIDATED], final=start + _VALIDATED >= len(raw))
+            decoder.decode(raw[start : start + _VALIDATED], final=start + _VALIDATED >= len(raw))
         except UnicodeDecodeError as error:
             return f"not UTF-8 ({error.reason} at byte {start + error.start})"
     return None
@@ -166,7 +175,7 @@ def _source(data: bytes, encoding: str) -> CsvSource:
     if data[end:] != b"\n":  # else the bytes as read, not a copy of them
         data = data[:end] + b"\n"
     body = data.find(b"\n") + 1
-    header_text = data[:body - 1].decode("utf-8")
+    header_text = data[: body - 1].decode("utf-8")
     delimiter = sniff_delimiter(header_text)
     header = next(csv.reader([header_text], delimiter=delimiter))
     dialect = Dialect(delimiter, line_end=line_end, bom=bom)
@@ -177,9 +186,9 @@ def _line_end(data: bytes) -> str:
     """The line end the file uses: CRLF (Windows), CR alone (classic Mac) or LF."""
     head = data[:65536]
     at = min((found for found in (head.find(b"\r"), head.find(b"\n")) if found >= 0), default=-1)
-    if at < 0 or head[at:at + 1] == b"\n":
+    if at < 0 or head[at : at + 1] == b"\n":
         return "\n"
-    return "\r\n" if head[at + 1:at + 2] == b"\n" else "\r"
+    return "\r\n" if head[at + 1 : at + 2] == b"\n" else "\r"
 
 
 def read_csv_source(path: str, err: TextIO, what: str = "file") -> CsvSource:
@@ -202,8 +211,10 @@ def read_csv_bytes(path: str, err: TextIO, what: str = "file") -> tuple[bytes, s
     data, encoding = utf8_bytes(read_bounded(path, CSV_LIMIT, what, "a readable file"), path)
     if encoding == "cp1252":
         name = "standard input" if path == "-" else path
-        err.write(f"note: {name} is not UTF-8: read as Windows-1252 (Excel's CSV on Windows) and "
-                  'written back in it; save as "CSV UTF-8" to avoid this note\n')
+        err.write(
+            f"note: {name} is not UTF-8: read as Windows-1252 (Excel's CSV on Windows) and "
+            'written back in it; save as "CSV UTF-8" to avoid this note\n'
+        )
     return data, encoding
 
 
@@ -212,8 +223,12 @@ def source_of_text(text: str) -> CsvSource:
     try:
         raw = text.encode("utf-8")
     except UnicodeEncodeError as error:  # a lone surrogate
-        raise InputError("file", repr(text[error.start:error.end]), "text that can be written as UTF-8",
-                         reason="not a character") from None
+        raise InputError(
+            "file",
+            repr(text[error.start : error.end]),
+            "text that can be written as UTF-8",
+            reason="not a character",
+        ) from None
     return csv_source(raw, "file")
 
 

@@ -97,30 +97,42 @@ def locale_number(name: str, cell: str, dialect: Dialect) -> str:
     match = _NUMERIC_PART.match(text)
     if match is None or ("," not in match.group() and "." not in match.group()):
         return text
-    number, rest = match.group(), text[match.end():]
+    number, rest = match.group(), text[match.end() :]
     if not dialect.known and re.fullmatch(r"[+-]?[1-9]\d{0,2}[.,]\d{3}", number):
         return _ambiguous(name, cell, number)
     decimal = dialect.decimal
     thousands = "." if decimal == "," else ","
     whole, mark, fraction = number.partition(decimal)
     if decimal in fraction or thousands in fraction:
-        raise InputError(name, cell, f"a number with {decimal!r} as decimal mark, as the file uses",
-                         reason="more than one decimal mark, or a separator after it")
+        raise InputError(
+            name,
+            cell,
+            f"a number with {decimal!r} as decimal mark, as the file uses",
+            reason="more than one decimal mark, or a separator after it",
+        )
     if thousands in whole:
         grouped = re.fullmatch(rf"[+-]?[1-9]\d{{0,2}}(?:{re.escape(thousands)}\d{{3}})+", whole)
         if grouped is None:
             other = "comma" if thousands == "," else "point"
-            raise InputError(name, cell, f"a number with {decimal!r} as decimal mark, as the file uses",
-                             reason=f"a decimal {other}, but the file's decimal mark is {decimal!r}")
+            raise InputError(
+                name,
+                cell,
+                f"a number with {decimal!r} as decimal mark, as the file uses",
+                reason=f"a decimal {other}, but the file's decimal mark is {decimal!r}",
+            )
         whole = whole.replace(thousands, "")
     return f"{whole}.{fraction}{rest}" if mark else f"{whole}{rest}"
 
 
 def _ambiguous(name: str, cell: str, number: str) -> str:
     digits = re.sub(r"[.,]", "", number)
-    raise InputError(name, cell, f"a number the file makes clear, e.g. {digits} or "
-                     f"{number.replace(',', '.')}", reason=f"ambiguous: the {number[-4]!r} could be a "
-                     "thousands separator or a decimal mark, and no other cell shows which")
+    raise InputError(
+        name,
+        cell,
+        f"a number the file makes clear, e.g. {digits} or {number.replace(',', '.')}",
+        reason=f"ambiguous: the {number[-4]!r} could be a "
+        "thousands separator or a decimal mark, and no other cell shows which",
+    )
 
 
 def quote_cell(cell: str, delimiter: str) -> str:

@@ -47,8 +47,10 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[Table, 
     too, for CSV output."""
     found = workbook.read_sheet(path, sheet)
     if found.hidden:
-        sys.stderr.write(f"note: {path}: the first sheet, {shown(found.name)!r}, is hidden in the workbook: "
-                         "read as the first sheet; --sheet NAME reads another\n")
+        sys.stderr.write(
+            f"note: {path}: the first sheet, {shown(found.name)!r}, is hidden in the workbook: "
+            "read as the first sheet; --sheet NAME reads another\n"
+        )
     width, rows = len(found.header), found.rows  # calamine gives every row the sheet's width
     if {len(row) for row in rows} - {width}:
         rows = [row[:width] if len(row) >= width else row + [""] * (width - len(row)) for row in rows]
@@ -60,14 +62,27 @@ def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[Table, 
     return table, found.name
 
 
-def write_table_workbook(target: Target, table: Table, titles: list[str], results: list[list],
-                         errors: dict[int, InputError], rows: Sequence[int], sheet_name: str,
-                         facts: list[tuple[str, object]]) -> None:
+def write_table_workbook(
+    target: Target,
+    table: Table,
+    titles: list[str],
+    results: list[list],
+    errors: dict[int, InputError],
+    rows: Sequence[int],
+    sheet_name: str,
+    facts: list[tuple[str, object]],
+) -> None:
     """An .xlsx of rows with results (:class:`ResultsWorkbook`) written whole to ``target``: ``results``
     holds each title's value on every row of the table (the last title, ``error``, excepted)."""
     with target.open() as handle, ResultsWorkbook(handle, sheet_name) as book:
-        book.add(table, titles, [np.asarray(column, dtype=float) for column in results], errors, rows,
-                 table.dialect)
+        book.add(
+            table,
+            titles,
+            [np.asarray(column, dtype=float) for column in results],
+            errors,
+            rows,
+            table.dialect,
+        )
         book.finish(facts)
 
 
@@ -93,15 +108,23 @@ class ResultsWorkbook:
         self.sheet = self._sheet.__enter__()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.failed.close()
         if kind is not None:
             self._sheet.__exit__(kind, error, trace)
             self.book.archive.close()
 
-    def add(self, table: Table, titles: list[str], results: list[np.ndarray | None],
-            errors: dict[int, InputError], rows: Sequence[int], dialect: Dialect | None) -> None:
+    def add(
+        self,
+        table: Table,
+        titles: list[str],
+        results: list[np.ndarray | None],
+        errors: dict[int, InputError],
+        rows: Sequence[int],
+        dialect: Dialect | None,
+    ) -> None:
         """The ``rows`` of a table (a chunk) with each result column's values by row (None: no values)
         and each failed row's error; ``dialect``: how a CSV's cells read as numbers (None: a sheet's)."""
         if not self.header:
@@ -112,7 +135,7 @@ class ResultsWorkbook:
         bad = np.zeros(table.size, dtype=bool)
         bad[[*errors, *table.blank]] = True
         for start in range(0, picked.size, _ROWS_AT_A_TIME):  # Python's cells for a block of rows at a time
-            part = picked[start:start + _ROWS_AT_A_TIME]
+            part = picked[start : start + _ROWS_AT_A_TIME]
             columns: list = [_input_cells(table, index, part, dialect) for index in range(len(table.header))]
             for values in results:
                 shown = np.full(part.size, np.nan) if values is None else values[part]
@@ -124,8 +147,10 @@ class ResultsWorkbook:
             failed_rows = np.array(sorted(errors), dtype=np.int64)
             first = table.first_row + table.offset
             inputs = [_input_cells(table, index, failed_rows, dialect) for index in range(len(table.header))]
-            failed = [[row + first, *(_item(column, place) for column in inputs), errors[row].message()]
-                      for place, row in enumerate(failed_rows.tolist())]
+            failed = [
+                [row + first, *(_item(column, place) for column in inputs), errors[row].message()]
+                for place, row in enumerate(failed_rows.tolist())
+            ]
             self.failed_rows.rows(workbook.columns_of(failed))
 
     def finish(self, facts: list[tuple[str, object]]) -> None:
@@ -133,8 +158,9 @@ class ResultsWorkbook:
         self._sheet.__exit__(None, None, None)
         self.book.copy_sheet(self.failed)  # type: ignore[arg-type]
         with self.book.sheet() as sheet:
-            sheet.rows(workbook.columns_of([["qmodel", __version__], *([name, value] for name, value in
-                                                                       facts)]))
+            sheet.rows(
+                workbook.columns_of([["qmodel", __version__], *([name, value] for name, value in facts)])
+            )
         self.book.archive.close()
 
 

@@ -64,20 +64,36 @@ def refuse_large_workbook(path: str, sheet: str | None) -> None:
     except OSError as error:
         raise InputError("file", path, "a readable file", reason=error.strerror or "cannot read") from None
     if not stat.S_ISREG(found.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(found.st_mode) else "a device" if stat.S_ISCHR(found.st_mode) \
-            or stat.S_ISBLK(found.st_mode) else "not a regular file"
-        raise InputError("file", path, "a workbook file (a regular file), or CSV on standard input (-)",
-                         reason=f"{kind}: a workbook is read from a file")
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(found.st_mode)
+            else "a device"
+            if stat.S_ISCHR(found.st_mode) or stat.S_ISBLK(found.st_mode)
+            else "not a regular file"
+        )
+        raise InputError(
+            "file",
+            path,
+            "a workbook file (a regular file), or CSV on standard input (-)",
+            reason=f"{kind}: a workbook is read from a file",
+        )
     if found.st_size > WORKBOOK_LIMIT:
-        raise InputError("file", path, f"a workbook up to {size_text(WORKBOOK_LIMIT)}: {_WAY_OUT}",
-                         reason=f"{size_text(found.st_size)}")
+        raise InputError(
+            "file",
+            path,
+            f"a workbook up to {size_text(WORKBOOK_LIMIT)}: {_WAY_OUT}",
+            reason=f"{size_text(found.st_size)}",
+        )
     size = sheet_size(path, sheet, found.st_size)
     if size is None:
         return
     span = size.rows * size.columns
-    refuse_too_large(span * BYTES_PER_SPAN_CELL + size.cells * BYTES_PER_CELL,
-                     span * SECONDS_PER_SPAN_CELL + size.cells * SECONDS_PER_CELL,
-                     f"{path}: a sheet of {size.rows:,} rows × {size.columns:,} columns", _WAY_OUT)
+    refuse_too_large(
+        span * BYTES_PER_SPAN_CELL + size.cells * BYTES_PER_CELL,
+        span * SECONDS_PER_SPAN_CELL + size.cells * SECONDS_PER_CELL,
+        f"{path}: a sheet of {size.rows:,} rows × {size.columns:,} columns",
+        _WAY_OUT,
+    )
 
 
 def sheet_size(path: str, sheet: str | None, file_size: int) -> SheetSize | None:
@@ -103,14 +119,19 @@ def sheet_size(path: str, sheet: str | None, file_size: int) -> SheetSize | None
         sizes = [(_xlsb_size if part.endswith(".bin") else _xlsx_size)(archive, part, path) for part in parts]
     if not sizes:
         return None
-    return max(sizes, key=lambda size: size.rows * size.columns * BYTES_PER_SPAN_CELL
-               + size.cells * BYTES_PER_CELL)
+    return max(
+        sizes, key=lambda size: size.rows * size.columns * BYTES_PER_SPAN_CELL + size.cells * BYTES_PER_CELL
+    )
 
 
 def _bomb(path: str, size: float) -> InputError:
-    return InputError("file", path, f"a workbook whose parts unpack to at most {size_text(UNPACKED_LIMIT)}: "
-                      f"{_WAY_OUT}", reason=f"it unpacks to {'more than ' if size > UNPACKED_LIMIT else ''}"
-                      f"{size_text(size)} (a zip bomb, or a sheet too large)")
+    return InputError(
+        "file",
+        path,
+        f"a workbook whose parts unpack to at most {size_text(UNPACKED_LIMIT)}: {_WAY_OUT}",
+        reason=f"it unpacks to {'more than ' if size > UNPACKED_LIMIT else ''}"
+        f"{size_text(size)} (a zip bomb, or a sheet too large)",
+    )
 
 
 def _unpacked(archive: zipfile.ZipFile, name: str, path: str):
@@ -139,9 +160,10 @@ def _sheet_parts(archive: zipfile.ZipFile, names: set[str], sheet: str | None) -
     except KeyError:
         return every
     sheets = [dict(_ATTRIBUTE.findall(match.group(1))) for match in _SHEET_TAG.finditer(book)]
-    targets = {attributes.get(b"Id"): attributes.get(b"Target", b"")
-               for attributes in (dict(_ATTRIBUTE.findall(match.group(1))) for match in
-                                  _RELATIONSHIP.finditer(rels))}
+    targets = {
+        attributes.get(b"Id"): attributes.get(b"Target", b"")
+        for attributes in (dict(_ATTRIBUTE.findall(match.group(1))) for match in _RELATIONSHIP.finditer(rels))
+    }
     for attributes in sheets:
         name = html.unescape(attributes.get(b"name", b"").decode("utf-8", "replace"))
         if sheet is None or name == sheet:
@@ -180,13 +202,16 @@ class _References:
         (at most three) and digits (at most seven, then the closing quote) are read as one 8-byte word
         (:func:`qmodel.tables.csvbytes.eight_digits`)."""
         data = np.frombuffer(text + bytes(16), dtype=np.uint8)  # a word never runs past the end
-        quotes = np.flatnonzero(data[3:end + 3] == 34) + 3  # `` r="``'s quote, its reference after it
+        quotes = np.flatnonzero(data[3 : end + 3] == 34) + 3  # `` r="``'s quote, its reference after it
         quotes = quotes[(data[quotes - 1] == 61) & (data[quotes - 2] == 114) & (data[quotes - 3] == 32)]
         starts = quotes + 1
         heads = np.lib.stride_tricks.sliding_window_view(data, 3)[starts]
         upper = (heads - 65) < 26  # A-Z (a smaller byte wraps past 26)
-        letters = upper[:, 0].astype(np.intp) + (upper[:, 0] & upper[:, 1]) + (upper[:, 0] & upper[:, 1]
-                                                                             & upper[:, 2])
+        letters = (
+            upper[:, 0].astype(np.intp)
+            + (upper[:, 0] & upper[:, 1])
+            + (upper[:, 0] & upper[:, 1] & upper[:, 2])
+        )
         words = np.lib.stride_tricks.sliding_window_view(data, 8)[starts + letters]
         count = np.argmin(np.c_[(words - 48) < 10, np.zeros(starts.size, dtype=bool)], axis=1)
         good = (count >= 1) & (count <= 7) & (words[np.arange(starts.size), np.minimum(count, 7)] == 34)
@@ -210,8 +235,12 @@ class _References:
         tags = np.flatnonzero(data[:end] == 60)  # "<": a cell's tag is <c followed by a space, > or /
         after = data[tags + 2]
         cell_at = tags[(data[tags + 1] == 99) & ((after == 32) | (after == 62) | (after == 47))]
-        row_at = tags[(data[tags + 1] == 114) & (after == 111) & (data[tags + 3] == 119)
-                      & ((data[tags + 4] == 32) | (data[tags + 4] == 62))]
+        row_at = tags[
+            (data[tags + 1] == 114)
+            & (after == 111)
+            & (data[tags + 3] == 119)
+            & ((data[tags + 4] == 32) | (data[tags + 4] == 62))
+        ]
         self.cells += cell_at.size
         self.rows += row_at.size
         if cell_at.size > int(cell.sum()):  # cells placed by their order: the widest row counts them

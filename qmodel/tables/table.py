@@ -97,16 +97,18 @@ class CsvRows(NamedTuple):
         return [next(csv.reader([text]))[0] if '"' in text else text for text in texts]
 
 
-def split_rows(header: list[str], header_text: str, rows: bytes, delimiter: str,
-               rows_as_bytes: bool = False) -> Table:
+def split_rows(
+    header: list[str], header_text: str, rows: bytes, delimiter: str, rows_as_bytes: bool = False
+) -> Table:
     """The table of CSV ``rows`` (UTF-8 bytes of whole lines, each ending in a line feed) under
     ``header``. ``rows_as_bytes``: laid out as bytes (:class:`CsvRows`) where
     :func:`qmodel.tables.csvbytes.layout` can, for a batch written as CSV; else by the csv module."""
     table = _split_bytes(header, header_text, rows, delimiter) if rows_as_bytes else None
     if table is None:
         lines = rows.decode("utf-8").split("\n")[:-1]
-        table = (None if b'"' in rows else _split_plain(header, header_text, lines, delimiter)) \
-            or _split_csv(header, header_text, lines, delimiter)
+        table = (None if b'"' in rows else _split_plain(header, header_text, lines, delimiter)) or _split_csv(
+            header, header_text, lines, delimiter
+        )
     return table
 
 
@@ -129,8 +131,9 @@ def _split_plain(header: list[str], header_text: str, rows: list[str], delimiter
 def _blank_rows(texts: list[str], delimiter: str) -> frozenset[int]:
     """The rows with no cell filled in: an empty line, or ;;; from a spreadsheet's empty row."""
     blank = delimiter + " \t"
-    return frozenset(row for row, text in enumerate(texts)
-                     if not text or (text[0] in blank and not text.strip(blank)))
+    return frozenset(
+        row for row, text in enumerate(texts) if not text or (text[0] in blank and not text.strip(blank))
+    )
 
 
 def _split_csv(header: list[str], header_text: str, lines: list[str], delimiter: str) -> Table:
@@ -145,7 +148,7 @@ def _split_csv(header: list[str], header_text: str, lines: list[str], delimiter:
         reader = csv.reader(lines, delimiter=delimiter)
         texts, consumed = [], 0
         for _ in reader:
-            texts.append("\n".join(lines[consumed:reader.line_num]))
+            texts.append("\n".join(lines[consumed : reader.line_num]))
             consumed = reader.line_num
     width = len(header)
     errors = {}
@@ -156,8 +159,9 @@ def _split_csv(header: list[str], header_text: str, lines: list[str], delimiter:
     for row in [row for row, fields in enumerate(rows) if len(fields) != width] if ragged else []:
         fields = rows[row]
         extra = f"; extra cells: {delimiter.join(fields[width:])}" if len(fields) > width else ""
-        errors[row] = InputError("row", f"{len(fields)} fields", f"{width} fields, as in the header",
-                                 reason=f"wrong width{extra}")
+        errors[row] = InputError(
+            "row", f"{len(fields)} fields", f"{width} fields, as in the header", reason=f"wrong width{extra}"
+        )
         # written back at the header's width so that the result columns line up
         rows[row] = (fields + [""] * width)[:width]
         texts[row] = delimiter.join(quote_cell(cell, delimiter) for cell in rows[row])
@@ -199,8 +203,12 @@ def refuse_no_rows(table: Table, source: str, row_is: str) -> None:
     """A file with no row under its header (or blank rows only) is refused, naming it: the one rule of
     ``batch`` and ``scenario --variants`` (checked after the header, whose errors come first)."""
     if len(table.blank) == table.size:
-        raise InputError(source, "blank rows only" if table.size else "a header only",
-                         f"one row per {row_is} under the header", reason="no rows")
+        raise InputError(
+            source,
+            "blank rows only" if table.size else "a header only",
+            f"one row per {row_is} under the header",
+            reason="no rows",
+        )
 
 
 def shortened_error(error: InputError) -> InputError:
@@ -292,8 +300,12 @@ def formula_rows(table: Table) -> np.ndarray:
     if table.dialect is None:
         return np.zeros(0, dtype=np.int64)
     if table.text is None:
-        formulas = {row for column in table.columns for row, cell in enumerate(column)
-                    if cell[:1] in FORMULA_STARTS and is_formula_like(cell)}
+        formulas = {
+            row
+            for column in table.columns
+            for row, cell in enumerate(column)
+            if cell[:1] in FORMULA_STARTS and is_formula_like(cell)
+        }
         return np.array(sorted(formulas - table.blank), dtype=np.int64)
     data, layout = table.text.data, table.text.layout
     width = layout.separators.shape[1] + 1
@@ -320,11 +332,13 @@ def inert_row_bytes(table: Table, delimiter: str) -> tuple[np.ndarray, np.ndarra
     rows = formula_rows(table)
     if rows.size == 0:
         return data, starts, ends
-    texts = [inert_line(data[starts[row]:ends[row]].tobytes().decode(), delimiter).encode()
-             for row in rows.tolist()]
+    texts = [
+        inert_line(data[starts[row] : ends[row]].tobytes().decode(), delimiter).encode()
+        for row in rows.tolist()
+    ]
     pieces, previous = [], 0
     for row, text in zip(rows.tolist(), texts, strict=True):
-        pieces += [data[previous:starts[row]].tobytes(), text]
+        pieces += [data[previous : starts[row]].tobytes(), text]
         previous = int(ends[row])
     pieces.append(data[previous:].tobytes())
     out = np.frombuffer(b"".join(pieces), dtype=np.uint8)

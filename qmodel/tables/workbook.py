@@ -71,8 +71,9 @@ def looks_like_workbook(head: bytes) -> bool:
     return head.startswith(_MAGIC)
 
 
-def _refuse(path: str, reason: str,
-            allowed: str = "an .xlsx, .xlsm, .ods or .xls workbook, or CSV") -> InputError:
+def _refuse(
+    path: str, reason: str, allowed: str = "an .xlsx, .xlsm, .ods or .xls workbook, or CSV"
+) -> InputError:
     return InputError("file", path, allowed, reason=reason)
 
 
@@ -91,13 +92,19 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     except OSError as error:
         raise _refuse(path, error.strerror or "cannot read", "a readable file") from None
     if head.startswith(_MAGIC[1]) and _ENCRYPTED in head:
-        raise _refuse(path, "password-protected (encrypted) workbook",
-                      "a workbook saved without a password (File > Save As, no password), or CSV")
+        raise _refuse(
+            path,
+            "password-protected (encrypted) workbook",
+            "a workbook saved without a password (File > Save As, no password), or CSV",
+        )
     try:
         book = calamine.CalamineWorkbook.from_path(path)
     except calamine.PasswordError:
-        raise _refuse(path, "password-protected workbook",
-                      "a workbook saved without a password (File > Save As, no password), or CSV") from None
+        raise _refuse(
+            path,
+            "password-protected workbook",
+            "a workbook saved without a password (File > Save As, no password), or CSV",
+        ) from None
     except (calamine.CalamineError, calamine.ZipError, calamine.XmlError, OSError, ValueError) as error:
         reason = " ".join(str(error).split())[:120] or type(error).__name__
         raise _refuse(path, f"not a workbook qmodel can read ({reason})") from None
@@ -111,16 +118,24 @@ def read_sheet(path: str, sheet: str | None = None) -> Sheet:
         first = sheets[0]
         if first.typ != calamine.SheetTypeEnum.WorkSheet:
             kind = str(first.typ).rsplit(".", 1)[-1].replace("Sheet", " sheet").strip().lower()  # chart sheet
-            raise InputError("--sheet", f"{first.name} (the first sheet, a {kind})",
-                             "--sheet NAME of a worksheet: " + ", ".join(worksheets),
-                             reason="not a sheet of rows")
+            raise InputError(
+                "--sheet",
+                f"{first.name} (the first sheet, a {kind})",
+                "--sheet NAME of a worksheet: " + ", ".join(worksheets),
+                reason="not a sheet of rows",
+            )
         sheet = first.name
     elif sheet not in names:
-        raise InputError("--sheet", sheet, "a sheet of " + Path(path).name + ": " + ", ".join(worksheets),
-                         reason="no such sheet")
+        raise InputError(
+            "--sheet",
+            sheet,
+            "a sheet of " + Path(path).name + ": " + ", ".join(worksheets),
+            reason="no such sheet",
+        )
     elif sheet not in worksheets:
-        raise InputError("--sheet", sheet, "a worksheet: " + ", ".join(worksheets),
-                         reason="not a sheet of rows")
+        raise InputError(
+            "--sheet", sheet, "a worksheet: " + ", ".join(worksheets), reason="not a sheet of rows"
+        )
     try:
         found = book.get_sheet_by_name(sheet)
         cells = found.to_python(skip_empty_area=True)
@@ -141,9 +156,12 @@ def _refuse_merged_header(path: str, sheet: str, merged: list, header_index: int
     for (top, left), (bottom, right) in merged:
         if top <= header_index <= bottom and right > left:
             span = f"{_column_letter(left)}{top + 1}:{_column_letter(right)}{bottom + 1}"
-            raise InputError(f"{path}: sheet {sheet!r}: header", f"merged cells {span}",
-                             "one header cell per column (unmerge the cells and name each column)",
-                             reason="merged header cells")
+            raise InputError(
+                f"{path}: sheet {sheet!r}: header",
+                f"merged cells {span}",
+                "one header cell per column (unmerge the cells and name each column)",
+                reason="merged header cells",
+            )
 
 
 def _column_letter(index: int) -> str:
@@ -230,20 +248,40 @@ class XlsxWriter:
         self.names = taken
         self.archive = zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
         count = range(1, len(taken) + 1)
-        self.archive.writestr("[Content_Types].xml", _CONTENT_TYPES.format(sheets="".join(
-            f'<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="{_SHEET_TYPE}"/>'
-            for n in count)))
+        self.archive.writestr(
+            "[Content_Types].xml",
+            _CONTENT_TYPES.format(
+                sheets="".join(
+                    f'<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="{_SHEET_TYPE}"/>'
+                    for n in count
+                )
+            ),
+        )
         self.archive.writestr("_rels/.rels", _ROOT_RELS)
-        self.archive.writestr("xl/workbook.xml", (
-            f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="{_MAIN}" '
-            f'xmlns:r="{_RELS}"><sheets>' + "".join(
-                f'<sheet name="{escape(name)}" sheetId="{n}" r:id="rId{n}"/>'
-                for n, name in enumerate(taken, 1)) + "</sheets></workbook>"))
-        self.archive.writestr("xl/_rels/workbook.xml.rels", (
-            '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            + "".join(f'<Relationship Id="rId{n}" Type="{_RELS}/worksheet" '
-                      f'Target="worksheets/sheet{n}.xml"/>' for n in count) + "</Relationships>"))
+        self.archive.writestr(
+            "xl/workbook.xml",
+            (
+                f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="{_MAIN}" '
+                f'xmlns:r="{_RELS}"><sheets>'
+                + "".join(
+                    f'<sheet name="{escape(name)}" sheetId="{n}" r:id="rId{n}"/>'
+                    for n, name in enumerate(taken, 1)
+                )
+                + "</sheets></workbook>"
+            ),
+        )
+        self.archive.writestr(
+            "xl/_rels/workbook.xml.rels",
+            (
+                '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                + "".join(
+                    f'<Relationship Id="rId{n}" Type="{_RELS}/worksheet" Target="worksheets/sheet{n}.xml"/>'
+                    for n in count
+                )
+                + "</Relationships>"
+            ),
+        )
         self.written = 0
 
     def __enter__(self) -> XlsxWriter:
@@ -257,8 +295,10 @@ class XlsxWriter:
         """The next sheet, written as its rows are given (:meth:`SheetWriter.rows`)."""
         self.written += 1
         with self.archive.open(f"xl/worksheets/sheet{self.written}.xml", "w") as part:
-            part.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                       f'<worksheet xmlns="{_MAIN}"><sheetData>'.encode())
+            part.write(
+                f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+                f'<worksheet xmlns="{_MAIN}"><sheetData>'.encode()
+            )
             yield SheetWriter(part, self.names[self.written - 1])
             part.write(b"</sheetData></worksheet>")
 
@@ -290,13 +330,20 @@ class SheetWriter:
         height = len(columns[0]) if len(columns) else 0
         first = self.count + 1
         if self.count + height > MAX_ROWS:
-            raise InputError("-o", f"{self.count + height:,} rows in sheet {self.name!r}",
-                             f"at most {MAX_ROWS:,} rows in an .xlsx sheet (the format's limit): "
-                             "-o OUT.csv, or fewer rows in the input", reason="more rows than a sheet holds")
+            raise InputError(
+                "-o",
+                f"{self.count + height:,} rows in sheet {self.name!r}",
+                f"at most {MAX_ROWS:,} rows in an .xlsx sheet (the format's limit): "
+                "-o OUT.csv, or fewer rows in the input",
+                reason="more rows than a sheet holds",
+            )
         if len(columns) > MAX_COLUMNS:
-            raise InputError("-o", f"{len(columns):,} columns in sheet {self.name!r}",
-                             f"at most {MAX_COLUMNS:,} columns in an .xlsx sheet: -o OUT.csv",
-                             reason="more columns than a sheet holds")
+            raise InputError(
+                "-o",
+                f"{len(columns):,} columns in sheet {self.name!r}",
+                f"at most {MAX_COLUMNS:,} columns in an .xlsx sheet: -o OUT.csv",
+                reason="more columns than a sheet holds",
+            )
         self.count += height
         letters = [_column_letter(index) for index in range(len(columns))]
         for index, column in enumerate(columns):
@@ -349,8 +396,10 @@ def _rows_xml(columns: Sequence[Sequence[object] | np.ndarray], letters: list[st
     for number in np.flatnonzero(~plain).tolist():  # the plain rows between, a run at a time
         if number > done:
             out.append(_rows_xml([column[done:number] for column in columns], letters, first + done))
-        cells = [_cell(f"{letter}{first + number}", _at(column, number)) for letter, column in
-                 zip(letters, columns, strict=True)]
+        cells = [
+            _cell(f"{letter}{first + number}", _at(column, number))
+            for letter, column in zip(letters, columns, strict=True)
+        ]
         out.append(f'<row r="{first + number}">{"".join(cells)}</row>')
         done = number + 1
     if done < height:
@@ -368,19 +417,27 @@ def _plain_texts(cells: list[str]) -> bool:
     (which XML would drop)."""
     joined = "\x00".join(cells)
     markup = "&" in joined or "<" in joined or ">" in joined
-    return not markup and joined.replace("\x00", "").isprintable() and all(
-        cell == cell.strip() for cell in cells if cell[:1].isspace() or cell[-1:].isspace())
+    return (
+        not markup
+        and joined.replace("\x00", "").isprintable()
+        and all(cell == cell.strip() for cell in cells if cell[:1].isspace() or cell[-1:].isspace())
+    )
 
 
 def _refuse_long_text(letter: str, column: Sequence[object], first: int, sheet: str) -> None:
     """Text longer than an .xlsx cell holds, refused naming the cell."""
     longest = max((len(value) for value in column if isinstance(value, str)), default=0)
     if longest > MAX_CELL_TEXT:
-        number = first + next(place for place, value in enumerate(column)
-                              if isinstance(value, str) and len(value) == longest)
-        raise InputError("-o", f"cell {letter}{number} of sheet {sheet!r} ({longest:,} characters)",
-                         f"at most {MAX_CELL_TEXT:,} characters in an .xlsx cell (the format's limit): "
-                         "-o OUT.csv, or a shorter cell in the input", reason="more text than a cell holds")
+        number = first + next(
+            place for place, value in enumerate(column) if isinstance(value, str) and len(value) == longest
+        )
+        raise InputError(
+            "-o",
+            f"cell {letter}{number} of sheet {sheet!r} ({longest:,} characters)",
+            f"at most {MAX_CELL_TEXT:,} characters in an .xlsx cell (the format's limit): "
+            "-o OUT.csv, or a shorter cell in the input",
+            reason="more text than a cell holds",
+        )
 
 
 def columns_of(rows: Sequence[Sequence[object]]) -> list[list[object]]:

@@ -23,8 +23,12 @@ from qmodel.validation.judge import CaseResult, compute, verdict, within
 
 E2E_CASEBOOK = "gdps-pprc-100km-2006-e2e"
 # the scenario quantity of each kind, as the casebook names it
-KINDS = {"response_time": "response", "share_within_goal": "percentile", "transactions": "count",
-         "cpu_of_one_cp": "CPU"}
+KINDS = {
+    "response_time": "response",
+    "share_within_goal": "percentile",
+    "transactions": "count",
+    "cpu_of_one_cp": "CPU",
+}
 BASE_COLUMN = "0km"  # the column the baseline carries: pprc 0 km, where every member is calibrated
 AGREEING = ("ok", "paper-slip")
 
@@ -61,9 +65,14 @@ class KindScore:
     baseline_only: int
 
     def as_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "predictions": self.predictions, "model_within": self.model,
-                "baseline_within": self.baseline, "model_only": self.model_only,
-                "baseline_only": self.baseline_only}
+        return {
+            "kind": self.kind,
+            "predictions": self.predictions,
+            "model_within": self.model,
+            "baseline_within": self.baseline,
+            "model_only": self.model_only,
+            "baseline_only": self.baseline_only,
+        }
 
 
 def baseline_agrees(case: Case, cells: dict[tuple, Case]) -> bool | None:
@@ -93,9 +102,18 @@ def kind_scores(results: list[CaseResult], casebook: str = E2E_CASEBOOK) -> list
             continue
         counts[kind].append((result.verdict in AGREEING, bool(baseline_agrees(result.case, cells))))
     every = [pair for pairs in counts.values() for pair in pairs]
-    return [KindScore(kind, len(pairs), sum(m for m, _ in pairs), sum(b for _, b in pairs),
-                      sum(m and not b for m, b in pairs), sum(b and not m for m, b in pairs))
-            for kind, pairs in (*counts.items(), ("all", every)) if pairs]
+    return [
+        KindScore(
+            kind,
+            len(pairs),
+            sum(m for m, _ in pairs),
+            sum(b for _, b in pairs),
+            sum(m and not b for m, b in pairs),
+            sum(b and not m for m, b in pairs),
+        )
+        for kind, pairs in (*counts.items(), ("all", every))
+        if pairs
+    ]
 
 
 @dataclass(frozen=True)
@@ -116,8 +134,9 @@ class OwnerVerdict:
         return (self.printed.verdict in AGREEING) != (self.other_verdict in AGREEING)
 
 
-def owner_verdicts(results: list[CaseResult], members: tuple[str, ...] = ("G1P1", "G1P2"),
-                   casebook: str = E2E_CASEBOOK) -> list[OwnerVerdict]:
+def owner_verdicts(
+    results: list[CaseResult], members: tuple[str, ...] = ("G1P1", "G1P2"), casebook: str = E2E_CASEBOOK
+) -> list[OwnerVerdict]:
     """Every prediction of the casebook whose inputs name a castout owner, judged again with each other
     of ``members`` as owner (the study's two DB2 members)."""
     found = []
@@ -135,25 +154,39 @@ def owner_verdicts(results: list[CaseResult], members: tuple[str, ...] = ("G1P1"
 def kind_markdown(results: list[CaseResult]) -> str:
     """Markdown: the e2e predictions by kind beside the naive baseline, and the castout owner's verdicts
     both ways (every run, then the rows whose verdict changes with it)."""
-    lines = ["| kind | predictions | model within tolerance | naive baseline within tolerance | "
-             "model only | baseline only |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| kind | predictions | model within tolerance | naive baseline within tolerance | "
+        "model only | baseline only |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for score in kind_scores(results):
         name = "**all**" if score.kind == "all" else score.kind
         model, baseline = (f"{n} ({_share(n, score.predictions)})" for n in (score.model, score.baseline))
-        lines.append(f"| {name} | {score.predictions} | {model} | {baseline} | {score.model_only} | "
-                     f"{score.baseline_only} |")
+        lines.append(
+            f"| {name} | {score.predictions} | {model} | {baseline} | {score.model_only} | "
+            f"{score.baseline_only} |"
+        )
     owners = owner_verdicts(results)
     agree_printed = sum(o.printed.verdict in AGREEING for o in owners)
     agree_other = sum(o.other_verdict in AGREEING for o in owners)
-    lines += ["", "The naive baseline carries each row's printed pprc 0 km value to every other column of "
-              "its table, judged by the same tolerance.", "",
-              f"Castout owner: {len(owners)} predictions name their run's owner (read from the study's "
-              f"bold print); {agree_printed} agree with the printed owner, {agree_other} with the other "
-              "member as owner. The rows whose verdict changes with it:", "",
-              "| case | printed owner | verdict | other owner | model | verdict |",
-              "| --- | --- | --- | --- | ---: | --- |"]
-    lines += [f"| `{o.case.id}` | {o.printed_owner} | {o.printed.verdict} | {o.other_owner} | "
-              f"{o.other_value:.4g} {o.case.unit} | {o.other_verdict} |" for o in owners if o.depends]
+    lines += [
+        "",
+        "The naive baseline carries each row's printed pprc 0 km value to every other column of "
+        "its table, judged by the same tolerance.",
+        "",
+        f"Castout owner: {len(owners)} predictions name their run's owner (read from the study's "
+        f"bold print); {agree_printed} agree with the printed owner, {agree_other} with the other "
+        "member as owner. The rows whose verdict changes with it:",
+        "",
+        "| case | printed owner | verdict | other owner | model | verdict |",
+        "| --- | --- | --- | --- | ---: | --- |",
+    ]
+    lines += [
+        f"| `{o.case.id}` | {o.printed_owner} | {o.printed.verdict} | {o.other_owner} | "
+        f"{o.other_value:.4g} {o.case.unit} | {o.other_verdict} |"
+        for o in owners
+        if o.depends
+    ]
     return "\n".join(lines)
 
 

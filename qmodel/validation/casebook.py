@@ -102,11 +102,46 @@ from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import UNITS
 from qmodel.validation.quantities import REGISTRY  # the registry with the study functions registered
 
-_CASE_KEYS = {"id", "quantity", "citation", "inputs", "target", "paper", "unit", "tolerance", "note", "slip",
-              "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "uses", "step"}
+_CASE_KEYS = {
+    "id",
+    "quantity",
+    "citation",
+    "inputs",
+    "target",
+    "paper",
+    "unit",
+    "tolerance",
+    "note",
+    "slip",
+    "recomputed",
+    "inconsistent",
+    "disagree",
+    "arithmetic",
+    "calibrated",
+    "uses",
+    "step",
+}
 _TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note", "uses"}
-_RULE_KEYS = {"id", "quantity", "citation", "inputs", "paper", "unit", "tolerance", "columns", "once", "note",
-              "slip", "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "uses", "step"}
+_RULE_KEYS = {
+    "id",
+    "quantity",
+    "citation",
+    "inputs",
+    "paper",
+    "unit",
+    "tolerance",
+    "columns",
+    "once",
+    "note",
+    "slip",
+    "recomputed",
+    "inconsistent",
+    "disagree",
+    "arithmetic",
+    "calibrated",
+    "uses",
+    "step",
+}
 _PER_KEY = ("note", "slip", "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "step")
 
 
@@ -180,8 +215,10 @@ def _output_units(entry: str, where: str) -> dict[str, str]:
         return {output.name: output.unit for output in get_formula(entry).outputs}
     if entry in REGISTRY:
         return REGISTRY[entry].outputs
-    raise CatalogueError(f"{where}: unknown formula {entry!r}: neither a catalogue entry nor a registered "
-                         "model function (qmodel formula list; qmodel.catalogue.registry)")
+    raise CatalogueError(
+        f"{where}: unknown formula {entry!r}: neither a catalogue entry nor a registered "
+        "model function (qmodel formula list; qmodel.catalogue.registry)"
+    )
 
 
 def _solved_unit(table: dict[str, Any], where: str) -> str:
@@ -194,11 +231,14 @@ def _solved_unit(table: dict[str, Any], where: str) -> str:
     formula = get_formula(entry)
     outputs = [output.name for output in formula.outputs]
     if not isinstance(target, dict) or len(target) != 1 or next(iter(target)) not in outputs:
-        raise CatalogueError(f"{where}: target must be {{ OUTPUT = value }} for one output of {entry}: "
-                             f"{', '.join(outputs)}")
+        raise CatalogueError(
+            f"{where}: target must be {{ OUTPUT = value }} for one output of {entry}: {', '.join(outputs)}"
+        )
     if unknown not in formula.symbols or unknown in table.get("inputs", {}):
-        raise CatalogueError(f"{where}: with a target, the quantity names the input of {entry} solved for, "
-                             f"left out of the inputs: one of {', '.join(formula.symbols)}")
+        raise CatalogueError(
+            f"{where}: with a target, the quantity names the input of {entry} solved for, "
+            f"left out of the inputs: one of {', '.join(formula.symbols)}"
+        )
     return formula.symbols[unknown].unit
 
 
@@ -223,8 +263,10 @@ def _paper(value: Any, where: str) -> tuple[float, float]:
     if isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value):
         low, high = float(value[0]), float(value[1])
         if math.isnan(low) or math.isnan(high) or low > high or low == math.inf or high == -math.inf:
-            raise CatalogueError(f"{where}: paper = [{value[0]}, {value[1]}]; allowed: [low, high] with "
-                                 "low <= high, no NaN (an open end is -inf or inf)")
+            raise CatalogueError(
+                f"{where}: paper = [{value[0]}, {value[1]}]; allowed: [low, high] with "
+                "low <= high, no NaN (an open end is -inf or inf)"
+            )
         return low, high
     raise CatalogueError(f"{where}: paper must be a number or [low, high], not {value!r}")
 
@@ -232,11 +274,13 @@ def _paper(value: Any, where: str) -> tuple[float, float]:
 def _tolerance(table: dict[str, Any], where: str) -> tuple[float, bool]:
     """The tolerance as (value, relative): one finite number >= 0, relative or absolute."""
     tolerance = table["tolerance"]
-    if not isinstance(tolerance, dict) or len(tolerance) != 1 or not (
-        set(tolerance) <= {"relative", "absolute"}
+    if (
+        not isinstance(tolerance, dict)
+        or len(tolerance) != 1
+        or not (set(tolerance) <= {"relative", "absolute"})
     ):
         raise CatalogueError(f"{where}: tolerance must be {{ relative = x }} or {{ absolute = x }}")
-    (kind, value), = tolerance.items()
+    ((kind, value),) = tolerance.items()
     if not _is_number(value) or not math.isfinite(value) or value < 0:
         raise CatalogueError(f"{where}: tolerance {kind} = {value}; allowed: a finite number >= 0")
     return float(value), kind == "relative"
@@ -250,25 +294,46 @@ def _disagree(table: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
             raise CatalogueError(f"{where}: 'disagree' and 'arithmetic' belong to an inconsistent case")
         return ()
     values = table.get("disagree")
-    if not isinstance(values, list) or len(values) < 2 or not all(
-            isinstance(item, dict) and set(item) == {"value", "citation"} and str(item["value"]).strip()
-            and str(item["citation"]).strip() for item in values):
-        raise CatalogueError(f"{where}: an inconsistent case needs disagree = [{{ value = ..., citation = "
-                             "... }, ...]: the two or more printed values that disagree, each with its "
-                             "citation")
+    if (
+        not isinstance(values, list)
+        or len(values) < 2
+        or not all(
+            isinstance(item, dict)
+            and set(item) == {"value", "citation"}
+            and str(item["value"]).strip()
+            and str(item["citation"]).strip()
+            for item in values
+        )
+    ):
+        raise CatalogueError(
+            f"{where}: an inconsistent case needs disagree = [{{ value = ..., citation = "
+            "... }, ...]: the two or more printed values that disagree, each with its "
+            "citation"
+        )
     if not str(table.get("arithmetic", "")).strip():
-        raise CatalogueError(f"{where}: an inconsistent case needs arithmetic = \"...\": why the printed "
-                             "values cannot all hold, whatever the model")
+        raise CatalogueError(
+            f'{where}: an inconsistent case needs arithmetic = "...": why the printed '
+            "values cannot all hold, whatever the model"
+        )
     return tuple((str(item["value"]), str(item["citation"])) for item in values)
 
 
 def _references(*values: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(value["case"] for given in values for value in given.values()
-                 if isinstance(value, dict) and "case" in value)
+    return tuple(
+        value["case"]
+        for given in values
+        for value in given.values()
+        if isinstance(value, dict) and "case" in value
+    )
 
 
-def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str, ...] = (),
-          cell: tuple[str, ...] = ()) -> Case:
+def _case(
+    table: dict[str, Any],
+    casebook: str,
+    study: str,
+    uses_rows: tuple[str, ...] = (),
+    cell: tuple[str, ...] = (),
+) -> Case:
     """One case from its table of keys; ``cell`` names the printed table cell it is judged against."""
     case_id = table.get("id", "?")
     where = f"{casebook}: case {case_id!r}"
@@ -286,26 +351,43 @@ def _case(table: dict[str, Any], casebook: str, study: str, uses_rows: tuple[str
     if "recomputed" in table and not (_is_number(table["recomputed"]) and math.isfinite(table["recomputed"])):
         raise CatalogueError(f"{where}: recomputed = {table['recomputed']}; allowed: a finite number")
     disagree = _disagree(table, where)
-    default_unit = (_solved_unit(table, where) if "target" in table
-                    else _default_unit(table["quantity"], where))
+    default_unit = (
+        _solved_unit(table, where) if "target" in table else _default_unit(table["quantity"], where)
+    )
     unit = table.get("unit") or default_unit
     if unit not in UNITS:
         raise CatalogueError(f"{where}: unknown unit {unit!r}")
     if UNITS[unit].dimension != UNITS[default_unit].dimension:
-        raise CatalogueError(f"{where}: unit {unit!r} is not a {UNITS[default_unit].dimension} unit "
-                             f"like the output's {default_unit!r}")
+        raise CatalogueError(
+            f"{where}: unit {unit!r} is not a {UNITS[default_unit].dimension} unit "
+            f"like the output's {default_unit!r}"
+        )
     paper = _paper(table["paper"], where) if "paper" in table else None
     inputs = dict(table.get("inputs", {}))
     declared = _uses(table, where)
     uses_rows = tuple(dict.fromkeys(other for other in (*uses_rows, *declared) if other != case_id))
     return Case(
-        casebook=casebook, study=study, id=case_id, quantity=table["quantity"], citation=table["citation"],
-        inputs=inputs, paper=paper, unit=unit, tolerance=tolerance, relative=relative,
-        slip=table.get("slip", ""), recomputed=table.get("recomputed"),
-        calibrated=table.get("calibrated", ""), inconsistent=table.get("inconsistent", ""),
-        note=table.get("note", ""), target=dict(table.get("target", {})),
-        uses_values=_references(inputs, table.get("target", {})), uses_rows=uses_rows,
-        disagree=disagree, arithmetic=table.get("arithmetic", ""), step=table.get("step", ""),
+        casebook=casebook,
+        study=study,
+        id=case_id,
+        quantity=table["quantity"],
+        citation=table["citation"],
+        inputs=inputs,
+        paper=paper,
+        unit=unit,
+        tolerance=tolerance,
+        relative=relative,
+        slip=table.get("slip", ""),
+        recomputed=table.get("recomputed"),
+        calibrated=table.get("calibrated", ""),
+        inconsistent=table.get("inconsistent", ""),
+        note=table.get("note", ""),
+        target=dict(table.get("target", {})),
+        uses_values=_references(inputs, table.get("target", {})),
+        uses_rows=uses_rows,
+        disagree=disagree,
+        arithmetic=table.get("arithmetic", ""),
+        step=table.get("step", ""),
         printed=cell or _printed_value(table["quantity"], paper, unit),
     )
 
@@ -352,11 +434,15 @@ def _resolve(table: dict[str, Any], value: Any, key: str | None, where: str) -> 
     """A rule's input or paper for column ``key``: row references replaced by the printed cells."""
     if isinstance(value, dict) and "row" in value:
         if set(value) - {"row", "column"} and set(value) != {"row", "columns"}:
-            raise CatalogueError(f"{where}: a row reference is {{ row = R }}, {{ row = R, column = K }} "
-                                 "or {{ row = R, columns = [K, ...] }}")
+            raise CatalogueError(
+                f"{where}: a row reference is {{ row = R }}, {{ row = R, column = K }} "
+                "or {{ row = R, columns = [K, ...] }}"
+            )
         if "columns" in value:
-            return [_cell(table, value["row"], _column_of(table, {"column": k}, key, where), where)
-                    for k in value["columns"]]
+            return [
+                _cell(table, value["row"], _column_of(table, {"column": k}, key, where), where)
+                for k in value["columns"]
+            ]
         return _cell(table, value["row"], _column_of(table, value, key, where), where)
     return value
 
@@ -370,8 +456,9 @@ def _per_key(rule: dict[str, Any], name: str, key: str | None, keys: list[str | 
     if not isinstance(value, dict):
         return value
     if set(value) - set(keys):
-        raise CatalogueError(f"{where}: {name} names columns {sorted(set(value) - set(keys))} the rule does "
-                             f"not cover ({keys})")
+        raise CatalogueError(
+            f"{where}: {name} names columns {sorted(set(value) - set(keys))} the rule does not cover ({keys})"
+        )
     return value.get(key)
 
 
@@ -406,22 +493,30 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
     for key in keys:
         inputs = {name: _resolve(table, value, key, where) for name, value in rule.get("inputs", {}).items()}
         case_id = f"{table['id']}-{rule['id']}" + (f"-{key}" if key else "")
-        case: dict[str, Any] = {"id": case_id, "quantity": rule["quantity"], "inputs": inputs,
-                                "tolerance": rule["tolerance"],
-                                "uses": [*_uses(table, where), *_uses(rule, where)]}
+        case: dict[str, Any] = {
+            "id": case_id,
+            "quantity": rule["quantity"],
+            "inputs": inputs,
+            "tolerance": rule["tolerance"],
+            "uses": [*_uses(table, where), *_uses(rule, where)],
+        }
         if paper_row:
             case["paper"] = _raw(table, paper_row, _column_of(table, paper_ref, key, where), where)
         elif paper_ref is not None:
             case["paper"] = paper_ref
-        if "" in inputs.values() or case.get("paper") == "" or any(
-                "" in value for value in inputs.values() if isinstance(value, list)):
+        if (
+            "" in inputs.values()
+            or case.get("paper") == ""
+            or any("" in value for value in inputs.values() if isinstance(value, list))
+        ):
             continue
         if key is None:
             case["citation"] = table["citation"]
         else:
             label = table["columns"][table["keys"].index(key)]
-            case["citation"] = f"{table['citation']}, " + (f"row {paper_row}, " if paper_row else "") \
-                + f"column {label}"
+            case["citation"] = (
+                f"{table['citation']}, " + (f"row {paper_row}, " if paper_row else "") + f"column {label}"
+            )
         if "citation" in rule:
             case["citation"] += f"; {rule['citation']}"
         if "unit" in rule:
@@ -434,14 +529,21 @@ def _rule_cases(table: dict[str, Any], rule: dict[str, Any], casebook: str) -> l
                 case[name] = value
         # cells of other columns (a base row, the rows a parameter is fitted on): a calibrated
         # case's printed value used this way makes this case one of its predictions
-        cells = [(value["row"], column) for value in rule.get("inputs", {}).values()
-                 if isinstance(value, dict) and "row" in value
-                 for column in value.get("columns", [value.get("column")]) if column is not None]
+        cells = [
+            (value["row"], column)
+            for value in rule.get("inputs", {}).values()
+            if isinstance(value, dict) and "row" in value
+            for column in value.get("columns", [value.get("column")])
+            if column is not None
+        ]
         paper_cell = (paper_row, key) if paper_row and not isinstance(paper_ref.get("column"), str) else None
         # the printed number: a cell of the table; a rule's constant paper is a claim each column's data is
         # set against (the study's 10 µs/km against each table's slope), one per case
-        printed = (("cell", table["id"], paper_row, _column_of(table, paper_ref, key, where)) if paper_row
-                   else ("claim", case_id))
+        printed = (
+            ("cell", table["id"], paper_row, _column_of(table, paper_ref, key, where))
+            if paper_row
+            else ("claim", case_id)
+        )
         expanded.append({"table": case, "cells": cells, "paper_cell": paper_cell, "printed": printed})
     return expanded
 
@@ -450,8 +552,9 @@ def _table_cases(table: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
     where = f"{casebook}: table {table.get('id', '?')!r}"
     unknown = sorted(set(table) - _TABLE_KEYS)
     if unknown:
-        raise CatalogueError(f"{where}: unknown key(s) {unknown}; "
-                             f"a table has {', '.join(sorted(_TABLE_KEYS))}")
+        raise CatalogueError(
+            f"{where}: unknown key(s) {unknown}; a table has {', '.join(sorted(_TABLE_KEYS))}"
+        )
     for key in ("id", "citation", "columns", "rule"):
         if key not in table:
             raise CatalogueError(f"{where}: missing {key!r}")
@@ -460,18 +563,24 @@ def _table_cases(table: dict[str, Any], casebook: str) -> list[dict[str, Any]]:
         raise CatalogueError(f"{where}: {len(table['keys'])} keys for {len(table['columns'])} columns")
     for name, values in table.get("rows", {}).items():
         if not isinstance(values, list) or len(values) != len(table["columns"]):
-            raise CatalogueError(f"{where}: row {name!r} needs one value per column "
-                                 f"({len(table['columns'])})")
+            raise CatalogueError(
+                f"{where}: row {name!r} needs one value per column ({len(table['columns'])})"
+            )
     expanded = [case for rule in table["rule"] for case in _rule_cases(table, rule, casebook)]
     # A calibrated case's printed cell, used as an input of another case, makes that case depend on it.
-    calibrated = {item["paper_cell"]: item["table"]["id"] for item in expanded
-                  if item["table"].get("calibrated") and item["paper_cell"]}
+    calibrated = {
+        item["paper_cell"]: item["table"]["id"]
+        for item in expanded
+        if item["table"].get("calibrated") and item["paper_cell"]
+    }
     for item in expanded:
         own = item["table"]["id"]
-        item["uses_rows"] = tuple(dict.fromkeys(
-            calibrated[cell] for cell in item["cells"] if cell in calibrated and calibrated[cell] != own))
+        item["uses_rows"] = tuple(
+            dict.fromkeys(
+                calibrated[cell] for cell in item["cells"] if cell in calibrated and calibrated[cell] != own
+            )
+        )
     return expanded
-
 
 
 def load_casebook(path: Path, text: str | None = None) -> list[Case]:
@@ -484,8 +593,10 @@ def load_casebook(path: Path, text: str | None = None) -> list[Case]:
     coverage = _coverage(data.get("coverage"), path.name)
     cases = [_case(table, path.stem, study) for table in data.get("case", [])]
     for table in data.get("table", []):
-        cases += [_case(item["table"], path.stem, study, item["uses_rows"], item["printed"])
-                  for item in _table_cases(table, path.stem)]
+        cases += [
+            _case(item["table"], path.stem, study, item["uses_rows"], item["printed"])
+            for item in _table_cases(table, path.stem)
+        ]
     ids = [case.id for case in cases]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -498,8 +609,9 @@ def load_casebook(path: Path, text: str | None = None) -> list[Case]:
     for case in cases:
         missing = [i for i in case.depends_on if i not in known]
         if missing:
-            raise CatalogueError(f"{path.name}: case {case.id!r} uses case {missing[0]!r}, which is not in "
-                                 "this casebook")
+            raise CatalogueError(
+                f"{path.name}: case {case.id!r} uses case {missing[0]!r}, which is not in this casebook"
+            )
     return cases
 
 
@@ -509,14 +621,21 @@ def _coverage(value: Any, name: str) -> tuple[int, int] | None:
     (encoded, statements); None where the casebook states none."""
     if value is None:
         return None
-    allowed = "coverage = { statements = N, not_encoded = [n, ...] } (N > 0 statements; n the numbers of " \
-              "those not encoded, each once)"
+    allowed = (
+        "coverage = { statements = N, not_encoded = [n, ...] } (N > 0 statements; n the numbers of "
+        "those not encoded, each once)"
+    )
     if not isinstance(value, dict) or set(value) != {"statements", "not_encoded"}:
         raise CatalogueError(f"{name}: coverage = {value!r}; allowed: {allowed}")
     statements, not_encoded = value["statements"], value["not_encoded"]
-    if (not isinstance(statements, int) or isinstance(statements, bool) or statements <= 0
-            or not isinstance(not_encoded, list) or len(set(map(str, not_encoded))) != len(not_encoded)
-            or len(not_encoded) > statements):
+    if (
+        not isinstance(statements, int)
+        or isinstance(statements, bool)
+        or statements <= 0
+        or not isinstance(not_encoded, list)
+        or len(set(map(str, not_encoded))) != len(not_encoded)
+        or len(not_encoded) > statements
+    ):
         raise CatalogueError(f"{name}: coverage = {value!r}; allowed: {allowed}")
     return statements - len(not_encoded), statements
 
@@ -530,12 +649,16 @@ def _check_one_number_one_case(cases: list[Case], name: str) -> None:
     for printed, sharing in by_number.items():
         steps = [case.step for case in sharing]
         if len(sharing) > 1 and (not all(steps) or len(set(steps)) < len(steps)):
-            number = (f"cell {printed[2]!r}, column {printed[3]!r} of table {printed[1]!r}"
-                      if printed[0] == "cell" else f"the printed value {printed[2]:g} {printed[3]}")
+            number = (
+                f"cell {printed[2]!r}, column {printed[3]!r} of table {printed[1]!r}"
+                if printed[0] == "cell"
+                else f"the printed value {printed[2]:g} {printed[3]}"
+            )
             raise CatalogueError(
                 f"{name}: cases {', '.join(case.id for case in sharing)} are all judged against {number}: "
                 "one printed number, one case, unless each case names the model step it tests (step = "
-                "\"...\", a different one each)")
+                '"...", a different one each)'
+            )
 
 
 def shipped_casebooks() -> dict[str, Path]:

@@ -59,10 +59,12 @@ ROUND_TRIP_SERIES: dict[str, dict[str, tuple[float, ...]]] = {
     "gdps-env1": {"DBxMSTR DISC": (300, 600, 800, 1100, 1300)},
     # Environment 2, G1P1 MSTR and G1P2 MSTR tables (DISC), GBP8 Secondary table (G1P1 a, G1P2 a: async
     # writes from site 1 to CF2)
-    "gdps-env2": {"G1P1 MSTR DISC": (300, 600, 1100, 1100, 1700),
-                  "G1P2 MSTR DISC": (300, 600, 800, 1100, 1300),
-                  "G1P1 GBP8 secondary async service": (151, 538, 826, 1146, 1436),
-                  "G1P2 GBP8 secondary async service": (210, 538, 777, 1053, 1625)},
+    "gdps-env2": {
+        "G1P1 MSTR DISC": (300, 600, 1100, 1100, 1700),
+        "G1P2 MSTR DISC": (300, 600, 800, 1100, 1300),
+        "G1P1 GBP8 secondary async service": (151, 538, 826, 1146, 1436),
+        "G1P2 GBP8 secondary async service": (210, 538, 777, 1053, 1625),
+    },
     "gdps-env3": calibrate.ROUND_TRIP_ROWS,
 }
 
@@ -93,23 +95,47 @@ TIE = 0.01  # scores within this of the lowest are a tie (1 point of relative er
 # that order, each on top of the ones before it chosen: the percentile law and the threshold with the
 # lock law and span the criterion chose.
 SPAN_100 = Candidate("Tay + commit, span 100% declared (shipped before this comparison)", "lock law and span")
-SHIPPED = Candidate("Tay + commit, span 50% declared", "lock law and span", start=(2000.0,),
-                    declared={"lock_span": 0.5})
+SHIPPED = Candidate(
+    "Tay + commit, span 50% declared", "lock law and span", start=(2000.0,), declared={"lock_span": 0.5}
+)
 CANDIDATES = (
     SPAN_100,
     SHIPPED,
-    Candidate("Tay + commit, span 25% declared", "lock law and span", start=(900.0,),
-              declared={"lock_span": 0.25}),
-    Candidate("Tay + commit, span 0 declared (the commit alone)", "lock law and span", start=(300.0,),
-              declared={"lock_span": 0.0}),
-    Candidate("Tay + commit, span fitted", "lock law and span", fitted=("lockable_items", "lock_span"),
-              start=(2000.0, 0.5), declared={}),
-    Candidate("exponential (shape 1) + propagation shift, span 50%", "percentile law", start=(2000.0,),
-              declared={"lock_span": 0.5}, exponential=True),
-    Candidate("conversion threshold 100 us, span 50%", "conversion threshold", start=(2000.0,),
-              declared={"lock_span": 0.5, "threshold": 100e-6}),
-    Candidate("conversion threshold 50 us, span 50%", "conversion threshold", start=(2000.0,),
-              declared={"lock_span": 0.5, "threshold": 50e-6}),
+    Candidate(
+        "Tay + commit, span 25% declared", "lock law and span", start=(900.0,), declared={"lock_span": 0.25}
+    ),
+    Candidate(
+        "Tay + commit, span 0 declared (the commit alone)",
+        "lock law and span",
+        start=(300.0,),
+        declared={"lock_span": 0.0},
+    ),
+    Candidate(
+        "Tay + commit, span fitted",
+        "lock law and span",
+        fitted=("lockable_items", "lock_span"),
+        start=(2000.0, 0.5),
+        declared={},
+    ),
+    Candidate(
+        "exponential (shape 1) + propagation shift, span 50%",
+        "percentile law",
+        start=(2000.0,),
+        declared={"lock_span": 0.5},
+        exponential=True,
+    ),
+    Candidate(
+        "conversion threshold 100 us, span 50%",
+        "conversion threshold",
+        start=(2000.0,),
+        declared={"lock_span": 0.5, "threshold": 100e-6},
+    ),
+    Candidate(
+        "conversion threshold 50 us, span 50%",
+        "conversion threshold",
+        start=(2000.0,),
+        declared={"lock_span": 0.5, "threshold": 50e-6},
+    ),
 )
 
 
@@ -152,13 +178,28 @@ def casebook_rows(casebook: str = E2E_CASEBOOK) -> list[Row]:
     entry = model_function("scenario")
     for case in load_casebook(shipped_casebooks()[casebook]):
         output = case.quantity.partition(".")[2]
-        if output not in KINDS or case.fitted or case.inconsistent or case.inputs.get("scenario") not in \
-                ENVIRONMENTS:
+        if (
+            output not in KINDS
+            or case.fitted
+            or case.inconsistent
+            or case.inputs.get("scenario") not in ENVIRONMENTS
+        ):
             continue
         si = si_inputs(entry, case.inputs, f"{case.casebook}: case {case.id!r}")
-        rows.append(Row(case, si["scenario"], si["member"], float(si["distance"]), KINDS[output], output,
-                        int(si["subchannels"]), si["metro_mirror"], si["castout_owner"],
-                        float(si["interval"])))
+        rows.append(
+            Row(
+                case,
+                si["scenario"],
+                si["member"],
+                float(si["distance"]),
+                KINDS[output],
+                output,
+                int(si["subchannels"]),
+                si["metro_mirror"],
+                si["castout_owner"],
+                float(si["interval"]),
+            )
+        )
     return rows
 
 
@@ -171,8 +212,11 @@ def left_out_rows(rows: list[Row], environment: str) -> list[Row]:
     """The environment's rows a fold predicts: not calibrated on the environment's own measurements (a
     row calibrated only because a lock fit rests on it, the shipped fit's Environment 3 rows, is left out
     here: no fold fits on its own environment), and never a replay."""
-    return [row for row in rows if row.environment == environment
-            and (not row.case.calibrated or _lock_fit_row(row))]
+    return [
+        row
+        for row in rows
+        if row.environment == environment and (not row.case.calibrated or _lock_fit_row(row))
+    ]
 
 
 def training_rows(rows: list[Row], environments: Iterable[str]) -> tuple[calibrate.Row, ...]:
@@ -181,16 +225,29 @@ def training_rows(rows: list[Row], environments: Iterable[str]) -> tuple[calibra
     for row in rows:
         if row.environment in environments and _lock_fit_row(row):
             value = row.printed * UNITS[row.case.unit].to_si * 1e3 if row.kind == "response" else row.printed
-            picked.append(calibrate.Row(row.environment, row.member, row.distance / 1e3,
-                                        "response" if row.kind == "response" else "transactions", value,
-                                        row.subchannels, row.owner))
+            picked.append(
+                calibrate.Row(
+                    row.environment,
+                    row.member,
+                    row.distance / 1e3,
+                    "response" if row.kind == "response" else "transactions",
+                    value,
+                    row.subchannels,
+                    row.owner,
+                )
+            )
     return tuple(picked)
 
 
 def round_trip(environments: Iterable[str]) -> calibrate.RoundTripFit:
     """The round trip per km fitted on the service-time series of ``environments``."""
-    return calibrate.fit_round_trip({f"{name} {series}": values for name in environments
-                                     for series, values in ROUND_TRIP_SERIES[name].items()})
+    return calibrate.fit_round_trip(
+        {
+            f"{name} {series}": values
+            for name in environments
+            for series, values in ROUND_TRIP_SERIES[name].items()
+        }
+    )
 
 
 def _scale(name: str, value: float) -> float:
@@ -214,8 +271,11 @@ def calibrated(name: str, candidate: Candidate, fibre_speed: float, locks: dict[
     """Environment ``name`` calibrated on its own 0 km rows at the lock values: CPU per transaction
     (Environment 3's 0 km APPL%, carried to the others), each member's other and think time, and its
     gamma shapes (or shape 1 for the exponential law)."""
-    cpu = calibrate.prepared("gdps-env3", base_scenario("gdps-env3", candidate, fibre_speed, locks)
-                             ).members[0].cpu
+    cpu = (
+        calibrate.prepared("gdps-env3", base_scenario("gdps-env3", candidate, fibre_speed, locks))
+        .members[0]
+        .cpu
+    )
     scenario = calibrate.prepared(name, base_scenario(name, candidate, fibre_speed, locks), cpu)
     if candidate.exponential:
         return replace(scenario, shape=1.0, members=tuple(replace(m, shape=None) for m in scenario.members))
@@ -272,8 +332,16 @@ def fit_fold(candidate: Candidate, held_out: str, rows: list[Row]) -> FoldFit:
     solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
     dof = max(len(fit_rows) - len(x0), 1)
     covariance = 2 * solution.cost / dof * np.linalg.pinv(solution.jac.T @ solution.jac)
-    return FoldFit(candidate, held_out, training, names, solution.x, covariance, fibre_speed,
-                   float(np.sqrt(np.mean(solution.fun**2))))
+    return FoldFit(
+        candidate,
+        held_out,
+        training,
+        names,
+        solution.x,
+        covariance,
+        fibre_speed,
+        float(np.sqrt(np.mean(solution.fun**2))),
+    )
 
 
 @dataclass(frozen=True)
@@ -303,13 +371,20 @@ class Solved:
 def _value(result: ScenarioResult, row: Row, d: int) -> float:
     """The row's quantity from a solve at distance index ``d``, SI (a count as a throughput)."""
     if row.member == "all":
-        values = {"response_time": result.total_response_time[d], "transactions": result.total_throughput[d],
-                  "share_within_goal": result.total_share_within_goal[d], "cpu_of_one_cp": np.nan}
+        values = {
+            "response_time": result.total_response_time[d],
+            "transactions": result.total_throughput[d],
+            "share_within_goal": result.total_share_within_goal[d],
+            "cpu_of_one_cp": np.nan,
+        }
         return float(values[row.quantity])
     m = result.members.index(row.member)
-    values = {"response_time": result.response_time[m, d], "transactions": result.throughput[m, d],
-              "share_within_goal": result.share_within_goal[m, d],
-              "cpu_of_one_cp": result.throughput[m, d] * result.cpu_per_transaction[m, d]}
+    values = {
+        "response_time": result.response_time[m, d],
+        "transactions": result.throughput[m, d],
+        "share_within_goal": result.share_within_goal[m, d],
+        "cpu_of_one_cp": result.throughput[m, d] * result.cpu_per_transaction[m, d],
+    }
     return float(values[row.quantity])
 
 
@@ -363,10 +438,18 @@ def predict(fit: FoldFit, rows: list[Row]) -> list[Solved]:
             fixed.append(result.fixed_part[:, d])
             throughput.append(result.throughput[:, d])
         known = next((point for point in per_point if point is not None), None)
-        means = None if row.kind != "percentile" else Means(
-            np.array(response), np.array(grown), np.array(fixed), np.array(throughput),
-            np.ones(members) if known is None else known[1],
-            names if known is None else known[0][i][0].members)
+        means = (
+            None
+            if row.kind != "percentile"
+            else Means(
+                np.array(response),
+                np.array(grown),
+                np.array(fixed),
+                np.array(throughput),
+                np.ones(members) if known is None else known[1],
+                names if known is None else known[0][i][0].members,
+            )
+        )
         found.append(Solved(np.array(value), np.array(predicted), means))
     return found
 
@@ -408,20 +491,38 @@ class Predicted:
     def record(self) -> dict[str, object]:
         """The row as ``cross-validate --format json`` lists it."""
         row = self.row
-        return {"environment": row.environment, "member": row.member, "distance[km]": row.distance / 1e3,
-                "kind": row.kind, "measured": self.measured, "model": _number(self.model),
-                "predicted": _number(self.predicted / row.to_si),
-                "low": _number(self.low), "high": _number(self.high), "level": self.level,
-                "unit": row.case.unit, "case": row.case.id, "metro_mirror": row.mirror or "on",
-                "subchannels": row.subchannels or None, "castout_owner": row.owner or None}
+        return {
+            "environment": row.environment,
+            "member": row.member,
+            "distance[km]": row.distance / 1e3,
+            "kind": row.kind,
+            "measured": self.measured,
+            "model": _number(self.model),
+            "predicted": _number(self.predicted / row.to_si),
+            "low": _number(self.low),
+            "high": _number(self.high),
+            "level": self.level,
+            "unit": row.case.unit,
+            "case": row.case.id,
+            "metro_mirror": row.mirror or "on",
+            "subchannels": row.subchannels or None,
+            "castout_owner": row.owner or None,
+        }
 
 
 def _number(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def band_of(row: Row, solved: Solved, weights: np.ndarray, error: ModelError, level: float,
-            goal_time: float, goal_share: float) -> tuple[float, float]:
+def band_of(
+    row: Row,
+    solved: Solved,
+    weights: np.ndarray,
+    error: ModelError,
+    level: float,
+    goal_time: float,
+    goal_share: float,
+) -> tuple[float, float]:
     """The row's band at ``level`` in SI: the weighted sample of the points and the model's error
     (:mod:`qmodel.scenario.predictive`); a percentile through each member's mean response time (the share
     at the band's ends of the mean, the members' shares weighted by their throughput: with one error for
@@ -454,8 +555,12 @@ def fit_error(rows: list[tuple[float, float, float]]) -> tuple[float, float]:
         variance = (np.exp(log[0]) * y) ** 2 + (np.exp(log[1]) * g) ** 2 + 1e-300
         return float(np.sum(np.log(variance) + r**2 / variance))
 
-    found = minimize(negative_log_likelihood, np.log([0.02, 0.2]), method="Nelder-Mead",
-                     options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000})
+    found = minimize(
+        negative_log_likelihood,
+        np.log([0.02, 0.2]),
+        method="Nelder-Mead",
+        options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000},
+    )
     return float(np.exp(found.x[0])), float(np.exp(found.x[1]))
 
 
@@ -465,9 +570,11 @@ def error_model(predictions: list[Predicted], environments: Iterable[str]) -> Mo
     chosen = set(environments)
     spread, growth = {}, {}
     for kind, rows_of in (("response_time", "response"), ("throughput", "count")):
-        picked = [(p.measured * p.row.to_si - p.model * p.row.to_si, p.model * p.row.to_si, p.predicted)
-                  for p in predictions if p.row.kind == rows_of and p.row.environment in chosen
-                  and not math.isnan(p.model)]
+        picked = [
+            (p.measured * p.row.to_si - p.model * p.row.to_si, p.model * p.row.to_si, p.predicted)
+            for p in predictions
+            if p.row.kind == rows_of and p.row.environment in chosen and not math.isnan(p.model)
+        ]
         spread[kind], growth[kind] = fit_error(picked)
     names = ", ".join(sorted(chosen))
     return ModelError(spread, growth, f"fitted by maximum likelihood on the left-out rows of {names}")
@@ -485,12 +592,16 @@ class CrossValidation:
     pooled: ModelError  # sized on every environment's left-out rows: the shipped answers' error
 
     def of(self, environment: str | None = None, kind: str | None = None) -> list[Predicted]:
-        return [p for p in self.predictions if (environment in (None, p.row.environment))
-                and (kind in (None, p.row.kind))]
+        return [
+            p
+            for p in self.predictions
+            if (environment in (None, p.row.environment)) and (kind in (None, p.row.kind))
+        ]
 
 
-def cross_validate(candidate: Candidate = SHIPPED, level: float = LEVEL,
-                   fits: dict[str, FoldFit] | None = None) -> CrossValidation:
+def cross_validate(
+    candidate: Candidate = SHIPPED, level: float = LEVEL, fits: dict[str, FoldFit] | None = None
+) -> CrossValidation:
     """The candidate's three folds: each environment predicted from the other two, every left-out row
     with its band at ``level`` (the parameters' sigma points times the model's error sized on the other
     folds' rows). ``fits`` reuses folds already fitted (a percentile law does not change the lock fit)."""
@@ -500,8 +611,10 @@ def cross_validate(candidate: Candidate = SHIPPED, level: float = LEVEL,
     held: list[tuple[Row, FoldFit]] = []
     for environment in ENVIRONMENTS:
         known = (fits or {}).get(environment)
-        if known is not None and (known.candidate.fitted, known.candidate.declared) == (candidate.fitted,
-                                                                                        candidate.declared):
+        if known is not None and (known.candidate.fitted, known.candidate.declared) == (
+            candidate.fitted,
+            candidate.declared,
+        ):
             fit = replace(known, candidate=candidate)  # the same fit: only the percentile law differs
         else:
             fit = fit_fold(candidate, environment, rows)
@@ -510,16 +623,19 @@ def cross_validate(candidate: Candidate = SHIPPED, level: float = LEVEL,
         solved += predict(fit, picked)
         held += [(row, fit) for row in picked]
     goal = load_scenario("gdps-env1")
-    nominal = [Predicted(row, s.value[0] / row.to_si, s.predicted[0], math.nan, math.nan, level)
-               for (row, _), s in zip(held, solved, strict=True)]
+    nominal = [
+        Predicted(row, s.value[0] / row.to_si, s.predicted[0], math.nan, math.nan, level)
+        for (row, _), s in zip(held, solved, strict=True)
+    ]
     errors = {name: error_model(nominal, (e for e in ENVIRONMENTS if e != name)) for name in ENVIRONMENTS}
     predictions = []
     for (row, fit), s, p in zip(held, solved, nominal, strict=True):
         weights = np.array([w for _, w in fit.sigma_points()])
         low, high = band_of(row, s, weights, errors[row.environment], level, goal.goal_time, goal.goal_share)
         predictions.append(replace(p, low=low / row.to_si, high=high / row.to_si))
-    return CrossValidation(candidate, tuple(folds), tuple(predictions), level, errors,
-                           error_model(nominal, ENVIRONMENTS))
+    return CrossValidation(
+        candidate, tuple(folds), tuple(predictions), level, errors, error_model(nominal, ENVIRONMENTS)
+    )
 
 
 def rms(values: Iterable[float]) -> float:
@@ -531,9 +647,13 @@ def rms(values: Iterable[float]) -> float:
 def errors_of(records: list[dict], environment: str, kind: str) -> list[float]:
     """The relative errors (model − printed) / printed of the listed rows of ``environment`` and ``kind``
     (a percentile's in points / 100; NaN where the model has no answer)."""
-    return [math.nan if r["model"] is None else
-            (r["model"] - r["measured"]) / (100 if kind == "percentile" else r["measured"])
-            for r in records if r["environment"] == environment and r["kind"] == kind]
+    return [
+        math.nan
+        if r["model"] is None
+        else (r["model"] - r["measured"]) / (100 if kind == "percentile" else r["measured"])
+        for r in records
+        if r["environment"] == environment and r["kind"] == kind
+    ]
 
 
 def score(records: list[dict], kind: str = "response") -> float:
@@ -547,21 +667,36 @@ def figures(records: list[dict]) -> dict[str, dict[str, Any]]:
     """The targets' figures recomputed from the rows as ``cross-validate --format json`` lists them: per
     environment and kind and over all, the rows, how many the model has within 10% (responses), how many
     the band covers, and the median half-width (relative to the model's value; a percentile in points)."""
+
     def summary(picked: list[dict]) -> dict[str, Any]:
-        inside = [r for r in picked if not (r["low"] is not None and r["low"] > r["measured"])
-                  and not (r["high"] is not None and r["measured"] > r["high"])]
-        halves = [(r["high"] - r["low"]) / 2 / (1 if r["kind"] == "percentile" else r["model"])
-                  for r in picked if None not in (r["low"], r["high"], r["model"])]
-        within = [r for r in picked
-                  if r["model"] is not None and abs(r["model"] / r["measured"] - 1) <= WITHIN]
-        return {"rows": len(picked), "within_10pct": len(within), "covered": len(inside),
-                "coverage": len(inside) / len(picked) if picked else None,
-                "median_half_width": float(np.median(halves)) if halves else None}
+        inside = [
+            r
+            for r in picked
+            if not (r["low"] is not None and r["low"] > r["measured"])
+            and not (r["high"] is not None and r["measured"] > r["high"])
+        ]
+        halves = [
+            (r["high"] - r["low"]) / 2 / (1 if r["kind"] == "percentile" else r["model"])
+            for r in picked
+            if None not in (r["low"], r["high"], r["model"])
+        ]
+        within = [
+            r for r in picked if r["model"] is not None and abs(r["model"] / r["measured"] - 1) <= WITHIN
+        ]
+        return {
+            "rows": len(picked),
+            "within_10pct": len(within),
+            "covered": len(inside),
+            "coverage": len(inside) / len(picked) if picked else None,
+            "median_half_width": float(np.median(halves)) if halves else None,
+        }
+
     table = {}
     for environment in (*ENVIRONMENTS, "all"):
         for kind in (*KINDS.values(), "all"):
-            picked = [r for r in records
-                      if environment in ("all", r["environment"]) and kind in ("all", r["kind"])]
+            picked = [
+                r for r in records if environment in ("all", r["environment"]) and kind in ("all", r["kind"])
+            ]
             if picked:
                 table[f"{environment} {kind}"] = summary(picked)
     return table
@@ -572,16 +707,31 @@ def targets(records: list[dict]) -> list[tuple[str, str, bool]]:
     found = figures(records)
     response, percentile, every = found["all response"], found.get("all percentile"), found["all all"]
     share = response["within_10pct"] / response["rows"]
-    lines = [("response predictions within 10% on at least 70% of rows",
-              f"{response['within_10pct']} of {response['rows']} ({share:.1%})", share >= 0.70),
-             ("the band covers 70-90% of the left-out rows",
-              f"{every['covered']} of {every['rows']} ({every['coverage']:.1%})",
-              0.70 <= every["coverage"] <= 0.90),
-             ("median half-width at most 20% of the response",
-              f"{response['median_half_width']:.1%}", response["median_half_width"] <= 0.20)]
+    lines = [
+        (
+            "response predictions within 10% on at least 70% of rows",
+            f"{response['within_10pct']} of {response['rows']} ({share:.1%})",
+            share >= 0.70,
+        ),
+        (
+            "the band covers 70-90% of the left-out rows",
+            f"{every['covered']} of {every['rows']} ({every['coverage']:.1%})",
+            0.70 <= every["coverage"] <= 0.90,
+        ),
+        (
+            "median half-width at most 20% of the response",
+            f"{response['median_half_width']:.1%}",
+            response["median_half_width"] <= 0.20,
+        ),
+    ]
     if percentile:
-        lines.append(("median half-width at most 4 points of a percentile",
-                      f"{percentile['median_half_width']:.2f} points", percentile["median_half_width"] <= 4))
+        lines.append(
+            (
+                "median half-width at most 4 points of a percentile",
+                f"{percentile['median_half_width']:.2f} points",
+                percentile["median_half_width"] <= 4,
+            )
+        )
     return lines
 
 
@@ -605,15 +755,22 @@ def studies_range(result: CrossValidation) -> dict[str, tuple[float, float]]:
 
 def model_toml(result: CrossValidation) -> str:
     """The model's own error and the studies' ranges as :data:`MODEL_FILE` holds them."""
-    lines = ["# Written by qmodel scenario cross-validate --write (docs/background/cross-validation.md): the",
-             "# model's own error by kind, a value y with predicted part g erring by sqrt((spread*y)^2 +",
-             "# (growth*g)^2), and the range the studies support for each lock parameter. Do not edit.",
-             f'method = "maximum likelihood over the left-out rows of the three GDPS environments, each '
-             f'predicted from the other two ({result.candidate.name})"', ""]
+    lines = [
+        "# Written by qmodel scenario cross-validate --write (docs/background/cross-validation.md): the",
+        "# model's own error by kind, a value y with predicted part g erring by sqrt((spread*y)^2 +",
+        "# (growth*g)^2), and the range the studies support for each lock parameter. Do not edit.",
+        f'method = "maximum likelihood over the left-out rows of the three GDPS environments, each '
+        f'predicted from the other two ({result.candidate.name})"',
+        "",
+    ]
     for kind in result.pooled.spread:
         rows = sum(1 for p in result.predictions if ERROR_OF.get(p.row.kind) == kind and p.row.kind != "CPU")
-        lines += [f"[error.{kind}]  # {rows} rows", f"spread = {result.pooled.spread[kind]:.6g}",
-                  f"growth = {result.pooled.growth[kind]:.6g}", ""]
+        lines += [
+            f"[error.{kind}]  # {rows} rows",
+            f"spread = {result.pooled.spread[kind]:.6g}",
+            f"growth = {result.pooled.growth[kind]:.6g}",
+            "",
+        ]
     lines.append("[studies_range]")
     lines += [f'"{key}" = [{low:.6g}, {high:.6g}]' for key, (low, high) in studies_range(result).items()]
     return "\n".join(lines) + "\n"
@@ -623,22 +780,34 @@ def rows_table(result: CrossValidation) -> str:
     """Markdown: the figures per environment and kind, recomputed from the rows (:func:`figures`), and the
     targets met or not."""
     records = [p.record() for p in result.predictions]
-    lines = ["| environment | kind | rows | within 10% | in the band | coverage | median half-width |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| environment | kind | rows | within 10% | in the band | coverage | median half-width |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for key, f in figures(records).items():
         environment, kind = key.split(" ")
         half = f["median_half_width"]
         shown = "" if half is None else (f"{half:.2f} points" if kind == "percentile" else f"{half:.1%}")
         within = f["within_10pct"] if kind == "response" else ""
-        lines.append(f"| {environment} | {kind} | {f['rows']} | {within} | {f['covered']} | "
-                     f"{f['coverage']:.1%} | {shown} |")
+        lines.append(
+            f"| {environment} | {kind} | {f['rows']} | {within} | {f['covered']} | "
+            f"{f['coverage']:.1%} | {shown} |"
+        )
     lines += ["", "| target | figure | met |", "|---|---|---|"]
-    lines += [f"| {what} | {figure} | {'met' if met else 'not met'} |"
-              for what, figure, met in targets(records)]
-    lines += ["", "| fold (left out) | lock parameters | round trip per km | fit RMS (weighted) |",
-              "|---|---|---|---|"]
-    lines += [f"| {fit.held_out} | " + ", ".join(f"{k} {v:.4g}" for k, v in fit.locks().items())
-              + f" | {2 / fit.fibre_speed * 1e9:.2f} us/km | {fit.rms:.2f} |" for fit in result.fits]
+    lines += [
+        f"| {what} | {figure} | {'met' if met else 'not met'} |" for what, figure, met in targets(records)
+    ]
+    lines += [
+        "",
+        "| fold (left out) | lock parameters | round trip per km | fit RMS (weighted) |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {fit.held_out} | "
+        + ", ".join(f"{k} {v:.4g}" for k, v in fit.locks().items())
+        + f" | {2 / fit.fibre_speed * 1e9:.2f} us/km | {fit.rms:.2f} |"
+        for fit in result.fits
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -676,18 +845,25 @@ def comparison_table(compared: list[tuple[Candidate, list[dict]]]) -> str:
     for choice, candidate in choose(compared).items():
         chosen.setdefault(candidate.name, []).append(choice)
     head = ["candidate", "choice", "score", "percentile score", "fitted parameters", "chosen for"] + [
-        f"{e[-4:]} {k}" for e in ENVIRONMENTS for k in ("response", "percentile", "count")]
+        f"{e[-4:]} {k}" for e in ENVIRONMENTS for k in ("response", "percentile", "count")
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for candidate, records in compared:
-        cells = [candidate.name, candidate.choice, f"{score(records):.3f}",
-                 f"{score(records, 'percentile') * 100:.2f} pt", str(candidate.parameters),
-                 ", ".join(chosen.get(candidate.name, []))]
+        cells = [
+            candidate.name,
+            candidate.choice,
+            f"{score(records):.3f}",
+            f"{score(records, 'percentile') * 100:.2f} pt",
+            str(candidate.parameters),
+            ", ".join(chosen.get(candidate.name, [])),
+        ]
         for environment in ENVIRONMENTS:
             for kind in ("response", "percentile", "count"):
                 found = errors_of(records, environment, kind)
                 value = rms(found)
-                cells.append("" if not found else (f"{value * 100:.2f} pt" if kind == "percentile"
-                                                   else f"{value:.1%}"))
+                cells.append(
+                    "" if not found else (f"{value * 100:.2f} pt" if kind == "percentile" else f"{value:.1%}")
+                )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -695,12 +871,15 @@ def comparison_table(compared: list[tuple[Candidate, list[dict]]]) -> str:
 def candidate_json(candidate: Candidate, records: list[dict]) -> dict[str, object]:
     """A candidate's score and its RMS errors per environment and kind (relative; a percentile in points),
     as ``cross-validate --compare --format json`` lists them."""
-    errors = {environment: {kind: rms(errors_of(records, environment, kind)) * (100 if kind == "percentile"
-                                                                                  else 1)
-                            for kind in KINDS.values() if errors_of(records, environment, kind)}
-              for environment in ENVIRONMENTS}
-    return {"candidate": candidate.name, "choice": candidate.choice, "score": score(records),
-            "rms": errors}
+    errors = {
+        environment: {
+            kind: rms(errors_of(records, environment, kind)) * (100 if kind == "percentile" else 1)
+            for kind in KINDS.values()
+            if errors_of(records, environment, kind)
+        }
+        for environment in ENVIRONMENTS
+    }
+    return {"candidate": candidate.name, "choice": candidate.choice, "score": score(records), "rms": errors}
 
 
 def write(result: CrossValidation, compared: list[tuple[Candidate, list[dict]]] | None = None) -> None:
@@ -709,8 +888,11 @@ def write(result: CrossValidation, compared: list[tuple[Candidate, list[dict]]] 
     MODEL_FILE.parent.mkdir(exist_ok=True)
     MODEL_FILE.write_text(model_toml(result), encoding="utf-8")
     records = [p.record() for p in result.predictions]
-    ROWS_FILE.write_text(json.dumps({"level": result.level, "candidate": result.candidate.name,
-                                     "rows": records}, indent=1) + "\n", encoding="utf-8")
+    ROWS_FILE.write_text(
+        json.dumps({"level": result.level, "candidate": result.candidate.name, "rows": records}, indent=1)
+        + "\n",
+        encoding="utf-8",
+    )
     calibrate.write_block(DOCS, "crossval-figures", rows_table(result))
     if compared:
         calibrate.write_block(DOCS, "crossval-candidates", comparison_table(compared))
@@ -723,12 +905,23 @@ def main(argv: list[str] | None = None) -> int:
     result = cross_validate()
     records = [p.record() for p in result.predictions]
     if "--format" in argv and argv[argv.index("--format") + 1] == "json":
-        print(json.dumps({"level": result.level, "candidate": result.candidate.name, "rows": records,
-                          "figures": figures(records)}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "level": result.level,
+                    "candidate": result.candidate.name,
+                    "rows": records,
+                    "figures": figures(records),
+                },
+                indent=1,
+            )
+        )
         return 0
     for p in result.predictions:
-        print(f"{p.row.case.id:<40} {p.measured:>8.4g} model {p.model:>8.4g} band {p.low:>8.4g} "
-              f"to {p.high:>8.4g} {'in' if p.inside else 'OUT'}")
+        print(
+            f"{p.row.case.id:<40} {p.measured:>8.4g} model {p.model:>8.4g} band {p.low:>8.4g} "
+            f"to {p.high:>8.4g} {'in' if p.inside else 'OUT'}"
+        )
     for what, figure, met in targets(records):
         print(f"{'met' if met else 'NOT met'}: {what}: {figure}")
     return 0

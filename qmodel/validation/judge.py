@@ -82,15 +82,15 @@ def compute(case: Case, inputs: dict[str, Any] | None = None, target: dict[str, 
     values = {}
     for name, value in inputs.items():
         if name not in formula.symbols:
-            raise CatalogueError(f"{case.casebook}: case {case.id!r}: {name!r} is not an input "
-                                 f"of {entry_id}")
+            raise CatalogueError(f"{case.casebook}: case {case.id!r}: {name!r} is not an input of {entry_id}")
         values[name] = parse_value(name, value, formula.symbols[name].unit)
     if target:
         from qmodel.catalogue.inverse import solve
 
-        (reached, value), = target.items()
-        solution = solve(formula, reached, parse_value(reached, value, formula.output(reached).unit), output,
-                         values)
+        ((reached, value),) = target.items()
+        solution = solve(
+            formula, reached, parse_value(reached, value, formula.output(reached).unit), output, values
+        )
         computed, model_unit = float(solution.value), formula.symbols[output].unit
     else:
         computed = float(calc(entry_id, "display", **values).outputs[output])
@@ -110,8 +110,11 @@ def verdict(case: Case, computed: float) -> tuple[str, float, str, bool]:
         corrected_input = within(case.recomputed, low, high, case.relative) == 0
         if abs(slip_deviation) <= case.tolerance and (corrected_input or not matches_paper):
             return "paper-slip", deviation, f"{case.slip} (recomputed {case.recomputed:g})", True
-        remark = ("model agrees with the printed value the casebook calls a slip"
-                  if matches_paper else "model matches neither the printed nor the recomputed value")
+        remark = (
+            "model agrees with the printed value the casebook calls a slip"
+            if matches_paper
+            else "model matches neither the printed nor the recomputed value"
+        )
         return "miss", deviation, remark, False
     if case.inconsistent:
         if matches_paper:
@@ -185,6 +188,7 @@ def run_casebooks(names: list[str]) -> list[CaseResult]:
         elif Path(name).is_file():
             paths.append(Path(name))
         else:
-            raise InputError("casebook", name, "a file or one of " + ", ".join(sorted(shipped)),
-                             reason="no such casebook")
+            raise InputError(
+                "casebook", name, "a file or one of " + ", ".join(sorted(shipped)), reason="no such casebook"
+            )
     return [result for path in paths for result in judge_all(load_casebook(path))]

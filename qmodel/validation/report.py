@@ -27,19 +27,42 @@ from qmodel.validation.score import HEADERS, headline, rows, scorecard, totals
 LEGEND = (
     ("ok", "the model is within tolerance of the printed value (or inside a printed range)"),
     ("paper-slip", "the study's own arithmetic is wrong here; the model matches the corrected value"),
-    ("inconsistent", "the study's printed values disagree with each other here; no model can match "
-                     "them all (the values, citations and arithmetic are given below): not agreement, "
-                     "left out of the share"),
+    (
+        "inconsistent",
+        "the study's printed values disagree with each other here; no model can match "
+        "them all (the values, citations and arithmetic are given below): not agreement, "
+        "left out of the share",
+    ),
     ("calibrated", "the row was used to fit a parameter: not a prediction, never counted as agreement"),
     ("miss", "the model does not reproduce the printed value; each miss is explained below"),
 )
-DEVIATION_NOTE = ("deviation = model − paper: in % of the paper value where the tolerance is relative, "
-                  "in the quantity's unit where it is absolute (pt: percentage points, for quantities "
-                  "that are themselves in %); 0 when the model falls inside a printed range. A "
-                  "calibration lists the cases that use its fitted value.")
-FIELDS = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict", "tolerance",
-          "explained", "citation", "remark", "predicts", "uses", "deviation_value", "deviation_unit", "step",
-          "disagree", "arithmetic")
+DEVIATION_NOTE = (
+    "deviation = model − paper: in % of the paper value where the tolerance is relative, "
+    "in the quantity's unit where it is absolute (pt: percentage points, for quantities "
+    "that are themselves in %); 0 when the model falls inside a printed range. A "
+    "calibration lists the cases that use its fitted value."
+)
+FIELDS = (
+    "casebook",
+    "case",
+    "quantity",
+    "paper",
+    "model",
+    "unit",
+    "deviation",
+    "verdict",
+    "tolerance",
+    "explained",
+    "citation",
+    "remark",
+    "predicts",
+    "uses",
+    "deviation_value",
+    "deviation_unit",
+    "step",
+    "disagree",
+    "arithmetic",
+)
 
 
 def _with_unit(text: str, unit: str) -> str:
@@ -121,14 +144,26 @@ def model_text(result: CaseResult) -> str:
 def record(result: CaseResult) -> dict[str, Any]:
     """One case as the JSON and CSV outputs carry it (the fields of :data:`FIELDS`)."""
     case = result.case
-    return {"casebook": case.casebook, "case": case.id, "quantity": case.quantity,
-            "paper": paper_text(result), "model": model_text(result), "unit": case.unit,
-            "deviation": deviation_text(result),
-            "verdict": result.verdict, "tolerance": tolerance_text(result), "explained": result.explained,
-            "citation": case.citation, "remark": result.remark, "predicts": " ".join(result.predicts),
-            "uses": " ".join(case.depends_on), **_deviation_fields(result), "step": case.step,
-            "disagree": "; ".join(_printed(value, citation) for value, citation in case.disagree),
-            "arithmetic": case.arithmetic}
+    return {
+        "casebook": case.casebook,
+        "case": case.id,
+        "quantity": case.quantity,
+        "paper": paper_text(result),
+        "model": model_text(result),
+        "unit": case.unit,
+        "deviation": deviation_text(result),
+        "verdict": result.verdict,
+        "tolerance": tolerance_text(result),
+        "explained": result.explained,
+        "citation": case.citation,
+        "remark": result.remark,
+        "predicts": " ".join(result.predicts),
+        "uses": " ".join(case.depends_on),
+        **_deviation_fields(result),
+        "step": case.step,
+        "disagree": "; ".join(_printed(value, citation) for value, citation in case.disagree),
+        "arithmetic": case.arithmetic,
+    }
 
 
 def _printed(value: str, citation: str) -> str:
@@ -147,17 +182,25 @@ def _json_values(result: CaseResult) -> dict[str, Any]:
     paper = None if printed is None else (printed[0] if printed[0] == printed[1] else list(printed))
     model = None if math.isnan(result.computed) else float(result.computed)
     value = deviation_value(result)[0]
-    return {"paper": paper, "model": model, "predicts": list(result.predicts),
-            "uses": list(result.case.depends_on), "deviation_value": None if math.isnan(value) else value,
-            "disagree": [{"value": v, "citation": c} for v, c in result.case.disagree]}
+    return {
+        "paper": paper,
+        "model": model,
+        "predicts": list(result.predicts),
+        "uses": list(result.case.depends_on),
+        "deviation_value": None if math.isnan(value) else value,
+        "disagree": [{"value": v, "citation": c} for v, c in result.case.disagree],
+    }
 
 
 def report_json(results: list[CaseResult]) -> dict[str, Any]:
     """The JSON report: the scorecard (headline and each study's counts), the misses, every case (the
     fields of :data:`FIELDS`, numbers as numbers) and the totals by verdict."""
     cases = [{**record(result), **_json_values(result)} for result in results]
-    summary = {"headline": headline(results), "studies": [s.as_dict() for s in scorecard(results)],
-               **_by_kind_json(results)}
+    summary = {
+        "headline": headline(results),
+        "studies": [s.as_dict() for s in scorecard(results)],
+        **_by_kind_json(results),
+    }
     misses = [case for case in cases if case["verdict"] == "miss"]
     return {"scorecard": summary, "misses": misses, "cases": cases, "totals": totals(results)}
 
@@ -171,8 +214,13 @@ class _Page:
         self.lines: list[str] = []
 
     def text(self, text: str, indent: int = 0, hanging: int = 0) -> None:
-        self.lines += wrap_at_spaces(text, self.width, indent=" " * indent,
-                                     subsequent_indent=" " * (indent + hanging), fold_long_words=True) or [""]
+        self.lines += wrap_at_spaces(
+            text,
+            self.width,
+            indent=" " * indent,
+            subsequent_indent=" " * (indent + hanging),
+            fold_long_words=True,
+        ) or [""]
 
     def blank(self) -> None:
         self.lines.append("")
@@ -193,10 +241,14 @@ _NUMERIC = ("paper", "model", "deviation", "tolerance")
 
 
 def _study_table(page: _Page, results: list[CaseResult]) -> None:
-    cells = [(r.case.id, paper_text(r), model_text(r), deviation_text(r), tolerance_text(r), r.verdict)
-             for r in results]
-    widths = [max(len(header), *(len(row[i]) for row in cells)) for i, header in
-              enumerate(("case", *_NUMERIC, "verdict"))]
+    cells = [
+        (r.case.id, paper_text(r), model_text(r), deviation_text(r), tolerance_text(r), r.verdict)
+        for r in results
+    ]
+    widths = [
+        max(len(header), *(len(row[i]) for row in cells))
+        for i, header in enumerate(("case", *_NUMERIC, "verdict"))
+    ]
     fixed = sum(widths[1:]) + 2 * 5
     narrow = fixed + 2 > page.width  # the numbers do not fit side by side: one case per block
     widths[0] = max(0, min(widths[0], page.width - fixed - 2))
@@ -233,14 +285,20 @@ def _scorecard_table(page: _Page, results: list[CaseResult]) -> None:
             page.pack([f"{h} {v}" for h, v in zip(HEADERS[1:], row[1:], strict=True)], 4)
         return
     for row in (HEADERS, *cells):
-        page.lines.append("  " + " ".join([row[0].ljust(widths[0]),
-                                           *(v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True))]))
+        page.lines.append(
+            "  "
+            + " ".join(
+                [row[0].ljust(widths[0]), *(v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True))]
+            )
+        )
 
 
-SCORECARD_KEY = ("pred: predictions (cases less calibrated rows); within: within tolerance (ok and "
-                 "paper-slip); slip: paper-slips; incons: inconsistent (printed values that disagree: not "
-                 "agreement); miss: misses; calib: calibrated rows (fitted, not predicted); cover: the "
-                 "study's model statements encoded; agree: within / (pred − incons).")
+SCORECARD_KEY = (
+    "pred: predictions (cases less calibrated rows); within: within tolerance (ok and "
+    "paper-slip); slip: paper-slips; incons: inconsistent (printed values that disagree: not "
+    "agreement); miss: misses; calib: calibrated rows (fitted, not predicted); cover: the "
+    "study's model statements encoded; agree: within / (pred − incons)."
+)
 
 
 def _by_kind(page: _Page, results: list[CaseResult]) -> None:
@@ -250,19 +308,28 @@ def _by_kind(page: _Page, results: list[CaseResult]) -> None:
     if not scores:
         return
     page.blank()
-    page.text(f"End-to-end by kind ({E2E_CASEBOOK}), beside a naive baseline: each row's printed pprc 0 km "
-              "value carried to every other column, judged by the same tolerance")
+    page.text(
+        f"End-to-end by kind ({E2E_CASEBOOK}), beside a naive baseline: each row's printed pprc 0 km "
+        "value carried to every other column, judged by the same tolerance"
+    )
     for score in scores:
-        page.text(f"{score.kind}: model {score.model} of {score.predictions} within tolerance, baseline "
-                  f"{score.baseline}; only the model {score.model_only}, only the baseline "
-                  f"{score.baseline_only}", indent=2, hanging=2)
+        page.text(
+            f"{score.kind}: model {score.model} of {score.predictions} within tolerance, baseline "
+            f"{score.baseline}; only the model {score.model_only}, only the baseline "
+            f"{score.baseline_only}",
+            indent=2,
+            hanging=2,
+        )
     owners = owner_verdicts(results)
     changed = [o.case.id for o in owners if o.depends]
-    page.text(f"castout owner (read from the study's bold print): {len(owners)} predictions name it; "
-              f"{sum(o.printed.verdict in AGREEING for o in owners)} agree with the printed owner, "
-              f"{sum(o.other_verdict in AGREEING for o in owners)} with the other member as owner; the "
-              f"verdict changes with it for {len(changed)}: {', '.join(changed) or 'none'}",
-              indent=2, hanging=2)
+    page.text(
+        f"castout owner (read from the study's bold print): {len(owners)} predictions name it; "
+        f"{sum(o.printed.verdict in AGREEING for o in owners)} agree with the printed owner, "
+        f"{sum(o.other_verdict in AGREEING for o in owners)} with the other member as owner; the "
+        f"verdict changes with it for {len(changed)}: {', '.join(changed) or 'none'}",
+        indent=2,
+        hanging=2,
+    )
 
 
 def _by_kind_json(results: list[CaseResult]) -> dict[str, Any]:
@@ -271,9 +338,17 @@ def _by_kind_json(results: list[CaseResult]) -> dict[str, Any]:
     scores = kind_scores(results)
     if not scores:
         return {}
-    owners = [{"case": o.case.id, "printed_owner": o.printed_owner, "verdict": o.printed.verdict,
-               "other_owner": o.other_owner, "model_with_other": o.other_value,
-               "verdict_with_other": o.other_verdict} for o in owner_verdicts(results)]
+    owners = [
+        {
+            "case": o.case.id,
+            "printed_owner": o.printed_owner,
+            "verdict": o.printed.verdict,
+            "other_owner": o.other_owner,
+            "model_with_other": o.other_value,
+            "verdict_with_other": o.other_verdict,
+        }
+        for o in owner_verdicts(results)
+    ]
     return {"e2e_by_kind": [score.as_dict() for score in scores], "e2e_castout_owner": owners}
 
 
@@ -286,13 +361,18 @@ def _misses(page: _Page, results: list[CaseResult]) -> None:
     if not causes:
         return
     page.blank()
-    page.text(f"Misses ({sum(map(len, causes.values()))}): the model outside tolerance, with the deviation "
-              "(model − paper) and the cause")
+    page.text(
+        f"Misses ({sum(map(len, causes.values()))}): the model outside tolerance, with the deviation "
+        "(model − paper) and the cause"
+    )
     for remark, misses in causes.items():
         page.blank()
         for r in misses:
-            page.text(f"{r.case.id}: paper {paper_text(r)}, model {model_text(r)}, deviation "
-                      f"{deviation_text(r)} (tolerance {tolerance_text(r)})", hanging=2)
+            page.text(
+                f"{r.case.id}: paper {paper_text(r)}, model {model_text(r)}, deviation "
+                f"{deviation_text(r)} (tolerance {tolerance_text(r)})",
+                hanging=2,
+            )
         page.text(remark, indent=2)
 
 
@@ -383,8 +463,13 @@ class ValidationReport(list):
     def _repr_html_(self) -> str:
         shown = ("casebook", "case", "quantity", "paper", "model", "unit", "deviation", "verdict")
         misses = [f"{r.case.casebook} {r.case.id}: {UNEXPLAINED}" for r in self if not r.explained]
-        return frames.html("qmodel validate", [record(result) for result in self], columns=shown,
-                           lines=[headline(self)], warnings=misses)
+        return frames.html(
+            "qmodel validate",
+            [record(result) for result in self],
+            columns=shown,
+            lines=[headline(self)],
+            warnings=misses,
+        )
 
 
 def validation_report(names: Sequence[str] = ()) -> ValidationReport:

@@ -58,11 +58,21 @@ class StudyScore:
 
     def as_dict(self) -> dict[str, object]:
         """The counts as a record (:func:`qmodel.frames.key`): agreement and coverage as fractions."""
-        return {"study": self.study, "predictions": self.predictions, "within_tolerance": self.within,
-                "ok": self.ok, "paper_slips": self.slips, "inconsistent": self.inconsistent,
-                "misses": self.misses, "calibrated": self.calibrated, "judged": self.judged,
-                "agreement[ratio]": self.agreement, "statements_encoded": self.encoded,
-                "statements": self.statements, "coverage[ratio]": self.coverage}
+        return {
+            "study": self.study,
+            "predictions": self.predictions,
+            "within_tolerance": self.within,
+            "ok": self.ok,
+            "paper_slips": self.slips,
+            "inconsistent": self.inconsistent,
+            "misses": self.misses,
+            "calibrated": self.calibrated,
+            "judged": self.judged,
+            "agreement[ratio]": self.agreement,
+            "statements_encoded": self.encoded,
+            "statements": self.statements,
+            "coverage[ratio]": self.coverage,
+        }
 
 
 def totals(results: list[CaseResult]) -> dict[str, int]:
@@ -72,8 +82,17 @@ def totals(results: list[CaseResult]) -> dict[str, int]:
 
 def _score(study: str, results: list[CaseResult], encoded: int, statements: int) -> StudyScore:
     count = totals(results)
-    return StudyScore(study, len(results), count["ok"], count["paper-slip"], count["inconsistent"],
-                      count["miss"], count["calibrated"], encoded, statements)
+    return StudyScore(
+        study,
+        len(results),
+        count["ok"],
+        count["paper-slip"],
+        count["inconsistent"],
+        count["miss"],
+        count["calibrated"],
+        encoded,
+        statements,
+    )
 
 
 def scorecard(results: list[CaseResult]) -> list[StudyScore]:
@@ -96,13 +115,18 @@ def headline(results: list[CaseResult]) -> str:
     """The sentence a planner can quote: agreement within tolerance over the judged predictions."""
     total = scorecard(results)[-1]
     unexplained = sum(not r.explained for r in results)
-    misses = (f"{total.misses} miss" + (f" ({unexplained} without an explanation or refused by the model)"
-                                        if unexplained else ", each explained with its deviation and cause"))
-    return (f"Of {total.judged} predictions judged, {total.within} agree within their tolerance "
-            f"({percent(total.agreement)}): {total.ok} ok and {total.slips} matching the study's corrected "
-            f"arithmetic (paper-slip); {misses}. Left out of the share: {total.inconsistent} inconsistent "
-            f"(the study's printed values disagree with each other) and {total.calibrated} calibrated rows "
-            "(fitted, not predicted).")
+    misses = f"{total.misses} miss" + (
+        f" ({unexplained} without an explanation or refused by the model)"
+        if unexplained
+        else ", each explained with its deviation and cause"
+    )
+    return (
+        f"Of {total.judged} predictions judged, {total.within} agree within their tolerance "
+        f"({percent(total.agreement)}): {total.ok} ok and {total.slips} matching the study's corrected "
+        f"arithmetic (paper-slip); {misses}. Left out of the share: {total.inconsistent} inconsistent "
+        f"(the study's printed values disagree with each other) and {total.calibrated} calibrated rows "
+        "(fitted, not predicted)."
+    )
 
 
 HEADERS = ("study", "pred", "within", "slip", "incons", "miss", "calib", "cover", "agree")
@@ -110,6 +134,12 @@ HEADERS = ("study", "pred", "within", "slip", "incons", "miss", "calib", "cover"
 
 def rows(results: list[CaseResult]) -> list[tuple[str, ...]]:
     """The scorecard as text cells under :data:`HEADERS`, one row per study and one for all."""
-    return [(s.study, *(str(n) for n in (s.predictions, s.within, s.slips, s.inconsistent, s.misses,
-                                         s.calibrated)),
-             percent(s.coverage), percent(s.agreement)) for s in scorecard(results)]
+    return [
+        (
+            s.study,
+            *(str(n) for n in (s.predictions, s.within, s.slips, s.inconsistent, s.misses, s.calibrated)),
+            percent(s.coverage),
+            percent(s.agreement),
+        )
+        for s in scorecard(results)
+    ]

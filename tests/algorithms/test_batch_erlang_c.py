@@ -37,7 +37,8 @@ def chain_delayed_fraction(servers: int, load: float, mean_batch: float, states:
 def test_the_closed_form_is_the_chains_delayed_fraction(servers, load_share, mean_batch) -> None:
     load = servers * load_share
     assert float(batch_erlang_c(servers, load, mean_batch)) == pytest.approx(
-        chain_delayed_fraction(servers, load, mean_batch), abs=1e-7)
+        chain_delayed_fraction(servers, load, mean_batch), abs=1e-7
+    )
 
 
 @given(servers=st.integers(1, 200), load_share=st.floats(0.0, 0.999))

@@ -13,16 +13,18 @@ def slow_pair(values: np.ndarray, columns: np.ndarray | None = None) -> np.ndarr
 
 
 def test_an_element_whose_step_is_small_keeps_moving_with_the_elements_it_depends_on() -> None:
-    result = iterate(lambda v: slow_pair(v), np.array([0.0, 1.0]), ceiling=1e6, tolerance=1e-12,
-                     max_iterations=10_000)
+    result = iterate(
+        lambda v: slow_pair(v), np.array([0.0, 1.0]), ceiling=1e6, tolerance=1e-12, max_iterations=10_000
+    )
     assert result.converged.all()
     assert np.allclose(result.value, [10.0, 1.01], rtol=1e-9)
 
 
 def test_each_column_is_one_problem_settling_as_a_whole() -> None:
     start = np.array([[0.0, 10.0], [1.0, 1.01]])  # column 0 far from its fixed point, column 1 at it
-    result = iterate(slow_pair, start, ceiling=1e6, tolerance=1e-12, max_iterations=10_000,
-                     independent_columns=True)
+    result = iterate(
+        slow_pair, start, ceiling=1e6, tolerance=1e-12, max_iterations=10_000, independent_columns=True
+    )
     assert result.converged.all()
     assert np.allclose(result.value, [[10.0, 10.0], [1.01, 1.01]], rtol=1e-9)
 

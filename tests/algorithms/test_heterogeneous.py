@@ -41,11 +41,14 @@ def _truncated_chain(arrival: float, rates: list[float], queue_limit: int = 400)
     return float(sum(p * (len(b) + q) for (b, q), p in zip(states, probability, strict=True)))
 
 
-@pytest.mark.parametrize(("arrival", "rates"), [(1.5, [2.0, 1.0]), (2.0, [3.0, 0.5, 1.0]),
-                                                (0.3, [1.0, 0.2, 0.1]), (3.5, [1.0, 1.5, 2.0, 0.5])])
+@pytest.mark.parametrize(
+    ("arrival", "rates"),
+    [(1.5, [2.0, 1.0]), (2.0, [3.0, 0.5, 1.0]), (0.3, [1.0, 0.2, 0.1]), (3.5, [1.0, 1.5, 2.0, 0.5])],
+)
 def test_the_aggregated_tail_agrees_with_the_truncated_chain(arrival, rates) -> None:
-    assert fastest_free(arrival, rates).number_in_system == pytest.approx(_truncated_chain(arrival, rates),
-                                                                         rel=1e-9)
+    assert fastest_free(arrival, rates).number_in_system == pytest.approx(
+        _truncated_chain(arrival, rates), rel=1e-9
+    )
 
 
 @given(st.integers(1, 6), st.floats(0.05, 0.95))
@@ -56,7 +59,7 @@ def test_equal_speeds_are_the_mmc_queue(servers, utilization) -> None:
     mmc = calc("mmc", arrival_rate=rate, service_time=1000, servers=servers)
     assert queue.response_time == pytest.approx(float(mmc.response_time) / 1000, rel=1e-10)
     assert queue.wait_probability == pytest.approx(float(mmc.wait_probability), rel=1e-10, abs=1e-15)
-    assert queue.utilization.sum() == pytest.approx(rate, rel=1e-9)      # ties go to the first: not even
+    assert queue.utilization.sum() == pytest.approx(rate, rel=1e-9)  # ties go to the first: not even
     assert np.all(np.diff(queue.utilization) <= 1e-12)
 
 
@@ -69,10 +72,10 @@ def test_moving_to_a_faster_server_never_takes_longer(arrival, speeds) -> None:
 
 
 def test_the_hetero_station_is_an_ld_station_of_cumulative_speeds() -> None:
-    hetero = network([[0.4, 1.0], [0.8, 0.5]], speeds=[[2, 1, 0.5], None], population=[3, 2],
-                     think_time=[1, 2])
-    table = network([[0.4, 1.0], [0.8, 0.5]], rates=[[2, 3, 3.5], None], population=[3, 2],
-                    think_time=[1, 2])
+    hetero = network(
+        [[0.4, 1.0], [0.8, 0.5]], speeds=[[2, 1, 0.5], None], population=[3, 2], think_time=[1, 2]
+    )
+    table = network([[0.4, 1.0], [0.8, 0.5]], rates=[[2, 3, 3.5], None], population=[3, 2], think_time=[1, 2])
     assert solve(hetero).queue_length == pytest.approx(solve(table).queue_length, rel=1e-12)
     assert solve(hetero, "ctmc").queue_length == pytest.approx(solve(hetero).queue_length, rel=1e-9)
 

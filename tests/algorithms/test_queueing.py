@@ -86,9 +86,10 @@ def _machine_repair_by_enumeration(servers: int, sources: int, ratio: float):
     """The M/M/c//K chain solved directly (exact rationals would do; floats suffice at these sizes)."""
     import math
 
-    weights = [math.perm(sources, j) * ratio**j / (math.factorial(min(j, servers))
-                                                   * servers ** max(j - servers, 0))
-               for j in range(sources + 1)]
+    weights = [
+        math.perm(sources, j) * ratio**j / (math.factorial(min(j, servers)) * servers ** max(j - servers, 0))
+        for j in range(sources + 1)
+    ]
     total = sum(weights)
     return [w / total for w in weights]
 
@@ -99,10 +100,12 @@ def test_finite_source_queue_agrees_with_its_chain_enumerated(servers, sources, 
     p = _machine_repair_by_enumeration(servers, sources, ratio)
     before = _machine_repair_by_enumeration(servers, sources - 1, ratio) if sources > 1 else [1.0]
     assert float(wait) == pytest.approx(sum(before[servers:]), rel=1e-9, abs=1e-300)
-    assert float(waiting) == pytest.approx(sum((j - servers) * q for j, q in enumerate(p) if j > servers),
-                                           rel=1e-9, abs=1e-300)
-    assert float(utilization) == pytest.approx(sum(min(j, servers) * q for j, q in enumerate(p)) / servers,
-                                               rel=1e-9)
+    assert float(waiting) == pytest.approx(
+        sum((j - servers) * q for j, q in enumerate(p) if j > servers), rel=1e-9, abs=1e-300
+    )
+    assert float(utilization) == pytest.approx(
+        sum(min(j, servers) * q for j, q in enumerate(p)) / servers, rel=1e-9
+    )
 
 
 def test_finite_source_queue_over_many_blocks_gives_each_element_its_own_answer() -> None:
@@ -166,21 +169,23 @@ def test_erlang_b_closed_form_and_recursion_agree_where_they_meet(load_per_serve
     servers = np.array([float(RECURSION_LIMIT)])
     load = servers * load_per_server
     assert float(_erlang_b_large(servers, load)[0]) == pytest.approx(
-        float(_erlang_b_recursion(servers, load)[0]), rel=1e-10)
+        float(_erlang_b_recursion(servers, load)[0]), rel=1e-10
+    )
 
 
 def test_erlang_c_for_a_billion_servers_is_answered_from_the_closed_form() -> None:
     # Halfin-Whitt (1981): for c → ∞ at a = c − β√c, C → (1 + β·Φ(β)/φ(β))⁻¹, within O(1/√c)
     servers, beta = 1e9, 1.0
     normal_cdf = (1 + math.erf(beta / math.sqrt(2))) / 2
-    normal_pdf = math.exp(-beta**2 / 2) / math.sqrt(2 * math.pi)
+    normal_pdf = math.exp(-(beta**2) / 2) / math.sqrt(2 * math.pi)
     limit = 1 / (1 + beta * normal_cdf / normal_pdf)  # 0.2234
     assert float(erlang_c(servers, servers - beta * np.sqrt(servers))) == pytest.approx(limit, abs=1e-4)
     assert 0.3333 < float(erlang_b(servers, 1.5 * servers)) < 0.33334  # B → 1 − c/a for a ≫ c
 
 
-@pytest.mark.parametrize("shape, x", [(1000, 900.0), (1000, 1100.0), (5, 800.0), (2000, 1900.0),
-                                      (10**5, 100_300.0)])
+@pytest.mark.parametrize(
+    "shape, x", [(1000, 900.0), (1000, 1100.0), (5, 800.0), (2000, 1900.0), (10**5, 100_300.0)]
+)
 def test_erlang_cdf_where_the_series_underflows_or_is_too_long(shape, x) -> None:
     import mpmath
 
@@ -223,8 +228,13 @@ def test_gamma_cdf_of_shape_one_half_is_erf_of_the_root() -> None:
     assert gamma_cdf(0.5, x) == pytest.approx([math.erf(math.sqrt(v)) for v in x], rel=1e-13)
 
 
-@given(st.lists(st.tuples(st.floats(0.05, 50).filter(lambda a: a != round(a)), st.floats(0, 200)),
-                min_size=2, max_size=6))
+@given(
+    st.lists(
+        st.tuples(st.floats(0.05, 50).filter(lambda a: a != round(a)), st.floats(0, 200)),
+        min_size=2,
+        max_size=6,
+    )
+)
 def test_gamma_cdf_of_each_element_does_not_depend_on_the_others_in_the_array(pairs) -> None:
     shape, x = np.array(pairs).T
     together = gamma_cdf(shape, x)

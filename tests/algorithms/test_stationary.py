@@ -14,15 +14,16 @@ def _fifty_digits(matrix: np.ndarray) -> np.ndarray:
     """π Q = 0, Σ π = 1 with Q = A − diag(A 1) (A's diagonal ignored), solved with 50 significant digits."""
     mpmath.mp.dps = 50
     size = matrix.shape[0]
-    rates = mpmath.matrix([[mpmath.mpf(float(matrix[i, j])) if i != j else 0 for j in range(size)]
-                           for i in range(size)])
+    rates = mpmath.matrix(
+        [[mpmath.mpf(float(matrix[i, j])) if i != j else 0 for j in range(size)] for i in range(size)]
+    )
     system = mpmath.matrix(size, size)
     for i in range(size):
         out = mpmath.fsum(rates[i, j] for j in range(size))
         for j in range(size):
-            system[j, i] = rates[i, j] - (out if i == j else 0)        # transpose of Q
+            system[j, i] = rates[i, j] - (out if i == j else 0)  # transpose of Q
     for j in range(size):
-        system[size - 1, j] = 1                                       # Σ π = 1 replaces one equation
+        system[size - 1, j] = 1  # Σ π = 1 replaces one equation
     right = mpmath.matrix([0] * (size - 1) + [1])
     return np.array([float(x) for x in mpmath.lu_solve(system, right)])
 

@@ -23,8 +23,9 @@ def test_inferred_load_reproduces_the_measured_delayed_fraction(subchannels, del
 
 @given(st.integers(1, 40), fractions)
 def test_rule_and_erlang_c_agree_that_the_target_measured_on_k_needs_k(subchannels, target) -> None:
-    rule = calc("subchannel_rule", delayed_fraction=target, measured_subchannels=subchannels,
-                target_delayed=target)
+    rule = calc(
+        "subchannel_rule", delayed_fraction=target, measured_subchannels=subchannels, target_delayed=target
+    )
     queue = erlang_c_subchannels(subchannels, target, target)
     assert float(rule.subchannels) == pytest.approx(subchannels)
     assert float(rule.subchannels_needed) == subchannels
@@ -63,10 +64,10 @@ def test_target_above_the_measured_fraction_needs_no_more_and_is_no_error(entry)
 
 @given(st.floats(0.0, 1000.0), st.floats(0.0, 100.0), st.floats(0.0, 50.0))
 def test_elongation_is_linear_in_distance(distance, cf_requests, sync_writes) -> None:
-    once = calc("transaction_elongation", cf_requests=cf_requests, sync_writes=sync_writes,
-                distance=distance)
-    twice = calc("transaction_elongation", cf_requests=cf_requests, sync_writes=sync_writes,
-                 distance=2 * distance)
+    once = calc("transaction_elongation", cf_requests=cf_requests, sync_writes=sync_writes, distance=distance)
+    twice = calc(
+        "transaction_elongation", cf_requests=cf_requests, sync_writes=sync_writes, distance=2 * distance
+    )
     assert float(twice.elongation) == pytest.approx(2 * float(once.elongation), rel=1e-12, abs=1e-15)
 
 
@@ -83,11 +84,14 @@ def test_fit_of_a_microsecond_table_divides_by_round_trips() -> None:
     assert fit.us_per_km_per_round_trip == pytest.approx(10.0)
 
 
-@pytest.mark.parametrize(("kwargs", "parameter"), [
-    ({"distance_km": [0, 20], "values": [1.0]}, "values"),
-    ({"distance_km": [0, 20], "values": [1.0, 2.0], "value_unit": "s"}, "value_unit"),
-    ({"distance_km": [0, 20], "values": [1.0, 2.0], "round_trips": 0}, "round_trips"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"distance_km": [0, 20], "values": [1.0]}, "values"),
+        ({"distance_km": [0, 20], "values": [1.0, 2.0], "value_unit": "s"}, "value_unit"),
+        ({"distance_km": [0, 20], "values": [1.0, 2.0], "round_trips": 0}, "round_trips"),
+    ],
+)
 def test_fit_refuses_bad_tables(kwargs, parameter) -> None:
     with pytest.raises(InputError) as error:
         fit_distance_table(**kwargs)
@@ -107,8 +111,12 @@ def test_subchannels_output_states_the_inputs_it_assumed(fmt: str) -> None:
     from qmodel.cli import cli
 
     result = CliRunner().invoke(cli, ["subchannels", "--delayed", "31.1%", "--format", fmt])
-    for column in ("delayed_measured[ratio]", "measured_subchannels", "target_delayed[ratio]",
-                   "links_in_pairs"):
+    for column in (
+        "delayed_measured[ratio]",
+        "measured_subchannels",
+        "target_delayed[ratio]",
+        "links_in_pairs",
+    ):
         assert column in result.output
 
 
@@ -129,5 +137,5 @@ def test_the_subchannels_found_are_the_fewest_that_meet_the_target(load, target)
     servers = float(smallest_subchannels(load, target))
     assert servers > load
     assert float(erlang_c(servers, load)) <= target * (1 + 1e-9)
-    if servers - 1 > load:               # one fewer is stable, and misses the target
+    if servers - 1 > load:  # one fewer is stable, and misses the target
         assert float(erlang_c(servers - 1, load)) > target * (1 + 1e-9)

@@ -6,7 +6,7 @@ from qmodel.catalogue.loader import get_formula, load_catalogue, load_files
 from qmodel.catalogue.symbolic import parse_formula
 from qmodel.errors import CatalogueError, InputError
 
-GOOD = '''
+GOOD = """
 [[formula]]
 id = "demo"
 title = "Demo"
@@ -27,7 +27,7 @@ meaning = "twice"
 kind = "increasing"
 output = "doubled"
 symbol = "arrival_rate"
-'''
+"""
 
 
 def load_and_parse(text: str, file: str = "demo.toml"):
@@ -40,23 +40,30 @@ def test_a_good_entry_loads() -> None:
 
 
 def test_a_constraint_may_name_an_output_and_is_checked_on_the_inputs() -> None:
-    constraint = ('constraints = [{ name = "d", expr = "doubled", below = 10, unit = "1/s", '
-                  'reason = "too many" }]\n')
+    constraint = (
+        'constraints = [{ name = "d", expr = "doubled", below = 10, unit = "1/s", reason = "too many" }]\n'
+    )
     text = GOOD.replace('source = "test"\n', 'source = "test"\n' + constraint)
     parsed = load_and_parse(text)["demo"]
     assert str(parsed.constraints[0]) == "2*arrival_rate"
 
 
 def test_undeclared_symbol_is_named_with_file_and_entry() -> None:
-    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', output 'doubled'.*"
-                                             r"undeclared symbol\(s\) service_time"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"demo.toml: formula 'demo', output 'doubled'.*"
+        r"undeclared symbol\(s\) service_time",
+    ):
         load_and_parse(GOOD.replace('"2*arrival_rate"', '"arrival_rate*service_time"'))
 
 
 def test_missing_unit_is_named_with_file_entry_and_symbol() -> None:
-    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', symbol 'arrival_rate'"
-                                             r": missing 'unit'"):
-        load_and_parse(GOOD.replace('unit = "1/s"\ndomain', 'domain', 1))
+    with pytest.raises(
+        CatalogueError,
+        match=r"demo.toml: formula 'demo', symbol 'arrival_rate'"
+        r": missing 'unit'",
+    ):
+        load_and_parse(GOOD.replace('unit = "1/s"\ndomain', "domain", 1))
 
 
 def test_unknown_unit_is_refused() -> None:
@@ -65,8 +72,11 @@ def test_unknown_unit_is_refused() -> None:
 
 
 def test_expression_parse_error_is_named() -> None:
-    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', output 'doubled': "
-                                             r"cannot parse '2\*\(arrival_rate'"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"demo.toml: formula 'demo', output 'doubled': "
+        r"cannot parse '2\*\(arrival_rate'",
+    ):
         load_and_parse(GOOD.replace('"2*arrival_rate"', '"2*(arrival_rate"'))
 
 
@@ -107,7 +117,7 @@ def test_unknown_formula_id_names_the_nearest_ids_and_where_to_find_them_all() -
         get_formula("xyz")
 
 
-SHARED = '''
+SHARED = """
 [symbols.arrival_rate]
 meaning = "arrivals"
 unit = "1/s"
@@ -120,7 +130,7 @@ expr = "doubled"
 below = 100
 unit = "1/s"
 reason = "too busy"
-'''
+"""
 
 
 def _with_reference(reference: str) -> str:
@@ -135,21 +145,29 @@ def test_an_entry_takes_a_shared_symbol_whole() -> None:
 
 def test_an_entry_may_override_a_shared_symbols_meaning_domain_and_default() -> None:
     reference = 'shared = "arrival_rate"\nmeaning = "SSCH rate"\ndomain = "(0, inf)"\ndefault = 7'
-    symbol = load_files([("shared.toml", SHARED), ("demo.toml", _with_reference(reference))])[
-        "demo"].symbols["arrival_rate"]
+    symbol = load_files([("shared.toml", SHARED), ("demo.toml", _with_reference(reference))])["demo"].symbols[
+        "arrival_rate"
+    ]
     assert (symbol.meaning, symbol.domain.lower_closed, symbol.default) == ("SSCH rate", False, 7)
 
 
 def test_a_shared_symbols_unit_is_not_overridden() -> None:
-    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', symbol 'arrival_rate': "
-                                             r"a shared symbol may override only .*not unit"):
-        load_files([("shared.toml", SHARED),
-                    ("demo.toml", _with_reference('shared = "arrival_rate"\nunit = "1"'))])
+    with pytest.raises(
+        CatalogueError,
+        match=r"demo.toml: formula 'demo', symbol 'arrival_rate': "
+        r"a shared symbol may override only .*not unit",
+    ):
+        load_files(
+            [("shared.toml", SHARED), ("demo.toml", _with_reference('shared = "arrival_rate"\nunit = "1"'))]
+        )
 
 
 def test_an_unknown_shared_symbol_is_named_with_file_entry_and_symbol() -> None:
-    with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', symbol 'arrival_rate': unknown "
-                                             r"shared symbol 'arival_rate'; shared symbols: arrival_rate"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"demo.toml: formula 'demo', symbol 'arrival_rate': unknown "
+        r"shared symbol 'arival_rate'; shared symbols: arrival_rate",
+    ):
         load_files([("shared.toml", SHARED), ("demo.toml", _with_reference('shared = "arival_rate"'))])
 
 
@@ -161,8 +179,9 @@ def test_a_shared_constraint_is_used_as_written_in_its_home() -> None:
 
 
 def test_a_shared_name_defined_twice_names_both_files() -> None:
-    with pytest.raises(CatalogueError,
-                       match=r"b.toml: shared symbol 'arrival_rate' defined twice \(also in a.toml\)"):
+    with pytest.raises(
+        CatalogueError, match=r"b.toml: shared symbol 'arrival_rate' defined twice \(also in a.toml\)"
+    ):
         load_files([("a.toml", SHARED), ("b.toml", SHARED)])
 
 
@@ -171,13 +190,16 @@ def test_the_shipped_catalogue_has_one_home_for_the_fibre_speed() -> None:
 
     texts = dict(catalogue_files())
     assert sum(text.count("default = 200000") for text in texts.values()) == 1
-    speeds = {f.symbols["fibre_speed"].default for f in load_catalogue().values()
-              if "fibre_speed" in f.symbols}
+    speeds = {
+        f.symbols["fibre_speed"].default for f in load_catalogue().values() if "fibre_speed" in f.symbols
+    }
     assert speeds == {200000}
 
 
 def test_an_unknown_constraint_kind_is_refused() -> None:
-    constraint = ('constraints = [{ name = "c", expr = "doubled", below = 1, unit = "1/s", kind = "ignore", '
-                  'reason = "r" }]\n')
+    constraint = (
+        'constraints = [{ name = "c", expr = "doubled", below = 1, unit = "1/s", kind = "ignore", '
+        'reason = "r" }]\n'
+    )
     with pytest.raises(CatalogueError, match=r"demo.toml: formula 'demo', constraint 'c': kind 'ignore'"):
         load_and_parse(GOOD.replace('source = "test"\n', 'source = "test"\n' + constraint))

@@ -22,9 +22,12 @@ PROPERTIES = [(f.id, index) for f in CATALOGUE.values() for index in range(len(f
 
 
 @pytest.mark.parametrize(
-    ("formula_id", "index"), PROPERTIES,
-    ids=[f"{fid}-{CATALOGUE[fid].properties[i].kind}-{CATALOGUE[fid].properties[i].output}"
-         f"-{i}" for fid, i in PROPERTIES],
+    ("formula_id", "index"),
+    PROPERTIES,
+    ids=[
+        f"{fid}-{CATALOGUE[fid].properties[i].kind}-{CATALOGUE[fid].properties[i].output}-{i}"
+        for fid, i in PROPERTIES
+    ],
 )
 @given(data=st.data())
 def test_declared_property_holds(formula_id: str, index: int, data) -> None:
@@ -52,7 +55,8 @@ def test_every_expression_parses_with_declared_symbols_only(formula_id: str) -> 
 
 
 def test_results_are_never_silently_nan() -> None:
-    outputs = evaluate(CATALOGUE["mm1"], {"arrival_rate": np.array([500.0, 2000.0]),
-                                          "service_time": np.array([1.0, 1.0])})
+    outputs = evaluate(
+        CATALOGUE["mm1"], {"arrival_rate": np.array([500.0, 2000.0]), "service_time": np.array([1.0, 1.0])}
+    )
     assert set(outputs.errors) == {1}
     assert np.isfinite(outputs.outputs["response_time"][0])

@@ -10,12 +10,12 @@ from click.testing import CliRunner
 from qmodel.cli import cli
 
 RANKS = Path(__file__).with_name("data") / "ranks.toml"
-DECREASING = '''
+DECREASING = """
 [[formula.properties]]
 kind = "decreasing"
 output = "host_io_per_rank"
 symbol = "read_share"
-'''
+"""
 
 
 def run(*args: str):
@@ -58,8 +58,10 @@ def test_a_fixed_seed_repeats_the_same_run(tmp_path) -> None:
 
 
 def test_a_missing_constraint_shows_as_an_output_that_is_not_finite(tmp_path) -> None:
-    constraint = ('  { name = "backend ops per host I/O", expr = "backend_ops_per_io", above = 0, '
-                  'reason = "every I/O is a read hit: the rank carries no back-end load" },\n')
+    constraint = (
+        '  { name = "backend ops per host I/O", expr = "backend_ops_per_io", above = 0, '
+        'reason = "every I/O is a read hit: the rank carries no back-end load" },\n'
+    )
     result = run(ranks_with(tmp_path, old=constraint), "--examples", "100")
     assert result.exit_code == 1
     assert "FAILED  outputs finite wherever the domains and constraints allow" in result.output
@@ -67,26 +69,35 @@ def test_a_missing_constraint_shows_as_an_output_that_is_not_finite(tmp_path) ->
 
 
 def test_a_unit_mismatch_is_a_file_that_does_not_load(tmp_path) -> None:
-    path = ranks_with(tmp_path, old='expr = "rank_ops/backend_ops_per_io"\nunit = "1/s"',
-                      new='expr = "rank_ops/backend_ops_per_io"\nunit = "ms"')
+    path = ranks_with(
+        tmp_path,
+        old='expr = "rank_ops/backend_ops_per_io"\nunit = "1/s"',
+        new='expr = "rank_ops/backend_ops_per_io"\nunit = "ms"',
+    )
     result = run(path)
     assert result.exit_code == 2
-    assert result.output.strip().endswith("formula 'rank_host_io', output 'host_io_per_rank': declared in ms "
-                                          "(a time (s)) but its expression gives a rate (1/s)")
+    assert result.output.strip().endswith(
+        "formula 'rank_host_io', output 'host_io_per_rank': declared in ms "
+        "(a time (s)) but its expression gives a rate (1/s)"
+    )
 
 
-@pytest.mark.parametrize("hostile", [
-    "__import__('os').system('touch hacked')",
-    "open('hacked', 'w').write('x')",
-    "drive_ops.__class__.__base__",
-    "(lambda: 0)()",
-    "drive_ops[0]",
-    "drive_ops**10**100",
-])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "__import__('os').system('touch hacked')",
+        "open('hacked', 'w').write('x')",
+        "drive_ops.__class__.__base__",
+        "(lambda: 0)()",
+        "drive_ops[0]",
+        "drive_ops**10**100",
+    ],
+)
 def test_a_hostile_expression_is_refused_before_anything_runs(tmp_path, monkeypatch, hostile: str) -> None:
     monkeypatch.chdir(tmp_path)
-    path = ranks_with(tmp_path, old='expr = "drives_per_rank*drive_ops*target_busy"',
-                      new=f'expr = "{hostile}"')
+    path = ranks_with(
+        tmp_path, old='expr = "drives_per_rank*drive_ops*target_busy"', new=f'expr = "{hostile}"'
+    )
     result = run(path)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
@@ -114,13 +125,13 @@ def test_examples_must_be_positive() -> None:
 
 def test_a_check_that_cannot_run_is_a_failure_not_a_traceback(tmp_path) -> None:
     # mm1 needs service_time and arrival_rate, which this entry does not have
-    equals = '''
+    equals = """
 [[formula.properties]]
 kind = "equals"
 output = "host_io_per_rank"
 other = "mm1.response_time"
 substitute = { drives_per_rank = 1 }
-'''
+"""
     result = run(ranks_with(tmp_path, equals), "--examples", "10")
     assert result.exit_code == 1
     assert "the check could not run: KeyError" in result.output

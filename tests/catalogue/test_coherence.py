@@ -33,22 +33,45 @@ from qmodel.scenario.spec import load_scenario
 # (quantity, the catalogue entries that compute it, the test that makes them agree, with any other route
 # it checks: a scenario step, the MVA engine, the inverse solver).
 PAIRS = [
-    ("propagation of one round trip", ("round_trip_time", "transaction_elongation", "distance_growth",
-                                       "cf_request_at_distance", "pprc_write_cost"),
-     "test_propagation_is_one_answer"),
-    ("Metro Mirror cost per write (mirror leg)", ("pprc_write_cost", "transaction_elongation"),
-     "test_a_metro_mirror_write_costs_the_same_in_both_entries"),
+    (
+        "propagation of one round trip",
+        (
+            "round_trip_time",
+            "transaction_elongation",
+            "distance_growth",
+            "cf_request_at_distance",
+            "pprc_write_cost",
+        ),
+        "test_propagation_is_one_answer",
+    ),
+    (
+        "Metro Mirror cost per write (mirror leg)",
+        ("pprc_write_cost", "transaction_elongation"),
+        "test_a_metro_mirror_write_costs_the_same_in_both_entries",
+    ),
     ("M/M/1", ("mm1", "mmc", "mg1"), "test_mm1_is_mmc_with_one_server_and_mg1_with_exponential_service"),
-    ("Erlang C, M/M/c waiting", ("mmc", "erlang_c", "mmc_waiting_time", "mmck"),
-     "test_mmc_agrees_with_erlang_c_mmc_waiting_time_and_a_roomy_mmck"),
-    ("utilization law", ("utilization_law", "mm1", "mg1", "mmc", "pav_iosq"),
-     "test_the_utilization_law_holds_in_every_entry_with_a_utilization"),
+    (
+        "Erlang C, M/M/c waiting",
+        ("mmc", "erlang_c", "mmc_waiting_time", "mmck"),
+        "test_mmc_agrees_with_erlang_c_mmc_waiting_time_and_a_roomy_mmck",
+    ),
+    (
+        "utilization law",
+        ("utilization_law", "mm1", "mg1", "mmc", "pav_iosq"),
+        "test_the_utilization_law_holds_in_every_entry_with_a_utilization",
+    ),
     ("IOSQ", ("pav_iosq", "mmc"), "test_iosq_is_the_mmc_wait_on_the_exposures"),
     ("IOSQ: scenario step", ("mmc",), "test_the_scenario_disks_queue_as_mmc_on_the_exposures"),
-    ("subchannel sizing: inverse solver", ("erlang_c_subchannels_from_rate", "mmc", "erlang_c"),
-     "test_subchannel_sizing_is_the_mmc_sizing_question"),
-    ("M/M/c sizing: inverse solver", ("mmc", "erlang_c"),
-     "test_mmc_and_erlang_c_answer_the_sizing_question_alike"),
+    (
+        "subchannel sizing: inverse solver",
+        ("erlang_c_subchannels_from_rate", "mmc", "erlang_c"),
+        "test_subchannel_sizing_is_the_mmc_sizing_question",
+    ),
+    (
+        "M/M/c sizing: inverse solver",
+        ("mmc", "erlang_c"),
+        "test_mmc_and_erlang_c_answer_the_sizing_question_alike",
+    ),
     ("open single station: MVA engine", ("mm1",), "test_an_open_single_station_network_is_mm1"),
 ]
 
@@ -85,8 +108,11 @@ def test_the_pairs_name_entries_and_tests_that_exist() -> None:
 
 
 def test_every_entry_with_a_utilization_is_listed() -> None:
-    with_utilization = {f.id for f in load_catalogue().values()
-                        if f.builtin and any(o.name == "utilization" for o in f.outputs)}
+    with_utilization = {
+        f.id
+        for f in load_catalogue().values()
+        if f.builtin and any(o.name == "utilization" for o in f.outputs)
+    }
     assert with_utilization == set(UTILIZATION_ROUTES) | OTHER_UTILIZATIONS
 
 
@@ -94,24 +120,55 @@ def test_every_entry_with_a_utilization_is_listed() -> None:
 def test_propagation_is_one_answer(km, speed) -> None:
     metres, fibre = km * 1e3, speed * 1e3
     one = si("round_trip_time", distance=metres, fibre_speed=fibre).round_trip_time
-    assert close(si("transaction_elongation", cf_requests=0, sync_writes=0, distance=metres,
-                    fibre_speed=fibre).round_trip_time, one)
-    assert close(si("distance_growth", time_at_zero=0, distance=metres, round_trips=1,
-                    fibre_speed=fibre).added_time, one)
-    assert close(si("cf_request_at_distance", sync_service_at_zero=1e-5, async_service_at_zero=1e-4,
-                    distance=metres, threshold=1.0, fibre_speed=fibre).propagation, one)
-    assert close(si("pprc_write_cost", sync_writes=1, base_overhead=4e-4, distance=metres,
-                    fibre_speed=fibre).write_cost - 4e-4, one)
+    assert close(
+        si(
+            "transaction_elongation", cf_requests=0, sync_writes=0, distance=metres, fibre_speed=fibre
+        ).round_trip_time,
+        one,
+    )
+    assert close(
+        si("distance_growth", time_at_zero=0, distance=metres, round_trips=1, fibre_speed=fibre).added_time,
+        one,
+    )
+    assert close(
+        si(
+            "cf_request_at_distance",
+            sync_service_at_zero=1e-5,
+            async_service_at_zero=1e-4,
+            distance=metres,
+            threshold=1.0,
+            fibre_speed=fibre,
+        ).propagation,
+        one,
+    )
+    assert close(
+        si(
+            "pprc_write_cost", sync_writes=1, base_overhead=4e-4, distance=metres, fibre_speed=fibre
+        ).write_cost
+        - 4e-4,
+        one,
+    )
 
 
 @given(kilometres, st.integers(0, 20), st.floats(0.0, 3.0))
 def test_a_metro_mirror_write_costs_the_same_in_both_entries(km, writes, mirror) -> None:
     """pprc_write_cost counts the mirror leg; transaction_elongation the mirror leg and, for a host at the
     other site, its own I/O's: with the host beside its primary (io_round_trips = 0) they agree."""
-    cost = si("pprc_write_cost", sync_writes=writes, base_overhead=4e-4, distance=km * 1e3,
-              mirror_round_trips=mirror).transaction_cost
-    elongation = si("transaction_elongation", cf_requests=0, sync_writes=writes, distance=km * 1e3,
-                    io_round_trips=0, mirror_round_trips=mirror).elongation
+    cost = si(
+        "pprc_write_cost",
+        sync_writes=writes,
+        base_overhead=4e-4,
+        distance=km * 1e3,
+        mirror_round_trips=mirror,
+    ).transaction_cost
+    elongation = si(
+        "transaction_elongation",
+        cf_requests=0,
+        sync_writes=writes,
+        distance=km * 1e3,
+        io_round_trips=0,
+        mirror_round_trips=mirror,
+    ).elongation
     assert close(cost - writes * 4e-4, elongation)
 
 
@@ -139,8 +196,9 @@ def test_mmc_agrees_with_erlang_c_mmc_waiting_time_and_a_roomy_mmck(lam, s, c) -
     assume(lam * s / c < 0.9)
     mmc = si("mmc", arrival_rate=lam, service_time=s, servers=c)
     assert close(mmc.wait_probability, si("erlang_c", servers=c, offered_load=lam * s).wait_probability)
-    assert close(mmc.waiting_time, si("mmc_waiting_time", servers=c, offered_load=lam * s,
-                                      service_time=s).waiting_time)
+    assert close(
+        mmc.waiting_time, si("mmc_waiting_time", servers=c, offered_load=lam * s, service_time=s).waiting_time
+    )
     roomy = si("mmck", arrival_rate=lam, service_time=s, servers=c, capacity=c + 2000)
     assert np.isclose(float(roomy.response_time), float(mmc.response_time), rtol=1e-6)
 
@@ -167,8 +225,9 @@ def test_the_scenario_disks_queue_as_mmc_on_the_exposures(throughput, background
     """The scenario's IOSQ step: each volume an M/M/c with 1 + aliases exposures at its share of the
     SSCHs (the members' and the other work), served at their mean device time."""
     scenario = replace(load_scenario("gdps-env1"), volumes=40, aliases=aliases, disk_background=background)
-    part = SimpleNamespace(ssch=np.array([[3.0], [5.0]]), device_busy=np.array([[0.006], [0.012]]),
-                           write_service=0.002)  # two members: SSCHs and device seconds per transaction
+    part = SimpleNamespace(
+        ssch=np.array([[3.0], [5.0]]), device_busy=np.array([[0.006], [0.012]]), write_service=0.002
+    )  # two members: SSCHs and device seconds per transaction
     load = np.full((2, 1), throughput)
     rate = (3.0 * throughput + 5.0 * throughput + background) / 40
     service = (0.006 * throughput + 0.012 * throughput + background * 0.002) / (rate * 40)
@@ -182,18 +241,21 @@ def test_subchannel_sizing_is_the_mmc_sizing_question(rate, s, target) -> None:
     sized = erlang_c_subchannels_from_rate(rate, s, target)
     count = int(sized["subchannels"])
     assume(count < 500)
-    found = solve("mmc", "wait_probability", target, "servers",
-                  {"arrival_rate": rate, "service_time": s * 1e3})
+    found = solve(
+        "mmc", "wait_probability", target, "servers", {"arrival_rate": rate, "service_time": s * 1e3}
+    )
     assert int(found.value) == count
-    assert close(sized["wait_probability"],
-                 si("erlang_c", servers=count, offered_load=rate * s).wait_probability)
+    assert close(
+        sized["wait_probability"], si("erlang_c", servers=count, offered_load=rate * s).wait_probability
+    )
 
 
 @given(rates, times, st.floats(0.01, 0.5))
 def test_mmc_and_erlang_c_answer_the_sizing_question_alike(lam, s, target) -> None:
     assume(lam * s < 200)
-    by_mmc = solve("mmc", "wait_probability", target, "servers",
-                   {"arrival_rate": lam, "service_time": s * 1e3})
+    by_mmc = solve(
+        "mmc", "wait_probability", target, "servers", {"arrival_rate": lam, "service_time": s * 1e3}
+    )
     by_erlang = solve("erlang_c", "wait_probability", target, "servers", {"offered_load": lam * s})
     assert int(by_mmc.value) == int(by_erlang.value)
 

@@ -80,8 +80,9 @@ def test_response_time_law_refuses_impossible_throughput() -> None:
 
 
 def test_evaluate_reports_each_bad_row_and_computes_the_good_ones() -> None:
-    evaluation = evaluate("mm1", {"arrival_rate": np.array([800.0, -1.0, 1200.0, 100.0]),
-                                  "service_time": np.array(1.0)})
+    evaluation = evaluate(
+        "mm1", {"arrival_rate": np.array([800.0, -1.0, 1200.0, 100.0]), "service_time": np.array(1.0)}
+    )
     assert sorted(evaluation.errors) == [1, 2]
     assert evaluation.errors[1].parameter == "arrival_rate"
     assert evaluation.errors[2].parameter == "utilization"
@@ -91,9 +92,20 @@ def test_evaluate_reports_each_bad_row_and_computes_the_good_ones() -> None:
 def test_utilization_one_reached_through_rounding_is_still_unstable() -> None:
     # 200,000/s × 80 µs / 16 threads is exactly 1, computed as 0.9999999999999999
     with pytest.raises(InputError, match="saturated"):
-        calc("storage_knee", io_rate=200_000, cpu_threads=16, cpu_service=80, adapters=16,
-             adapter_service=60, cache_hit_time=0.5, read_miss_fraction=0.03,
-             backend_ops_per_io=0.23, ranks=48, drives_per_rank=8, drive_service=4.2)
+        calc(
+            "storage_knee",
+            io_rate=200_000,
+            cpu_threads=16,
+            cpu_service=80,
+            adapters=16,
+            adapter_service=60,
+            cache_hit_time=0.5,
+            read_miss_fraction=0.03,
+            backend_ops_per_io=0.23,
+            ranks=48,
+            drives_per_rank=8,
+            drive_service=4.2,
+        )
 
 
 def test_results_can_be_had_in_si_units() -> None:

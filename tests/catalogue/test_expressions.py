@@ -17,8 +17,9 @@ def parse(text: str) -> sympy.Expr:
 
 def test_arithmetic_builds_the_sympy_expression() -> None:
     arrival_rate, service_time = NAMES["arrival_rate"], NAMES["service_time"]
-    assert parse("service_time/(1 - arrival_rate*service_time)") == \
-        service_time / (1 - arrival_rate * service_time)
+    assert parse("service_time/(1 - arrival_rate*service_time)") == service_time / (
+        1 - arrival_rate * service_time
+    )
 
 
 def test_whole_numbers_divide_exactly() -> None:
@@ -41,31 +42,34 @@ def test_a_catalogue_function_is_called_with_its_arguments() -> None:
     assert type(expr).__name__ == "ErlangC"
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("__import__('os').system('touch hacked')", "attribute access is not allowed"),
-    ("__import__('os')", "unknown function '__import__'"),
-    ("eval('1')", "unknown function 'eval'"),
-    ("arrival_rate.real", "attribute access is not allowed"),
-    ("().__class__.__bases__[0]", "a subscript is not allowed"),
-    ("(lambda: 1)()", "a lambda is not allowed"),
-    ("sqrt(2)(3)", "only named functions may be called"),
-    ("lambda: 1", "a lambda is not allowed"),
-    ("servers[0]", "a subscript is not allowed"),
-    ("'text'", "a string is not allowed"),
-    ("2**10**9", "a constant exponent beyond 1000"),
-    ("(10**300)**10", "a constant power beyond 1e300"),
-    ("arrival_rate**5000", "a constant exponent beyond 1000"),
-    ("factorial(10**6)", "a factorial of a constant"),
-    ("Sum(k, (k, 0, 10**9))", "a Sum of more than 100000 terms"),
-    ("[x for x in ()]", "a comprehension is not allowed"),
-    ("Max(servers, key=abs)", "keyword arguments"),
-    ("arrival_rate and servers", "'and'/'or'"),
-    ("ErlangC(servers)", "ErlangC takes 2 argument(s), given 1"),
-    ("servers // 2", "only the operators"),
-    ("1" + "+1" * 400, "nesting deeper than"),
-    ("(" * 300 + "1" + ")" * 300, "cannot parse"),
-    ("x" * 3000, "longer than 2000 characters"),
-])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("__import__('os').system('touch hacked')", "attribute access is not allowed"),
+        ("__import__('os')", "unknown function '__import__'"),
+        ("eval('1')", "unknown function 'eval'"),
+        ("arrival_rate.real", "attribute access is not allowed"),
+        ("().__class__.__bases__[0]", "a subscript is not allowed"),
+        ("(lambda: 1)()", "a lambda is not allowed"),
+        ("sqrt(2)(3)", "only named functions may be called"),
+        ("lambda: 1", "a lambda is not allowed"),
+        ("servers[0]", "a subscript is not allowed"),
+        ("'text'", "a string is not allowed"),
+        ("2**10**9", "a constant exponent beyond 1000"),
+        ("(10**300)**10", "a constant power beyond 1e300"),
+        ("arrival_rate**5000", "a constant exponent beyond 1000"),
+        ("factorial(10**6)", "a factorial of a constant"),
+        ("Sum(k, (k, 0, 10**9))", "a Sum of more than 100000 terms"),
+        ("[x for x in ()]", "a comprehension is not allowed"),
+        ("Max(servers, key=abs)", "keyword arguments"),
+        ("arrival_rate and servers", "'and'/'or'"),
+        ("ErlangC(servers)", "ErlangC takes 2 argument(s), given 1"),
+        ("servers // 2", "only the operators"),
+        ("1" + "+1" * 400, "nesting deeper than"),
+        ("(" * 300 + "1" + ")" * 300, "cannot parse"),
+        ("x" * 3000, "longer than 2000 characters"),
+    ],
+)
 def test_a_hostile_or_unsupported_expression_is_refused_in_one_line(text: str, reason: str) -> None:
     with pytest.raises(CatalogueError) as error:
         parse(text)
@@ -90,7 +94,7 @@ def test_a_hostile_user_file_is_refused_without_effect(tmp_path, monkeypatch) ->
     from qmodel.catalogue.symbolic import parse_formula
 
     monkeypatch.chdir(tmp_path)
-    text = '''
+    text = """
 [[formula]]
 id = "hostile"
 title = "t"
@@ -109,7 +113,7 @@ meaning = "m"
 kind = "bounded"
 output = "x"
 lower = 0
-'''
+"""
     from qmodel.catalogue.loader import catalogue_files
 
     catalogue = load_files([*catalogue_files(), ("hostile.toml", text)])

@@ -22,9 +22,14 @@ def test_every_entry_fits_80_columns(formula_id) -> None:
 @pytest.mark.parametrize("formula_id", ["read_hit_mix", "cf_request_at_distance", "erlang_c"])
 def test_the_widest_entries_fit_80_columns_when_piped(formula_id, tmp_path) -> None:
     env = {name: value for name, value in os.environ.items() if name != "COLUMNS"}
-    result = subprocess.run([sys.executable, "-c", "from qmodel.cli import main; main()", "formula", "show",
-                             formula_id],
-                            capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", "from qmodel.cli import main; main()", "formula", "show", formula_id],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
 

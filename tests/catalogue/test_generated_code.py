@@ -10,8 +10,9 @@ from qmodel.catalogue.codegen import generate
 
 def test_generated_module_is_up_to_date_with_the_catalogue() -> None:
     committed = Path(_compiled.__file__).read_text(encoding="utf-8")
-    assert committed == generate(), ("run `python -m qmodel.catalogue.codegen` and commit "
-                                     "qmodel/catalogue/_compiled.py")
+    assert committed == generate(), (
+        "run `python -m qmodel.catalogue.codegen` and commit qmodel/catalogue/_compiled.py"
+    )
 
 
 def test_quick_answer_imports_neither_sympy_nor_scipy(tmp_path) -> None:
@@ -24,6 +25,7 @@ def test_quick_answer_imports_neither_sympy_nor_scipy(tmp_path) -> None:
         "               if m.split('.')[0] in ('sympy', 'scipy', 'numba', 'matplotlib'))\n"
         "print('HEAVY', heavy)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                            cwd=tmp_path)  # outside the source tree: the installed qmodel answers
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path
+    )  # outside the source tree: the installed qmodel answers
     assert "HEAVY []" in result.stdout, result.stdout

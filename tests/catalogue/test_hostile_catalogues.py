@@ -29,7 +29,7 @@ from qmodel.cli import cli
 
 CANARY = "qmodel-canary"
 PAYLOAD = f'__import__("pathlib").Path("{CANARY}").touch()'
-ENTRY = '''
+ENTRY = """
 [[formula]]
 id = "{id}"
 title = "{text}"
@@ -46,11 +46,17 @@ name = "{output}"
 expr = "{expr}"
 unit = "1"
 meaning = "{text}"
-'''
+"""
 
 
-def entry(id: str = "my_entry", symbol: str = "x", output: str = "y", expr: str = "2*x", extra: str = "",
-          text: str = "t") -> str:
+def entry(
+    id: str = "my_entry",
+    symbol: str = "x",
+    output: str = "y",
+    expr: str = "2*x",
+    extra: str = "",
+    text: str = "t",
+) -> str:
     return ENTRY.format(id=id, symbol=symbol, output=output, expr=expr, extra=extra, text=text)
 
 
@@ -59,8 +65,14 @@ def run(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subpro
     script = "import sys; from qmodel.cli import main; sys.argv = ['qmodel', *sys.argv[1:]]; main()"
     environment = {key: value for key, value in os.environ.items() if key != "QMODEL_CATALOGUE"}
     environment.update({"XDG_CACHE_HOME": str(tmp_path / "cache"), **(env or {})})
-    return subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
-                          cwd=tmp_path, env=environment, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environment,
+        timeout=60,
+    )
 
 
 def assert_one_line_error(result, *words: str) -> None:
@@ -84,7 +96,7 @@ def assert_answer(result, text: str) -> None:
 HOSTILE_NAMES = [
     'c""";' + PAYLOAD + ';"""x.toml',
     "c''';" + PAYLOAD + ";'''x.toml",
-    "C:\\Users\\planner\\x.toml",       # a Windows path (\U was a broken escape)
+    "C:\\Users\\planner\\x.toml",  # a Windows path (\U was a broken escape)
     "new\nline\\N{x}.toml",
 ]
 
@@ -99,23 +111,36 @@ def test_a_hostile_file_name_is_only_a_name(tmp_path, name: str, route: str) -> 
         result = run(tmp_path, "check", name, "--examples", "5")
         assert result.returncode == 0, result.stdout + result.stderr
     elif route == "QMODEL_CATALOGUE":
-        assert_answer(run(tmp_path, "calc", "my_entry", "x=2", "--format", "csv",
-                          env={"QMODEL_CATALOGUE": str(tmp_path / name)}), "y,4")
+        assert_answer(
+            run(
+                tmp_path,
+                "calc",
+                "my_entry",
+                "x=2",
+                "--format",
+                "csv",
+                env={"QMODEL_CATALOGUE": str(tmp_path / name)},
+            ),
+            "y,4",
+        )
     else:
         assert_answer(run(tmp_path, "calc", "my_entry", "x=2", "--format", "csv", "--catalogue", name), "y,4")
     assert not (tmp_path / CANARY).exists()
 
 
-HOSTILE_TEXT = ['"""' + PAYLOAD + '"""', "'''" + PAYLOAD + "'''", "C:\\\\Users\\\\x \\\\N{x} \\\\U0001",
-                PAYLOAD]
+HOSTILE_TEXT = [
+    '"""' + PAYLOAD + '"""',
+    "'''" + PAYLOAD + "'''",
+    "C:\\\\Users\\\\x \\\\N{x} \\\\U0001",
+    PAYLOAD,
+]
 
 
 @pytest.mark.parametrize("text", HOSTILE_TEXT, ids=range(len(HOSTILE_TEXT)))
 def test_hostile_descriptions_are_data(tmp_path, monkeypatch, text: str) -> None:
     monkeypatch.chdir(tmp_path)
     quoted = text.replace('"', '\\"')
-    constraint = (f'constraints = [{{ name = "{quoted}", expr = "x", below = 100, '
-                  f'reason = "{quoted}" }}]')
+    constraint = f'constraints = [{{ name = "{quoted}", expr = "x", below = 100, reason = "{quoted}" }}]'
     path = tmp_path / "c.toml"
     path.write_text(entry(text=quoted, extra=constraint), encoding="utf-8")
     use_catalogues([str(path)])
@@ -176,12 +201,19 @@ def test_the_generated_module_uses_no_name_but_the_users_and_its_own_prefixed_on
     use_catalogues([str(path)])
     text = _cache_file([read_catalogue_file(str(path))]).read_text(encoding="utf-8")
     users = {"json", "abs", "range", "math", "numpy", "builtins", "factorial", "k"}
-    tokens = [token for token in tokenize.generate_tokens(io.StringIO(text).readline)
-              if not token.line.startswith(("import ", "from "))]  # imports bind their "as" names
-    looked_up = {token.string for before, token, after in zip(tokens, tokens[1:], tokens[2:], strict=False)
-                 if token.type == tokenize.NAME and not keyword.iskeyword(token.string)
-                 and before.string not in (".", "def")   # an attribute, a definition
-                 and after.string != "="}                  # an assignment, a keyword argument
+    tokens = [
+        token
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if not token.line.startswith(("import ", "from "))
+    ]  # imports bind their "as" names
+    looked_up = {
+        token.string
+        for before, token, after in zip(tokens, tokens[1:], tokens[2:], strict=False)
+        if token.type == tokenize.NAME
+        and not keyword.iskeyword(token.string)
+        and before.string not in (".", "def")  # an attribute, a definition
+        and after.string != "="
+    }  # an assignment, a keyword argument
     foreign = {name for name in looked_up - users if not name.startswith("_")}
     assert foreign == set()
 
@@ -234,9 +266,17 @@ meaning = "m"
 
 def _constructs_by_hand(a: float, r: int) -> tuple[float, float, float]:
     numpy = abs(a - 3) + sum(a**k / math.factorial(k) for k in range(r + 1)) + math.factorial(r) + 1
-    builtins = (math.sqrt(a) + math.exp(-a) + math.log(a + 1) + math.log(a + 1, 2) + math.ceil(a)
-                + math.floor(a) + math.pi + math.sqrt(math.pi) / 2 * math.erf(math.sqrt(a))
-                - math.sqrt(a) * math.exp(-a))  # γ(3/2, a), A&S 6.5.22 with erf
+    builtins = (
+        math.sqrt(a)
+        + math.exp(-a)
+        + math.log(a + 1)
+        + math.log(a + 1, 2)
+        + math.ceil(a)
+        + math.floor(a)
+        + math.pi
+        + math.sqrt(math.pi) / 2 * math.erf(math.sqrt(a))
+        - math.sqrt(a) * math.exp(-a)
+    )  # γ(3/2, a), A&S 6.5.22 with erf
     piece = 1 if a == 1 else 2 if (a > 1 and r != 2) else 3 if (a < 0.5 or r > 3) else 4
     return numpy, builtins, min(a, 1) + max(a, 1, 2) + piece
 
@@ -270,10 +310,14 @@ def test_the_constructs_entry_covers_every_function_the_parser_allows() -> None:
 def test_a_sum_with_a_limit_too_large_is_refused_with_its_estimate(tmp_path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(entry(expr="Sum(1/(k + 1)**2, (k, 0, x))"), encoding="utf-8")
-    assert_answer(run(tmp_path, "calc", "my_entry", "x=3", "--format", "csv", "--catalogue", "c.toml"),
-                  "y,1.4236")
-    assert_one_line_error(run(tmp_path, "calc", "my_entry", "x=1e12", "--catalogue", "c.toml"),
-                          "Sum over k", "too large to compute")
+    assert_answer(
+        run(tmp_path, "calc", "my_entry", "x=3", "--format", "csv", "--catalogue", "c.toml"), "y,1.4236"
+    )
+    assert_one_line_error(
+        run(tmp_path, "calc", "my_entry", "x=1e12", "--catalogue", "c.toml"),
+        "Sum over k",
+        "too large to compute",
+    )
 
 
 @pytest.mark.parametrize("command", ["batch", "sweep"])
@@ -282,23 +326,36 @@ def test_a_sum_too_long_refuses_only_its_row_and_the_others_are_computed_as_alon
     # allowed); the rows around it are computed exactly as calc computes each alone
     (tmp_path / "c.toml").write_text(entry(expr="Sum(1/(k + 1)**2, (k, 0, x))"), encoding="utf-8")
     (tmp_path / "rows.csv").write_text("x\n3\n1e12\n10\n", encoding="utf-8")
-    args = (["batch", "my_entry", "rows.csv"] if command == "batch"
-            else ["sweep", "my_entry", "x=3,1e12,10", "--format", "csv"])
+    args = (
+        ["batch", "my_entry", "rows.csv"]
+        if command == "batch"
+        else ["sweep", "my_entry", "x=3,1e12,10", "--format", "csv"]
+    )
     result = run(tmp_path, *args, "--catalogue", "c.toml")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr and "Warning" not in result.stderr
     rows = list(csv.reader(io.StringIO(result.stdout)))[1:]
-    alone = [list(csv.reader(io.StringIO(run(tmp_path, "calc", "my_entry", f"x={x}", "--format", "csv",
-                                             "--catalogue", "c.toml").stdout)))[-1][2] for x in (3, 10)]
+    alone = [
+        list(
+            csv.reader(
+                io.StringIO(
+                    run(
+                        tmp_path, "calc", "my_entry", f"x={x}", "--format", "csv", "--catalogue", "c.toml"
+                    ).stdout
+                )
+            )
+        )[-1][2]
+        for x in (3, 10)
+    ]
     assert [rows[0][1], rows[2][1]] == alone
     assert rows[1][1] == "" and rows[1][2].startswith("x = 1e+12 (Sum over k of 1e+12 terms")
     assert "allowed: values giving the Sum over k at most" in rows[1][2]
-    assert command == "sweep" or "row 3: x = 1e+12" in result.stderr       # batch names it there too
+    assert command == "sweep" or "row 3: x = 1e+12" in result.stderr  # batch names it there too
 
 
 # ----- entries calling each other in a cycle
 
-CALLER = '''
+CALLER = """
 [[formula]]
 id = "{id}"
 title = "t"
@@ -313,20 +370,23 @@ name = "y"
 expr = "{calls}(x) + 1"
 unit = "1"
 meaning = "m"
-'''
+"""
 
 CYCLES = {
     "itself": ([("a", "Fa", "Fa")], "'a' calls 'a'"),
     "a pair": ([("a", "Fa", "Fb"), ("b", "Fb", "Fa")], "'a' calls 'b' calls 'a'"),
-    "three, after a chain": ([("a", "Fa", "Fb"), ("b", "Fb", "Fc"), ("c", "Fc", "Fd"), ("d", "Fd", "Fb")],
-                             "'b' calls 'c' calls 'd' calls 'b'"),
+    "three, after a chain": (
+        [("a", "Fa", "Fb"), ("b", "Fb", "Fc"), ("c", "Fc", "Fd"), ("d", "Fd", "Fb")],
+        "'b' calls 'c' calls 'd' calls 'b'",
+    ),
 }
 
 
 @pytest.mark.parametrize("cycle", CYCLES)
 @pytest.mark.parametrize("command", ["calc", "check"])
-def test_entries_calling_each_other_in_a_cycle_are_refused_naming_it(tmp_path, cycle: str,
-                                                                     command: str) -> None:
+def test_entries_calling_each_other_in_a_cycle_are_refused_naming_it(
+    tmp_path, cycle: str, command: str
+) -> None:
     entries, named = CYCLES[cycle]
     text = "".join(CALLER.format(id=i, function=f, calls=c) for i, f, c in entries)
     (tmp_path / "c.toml").write_text(text, encoding="utf-8")
@@ -336,13 +396,18 @@ def test_entries_calling_each_other_in_a_cycle_are_refused_naming_it(tmp_path, c
 
 # ----- loops once per server or stage: answered at once, or refused with the estimate
 
-@pytest.mark.parametrize("args, answer", [
-    (["erlang_c", "servers=1e8", "offered_load=9e7"], "wait_probability,0"),
-    (["erlang_b", "servers=1e8", "offered_load=2e8"], "blocking_probability,0.5"),
-    (["mmc", "servers=1e9", "arrival_rate=35K", "service_time=150us"], "response_time,0.15"),
-    (["pav_iosq", "aliases=1e9", "ssch_rate=1000", "service_time=1ms"], "iosq,0"),
-    (["erlang_cdf", "shape=1e9", "x=1e9"], "probability,0.5000"),
-], ids=["erlang_c", "erlang_b", "mmc", "pav_iosq", "erlang_cdf"])
+
+@pytest.mark.parametrize(
+    "args, answer",
+    [
+        (["erlang_c", "servers=1e8", "offered_load=9e7"], "wait_probability,0"),
+        (["erlang_b", "servers=1e8", "offered_load=2e8"], "blocking_probability,0.5"),
+        (["mmc", "servers=1e9", "arrival_rate=35K", "service_time=150us"], "response_time,0.15"),
+        (["pav_iosq", "aliases=1e9", "ssch_rate=1000", "service_time=1ms"], "iosq,0"),
+        (["erlang_cdf", "shape=1e9", "x=1e9"], "probability,0.5000"),
+    ],
+    ids=["erlang_c", "erlang_b", "mmc", "pav_iosq", "erlang_cdf"],
+)
 def test_a_billion_servers_or_stages_is_answered_at_once(tmp_path, args: list[str], answer: str) -> None:
     assert_answer(run(tmp_path, "calc", *args, "--format", "csv"), answer)
 
@@ -354,6 +419,7 @@ def test_an_mmck_chain_of_a_billion_places_is_refused_with_its_estimate(tmp_path
 
 # ----- an endless file
 
+
 @pytest.mark.parametrize("route", ["--catalogue", "QMODEL_CATALOGUE", "check"])
 def test_an_endless_device_as_a_catalogue_is_refused_at_once(tmp_path, route: str) -> None:
     if not Path("/dev/zero").exists():
@@ -361,11 +427,18 @@ def test_an_endless_device_as_a_catalogue_is_refused_at_once(tmp_path, route: st
     if route == "check":
         result = run(tmp_path, "check", "/dev/zero")
     elif route == "QMODEL_CATALOGUE":
-        result = run(tmp_path, "calc", "mm1", "arrival_rate=1", "service_time=1ms",
-                     env={"QMODEL_CATALOGUE": "/dev/zero"})
+        result = run(
+            tmp_path,
+            "calc",
+            "mm1",
+            "arrival_rate=1",
+            "service_time=1ms",
+            env={"QMODEL_CATALOGUE": "/dev/zero"},
+        )
     else:
-        result = run(tmp_path, "calc", "mm1", "arrival_rate=1", "service_time=1ms",
-                     "--catalogue", "/dev/zero")
+        result = run(
+            tmp_path, "calc", "mm1", "arrival_rate=1", "service_time=1ms", "--catalogue", "/dev/zero"
+        )
     assert_one_line_error(result, "/dev/zero", "longer than 10 MB")
 
 
@@ -380,19 +453,34 @@ def test_a_fifo_no_one_writes_to_is_read_as_empty_not_waited_on(tmp_path) -> Non
 @pytest.mark.parametrize("expr", ["x / 0", "0**(-1)", "log(x - x)", "x / (x - x)"])
 def test_an_output_infinite_whatever_the_inputs_is_one_line_also_under_qmodel_catalogue(tmp_path, expr):
     (tmp_path / "c.toml").write_text(entry(expr=expr), encoding="utf-8")
-    assert_one_line_error(run(tmp_path, "calc", "my_entry", "x=1", "--catalogue", "c.toml"),
-                          "infinite whatever the inputs", "an expression finite")
-    shipped = run(tmp_path, "calc", "mm1", "arrival_rate=10", "service_time=1",
-                  env={"QMODEL_CATALOGUE": str(tmp_path / "c.toml")})  # the user's file is read first
+    assert_one_line_error(
+        run(tmp_path, "calc", "my_entry", "x=1", "--catalogue", "c.toml"),
+        "infinite whatever the inputs",
+        "an expression finite",
+    )
+    shipped = run(
+        tmp_path,
+        "calc",
+        "mm1",
+        "arrival_rate=10",
+        "service_time=1",
+        env={"QMODEL_CATALOGUE": str(tmp_path / "c.toml")},
+    )  # the user's file is read first
     assert_one_line_error(shipped, "c.toml", "infinite whatever the inputs")
 
 
-@pytest.mark.parametrize("expr", ["Sum(Sum(1/(k + j + 1)**2, (j, 0, 100000)), (k, 0, 100000))",
-                                  "Sum(Sum(1/(k + j + 1)**2, (j, 0, 1000*x)), (k, 0, 1000*x))"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "Sum(Sum(1/(k + j + 1)**2, (j, 0, 100000)), (k, 0, 100000))",
+        "Sum(Sum(1/(k + j + 1)**2, (j, 0, 1000*x)), (k, 0, 1000*x))",
+    ],
+)
 def test_sums_inside_sums_are_estimated_together_and_refused_before_summing(tmp_path, expr) -> None:
     (tmp_path / "c.toml").write_text(entry(expr=expr), encoding="utf-8")
-    assert_one_line_error(run(tmp_path, "calc", "my_entry", "x=100", "--catalogue", "c.toml"),
-                          "Sums", "1e+10")
+    assert_one_line_error(
+        run(tmp_path, "calc", "my_entry", "x=100", "--catalogue", "c.toml"), "Sums", "1e+10"
+    )
 
 
 def test_sums_inside_sums_of_few_terms_together_are_computed(tmp_path) -> None:

@@ -37,8 +37,7 @@ def test_hit_ratio_for_a_target_utilization_returns_the_target(target, io_rate) 
 
 
 @given(st.floats(0.05, 0.95), st.floats(10_000, 400_000))
-def test_whole_drives_are_the_fewest_that_keep_utilization_at_or_below_target(target,
-                                                                             io_rate) -> None:
+def test_whole_drives_are_the_fewest_that_keep_utilization_at_or_below_target(target, io_rate) -> None:
     inputs = {"io_rate": io_rate, **ZTPF}
     drives = float(solve("backend_load", "drive_utilization", target, "drives", inputs).value)
     assert float(calc("backend_load", drives=drives, **inputs).drive_utilization) <= target
@@ -47,8 +46,9 @@ def test_whole_drives_are_the_fewest_that_keep_utilization_at_or_below_target(ta
 
 
 def test_solve_is_vectorized_over_targets() -> None:
-    solution = solve("backend_load", "drive_utilization", np.array([0.3, 0.5, 0.7]), "io_rate",
-                     {**ZTPF, "drives": 360})
+    solution = solve(
+        "backend_load", "drive_utilization", np.array([0.3, 0.5, 0.7]), "io_rate", {**ZTPF, "drives": 360}
+    )
     assert np.allclose(solution.outputs["drive_utilization"], [0.3, 0.5, 0.7])
 
 
@@ -59,15 +59,26 @@ def test_solve_never_lands_past_a_stability_limit() -> None:
 
 def test_input_not_declared_monotone_is_refused_with_the_ones_that_are() -> None:
     with pytest.raises(InputError, match="declared monotone in: destage_rate"):
-        solve("backend_load", "drive_utilization", 0.5, "raid_level",
-              {"io_rate": 1000, **ZTPF, "drives": 8})
+        solve("backend_load", "drive_utilization", 0.5, "raid_level", {"io_rate": 1000, **ZTPF, "drives": 8})
 
 
 def test_cli_solve_prints_the_solved_input_and_the_forward_outputs() -> None:
-    result = CliRunner().invoke(cli, ["solve", "backend_load", "drive_utilization=50%",
-                                      "--for", "io_rate", "read_fraction=56.5%",
-                                      "read_hit_ratio=95%", "destage_rate=10%", "drives=360",
-                                      "--format", "csv"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "solve",
+            "backend_load",
+            "drive_utilization=50%",
+            "--for",
+            "io_rate",
+            "read_fraction=56.5%",
+            "read_hit_ratio=95%",
+            "destage_rate=10%",
+            "drives=360",
+            "--format",
+            "csv",
+        ],
+    )
     assert result.exit_code == 0
     lines = result.output.splitlines()
     solved = float(next(line for line in lines if line.startswith("solved,io_rate")).split(",")[2])
@@ -77,6 +88,7 @@ def test_cli_solve_prints_the_solved_input_and_the_forward_outputs() -> None:
 
 # Issue 12: the search starts from the stability bound and knows on which side of the target a
 # refused (unstable) point lies. Each answer below is checked against the forward model.
+
 
 def test_erlang_c_servers_for_a_delayed_fraction_is_the_fewest_that_meet_it() -> None:
     servers = int(solve("erlang_c", "wait_probability", 0.10, "servers", {"offered_load": 3}).value)
@@ -100,8 +112,7 @@ def test_pav_aliases_for_an_iosq_target_are_the_fewest_that_meet_it() -> None:
 
 
 def test_links_for_a_target_utilization_from_an_undersized_start() -> None:
-    solution = solve("link_sizing", "utilization", 0.70, "links",
-                     {"write_rate": 120, "link_bandwidth": 100})
+    solution = solve("link_sizing", "utilization", 0.70, "links", {"write_rate": 120, "link_bandwidth": 100})
     assert int(solution.value) == 2
 
 
@@ -120,8 +131,13 @@ def test_an_output_proven_monotone_by_its_derivative_is_accepted() -> None:
 
 def test_a_proof_is_not_attempted_through_a_piecewise_output() -> None:
     with pytest.raises(InputError, match="neither declared nor provably monotone"):
-        solve("cf_sync_async_conversion", "converted", 0.5, "threshold",
-              {"sync_service_at_zero": 20, "distance": 50})
+        solve(
+            "cf_sync_async_conversion",
+            "converted",
+            0.5,
+            "threshold",
+            {"sync_service_at_zero": 20, "distance": 50},
+        )
 
 
 def test_a_decreasing_output_already_met_at_the_lowest_value_answers_that_value() -> None:
@@ -142,8 +158,13 @@ def test_a_target_past_the_stability_limit_is_not_reachable() -> None:
 def test_a_model_that_refuses_every_value_says_so() -> None:
     # the base write rate alone exceeds the link: no burst size helps
     with pytest.raises(InputError, match="refuses every value"):
-        solve("burst_drain", "peak_backlog", 10, "burst_size",
-              {"base_write_rate": 500, "burst_rate": 1, "bandwidth": 100})
+        solve(
+            "burst_drain",
+            "peak_backlog",
+            10,
+            "burst_size",
+            {"base_write_rate": 500, "burst_rate": 1, "bandwidth": 100},
+        )
 
 
 @given(st.floats(0.001, 0.9), st.floats(0.01, 400))

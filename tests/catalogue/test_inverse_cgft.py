@@ -28,23 +28,37 @@ def test_a_cgft_at_or_below_the_cycle_cost_has_no_bandwidth() -> None:
 
 def test_half_the_time_under_7_s_over_a_4_s_cycle_is_a_mean_of_8_33_s() -> None:
     # §7.7: 50% under 7 s; a 4 s cycle cost (§7.3's 3-5 s): the excess has median 3 s, mean 3 / ln 2.
-    solution = solve("share_within_goal", "share", 0.5, "mean_response",
-                     {"goal": 7000, "fixed_part": 4000, "shape": 1})
+    solution = solve(
+        "share_within_goal", "share", 0.5, "mean_response", {"goal": 7000, "fixed_part": 4000, "shape": 1}
+    )
     assert float(solution.value) == pytest.approx(1000 * (4 + 3 / math.log(2)))
 
 
-@pytest.mark.parametrize(("limit", "share", "cycle_cost"),
-                         [(7.0, 0.5, 4.0), (15.0, 0.14, 3.0), (6.0, 0.9, 5.5)])
-def test_the_fitted_mean_puts_the_share_under_the_limit_again(limit: float, share: float,
-                                                              cycle_cost: float) -> None:
-    fitted = solve("share_within_goal", "share", share, "mean_response",
-                   {"goal": limit * 1000, "fixed_part": cycle_cost * 1000, "shape": 1})
-    again = calc("share_within_goal", goal=limit * 1000, mean_response=float(fitted.value),
-                 fixed_part=cycle_cost * 1000, shape=1)
+@pytest.mark.parametrize(
+    ("limit", "share", "cycle_cost"), [(7.0, 0.5, 4.0), (15.0, 0.14, 3.0), (6.0, 0.9, 5.5)]
+)
+def test_the_fitted_mean_puts_the_share_under_the_limit_again(
+    limit: float, share: float, cycle_cost: float
+) -> None:
+    fitted = solve(
+        "share_within_goal",
+        "share",
+        share,
+        "mean_response",
+        {"goal": limit * 1000, "fixed_part": cycle_cost * 1000, "shape": 1},
+    )
+    again = calc(
+        "share_within_goal",
+        goal=limit * 1000,
+        mean_response=float(fitted.value),
+        fixed_part=cycle_cost * 1000,
+        shape=1,
+    )
     assert float(again.share) == pytest.approx(share)
 
 
 def test_a_limit_at_or_below_the_cycle_cost_has_no_mean() -> None:
     with pytest.raises(InputError, match="not reachable"):
-        solve("share_within_goal", "share", 0.5, "mean_response",
-              {"goal": 4000, "fixed_part": 4000, "shape": 1})
+        solve(
+            "share_within_goal", "share", 0.5, "mean_response", {"goal": 4000, "fixed_part": 4000, "shape": 1}
+        )

@@ -25,16 +25,18 @@ def test_an_algorithm_entry_takes_its_symbols_in_the_registered_order(formula) -
 
 
 def test_a_catalogue_file_naming_an_unregistered_model_is_refused() -> None:
-    text = ('[[formula]]\nid = "x"\ntitle = "t"\nsource = "s"\nmodel = "os:system"\n'
-            '[formula.symbols.a]\nmeaning = "m"\nunit = "1"\ndomain = "[0, 1]"\n'
-            '[[formula.outputs]]\nname = "y"\nunit = "1"\nmeaning = "m"\n')
+    text = (
+        '[[formula]]\nid = "x"\ntitle = "t"\nsource = "s"\nmodel = "os:system"\n'
+        '[formula.symbols.a]\nmeaning = "m"\nunit = "1"\ndomain = "[0, 1]"\n'
+        '[[formula.outputs]]\nname = "y"\nunit = "1"\nmeaning = "m"\n'
+    )
     with pytest.raises(CatalogueError, match="not in qmodel's registry"):
         load_files([("user.toml", text)])
 
 
 def test_registered_inputs_take_the_unit_dialect_and_reach_the_function_in_si() -> None:
     outputs = call("distance_slope", {"distance": ["0km", 100], "values": ["300us", 1.3], "round_trips": 1})
-    assert outputs["slope"] == pytest.approx(1e-8)          # 10 µs/km in s/m
+    assert outputs["slope"] == pytest.approx(1e-8)  # 10 µs/km in s/m
     assert outputs["intercept"] == pytest.approx(0.3e-3)
 
 
@@ -54,8 +56,16 @@ def test_every_registered_function_names_units_qmodel_knows() -> None:
 
 
 def test_the_burst_suspension_gives_the_minutes_the_fluid_time_line_gives() -> None:
-    outputs = call("burst_suspension", {"write_rate": "250MB/s", "bandwidth": "361.111MB/s",
-                                        "burst_size": "60GB", "burst_rate": "1GB/s", "burst_start": "9min",
-                                        "until": "30min"})
+    outputs = call(
+        "burst_suspension",
+        {
+            "write_rate": "250MB/s",
+            "bandwidth": "361.111MB/s",
+            "burst_size": "60GB",
+            "burst_rate": "1GB/s",
+            "burst_start": "9min",
+            "until": "30min",
+        },
+    )
     assert np.asarray(outputs["first_stop"]) / 60 == pytest.approx(9)
     assert np.asarray(outputs["first_resume"]) / 60 == pytest.approx(18, abs=1e-3)

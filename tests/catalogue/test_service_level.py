@@ -17,13 +17,21 @@ def test_the_distribution_integrates_to_the_mean_wait(servers, utilization, serv
     load = servers * utilization
 
     def beyond(t: float) -> float:
-        return float(calc("mmc_service_level", servers=servers, offered_load=load, service_time=service_time,
-                          time_limit=t).waiting_beyond)
+        return float(
+            calc(
+                "mmc_service_level",
+                servers=servers,
+                offered_load=load,
+                service_time=service_time,
+                time_limit=t,
+            ).waiting_beyond
+        )
 
-    scale = service_time / (servers - load)               # the tail's mean: integrate over 60 of them
+    scale = service_time / (servers - load)  # the tail's mean: integrate over 60 of them
     area, _ = quad(beyond, 0, 60 * scale, limit=200, epsabs=0, epsrel=1e-11)
-    mean = float(calc("mmc_waiting_time", servers=servers, offered_load=load,
-                      service_time=service_time).waiting_time)
+    mean = float(
+        calc("mmc_waiting_time", servers=servers, offered_load=load, service_time=service_time).waiting_time
+    )
     assert area == pytest.approx(mean, rel=1e-9)
 
 
@@ -42,8 +50,13 @@ def test_one_server_is_the_mm1_waiting_time() -> None:
 
 def test_the_fewest_servers_for_a_service_level() -> None:
     """80% within 20 s at 10 erlangs of 180 s calls: the smallest c whose service level reaches 80%."""
-    levels = calc("mmc_service_level", servers=np.arange(11, 20), offered_load=10, service_time=180_000,
-                  time_limit=20_000).service_level
+    levels = calc(
+        "mmc_service_level",
+        servers=np.arange(11, 20),
+        offered_load=10,
+        service_time=180_000,
+        time_limit=20_000,
+    ).service_level
     fewest = 11 + int(np.argmax(levels >= 0.8))
     assert levels[fewest - 11] >= 0.8 > levels[fewest - 12]
     assert np.all(np.diff(levels) > 0)

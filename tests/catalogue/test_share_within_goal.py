@@ -34,8 +34,9 @@ def test_shape_one_with_no_fixed_part_is_the_exponential() -> None:
 
 def test_a_shape_below_one_puts_more_of_the_transactions_past_the_goal() -> None:
     # the same mean: a heavier tail (shape 0.8) leaves more beyond 125 ms than the exponential
-    shares = [float(calc("share_within_goal", goal=125, mean_response=34, shape=k).share)
-              for k in (0.8, 1, 1.2)]
+    shares = [
+        float(calc("share_within_goal", goal=125, mean_response=34, shape=k).share) for k in (0.8, 1, 1.2)
+    ]
     assert shares[0] < shares[1] < shares[2]
     assert shares[0] == pytest.approx(gamma.cdf(125, 0.8, scale=34 / 0.8), rel=1e-12)  # scipy's own
     assert shares[0] == pytest.approx(0.966, abs=1e-3)  # near Environment 2's printed 96.6% at 0 km

@@ -6,7 +6,7 @@ from qmodel.catalogue.loader import catalogue_files, load_files
 from qmodel.catalogue.symbolic import parse_formula, shipped
 from qmodel.errors import CatalogueError
 
-ENTRY = '''
+ENTRY = """
 [[formula]]
 id = "demo"
 title = "t"
@@ -28,7 +28,7 @@ meaning = "m"
 kind = "bounded"
 output = "result"
 lower = 0
-'''
+"""
 
 
 def check(expr: str, unit: str, extra: str = "") -> None:
@@ -37,8 +37,11 @@ def check(expr: str, unit: str, extra: str = "") -> None:
 
 
 def test_an_output_in_ms_whose_expression_gives_a_rate_is_named() -> None:
-    with pytest.raises(CatalogueError, match=r"user.toml: formula 'demo', output 'result': declared in ms "
-                                             r"\(a time \(s\)\) but its expression gives a rate \(1/s\)"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"user.toml: formula 'demo', output 'result': declared in ms "
+        r"\(a time \(s\)\) but its expression gives a rate \(1/s\)",
+    ):
         check("1/service_time", "ms")
 
 
@@ -47,14 +50,20 @@ def test_an_output_whose_units_match_is_accepted() -> None:
 
 
 def test_adding_a_time_to_a_rate_is_refused() -> None:
-    with pytest.raises(CatalogueError, match=r"output 'result': units do not fit: adds a rate \(1/s\) and "
-                                             r"a time \(s\)"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"output 'result': units do not fit: adds a rate \(1/s\) and "
+        r"a time \(s\)",
+    ):
         check("service_time + arrival_rate", "ms")
 
 
 def test_a_function_argument_in_the_wrong_unit_is_refused() -> None:
-    with pytest.raises(CatalogueError, match=r"RoundTripTime takes distance as a length \(m\), "
-                                             r"given a time \(s\)"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"RoundTripTime takes distance as a length \(m\), "
+        r"given a time \(s\)",
+    ):
         check("RoundTripTime(service_time, 200000)", "ms")
 
 
@@ -73,8 +82,11 @@ def test_a_constraint_in_the_wrong_unit_is_named() -> None:
     text = ENTRY.format(expr="service_time", unit="ms")
     text = text.replace('source = "s"\n', 'source = "s"\n' + constraint)
     catalogue = load_files([*catalogue_files(), ("user.toml", text)])
-    with pytest.raises(CatalogueError, match=r"constraint 'busy': declared in 1 \(a plain number\) but its "
-                                             r"expression gives a rate"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"constraint 'busy': declared in 1 \(a plain number\) but its "
+        r"expression gives a rate",
+    ):
         parse_formula(catalogue["demo"], catalogue)
 
 

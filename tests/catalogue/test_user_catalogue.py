@@ -15,7 +15,7 @@ from qmodel.cli import cli
 from qmodel.errors import CatalogueError, InputError
 
 RANKS = Path(__file__).with_name("data") / "ranks.toml"
-ENTRY = '''
+ENTRY = """
 [[formula]]
 id = "{id}"
 title = "t"
@@ -37,7 +37,7 @@ meaning = "m"
 kind = "increasing"
 output = "utilization"
 symbol = "arrival_rate"
-'''
+"""
 
 
 def write(tmp_path: Path, text: str, name: str = "mine.toml") -> str:
@@ -63,8 +63,17 @@ def test_a_user_entry_answers_in_every_command_taking_a_formula_id(tmp_path) -> 
     shown = run("calc", "rank_host_io", "read_share=70%", "--catalogue", str(RANKS), "--format", "json")
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.output)["outputs"]["host_io_per_rank"]["value"] == pytest.approx(720 / 1.9)
-    solved = run("solve", "rank_host_io", "host_io_per_rank=500", "--for", "read_share",
-                 "--catalogue", str(RANKS), "--format", "json")
+    solved = run(
+        "solve",
+        "rank_host_io",
+        "host_io_per_rank=500",
+        "--for",
+        "read_share",
+        "--catalogue",
+        str(RANKS),
+        "--format",
+        "json",
+    )
     assert solved.exit_code == 0, solved.output
     swept = run("sweep", "rank_host_io", "read_share=0..1", "--steps", "3", "--catalogue", str(RANKS))
     assert swept.exit_code == 0, swept.output
@@ -85,8 +94,11 @@ def test_the_environment_variable_names_catalogue_files() -> None:
 
 def test_an_id_of_the_shipped_catalogue_is_refused_without_override(tmp_path) -> None:
     path = write(tmp_path, ENTRY.format(id="mm1", extra=""))
-    with pytest.raises(CatalogueError, match=r"mine.toml: formula 'mm1': the shipped catalogue has this id; "
-                                             r"write override = true"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"mine.toml: formula 'mm1': the shipped catalogue has this id; "
+        r"write override = true",
+    ):
         use_catalogues([path])
 
 
@@ -115,7 +127,7 @@ def test_the_same_id_in_two_user_files_names_both(tmp_path) -> None:
 
 
 def test_a_user_function_entry_is_called_by_another_user_entry(tmp_path) -> None:
-    doubled = '''
+    doubled = """
 [[formula]]
 id = "doubled_wait"
 title = "t"
@@ -154,7 +166,7 @@ meaning = "m"
 kind = "increasing"
 output = "total"
 symbol = "service_time"
-'''
+"""
     use_catalogues([write(tmp_path, doubled)])
     assert float(calc("uses_it", service_time=2.0).total) == pytest.approx(6.0)
 
@@ -162,8 +174,9 @@ symbol = "service_time"
 def test_a_missing_catalogue_file_is_a_one_line_error() -> None:
     result = run("calc", "mm1", "arrival_rate=1", "service_time=1ms", "--catalogue", "no-such.toml")
     assert result.exit_code == 2
-    assert result.output.strip() == ("error: catalogue = no-such.toml (no such file); "
-                                     "allowed: an existing file")
+    assert result.output.strip() == (
+        "error: catalogue = no-such.toml (no such file); allowed: an existing file"
+    )
 
 
 def test_a_unit_mismatch_stops_the_command_before_it_runs(tmp_path) -> None:
@@ -210,8 +223,10 @@ def test_an_edited_file_is_compiled_again_in_the_same_cache_file(tmp_path) -> No
     path = write(tmp_path, ENTRY.format(id="mine", extra=""))
     use_catalogues([path])
     assert float(calc("mine", arrival_rate=500, service_time=1.0).utilization) == pytest.approx(0.5)
-    write(tmp_path, ENTRY.format(id="mine", extra="").replace("arrival_rate*service_time",
-                                                              "2*arrival_rate*service_time"))
+    write(
+        tmp_path,
+        ENTRY.format(id="mine", extra="").replace("arrival_rate*service_time", "2*arrival_rate*service_time"),
+    )
     use_catalogues([path])
     assert float(calc("mine", arrival_rate=500, service_time=1.0).utilization) == pytest.approx(1.0)
     assert len(list(cache_dir().glob("catalogue-*.py"))) == 1

@@ -65,14 +65,17 @@ def test_overloaded_drives_are_warned_about() -> None:
     assert result.exit_code == 1
     payload = json.loads(result.stdout)
     assert payload["outputs"]["drive_utilization"]["value"] == pytest.approx(37204.75 / (61 * 240))
-    assert payload["warnings"][0].startswith("drive_utilization = 254.131%, not < 100%: "
-                                             "the drives are overloaded")
+    assert payload["warnings"][0].startswith(
+        "drive_utilization = 254.131%, not < 100%: the drives are overloaded"
+    )
 
 
 def test_a_batch_computes_warned_rows_names_them_on_stderr_and_exits_1_as_calc_does(tmp_path) -> None:
     rows = tmp_path / "links.csv"
-    rows.write_text("write_rate,link_bandwidth,links,available_fraction\n120,100,1,1\n100,100,4,1\n"
-                    "120,100,2,50%\n", encoding="utf-8")
+    rows.write_text(
+        "write_rate,link_bandwidth,links,available_fraction\n120,100,1,1\n100,100,4,1\n120,100,2,50%\n",
+        encoding="utf-8",
+    )
     result = run("batch", "link_sizing", str(rows))
     assert result.exit_code == 1  # computed and written, but the state a warned row describes does not last
     assert result.stdout.splitlines()[1].split(",")[-2] == "2"  # required_links of the first data row

@@ -56,8 +56,19 @@ def model_file(tmp_path: Path, text: str) -> str:
 
 
 def test_flags_give_the_jain_example_as_csv_for_every_population() -> None:
-    result = run("mva", "--service-time", "0.125,0.3,0.2", "--visits", "16,10,5", "--think-time", "4",
-                 "--population", "1..20", "--format", "csv")
+    result = run(
+        "mva",
+        "--service-time",
+        "0.125,0.3,0.2",
+        "--visits",
+        "16,10,5",
+        "--think-time",
+        "4",
+        "--population",
+        "1..20",
+        "--format",
+        "csv",
+    )
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.output)))
     assert [int(r["population"]) for r in rows] == list(range(1, 21))
@@ -66,8 +77,17 @@ def test_flags_give_the_jain_example_as_csv_for_every_population() -> None:
 
 
 def test_json_sweep_carries_per_station_figures_and_bounds() -> None:
-    result = run("mva", "--demand", "0.5,0.3,0.4,1", "--servers", "2,1,1,delay", "--population", "1..3",
-                 "--format", "json")
+    result = run(
+        "mva",
+        "--demand",
+        "0.5,0.3,0.4,1",
+        "--servers",
+        "2,1,1,delay",
+        "--population",
+        "1..3",
+        "--format",
+        "json",
+    )
     payload = json.loads(result.output)
     assert payload["population"] == [1, 2, 3]
     assert payload["queue_length"][-1] == pytest.approx([0.624, 0.473, 0.686, 1.217], abs=0.0005)
@@ -97,8 +117,9 @@ def test_a_sweep_to_thirty_shows_every_population_and_each_binding_formula_once(
 def test_a_bare_population_is_one_point_as_in_python() -> None:
     from qmodel.networks import network, solve
 
-    payload = json.loads(run("mva", "--demand", "1,2", "--think-time", "3", "--population", "30",
-                             "--format", "json").output)
+    payload = json.loads(
+        run("mva", "--demand", "1,2", "--think-time", "3", "--population", "30", "--format", "json").output
+    )
     point = solve(network([1, 2], think_time=3), population=30)
     assert [c["population"] for c in payload["classes"]] == [30] and "population" not in payload  # no curve
     assert payload["classes"][0]["throughput[1/s]"] == pytest.approx(point.throughput[0], rel=1e-12)
@@ -112,10 +133,13 @@ def test_a_bare_population_is_one_point_as_in_python() -> None:
 def test_at_reduces_the_csv_to_the_populations_asked_for() -> None:
     result = run("mva", "--demand", "1,2", "--population", "1..1000", "--at", "10,500", "--format", "csv")
     assert [int(r["population"]) for r in csv.DictReader(io.StringIO(result.output))] == [10, 500]
-    stations = run("mva", "--demand", "1,2", "--population", "1..1000", "--at", "10", "--format", "csv",
-                   "--stations")
+    stations = run(
+        "mva", "--demand", "1,2", "--population", "1..1000", "--at", "10", "--format", "csv", "--stations"
+    )
     assert [(r["population"], r["station"]) for r in csv.DictReader(io.StringIO(stations.output))] == [
-        ("10", "station1"), ("10", "station2")]
+        ("10", "station1"),
+        ("10", "station2"),
+    ]
 
 
 def test_two_class_model_file(tmp_path: Path) -> None:
@@ -142,12 +166,15 @@ def test_saturated_open_station_is_named_with_its_utilization(tmp_path: Path) ->
     assert "utilization of station 'disk' = 1.05" in result.output
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (('type = "multi"', 'type = "cpu"'), "type = 'cpu'; allowed: queue, delay, multi, ld"),
-    (("demand = 3.5", "demand = -3.5"), "demand of class 'tx' at station 'disk' = -3.5"),
-    (("demand = 3.5", "demand = [3.5, 1]"), "2 values; allowed: one per class (1)"),
-    (('name = "tx"', 'name = "tx"\ncolour = "red"'), "key = colour"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (('type = "multi"', 'type = "cpu"'), "type = 'cpu'; allowed: queue, delay, multi, ld"),
+        (("demand = 3.5", "demand = -3.5"), "demand of class 'tx' at station 'disk' = -3.5"),
+        (("demand = 3.5", "demand = [3.5, 1]"), "2 values; allowed: one per class (1)"),
+        (('name = "tx"', 'name = "tx"\ncolour = "red"'), "key = colour"),
+    ],
+)
 def test_bad_model_files_get_one_line_naming_the_field(tmp_path: Path, edit, message) -> None:
     result = run("mva", model_file(tmp_path, OPEN.replace(*edit)))
     assert result.exit_code == 2
@@ -165,8 +192,19 @@ def test_population_must_be_a_whole_number_sweep(population: str) -> None:
 def test_plot_draws_throughput_and_response_with_bounds(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     path = tmp_path / "curve.png"
-    result = run("mva", "--demand", "1,2", "--think-time", "5", "--population", "1..50", "--plot", str(path),
-                 "--format", "csv")
+    result = run(
+        "mva",
+        "--demand",
+        "1,2",
+        "--think-time",
+        "5",
+        "--population",
+        "1..50",
+        "--plot",
+        str(path),
+        "--format",
+        "csv",
+    )
     assert result.exit_code == 0, result.output
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -183,8 +221,19 @@ def test_mixed_model_file_reports_closed_and_open_classes(tmp_path: Path) -> Non
 
 def test_values_take_units_and_throughput_is_shown_per_second() -> None:
     # one station, D = 15 ms, Z = 0: X = 1 / 15 ms = 66.7/s
-    result = run("mva", "--demand", "15ms", "--think-time", "0ms", "--population", "1", "--time-unit", "ms",
-                 "--format", "csv")
+    result = run(
+        "mva",
+        "--demand",
+        "15ms",
+        "--think-time",
+        "0ms",
+        "--population",
+        "1",
+        "--time-unit",
+        "ms",
+        "--format",
+        "csv",
+    )
     assert result.exit_code == 0, result.output
     row = next(csv.DictReader(io.StringIO(result.output)))
     assert float(row["throughput[1/s]"]) == pytest.approx(1000 / 15)
@@ -231,9 +280,14 @@ def test_csv_stations_gives_every_station_at_every_population() -> None:
     assert len(rows) == 8
 
 
-@pytest.mark.parametrize("args", [
-    ("--demand", ""), ("--demand", "1,,2"), ("--demand", "1,x"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--demand", ""),
+        ("--demand", "1,,2"),
+        ("--demand", "1,x"),
+    ],
+)
 def test_empty_and_bad_demands_are_one_line_errors(args) -> None:
     result = run("mva", *args, "--population", "3")
     assert result.exit_code == 2
@@ -246,12 +300,15 @@ def test_zero_demand_everywhere_is_refused() -> None:
     assert "0 at every station" in result.output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--method", "exact", "--compare"), "--compare"),
-    (("--arrival-rate", "0.1", "--method", "schweitzer", "--compare"), "open network"),
-    (("--population", "3", "--stations"), "--stations"),
-    (("--arrival-rate", "0.1", "--population", "3"), "open network"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--method", "exact", "--compare"), "--compare"),
+        (("--arrival-rate", "0.1", "--method", "schweitzer", "--compare"), "open network"),
+        (("--population", "3", "--stations"), "--stations"),
+        (("--arrival-rate", "0.1", "--population", "3"), "open network"),
+    ],
+)
 def test_flags_that_do_not_apply_are_refused_not_ignored(args, message: str) -> None:
     result = run("mva", "--demand", "1,2", *args)
     assert result.exit_code == 2
@@ -284,15 +341,18 @@ def test_model_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     assert run("mva", str(path)).exit_code == 0
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (("[[class]]", "[class]"), "[class]"),
-    (("servers = 4", "servers = 0"), "servers = 0"),
-    (("servers = 4", "servers = 2.5"), "servers = 2.5"),
-    (('type = "multi"\nservers = 4', 'type = "ld"\nrates = 2'), "rates = 2"),
-    (('type = "multi"\nservers = 4', 'type = "ld"\nrates = [1, 0]'), "rates = [1, 0]"),
-    (('type = "multi"\nservers = 4', 'type = "ld"\nrates = []'), "rates = []"),
-    (("demand = 3.5", "demand = 0"), "0 at every station"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("[[class]]", "[class]"), "[class]"),
+        (("servers = 4", "servers = 0"), "servers = 0"),
+        (("servers = 4", "servers = 2.5"), "servers = 2.5"),
+        (('type = "multi"\nservers = 4', 'type = "ld"\nrates = 2'), "rates = 2"),
+        (('type = "multi"\nservers = 4', 'type = "ld"\nrates = [1, 0]'), "rates = [1, 0]"),
+        (('type = "multi"\nservers = 4', 'type = "ld"\nrates = []'), "rates = []"),
+        (("demand = 3.5", "demand = 0"), "0 at every station"),
+    ],
+)
 def test_malformed_model_files_name_the_field(tmp_path: Path, edit, message: str) -> None:
     text = OPEN.replace(*edit)
     if message == "0 at every station":
@@ -307,13 +367,17 @@ ONE_STATION = 'name = "cpu"\ndemand = 2.0\n'
 ONE_CLASS = 'name = "tx"\narrival_rate = 0.25\n'
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[station]\n" + ONE_STATION + "[[class]]\n" + ONE_CLASS, "[station] = a single table"),
-    ('station = "cpu"\n[[class]]\n' + ONE_CLASS, "station = 'cpu'"),
-    ('class = 3\n[[station]]\n' + ONE_STATION, "class = 3"),
-])
-def test_single_table_or_scalar_for_station_or_class_is_refused(tmp_path: Path, text: str,
-                                                                 message: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[station]\n" + ONE_STATION + "[[class]]\n" + ONE_CLASS, "[station] = a single table"),
+        ('station = "cpu"\n[[class]]\n' + ONE_CLASS, "station = 'cpu'"),
+        ("class = 3\n[[station]]\n" + ONE_STATION, "class = 3"),
+    ],
+)
+def test_single_table_or_scalar_for_station_or_class_is_refused(
+    tmp_path: Path, text: str, message: str
+) -> None:
     result = run("mva", model_file(tmp_path, text))
     assert result.exit_code == 2
     assert message in result.output
@@ -327,10 +391,10 @@ def test_multi_class_model_with_a_multi_server_station_is_solved_exactly(tmp_pat
     assert json.loads(result.output)["method"] == "exact"
 
 
-@pytest.mark.parametrize(("name", "message"), [("missing/curve.png", "does not exist"),
-                                               ("", "a directory")])
-def test_plot_into_a_missing_directory_or_a_directory_is_refused_before_work(tmp_path: Path, name: str,
-                                                                          message: str) -> None:
+@pytest.mark.parametrize(("name", "message"), [("missing/curve.png", "does not exist"), ("", "a directory")])
+def test_plot_into_a_missing_directory_or_a_directory_is_refused_before_work(
+    tmp_path: Path, name: str, message: str
+) -> None:
     target = tmp_path / name if name else tmp_path / "plots.png"
     if not name:
         target.mkdir()
@@ -350,7 +414,7 @@ def test_a_json_sweep_past_its_limit_is_refused_and_the_way_out_it_names_works()
     assert "--at" not in refused.output
     followed = run(*sweep, "--format", "csv")
     assert followed.exit_code == 0
-    assert followed.output.count("\n") == JSON_LIMIT + 2          # the header and every population
+    assert followed.output.count("\n") == JSON_LIMIT + 2  # the header and every population
 
 
 def test_a_sweeps_csv_written_in_blocks_has_every_row_once_as_at_gives_it() -> None:
@@ -359,12 +423,38 @@ def test_a_sweeps_csv_written_in_blocks_has_every_row_once_as_at_gives_it() -> N
     from qmodel.cli.mva import CSV_BLOCK
 
     n = CSV_BLOCK + 3
-    rows = list(csv.reader(io.StringIO(run("mva", "--demand", "1,2", "--think-time", "3", "--population",
-                                           f"1..{n}", "--format", "csv").output)))
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                run(
+                    "mva",
+                    "--demand",
+                    "1,2",
+                    "--think-time",
+                    "3",
+                    "--population",
+                    f"1..{n}",
+                    "--format",
+                    "csv",
+                ).output
+            )
+        )
+    )
     assert [int(row[0]) for row in rows[1:]] == list(range(1, n + 1))
-    at = run("mva", "--demand", "1,2", "--think-time", "3", "--population", f"1..{n}", "--at",
-             f"{CSV_BLOCK},{CSV_BLOCK + 1}", "--format", "csv")
-    assert list(csv.reader(io.StringIO(at.output)))[1:] == rows[CSV_BLOCK:CSV_BLOCK + 2]
+    at = run(
+        "mva",
+        "--demand",
+        "1,2",
+        "--think-time",
+        "3",
+        "--population",
+        f"1..{n}",
+        "--at",
+        f"{CSV_BLOCK},{CSV_BLOCK + 1}",
+        "--format",
+        "csv",
+    )
+    assert list(csv.reader(io.StringIO(at.output)))[1:] == rows[CSV_BLOCK : CSV_BLOCK + 2]
 
 
 def test_a_sweep_past_the_time_limit_is_refused_with_its_estimate_and_each_way_out_works(monkeypatch) -> None:
@@ -381,7 +471,7 @@ def test_a_sweep_past_the_time_limit_is_refused_with_its_estimate_and_each_way_o
     followed = run(*sweep, "--population", "1..10000", "--at", "10,10000")
     assert followed.exit_code == 0
     assert [row[0] for row in csv.reader(io.StringIO(followed.output))] == ["population", "10", "10000"]
-    too_long = run(*sweep, "--population", "1..40000", "--at", "10")   # the solve alone is too long
+    too_long = run(*sweep, "--population", "1..40000", "--at", "10")  # the solve alone is too long
     assert too_long.exit_code == 2
     assert "a smaller N (the solve alone needs about" in too_long.output
     assert run(*sweep, "--population", "1..20000", "--at", "10").exit_code == 0

@@ -73,7 +73,8 @@ def legend_labels(axes) -> list[str]:
 
 
 def test_each_member_has_its_mean_response_above_its_share_within_the_goal_on_one_distance_axis(
-        env3_panels) -> None:
+    env3_panels,
+) -> None:
     _, time_panels, share_panels = env3_panels
     for time_axes, share_axes in zip(time_panels, share_panels, strict=True):
         assert share_axes.get_shared_x_axes().joined(time_axes, share_axes)
@@ -180,7 +181,20 @@ def test_distances_typed_out_of_order_are_drawn_in_order() -> None:
 
 def test_the_scenario_command_writes_the_plot(tmp_path) -> None:
     target = tmp_path / "env3.png"
-    result = CliRunner().invoke(cli, ["scenario", "gdps-env3", "--distance", "0..20km", "--points", "5",
-                                      "--plot", str(target), "--format", "csv"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "scenario",
+            "gdps-env3",
+            "--distance",
+            "0..20km",
+            "--points",
+            "5",
+            "--plot",
+            str(target),
+            "--format",
+            "csv",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert target.read_bytes().startswith(b"\x89PNG")

@@ -52,8 +52,10 @@ def test_a_goal_that_holds_to_the_end_of_the_search_gives_no_distance_only_that_
 
 
 def test_the_goal_seek_answer_is_the_same_however_far_it_may_search() -> None:
-    answers = [json.loads(run(["gdps-env3", "--max-distance", "--up-to", up_to, "--format", "json"]).output)
-               for up_to in ("300km", "100000km", "1e9km")]
+    answers = [
+        json.loads(run(["gdps-env3", "--max-distance", "--up-to", up_to, "--format", "json"]).output)
+        for up_to in ("300km", "100000km", "1e9km")
+    ]
     assert len({(a["max_distance[km]"], a["breaking_member"]) for a in answers}) == 1
     assert answers[0]["max_distance[km]"] < 300
 
@@ -80,10 +82,14 @@ def test_a_run_gives_the_terminals_with_an_answer_at_its_first_and_last_distance
     records = json.loads(run([*SWEEP, "--format", "json"]).stdout)["results"]
     fits = {(r["distance[km]"], r["member"]): r["terminals_with_answer"] for r in records}
     text = " ".join(run([*SWEEP, "--no-breakdown"]).output.split())
-    found = re.search(r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 130 km and (\d+) in all"
-                      r" \(G1P1 (\d+), G1P2 (\d+)\) at 300 km still have an answer", text)
+    found = re.search(
+        r"up to (\d+) in all \(G1P1 (\d+), G1P2 (\d+)\) at 130 km and (\d+) in all"
+        r" \(G1P1 (\d+), G1P2 (\d+)\) at 300 km still have an answer",
+        text,
+    )
     assert found and [int(n) for n in found.groups()] == [
-        fits[km, member] for km in (130, 300) for member in ("all", "G1P1", "G1P2")]
+        fits[km, member] for km in (130, 300) for member in ("all", "G1P1", "G1P2")
+    ]
     assert fits[130, "all"] != fits[300, "all"]  # else the note would give one population
 
 
@@ -113,8 +119,9 @@ def remedies(output: str) -> list[str]:
 
 
 def test_a_run_is_split_where_its_remedies_change(tmp_path) -> None:
-    result = run([env3_with(tmp_path, terminals="2000"), "--distance", "0..20km", "--points", "3",
-                  "--no-breakdown"])
+    result = run(
+        [env3_with(tmp_path, terminals="2000"), "--distance", "0..20km", "--points", "3", "--no-breakdown"]
+    )
     text = " ".join(result.output.split())
     assert "At 0 km no response time exists" in text and "From 10 km to 20 km (2 distances)" in text
     assert remedies(result.output) == ["Fewer terminals", "Fewer terminals or a shorter distance"]
@@ -128,15 +135,19 @@ def test_a_shorter_distance_is_no_remedy_at_0_km(tmp_path) -> None:
 def test_more_subchannels_are_no_remedy_where_the_wait_for_them_is_a_sliver() -> None:
     # Environment 3 (7 subchannels) at 300 km, 46 terminals per member: G1P2 waits 2.6 ms of 739 ms
     assert remedies(run(["gdps-env3", "--distance", "300km", "--no-breakdown"]).output) == [
-        "Fewer terminals or a shorter distance"]
+        "Fewer terminals or a shorter distance"
+    ]
 
 
 def test_more_subchannels_are_a_remedy_where_the_wait_for_them_is_material(tmp_path) -> None:
     # one subchannel per path: at 20 km G1P2 waits for it most of its response time
-    result = run([env3_with(tmp_path, subchannels="1", terminals="2000"), "--distance", "0km,20km",
-                  "--no-breakdown"])
-    assert remedies(result.output) == ["Fewer terminals or more subchannels",
-                                       "Fewer terminals, more subchannels or a shorter distance"]
+    result = run(
+        [env3_with(tmp_path, subchannels="1", terminals="2000"), "--distance", "0km,20km", "--no-breakdown"]
+    )
+    assert remedies(result.output) == [
+        "Fewer terminals or more subchannels",
+        "Fewer terminals, more subchannels or a shorter distance",
+    ]
 
 
 def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch) -> None:
@@ -159,8 +170,11 @@ def env2_thrashing_far(tmp_path, subchannels: int = 7) -> str:
     from qmodel.scenario.files import shipped_scenarios
 
     text = shipped_scenarios()["gdps-env2"].read_text(encoding="utf-8")
-    for key, value in (("lockable_items", "1500"), ("response_time", '"10s"'),
-                       ("subchannels", str(subchannels))):
+    for key, value in (
+        ("lockable_items", "1500"),
+        ("response_time", '"10s"'),
+        ("subchannels", str(subchannels)),
+    ):
         text, count = re.subn(rf"(?m)^{key} = .*$", f"{key} = {value}", text)
         assert count
     path = tmp_path / "env2.toml"
@@ -168,10 +182,13 @@ def env2_thrashing_far(tmp_path, subchannels: int = 7) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("subchannels, expected", [
-    (7, "fewer terminals or a shorter distance give one back"),
-    (1, "fewer terminals, more subchannels or a shorter distance give one back"),
-])
+@pytest.mark.parametrize(
+    "subchannels, expected",
+    [
+        (7, "fewer terminals or a shorter distance give one back"),
+        (1, "fewer terminals, more subchannels or a shorter distance give one back"),
+    ],
+)
 def test_the_goal_seek_names_only_the_remedies_that_apply_past_its_distance(tmp_path, subchannels, expected):
     text = " ".join(run([env2_thrashing_far(tmp_path, subchannels), "--max-distance"]).output.split())
     assert "lock contention thrashes" in text and f"({expected})" in text and "lockable-item" not in text
@@ -204,8 +221,10 @@ def test_the_goal_seek_at_0_km_names_no_shorter_distance(tmp_path) -> None:
 def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str) -> None:
     result = run(["gdps-env3", "--distance", "20,250,300km", "--format", fmt])
     assert result.exit_code == 1
-    assert result.stderr == "failed: no response time exists where lock contention thrashes at 250, 300 km" \
-                            " (--format table says what helps)\n"
+    assert (
+        result.stderr == "failed: no response time exists where lock contention thrashes at 250, 300 km"
+        " (--format table says what helps)\n"
+    )
 
 
 def test_a_long_run_of_thrashing_distances_is_named_by_its_ends() -> None:
@@ -254,8 +273,12 @@ def test_floats_carry_twelve_significant_digits_as_the_readme_says_and_no_binary
         records = json.loads(output)["results"]
         values = [v for record in records for v in record.values() if isinstance(v, float)]
     else:
-        values = [float(cell) for row in list(csv.reader(io.StringIO(output)))[1:] for cell in row
-                  if re.fullmatch(r"-?[\d.]+(e-?\d+)?", cell)]
+        values = [
+            float(cell)
+            for row in list(csv.reader(io.StringIO(output)))[1:]
+            for cell in row
+            if re.fullmatch(r"-?[\d.]+(e-?\d+)?", cell)
+        ]
     assert max(digits(value) for value in values) == 12  # G1P1's R is 55.1268716962 ms, not 55.1269
     assert all(digits(value) <= 12 for value in values)
 
@@ -390,12 +413,17 @@ def test_an_unknown_scenario_name_says_where_the_shipped_files_are() -> None:
     assert str(shipped_scenarios()["gdps-env1"].parent) in result.output and "--list" in result.output
 
 
-@pytest.mark.parametrize("args, echoed", [
-    (["--transactions", "3394", "syncreads=92.3K"], "syncreads = 92.3K (did you mean sync_reads?)"),
-    (["--transactions", "0", "sync_reads=5"], "--transactions = 0;"),
-    (["--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K", "GBP8P.total=100K"],
-     "GBP8P.total = 100K"),
-])
+@pytest.mark.parametrize(
+    "args, echoed",
+    [
+        (["--transactions", "3394", "syncreads=92.3K"], "syncreads = 92.3K (did you mean sync_reads?)"),
+        (["--transactions", "0", "sync_reads=5"], "--transactions = 0;"),
+        (
+            ["--transactions", "3394", "GBP8P.sync=21K", "GBP8P.async=199K", "GBP8P.total=100K"],
+            "GBP8P.total = 100K",
+        ),
+    ],
+)
 def test_a_profile_error_echoes_the_value_as_typed(args: list[str], echoed: str) -> None:
     result = CliRunner().invoke(cli, ["scenario-profile", *args])
     assert result.exit_code == 2 and echoed in result.output

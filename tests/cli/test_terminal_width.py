@@ -15,15 +15,44 @@ from qmodel.output import format_number, key_columns, print_table, terminal_widt
 COMMANDS = [
     ["calc", "mmc", "arrival_rate=35K", "service_time=150us", "servers=8"],
     ["sweep", "mmc", "arrival_rate=10K..50K", "--steps", "5", "service_time=150us", "servers=8"],
-    ["sweep", "backend_load", "io_rate=50K..250K", "--steps", "9", "read_fraction=56.5%",
-     "read_hit_ratio=95%", "destage_rate=10%", "drives=360"],
+    [
+        "sweep",
+        "backend_load",
+        "io_rate=50K..250K",
+        "--steps",
+        "9",
+        "read_fraction=56.5%",
+        "read_hit_ratio=95%",
+        "destage_rate=10%",
+        "drives=360",
+    ],
     ["solve", "mmc", "response_time=0.16ms", "--for", "servers", "arrival_rate=35K", "service_time=150us"],
     ["subchannels", "--delayed", "31.1%"],
-    ["mirror-timeline", "--write-rate", "250MB/s", "--bandwidth", "361MB/s", "--burst", "60GB",
-     "--burst-rate", "1GB/s", "--burst-at", "9min"],
+    [
+        "mirror-timeline",
+        "--write-rate",
+        "250MB/s",
+        "--bandwidth",
+        "361MB/s",
+        "--burst",
+        "60GB",
+        "--burst-rate",
+        "1GB/s",
+        "--burst-at",
+        "9min",
+    ],
     ["formula", "list"],
-    ["mva", "--service-time", "0.125,0.3,0.2", "--visits", "16,10,5", "--think-time", "4",
-     "--population", "1..20"],
+    [
+        "mva",
+        "--service-time",
+        "0.125,0.3,0.2",
+        "--visits",
+        "16,10,5",
+        "--think-time",
+        "4",
+        "--population",
+        "1..20",
+    ],
 ]
 
 
@@ -50,8 +79,9 @@ def test_no_table_line_is_wider_than_80_columns(args: list[str]) -> None:
     assert max(len(line) for line in result.output.splitlines()) <= 80
 
 
-@pytest.mark.parametrize("args", [a for a in COMMANDS if a[0] not in ("formula", "mva")],
-                         ids=lambda args: " ".join(args[:2]))
+@pytest.mark.parametrize(
+    "args", [a for a in COMMANDS if a[0] not in ("formula", "mva")], ids=lambda args: " ".join(args[:2])
+)
 def test_every_number_of_the_json_appears_whole_in_the_80_column_table(args: list[str]) -> None:
     table = run(args).output
     tokens = set(re.findall(r"[-+0-9.e]+", table))
@@ -113,8 +143,11 @@ def test_minus_zero_is_shown_as_zero() -> None:
 def member_rows():
     """Rows identified by two columns, as a scenario prints them: three members per distance."""
     columns = ["distance [km]", "member", *(f"component_{i} [ms]" for i in range(8))]
-    rows = [[float(distance), member, *(1000.25 + i + distance for i in range(8))]
-            for distance in (0, 20, 40) for member in ("G1P1", "G1P2", "all")]
+    rows = [
+        [float(distance), member, *(1000.25 + i + distance for i in range(8))]
+        for distance in (0, 20, 40)
+        for member in ("G1P1", "G1P2", "all")
+    ]
     return columns, rows
 
 
@@ -197,8 +230,9 @@ def test_a_header_never_puts_a_number_and_its_unit_on_two_lines(columns: str) ->
 def test_a_title_keeps_a_number_with_the_word_after_it() -> None:
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        print_table(["distance [km]", "R [ms]"], [[20.0, 55.0]], title="response time here at 70 km",
-                    width=40)
+        print_table(
+            ["distance [km]", "R [ms]"], [[20.0, 55.0]], title="response time here at 70 km", width=40
+        )
     text = buffer.getvalue()
     assert "70 km" in text and "at 70 \n" not in text and "at 70\n" not in text
 

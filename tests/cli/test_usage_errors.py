@@ -11,16 +11,19 @@ def run(*args: str):
     return CliRunner().invoke(cli, list(args), prog_name="qmodel")
 
 
-@pytest.mark.parametrize("args, command", [
-    (["scenario", "gdps-env3", "--points", "1e6"], "qmodel scenario"),
-    (["validate", "--format", "xml"], "qmodel validate"),
-    (["scenario-profile", "--transactions", "3394"], "qmodel scenario-profile"),
-    (["scenario", "gdps-env2", "--distance", "70", "km"], "qmodel scenario"),
-    (["scenario", "gdps-env2", "--distance"], "qmodel scenario"),
-    (["--bogus"], "qmodel"),
-    (["nosuch"], "qmodel"),
-    (["formula", "shw"], "qmodel formula"),
-])
+@pytest.mark.parametrize(
+    "args, command",
+    [
+        (["scenario", "gdps-env3", "--points", "1e6"], "qmodel scenario"),
+        (["validate", "--format", "xml"], "qmodel validate"),
+        (["scenario-profile", "--transactions", "3394"], "qmodel scenario-profile"),
+        (["scenario", "gdps-env2", "--distance", "70", "km"], "qmodel scenario"),
+        (["scenario", "gdps-env2", "--distance"], "qmodel scenario"),
+        (["--bogus"], "qmodel"),
+        (["nosuch"], "qmodel"),
+        (["formula", "shw"], "qmodel formula"),
+    ],
+)
 def test_a_usage_error_is_one_error_line_with_status_2_naming_the_help(args: list[str], command: str) -> None:
     result = run(*args)
     assert result.exit_code == 2
@@ -36,7 +39,7 @@ def test_a_value_of_the_wrong_type_names_the_option_and_the_value() -> None:
 
 def test_a_unit_typed_apart_from_its_number_gets_the_value_written_as_one_word() -> None:
     output = run("scenario", "gdps-env2", "--distance", "70", "km").output
-    assert 'extra argument (km)' in output and '--distance 70km' in output and '--distance "70 km"' in output
+    assert "extra argument (km)" in output and "--distance 70km" in output and '--distance "70 km"' in output
 
 
 def test_a_second_value_is_not_taken_for_a_unit() -> None:
@@ -53,11 +56,21 @@ def test_a_unit_typed_apart_from_its_number_in_name_value_pairs_gets_the_pair_wr
     assert result.exit_code == 2 and "allowed: service_time=1ms" in result.output
 
 
-@pytest.mark.parametrize("number, word, apart", [
-    ("70", "km", True), ("5", "/s", True), ("190", "K", True), ("80", "%", True), ("1e3", "us", True),
-    ("1.", "ms", True),  # a number ending in its point is a number still
-    ("70", "5km", False), ("800", "service_time", False), ("1ms", "x", False), ("G1", "ms", False),
-])
+@pytest.mark.parametrize(
+    "number, word, apart",
+    [
+        ("70", "km", True),
+        ("5", "/s", True),
+        ("190", "K", True),
+        ("80", "%", True),
+        ("1e3", "us", True),
+        ("1.", "ms", True),  # a number ending in its point is a number still
+        ("70", "5km", False),
+        ("800", "service_time", False),
+        ("1ms", "x", False),
+        ("G1", "ms", False),
+    ],
+)
 def test_a_unit_apart_is_a_word_of_letters_after_a_number_alone(number: str, word: str, apart: bool) -> None:
     from qmodel.cli.common import unit_apart
 

@@ -45,8 +45,11 @@ def test_the_report_opens_with_the_scorecard_whole_at_any_width(columns: int) ->
         assert {str(study["predictions"]), str(study["within_tolerance"]), str(study["misses"])} <= set(words)
         if columns == 80:  # one study per line, its numbers beside it
             line = next(line for line in head.splitlines() if line.split()[:1] == [study["study"]])
-            assert line.split()[1:4] == [str(study["predictions"]), str(study["within_tolerance"]),
-                                         str(study["paper_slips"])]
+            assert line.split()[1:4] == [
+                str(study["predictions"]),
+                str(study["within_tolerance"]),
+                str(study["paper_slips"]),
+            ]
 
 
 def test_piped_the_report_is_80_columns_and_opens_with_the_scorecard() -> None:

@@ -30,6 +30,7 @@ def solve_mixed(model):
     result = solve(model)
     return result, result
 
+
 LAZOWSKA = network([[1 / 10, 1 / 3], [2 / 5, 1]], visits=[[10, 9], [5, 4]], population=[1, 1])
 
 
@@ -39,10 +40,15 @@ def test_schweitzer_on_the_lazowska_example_is_within_three_percent() -> None:
 
 
 def test_linearizer_is_closer_to_exact_than_schweitzer() -> None:
-    model = network([[0.1, 0.2, 0.3, 0.05], [0.3, 0.1, 0.1, 0.2], [0.2, 0.2, 0.2, 0.2]],
-                    population=[10, 5, 8], think_time=[1, 2, 0])
-    assert (approximation_error(linearizer(model))["throughput"]
-            < approximation_error(schweitzer(model))["throughput"] / 5)
+    model = network(
+        [[0.1, 0.2, 0.3, 0.05], [0.3, 0.1, 0.1, 0.2], [0.2, 0.2, 0.2, 0.2]],
+        population=[10, 5, 8],
+        think_time=[1, 2, 0],
+    )
+    assert (
+        approximation_error(linearizer(model))["throughput"]
+        < approximation_error(schweitzer(model))["throughput"] / 5
+    )
 
 
 @settings(max_examples=40, deadline=None)

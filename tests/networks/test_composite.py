@@ -29,8 +29,11 @@ def test_the_bounds_hold_on_queues_without_think_time(net) -> None:
     """The balanced upper bound's own case (no delay, no think time)."""
     from dataclasses import replace
 
-    queues_only = replace(net, stations=tuple(replace(s, kind="queue") for s in net.stations),
-                          think_times=np.zeros(len(net.classes)))
+    queues_only = replace(
+        net,
+        stations=tuple(replace(s, kind="queue") for s in net.stations),
+        think_times=np.zeros(len(net.classes)),
+    )
     exact = solve(queues_only)
     bounds = composite_bounds(queues_only, queues_only.populations)
     closed = queues_only.populations > 0

@@ -22,8 +22,12 @@ def test_bolch_two_class_example_with_a_two_server_station() -> None:
     # Bolch, Greiner, de Meer & Trivedi (2006), 2nd ed., p. 337 (as transcribed in Octave's qncmmva.m
     # test block): station 1 two servers S = 0.2, station 2 S = (0.4, 0.6), station 3 delay S = (1, 2),
     # V = [[1, 0.6, 0.4], [1, 0.3, 0.7]], N = (2, 1); printed Q to 3 decimals, X at station 1
-    net = network([[0.2, 0.4, 1], [0.2, 0.6, 2]], visits=[[1, 0.6, 0.4], [1, 0.3, 0.7]],
-                  servers=[2, 1, "delay"], population=[2, 1])
+    net = network(
+        [[0.2, 0.4, 1], [0.2, 0.6, 2]],
+        visits=[[1, 0.6, 0.4], [1, 0.3, 0.7]],
+        servers=[2, 1, "delay"],
+        population=[2, 1],
+    )
     result = solve(net)
     printed = np.array([[0.428, 0.726, 0.845], [0.108, 0.158, 0.734]])
     assert result.queue_length == pytest.approx(printed, abs=0.0005)
@@ -42,18 +46,26 @@ def test_schwetman_two_class_example_table_5() -> None:
 
 def test_multi_class_ld_and_three_server_station_computed_reference() -> None:
     # computed: brute-force product-form enumeration (10 digits)
-    net = network([[0.3, 0.5, 0.2, 2.0], [0.6, 0.1, 0.4, 1.0]], servers=[1, 1, 3, "delay"],
-                  rates=[[1, 1.8, 2.4, 2.8, 3.0], None, None, None], think_time=[1.5, 0.5], population=[3, 2])
+    net = network(
+        [[0.3, 0.5, 0.2, 2.0], [0.6, 0.1, 0.4, 1.0]],
+        servers=[1, 1, 3, "delay"],
+        rates=[[1, 1.8, 2.4, 2.8, 3.0], None, None, None],
+        think_time=[1.5, 0.5],
+        population=[3, 2],
+    )
     result = solve(net)
     assert result.throughput == pytest.approx([0.6381530810, 0.7470599892], rel=1e-9)
     assert 1 - result.utilization[:, 0].sum() == pytest.approx(0.48232443996, rel=1e-9)
 
 
-@pytest.mark.parametrize(("population", "throughput"), [
-    (10, [0.6229978722, 0.6814188375]),
-    (50, [0.5702089134, 0.8595808026]),
-    (80, [0.5591953620, 0.8816092752]),
-])
+@pytest.mark.parametrize(
+    ("population", "throughput"),
+    [
+        (10, [0.6229978722, 0.6814188375]),
+        (50, [0.5702089134, 0.8595808026]),
+        (80, [0.5591953620, 0.8816092752]),
+    ],
+)
 def test_saturated_eight_server_station_two_classes_stays_exact(population, throughput) -> None:
     # computed: float64 positive-term convolution; Octave's qncmmva gives X < 0 at (50, 50)
     net = network([[8, 0.5, 2], [4, 0.8, 5]], servers=[8, 1, "delay"], population=[population] * 2)
@@ -62,18 +74,22 @@ def test_saturated_eight_server_station_two_classes_stays_exact(population, thro
 
 def test_mixed_network_with_a_two_server_station() -> None:
     # computed: brute force (open jobs summed to 400) = LINE pfqn_mvaldmx to 9 digits
-    net = network([[1.0, 0.4], [1.2, 0.5]], servers=[2, 1], think_time=[3, 0], population=[4, 0],
-                  arrival_rate=[0, 0.5])
+    net = network(
+        [[1.0, 0.4], [1.2, 0.5]], servers=[2, 1], think_time=[3, 0], population=[4, 0], arrival_rate=[0, 0.5]
+    )
     result = solve(net)
     assert result.throughput[0] == pytest.approx(0.7712062842, rel=1e-9)
     assert result.queue_length[0] == pytest.approx([1.1091545752, 0.5772265721], rel=1e-9)
     assert result.queue_length[1] == pytest.approx([0.9779293946, 0.5257421907], rel=1e-9)
 
 
-@pytest.mark.parametrize(("think", "lower", "upper"), [
-    (0, [4.3040, 6.6859, 8.1521, 9.0947, 9.8233], [4.3174, 6.7524, 8.2690, 9.2431, 9.8765]),
-    (1, [1.4319, 3.3432, 5.7569, 8.0856, 9.7147], [1.5195, 3.5582, 6.1410, 8.6467, 9.8594]),
-])
+@pytest.mark.parametrize(
+    ("think", "lower", "upper"),
+    [
+        (0, [4.3040, 6.6859, 8.1521, 9.0947, 9.8233], [4.3174, 6.7524, 8.2690, 9.2431, 9.8765]),
+        (1, [1.4319, 3.3432, 5.7569, 8.0856, 9.7147], [1.5195, 3.5582, 6.1410, 8.6467, 9.8594]),
+    ],
+)
 def test_geometric_bounds_reproduce_casale_muntz_serazzi_tables_4_and_5(think, lower, upper) -> None:
     # Casale, Muntz & Serazzi (2008), IEEE Trans. Computers 57(6), Tables IV and V (values as transcribed
     # in Octave's qncsgb.m test blocks): loadings [0.1, 0.1, 0.09, 0.08], N = 2, 5, 10, 20, 80
@@ -138,10 +154,15 @@ def test_geometric_bounds_contain_exact_and_are_tighter_than_asymptotic_past_the
 @given(multi_class_networks(max_population=4, load_dependent=False), st.integers(2, 6))
 def test_ld_with_c_server_rates_equals_the_multi_server_station(net, servers) -> None:
     others = len(net.stations) - 1
-    multi = network(net.demands, servers=[servers] + [1] * others, population=net.populations,
-                    think_time=net.think_times)
-    rates = network(net.demands, rates=[list(range(1, servers + 1))] + [None] * others,
-                    population=net.populations, think_time=net.think_times)
+    multi = network(
+        net.demands, servers=[servers] + [1] * others, population=net.populations, think_time=net.think_times
+    )
+    rates = network(
+        net.demands,
+        rates=[list(range(1, servers + 1))] + [None] * others,
+        population=net.populations,
+        think_time=net.think_times,
+    )
     assert solve(rates).throughput == pytest.approx(solve(multi).throughput, rel=1e-9)
 
 
@@ -160,8 +181,11 @@ def test_open_ld_station_with_c_server_rates_is_the_mmc_queue(servers, load) -> 
     demand = 0.01
     rate = load * servers / demand
     multi = solve(network([demand], servers=[servers], arrival_rate=rate))
-    rates = solve(network([demand], rates=[list(range(1, servers + 1))] if servers > 1 else [[1.0, 1.0]],
-                          arrival_rate=rate))
+    rates = solve(
+        network(
+            [demand], rates=[list(range(1, servers + 1))] if servers > 1 else [[1.0, 1.0]], arrival_rate=rate
+        )
+    )
     assert rates.response_time == pytest.approx(multi.response_time, rel=1e-9)
 
 
@@ -179,10 +203,14 @@ def test_open_ld_station_agrees_with_its_birth_death_sum() -> None:
 @given(multi_class_networks(max_classes=2, max_population=4, load_dependent=True))
 def test_mixed_network_with_a_vanishing_open_class_is_the_closed_network(net) -> None:
     demands = np.vstack([net.demands, net.demands[:1]])
-    mixed = network(demands, servers=[s.label.split()[0] if s.infinite else 1 for s in net.stations],
-                    rates=[None if s.infinite else list(s.rate_table) for s in net.stations],
-                    population=[*net.populations, 0], think_time=[*net.think_times, 0],
-                    arrival_rate=[0] * len(net.classes) + [1e-12])
+    mixed = network(
+        demands,
+        servers=[s.label.split()[0] if s.infinite else 1 for s in net.stations],
+        rates=[None if s.infinite else list(s.rate_table) for s in net.stations],
+        population=[*net.populations, 0],
+        think_time=[*net.think_times, 0],
+        arrival_rate=[0] * len(net.classes) + [1e-12],
+    )
     assert solve(mixed).throughput[:-1] == pytest.approx(solve(net).throughput, rel=1e-8)
 
 
@@ -204,8 +232,9 @@ def test_sweep_keeps_stations_only_at_the_populations_asked_for() -> None:
 @pytest.mark.parametrize("rate", [0.1, 0.5, 0.8])
 def test_mixed_network_closed_classes_lie_within_their_bounds(rate) -> None:
     # the mixed two-server network above, open rate varied: bounds on the stations the open load leaves
-    net = network([[1.0, 0.4], [1.2, 0.5]], servers=[2, 1], think_time=[3, 0], population=[4, 0],
-                  arrival_rate=[0, rate])
+    net = network(
+        [[1.0, 0.4], [1.2, 0.5]], servers=[2, 1], think_time=[3, 0], population=[4, 0], arrival_rate=[0, rate]
+    )
     x = solve(net).throughput[0]
     bounds = class_bounds(closed_part(net)[0], np.array([4]))
     assert bounds.throughput_lower[0] <= x <= bounds.throughput_upper[0]
@@ -221,7 +250,7 @@ def test_a_falling_rate_table_converges_and_linearizer_stays_close() -> None:
 def _geometric_reference(loadings, think, populations):
     """The module docstring's formulas written out with numpy, population by population (no shortcuts)."""
     total, top = loadings.sum(), loadings.max()
-    sigma = (loadings ** 2).sum() / total
+    sigma = (loadings**2).sum() / total
     light = loadings[loadings < top]
     lower, upper = [], []
     for n in populations.astype(float):
@@ -235,8 +264,8 @@ def _geometric_reference(loadings, think, populations):
         base = think + total + top * previous
         b_lower = base - ((top - light) * q(light * previous / (base))).sum()
         b_upper = base - ((top - light) * q(light * min(1 / top, estimate))).sum()
-        lower.append(2 * n / (b_lower + np.sqrt(max(b_lower ** 2 - 4 * think * top * previous, 0))))
-        upper.append(2 * n / (b_upper + np.sqrt(max(b_upper ** 2 - 4 * think * top * n, 0))))
+        lower.append(2 * n / (b_lower + np.sqrt(max(b_lower**2 - 4 * think * top * previous, 0))))
+        upper.append(2 * n / (b_upper + np.sqrt(max(b_upper**2 - 4 * think * top * n, 0))))
     return np.array(lower), np.array(upper)
 
 
@@ -268,7 +297,7 @@ def test_geometric_bounds_past_the_grid_hold_only_loosen_and_agree_however_asked
         alone = geometric_bounds(queues, think, np.array([1234, 2999, 41]))
     exact_lower, exact_upper = _geometric_reference(queues, think, populations)
     assert np.all(lower <= exact_lower * (1 + 1e-12)) and np.all(upper >= exact_upper * (1 - 1e-12))
-    on = grid[grid <= 3000] - 1                                # (the last may lie past N)
+    on = grid[grid <= 3000] - 1  # (the last may lie past N)
     assert lower[on] == pytest.approx(exact_lower[on], rel=1e-12)
     assert upper[on] == pytest.approx(exact_upper[on], rel=1e-12)
     assert 40 < grid.size < 40 + np.log(3000 / 40) / np.log(1.05) + 2

@@ -30,14 +30,14 @@ def cpu(call) -> float:
 
 @pytest.fixture(autouse=True)
 def compiled(monkeypatch):
-    monkeypatch.setattr(kernels, "COMPILE_FROM", 0.0)       # as at the limit: compiled
+    monkeypatch.setattr(kernels, "COMPILE_FROM", 0.0)  # as at the limit: compiled
 
 
 @pytest.mark.parametrize("stations, servers", [(300, []), (20, [2] * 14), (40, [4] * 10), (10, [8] * 3)])
 def test_a_sweeps_estimate_is_within_twice_its_cpu(stations, servers) -> None:
     demands = np.random.default_rng(1).uniform(0.1, 1.0, stations)
     net = network(demands, servers=servers + [1] * (stations - len(servers)), think_time=10.0, population=1)
-    population = int(SECONDS / exact.point_seconds(net.within(10 ** 9), 1))
+    population = int(SECONDS / exact.point_seconds(net.within(10**9), 1))
     net = net.within(population)
     exact.sweep(net, 10)
     estimate = exact.estimate_sweep(net, population)[1]

@@ -155,8 +155,9 @@ def test_multi_class_mva_with_one_class_agrees_with_single_class(model) -> None:
     lattice = lattice_solution(model)
     sweep = solve(model)
     assert lattice.throughput == pytest.approx(sweep.throughput, rel=1e-12)
-    assert lattice.residence_time * lattice.throughput[:, None] == pytest.approx(sweep.queue_length,
-                                                                                   rel=1e-12, abs=1e-15)
+    assert lattice.residence_time * lattice.throughput[:, None] == pytest.approx(
+        sweep.queue_length, rel=1e-12, abs=1e-15
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -187,15 +188,15 @@ def test_each_complement_holds_every_other_load_dependent_station_once(stations)
             held.append(int(added[node]))
             node = parent[node]
         assert sorted(held) == [s for s in range(stations) if s != m]
-    assert added.size <= stations * np.ceil(np.log2(max(stations, 2)))     # not 2^M
-    assert np.all(parent < np.arange(added.size))                            # parents first
+    assert added.size <= stations * np.ceil(np.log2(max(stations, 2)))  # not 2^M
+    assert np.all(parent < np.arange(added.size))  # parents first
 
 
 @settings(max_examples=30, deadline=None)
 @given(multi_class_networks(max_population=5, load_dependent=True))
 def test_interpreted_and_compiled_kernels_agree(model) -> None:
     with patch.object(exact.LATTICE_KERNEL, "_compiled", None):
-        interpreted = lattice_solution(model)                  # small work: run as Python
+        interpreted = lattice_solution(model)  # small work: run as Python
     with patch.object(kernels, "COMPILE_FROM", 0.0):
         compiled = lattice_solution(model)
     assert exact.LATTICE_KERNEL._compiled is not None

@@ -12,13 +12,16 @@ CYCLE = [[0, 1, 0], [0, 0, 1], [1, 0, 0]]
 CENTRAL = [[0, 0.5, 0.5], [1, 0, 0], [1, 0, 0]]
 
 
-@pytest.mark.parametrize(("buffers", "service", "routing", "population", "printed"), [
-    ([12, 10, 14], [1, 1 / 2, 1 / 3], CYCLE, 27, [11.80, 1.66, 14.4]),      # section v), p. 422
-    ([4, 5, 5], [1.5, 2, 1], CYCLE, 10, [6.925, 8.061, 4.185]),             # example 2 i), p. 424
-    ([4, 5, 5], [1.5, 2, 1], CYCLE, 12, [7.967, 9.019, 8.011]),             # example 2 ii)
-    ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 10, [1.674, 5.007, 7.639]),       # example 3 i)
-    ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 12, [2.166, 5.372, 6.567]),       # example 3 ii)
-])
+@pytest.mark.parametrize(
+    ("buffers", "service", "routing", "population", "printed"),
+    [
+        ([12, 10, 14], [1, 1 / 2, 1 / 3], CYCLE, 27, [11.80, 1.66, 14.4]),  # section v), p. 422
+        ([4, 5, 5], [1.5, 2, 1], CYCLE, 10, [6.925, 8.061, 4.185]),  # example 2 i), p. 424
+        ([4, 5, 5], [1.5, 2, 1], CYCLE, 12, [7.967, 9.019, 8.011]),  # example 2 ii)
+        ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 10, [1.674, 5.007, 7.639]),  # example 3 i)
+        ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 12, [2.166, 5.372, 6.567]),  # example 3 ii)
+    ],
+)
 def test_akyildiz_mvablo_examples(buffers, service, routing, population, printed) -> None:
     # Akyildiz, "Mean value analysis for blocking queueing networks", IEEE TSE 14(2), 1988 (as transcribed
     # in Octave's qncsmvablo.m tests): response time per visit, printed to 2-3 decimals
@@ -28,15 +31,19 @@ def test_akyildiz_mvablo_examples(buffers, service, routing, population, printed
     assert result.per_visit_time[0] == pytest.approx(printed, abs=decimals * max(printed))
 
 
-@pytest.mark.parametrize(("buffers", "service", "routing", "population", "error"), [
-    ([12, 10, 14], [1, 1 / 2, 1 / 3], CYCLE, 27, -0.031),
-    ([4, 5, 5], [1.5, 2, 1], CYCLE, 10, 0.083),
-    ([4, 5, 5], [1.5, 2, 1], CYCLE, 12, 0.013),
-    ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 10, -0.083),
-    ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 12, 0.069),
-])
-def test_mvablo_against_the_chain_with_blocking_after_service(buffers, service, routing, population,
-                                                             error) -> None:
+@pytest.mark.parametrize(
+    ("buffers", "service", "routing", "population", "error"),
+    [
+        ([12, 10, 14], [1, 1 / 2, 1 / 3], CYCLE, 27, -0.031),
+        ([4, 5, 5], [1.5, 2, 1], CYCLE, 10, 0.083),
+        ([4, 5, 5], [1.5, 2, 1], CYCLE, 12, 0.013),
+        ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 10, -0.083),
+        ([8, 7, 6], [0.2, 1.2, 1.4], CENTRAL, 12, 0.069),
+    ],
+)
+def test_mvablo_against_the_chain_with_blocking_after_service(
+    buffers, service, routing, population, error
+) -> None:
     """The throughput error of MVABLO on Akyildiz's examples against the exact chain (BAS), as measured
     and quoted in docs/background/accuracy.md."""
     net = network(service, routing=routing, buffer=buffers, population=population)
@@ -47,8 +54,12 @@ def test_mvablo_against_the_chain_with_blocking_after_service(buffers, service, 
 def test_buffers_that_cannot_fill_leave_todays_answer() -> None:
     # Octave's "network which never blocks" (central server, buffers 50, 40 jobs) and any buffer ≥ N
     plain = network([1, 1 / 0.8, 1 / 0.4], routing=[[0, 0.7, 0.3], [1, 0, 0], [1, 0, 0]], population=40)
-    roomy = network([1, 1 / 0.8, 1 / 0.4], routing=[[0, 0.7, 0.3], [1, 0, 0], [1, 0, 0]], population=40,
-                    buffer=[50, 50, 40])
+    roomy = network(
+        [1, 1 / 0.8, 1 / 0.4],
+        routing=[[0, 0.7, 0.3], [1, 0, 0], [1, 0, 0]],
+        population=40,
+        buffer=[50, 50, 40],
+    )
     same, today = solve(roomy), solve(plain)
     assert same.method == "exact"
     assert same.queue_length == pytest.approx(today.queue_length, rel=1e-12)
@@ -74,9 +85,12 @@ def _open_networks(seed: int, count: int):
         classes = int(rng.integers(1, 3))
         routing = rng.uniform(size=(classes, stations, stations))
         routing *= (1 - rng.uniform(0.2, 0.6, (classes, stations, 1))) / routing.sum(axis=2, keepdims=True)
-        yield network(np.round(rng.uniform(0.2, 1.0, (classes, stations)), 2), routing=routing,
-                      arrival_rate=np.round(rng.uniform(0.2, 0.8, classes), 2).tolist(),
-                      buffer=rng.integers(2, 5, stations).tolist())
+        yield network(
+            np.round(rng.uniform(0.2, 1.0, (classes, stations)), 2),
+            routing=routing,
+            arrival_rate=np.round(rng.uniform(0.2, 0.8, classes), 2).tolist(),
+            buffer=rng.integers(2, 5, stations).tolist(),
+        )
 
 
 # (median, largest) relative error on 30 generated open networks, as measured when the decomposition was
@@ -93,8 +107,10 @@ def test_measured_error_of_the_loss_decomposition() -> None:
         station.append(float(np.max(np.abs(approximate.station_throughput / exact.station_throughput - 1))))
         through = [net.arrival_rates - result.lost.sum(axis=1) for result in (approximate, exact)]
         completed.append(float(np.max(np.abs(through[0] / through[1] - 1))))
-    summary = {name: (round(float(np.median(values)), 3), round(max(values), 3))
-               for name, values in (("station", station), ("completed", completed))}
+    summary = {
+        name: (round(float(np.median(values)), 3), round(max(values), 3))
+        for name, values in (("station", station), ("completed", completed))
+    }
     assert summary == MEASURED_LOSS
 
 
@@ -109,8 +125,9 @@ def test_what_the_approximations_do_not_take_is_sent_to_the_chain() -> None:
 
 def test_the_tandem_quoted_in_the_accuracy_page() -> None:
     """docs/background/accuracy.md: the decomposition loses more downstream than the chain does."""
-    net = network([0.5, 0.8, 0.4], routing=[[0, 1, 0], [0, 0, 1], [0, 0, 0]], buffer=[3, 2, 4],
-                  arrival_rate=1)
+    net = network(
+        [0.5, 0.8, 0.4], routing=[[0, 1, 0], [0, 0, 1], [0, 0, 0]], buffer=[3, 2, 4], arrival_rate=1
+    )
     decomposed, exact = solve(net).lost[0], solve(net, "ctmc").lost[0]
     assert round(decomposed[1], 3) == 0.226 and round(decomposed[2], 4) == 0.0033
     assert round(exact[1], 3) == 0.214 and round(exact[2], 4) == 0.0006

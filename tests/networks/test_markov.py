@@ -30,8 +30,9 @@ def test_the_chain_of_switching_classes_equals_their_chain_network() -> None:
     routing[0, 0, 0, 1], routing[0, 0, 0, 2], routing[0, 0, 1, 0] = 0.7, 0.2, 0.1
     routing[1, 0, 1, 1], routing[1, 0, 1, 2], routing[1, 0, 0, 0] = 0.3, 0.5, 0.2
     routing[0, 1, 0, 0] = routing[0, 2, 0, 0] = routing[1, 1, 1, 0] = routing[1, 2, 1, 0] = 1.0
-    net = network([[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]], routing=routing, population=[3, 0],
-                  servers=[1, "delay", 2])
+    net = network(
+        [[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]], routing=routing, population=[3, 0], servers=[1, "delay", 2]
+    )
     mva, chain = solve(net), solve(net, "ctmc")
     assert chain.queue_length == pytest.approx(mva.queue_length, rel=1e-9)
     assert chain.station_throughput == pytest.approx(mva.station_throughput, rel=1e-9)
@@ -41,8 +42,10 @@ def test_lcfs_preemptive_resume_is_product_form() -> None:
     """LCFS-PR with class-dependent service times: the chain (a stack per station) gives processor
     sharing's means (BCMP type 4), which exact MVA computes."""
     shared = network([[1, 2, 3], [2, 1, 0.5]], servers=[1, 3, 1], population=[3, 2])
-    stacked = replace(shared, stations=tuple(replace(s, scheduling="lcfs-pr") if s.kind == "queue" else s
-                                             for s in shared.stations))
+    stacked = replace(
+        shared,
+        stations=tuple(replace(s, scheduling="lcfs-pr") if s.kind == "queue" else s for s in shared.stations),
+    )
     chain = solve(stacked, "ctmc")
     assert chain.queue_length == pytest.approx(solve(shared).queue_length, rel=1e-9)
     assert solve(stacked).queue_length == pytest.approx(solve(shared).queue_length, rel=1e-15)
@@ -51,8 +54,9 @@ def test_lcfs_preemptive_resume_is_product_form() -> None:
 def test_fcfs_with_service_times_by_class_is_not_product_form() -> None:
     """The same network FCFS: the chain's answer moves away from processor sharing's."""
     shared = network([[1, 2, 3], [2, 1, 0.5]], servers=[1, 3, 1], population=[3, 2])
-    first_come = network([[1, 2, 3], [2, 1, 0.5]], servers=[1, 3, 1], population=[3, 2],
-                         scheduling=["fcfs"] * 3)
+    first_come = network(
+        [[1, 2, 3], [2, 1, 0.5]], servers=[1, 3, 1], population=[3, 2], scheduling=["fcfs"] * 3
+    )
     gap = np.abs(solve(first_come, "ctmc").throughput / solve(shared).throughput - 1)
     assert gap.max() > 0.01
 

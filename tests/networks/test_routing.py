@@ -35,18 +35,23 @@ def test_schwetman_figure_9_visits_per_cpu_visit() -> None:
     net = network([[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]], routing=_schwetman_figure_9(), population=[3, 0])
     assert net.chains.tolist() == [0, 0]
     assert net.visits / net.visits[:, :1] == pytest.approx(np.array([[1, 0.7, 0.2], [1, 0.3, 0.5]]))
-    assert net.visits[:, 0].sum() == pytest.approx(1.0)           # one cycle: one visit to the reference
+    assert net.visits[:, 0].sum() == pytest.approx(1.0)  # one cycle: one visit to the reference
 
 
 def test_class_switching_agrees_with_octave_qncmmva() -> None:
     # Octave queueing 1.2.7, qncmmva([3 0], S, P) with P of Schwetman's figure 9 (run here, 2025):
     # X(c, k) and Q(c, k) printed to 16 digits, quoted to 10
-    result = solve(network([[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]], routing=_schwetman_figure_9(),
-                           population=[3, 0]))
-    assert result.station_throughput == pytest.approx(np.array(
-        [[6.235851023, 4.365095716, 1.247170205], [3.117925512, 0.9353776535, 1.558962756]]), rel=1e-9)
-    assert result.queue_length == pytest.approx(np.array(
-        [[0.07672686573, 0.7523794393, 0.1630377222], [0.1918171643, 1.612241656, 0.2037971527]]), rel=1e-9)
+    result = solve(
+        network([[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]], routing=_schwetman_figure_9(), population=[3, 0])
+    )
+    assert result.station_throughput == pytest.approx(
+        np.array([[6.235851023, 4.365095716, 1.247170205], [3.117925512, 0.9353776535, 1.558962756]]),
+        rel=1e-9,
+    )
+    assert result.queue_length == pytest.approx(
+        np.array([[0.07672686573, 0.7523794393, 0.1630377222], [0.1918171643, 1.612241656, 0.2037971527]]),
+        rel=1e-9,
+    )
     assert result.per_visit_time[1, 1] == pytest.approx(1.723626441, rel=1e-9)
 
 
@@ -54,8 +59,11 @@ def test_schwetman_table_5_from_a_routing_matrix() -> None:
     # Schwetman (1982), table 5 p. 23: two classes, each cycling between a PS CPU and its own delay
     routing = np.zeros((2, 3, 2, 3))
     routing[0, 0, 0, 1] = routing[0, 1, 0, 0] = routing[1, 0, 1, 2] = routing[1, 2, 1, 0] = 1.0
-    result = solve(network([[0.025, 1, 15], [0.5, 1, 15]], routing=routing, servers=[1, "delay", "delay"],
-                           population=[15, 5]))
+    result = solve(
+        network(
+            [[0.025, 1, 15], [0.5, 1, 15]], routing=routing, servers=[1, "delay", "delay"], population=[15, 5]
+        )
+    )
     assert result.utilization[:, 0] == pytest.approx([0.358, 0.157], abs=5e-4)
     assert result.queue_length[:, 0] == pytest.approx([0.677, 0.293], abs=5e-4)
     assert result.per_visit_time[:, 0] == pytest.approx([0.047, 0.934], abs=5e-4)
@@ -77,8 +85,9 @@ def test_bolch_example_7_7_open_two_classes() -> None:
     assert net.visits == pytest.approx(np.array([[3.333, 2.292, 1.917], [10, 8.049, 8.415]]), abs=5e-4)
     result = solve(net)
     assert result.utilization.sum(axis=0) == pytest.approx([0.833, 0.442, 0.354], abs=5e-4)
-    assert result.queue_length == pytest.approx(np.array([[2.5, 0.342, 0.186], [2.5, 0.451, 0.362]]),
-                                                abs=1.5e-3)
+    assert result.queue_length == pytest.approx(
+        np.array([[2.5, 0.342, 0.186], [2.5, 0.451, 0.362]]), abs=1.5e-3
+    )
 
 
 def test_open_visits_count_arrivals_at_every_station() -> None:
@@ -91,7 +100,7 @@ def test_open_visits_count_arrivals_at_every_station() -> None:
     routing[1, 2, 1, 0], routing[1, 3, 1, 0] = 0.2, 0.16
     arrivals = np.array([[0.1, 0, 0, 0.1], [0, 0, 0.2, 0.1]])
     net = network(np.ones((2, 4)), routing=routing, arrival_rate=arrivals.tolist())
-    rates = net.visits * arrivals.sum(axis=1)[:, None]        # λ_ck, jobs per second
+    rates = net.visits * arrivals.sum(axis=1)[:, None]  # λ_ck, jobs per second
     flow = np.einsum("ri,risj->sj", rates, routing)
     assert rates == pytest.approx(arrivals + flow)
     assert net.arrival_rates == pytest.approx([0.2, 0.3])
@@ -116,13 +125,16 @@ def test_two_cycles_in_one_chain_are_refused() -> None:
         network(np.ones((2, 2)), routing=routing, population=[1, 1])
 
 
-@pytest.mark.parametrize(("routing", "kind", "message"), [
-    ([[0, 1.2], [1, 0]], "closed", "a probability from 0 to 1"),
-    ([[0, 0.7], [0.6, 0.6]], "closed", "summing to 1 at most"),
-    ([[0, 0.7], [1, 0]], "closed", "1 in a closed class"),
-    ([[0, 1], [1, 0]], "open", "jobs that never leave"),
-    ([[0, 1, 0], [1, 0, 0]], "closed", "2 × 2"),
-])
+@pytest.mark.parametrize(
+    ("routing", "kind", "message"),
+    [
+        ([[0, 1.2], [1, 0]], "closed", "a probability from 0 to 1"),
+        ([[0, 0.7], [0.6, 0.6]], "closed", "summing to 1 at most"),
+        ([[0, 0.7], [1, 0]], "closed", "1 in a closed class"),
+        ([[0, 1], [1, 0]], "open", "jobs that never leave"),
+        ([[0, 1, 0], [1, 0, 0]], "closed", "2 × 2"),
+    ],
+)
 def test_bad_routing_is_refused_naming_it(routing, kind, message) -> None:
     extra = {"population": 2} if kind == "closed" else {"arrival_rate": 1}
     with pytest.raises(InputError, match=message):
@@ -145,12 +157,13 @@ def routed(draw, open_: bool = False):
         rows = []
         for i in range(stations):
             row = draw(weights)
-            row[(i + 1) % stations] += 1                         # a cycle through every station
+            row[(i + 1) % stations] += 1  # a cycle through every station
             scale = sum(row) + (draw(st.integers(1, 3)) if open_ else 0)
             rows.append([w / scale for w in row])
         matrices.append(rows)
-    service = draw(st.lists(st.lists(st.floats(0.05, 2.0), min_size=stations, max_size=stations),
-                            min_size=2, max_size=2))
+    service = draw(
+        st.lists(st.lists(st.floats(0.05, 2.0), min_size=stations, max_size=stations), min_size=2, max_size=2)
+    )
     return np.array(matrices), np.array(service)
 
 
@@ -158,13 +171,18 @@ def routed(draw, open_: bool = False):
 @settings(max_examples=40, deadline=None)
 def test_without_switching_a_routing_matrix_is_its_visits(case, populations) -> None:
     routing, service = case
-    routed_net = network(service, routing=routing, population=populations, servers=[1, 2] + [1] *
-                         (service.shape[1] - 2))
-    for c in range(2):                                          # v = v P, one visit to the reference
+    routed_net = network(
+        service, routing=routing, population=populations, servers=[1, 2] + [1] * (service.shape[1] - 2)
+    )
+    for c in range(2):  # v = v P, one visit to the reference
         assert routed_net.visits[c] @ routing[c] == pytest.approx(routed_net.visits[c], abs=1e-12)
         assert routed_net.visits[c, 0] == pytest.approx(1.0)
-    by_visits = network(service, visits=routed_net.visits, population=populations,
-                        servers=[1, 2] + [1] * (service.shape[1] - 2))
+    by_visits = network(
+        service,
+        visits=routed_net.visits,
+        population=populations,
+        servers=[1, 2] + [1] * (service.shape[1] - 2),
+    )
     one, other = solve(routed_net), solve(by_visits)
     for field in ("throughput", "queue_length", "residence_time", "utilization"):
         assert getattr(one, field) == pytest.approx(getattr(other, field), rel=1e-12, abs=1e-15)
@@ -186,7 +204,7 @@ def test_classes_that_switch_at_random_are_one_class(case, population) -> None:
     whole = solve(network(service[0], routing=one, population=population))
     assert split.queue_length.sum(axis=0) == pytest.approx(whole.queue_length[0], rel=1e-10)
     assert split.station_throughput.sum(axis=0) == pytest.approx(whole.station_throughput[0], rel=1e-10)
-    assert split.queue_length.sum() == pytest.approx(population)             # the chain's jobs
+    assert split.queue_length.sum() == pytest.approx(population)  # the chain's jobs
 
 
 @given(routed(open_=True), st.floats(0.01, 0.2))
@@ -195,11 +213,11 @@ def test_open_flow_balance_and_littles_law(case, rate) -> None:
     routing, service = case
     net = network(service * 0.1, routing=routing, arrival_rate=[rate, rate / 2])
     if (net.arrival_rates[:, None] * net.demands).sum(axis=0).max() >= 1:
-        return                                                # saturated: refused elsewhere
+        return  # saturated: refused elsewhere
     result = solve(net)
     arrivals = np.zeros_like(net.visits)
     arrivals[:, 0] = [rate, rate / 2]
-    flow = result.station_throughput                          # λ_ck = λ⁰_ck + Σ λ_ri P[r, i, c, k]
+    flow = result.station_throughput  # λ_ck = λ⁰_ck + Σ λ_ri P[r, i, c, k]
     assert flow == pytest.approx(arrivals + np.einsum("ri,rij->rj", flow, routing), rel=1e-10)
     assert result.queue_length == pytest.approx(result.station_throughput * result.per_visit_time)
 
@@ -208,10 +226,15 @@ def test_a_mixed_network_with_an_open_chain_that_switches() -> None:
     """An open chain of two classes (only the first arrives from outside) with a closed class: the open
     chain's per-class figures add up to the one-class open chain's."""
     routing = np.zeros((3, 2, 3, 2))
-    routing[0, 0, 1, 1] = 1.0                  # open: class a at station 1 → class b at station 2, leaves
+    routing[0, 0, 1, 1] = 1.0  # open: class a at station 1 → class b at station 2, leaves
     routing[2, 0, 2, 1] = routing[2, 1, 2, 0] = 1.0
-    net = network([[0.1, 0.2], [0.3, 0.4], [0.2, 0.1]], routing=routing, arrival_rate=[2, 0, 0],
-                  population=[0, 0, 3], classes=["a", "b", "closed"])
+    net = network(
+        [[0.1, 0.2], [0.3, 0.4], [0.2, 0.1]],
+        routing=routing,
+        arrival_rate=[2, 0, 0],
+        population=[0, 0, 3],
+        classes=["a", "b", "closed"],
+    )
     assert net.open_classes.tolist() == [True, True, False]
     result = solve(net)
     assert result.station_throughput[:2] == pytest.approx(np.array([[2, 0], [0, 2]]))
@@ -230,8 +253,12 @@ def test_a_population_in_an_open_chain_is_refused() -> None:
 
 def test_think_time_in_a_switching_chain_is_refused() -> None:
     with pytest.raises(InputError, match="think_time"):
-        network([[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]], routing=_schwetman_figure_9(), population=[3, 0],
-                think_time=[1, 0])
+        network(
+            [[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]],
+            routing=_schwetman_figure_9(),
+            population=[3, 0],
+            think_time=[1, 0],
+        )
 
 
 SWITCHING_MODEL = """
@@ -272,18 +299,28 @@ def test_a_model_file_routes_as_python_does(tmp_path) -> None:
     path = tmp_path / "switching.toml"
     path.write_text(SWITCHING_MODEL)
     from_file = solve(load_network(path))
-    from_python = solve(network([[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]], routing=_schwetman_figure_9(),
-                                population=[3, 0], names=["cpu", "disk1", "disk2"], classes=["a", "b"]))
+    from_python = solve(
+        network(
+            [[0.01, 0.07, 0.10], [0.05, 0.7, 0.10]],
+            routing=_schwetman_figure_9(),
+            population=[3, 0],
+            names=["cpu", "disk1", "disk2"],
+            classes=["a", "b"],
+        )
+    )
     assert from_file.queue_length == pytest.approx(from_python.queue_length, rel=1e-15)
     assert from_file.network.chains.tolist() == [0, 0]
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (("service_time = [0.01, 0.05]", "demand = [0.01, 0.05]"), "service_time per visit only"),
-    (('to_class = "b"', 'to_class = "c"'), "a class name: a, b"),
-    (("matrix = [[0.1, 0, 0], [0, 0, 0], [0, 0, 0]]", "matrix = [[0.1, 0], [0, 0]]"), "3 × 3"),
-    (('name = "a"\npopulation = 3', 'name = "a"\npopulation = 3\nreference = "tape"'), "reference"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("service_time = [0.01, 0.05]", "demand = [0.01, 0.05]"), "service_time per visit only"),
+        (('to_class = "b"', 'to_class = "c"'), "a class name: a, b"),
+        (("matrix = [[0.1, 0, 0], [0, 0, 0], [0, 0, 0]]", "matrix = [[0.1, 0], [0, 0]]"), "3 × 3"),
+        (('name = "a"\npopulation = 3', 'name = "a"\npopulation = 3\nreference = "tape"'), "reference"),
+    ],
+)
 def test_a_bad_routing_table_is_named(tmp_path, change, message) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(SWITCHING_MODEL.replace(*change, 1))
@@ -293,14 +330,29 @@ def test_a_bad_routing_table_is_named(tmp_path, change, message) -> None:
 
 def test_the_cli_takes_a_routing_matrix() -> None:
     runner = CliRunner()
-    routed_run = runner.invoke(cli, ["mva", "--service-time", "1,2,3", "--routing", "0,1,0;0.5,0,0.5;1,0,0",
-                                     "--population", "3", "--format", "json"])
-    visits_run = runner.invoke(cli, ["mva", "--service-time", "1,2,3", "--visits", "1,1,0.5", "--population",
-                                     "3", "--format", "json"])
+    routed_run = runner.invoke(
+        cli,
+        [
+            "mva",
+            "--service-time",
+            "1,2,3",
+            "--routing",
+            "0,1,0;0.5,0,0.5;1,0,0",
+            "--population",
+            "3",
+            "--format",
+            "json",
+        ],
+    )
+    visits_run = runner.invoke(
+        cli,
+        ["mva", "--service-time", "1,2,3", "--visits", "1,1,0.5", "--population", "3", "--format", "json"],
+    )
     assert routed_run.exit_code == visits_run.exit_code == 0
     assert json.loads(routed_run.output)["classes"] == json.loads(visits_run.output)["classes"]
-    bad = runner.invoke(cli, ["mva", "--service-time", "1,2", "--routing", "0,1;0.5,0.6",
-                              "--population", "3"])
+    bad = runner.invoke(
+        cli, ["mva", "--service-time", "1,2", "--routing", "0,1;0.5,0.6", "--population", "3"]
+    )
     assert bad.exit_code == 2
     assert "--routing of class 'class1' from station 'station2' = sums to 1.1" in bad.output
 

@@ -9,12 +9,16 @@ from qmodel.errors import InputError
 from qmodel.networks import NetworkResult, approximation_error, network, solve
 
 
-@pytest.mark.parametrize("net", [
-    network([0.1, 0.2], population=3),
-    network([[0.1, 0.2], [0.3, 0.1]], population=[2, 1]),
-    network([0.1, 0.2], arrival_rate=2),
-    network([[0.1, 0.2], [0.3, 0.1]], population=[2, 0], arrival_rate=[0, 1]),
-], ids=["closed", "multi-class", "open", "mixed"])
+@pytest.mark.parametrize(
+    "net",
+    [
+        network([0.1, 0.2], population=3),
+        network([[0.1, 0.2], [0.3, 0.1]], population=[2, 1]),
+        network([0.1, 0.2], arrival_rate=2),
+        network([[0.1, 0.2], [0.3, 0.1]], population=[2, 0], arrival_rate=[0, 1]),
+    ],
+    ids=["closed", "multi-class", "open", "mixed"],
+)
 def test_every_kind_of_network_gives_one_result_type(net) -> None:
     result = solve(net)
     assert isinstance(result, NetworkResult)
@@ -85,14 +89,17 @@ def test_a_class_that_visits_no_station_is_refused() -> None:
         network([[0.1, 0.2], [0, 0]], classes=["a", "b"], population=[1, 1])
 
 
-@pytest.mark.parametrize(("servers", "rates", "message"), [
-    ([0, 1], None, "servers = 0"),
-    ([2.5, 1], None, "servers = 2.5"),
-    (None, [[1, 0], None], "rates of station 'station1'"),
-    (None, [[1, -2], None], "rates of station 'station1'"),
-    (None, [[], None], "rates of station 'station1'"),
-    ([2, 1], [[1, 2], None], "servers and rates"),
-])
+@pytest.mark.parametrize(
+    ("servers", "rates", "message"),
+    [
+        ([0, 1], None, "servers = 0"),
+        ([2.5, 1], None, "servers = 2.5"),
+        (None, [[1, 0], None], "rates of station 'station1'"),
+        (None, [[1, -2], None], "rates of station 'station1'"),
+        (None, [[], None], "rates of station 'station1'"),
+        ([2, 1], [[1, 2], None], "servers and rates"),
+    ],
+)
 def test_bad_servers_and_rates_are_refused_by_field(servers, rates, message) -> None:
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
         network([0.1, 0.2], servers=servers, rates=rates, population=2)

@@ -17,8 +17,9 @@ def test_bolch_example_8_1_normalizing_constants(population, printed) -> None:
     # Bolch, Greiner, de Meer & Trivedi (2006), example 8.1 p. 318 (as transcribed in Octave's qncsconv.m):
     # S = (1/0.8, 1/0.6, 1/0.4), V = (1, .667, .2), m = (2, 3, 1); G(1..3) printed to 3 decimals (the
     # book's visits are 2/3, Octave's .667: within 5e-3 as Octave's test)
-    net = network([1 / 0.8, 1 / 0.6, 1 / 0.4], visits=[1, 0.667, 0.2], servers=[2, 3, 1],
-                  population=population)
+    net = network(
+        [1 / 0.8, 1 / 0.6, 1 / 0.4], visits=[1, 0.667, 0.2], servers=[2, 3, 1], population=population
+    )
     assert math.exp(solve(net, "convolution").log_normalizing_constant) == pytest.approx(printed, abs=5e-3)
 
 
@@ -40,15 +41,20 @@ def test_convolution_and_exact_mva_are_two_routes_to_the_same_means(net) -> None
     assert by_constant.utilization == pytest.approx(by_mva.utilization, rel=1e-9, abs=1e-12)
     jobs = np.arange(by_constant.marginals.shape[1])
     assert by_constant.marginals.sum(axis=1) == pytest.approx(1.0, rel=1e-12)
-    assert by_constant.marginals @ jobs == pytest.approx(by_constant.queue_length.sum(axis=0), rel=1e-9,
-                                                         abs=1e-12)
+    assert by_constant.marginals @ jobs == pytest.approx(
+        by_constant.queue_length.sum(axis=0), rel=1e-9, abs=1e-12
+    )
 
 
 def test_marginals_agree_with_the_markov_chain() -> None:
     """Two classes, a 2-server station, an ld station and a delay: the chain's state probabilities summed
     by the jobs at a station are the convolution's marginals."""
-    net = network([[0.3, 0.5, 1.0], [0.6, 0.2, 2.0]], servers=[2, 1, "delay"], rates=[None, [1, 1.6], None],
-                  population=[2, 2])
+    net = network(
+        [[0.3, 0.5, 1.0], [0.6, 0.2, 2.0]],
+        servers=[2, 1, "delay"],
+        rates=[None, [1, 1.6], None],
+        population=[2, 2],
+    )
     chain = solve(net, "ctmc")
     constant = solve(net, "convolution")
     assert constant.marginals == pytest.approx(chain.marginals, rel=1e-9, abs=1e-14)
@@ -67,8 +73,10 @@ def test_open_and_non_product_form_networks_are_refused() -> None:
     with pytest.raises(InputError, match="open classes"):
         solve(network([1.0], arrival_rate=0.5), "convolution")
     with pytest.raises(InputError, match="priority"):
-        solve(network([[1.0], [2.0]], population=[1, 1], scheduling=["priority"], priority=[1, 2]),
-              "convolution")
+        solve(
+            network([[1.0], [2.0]], population=[1, 1], scheduling=["priority"], priority=[1, 2]),
+            "convolution",
+        )
 
 
 def test_a_lattice_too_large_is_refused_with_its_estimate() -> None:

@@ -41,8 +41,9 @@ from qmodel.scenario.predictive import (
 
 ENV2 = resolve_scenario("gdps-env2")
 BAND_TABLE = re.compile(r"^\[band\]\n(?:(?!\[).*\n)*", re.MULTILINE)  # [band] and its lines to the next
-ERROR = ModelError({"response_time": 0.02, "throughput": 0.01}, {"response_time": 0.3, "throughput": 0.3},
-                   "a test's error")
+ERROR = ModelError(
+    {"response_time": 0.02, "throughput": 0.01}, {"response_time": 0.3, "throughput": 0.3}, "a test's error"
+)
 
 
 def run(args: list[str], columns: str = "80"):
@@ -108,8 +109,12 @@ def test_the_nodes_are_symmetric_and_have_unit_variance_to_within_their_count() 
     assert np.allclose(z, -z[::-1]) and abs(np.mean(z**2) - 1) < 0.05
 
 
-@given(st.lists(st.floats(-5, 5), min_size=2, max_size=2), st.floats(0.01, 2), st.floats(0.01, 2),
-       st.floats(-0.9, 0.9))
+@given(
+    st.lists(st.floats(-5, 5), min_size=2, max_size=2),
+    st.floats(0.01, 2),
+    st.floats(0.01, 2),
+    st.floats(-0.9, 0.9),
+)
 def test_sigma_points_reproduce_the_mean_and_the_covariance(x, a: float, b: float, r: float) -> None:
     covariance = np.array([[a * a, r * a * b], [r * a * b, b * b]])
     found = sigma_points(np.array(x), covariance)
@@ -126,8 +131,13 @@ def test_at_the_critical_mean_the_share_within_the_goal_is_the_goal_share(shape,
     share's dependence on (goal − fixed) / (mean − fixed) alone, gives the goal share by the formula."""
     fixed *= goal
     mean = critical_mean(goal, np.array([[fixed]]), critical_ratio(np.array([shape]), share))
-    found = evaluate_si("share_within_goal", goal=goal, mean_response=mean, fixed_part=np.array([[fixed]]),
-                        shape=np.array([[shape]]))["share"]
+    found = evaluate_si(
+        "share_within_goal",
+        goal=goal,
+        mean_response=mean,
+        fixed_part=np.array([[fixed]]),
+        shape=np.array([[shape]]),
+    )["share"]
     assert float(found[0, 0]) == pytest.approx(share, abs=1e-9)
 
 
@@ -169,8 +179,10 @@ def test_what_was_measured_and_fitted_at_0_km_carries_no_band(name: str) -> None
 @given(level=st.floats(0.5, 0.9), wider=st.floats(0.01, 0.09))
 def test_a_higher_level_gives_a_band_at_least_as_wide(level: float, wider: float) -> None:
     banded = load_banded(ENV2)._replace(error=ERROR)
-    narrow, wide = (solve_banded(banded, np.array([40e3, 100e3]), each).band_values()["response_time[ms]"]
-                    for each in (level, level + wider))
+    narrow, wide = (
+        solve_banded(banded, np.array([40e3, 100e3]), each).band_values()["response_time[ms]"]
+        for each in (level, level + wider)
+    )
     assert (wide[0] <= narrow[0] + 1e-9).all() and (narrow[1] <= wide[1] + 1e-9).all()
 
 
@@ -195,8 +207,8 @@ def test_where_a_band_point_has_no_answer_the_band_is_open_at_its_end_never_clos
     bands = result.band_values()
     assert result.band.points_without_answer.tolist() == [0, 1]
     assert not np.isnan(bands["response_time[ms]"][1][:, 0]).any()
-    assert np.isnan(bands["response_time[ms]"][1][:, 1]).all()   # longer times: open
-    assert np.isnan(bands["share_within_goal[%]"][0][:, 1]).all()    # fewer within the goal: open
+    assert np.isnan(bands["response_time[ms]"][1][:, 1]).all()  # longer times: open
+    assert np.isnan(bands["share_within_goal[%]"][0][:, 1]).all()  # fewer within the goal: open
     assert not np.isnan(bands["response_time[ms]"][0][:, 1]).any()  # the other end stands
 
 
@@ -225,13 +237,17 @@ def test_the_goal_seeks_band_and_the_goal_probability_agree() -> None:
 
 def test_max_distance_says_the_distance_and_its_band_in_a_planners_words() -> None:
     text = " ".join(run(["gdps-env2", "--max-distance", "--distance", "40km,70km"]).output.split())
-    payload = json.loads(run(["gdps-env2", "--max-distance", "--distance", "40km,70km", "--format",
-                              "json"]).output)
+    payload = json.loads(
+        run(["gdps-env2", "--max-distance", "--distance", "40km,70km", "--format", "json"]).output
+    )
     km, low, high = (payload[f"max_distance{end}[km]"] for end in ("", "_low", "_high"))
     assert low <= km <= high and payload["level"] == 0.8
     assert f"holds to {km:.1f} km (80%: {low:.1f}–{high:.1f} km)" in text
-    assert re.search(r"Probability that every member meets the goal: 40 km (\d+%|over 99%|under 1%), "
-                     r"70 km (\d+%|over 99%|under 1%)", text)
+    assert re.search(
+        r"Probability that every member meets the goal: 40 km (\d+%|over 99%|under 1%), "
+        r"70 km (\d+%|over 99%|under 1%)",
+        text,
+    )
     assert [row["distance[km]"] for row in payload["goal_holds"]] == [40.0, 70.0]
     assert payload["band"]["method"].startswith("80% band")
 
@@ -247,7 +263,8 @@ def test_max_distance_with_a_plot_writes_it(tmp_path) -> None:
 
 
 def test_a_file_without_a_band_takes_the_range_the_studies_support_and_names_what_would_narrow_it(
-        tmp_path) -> None:
+    tmp_path,
+) -> None:
     path = env2_with_band(tmp_path, None)
     banded = load_banded(path)
     assert not banded.pinned and banded.measured_at is None
@@ -268,8 +285,11 @@ def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> Non
 
 
 def test_a_point_sets_member_keys_as_the_variants_headers_do(tmp_path) -> None:
-    banded = load_banded(env2_with_band(tmp_path, points('{ "member.*.think_time" = "9s" }',
-                                                           '{ "member.G1P2.other[ms]" = 12 }')))
+    banded = load_banded(
+        env2_with_band(
+            tmp_path, points('{ "member.*.think_time" = "9s" }', '{ "member.G1P2.other[ms]" = 12 }')
+        )
+    )
     assert [m.think_time for m in banded.points[0].members] == [9.0, 9.0]
     assert banded.points[1].member("G1P2").other == pytest.approx(0.012)
 
@@ -277,14 +297,17 @@ def test_a_point_sets_member_keys_as_the_variants_headers_do(tmp_path) -> None:
 # --- a band point is checked as a --variants override ------------------------------------------------
 
 
-@pytest.mark.parametrize(("point", "named"), [
-    ('{ "locks.lockable_itemz" = 650 }', "band.points[1] = locks.lockable_itemz"),
-    ('{ "member.G1P9.other" = "5ms" }', "band.points[1] = member.G1P9.other"),
-    ('{ "lockable_items" = 650 }', "band.points[1] = lockable_items"),
-    ('{ "distance" = "20km" }', "band.points[1] = distance"),
-    ('{ "locks.lock_span" = "150%" }', "band.points[1].locks.lock_span = 150%"),
-    ('{ "member.G1P1.think_time" = 8.8 }', "band.points[1].member.G1P1.think_time = 8.8"),
-])
+@pytest.mark.parametrize(
+    ("point", "named"),
+    [
+        ('{ "locks.lockable_itemz" = 650 }', "band.points[1] = locks.lockable_itemz"),
+        ('{ "member.G1P9.other" = "5ms" }', "band.points[1] = member.G1P9.other"),
+        ('{ "lockable_items" = 650 }', "band.points[1] = lockable_items"),
+        ('{ "distance" = "20km" }', "band.points[1] = distance"),
+        ('{ "locks.lock_span" = "150%" }', "band.points[1].locks.lock_span = 150%"),
+        ('{ "member.G1P1.think_time" = 8.8 }', "band.points[1].member.G1P1.think_time = 8.8"),
+    ],
+)
 def test_a_bad_band_point_is_one_line_naming_the_point_and_key_exit_2(tmp_path, point, named) -> None:
     path = env2_with_band(tmp_path, points('{ "locks.lock_span" = "20%" }', point))  # the second point is bad
     result = run([path, "--distance", "70km"])
@@ -296,8 +319,9 @@ def test_a_bad_band_point_is_one_line_naming_the_point_and_key_exit_2(tmp_path, 
 def test_a_band_without_points_or_method_is_refused_naming_the_key(tmp_path) -> None:
     no_points = run([env2_with_band(tmp_path, '[band]\nmethod = "x"\npoints = []'), "--distance", "70km"])
     assert no_points.exit_code == 2 and "band.points" in no_points.output
-    no_method = run([env2_with_band(tmp_path, '[band]\npoints = [{ "locks.lock_span" = "20%" }]'),
-                     "--distance", "70km"])
+    no_method = run(
+        [env2_with_band(tmp_path, '[band]\npoints = [{ "locks.lock_span" = "20%" }]'), "--distance", "70km"]
+    )
     assert no_method.exit_code == 2 and "band.method" in no_method.output
 
 
@@ -307,8 +331,16 @@ def test_a_band_without_points_or_method_is_refused_naming_the_key(tmp_path) -> 
 def test_json_and_csv_carry_low_and_high_beside_each_value_and_the_goal_probability() -> None:
     payload = json.loads(run(["gdps-env2", "--distance", "20km,70km", "--format", "json"]).output)
     assert payload["band"]["points"] == len(load_banded(ENV2).points) and payload["band"]["level"] == 0.8
-    expected = {"response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_busy_of_lpar[%]",
-                "cpu_of_one_cp[%]", "lock_contention[ms]", "commit[ms]", "other[ms]"}
+    expected = {
+        "response_time[ms]",
+        "share_within_goal[%]",
+        "throughput[1/s]",
+        "cpu_busy_of_lpar[%]",
+        "cpu_of_one_cp[%]",
+        "lock_contention[ms]",
+        "commit[ms]",
+        "other[ms]",
+    }
     for record in payload["results"]:
         keys = list(record)
         assert expected <= set(value_names(record)) and 0 <= record["goal_holds[%]"] <= 100
@@ -323,8 +355,10 @@ def test_json_and_csv_carry_low_and_high_beside_each_value_and_the_goal_probabil
 
 def shown_band(record: dict, name: str) -> list[str]:
     """The value, low and high of ``name`` as the table shows numbers (to 0.01)."""
-    return [format_number(round(record[key], 2) + 0.0)
-            for key in (name, end_key(name, "low"), end_key(name, "high"))]
+    return [
+        format_number(round(record[key], 2) + 0.0)
+        for key in (name, end_key(name, "low"), end_key(name, "high"))
+    ]
 
 
 BANDED_COLUMNS = ("response_time[ms]", "share_within_goal[%]", "throughput[1/s]", "cpu_of_one_cp[%]")
@@ -356,8 +390,9 @@ def test_a_narrow_table_wraps_the_band_and_never_cuts_or_splits_a_number(columns
     assert all(len(line) <= columns for line in table.splitlines()) and "…" not in table
     printed = set(re.findall(r"[\d.]+", table))
     records = json.loads(run([*TABLE_ARGS, "--format", "json"]).output)["results"]
-    assert {number for record in records for name in BANDED_COLUMNS for number in shown_band(record, name)
-            } <= printed
+    assert {
+        number for record in records for name in BANDED_COLUMNS for number in shown_band(record, name)
+    } <= printed
 
 
 @pytest.mark.parametrize("level", ["0%", "100%", "1.5", "eighty"])
@@ -374,9 +409,16 @@ def test_the_banded_scenario_path_imports_no_scipy_sympy_or_pandas(args: list[st
     import subprocess
     import sys
 
-    script = ("import sys\nfrom qmodel.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-              "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sympy', 'pandas', 'numba'}),"
-              " file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", script, "scenario", *args, "--format", "json"],
-                          capture_output=True, text=True, check=True, cwd=tmp_path)
+    script = (
+        "import sys\nfrom qmodel.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sympy', 'pandas', 'numba'}),"
+        " file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "scenario", *args, "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
     assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -37,14 +37,16 @@ def scenario_file(folder: Path, free=FREE) -> Path:
 def csv_file(folder: Path, rows: list[Measurement]) -> Path:
     path = folder / "measured.csv"
     lines = ["distance,member,quantity,value"] + [
-        f"{row.km:g}km,{row.member},{row.quantity},{row.value * 1e3:.9g}ms" for row in rows]
+        f"{row.km:g}km,{row.member},{row.quantity},{row.value * 1e3:.9g}ms" for row in rows
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
 def test_the_fit_finds_the_values_its_rows_were_made_with_and_leaves_no_residual() -> None:
-    truth = replace(ENV2, lockable_items=3000.0, members=tuple(
-        replace(m, other=m.other + 2e-3) for m in ENV2.members))
+    truth = replace(
+        ENV2, lockable_items=3000.0, members=tuple(replace(m, other=m.other + 2e-3) for m in ENV2.members)
+    )
     rows = measured(truth, (0, 40, 70))
     fit = fit_scenario(ENV2, rows, FREE)
     assert fit.values["locks.lockable_items"] == pytest.approx(3000.0, rel=1e-3)
@@ -63,7 +65,8 @@ def test_rows_at_one_distance_leave_what_they_cannot_separate_weakly_identified(
 
 
 def test_the_command_writes_beside_the_file_whole_never_over_it_and_the_next_reading_takes_it(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     truth = replace(ENV2, lockable_items=3000.0)
     scenario, table = scenario_file(tmp_path), csv_file(tmp_path, measured(truth, (0, 40, 70)))
     before = scenario.read_bytes()
@@ -99,9 +102,12 @@ def test_help_and_input_it_cannot_use_say_so_in_one_line(tmp_path: Path) -> None
 
 def test_a_measurements_table_is_read_in_its_units_and_run_facts(tmp_path: Path) -> None:
     table = tmp_path / "rows.csv"
-    table.write_text("distance [km];member;quantity;value;configuration;weight\n"
-                     "40;G1P2;transactions;3322;subchannels=2;\n"
-                     "0;all;share_within_goal;96,6%;metro_mirror=off;0,5\n", encoding="utf-8")
+    table.write_text(
+        "distance [km];member;quantity;value;configuration;weight\n"
+        "40;G1P2;transactions;3322;subchannels=2;\n"
+        "0;all;share_within_goal;96,6%;metro_mirror=off;0,5\n",
+        encoding="utf-8",
+    )
     first, second = read_measurements(str(table), "mine")
     assert (first.distance, first.value, first.subchannels, first.weight) == (40e3, 3322, 2, 1.0)
     assert second.value == pytest.approx(0.966) and second.metro_mirror == "off" and second.weight == 0.5

@@ -33,10 +33,13 @@ def test_naming_the_files_own_owner_changes_nothing() -> None:
     assert np.array_equal(same.response_time, solve_scenario(ENV1, KM).response_time)
 
 
-@pytest.mark.parametrize(("scenario", "owner", "allowed"), [
-    (ENV1, "G1P3", "one of G1P1, G1P2"),
-    (ENV2, "G1P1", "the scenario names no castout owner"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "owner", "allowed"),
+    [
+        (ENV1, "G1P3", "one of G1P1, G1P2"),
+        (ENV2, "G1P1", "the scenario names no castout owner"),
+    ],
+)
 def test_an_owner_the_scenario_cannot_take_is_refused(scenario, owner, allowed) -> None:
     with pytest.raises(InputError, match=allowed):
         with_castout_owner(scenario, owner)

@@ -46,8 +46,9 @@ def test_every_round_trip_across_the_distance_gains_the_latency_and_nothing_else
 
 def test_the_response_time_grows_with_the_latency_at_a_distance_and_not_at_0_km() -> None:
     km = np.array([0.0, 40e3])
-    results = [solve_scenario(replace(ENV2, crossing_latency=latency), km)
-               for latency in (0.0, 100e-6, 300e-6)]
+    results = [
+        solve_scenario(replace(ENV2, crossing_latency=latency), km) for latency in (0.0, 100e-6, 300e-6)
+    ]
     at_zero = [r.response_time[:, 0] for r in results]
     at_40 = [r.response_time[:, 1] for r in results]
     assert at_zero[0] == pytest.approx(at_zero[1]) and at_zero[0] == pytest.approx(at_zero[2])

@@ -93,31 +93,49 @@ def test_the_ladder_rungs_below_the_bound_are_the_same_for_every_bound() -> None
     assert list(ladder(3e3)) == [0, 3e3]
 
 
-ONE_SUBCHANNEL = replace(SCENARIOS["env2-thrashes-far"],
-                         paths=tuple(replace(p, subchannels=1) for p in ENV2.paths))  # thrashes at 107.5 km
+ONE_SUBCHANNEL = replace(
+    SCENARIOS["env2-thrashes-far"], paths=tuple(replace(p, subchannels=1) for p in ENV2.paths)
+)  # thrashes at 107.5 km
 
 
-@pytest.mark.parametrize("scenario, expected", [
-    (SCENARIOS["env3-crowded-locks"], ("fewer terminals",)),  # at 0 km: no shorter distance
-    (SCENARIOS["env2-thrashes-far"], ("fewer terminals", "a shorter distance")),
-    (ONE_SUBCHANNEL, ("fewer terminals", "more subchannels", "a shorter distance")),
-    (ENV2, ()),  # broken by its share within the goal, not by thrashing: nothing to give back
-])
+@pytest.mark.parametrize(
+    "scenario, expected",
+    [
+        (SCENARIOS["env3-crowded-locks"], ("fewer terminals",)),  # at 0 km: no shorter distance
+        (SCENARIOS["env2-thrashes-far"], ("fewer terminals", "a shorter distance")),
+        (ONE_SUBCHANNEL, ("fewer terminals", "more subchannels", "a shorter distance")),
+        (ENV2, ()),  # broken by its share within the goal, not by thrashing: nothing to give back
+    ],
+)
 def test_a_goal_broken_by_thrashing_names_only_the_remedies_that_apply_there(scenario, expected) -> None:
     assert max_distance(scenario).remedies == expected
 
 
 def test_a_goal_broken_by_saturated_volumes_says_so_not_that_lock_contention_thrashes() -> None:
     plain = replace(ENV2.read, iosq=0.0)
-    crowded = replace(ENV2, volumes=2, aliases=0, disk_background=3100.0, read=plain,
-                      write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf)  # saturated by it from 0 km
+    crowded = replace(
+        ENV2,
+        volumes=2,
+        aliases=0,
+        disk_background=3100.0,
+        read=plain,
+        write=replace(ENV2.write, iosq=0.0),
+        lockable_items=np.inf,
+    )  # saturated by it from 0 km
     answer = max_distance(crowded)
     assert answer.component == "saturated volumes" and answer.remedies == ()
 
 
 def test_a_goal_that_fails_at_0_km_names_the_largest_part_of_the_response_time() -> None:
     plain = replace(ENV2.read, iosq=0.0)
-    crowded = replace(ENV2, volumes=2, aliases=0, disk_background=3000.0, read=plain,
-                      write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf)  # reads wait seconds
+    crowded = replace(
+        ENV2,
+        volumes=2,
+        aliases=0,
+        disk_background=3000.0,
+        read=plain,
+        write=replace(ENV2.write, iosq=0.0),
+        lockable_items=np.inf,
+    )  # reads wait seconds
     answer = max_distance(crowded)
     assert answer.distance != answer.distance and answer.component == "sync_io"

@@ -21,16 +21,25 @@ ENV2 = load_scenario("gdps-env2")
 
 
 def opened(scenario, rates):
-    return replace(scenario, members=tuple(replace(m, arrival_rate=float(rate), terminals=0, think_time=0.0)
-                                           for m, rate in zip(scenario.members, rates, strict=True)))
+    return replace(
+        scenario,
+        members=tuple(
+            replace(m, arrival_rate=float(rate), terminals=0, think_time=0.0)
+            for m, rate in zip(scenario.members, rates, strict=True)
+        ),
+    )
 
 
 def crowded(scenario, rates, response, factor):
     """Each member with ``factor`` times its terminals, thinking so long that its throughput stays
     ``rates`` at ``response``: Z = N / X − R."""
-    return replace(scenario, members=tuple(
-        replace(m, terminals=m.terminals * factor, think_time=m.terminals * factor / rate - r)
-        for m, rate, r in zip(scenario.members, rates, response, strict=True)))
+    return replace(
+        scenario,
+        members=tuple(
+            replace(m, terminals=m.terminals * factor, think_time=m.terminals * factor / rate - r)
+            for m, rate, r in zip(scenario.members, rates, response, strict=True)
+        ),
+    )
 
 
 @pytest.mark.parametrize("km", [0.0, 40.0, 100.0])
@@ -39,8 +48,12 @@ def test_a_closed_member_with_many_terminals_and_a_long_think_time_approaches_th
     closed = solve_scenario(ENV2, at)
     rates, response = closed.throughput[:, 0], closed.response_time[:, 0]
     open_answer = solve_scenario(opened(ENV2, rates), at).response_time[:, 0]
-    gaps = [np.abs(solve_scenario(crowded(ENV2, rates, response, factor), at).response_time[:, 0]
-                   / open_answer - 1).max() for factor in (1, 10, 100)]
+    gaps = [
+        np.abs(
+            solve_scenario(crowded(ENV2, rates, response, factor), at).response_time[:, 0] / open_answer - 1
+        ).max()
+        for factor in (1, 10, 100)
+    ]
     assert gaps[0] >= gaps[1] >= gaps[2]  # more terminals, thinking longer: nearer the open answer
     assert gaps[2] < 0.002
 
@@ -76,8 +89,9 @@ def test_the_table_says_why_an_open_member_has_no_answer(tmp_path) -> None:
     path = tmp_path / "open.toml"
     closed = r'terminals = 100\nthink_time = "[^"]*"\n'
     path.write_text(re.sub(closed, "arrival_rate = 4000\n", text, count=1), encoding="utf-8")
-    result = CliRunner().invoke(cli, ["scenario", str(path), "--distance", "20km", "--no-breakdown"],
-                                env={"COLUMNS": "80"})
+    result = CliRunner().invoke(
+        cli, ["scenario", str(path), "--distance", "20km", "--no-breakdown"], env={"COLUMNS": "80"}
+    )
     assert result.exit_code == 1
     said = " ".join(result.output.split())
     assert "no response time exists" in said and "more than the CPs or the CF subchannels carry" in said

@@ -75,8 +75,9 @@ def test_whole_member_shapes_give_the_scenario_wide_erlang_answer() -> None:
     wide = replace(scenario, shape=2, members=tuple(replace(m, shape=None) for m in scenario.members))
     own = replace(scenario, members=tuple(replace(m, shape=2.0) for m in scenario.members))
     distances = np.array([0.0, 40e3, 100e3])
-    assert np.array_equal(solve_scenario(wide, distances).share_within_goal,
-                          solve_scenario(own, distances).share_within_goal)
+    assert np.array_equal(
+        solve_scenario(wide, distances).share_within_goal, solve_scenario(own, distances).share_within_goal
+    )
 
 
 def test_the_propagation_is_the_shift() -> None:

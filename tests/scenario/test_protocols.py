@@ -52,8 +52,9 @@ def _written_out(raw: dict) -> dict:
             for cf in data["cf"]:
                 cf.setdefault(name, value)
     for cf in data["cf"]:  # cross-invalidation: sync for every primary cache structure, written out
-        cf.setdefault("cross_invalidation", {name: "sync" for name, kind in cf["structures"].items()
-                                             if kind == "cache"})
+        cf.setdefault(
+            "cross_invalidation", {name: "sync" for name, kind in cf["structures"].items() if kind == "cache"}
+        )
     return data
 
 
@@ -105,23 +106,40 @@ def test_zhyperwrite_takes_off_each_log_write_what_its_entry_says_and_only_from_
         local = scenario.write.conn + scenario.write.disc + scenario.write.pend + scenario.write.iosq
         primary = 0.0 if member.site == scenario.primary_site else trip
         secondary = 0.0 if member.site == scenario.secondary_site else trip
-        saved = calc("zhyperwrite_log_write", units="si", write_service=local,
-                     base_overhead=scenario.pprc_overhead, primary_round_trip=primary,
-                     secondary_round_trip=secondary, mirror_round_trip=trip).write_time_saved
+        saved = calc(
+            "zhyperwrite_log_write",
+            units="si",
+            write_service=local,
+            base_overhead=scenario.pprc_overhead,
+            primary_round_trip=primary,
+            secondary_round_trip=secondary,
+            mirror_round_trip=trip,
+        ).write_time_saved
         drop = base.breakdown["commit"][m, 0] - hyper.breakdown["commit"][m, 0]
         assert drop == pytest.approx(member.log_writes * float(saved), rel=1e-9)
     for part in ("cf_sync", "cf_async", "sync_io", "cpu"):  # nothing else of the transaction moves
         np.testing.assert_allclose(base.breakdown[part], hyper.breakdown[part], rtol=1e-9)
 
 
-def test_zhyperwrite_saves_a_member_beside_its_primary_the_base_overhead_and_one_across_a_round_trip_too(
-) -> None:
+def test_zhyperwrite_saves_a_member_beside_its_primary_the_base_overhead_and_one_across_a_round_trip_too():
     # G1P1 beside the primary: its own write to the secondary crosses what the mirror crossed
-    at_primary = calc("zhyperwrite_log_write", write_service="0.3ms", base_overhead="0.1ms",
-                      primary_round_trip="0us", secondary_round_trip="467us", mirror_round_trip="467us")
+    at_primary = calc(
+        "zhyperwrite_log_write",
+        write_service="0.3ms",
+        base_overhead="0.1ms",
+        primary_round_trip="0us",
+        secondary_round_trip="467us",
+        mirror_round_trip="467us",
+    )
     assert float(at_primary.write_time_saved) == pytest.approx(0.1)
-    across = calc("zhyperwrite_log_write", write_service="0.3ms", base_overhead="0.1ms",
-                  primary_round_trip="467us", secondary_round_trip="0us", mirror_round_trip="467us")
+    across = calc(
+        "zhyperwrite_log_write",
+        write_service="0.3ms",
+        base_overhead="0.1ms",
+        primary_round_trip="467us",
+        secondary_round_trip="0us",
+        mirror_round_trip="467us",
+    )
     assert float(across.write_time_saved) == pytest.approx(0.1 + 0.467)
 
 
@@ -134,15 +152,19 @@ def test_the_fcp_protocol_pays_one_more_round_trip_per_log_write() -> None:
 
 
 def _duplexed(mode: str, **changes) -> dict:
-    return _env3(cf__CF2__structures={"GBPS": "secondary of GBPP", "LOCK1S": "secondary of LOCK1"},
-                 cf__CF2__duplexing={"LOCK1S": mode}, **changes)
+    return _env3(
+        cf__CF2__structures={"GBPS": "secondary of GBPP", "LOCK1S": "secondary of LOCK1"},
+        cf__CF2__duplexing={"LOCK1S": mode},
+        **changes,
+    )
 
 
 def test_asynchronous_lock_duplexing_adds_at_most_one_cf_to_cf_exchange_to_the_commit() -> None:
     base, duplexed = _solve(_env3()), _solve(_duplexed("async"))
     wait = _round_trip(40.0)  # CF1 at site 1, CF2 at site 2; signal service 0
-    np.testing.assert_allclose(duplexed.breakdown["commit"][:, 0] - base.breakdown["commit"][:, 0], wait,
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        duplexed.breakdown["commit"][:, 0] - base.breakdown["commit"][:, 0], wait, rtol=1e-9
+    )
     for part in ("cf_sync", "cf_async"):  # the requests themselves go to the primary as before
         np.testing.assert_allclose(base.breakdown[part], duplexed.breakdown[part], rtol=1e-9)
 
@@ -165,8 +187,15 @@ def test_synchronous_duplexing_costs_each_lock_request_its_entrys_exchanges() ->
     for m, member in enumerate(simplex.members):
         primary = 0.0 if member.site == "site1" else trip
         secondary = 0.0 if member.site == "site2" else trip
-        request = calc("duplexed_cf_request", units="si", service=7.6e-6, primary_round_trip=primary,
-                       secondary_round_trip=secondary, cf_round_trip=trip, signal_service=0.0)
+        request = calc(
+            "duplexed_cf_request",
+            units="si",
+            service=7.6e-6,
+            primary_round_trip=primary,
+            secondary_round_trip=secondary,
+            cf_round_trip=trip,
+            signal_service=0.0,
+        )
         per_request = float(request.sync_request) - 7.6e-6 - primary  # beyond the simplex propagation
         waited = member.requests["LOCK1"] * member.tpno_share
         assert added[m] == pytest.approx(waited * per_request, rel=1e-9)
@@ -177,15 +206,21 @@ def test_synchronous_lock_duplexing_needs_a_path_to_the_secondarys_cf(tmp_path) 
     raw = _duplexed("sync")
     raw["path"] = [p for p in raw["path"] if not (p["member"] == "G1P1" and p["cf"] == "CF2")]
     raw["member"][0]["requests"].pop("GBPS")
-    with pytest.raises(InputError, match=r"member G1P1\.requests\.LOCK1 = 57\.85 \(z/OS sends each request "
-                                         r"to both structures"):
+    with pytest.raises(
+        InputError,
+        match=r"member G1P1\.requests\.LOCK1 = 57\.85 \(z/OS sends each request "
+        r"to both structures",
+    ):
         scenario_from_dict(raw, "env3")
 
 
-@pytest.mark.parametrize(("mode", "structure", "allowed"), [
-    ("async", "GBPS", "simplex for a cache structure (Db2 duplexes a group buffer pool itself"),
-    ("sync", "GBPS", "simplex for a cache structure"),
-])
+@pytest.mark.parametrize(
+    ("mode", "structure", "allowed"),
+    [
+        ("async", "GBPS", "simplex for a cache structure (Db2 duplexes a group buffer pool itself"),
+        ("sync", "GBPS", "simplex for a cache structure"),
+    ],
+)
 def test_a_duplexing_mode_the_structure_cannot_have_is_refused_in_one_line(mode, structure, allowed) -> None:
     raw = _env3(cf__CF2__duplexing={structure: mode})
     with pytest.raises(InputError) as refused:
@@ -204,9 +239,11 @@ def test_asynchronous_cross_invalidation_waits_once_where_synchronous_waits_ever
         writes = member.requests["GBPS"] * member.tpno_share  # the pages duplexed: those written
         across = trip if m == 0 else 0.0  # G1P1's writes invalidate G1P2 across; G1P2's, G1P1 beside CF1
         assert sync.breakdown["commit"][m, 0] - plain.breakdown["commit"][m, 0] == pytest.approx(
-            writes * across, rel=1e-9, abs=1e-15)
+            writes * across, rel=1e-9, abs=1e-15
+        )
         assert asynchronous.breakdown["commit"][m, 0] - plain.breakdown["commit"][m, 0] == pytest.approx(
-            across, rel=1e-9, abs=1e-15)
+            across, rel=1e-9, abs=1e-15
+        )
 
 
 def test_zhyperlink_reads_spin_the_cp_for_their_time_and_the_cpu_shows_it() -> None:
@@ -218,7 +255,8 @@ def test_zhyperlink_reads_spin_the_cp_for_their_time_and_the_cpu_shows_it() -> N
     io = calc("zhyperlink_io", units="si", eligible=0.9, sync_service=20e-6, miss_time=5e-6, zhpf_io=zhpf)
     assert fast.breakdown["sync_io"][0, 0] == pytest.approx(member.sync_reads * float(io.io_time), rel=1e-9)
     assert fast.cpu_per_transaction[0, 0] - base.cpu_per_transaction[0, 0] == pytest.approx(
-        member.sync_reads * float(io.cpu_spin), rel=1e-9)
+        member.sync_reads * float(io.cpu_spin), rel=1e-9
+    )
 
 
 def test_zhyperlink_past_150_m_is_refused_naming_the_member() -> None:
@@ -226,8 +264,9 @@ def test_zhyperlink_past_150_m_is_refused_naming_the_member() -> None:
     raw["member"][1]["zhyperlink"] = "reads"  # G1P2 at site 2 reading the primary disk at site 1
     with pytest.raises(InputError) as refused:
         _solve(raw, 1.0)
-    assert str(refused.value).startswith("member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink "
-                                         "reaches 150 m")
+    assert str(refused.value).startswith(
+        "member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m"
+    )
     _solve(raw, 0.1)  # within the reach
 
 
@@ -251,6 +290,7 @@ def test_the_goal_seek_stops_at_the_links_reach() -> None:
 def test_the_example_keeps_every_value_of_environment_3_but_todays_hardware() -> None:
     today, study = _raw("today-env3"), _raw("gdps-env3")
     names = {key.name for key in TODAY_KEYS}
+
     def plain(raw: dict) -> dict:
         kept = {k: v for k, v in raw.items() if k not in ("title", "source", "cf", "link", "path", "member")}
         kept["disk"] = {k: v for k, v in raw["disk"].items() if k not in names}
@@ -259,6 +299,7 @@ def test_the_example_keeps_every_value_of_environment_3_but_todays_hardware() ->
         kept["path"] = [{k: v for k, v in p.items() if k != "subchannels"} for p in raw["path"]]
         kept["cf"] = [{"name": c["name"], "site": c["site"]} for c in raw["cf"]]
         return kept
+
     assert plain(today) == plain(study)
 
 
@@ -279,14 +320,16 @@ def test_the_page_shows_the_shipped_variants_file_as_it_ships() -> None:
     assert block + "\n" == VARIANTS.read_text()
 
 
-@pytest.mark.parametrize(("variant", "name"), [("2006 (= gdps-env3)", "gdps-env3"),
-                                               ("today (= today-env3)", "today-env3")])
+@pytest.mark.parametrize(
+    ("variant", "name"), [("2006 (= gdps-env3)", "gdps-env3"), ("today (= today-env3)", "today-env3")]
+)
 def test_the_variants_first_and_last_rows_are_the_two_shipped_files(variant, name) -> None:
     row = _variant_rows()[variant]
     solved = _solve(_raw(name))
     for m, member in enumerate(("G1P1", "G1P2")):
-        assert float(row[f"{member}_response_time[ms]"]) == pytest.approx(solved.response_time[m, 0] * 1e3,
-                                                                          rel=1e-5)
+        assert float(row[f"{member}_response_time[ms]"]) == pytest.approx(
+            solved.response_time[m, 0] * 1e3, rel=1e-5
+        )
 
 
 def test_the_modern_configurations_page_says_what_its_variants_table_gives() -> None:
@@ -306,8 +349,10 @@ def test_the_modern_configurations_page_says_what_its_variants_table_gives() -> 
     assert f"would cost {delta('sync lock duplexing'):.0f} ms" in words
     share = delta("async lock duplexing") / delta("sync lock duplexing")
     assert f"about {share:.0%} of synchronous duplexing's price" in words
-    assert f"costs {delta('XI at its most (sync)'):.0f} ms synchronously and " \
-           f"{delta('XI at its most (async)'):.1f} ms asynchronously" in words
+    assert (
+        f"costs {delta('XI at its most (sync)'):.0f} ms synchronously and "
+        f"{delta('XI at its most (async)'):.1f} ms asynchronously" in words
+    )
     within = [float(rows["the three"][f"{m}_share_within_goal[%]"]) for m in ("G1P1", "G1P2")]
     assert max(within) < 90  # "missed by both members"
     assert f"(G1P2 at site 2 reaches about {within[1]:.0f}%)" in words
@@ -319,15 +364,28 @@ def test_the_goal_seek_of_the_example_stops_at_its_links_reach_from_the_cli() ->
     assert '"searched_to[km]": 100.0' in result.output
 
 
-@pytest.mark.parametrize(("change", "arguments", "said"), [
-    ({}, ["--distance", "120km"], "error: path G1P1→CF2.link = CE-LR at 120 km; allowed: CE-LR reaches "
-     "<= 100 km (through a qualified DWDM; 10 km unrepeated)"),
-    ({"duplexing": '{ GBPS = "async", LOCK1S = "async" }'}, ["--distance", "20km"],
-     "error: today.toml: cf CF2.duplexing.GBPS = async; allowed: simplex for a cache structure (Db2 "
-     "duplexes a group buffer pool itself: declare its 'secondary of' structure)"),
-    ({"zhyperlink": '"reads"'}, ["--distance", "1km"],
-     "error: member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m"),
-])
+@pytest.mark.parametrize(
+    ("change", "arguments", "said"),
+    [
+        (
+            {},
+            ["--distance", "120km"],
+            "error: path G1P1→CF2.link = CE-LR at 120 km; allowed: CE-LR reaches "
+            "<= 100 km (through a qualified DWDM; 10 km unrepeated)",
+        ),
+        (
+            {"duplexing": '{ GBPS = "async", LOCK1S = "async" }'},
+            ["--distance", "20km"],
+            "error: today.toml: cf CF2.duplexing.GBPS = async; allowed: simplex for a cache structure (Db2 "
+            "duplexes a group buffer pool itself: declare its 'secondary of' structure)",
+        ),
+        (
+            {"zhyperlink": '"reads"'},
+            ["--distance", "1km"],
+            "error: member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m",
+        ),
+    ],
+)
 def test_the_cli_refuses_bad_hardware_in_one_line_with_exit_2(tmp_path, change, arguments, said) -> None:
     text = resolve_scenario("today-env3").read_text()
     if "duplexing" in change:

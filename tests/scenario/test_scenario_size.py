@@ -15,14 +15,16 @@ from qmodel.cli import cli
 from qmodel.scenario.files import resolve_scenario
 
 ENV2 = Path(resolve_scenario("gdps-env2")).read_text(encoding="utf-8")
-G1P1_PATHS = ('[[path]]\nmember = "{name}"\ncf = "CF1"\nlink = "g1p1_cf1"\nsubchannels = 7\n\n'
-              '[[path]]\nmember = "{name}"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 2\n\n')
+G1P1_PATHS = (
+    '[[path]]\nmember = "{name}"\ncf = "CF1"\nlink = "g1p1_cf1"\nsubchannels = 7\n\n'
+    '[[path]]\nmember = "{name}"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 2\n\n'
+)
 
 
 def with_members(extra: int) -> str:
     """Environment 2 with ``extra`` more members like G1P1 (10 terminals each), on G1P1's links."""
     first = ENV2.index("[[member]]")
-    member = ENV2[first: ENV2.index("[[member]]", first + 1)].replace("terminals = 100", "terminals = 10")
+    member = ENV2[first : ENV2.index("[[member]]", first + 1)].replace("terminals = 100", "terminals = 10")
     blocks = [member.replace('"G1P1"', f'"X{i}"') + G1P1_PATHS.format(name=f"X{i}") for i in range(extra)]
     return ENV2 + "\n" + "".join(blocks)
 
@@ -30,8 +32,8 @@ def with_members(extra: int) -> str:
 def with_points(count: int) -> str:
     """Environment 2 whose [band] holds ``count`` points (equal weights), each its first point."""
     start = ENV2.index("points = [")
-    first = ENV2[ENV2.index("{", start): ENV2.index("}", start) + 1]
-    band = ENV2[:start].replace(ENV2[ENV2.index("weights = ", ENV2.index("[band]")):start], "")
+    first = ENV2[ENV2.index("{", start) : ENV2.index("}", start) + 1]
+    band = ENV2[:start].replace(ENV2[ENV2.index("weights = ", ENV2.index("[band]")) : start], "")
     return band + "points = [\n" + ",\n".join([first] * count) + "\n]\n"
 
 

@@ -32,8 +32,9 @@ def test_the_breakdown_adds_up_to_the_response_time(env2) -> None:
 def test_throughput_obeys_the_response_time_law(env2) -> None:
     # X = N / (Z + R) for each member's terminals (Lazowska et al., QSP §3.3)
     for m, member in enumerate(ENV2.members):
-        assert np.allclose(env2.throughput[m], member.terminals / (member.think_time + env2.response_time[m]),
-                           rtol=1e-6)
+        assert np.allclose(
+            env2.throughput[m], member.terminals / (member.think_time + env2.response_time[m]), rtol=1e-6
+        )
 
 
 def test_response_time_grows_with_distance(env2) -> None:
@@ -109,15 +110,21 @@ def test_no_subchannel_share_at_the_edge_is_given_where_nothing_thrashes() -> No
     assert np.isnan(result.subchannel_share_at_edge[:, 0]).all()
 
 
-@pytest.mark.parametrize("subchannels, distance, expected", [
-    (7, 0.0, ("fewer terminals",)),
-    (7, 20e3, ("fewer terminals", "a shorter distance")),
-    (1, 0.0, ("fewer terminals", "more subchannels")),
-    (1, 20e3, ("fewer terminals", "more subchannels", "a shorter distance")),
-])
+@pytest.mark.parametrize(
+    "subchannels, distance, expected",
+    [
+        (7, 0.0, ("fewer terminals",)),
+        (7, 20e3, ("fewer terminals", "a shorter distance")),
+        (1, 0.0, ("fewer terminals", "more subchannels")),
+        (1, 20e3, ("fewer terminals", "more subchannels", "a shorter distance")),
+    ],
+)
 def test_the_remedies_are_fewer_terminals_and_what_applies_at_the_distance(subchannels, distance, expected):
-    crowded = replace(ENV3, members=tuple(replace(m, terminals=2000) for m in ENV3.members),
-                      paths=tuple(replace(p, subchannels=subchannels) for p in ENV3.paths))
+    crowded = replace(
+        ENV3,
+        members=tuple(replace(m, terminals=2000) for m in ENV3.members),
+        paths=tuple(replace(p, subchannels=subchannels) for p in ENV3.paths),
+    )
     result = solve_scenario(crowded, np.array([distance]))
     assert result.thrashing[0] and result.remedies(0) == expected
 
@@ -128,8 +135,9 @@ def test_a_sweep_into_thrashing_too_long_to_search_is_refused_before_its_main_so
     distances = np.linspace(0, 100_000e3, 10_000)  # thrashes from 100-odd km: ~9,980 loads to search
     with pytest.raises(InputError, match=r"searched at 9,9\d\d thrashing distance\(s\)") as refused:
         solve_scenario(ENV3, distances)
-    found = re.search(r"fewer terminals per member, or fewer distances from ([\d.]+) km on",
-                      str(refused.value))
+    found = re.search(
+        r"fewer terminals per member, or fewer distances from ([\d.]+) km on", str(refused.value)
+    )
     assert found
     # the distance named is the first of the sweep at which the solver finds lock contention thrashing
     onset = int(np.argmin(np.abs(distances - float(found[1]) * 1e3)))
@@ -181,11 +189,18 @@ def test_a_background_load_no_path_can_carry_is_refused_with_the_most_it_carries
     # castout alone beyond c / h requests per second at 0 km (issue 22: was reported carried at c / h):
     # G1P2→CF1 holds a subchannel 164 µs per request at 0 km, so one carries at most 6,108/s
     def crowded(factor: float) -> Scenario:
-        return replace(ENV3, paths=tuple(replace(p, subchannels=1, background_rate=p.background_rate * factor)
-                                         for p in ENV3.paths))
+        return replace(
+            ENV3,
+            paths=tuple(
+                replace(p, subchannels=1, background_rate=p.background_rate * factor) for p in ENV3.paths
+            ),
+        )
 
-    with pytest.raises(InputError, match=r"path G1P2→CF1\.background_rate = 8060/s \(more than its 1 "
-                                         r"subchannel carries, at most 6,10\d requests/s even at 0 km\)"):
+    with pytest.raises(
+        InputError,
+        match=r"path G1P2→CF1\.background_rate = 8060/s \(more than its 1 "
+        r"subchannel carries, at most 6,10\d requests/s even at 0 km\)",
+    ):
         solve_scenario(crowded(20), np.array([100e3, 200e3]))
     assert solve_scenario(crowded(5), np.array([0.0])).path_rate["G1P2→CF1"][0] > 2015
 
@@ -198,7 +213,8 @@ def test_a_path_carries_its_transactions_requests_and_its_background_load_below_
     for path in ENV3.paths:
         member = result.members.index(path.member)
         requests = sum(
-            count for name, count in ENV3.members[member].requests.items()
+            count
+            for name, count in ENV3.members[member].requests.items()
             if ENV3.structures[name].cf == path.cf
         )
         offered = result.throughput[member] * requests + path.background_rate
@@ -220,8 +236,9 @@ def test_saturated_subchannels_carry_no_more_than_they_can_serve() -> None:
 
 def test_the_largest_distance_keeping_the_goal_is_where_the_share_crosses_it() -> None:
     answer = max_distance(ENV2, upper=300e3)
-    inside, outside = solve_scenario(ENV2, np.array([answer.distance * 0.999, answer.distance * 1.01]))\
-        .share_within_goal.min(axis=0)
+    inside, outside = solve_scenario(
+        ENV2, np.array([answer.distance * 0.999, answer.distance * 1.01])
+    ).share_within_goal.min(axis=0)
     assert inside >= ENV2.goal_share > outside
     assert answer.member in {m.name for m in ENV2.members}
 
@@ -263,10 +280,12 @@ def test_the_terminal_step_gives_what_the_network_engine_gives_for_the_same_clos
     cpu = result.cpu_per_transaction[:, 0]
     spin = fixed_parts(scenario, result.distances).spin[:, 0]
     elsewhere = result.response_time[:, 0] - result.breakdown["cpu"][:, 0] - spin
-    net = network([[cpu[0], 0.0, elsewhere[0]], [0.0, cpu[1], elsewhere[1]]],
-                  servers=[m.logical_cps for m in scenario.members] + ["delay"],
-                  population=[m.terminals for m in scenario.members],
-                  think_time=[m.think_time for m in scenario.members])
+    net = network(
+        [[cpu[0], 0.0, elsewhere[0]], [0.0, cpu[1], elsewhere[1]]],
+        servers=[m.logical_cps for m in scenario.members] + ["delay"],
+        population=[m.terminals for m in scenario.members],
+        think_time=[m.think_time for m in scenario.members],
+    )
     engine = solve(net, method="linearizer")
     assert engine.throughput == pytest.approx(result.throughput[:, 0], rel=5e-4)
     assert engine.response_time == pytest.approx(result.response_time[:, 0], rel=5e-4)
@@ -274,9 +293,16 @@ def test_the_terminal_step_gives_what_the_network_engine_gives_for_the_same_clos
 
 def _with_volumes(volumes: int, aliases: int, background: float):
     plain = replace(ENV2.read, iosq=0.0)
-    return replace(ENV2, volumes=volumes, aliases=aliases, disk_background=background, read=plain,
-                   write=replace(ENV2.write, iosq=0.0), lockable_items=np.inf,
-                   fibre_speed=2e8)  # 10 us/km per round trip: the write service the rates below assume
+    return replace(
+        ENV2,
+        volumes=volumes,
+        aliases=aliases,
+        disk_background=background,
+        read=plain,
+        write=replace(ENV2.write, iosq=0.0),
+        lockable_items=np.inf,
+        fibre_speed=2e8,
+    )  # 10 us/km per round trip: the write service the rates below assume
 
 
 def test_a_synchronous_cf_request_is_waited_for_once_though_its_spin_keeps_the_cp_busy() -> None:
@@ -285,9 +311,14 @@ def test_a_synchronous_cf_request_is_waited_for_once_though_its_spin_keeps_the_c
     # while the CPU a transaction uses grows by the spin of its requests
     from qmodel.scenario.compose import fixed_parts
 
-    alone = replace(ENV3, members=tuple(replace(m, terminals=1) for m in ENV3.members), threshold=1.0,
-                    links={name: {**link, "converted": {}} for name, link in ENV3.links.items()},
-                    lockable_items=np.inf, metro_mirror=False)
+    alone = replace(
+        ENV3,
+        members=tuple(replace(m, terminals=1) for m in ENV3.members),
+        threshold=1.0,
+        links={name: {**link, "converted": {}} for name, link in ENV3.links.items()},
+        lockable_items=np.inf,
+        metro_mirror=False,
+    )
     distances = np.array([0.0, 10e3])
     result = solve_scenario(alone, distances)
     fixed = fixed_parts(alone, distances)
@@ -304,8 +335,10 @@ def test_pav_aliases_take_iosq_away() -> None:
 
 def test_iosq_grows_with_distance_as_mirrored_writes_hold_the_volumes_longer() -> None:
     result = solve_scenario(_with_volumes(2, 0, 400.0), np.array([0.0, 100e3]))
-    queueing = result.breakdown["sync_io"] - solve_scenario(_with_volumes(10_000, 0, 0.0),
-                                                            np.array([0.0, 100e3])).breakdown["sync_io"]
+    queueing = (
+        result.breakdown["sync_io"]
+        - solve_scenario(_with_volumes(10_000, 0, 0.0), np.array([0.0, 100e3])).breakdown["sync_io"]
+    )
     assert (queueing[:, 1] > queueing[:, 0]).all()
 
 
@@ -335,8 +368,10 @@ def test_volumes_the_transactions_would_saturate_slow_them_to_what_the_volumes_c
 
 
 def test_more_other_work_on_the_volumes_lengthens_the_response_time() -> None:
-    responses = [solve_scenario(_with_volumes(2, 0, background), np.array([40e3])).response_time[:, 0]
-                 for background in (0.0, 800.0, 1500.0, 1850.0, 1890.0)]  # 1905/s saturates
+    responses = [
+        solve_scenario(_with_volumes(2, 0, background), np.array([40e3])).response_time[:, 0]
+        for background in (0.0, 800.0, 1500.0, 1850.0, 1890.0)
+    ]  # 1905/s saturates
     assert (np.diff(np.array(responses), axis=0) > 0).all()
 
 
@@ -411,8 +446,11 @@ def test_the_lock_fit_rests_on_every_environment_3_row_above_0_km_and_no_other_e
 
     assert {row.scenario for row in LOCK_ROWS} == {"gdps-env3"}
     assert sorted((r.member, r.quantity, r.km) for r in LOCK_ROWS) == sorted(
-        (member, quantity, km) for member in ("G1P1", "G1P2") for quantity in ("response", "transactions")
-        for km in (20, 40, 70, 100))
+        (member, quantity, km)
+        for member in ("G1P1", "G1P2")
+        for quantity in ("response", "transactions")
+        for km in (20, 40, 70, 100)
+    )
     assert {row.scenario for row in PREDICTION_ROWS} == {"gdps-env1", "gdps-env2"}
     assert min(row.km for row in PREDICTION_ROWS) > 0  # 0 km rows calibrate other and think time
 
@@ -420,8 +458,10 @@ def test_the_lock_fit_rests_on_every_environment_3_row_above_0_km_and_no_other_e
 def test_a_thrashing_row_weighs_in_the_fit_as_100_percent_off_in_its_direction() -> None:
     from qmodel.scenario.calibrate import SIGMA, Row, weighted_residuals
 
-    rows = (Row("gdps-env3", "G1P1", 70, "response", 100.0),
-            Row("gdps-env3", "G1P1", 70, "transactions", 3381.0))
+    rows = (
+        Row("gdps-env3", "G1P1", 70, "response", 100.0),
+        Row("gdps-env3", "G1P1", 70, "transactions", 3381.0),
+    )
     residuals = weighted_residuals(rows, np.array([np.nan, np.nan]))
     assert residuals == pytest.approx([1 / SIGMA["response"], -1 / SIGMA["transactions"]])
     assert weighted_residuals(rows, np.array([110.0, 3381.0])) == pytest.approx([1.0, 0.0])
@@ -431,8 +471,9 @@ def test_the_band_points_of_one_fitted_parameter_are_its_sigma_points() -> None:
     """The fit itself (weight 2/3) and ±√3 standard errors on the scale it is fitted on (1/6 each)."""
     from qmodel.scenario.calibrate import LockFit
 
-    fit = LockFit(("lockable_items",), np.array([np.log(4000.0)]), np.array([[0.09]]), np.zeros(1),
-                  np.zeros(1), ENV3)
+    fit = LockFit(
+        ("lockable_items",), np.array([np.log(4000.0)]), np.array([[0.09]]), np.zeros(1), np.zeros(1), ENV3
+    )
     points = sorted((point["lockable_items"], weight) for point, weight in fit.band_points())
     assert [weight for _, weight in points] == pytest.approx([1 / 6, 2 / 3, 1 / 6])
     expected = 4000.0 * np.exp(np.array([-1, 0, 1]) * 0.3 * 3**0.5)  # standard error √0.09 = 0.3
@@ -444,8 +485,9 @@ ENV1 = load_scenario(resolve_scenario("gdps-env1"))
 
 @settings(max_examples=15, deadline=None)
 @given(km=st.floats(0, 300), coefficient=st.floats(0, 1))
-def test_the_castout_owner_alone_queues_its_reads_behind_its_castout_writes(km: float, coefficient: float
-                                                                             ) -> None:
+def test_the_castout_owner_alone_queues_its_reads_behind_its_castout_writes(
+    km: float, coefficient: float
+) -> None:
     # IOSQ per read = castout_iosq × the owner's castout write response (its 0 km RMF times, Metro
     # Mirror cost and the distance's round trip); the other member's reads do not queue
     scenario = replace(ENV1, lockable_items=np.inf, castout_iosq=coefficient)
@@ -476,8 +518,10 @@ def test_a_castout_owner_beside_computed_iosq_or_not_a_member_is_refused(tmp_pat
 
     text = resolve_scenario("gdps-env1").read_text(encoding="utf-8")
     owner = 'castout_owner = "G1P1"'
-    for change, message in (((owner, 'castout_owner = "G1P9"'), "disk.castout_owner = G1P9"),
-                            ((owner, owner + "\nvolumes = 40"), "disk.castout_owner = G1P1")):
+    for change, message in (
+        ((owner, 'castout_owner = "G1P9"'), "disk.castout_owner = G1P9"),
+        ((owner, owner + "\nvolumes = 40"), "disk.castout_owner = G1P1"),
+    ):
         path = tmp_path / "broken.toml"
         path.write_text(text.replace(*change).replace('iosq = "0.1ms" }', 'iosq = "0ms" }'), encoding="utf-8")
         with pytest.raises(InputError, match=message):

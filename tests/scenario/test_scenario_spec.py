@@ -39,18 +39,24 @@ def test_values_are_read_in_si_units() -> None:
     assert scenario.links["g1p1_cf1"]["sync"]["lock"] == pytest.approx(6.8e-6)
 
 
-@pytest.mark.parametrize(("old", "new", "key"), [
-    ('think_time = "8.7909s"', "think_time = 8.7909", "think_time"),                 # units missing
-    ('think_time = "8.7909s"', 'think_time = "8.7909"', "think_time"),               # quoted, units missing
-    ('distance = ["0km", "20km", "40km", "70km", "100km"]', 'distance = "-20km"', "distance"),
-    ('member = "G1P2"\ncf = "CF1"', 'member = "G1P3"\ncf = "CF1"', "member"),         # missing member
-    ("requests = { LOCK1 = 54.40,", "requests = { LOCK9 = 54.40,", "LOCK9"),          # unknown structure
-    ('share = "90%"', 'share = "130%"', "goal.share"),
-    ("logical_cps = 8", "logical_cps = 0", "logical_cps"),
-    ('lockable_items = ', 'lockable_item = ', "lockable_item"),                       # a misspelt key
-    ('sync = { lock = "6.8us", cache = "9.4us" }', 'sync = { lock = "-6.8us", cache = "9.4us" }',
-     "sync.lock"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ('think_time = "8.7909s"', "think_time = 8.7909", "think_time"),  # units missing
+        ('think_time = "8.7909s"', 'think_time = "8.7909"', "think_time"),  # quoted, units missing
+        ('distance = ["0km", "20km", "40km", "70km", "100km"]', 'distance = "-20km"', "distance"),
+        ('member = "G1P2"\ncf = "CF1"', 'member = "G1P3"\ncf = "CF1"', "member"),  # missing member
+        ("requests = { LOCK1 = 54.40,", "requests = { LOCK9 = 54.40,", "LOCK9"),  # unknown structure
+        ('share = "90%"', 'share = "130%"', "goal.share"),
+        ("logical_cps = 8", "logical_cps = 0", "logical_cps"),
+        ("lockable_items = ", "lockable_item = ", "lockable_item"),  # a misspelt key
+        (
+            'sync = { lock = "6.8us", cache = "9.4us" }',
+            'sync = { lock = "-6.8us", cache = "9.4us" }',
+            "sync.lock",
+        ),
+    ],
+)
 def test_a_bad_scenario_file_is_one_error_naming_the_key(tmp_path, old, new, key) -> None:
     with pytest.raises(InputError) as error:
         load_scenario(broken(tmp_path, old, new))
@@ -80,7 +86,7 @@ def test_a_table_written_where_tables_are_needed_says_double_brackets() -> None:
     from qmodel.tomlread import read_toml
 
     data = read_toml(GDPS)
-    data["cf"] = data["cf"][0]                      # [cf] written for [[cf]]
+    data["cf"] = data["cf"][0]  # [cf] written for [[cf]]
     with pytest.raises(InputError, match=r"cf = .*\[\[cf\]\] tables \(double brackets\)"):
         scenario_from_dict(data, "broken.toml")
 
@@ -100,6 +106,7 @@ def test_every_shipped_scenario_loads() -> None:
 
 
 # Distances: ranges, lists and their order, at the command line and in a file
+
 
 @pytest.mark.parametrize("text", ["0...100km", "0....100km", "0..50..100km"])
 def test_a_range_with_more_than_two_dots_is_refused_naming_start_stop(text) -> None:
@@ -142,9 +149,15 @@ def test_a_bare_number_at_the_command_line_is_in_km() -> None:
     assert parse_distances("20,40,70").tolist() == [20e3, 40e3, 70e3]
 
 
-@pytest.mark.parametrize(("typed", "advice"), [
-    ('"70"', '"70km"'), ('"0..100"', '"0..100km"'), ('"20,40,70"', '"20,40,70km"'), ('["70"]', '"70km"'),
-])
+@pytest.mark.parametrize(
+    ("typed", "advice"),
+    [
+        ('"70"', '"70km"'),
+        ('"0..100"', '"0..100km"'),
+        ('"20,40,70"', '"20,40,70km"'),
+        ('["70"]', '"70km"'),
+    ],
+)
 def test_a_file_distance_without_its_unit_is_refused_even_quoted(tmp_path, typed, advice) -> None:
     message = refusal(broken(tmp_path, DISTANCE, f"distance = {typed}"))
     assert message.startswith("broken.toml: distance = ") and "bare number is ambiguous" in message
@@ -179,22 +192,31 @@ def test_every_refused_distance_is_one_line_and_exit_status_2() -> None:
 
 # A member's profile and the lock model: nothing silently assumed
 
-@pytest.mark.parametrize(("line", "key"), [
-    ("requests = { LOCK1 = 63.18, GBPP = 71.40, GBPS = 23.81 }\n", "member G1P2.requests"),
-    ("sync_reads = 28.46\n", "member G1P2.sync_reads"),
-    ("log_writes = 3.92\n", "member G1P2.log_writes"),
-    (OTHER[1] + "\n", "member G1P2.other"),
-    ('tpno_share = "78%"\n', "member G1P1.tpno_share"),
-])
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ("requests = { LOCK1 = 63.18, GBPP = 71.40, GBPS = 23.81 }\n", "member G1P2.requests"),
+        ("sync_reads = 28.46\n", "member G1P2.sync_reads"),
+        ("log_writes = 3.92\n", "member G1P2.log_writes"),
+        (OTHER[1] + "\n", "member G1P2.other"),
+        ('tpno_share = "78%"\n', "member G1P1.tpno_share"),
+    ],
+)
 def test_a_member_without_a_part_of_its_profile_is_refused_naming_it(tmp_path, line, key) -> None:
     message = refusal(broken(tmp_path, line, ""))
     assert message.startswith(f"broken.toml: {key} = missing; allowed: ")
 
 
 def test_a_profile_given_as_explicit_zeros_loads(tmp_path) -> None:
-    path = broken(tmp_path, "sync_reads = 28.46", "sync_reads = 0", ("log_writes = 3.92", "log_writes = 0"),
-                  ("requests = { LOCK1 = 63.18, GBPP = 71.40, GBPS = 23.81 }", "requests = {}"),
-                  ('tpno_share = "78%"\n\n[[cf]]', 'tpno_share = "100%"\n\n[[cf]]'))
+    path = broken(
+        tmp_path,
+        "sync_reads = 28.46",
+        "sync_reads = 0",
+        ("log_writes = 3.92", "log_writes = 0"),
+        ("requests = { LOCK1 = 63.18, GBPP = 71.40, GBPS = 23.81 }", "requests = {}"),
+        ('tpno_share = "78%"\n\n[[cf]]', 'tpno_share = "100%"\n\n[[cf]]'),
+    )
     member = load_scenario(path).member("G1P2")
     assert (member.sync_reads, member.log_writes, member.requests, member.tpno_share) == (0, 0, {}, 1)
 
@@ -214,23 +236,30 @@ def test_lockable_items_inf_may_be_written_in_quotes(tmp_path) -> None:
     assert scenario.lockable_items == float("inf")
 
 
-@pytest.mark.parametrize(("old", "key"), [
-    (LOCKABLE, "locks.lockable_items"),
-    ("resolution_round_trips = 2\n", "locks.resolution_round_trips"),
-    (re.search(r"lock_span = .*\n", TEXT)[0], "locks.lock_span"),
-])
+@pytest.mark.parametrize(
+    ("old", "key"),
+    [
+        (LOCKABLE, "locks.lockable_items"),
+        ("resolution_round_trips = 2\n", "locks.resolution_round_trips"),
+        (re.search(r"lock_span = .*\n", TEXT)[0], "locks.lock_span"),
+    ],
+)
 def test_a_locks_table_missing_a_key_is_refused_naming_it(tmp_path, old, key) -> None:
     assert refusal(broken(tmp_path, old, "")).startswith(f"broken.toml: {key} = missing")
 
 
 # What a message says: the file, the value as typed, only forms the file takes
 
-@pytest.mark.parametrize(("old", "new", "start"), [
-    ('share = "90%"', 'share = "0,95"', "broken.toml: goal.share = 0,95 "),
-    ('think_time = "8.7909s"', 'think_time = "8,8s"', "broken.toml: member G1P1.think_time = 8,8s "),
-    (OTHER[0], 'other = ""', 'broken.toml: member G1P1.other = "" '),
-    ('threshold = "150us"', 'threshold = "150 ns"', "broken.toml: conversion.threshold = 150 ns "),
-])
+
+@pytest.mark.parametrize(
+    ("old", "new", "start"),
+    [
+        ('share = "90%"', 'share = "0,95"', "broken.toml: goal.share = 0,95 "),
+        ('think_time = "8.7909s"', 'think_time = "8,8s"', "broken.toml: member G1P1.think_time = 8,8s "),
+        (OTHER[0], 'other = ""', 'broken.toml: member G1P1.other = "" '),
+        ('threshold = "150us"', 'threshold = "150 ns"', "broken.toml: conversion.threshold = 150 ns "),
+    ],
+)
 def test_a_value_the_unit_dialect_refuses_is_named_with_the_file_as_typed(tmp_path, old, new, start) -> None:
     assert refusal(broken(tmp_path, old, new)).startswith(start)
 
@@ -248,8 +277,11 @@ def test_a_share_written_as_a_bare_percentage_is_advised_as_95_percent_or_0_95(t
 
 
 def test_a_converted_share_above_100_percent_is_refused(tmp_path) -> None:
-    path = broken(tmp_path, 'async = { lock = "272us", cache = "272us" }',
-                  'async = { lock = "272us", cache = "272us" }\nconverted = { cache = "130%" }')
+    path = broken(
+        tmp_path,
+        'async = { lock = "272us", cache = "272us" }',
+        'async = { lock = "272us", cache = "272us" }\nconverted = { cache = "130%" }',
+    )
     assert refusal(path).startswith("broken.toml: link.g1p1_cf1.converted.cache = 130% ")
 
 
@@ -275,13 +307,17 @@ def test_a_whole_number_in_quotes_is_echoed_in_quotes_and_said_to_be_text(tmp_pa
 
 
 def test_requests_without_a_path_echo_the_count_as_typed(tmp_path) -> None:
-    path = broken(tmp_path, "requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = 23.81 }",
-                  'requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = "23.81K" }',
-                  ('[[path]]\nmember = "G1P1"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 2\n', ""))
+    path = broken(
+        tmp_path,
+        "requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = 23.81 }",
+        'requests = { LOCK1 = 54.40, GBPP = 71.40, GBPS = "23.81K" }',
+        ('[[path]]\nmember = "G1P1"\ncf = "CF2"\nlink = "g1p1_cf2"\nsubchannels = 2\n', ""),
+    )
     assert "member G1P1.requests.GBPS = 23.81K (no path to its CF)" in refusal(path)
 
 
 # Errors say what is wrong in the file's own words, and carry it for callers that set the value elsewhere
+
 
 def test_a_path_error_names_the_path_as_member_to_cf(tmp_path) -> None:
     g1p2_cf1 = "subchannels = 7\nbackground_rate = 415"
@@ -306,9 +342,13 @@ def test_a_bare_file_distance_error_carries_km_as_the_unit_it_needs(tmp_path) ->
     assert (error.value.key, error.value.unit) == ("distance", "km")
 
 
-@pytest.mark.parametrize(("old", "bare"), [
-    (DISTANCE, "distance = {}"), ('think_time = "8.7909s"', "think_time = {}"),
-])
+@pytest.mark.parametrize(
+    ("old", "bare"),
+    [
+        (DISTANCE, "distance = {}"),
+        ('think_time = "8.7909s"', "think_time = {}"),
+    ],
+)
 def test_a_bare_number_is_refused_alike_quoted_or_not_advised_with_its_unit(tmp_path, old, bare) -> None:
     quoted = refusal(broken(tmp_path, old, bare.format('"70"')))
     assert refusal(broken(tmp_path, old, bare.format("70"))) == quoted
@@ -317,6 +357,7 @@ def test_a_bare_number_is_refused_alike_quoted_or_not_advised_with_its_unit(tmp_
 
 
 # A list of two that a decimal comma would make one number
+
 
 @pytest.mark.parametrize("text", ["0,5km", "0,5", "1,50km"])
 def test_an_ascending_list_of_two_that_may_be_a_decimal_comma_is_refused(text) -> None:
@@ -339,9 +380,14 @@ def test_a_range_is_never_taken_for_a_decimal_comma() -> None:
     assert parse_distances("0..5km", points=6).tolist() == pytest.approx([i * 1e3 for i in range(6)])
 
 
-@pytest.mark.parametrize(("typed", "forms"), [
-    ("0,95", ["0.95km", "0km,95km"]), ("20,5", ["20.5km"]), ("0,5km", ["0.5km", "0km,5km"]),
-])
+@pytest.mark.parametrize(
+    ("typed", "forms"),
+    [
+        ("0,95", ["0.95km", "0km,95km"]),
+        ("20,5", ["20.5km"]),
+        ("0,5km", ["0.5km", "0km,5km"]),
+    ],
+)
 def test_every_form_a_file_distance_refusal_advises_is_one_the_file_takes(tmp_path, typed, forms) -> None:
     advice = refusal(broken(tmp_path, DISTANCE, f'distance = "{typed}"')).split("allowed: ")[1]
     for form in forms:
@@ -350,22 +396,31 @@ def test_every_form_a_file_distance_refusal_advises_is_one_the_file_takes(tmp_pa
 
 
 def test_a_secondary_structure_lives_in_another_cf_than_its_primary(tmp_path) -> None:
-    path = broken(tmp_path, '{ LOCK1 = "lock", GBPP = "cache" }',
-                  '{ LOCK1 = "lock", GBPP = "cache", LOCK1S = "secondary of LOCK1" }')
-    assert refusal(path).startswith("broken.toml: cf CF1.structures.LOCK1S = secondary of LOCK1; allowed: "
-                                    "the secondary of a structure declared in another [[cf]]")
+    path = broken(
+        tmp_path,
+        '{ LOCK1 = "lock", GBPP = "cache" }',
+        '{ LOCK1 = "lock", GBPP = "cache", LOCK1S = "secondary of LOCK1" }',
+    )
+    assert refusal(path).startswith(
+        "broken.toml: cf CF1.structures.LOCK1S = secondary of LOCK1; allowed: "
+        "the secondary of a structure declared in another [[cf]]"
+    )
 
 
 def test_the_secondary_of_a_lock_structure_takes_no_requests_of_its_own(tmp_path) -> None:
     # z/OS duplexes a lock structure (issue 36): each request to the primary goes to the secondary too
-    path = broken(tmp_path, '{ GBPS = "secondary of GBPP" }',
-                  '{ GBPS = "secondary of GBPP", LOCK1S = "secondary of LOCK1" }\n'
-                  'duplexing = { LOCK1S = "async" }')
+    path = broken(
+        tmp_path,
+        '{ GBPS = "secondary of GBPP" }',
+        '{ GBPS = "secondary of GBPP", LOCK1S = "secondary of LOCK1" }\nduplexing = { LOCK1S = "async" }',
+    )
     text = path.read_text().replace("GBPS = 23.81 }", "GBPS = 23.81, LOCK1S = 54.4 }", 1)
     path.write_text(text)
-    assert refusal(path) == ("broken.toml: member G1P1.requests.LOCK1S = 54.4 (z/OS duplexes a lock or "
-                             "list structure: the secondary takes its primary's requests); allowed: the "
-                             "requests to its primary LOCK1 only")
+    assert refusal(path) == (
+        "broken.toml: member G1P1.requests.LOCK1S = 54.4 (z/OS duplexes a lock or "
+        "list structure: the secondary takes its primary's requests); allowed: the "
+        "requests to its primary LOCK1 only"
+    )
 
 
 def test_more_requests_to_a_secondary_than_to_its_primary_do_not_add_up(tmp_path) -> None:
@@ -393,14 +448,20 @@ def test_a_lock_span_is_a_share_of_the_execution(tmp_path, span: str, value: flo
 
 
 def test_a_given_iosq_beside_volumes_is_refused_not_silently_unused(tmp_path) -> None:
-    message = refusal(broken(tmp_path, 'metro_mirror = true\n', 'metro_mirror = true\nvolumes = 4\n'))
+    message = refusal(broken(tmp_path, "metro_mirror = true\n", "metro_mirror = true\nvolumes = 4\n"))
     assert message.startswith("broken.toml: disk.read.iosq = 0.1ms")
     assert "computed from the load" in message and "0ms, or left out" in message
 
 
 def test_volumes_with_iosq_left_at_0ms_are_read(tmp_path) -> None:
-    scenario = load_scenario(broken(tmp_path, 'metro_mirror = true\n', 'metro_mirror = true\nvolumes = 4\n',
-                                    ('iosq = "0.1ms"', 'iosq = "0ms"')))
+    scenario = load_scenario(
+        broken(
+            tmp_path,
+            "metro_mirror = true\n",
+            "metro_mirror = true\nvolumes = 4\n",
+            ('iosq = "0.1ms"', 'iosq = "0ms"'),
+        )
+    )
     assert scenario.volumes == 4
 
 
@@ -413,8 +474,13 @@ def test_a_member_shape_not_a_positive_number_is_refused_naming_it(tmp_path, val
 
 def test_a_shape_not_whole_is_read_for_a_member_and_for_the_whole_scenario(tmp_path) -> None:
     shape = re.search(r"shape = .*\n", TEXT)[0]
-    path = broken(tmp_path, shape, "", ("[distribution]  # each", '[distribution]\nshape = 0.75  # each'),
-                  ("shape = 1\n", ""))
+    path = broken(
+        tmp_path,
+        shape,
+        "",
+        ("[distribution]  # each", "[distribution]\nshape = 0.75  # each"),
+        ("shape = 1\n", ""),
+    )
     scenario = load_scenario(path)
     assert scenario.shape == 0.75 and scenario.member("G1P1").shape is None
     assert scenario.member("G1P2").shape == pytest.approx(0.8535, rel=1e-3)

@@ -124,7 +124,7 @@ def test_a_distance_that_is_not_one_never_suggests_a_bare_number() -> None:
 def test_advice_for_a_bare_number_is_written_in_the_files_decimal_mark() -> None:
     # a planner's trial (file v3): 8,8 refused, then the advised form must not be refused in the same file
     _, _, err = variants("distance;member.*.think_time\n20km;8,8\n20km;8,8s\n")
-    assert 'allowed: 8,8s' in err and "row 3" not in err
+    assert "allowed: 8,8s" in err and "row 3" not in err
 
 
 def test_share_advice_is_written_in_the_files_decimal_mark() -> None:
@@ -198,10 +198,19 @@ def test_the_profile_command_prints_the_snippet_unwrapped_when_piped_at_any_widt
 
     from qmodel.cli import cli
 
-    args = ["scenario-profile", "--transactions", "3394", "LOCK1.sync=190K", "GBP8P.sync=21K",
-            "GBP8P.async=199K", "GBP8S.async=83K", "sync_reads=92.3K", "log_writes=13.23K"]
+    args = [
+        "scenario-profile",
+        "--transactions",
+        "3394",
+        "LOCK1.sync=190K",
+        "GBP8P.sync=21K",
+        "GBP8P.async=199K",
+        "GBP8S.async=83K",
+        "sync_reads=92.3K",
+        "log_writes=13.23K",
+    ]
     result = CliRunner().invoke(cli, args, env={"COLUMNS": "40"})
-    snippet = result.output[result.output.index("[[member]]"):]
+    snippet = result.output[result.output.index("[[member]]") :]
     assert tomllib.loads(snippet)["member"][0]["requests"]["GBP8S"] == pytest.approx(24.45)
 
 
@@ -241,9 +250,14 @@ def test_a_share_cell_written_as_a_bare_percentage_is_advised_as_95_percent_or_0
     assert "row 2: column goal.share = 95 " in err and err.rstrip().endswith("95% or 0.95")
 
 
-@pytest.mark.parametrize(("header", "cell", "advice"), [
-    ("distance", "0,5km", "0.5km"), ("distance", "20,5km", "20.5km"), ("distance [km]", "0,5", "0.5"),
-])
+@pytest.mark.parametrize(
+    ("header", "cell", "advice"),
+    [
+        ("distance", "0,5km", "0.5km"),
+        ("distance", "20,5km", "20.5km"),
+        ("distance [km]", "0,5", "0.5"),
+    ],
+)
 def test_a_distance_cell_a_decimal_comma_may_make_one_is_refused_advising_one(header, cell, advice) -> None:
     _, _, err = variants(f'{header}\n"{cell}"\n')
     assert f"row 2: column {header} = {cell} (ambiguous: a decimal comma" in err

@@ -21,8 +21,9 @@ E2E = casebook_path("gdps-pprc-100km-2006-e2e")
 
 
 def test_the_calibration_reads_every_scenario_cell_of_the_casebook_as_the_validation_does() -> None:
-    cases = {case.id: case for case in load_casebook(E2E)
-             if case.quantity.removeprefix("scenario.") in QUANTITIES}
+    cases = {
+        case.id: case for case in load_casebook(E2E) if case.quantity.removeprefix("scenario.") in QUANTITIES
+    }
     rows = {row.source: row for row in casebook_measurements(E2E)}
     assert set(rows) == set(cases)
     for name, case in cases.items():
@@ -49,8 +50,11 @@ def _printed_numbers() -> set[float]:
 
 
 def _numbers(node: ast.AST) -> list[float]:
-    return [float(n.value) for n in ast.walk(node) if isinstance(n, ast.Constant)
-            and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+    return [
+        float(n.value)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
+    ]
 
 
 def _digits(number: float) -> int:

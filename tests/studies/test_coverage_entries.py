@@ -11,8 +11,13 @@ import pytest
 from qmodel.catalogue.evaluate import calc
 from qmodel.errors import InputError
 
-FLASHCOPY = dict(base_response=2.0, read_miss_fraction=0.026525, ops_per_drive=102.57, drives_per_rank=8,
-                 drive_service=4.1667)
+FLASHCOPY = dict(
+    base_response=2.0,
+    read_miss_fraction=0.026525,
+    ops_per_drive=102.57,
+    drives_per_rank=8,
+    drive_service=4.1667,
+)
 
 
 def test_flashcopy_with_no_added_load_leaves_the_response_as_it_was() -> None:
@@ -36,8 +41,15 @@ def test_flashcopy_that_saturates_the_drives_is_refused() -> None:
         calc("flashcopy_response", **FLASHCOPY, added_ops_per_drive=140)
 
 
-SCREEN = dict(elapsed=399.0, class2_cpu_time=36.7, io_wait=359.3, other_waits=0.2, getpages=1_702_970,
-              read_ios=169_896, prefetch_requests=51_552)
+SCREEN = dict(
+    elapsed=399.0,
+    class2_cpu_time=36.7,
+    io_wait=359.3,
+    other_waits=0.2,
+    getpages=1_702_970,
+    read_ios=169_896,
+    prefetch_requests=51_552,
+)
 
 
 def test_db2_accounting_leaves_what_cpu_and_waits_do_not_cover_unaccounted() -> None:
@@ -94,13 +106,13 @@ def test_compression_lowers_the_utilization_of_the_lines() -> None:
 def test_space_efficient_copy_of_a_file_copy_is_the_tracks_written() -> None:
     # esg-ds8000-validation-2008, FlashCopy SE lab test: a 132 MB file copied to a 10 GB volume.
     result = calc("flashcopy_space", volume_size=10, data_written=0.132, write_size=256)
-    assert float(result.units_written) == 2015          # ceiling(132e6 / 65,536)
+    assert float(result.units_written) == 2015  # ceiling(132e6 / 65,536)
     assert float(result.se_space) == pytest.approx(2015 * 65536 / 1e9)
 
 
 def test_small_scattered_writes_cost_a_track_each_up_to_the_volume() -> None:
     scattered = calc("flashcopy_space", volume_size=200, data_written=1, write_size=4)
-    assert float(scattered.se_space) == pytest.approx(math.ceil(1e9 / 4096) * 65536 / 1e9)   # 16 GB for 1 GB
+    assert float(scattered.se_space) == pytest.approx(math.ceil(1e9 / 4096) * 65536 / 1e9)  # 16 GB for 1 GB
     whole = calc("flashcopy_space", volume_size=200, data_written=20, write_size=4)
     assert float(whole.se_space) == 200
     assert float(whole.space_saving) == 0

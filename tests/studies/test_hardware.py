@@ -41,11 +41,14 @@ def test_the_study_links_keep_2006s_counts_and_todays_long_reach_link_its_32() -
     assert LINK_TYPES["ICA-SR"].subchannels == 8
 
 
-@pytest.mark.parametrize(("name", "km", "allowed"), [
-    ("ICA-SR", 0.151, "ICA-SR reaches <= 0.15 km"),
-    ("CE-LR", 100.5, "CE-LR reaches <= 100 km (through a qualified DWDM; 10 km unrepeated)"),
-    ("IC", 0.001, "IC reaches within one CPC (0 km)"),
-])
+@pytest.mark.parametrize(
+    ("name", "km", "allowed"),
+    [
+        ("ICA-SR", 0.151, "ICA-SR reaches <= 0.15 km"),
+        ("CE-LR", 100.5, "CE-LR reaches <= 100 km (through a qualified DWDM; 10 km unrepeated)"),
+        ("IC", 0.001, "IC reaches within one CPC (0 km)"),
+    ],
+)
 def test_a_link_past_its_reach_is_refused_naming_the_key_the_link_and_its_reach(name, km, allowed) -> None:
     with pytest.raises(InputError) as refused:
         check_reach(LINK_TYPES[name], km, "path.link")
@@ -62,12 +65,15 @@ def test_an_unknown_link_type_is_refused_with_the_known_ones() -> None:
         link_type("ISC-4")
 
 
-@pytest.mark.parametrize(("mode", "kind", "allowed"), [
-    ("async", "cache", "simplex for a cache structure (Db2 duplexes a group buffer pool itself"),
-    ("sync", "cache", "simplex for a cache structure"),
-    ("async", "list", "simplex, sync for a list structure"),
-    ("triplex", "lock", "one of simplex, sync, async"),
-])
+@pytest.mark.parametrize(
+    ("mode", "kind", "allowed"),
+    [
+        ("async", "cache", "simplex for a cache structure (Db2 duplexes a group buffer pool itself"),
+        ("sync", "cache", "simplex for a cache structure"),
+        ("async", "list", "simplex, sync for a list structure"),
+        ("triplex", "lock", "one of simplex, sync, async"),
+    ],
+)
 def test_a_duplexing_mode_the_structure_cannot_have_is_refused(mode, kind, allowed) -> None:
     with pytest.raises(InputError) as refused:
         check_duplex_mode(mode, kind, "cf.duplexing")
@@ -84,8 +90,9 @@ def test_zhyperlink_past_150_m_is_refused() -> None:
     check_zhyperlink_reach(0.15)
     with pytest.raises(InputError) as refused:
         check_zhyperlink_reach(0.2, "member.zhyperlink")
-    assert str(refused.value).startswith("member.zhyperlink = a disk 0.2 km away; allowed: zHyperLink "
-                                         "reaches 150 m")
+    assert str(refused.value).startswith(
+        "member.zhyperlink = a disk 0.2 km away; allowed: zHyperLink reaches 150 m"
+    )
 
 
 def test_the_studys_metro_mirror_protocol_is_the_catalogues_one_round_trip_per_write() -> None:
@@ -120,7 +127,19 @@ def test_subchannels_says_where_its_counts_came_from() -> None:
 
 
 def test_subchannels_refuses_a_distance_past_the_links_reach_in_one_line() -> None:
-    result = CliRunner().invoke(cli, ["subchannels", "--delayed", "12%", "--link", "ICA-SR", "--service-time",
-                                       "20us", "--distance", "0,40km"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "subchannels",
+            "--delayed",
+            "12%",
+            "--link",
+            "ICA-SR",
+            "--service-time",
+            "20us",
+            "--distance",
+            "0,40km",
+        ],
+    )
     assert result.exit_code == 2
     assert result.output == "error: --link = ICA-SR at 40 km; allowed: ICA-SR reaches <= 0.15 km\n"

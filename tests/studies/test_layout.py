@@ -7,9 +7,19 @@ from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
 
 # Two ranks of one LSS column each: a 3+3 rank of 48 volumes and a 4+4 rank of 64.
-TWO_RANKS = dict(rank=[0, 1], lss=[0, 1], test=[16, 21], perf=[16, 22], perf_primes=[8, 11],
-                 fc_targets=[0, 0], pprc_secondaries=[16, 21], spares=[0, 0], column_total=[48, 64],
-                 rank_capacity=[48, 64], repeats=3)
+TWO_RANKS = dict(
+    rank=[0, 1],
+    lss=[0, 1],
+    test=[16, 21],
+    perf=[16, 22],
+    perf_primes=[8, 11],
+    fc_targets=[0, 0],
+    pprc_secondaries=[16, 21],
+    spares=[0, 0],
+    column_total=[48, 64],
+    rank_capacity=[48, 64],
+    repeats=3,
+)
 
 
 def test_totals_are_the_sample_scaled_by_the_repeats() -> None:

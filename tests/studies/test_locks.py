@@ -76,7 +76,15 @@ def test_no_lock_is_held_over_the_time_queued_for_a_subchannel(response, commit_
     # (the queue at most 90% of R − C: at all of it, R − Q rounds below C and the reference clips C)
     commit = commit_share * response
     queued = queue_share * (response - commit)
-    with_queue = lock_wait(np.array([50.0, 50.0]), np.array([[10.0], [10.0]]), np.full((2, 1), response),
-                           np.full((2, 1), commit), 1000.0, 2, NO_DISTANCE, span,
-                           queued=np.full((2, 1), queued))
+    with_queue = lock_wait(
+        np.array([50.0, 50.0]),
+        np.array([[10.0], [10.0]]),
+        np.full((2, 1), response),
+        np.full((2, 1), commit),
+        1000.0,
+        2,
+        NO_DISTANCE,
+        span,
+        queued=np.full((2, 1), queued),
+    )
     assert np.allclose(with_queue, wait(response - queued, commit, span=span), rtol=1e-12, atol=0)

@@ -6,8 +6,14 @@ import qmodel.validation.quantities  # noqa: F401  (registers the study function
 from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
 
-POOL = dict(population=128, drives_before=8, drives_after=16, backend_ops_per_io=1, drive_service="4ms",
-            front_end_time="0ms")
+POOL = dict(
+    population=128,
+    drives_before=8,
+    drives_after=16,
+    backend_ops_per_io=1,
+    drive_service="4ms",
+    front_end_time="0ms",
+)
 
 
 def test_balanced_pool_throughput_is_the_closed_form_of_exact_mva() -> None:

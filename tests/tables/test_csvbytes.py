@@ -30,8 +30,26 @@ def _same_float(a: float, b: float) -> bool:
 
 @given(st.lists(ANY_CELL, min_size=1, max_size=12))
 @example(["-0", "1.", ".5", "+7", "123456789012345", "1234567890123456", "0.1", "", "-", "."])
-@example(["1.2.3", "..5", "5..", "-1.5", "+.5", "12345678.5", "1234567.89012345", "-123456789.01234",
-          "12345678901.2345", "1-2", "1+", "9" * 16, "0" * 16, "1e5", " 1", "1 "])
+@example(
+    [
+        "1.2.3",
+        "..5",
+        "5..",
+        "-1.5",
+        "+.5",
+        "12345678.5",
+        "1234567.89012345",
+        "-123456789.01234",
+        "12345678901.2345",
+        "1-2",
+        "1+",
+        "9" * 16,
+        "0" * 16,
+        "1e5",
+        " 1",
+        "1 ",
+    ]
+)
 def test_a_cell_read_in_bulk_is_the_float_python_reads(cells: list[str]) -> None:
     values, unread = csvbytes.plain_decimals(*_cells(cells))
     for cell, value, skipped in zip(cells, values.tolist(), unread.tolist(), strict=True):
@@ -57,14 +75,36 @@ def _written(values: list[float]) -> list[str]:
     return [bytes(row[:size]).decode() for row, size in zip(chars, lengths.tolist(), strict=True)]
 
 
-HALF_WAY = st.builds(lambda whole, power: (whole + 0.5) / 10**power,
-                     st.integers(10**11, 10**12 - 1), st.integers(0, 16))
+HALF_WAY = st.builds(
+    lambda whole, power: (whole + 0.5) / 10**power, st.integers(10**11, 10**12 - 1), st.integers(0, 16)
+)
 
 
-@given(st.lists(st.one_of(st.floats(), HALF_WAY, st.integers(-10**13, 10**13).map(float),
-                          st.floats(1e-5, 1e13)), min_size=1, max_size=12))
-@example([0.0, -0.0, 1e-4, 9.99999999999995e-5, 999999999999.5, 1e12, 0.1 + 0.2, -5.5, math.nan, -math.inf,
-          2.675, 1 / 3, 123456789012.5, 1e-5])
+@given(
+    st.lists(
+        st.one_of(st.floats(), HALF_WAY, st.integers(-(10**13), 10**13).map(float), st.floats(1e-5, 1e13)),
+        min_size=1,
+        max_size=12,
+    )
+)
+@example(
+    [
+        0.0,
+        -0.0,
+        1e-4,
+        9.99999999999995e-5,
+        999999999999.5,
+        1e12,
+        0.1 + 0.2,
+        -5.5,
+        math.nan,
+        -math.inf,
+        2.675,
+        1 / 3,
+        123456789012.5,
+        1e-5,
+    ]
+)
 def test_a_number_written_in_bulk_is_what_percent_12g_writes(values: list[float]) -> None:
     """The digits CSV and JSON write (output.SIGNIFICANT): g12 lays out exactly 12."""
     assert _written(values) == [f"{value + 0.0:.{SIGNIFICANT}g}" for value in values]
@@ -108,8 +148,13 @@ def test_rows_are_laid_out_as_the_csv_module_reads_them(rows: list[list[str]], w
             assert (next(csv.reader([cell])) or [""])[0] == field
 
 
-@given(st.lists(st.tuples(st.binary(min_size=0, max_size=4), st.binary(min_size=0, max_size=4)),
-                min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(st.binary(min_size=0, max_size=4), st.binary(min_size=0, max_size=4)),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_pieces_put_before_the_line_feeds_are_the_rows_joined(rows: list[tuple[bytes, bytes]]) -> None:
     rows = [(text.replace(b"\n", b"."), added) for text, added in rows]
     text = b"".join(text + b"\n" for text, _ in rows)

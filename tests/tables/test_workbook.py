@@ -50,14 +50,14 @@ def run(*args):
 
 
 ROWS = [
-    (),                                                   # row 1 empty: the header is in row 2
+    (),  # row 1 empty: the header is in row 2
     ("Arrival Rate (1/s)", "service_time [us]", "label"),
-    (800, 1000, "disk A"),                                # row 3
-    (700, "1ms", "disk B"),                               # row 4: text with its own unit
-    (),                                                   # row 5: a blank row, kept
-    (600, datetime.datetime(2024, 1, 2), "disk C"),       # row 6: a date where a number belongs
-    ("n/a", 1000, "disk D"),                              # row 7: text in a number column
-    (2000, 1000, "disk E"),                               # row 8: unstable
+    (800, 1000, "disk A"),  # row 3
+    (700, "1ms", "disk B"),  # row 4: text with its own unit
+    (),  # row 5: a blank row, kept
+    (600, datetime.datetime(2024, 1, 2), "disk C"),  # row 6: a date where a number belongs
+    ("n/a", 1000, "disk D"),  # row 7: text in a number column
+    (2000, 1000, "disk E"),  # row 8: unstable
 ]
 
 
@@ -65,8 +65,10 @@ def test_a_workbook_row_gives_what_the_same_row_gives_alone_and_bad_rows_are_nam
     result = run("batch", "mm1", book(tmp_path / "in.xlsx", ROWS))
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0] == ("Arrival Rate (1/s),service_time [us],label,utilization[ratio],waiting_time[ms],"
-                        "response_time[ms],number_in_queue,number_in_system,error")
+    assert lines[0] == (
+        "Arrival Rate (1/s),service_time [us],label,utilization[ratio],waiting_time[ms],"
+        "response_time[ms],number_in_queue,number_in_system,error"
+    )
     alone = calc("mm1", arrival_rate=800, service_time=1.0)
     assert lines[1].split(",")[5] == f"{float(alone.response_time):.12g}"
     other = calc("mm1", arrival_rate=700, service_time=1.0)
@@ -85,8 +87,14 @@ def test_the_results_workbook_has_numbers_as_numbers_the_failed_rows_and_the_run
     written = sheets(target)
     assert list(written) == ["Disks", "failed rows", "run"]
     rows = written["Disks"]
-    assert rows[0][3:] == ["utilization[ratio]", "waiting_time[ms]", "response_time[ms]",
-                           "number_in_queue", "number_in_system", "error"]
+    assert rows[0][3:] == [
+        "utilization[ratio]",
+        "waiting_time[ms]",
+        "response_time[ms]",
+        "number_in_queue",
+        "number_in_system",
+        "error",
+    ]
     assert rows[1][:3] == [800.0, 1000.0, "disk A"] and rows[1][3] == pytest.approx(0.8, rel=1e-15)
     assert rows[1][5] == float(calc("mm1", arrival_rate=800, service_time=1.0).response_time)  # every digit
     assert rows[1][-1] == "" and rows[3] == [""] * 9
@@ -107,7 +115,8 @@ def test_a_formula_cell_is_read_by_the_value_the_spreadsheet_saved(tmp_path):
     with zipfile.ZipFile(source) as archive:
         parts = {name: archive.read(name) for name in archive.namelist()}
     parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(
-        b'<c r="A2"><v>800.0</v></c>', b'<c r="A2"><f>400*2</f><v>800</v></c>')
+        b'<c r="A2"><v>800.0</v></c>', b'<c r="A2"><f>400*2</f><v>800</v></c>'
+    )
     with zipfile.ZipFile(source, "w") as archive:
         for name, data in parts.items():
             archive.writestr(name, data)
@@ -118,13 +127,15 @@ def test_a_formula_cell_is_read_by_the_value_the_spreadsheet_saved(tmp_path):
 
 def test_sheet_picks_the_sheet_and_an_unknown_one_is_named(tmp_path):
     source = tmp_path / "in.xlsx"
-    write_rows(source, [("Notes", [["written by hand"]]),
-                                 ("Disks", [["arrival_rate", "service_time"], [800, 1]])])
+    write_rows(
+        source, [("Notes", [["written by hand"]]), ("Disks", [["arrival_rate", "service_time"], [800, 1]])]
+    )
     assert run("batch", "mm1", source, "--sheet", "Disks").exit_code == 0
     result = run("batch", "mm1", source, "--sheet", "Disk")
     assert result.exit_code == 2
-    assert result.output == ("error: --sheet = Disk (no such sheet); allowed: a sheet of in.xlsx: "
-                             "Notes, Disks\n")
+    assert result.output == (
+        "error: --sheet = Disk (no such sheet); allowed: a sheet of in.xlsx: Notes, Disks\n"
+    )
 
 
 def test_sheet_with_a_csv_file_is_refused(tmp_path):
@@ -141,10 +152,13 @@ def test_a_csv_written_to_a_workbook_has_its_plain_numbers_as_numbers(tmp_path):
     assert sheets(target)["in"][1][:4] == [800.0, 1.0, "0012x", 0.8]
 
 
-@pytest.mark.parametrize(("rows", "message"), [
-    ([], "sheet 'Disks' is empty"),
-    ([(None, None)], "sheet 'Disks' is empty"),
-])
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([], "sheet 'Disks' is empty"),
+        ([(None, None)], "sheet 'Disks' is empty"),
+    ],
+)
 def test_an_empty_workbook_is_one_line(tmp_path, rows, message):
     result = run("batch", "mm1", book(tmp_path / "in.xlsx", rows))
     assert result.exit_code == 2 and result.output.count("\n") == 1 and message in result.output
@@ -182,9 +196,14 @@ def test_a_password_protected_workbook_is_one_line(tmp_path):
     assert "password-protected" in result.output
 
 
-@pytest.mark.parametrize(("name", "content"), [("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600),
-                                               ("book.ods", b"PK\x03\x04 truncated"),
-                                               ("book.xlsx", b"not a zip at all")])
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600),
+        ("book.ods", b"PK\x03\x04 truncated"),
+        ("book.xlsx", b"not a zip at all"),
+    ],
+)
 def test_a_corrupt_workbook_of_each_format_is_one_line(tmp_path, name, content):
     source = tmp_path / name
     source.write_bytes(content)
@@ -195,11 +214,25 @@ def test_a_corrupt_workbook_of_each_format_is_one_line(tmp_path, name, content):
 
 def test_variants_from_a_workbook_give_what_the_same_csv_gives(tmp_path):
     source = tmp_path / "what-if.xlsx"
-    write_rows(source, [("Variants", [[], ["distance [km]", "member.G1P2.terminals", "note"],
-                                               [20, 30, "base"], [40, 60, "double"], [60, "many", "bad"]])])
+    write_rows(
+        source,
+        [
+            (
+                "Variants",
+                [
+                    [],
+                    ["distance [km]", "member.G1P2.terminals", "note"],
+                    [20, 30, "base"],
+                    [40, 60, "double"],
+                    [60, "many", "bad"],
+                ],
+            )
+        ],
+    )
     csv = tmp_path / "what-if.csv"
-    csv.write_text("distance [km],member.G1P2.terminals,note\n20,30,base\n40,60,double\n60,many,bad\n",
-                   encoding="utf-8")
+    csv.write_text(
+        "distance [km],member.G1P2.terminals,note\n20,30,base\n40,60,double\n60,many,bad\n", encoding="utf-8"
+    )
     from_book = run("scenario", "gdps-env2", "--variants", source)
     from_csv = run("scenario", "gdps-env2", "--variants", csv)
     assert from_book.exit_code == from_csv.exit_code == 1
@@ -225,8 +258,17 @@ def test_sheet_without_variants_is_refused(tmp_path):
     assert result.exit_code == 2 and "--sheet" in result.output
 
 
-@pytest.mark.parametrize(("cell", "text"), [(800.0, "800"), (0.1, "0.1"), (1e20, "1e+20"), (True, "TRUE"),
-                                            (datetime.date(2024, 1, 2), "2024-01-02"), ("x", "x")])
+@pytest.mark.parametrize(
+    ("cell", "text"),
+    [
+        (800.0, "800"),
+        (0.1, "0.1"),
+        (1e20, "1e+20"),
+        (True, "TRUE"),
+        (datetime.date(2024, 1, 2), "2024-01-02"),
+        ("x", "x"),
+    ],
+)
 def test_a_cell_reads_as_text_as_the_spreadsheet_shows_it(cell, text):
     assert cell_text(cell) == text
 
@@ -245,9 +287,13 @@ def test_the_results_workbook_opens_in_libreoffice_with_every_number_a_number(tm
     run("batch", "mm1", book(tmp_path / "in.xlsx", ROWS), "-o", target)
     every_sheet = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1"
     for conversion in (every_sheet, "ods"):
-        subprocess.run(["soffice", "--headless", "--convert-to", conversion, "--outdir", str(tmp_path),
-                        str(target)], check=True, capture_output=True, timeout=300,
-                       env={**os.environ, "HOME": str(tmp_path)})
+        subprocess.run(
+            ["soffice", "--headless", "--convert-to", conversion, "--outdir", str(tmp_path), str(target)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+            env={**os.environ, "HOME": str(tmp_path)},
+        )
     ours, resaved = sheets(target), sheets(tmp_path / "out.ods")
     assert list(resaved) == list(ours)
     for name, rows in ours.items():

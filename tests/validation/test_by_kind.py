@@ -83,7 +83,11 @@ def test_validate_prints_the_kinds_and_the_owner_and_json_carries_them() -> None
     payload = json.loads(CliRunner().invoke(cli, ["validate", E2E_CASEBOOK, "--format", "json"]).output)
     kinds = {row["kind"]: row for row in payload["scorecard"]["e2e_by_kind"]}
     assert kinds["response"]["predictions"] == sum(
-        1 for case in payload["cases"] if case["quantity"] == "scenario.response_time"
-        and case["verdict"] in ("ok", "paper-slip", "miss"))
-    assert all({"printed_owner", "verdict", "verdict_with_other"} <= set(row)
-               for row in payload["scorecard"]["e2e_castout_owner"])
+        1
+        for case in payload["cases"]
+        if case["quantity"] == "scenario.response_time" and case["verdict"] in ("ok", "paper-slip", "miss")
+    )
+    assert all(
+        {"printed_owner", "verdict", "verdict_with_other"} <= set(row)
+        for row in payload["scorecard"]["e2e_castout_owner"]
+    )

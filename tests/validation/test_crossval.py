@@ -56,7 +56,8 @@ def test_the_round_trip_of_a_fold_rests_on_its_training_environments_series() ->
     assert round_trip(["gdps-env3"]).per_metre == pytest.approx(calibrate.fit_round_trip().per_metre)
     both = round_trip(["gdps-env1", "gdps-env2"])
     assert both.residuals.shape[0] == len(crossval.ROUND_TRIP_SERIES["gdps-env1"]) + len(
-        crossval.ROUND_TRIP_SERIES["gdps-env2"])
+        crossval.ROUND_TRIP_SERIES["gdps-env2"]
+    )
 
 
 @pytest.mark.parametrize("environment", ENVIRONMENTS)
@@ -80,8 +81,9 @@ def test_environment_3s_lock_fit_rows_are_predictions_when_it_is_left_out() -> N
 
 @settings(max_examples=10, deadline=None)
 @given(spread=st.floats(0.005, 0.1), growth=st.floats(0.05, 0.5), seed=st.integers(0, 2**31))
-def test_the_error_fit_recovers_a_known_spread_and_growth_error(spread: float, growth: float,
-                                                                seed: int) -> None:
+def test_the_error_fit_recovers_a_known_spread_and_growth_error(
+    spread: float, growth: float, seed: int
+) -> None:
     generator = np.random.default_rng(seed)
     value = generator.uniform(30, 300, 4000)
     predicted = value * generator.uniform(0, 1, 4000)
@@ -97,8 +99,10 @@ def record(environment: str, kind: str, measured: float, model: float | None) ->
 def test_the_criterion_weighs_each_environment_alike_whatever_its_rows() -> None:
     """The mean over environments of each one's RMS: ten rows 10% off in one environment count as much as
     one row 10% off in another; a row without an answer counts 100%."""
-    records = ([record("gdps-env1", "response", 100, 110)] * 10 + [record("gdps-env2", "response", 100, 100),
-                                                                   record("gdps-env3", "response", 100, 130)])
+    records = [record("gdps-env1", "response", 100, 110)] * 10 + [
+        record("gdps-env2", "response", 100, 100),
+        record("gdps-env3", "response", 100, 130),
+    ]
     assert score(records) == pytest.approx((0.10 + 0.0 + 0.30) / 3)
     records[-1] = record("gdps-env3", "response", 100, None)
     assert score(records) == pytest.approx((0.10 + 0.0 + 1.0) / 3)
@@ -145,14 +149,20 @@ def test_the_docs_figures_are_the_rows_own_counts() -> None:
         if len(cells) != 7 or cells[0] not in (*ENVIRONMENTS, "all"):
             continue
         environment, kind = cells[0], cells[1]
-        picked = [r for r in records
-                  if environment in ("all", r["environment"]) and kind in ("all", r["kind"])]
-        inside = sum(1 for r in picked if (r["low"] is None or r["low"] <= r["measured"])
-                     and (r["high"] is None or r["measured"] <= r["high"]))
+        picked = [
+            r for r in records if environment in ("all", r["environment"]) and kind in ("all", r["kind"])
+        ]
+        inside = sum(
+            1
+            for r in picked
+            if (r["low"] is None or r["low"] <= r["measured"])
+            and (r["high"] is None or r["measured"] <= r["high"])
+        )
         assert int(cells[2]) == len(picked) and int(cells[4]) == inside, line
         if kind == "response":
-            within = sum(1 for r in picked
-                         if r["model"] is not None and abs(r["model"] / r["measured"] - 1) <= 0.1)
+            within = sum(
+                1 for r in picked if r["model"] is not None and abs(r["model"] / r["measured"] - 1) <= 0.1
+            )
             assert int(cells[3]) == within, line
         checked += 1
     assert checked >= 12
@@ -166,8 +176,11 @@ def test_the_shipped_model_error_is_the_one_the_rows_give() -> None:
     error, ranges = model_error()
     records = listed()["rows"]
     for kind, of in (("response_time", "response"), ("throughput", "count")):
-        picked = [(r["measured"] - r["model"], r["model"], r["predicted"])
-                  for r in records if r["kind"] == of and r["model"] is not None]
+        picked = [
+            (r["measured"] - r["model"], r["model"], r["predicted"])
+            for r in records
+            if r["kind"] == of and r["model"] is not None
+        ]
         spread, growth = fit_error(picked)
         assert error.spread[kind] == pytest.approx(spread, rel=1e-3)
         assert error.growth[kind] == pytest.approx(growth, rel=1e-3)

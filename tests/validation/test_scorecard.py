@@ -15,7 +15,7 @@ from qmodel.validation.scorecard import BEGIN, END, blocks, main, marked_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
-ONE_OF_EACH = '''study = "demo.txt"
+ONE_OF_EACH = """study = "demo.txt"
 title = "Demo"
 coverage = { statements = 10, not_encoded = [7, 9] }
 
@@ -65,7 +65,7 @@ inputs = { throughput = 1000, response_time = "10s" }
 paper = 10000
 tolerance = { relative = 0.01 }
 calibrated = "fits the time"
-'''
+"""
 
 
 @pytest.fixture()
@@ -77,8 +77,14 @@ def demo(tmp_path) -> str:
 
 def test_agreement_is_ok_and_paper_slip_over_predictions_neither_calibrated_nor_inconsistent(demo) -> None:
     study, total = scorecard(run_casebooks([demo]))
-    counts = (study.predictions, study.within, study.slips, study.inconsistent, study.misses,
-              study.calibrated)
+    counts = (
+        study.predictions,
+        study.within,
+        study.slips,
+        study.inconsistent,
+        study.misses,
+        study.calibrated,
+    )
     assert counts == (4, 2, 1, 1, 1, 1)
     assert study.judged == 3 and study.agreement == pytest.approx(2 / 3)
     assert study.coverage == pytest.approx(0.8) and total.agreement == study.agreement
@@ -90,8 +96,12 @@ def test_the_text_report_opens_with_the_scorecard_then_the_misses(demo) -> None:
     assert lines[3].split() == "study pred within slip incons miss calib cover agree".split()
     assert lines[4].split() == ["demo", "4", "2", "1", "1", "1", "1", "80.0%", "66.7%"]
     text = "\n".join(lines)
-    assert text.index("Of 3 predictions judged, 2 agree within their tolerance (66.7%)") \
-        < text.index("Misses (1)") < text.index("miss: paper 9500, model 8000") < text.index("Verdicts")
+    assert (
+        text.index("Of 3 predictions judged, 2 agree within their tolerance (66.7%)")
+        < text.index("Misses (1)")
+        < text.index("miss: paper 9500, model 8000")
+        < text.index("Verdicts")
+    )
 
 
 def test_the_json_report_opens_with_the_same_scorecard(demo) -> None:
@@ -115,7 +125,8 @@ def test_the_shipped_headline_equals_the_count_of_ok_and_slips_over_the_judged_p
     assert (total["within_tolerance"], total["judged"]) == (within, judged)
     share = f"{100 * within / judged:.1f}%"
     assert shipped["scorecard"]["headline"].startswith(
-        f"Of {judged} predictions judged, {within} agree within their tolerance ({share})")
+        f"Of {judged} predictions judged, {within} agree within their tolerance ({share})"
+    )
 
 
 def test_inconsistent_is_at_most_five_percent_of_any_studys_predictions(shipped) -> None:
@@ -125,8 +136,9 @@ def test_inconsistent_is_at_most_five_percent_of_any_studys_predictions(shipped)
 
 def test_write_regenerates_the_block_and_check_finds_a_drifted_one(tmp_path) -> None:
     page = tmp_path / "page.md"
-    page.write_text(f"# Title\n\ntext before\n\n{BEGIN}\nold numbers\n{END}\n\ntext after\n",
-                    encoding="utf-8")
+    page.write_text(
+        f"# Title\n\ntext before\n\n{BEGIN}\nold numbers\n{END}\n\ntext after\n", encoding="utf-8"
+    )
     assert main(["--write", str(page)]) == 0
     text = page.read_text(encoding="utf-8")
     assert text.startswith("# Title\n\ntext before\n\n") and text.endswith(f"{END}\n\ntext after\n")

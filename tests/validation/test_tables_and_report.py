@@ -15,7 +15,7 @@ from qmodel.validation.judge import run_casebooks
 from qmodel.validation.report import FIELDS, deviation_text, tolerance_text
 
 HEADER = 'study = "demo.txt"\ntitle = "Demo"\n'
-TABLE = '''
+TABLE = """
 [[table]]
 id = "disc"
 citation = "Table 1"
@@ -33,7 +33,7 @@ inputs = { time_at_zero = { row = "DISC", column = "0km" }, distance = { row = "
 paper = { row = "DISC" }
 tolerance = { absolute = 0.05 }
 calibrated = { "0km" = "the base of the series" }
-'''
+"""
 
 
 def casebook(tmp_path, body: str):
@@ -62,7 +62,9 @@ def test_the_calibrated_column_is_reported_apart_and_predicts_the_columns_that_u
 
 
 def test_a_case_can_take_another_cases_model_value_as_an_input(tmp_path) -> None:
-    results = results_of(tmp_path, '''
+    results = results_of(
+        tmp_path,
+        """
 [[case]]
 id = "share"
 quantity = "reads_per_write.read_fraction"
@@ -82,14 +84,16 @@ inputs = { cp_fraction = { case = "share" }, logical_cps = 2 }
 paper = 26.53
 unit = "%"
 tolerance = { relative = 0.001 }
-''')
+""",
+    )
     assert results["share"].verdict == "paper-slip"
     assert results["misses"].verdict == "ok"
     assert results["misses"].case.depends_on == ("share",)
 
 
 def test_cases_that_use_each_others_values_in_a_cycle_are_refused(tmp_path) -> None:
-    body = "".join(f'''
+    body = "".join(
+        f'''
 [[case]]
 id = "{me}"
 quantity = "littles_law.number_in_system"
@@ -97,12 +101,14 @@ citation = "§1"
 inputs = {{ throughput = {{ case = "{other}" }}, response_time = "1s" }}
 paper = 1
 tolerance = {{ relative = 0.1 }}
-''' for me, other in (("a", "b"), ("b", "a")))
+'''
+        for me, other in (("a", "b"), ("b", "a"))
+    )
     with pytest.raises(CatalogueError, match="cycle"):
         run_casebooks([str(casebook(tmp_path, body))])
 
 
-INCONSISTENT = '''
+INCONSISTENT = """
 [[case]]
 id = "c"
 quantity = "littles_law.number_in_system"
@@ -114,7 +120,7 @@ inconsistent = "the printed concurrency disagrees with Little's law on the print
 disagree = [{ value = "1000/s", citation = "§1" }, { value = "5 s", citation = "§2" },
             { value = "PAPER", citation = "§3" }]
 arithmetic = "1000/s × 5 s = 5000 in the system, not PAPER"
-'''
+"""
 
 
 def test_printed_values_that_disagree_with_each_other_are_inconsistent(tmp_path) -> None:
@@ -128,7 +134,9 @@ def test_a_case_called_inconsistent_that_the_model_reproduces_is_a_miss(tmp_path
 
 
 def test_a_calibration_without_a_printed_value_fits_a_parameter_the_others_use(tmp_path) -> None:
-    results = results_of(tmp_path, '''
+    results = results_of(
+        tmp_path,
+        """
 [[case]]
 id = "fit"
 quantity = "round_trips_fitted.round_trips"
@@ -145,14 +153,18 @@ inputs = { time_at_zero = "1ms", distance = "40km", round_trips = { case = "fit"
 paper = 1.6
 unit = "ms"
 tolerance = { absolute = 0.05 }
-''')
+""",
+    )
     assert results["fit"].verdict == "calibrated" and results["fit"].computed == pytest.approx(1.5)
     assert results["fit"].predicts == ("use",)
     assert results["use"].verdict == "ok"
 
 
 def test_deviation_has_one_form_without_float_noise(tmp_path) -> None:
-    results = results_of(tmp_path, TABLE + '''
+    results = results_of(
+        tmp_path,
+        TABLE
+        + """
 [[case]]
 id = "rel"
 quantity = "round_trip_time.round_trip_time"
@@ -161,17 +173,20 @@ inputs = { distance = "70km" }
 paper = 700
 unit = "us"
 tolerance = { relative = 0.001 }
-''')
+""",
+    )
     assert deviation_text(results["rel"]) == "0%"
     assert tolerance_text(results["rel"]) == "±0.1%"
     assert deviation_text(results["disc-growth-40km"]) == "0 ms"
     assert tolerance_text(results["disc-growth-40km"]) == "±0.05 ms"
 
 
-EXPLAINED_MISS = ('[[case]]\nid = "c"\nquantity = "littles_law.number_in_system"\n'
-                  'citation = "§1"\ninputs = { throughput = 1000, response_time = "5s" }\n'
-                  'paper = 9000\ntolerance = { relative = 0.01 }\n'
-                  'note = "the model leaves out the queue: 5000 vs 9000"\n')
+EXPLAINED_MISS = (
+    '[[case]]\nid = "c"\nquantity = "littles_law.number_in_system"\n'
+    'citation = "§1"\ninputs = { throughput = 1000, response_time = "5s" }\n'
+    "paper = 9000\ntolerance = { relative = 0.01 }\n"
+    'note = "the model leaves out the queue: 5000 vs 9000"\n'
+)
 
 
 def test_validate_exits_0_for_an_explained_miss_and_1_with_strict(tmp_path) -> None:
@@ -187,7 +202,10 @@ def test_strict_says_on_stderr_why_it_failed(tmp_path) -> None:
 
 
 def test_a_difference_of_percentages_is_in_points_one_decimal_finer_than_its_tolerance(tmp_path) -> None:
-    results = results_of(tmp_path, TABLE + '''
+    results = results_of(
+        tmp_path,
+        TABLE
+        + """
 [[case]]
 id = "share"
 quantity = "share_within_goal.share"
@@ -196,7 +214,8 @@ inputs = { goal = "125ms", mean_response = "60ms", fixed_part = "0ms", shape = 1
 paper = 85
 unit = "%"
 tolerance = { absolute = 3 }
-''')
+""",
+    )
     assert deviation_text(results["share"]).endswith(" pt")
     assert tolerance_text(results["share"]) == "±3 pt"
     assert deviation_text(results["share"]).partition(".")[2].removesuffix(" pt").isdigit()
