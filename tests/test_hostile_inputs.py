@@ -169,7 +169,7 @@ CORPUS = [
         "1e9 servers under open load",
         ["mva", "--servers", "1000000000,1", "--demand", "1,2", "--arrival-rate", "0.1"],
         {},
-        "or delay for that station",
+        "servers = delay for that station",
     ),
     (
         "20,000 station tables",

@@ -15,9 +15,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import qmodel
-
-PACKAGE = Path(qmodel.__file__).parent
+PACKAGE = Path(__file__).resolve().parent.parent / "qmodel"  # the source tree (CI installs a copy)
 
 _COMMAND = "a command loads its engine only when it runs: the start-up of every other command"
 _SYMPY = "the module imports sympy: kept off the quick path"
