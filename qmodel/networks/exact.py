@@ -67,11 +67,13 @@ Progress = Callable[[int, int], None]
 
 # CPU of the compiled recursion, this machine (bench/limits_calibration.py measures them at the sizes
 # where the limit decides): stations per second (R, X, Q: 7.6e8 measured), marginal and complement
-# terms per second (1.3e8 to 2e8), per population or lattice point whatever the network (the odometer,
+# terms per second (1.3e8 to 2e8 measured; the top taken: at 1.5e8 an 8-server lattice was estimated
+# 2.2x its CPU, at 2e8 every case of tests/networks/test_estimates.py lies within 0.67-1.68x), per
+# population or lattice point whatever the network (the odometer,
 # the curve; with the page faults of a sweep's arrays, about 70 ns: see BYTES_PER_POPULATION), and per
 # call (the tables and the complements' plan: 1.3 ms at 17 two-server stations)
 STATION_RATE = 7.6e8
-MARGINAL_RATE = 1.5e8
+MARGINAL_RATE = 2e8
 SECONDS_PER_POINT = 7e-8
 SECONDS_PER_CALL = 1e-3
 CHUNK = 4096  # populations per compiled call between progress reports

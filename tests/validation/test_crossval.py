@@ -82,14 +82,16 @@ def test_environment_3s_lock_fit_rows_are_predictions_when_it_is_left_out() -> N
 # --- the model's error, the criterion -----------------------------------------------------------------
 
 
-@settings(max_examples=10, deadline=None)
+# derandomized, and 40,000 draws: with 4,000, a recovery within 10% failed by chance where the spread
+# dwarfs the growth (0.054 for 0.0625 at a spread of 0.094); the same ten examples every run
+@settings(max_examples=10, deadline=None, derandomize=True)
 @given(spread=st.floats(0.005, 0.1), growth=st.floats(0.05, 0.5), seed=st.integers(0, 2**31))
 def test_the_error_fit_recovers_a_known_spread_and_growth_error(
     spread: float, growth: float, seed: int
 ) -> None:
     generator = np.random.default_rng(seed)
-    value = generator.uniform(30, 300, 4000)
-    predicted = value * generator.uniform(0, 1, 4000)
+    value = generator.uniform(30, 300, 40_000)
+    predicted = value * generator.uniform(0, 1, 40_000)
     residual = generator.normal(0, np.hypot(spread * value, growth * predicted))
     found = fit_error(list(zip(residual, value, predicted, strict=True)))
     assert found[0] == pytest.approx(spread, rel=0.25) and found[1] == pytest.approx(growth, rel=0.1)
