@@ -287,8 +287,15 @@ class XlsxWriter:
     def __enter__(self) -> XlsxWriter:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.archive.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        """The archive finished, or on an error or an interrupt abandoned: the caller drops the temporary
+        file whole, and a half-closed archive must not try to finish itself on a closed file later (its
+        ``__del__`` printed "seek of closed file" after a Ctrl-C)."""
+        try:
+            if kind is None:
+                self.archive.close()
+        finally:
+            self.archive.fp = None  # closed or abandoned: nothing left for ZipFile.__del__ to write
 
     @contextlib.contextmanager
     def sheet(self) -> Iterator[SheetWriter]:
