@@ -61,7 +61,8 @@ class Failure(click.ClickException):
 
     def __init__(self, message: str, exit_code: int = 2) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        # click 8.2+ declares exit_code a ClassVar; each Failure carries its own (2, 3, ...)
+        self.exit_code = exit_code  # type: ignore[misc, unused-ignore]
 
     def show(self, file=None) -> None:
         """One line on standard error: control characters escaped, cut to :data:`LONGEST_LINE` characters
