@@ -102,15 +102,8 @@ from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import UNITS
 from qmodel.validation.quantities import REGISTRY  # the registry with the study functions registered
 
-_CASE_KEYS = {
-    "id",
-    "quantity",
-    "citation",
-    "inputs",
-    "target",
-    "paper",
-    "unit",
-    "tolerance",
+# the keys every judged case and every table rule may carry: its verdict's words and its model step
+_JUDGED_KEYS = {
     "note",
     "slip",
     "recomputed",
@@ -121,6 +114,7 @@ _CASE_KEYS = {
     "uses",
     "step",
 }
+_CASE_KEYS = {"id", "quantity", "citation", "inputs", "target", "paper", "unit", "tolerance"} | _JUDGED_KEYS
 _TABLE_KEYS = {"id", "citation", "columns", "keys", "unit", "units", "rows", "rule", "note", "uses"}
 _RULE_KEYS = {
     "id",
@@ -132,16 +126,7 @@ _RULE_KEYS = {
     "tolerance",
     "columns",
     "once",
-    "note",
-    "slip",
-    "recomputed",
-    "inconsistent",
-    "disagree",
-    "arithmetic",
-    "calibrated",
-    "uses",
-    "step",
-}
+} | _JUDGED_KEYS
 _PER_KEY = ("note", "slip", "recomputed", "inconsistent", "disagree", "arithmetic", "calibrated", "step")
 
 
