@@ -506,10 +506,17 @@ ROUND_TRIP_SERIES = {  # name: (table of gdps-pprc-100km-2006.toml, row)
     "G1P1 MSTR DISC": ("env3-g1p1-mstr", "DISC"),
     "G1P2 MSTR DISC": ("env3-g1p2-mstr", "DISC"),
 }
-ROUND_TRIP_ROWS = {
-    name: tuple(casebook_row(RMF, table, row, "us")[f"{km}km"] for km in ROUND_TRIP_KM)
-    for name, (table, row) in ROUND_TRIP_SERIES.items()
-}
+
+
+def round_trip_rows(series: dict[str, tuple[str, str]]) -> dict[str, tuple[float, ...]]:
+    """Each series ``name: (table, row)`` of gdps-pprc-100km-2006.toml as printed at ROUND_TRIP_KM (us)."""
+    return {
+        name: tuple(casebook_row(RMF, table, row, "us")[f"{km}km"] for km in ROUND_TRIP_KM)
+        for name, (table, row) in series.items()
+    }
+
+
+ROUND_TRIP_ROWS = round_trip_rows(ROUND_TRIP_SERIES)
 
 
 @dataclass(frozen=True)

@@ -53,19 +53,20 @@ ERROR_OF = {"response": "response_time", "count": "throughput", "CPU": "throughp
 WITHIN = 0.10  # the target's tolerance on a response row
 
 # Each environment's RMF service times of requests that cross the distance once per request, as printed
-# at ROUND_TRIP_KM (us): the fold's round trip per km is fitted on the training environments' series.
-ROUND_TRIP_SERIES: dict[str, dict[str, tuple[float, ...]]] = {
+# at ROUND_TRIP_KM (us), each series read from its table and row of gdps-pprc-100km-2006.toml: the fold's
+# round trip per km is fitted on the training environments' series.
+ROUND_TRIP_SERIES: dict[str, dict[str, tuple[str, str]]] = {
     # Environment 1, DBxMSTR table (both members merged): DISC, the Metro Mirror write's round trip
-    "gdps-env1": {"DBxMSTR DISC": (300, 600, 800, 1100, 1300)},
+    "gdps-env1": {"DBxMSTR DISC": ("env1-mstr", "DISC")},
     # Environment 2, G1P1 MSTR and G1P2 MSTR tables (DISC), GBP8 Secondary table (G1P1 a, G1P2 a: async
     # writes from site 1 to CF2)
     "gdps-env2": {
-        "G1P1 MSTR DISC": (300, 600, 1100, 1100, 1700),
-        "G1P2 MSTR DISC": (300, 600, 800, 1100, 1300),
-        "G1P1 GBP8 secondary async service": (151, 538, 826, 1146, 1436),
-        "G1P2 GBP8 secondary async service": (210, 538, 777, 1053, 1625),
+        "G1P1 MSTR DISC": ("env2-mstr", "G1P1 DISC"),
+        "G1P2 MSTR DISC": ("env2-mstr", "G1P2 DISC"),
+        "G1P1 GBP8 secondary async service": ("env2-gbp8-sec", "G1P1 a rt"),
+        "G1P2 GBP8 secondary async service": ("env2-gbp8-sec", "G1P2 a rt"),
     },
-    "gdps-env3": calibrate.ROUND_TRIP_ROWS,
+    "gdps-env3": calibrate.ROUND_TRIP_SERIES,
 }
 
 
@@ -245,7 +246,7 @@ def round_trip(environments: Iterable[str]) -> calibrate.RoundTripFit:
         {
             f"{name} {series}": values
             for name in environments
-            for series, values in ROUND_TRIP_SERIES[name].items()
+            for series, values in calibrate.round_trip_rows(ROUND_TRIP_SERIES[name]).items()
         }
     )
 
