@@ -71,6 +71,11 @@ def end_key(record_key: str, end: str) -> str:
     return key(f"{name}_{end}", COUNT if unit is None else unit)
 
 
+def level_text(level: float) -> str:
+    """A band's level (a share) as its label says it: 80%, 95%, 99.9% (never rounded up to 100%)."""
+    return f"{level * 100:.4g}%"
+
+
 def label(record_key: str) -> str:
     """A record key as a terminal table's column label: a space before the unit, where the table may
     wrap it (``response_time[ms]`` → ``response_time [ms]``)."""

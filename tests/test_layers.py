@@ -40,8 +40,6 @@ DEFERRED = {
     ("qmodel.catalogue.loader", "qmodel.catalogue.registry"): _REGISTRY,
     ("qmodel.catalogue.loader", "qmodel.tomlread"): "TOML is parsed only when a catalogue file is read "
     "(the quick path reads the generated module)",
-    ("qmodel.networks.model", "qmodel.tomlread"): "TOML is parsed only when a model file is read",
-    ("qmodel.scenario.spec", "qmodel.tomlread"): "TOML is parsed only when a scenario file is read",
     ("qmodel.validation.judge", "qmodel.catalogue.inverse"): "the inverse solver (sympy) only for a case "
     "that solves for an input",
 }

@@ -21,11 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import signal
 import sys
 
 import click
 
-from qmodel.cli.common import QmodelGroup
+from qmodel.cli.common import OutputClosedError, QmodelGroup
+from qmodel.errors import CLOSED_OUTPUT_STATUS, Interrupted
+from qmodel.outfile import whole_writes
 
 # command name → (module of qmodel.cli, attribute); the only place a command is registered
 COMMANDS = {
@@ -79,10 +83,6 @@ def cli() -> None:
 def _interrupt(signal_number: int, frame: object) -> None:
     """Ctrl-C or ``kill``: raised as :class:`qmodel.errors.Interrupted`, which every writer cleans up after
     (the output file left as it was) and :func:`main` ends with 128 + the signal's number."""
-    import signal
-
-    from qmodel.errors import Interrupted
-
     raise Interrupted(
         signal_number,
         "Ctrl-C (SIGINT)" if signal_number == signal.SIGINT else signal.Signals(signal_number).name,
@@ -96,13 +96,6 @@ def main() -> None:
     again. Ctrl-C and SIGTERM end it with 130 and 143 and one line, every output file left as it was
     (:class:`qmodel.errors.Interrupted`). Output that cannot be written at all (standard output closed,
     a full disk, ``> /dev/full``) is one line on standard error and exit status 2."""
-    import os
-    import signal
-
-    from qmodel.cli.common import OutputClosedError
-    from qmodel.errors import CLOSED_OUTPUT_STATUS, Interrupted
-    from qmodel.outfile import whole_writes
-
     if sys.stdout is None:  # started with standard output closed (``qmodel ... >&-``)
         sys.stderr.write(
             "error: standard output is closed; allowed: an open standard output (qmodel ... > FILE)\n"

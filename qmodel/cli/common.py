@@ -13,9 +13,9 @@ from collections.abc import Collection, Iterator
 import click
 
 from qmodel.errors import InputError, QmodelError
-from qmodel.output import FORMATS
+from qmodel.output import FORMATS, terminal_width, wrap_at_spaces
 from qmodel.safetext import clipped
-from qmodel.units import bare_number, parse_list, refuse_decimal_comma
+from qmodel.units import bare_number, parse_list, parse_value, refuse_decimal_comma
 
 FORMAT_OPTION = click.option(
     "--format",
@@ -30,7 +30,7 @@ FORMAT_OPTION = click.option(
 def _use_catalogues(ctx: click.Context, param: click.Parameter, paths: tuple[str, ...]) -> tuple[str, ...]:
     """Put the user catalogue files to use before the command runs (qmodel.catalogue.user)."""
     if paths:
-        from qmodel.catalogue.user import use_catalogues
+        from qmodel.catalogue.user import use_catalogues  # sympy and codegen: only when a file is given
 
         try:
             use_catalogues(paths)
@@ -120,7 +120,7 @@ _WORDS = "qmodel.words"
 def complete_formula_id(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of a catalogue entry's id (``qmodel calc m<TAB>``: mg1, mm1, mmc, ...): the shipped
     ids from the generated catalogue, which loads no TOML and no sympy."""
-    from qmodel.catalogue._compiled import ENTRIES
+    from qmodel.catalogue._compiled import ENTRIES  # the generated catalogue (numpy): only when completing
 
     return sorted(name for name in ENTRIES if name.startswith(incomplete))
 
@@ -130,7 +130,7 @@ def complete_scenario(ctx: click.Context, param: click.Parameter, incomplete: st
     typed (a scenario of your own)."""
     from click.shell_completion import CompletionItem
 
-    from qmodel.scenario.files import shipped_scenarios
+    from qmodel.scenario.files import shipped_scenarios  # the scenario package: only when completing
 
     names = [CompletionItem(name) for name in sorted(shipped_scenarios()) if name.startswith(incomplete)]
     return [*names, CompletionItem(incomplete, type="file")]
@@ -138,7 +138,7 @@ def complete_scenario(ctx: click.Context, param: click.Parameter, incomplete: st
 
 def complete_domain(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """Shell completion of a catalogue domain, one per formulas/*.toml file (``--domain q<TAB>``)."""
-    from qmodel.catalogue._compiled import ENTRIES
+    from qmodel.catalogue._compiled import ENTRIES  # the generated catalogue (numpy): only when completing
 
     return sorted({file.removesuffix(".toml") for file, _ in ENTRIES.values() if file.startswith(incomplete)})
 
@@ -146,8 +146,6 @@ def complete_domain(ctx: click.Context, param: click.Parameter, incomplete: str)
 def say(text: str, err: bool = False) -> None:
     """A sentence under a table, left-aligned and wrapped to the terminal's width (80 columns when
     piped) at spaces only: a number and its unit stay on one line (:func:`qmodel.output.wrap_at_spaces`)."""
-    from qmodel.output import terminal_width, wrap_at_spaces
-
     if text:
         click.echo("\n".join(wrap_at_spaces(text, terminal_width())), err=err)
 
@@ -221,8 +219,6 @@ def name_value_pairs(
 
 def parse_assignments(assignments: tuple[str, ...], units: dict[str, str], what: str) -> dict[str, float]:
     """NAME=VALUE pairs, each value parsed in the unit of its name (``service_time=1ms``)."""
-    from qmodel.units import parse_value
-
     return {
         name: parse_value(name, text, units[name])
         for name, text in name_value_pairs(assignments, units, what).items()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qmodel.errors import InputError, MissingPackageError
+from qmodel.frames import level_text
 from qmodel.outfile import check_output_path, claim_output
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.studies.replication import Timeline
@@ -167,7 +168,7 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
     no_answer = {label: where[order] for label, where in _no_answer(result).items()}
     goal_within = "{:g} {}".format(*goal_time(result.goal_time))
     bands = result.band_values()
-    band_label = "" if result.band is None else f"{result.band.level:.0%} band"
+    band_label = "" if result.band is None else f"{level_text(result.band.level)} band"
     figure, panels = plt.subplots(
         2,
         len(result.members),

@@ -8,7 +8,7 @@ import click
 
 from qmodel.cli.common import FORMAT_OPTION, complete_scenario
 from qmodel.errors import InputError
-from qmodel.frames import end_key
+from qmodel.frames import end_key, level_text
 from qmodel.output import render
 from qmodel.units import goal_time
 
@@ -331,6 +331,8 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
             "source": spec.source,
             "calibration": list(spec.calibration),
             "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4),
+            "crossing_latency[us]": round(spec.crossing_latency * 1e6, 4),
+            "defaults": dict(spec.defaults),
         }
         if described(spec):  # today's hardware and protocols (issue 36): none at the study's defaults
             payload["hardware"] = described(spec)
@@ -348,7 +350,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
     render(list(SUMMARY.values()), rows, fmt, title=result.title, keys=2)
     notes = [
         f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
-        _round_trip(spec),
+        *_assumed(spec),
     ]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
@@ -365,6 +367,12 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
             for r in records
         ]
         render(columns, parts, fmt, title="Response time breakdown per transaction")
+        if result.band:
+            _say(
+                "The breakdown is the answer's own; each part's range over the band's parameter points"
+                " alone (the model's error is sized on whole response times, not on their parts) is in"
+                " --format csv or json, as its _low and _high."
+            )
         delayed = [
             [path, *(_shown(v * 100) for v in result.delayed_fraction[path])]
             for path in sorted(result.delayed_fraction)
@@ -388,9 +396,19 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
             )
 
 
+def _assumed(spec) -> list[str]:
+    """What the answer rests on beyond the file's own numbers: the round trip (:func:`_round_trip`) and
+    the defaults taken for every key the file leaves out (:func:`qmodel.scenario.spec.defaults_taken`,
+    the round trip's two keys said in its own sentence)."""
+    from qmodel.scenario.spec import defaults_taken
+
+    return [_round_trip(spec), defaults_taken(spec, said=("fibre_speed", "crossing_latency"))]
+
+
 def _round_trip(spec) -> str:
-    """Which round trip per km the answer rests on, and where it comes from: fitted (the file's
-    [[calibration]]), the default (the study's nominal 10 µs/km), or the file's own ``fibre_speed``."""
+    """Which round trip the answer rests on, and where it comes from: per km fitted (the file's
+    [[calibration]]), the default (the study's nominal 10 µs/km), or the file's own ``fibre_speed``;
+    and what each crossing's equipment adds (``crossing_latency``), the default said as such."""
     fitted = any("fibre_speed" in str(entry.get("parameter", "")) for entry in spec.calibration)
     where = (
         "fitted: the file's [[calibration]]"
@@ -399,9 +417,19 @@ def _round_trip(spec) -> str:
         if spec.fibre_speed == 2e8
         else "the file's"
     )
+    defaulted = {key for key, _ in spec.defaults}
+    crossing = (
+        "the default: the GDPS study's DWDMs; 0 for fibre without equipment on the route"
+        if "crossing_latency" in defaulted
+        else "fitted"
+        if any("crossing_latency" in str(entry.get("parameter", "")) for entry in spec.calibration)
+        else "the file's"
+    )
     return (
         f"Round trip per km: {_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
-        f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where})."
+        f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where}); each round trip between the sites"
+        f" at a distance above 0 km adds {_unit(spec.crossing_latency * 1e6, 'µs', '.4g')}"
+        f" (crossing_latency, {crossing})."
     )
 
 
@@ -440,7 +468,7 @@ def _band_notes(result) -> list[str]:
     band = result.band
     if band is None:
         return [f"No band: {NO_BAND}."]
-    level = f"{band.level:.0%}"
+    level = level_text(band.level)
     notes = [
         f"low, high: the {level} band, where {level} of the runs are expected under the model (how it is"
         " made: --format json, band.method)."
@@ -634,6 +662,16 @@ def _distance_cell(seek) -> str | float | None:
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
+def _band_words(low: float, high: float, upper: float) -> str:
+    """A goal seek's band in words: "3.2–21.6 km", "3.2 km to beyond 100 km", "beyond 100 km"."""
+    nbsp = "\N{NO-BREAK SPACE}"
+    if low > upper:
+        return f"beyond{nbsp}{upper / 1e3:g}{nbsp}km"
+    if high > upper:
+        return f"{_band_km(low, upper)}{nbsp}km to beyond{nbsp}{upper / 1e3:g}{nbsp}km"
+    return f"{_band_km(low, upper)}\N{EN DASH}{_band_km(high, upper)}{nbsp}km"
+
+
 def _band_km(distance: float, upper: float) -> str:
     """A band end of the goal seek as a range shows it: km to 0.1 rounded down, "over N" beyond the
     search."""
@@ -655,7 +693,10 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
 
     searched = sought.answer.searched / 1e3
     record = sought.to_json()  # the marks are the numbers the answer prints, km to 0.1 rounded down
-    ends = {f"{level:.0%} band, {end}": record[end_key("max_distance[km]", end)] for end in ("low", "high")}
+    ends = {
+        f"{level_text(level)} band, {end}": record[end_key("max_distance[km]", end)]
+        for end in ("low", "high")
+    }
     found = {name: km for name, km in {"goal seek": record["max_distance[km]"], **ends}.items() if km}
     end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
     result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3, level)
@@ -685,8 +726,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
     banded_words = ""
     low, high = sought.low, sought.high
     if low is not None and high is not None:
-        ends = f"{_band_km(low, upper)}\N{EN DASH}{_band_km(high, upper)}"
-        banded_words = f" ({level:.0%}:\N{NO-BREAK SPACE}{ends}\N{NO-BREAK SPACE}km)"
+        banded_words = f" ({level_text(level)}:\N{NO-BREAK SPACE}{_band_words(low, high, upper)})"
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
             no_answer(" there") + "."
@@ -714,7 +754,8 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
         text += f" No band: {NO_BAND}."
     else:
         text += (
-            f" The {level:.0%} band is where {level:.0%} of the outcomes under the model fall (how it is"
+            f" The {level_text(level)} band is where {level_text(level)} of the outcomes under the model fall"
+            " (how it is"
             " made: --format json, band.method)."
         )
         if sought.asked.size:
@@ -725,6 +766,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
             text += f" Probability that every member meets the goal: {shown}."
         if sought.narrow:
             text += f" To narrow the band most: {sought.narrow}."
+    text += " " + " ".join(filter(None, _assumed(spec)))
     # no distance where the goal fails at 0 km, or holds to the end of the search
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = sought.band_json()
@@ -737,6 +779,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
                 **payload,
                 "goal_holds": sought.probabilities(),
                 "band": band,
+                "defaults": dict(spec.defaults),
                 "answer": text.replace("\N{NO-BREAK SPACE}", " "),
             },
         )
@@ -747,7 +790,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
     if low is not None and high is not None:
         rows += [
             [
-                f"{level:.0%} band, {end}",
+                f"{level_text(level)} band, {end}",
                 float(_band_km(seek, upper)) if seek <= upper else _band_km(seek, upper),
                 None,
                 None,
@@ -836,7 +879,7 @@ def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> Non
         ]
         for r in records
     ]
-    render(columns, rows, fmt, title=f"Left-out rows, {level:.0%} band ({result.candidate.name})")
+    render(columns, rows, fmt, title=f"Left-out rows, {level_text(level)} band ({result.candidate.name})")
     if fmt == "table":
         _say(
             " ".join(

@@ -55,6 +55,7 @@ import numpy as np
 from qmodel.errors import InputError
 from qmodel.networks.routing import routing_tensor, traffic
 from qmodel.networks.stations import SCHEDULING, STATION_TYPES, Station
+from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, parse_value
 
 STATION_KEYS = {
@@ -362,8 +363,6 @@ def load_network(path: str | Path) -> Network:
     :returns: the network, checked, in SI units.
     :raises InputError: naming the file and key of anything wrong.
     """
-    from qmodel.tomlread import read_toml
-
     where = str(path)
     data = read_toml(Path(path), what="model file")
     unknown = set(data) - {"time_unit", "station", "class", "title", "routing"}

@@ -35,6 +35,7 @@ import numpy as np
 
 from qmodel import frames
 from qmodel.errors import InputError
+from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import refuse_huge, refuse_uncarried_background, solve_at, solve_scenario
 from qmodel.scenario.files import shipped_folder
@@ -329,8 +330,12 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         for mean in (long_end, short_end)
     ]
 
+    given = _given(banded.scenario)
+
     def counted(name: str) -> tuple[np.ndarray, np.ndarray]:
-        sd = error.sd("throughput", s.values[name], s.predicted(name))
+        value = s.values[name]
+        predicted = np.where(given["open"], value - given[name], s.predicted(name))
+        sd = error.sd("throughput", value, predicted)
         low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
         return low, high
 
@@ -360,6 +365,22 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         s.thrashing[1:].sum(axis=0),
         narrowing(banded, s.values["response"], response_sd, weights),
     )
+
+
+def _given(scenario: Scenario) -> dict[str, np.ndarray]:
+    """What the file gives of each member's counts, (M, 1) to broadcast over (S, M, D): an open member's
+    throughput is its arrival rate and its CPU that rate times its own CPU per transaction (of one CP, and
+    of its LPAR), none of it predicted; the model predicts only the CPU its CF requests add. ``open``:
+    which members are open (a closed member's counts are predicted whole, beyond what was measured)."""
+    rate = np.array([m.arrival_rate or 0.0 for m in scenario.members])[:, None]
+    cpu = np.array([m.cpu for m in scenario.members])[:, None]
+    cps = np.array([m.logical_cps for m in scenario.members], float)[:, None]
+    return {
+        "open": np.array([m.open for m in scenario.members])[:, None],
+        "throughput": rate,
+        "one_cp": rate * cpu,
+        "busy": rate * cpu / cps,
+    }
 
 
 def _shapes(scenario: Scenario) -> np.ndarray:
@@ -402,7 +423,7 @@ def describe(banded: Banded, level: float) -> str:
     points = (
         f"{len(banded.points)} parameter points ({banded.method})" if banded.points else "no parameter points"
     )
-    return f"{level:.0%} band: {points}, sampled jointly with {model}"
+    return f"{level_text(level)} band: {points}, sampled jointly with {model}"
 
 
 def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.ndarray) -> str:
@@ -551,7 +572,7 @@ def max_distance_banded(
         SEEK_GRID * (1 + len(banded.points)),
         what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} distances",
     )
-    grid = np.linspace(0.0, upper, SEEK_GRID)
+    grid = seek_grid(answer, upper)
     measured = _measured(banded)
     at = np.concatenate([grid, measured])
     scenario = banded.scenario
@@ -582,6 +603,17 @@ def max_distance_banded(
     return GoalBand(
         answer, level, float(low), float(high), asked, probability, describe(banded, level), narrow
     )
+
+
+def seek_grid(answer: GoalSeek, upper: float) -> np.ndarray:
+    """The distances (m) the band of a goal seek solves every point at: SEEK_GRID from 0 to ``upper``, and
+    where a margin may jump, so that no crossing is drawn as a line across a step: just above 0 km
+    (``crossing_latency`` is paid from the first metre) and on either side of the answer's own distance
+    (the central curve crosses there, so the band's samples of it cross where the answer does)."""
+    found = [np.linspace(0.0, upper, SEEK_GRID), [min(1.0, upper)]]
+    if np.isfinite(answer.distance):
+        found.append(np.clip([answer.distance, answer.distance + TOLERANCE], 0.0, upper))
+    return np.unique(np.concatenate(found))
 
 
 def _crossings(grid: np.ndarray, margin: np.ndarray, upper: float) -> np.ndarray:

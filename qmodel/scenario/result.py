@@ -132,7 +132,8 @@ class ScenarioResult:
 
         With a band (``band``), each value :meth:`record_values` gives that it bands has ``NAME_low[unit]``
         and ``NAME_high[unit]`` beside it (:meth:`band_values`), ``goal_holds[%]`` is the probability that
-        every member meets the goal at the distance, and ``band_points_without_answer`` counts the band's
+        every member meets the goal at the distance, ``level`` is the band's (a share: 0.8 for 80%), and
+        ``band_points_without_answer`` counts the band's
         parameter points with no response time there."""
         cfs = sorted({path.split("→")[1] for path in self.delayed_fraction})
         values = {name: numbers(value) for name, value in self.record_values().items()}
@@ -178,6 +179,7 @@ class ScenarioResult:
                 record["volumes_saturated"] = bool(self.disk_saturated[d])
                 record["terminals_with_answer"] = answer
                 if self.band is not None:
+                    record["level"] = self.band.level  # of every _low, _high on the row, a share
                     record[frames.key("goal_holds", "%")] = number(self.band.goal_probability[d] * 100)
                     record["band_points_without_answer"] = int(self.band.points_without_answer[d])
                 records.append(record)

@@ -105,6 +105,7 @@ from qmodel.safetext import name_refused
 from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
 from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
 from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
+from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import (
     UNITS,
     bare_number,
@@ -349,6 +350,7 @@ class Scenario:
     protocols: Protocols = field(default_factory=Protocols)  # today's hardware and protocols (issue 36)
     free: tuple[str, ...] = ()  # the dotted keys qmodel scenario calibrate fits
     lock_measurement: LockMeasurement | None = None  # lockable_items inferred from it where not given
+    defaults: tuple[tuple[str, str], ...] = ()  # (key, value as a file writes it) taken for keys left out
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -394,6 +396,7 @@ class _Reader:
 
     def __init__(self, where: str) -> None:
         self.where = where
+        self.defaulted: list[tuple[str, str]] = []  # (key, default as a file writes it) the file left out
 
     def error(self, key: str, value: object, allowed: str, reason: str = "", unit: str = "") -> ScenarioError:
         return ScenarioError(self.where, key, value, allowed, reason=reason, unit=unit)
@@ -485,6 +488,8 @@ class _Reader:
         it differs (an entry of a table of values: a structure of ``requests``, a kind of ``sync``);
         ``default``: in place of the schema's where the reader decides it (no lock contention)."""
         row = key_of(schema_table, name)
+        if (name if key is None else key) not in table and default is None and row.file_default is not None:
+            self.defaulted.append((f"{label}.{name}" if label else name, str(row.file_default)))
         return self.quantity(
             table,
             name if key is None else key,
@@ -688,8 +693,6 @@ def read_scenario_toml(path: str | Path, *, with_fit: bool = True) -> dict:
     ``with_fit``, the values ``qmodel scenario calibrate`` fitted for it (its fit file beside it,
     :func:`qmodel.scenario.files.fit_path`) take the place of the file's own
     (:func:`qmodel.scenario.files.with_fitted`)."""
-    from qmodel.tomlread import format_checked, read_toml
-
     path = Path(path)
     fitted = fit_path(path)
     if with_fit and fitted.is_file() and fitted != path:
@@ -769,6 +772,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         band=_band(reader, data),
         protocols=_protocols(reader, data, link_types, structures, members, paths),
         free=_free(reader, data),
+        defaults=tuple(reader.defaulted),  # last: every value above is read by now
     )
 
 
@@ -1264,6 +1268,27 @@ def _protocols(
         zhyperlink=zhyperlink,
         zhyperlink_read=read,
         zhyperlink_write=write,
-        zhyperlink_miss=reader.value(disk, "disk", "zhyperlink_miss", "disk"),
+        zhyperlink_miss=reader.value(disk, "disk", "zhyperlink_miss", "disk") if uses else 0.0,
         read_hit=hit,
     )
+
+
+def defaults_taken(scenario: Scenario, said: tuple[str, ...] = ()) -> str:
+    """The values the answer rests on that the file did not give, in a sentence (keys of the same name
+    on several members or paths with one default said once), less the keys ``said`` elsewhere; "" where
+    the file gives every one."""
+    taken: dict[tuple[str, str, str], int] = {}
+    for key, value in scenario.defaults:
+        if key in said:
+            continue
+        owner, _, name = key.rpartition(".")
+        kind = owner.split(" ")[0] if " " in owner else ""
+        shown = f"{kind}.*.{name}" if kind in ("member", "path") else key
+        taken[(shown, value, kind)] = taken.get((shown, value, kind), 0) + 1
+    if not taken:
+        return ""
+    parts = [
+        f"{shown} {value}" + (f" ({count} {kind}s)" if kind and count > 1 else "")
+        for (shown, value, kind), count in taken.items()
+    ]
+    return "Defaults taken for keys the file leaves out: " + ", ".join(parts) + "."
