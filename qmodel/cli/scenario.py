@@ -186,7 +186,7 @@ def scenario(
     Exit status 1 when lock contention thrashes (or the volumes cannot carry their other work) at some
     distance: the other distances are still shown, as --variants still writes its other rows."""
     from qmodel.scenario.band import load_banded
-    from qmodel.scenario.files import resolve_scenario, shipped_folder
+    from qmodel.scenario.files import fit_path, resolve_scenario, shipped_folder
 
     _refuse_unused(ctx, variants_csv, max_distance, distance_text)
     if plot_path:
@@ -213,9 +213,16 @@ def scenario(
     level = _level(level_text)
     banded = load_banded(path)
     spec = banded.scenario
+    fitted = fit_path(path)
+    fit_note = (
+        f"Fitted values taken from {fitted.name} (qmodel scenario calibrate; delete it to use the"
+        " file's own)."
+        if fitted.is_file() and fitted != path
+        else ""
+    )
     if max_distance:
         asked = None if distance_text is None else _distances(distance_text, points)
-        _show_goal_seek(banded, up_to, fmt, level, asked, plot_path)
+        _show_goal_seek(banded, up_to, fmt, level, asked, plot_path, fit_note)
         return
     from qmodel.scenario.band import solve_banded
 
@@ -228,7 +235,7 @@ def scenario(
             reason=f"drawing the table would take about {distances.size * SECONDS_PER_TABLE_DISTANCE:.0f} s",
         )
     result = solve_banded(banded, distances, level)
-    _show(spec, result, fmt, breakdown)
+    _show(spec, result, fmt, breakdown, fit_note)
     if plot_path:
         from qmodel.cli.plotting import plot_scenario
 
@@ -321,7 +328,7 @@ def _distances(text: str, points: int | None):
     return parse_distances(text) if points is None else parse_distances(text, points=points)
 
 
-def _show(spec, result, fmt: str, breakdown: bool) -> None:
+def _show(spec, result, fmt: str, breakdown: bool, fit_note: str = "") -> None:
     from qmodel.scenario.protocols import described
     from qmodel.scenario.result import NO_BAND
 
@@ -350,6 +357,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
     render(list(SUMMARY.values()), rows, fmt, title=result.title, keys=2)
     notes = [
         f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
+        fit_note,
         *_assumed(spec),
     ]
     if len(result.members) > 1:
@@ -357,7 +365,7 @@ def _show(spec, result, fmt: str, breakdown: bool) -> None:
     notes += _band_notes(result)
     notes += _thrashing_notes(spec, result)
     notes += described(spec)  # today's hardware and protocols, and what was assumed (issue 36)
-    _say(" ".join(notes))
+    _say(" ".join(filter(None, notes)))
     if breakdown:
         from qmodel.scenario.result import BREAKDOWN
 
@@ -703,7 +711,9 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
     plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
 
 
-def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path: str | None) -> None:
+def _show_goal_seek(
+    banded, up_to: str, fmt: str, level: float, asked, plot_path: str | None, fit_note: str = ""
+) -> None:
     """--max-distance: the answer in words a planner can sign ("the goal holds to X km (80%: lo–hi km)"),
     what breaks the goal past it, the probability that it holds at each distance asked, the measurement
     that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
@@ -766,7 +776,7 @@ def _show_goal_seek(banded, up_to: str, fmt: str, level: float, asked, plot_path
             text += f" Probability that every member meets the goal: {shown}."
         if sought.narrow:
             text += f" To narrow the band most: {sought.narrow}."
-    text += " " + " ".join(filter(None, _assumed(spec)))
+    text += " " + " ".join(filter(None, [fit_note, *_assumed(spec)]))
     # no distance where the goal fails at 0 km, or holds to the end of the search
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = sought.band_json()

@@ -406,7 +406,13 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             f"{measurements} (qmodel scenario calibrate)"
             + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else "")
         )
-        lines += ["[band]", f"method = {json.dumps(method)}", "points = ["]
+        farthest = max(r.distance for r in fit.rows if r.weight > 0)  # m: beyond it the answer is predicted
+        lines += [
+            "[band]",
+            f"method = {json.dumps(method)}",
+            f'measured_at = "{farthest / 1e3:g}km"',
+            "points = [",
+        ]
         for point in points:
             lines.append(
                 "  { "

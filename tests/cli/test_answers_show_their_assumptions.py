@@ -102,7 +102,7 @@ def test_a_scenario_says_which_round_trip_per_km_it_used(tmp_path) -> None:
     said = " ".join(run("scenario", "gdps-env2", "--distance", "20km", "--no-breakdown").output.split())
     assert (
         f"Round trip per km: {2e9 / speed:.4g} µs (fibre_speed {speed / 1e3:,.0f} km/s, fitted: the "
-        "file's [[calibration]])."
+        "file's [[calibration]]); each round trip between the sites at a distance above 0 km adds"
     ) in said
     payload = json.loads(run("scenario", "gdps-env2", "--distance", "20km", "--format", "json").output)
     assert payload["round_trip_us_per_km"] == pytest.approx(2e9 / speed, abs=1e-4)
@@ -116,9 +116,30 @@ def test_a_scenario_says_which_round_trip_per_km_it_used(tmp_path) -> None:
     )
     said = " ".join(run("scenario", str(own), "--distance", "20km", "--no-breakdown").output.split())
     assert (
-        "Round trip per km: 10 µs (fibre_speed 200,000 km/s, the default, the study's nominal "
-        "figure)." in said
+        "Round trip per km: 10 µs (fibre_speed 200,000 km/s, the default, the study's nominal figure)" in said
     )
+
+
+def test_a_scenario_shows_every_default_it_took(tmp_path) -> None:
+    """A key the file leaves out is said with the answer, the crossing's equipment above all: it is paid
+    from the first metre and can decide the answer (a planner's file on dark fibre writes 0)."""
+    from qmodel.scenario.files import resolve_scenario
+
+    own = tmp_path / "own.toml"
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8").split("\n[[calibration]]")[0]
+    own.write_text(
+        "\n".join(line for line in text.splitlines() if not line.startswith("crossing_latency")),
+        encoding="utf-8",
+    )
+    said = " ".join(run("scenario", str(own), "--max-distance").output.split())
+    assert "adds 138 µs (crossing_latency, the default: the GDPS study's DWDMs" in said
+    assert "Defaults taken for keys the file leaves out: path.*.background_rate 0 (" in said
+    payload = json.loads(run("scenario", str(own), "--distance", "20km", "--format", "json").output)
+    assert payload["defaults"]["crossing_latency"] == "138us"
+    assert payload["crossing_latency[us]"] == pytest.approx(138)
+    own.write_text(text, encoding="utf-8")  # the file's own crossing latency: no default to say
+    payload = json.loads(run("scenario", str(own), "--distance", "20km", "--format", "json").output)
+    assert "crossing_latency" not in payload["defaults"]
 
 
 def test_a_sweep_of_a_load_names_its_knee_and_marks_it_on_the_plot(monkeypatch, tmp_path) -> None:
