@@ -36,7 +36,13 @@ import numpy as np
 from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.limits import refuse_scenario_work
-from qmodel.scenario.compose import refuse_huge, refuse_uncarried_background, solve_at, solve_scenario
+from qmodel.scenario.compose import (
+    fixed_parts,
+    refuse_huge,
+    refuse_uncarried_background,
+    solve_at,
+    solve_scenario,
+)
 from qmodel.scenario.files import shipped_folder
 from qmodel.scenario.fit import with_inferred_locks
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
@@ -556,8 +562,6 @@ def max_distance_banded(
     measured = _measured(banded)
     scenario = banded.scenario
     points = (scenario, *banded.points)
-    for each in points:
-        refuse_uncarried_background(each)
     ratio = critical_ratio(_shapes(scenario), scenario.goal_share)
     # A sample's largest distance reads its margin only up to the first distance where it fails, so the
     # distances past the one where every sample has failed change nothing (the band's end, its
@@ -596,8 +600,17 @@ def _seek_solves(
     """Each parameter point solved at ``distances`` and ``measured`` (m) with no search for the load where
     lock contention begins (a curve that thrashes fails the goal there, which is all the seek reads; the
     search took 16 of 18 s of Environment 2's band): the response times (S, M, D) at ``distances``, at
-    ``measured`` (S, M, 1; NaN where nothing is measured) and the first point's fixed part (M, D), s."""
-    solved = [solve_at(each, np.concatenate([distances, measured]), checked=True) for each in points]
+    ``measured`` (S, M, 1; NaN where nothing is measured) and the first point's fixed part (M, D), s.
+    Where ``distances`` start at 0 km, every point's paths are first held to carrying their other work
+    there (:func:`refuse_uncarried_background`, on the load-free parts the solve then uses)."""
+    at = np.concatenate([distances, measured])
+    fixed = [fixed_parts(each, at) for each in points]
+    if distances[0] == 0:
+        for each, parts in zip(points, fixed, strict=True):
+            refuse_uncarried_background(each, parts.at(slice(0, 1)))
+    solved = [
+        solve_at(each, at, fixed=parts, checked=True) for each, parts in zip(points, fixed, strict=True)
+    ]
     response = np.array([r.response_time[:, : distances.size] for r in solved])
     base = np.array(
         [

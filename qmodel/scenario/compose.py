@@ -509,11 +509,14 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     return solve_at(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
 
 
-def refuse_uncarried_background(scenario: Scenario) -> None:
+def refuse_uncarried_background(scenario: Scenario, at_zero: FixedParts | None = None) -> None:
     """Refuse a path whose background_rate alone is more than its subchannels carry at 0 km
     (:func:`qmodel.scenario.spec.check_path_capacity` with this scenario's holding times): every solve
-    of a scenario, the answer's and each band point's, is held to it."""
-    check_path_capacity(scenario, fixed_parts(scenario, np.zeros(1)).path_holding)
+    of a scenario, the answer's and each band point's, is held to it. ``at_zero``: the scenario's
+    load-free parts at 0 km where the caller has them (``fixed_parts(...).at(...)``), not computed again."""
+    check_path_capacity(
+        scenario, (fixed_parts(scenario, np.zeros(1)) if at_zero is None else at_zero).path_holding
+    )
 
 
 @dataclass(frozen=True)
