@@ -42,6 +42,11 @@ DEFERRED = {
     "(the quick path reads the generated module)",
     ("qmodel.networks.model", "qmodel.tomlread"): "TOML is parsed only when a model file is read",
     ("qmodel.scenario.spec", "qmodel.tomlread"): "TOML is parsed only when a scenario file is read",
+    **{
+        ("qmodel.scenario.measurements", f"qmodel.tables.{module}"): "the table readers load only when a "
+        "measurements file is read (a scenario's answer imports the module, for the band's fit)"
+        for module in ("workbook", "csvsource", "files")
+    },
     ("qmodel.validation.judge", "qmodel.catalogue.inverse"): "the inverse solver (sympy) only for a case "
     "that solves for an input",
 }
