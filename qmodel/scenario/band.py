@@ -40,7 +40,7 @@ from qmodel.scenario.compose import (
     fixed_parts,
     refuse_huge,
     refuse_uncarried_background,
-    solve_at,
+    response_time_at,
     solve_scenario,
 )
 from qmodel.scenario.files import shipped_folder
@@ -608,17 +608,12 @@ def _seek_solves(
     if distances[0] == 0:
         for each, parts in zip(points, fixed, strict=True):
             refuse_uncarried_background(each, parts.at(slice(0, 1)))
-    solved = [
-        solve_at(each, at, fixed=parts, checked=True) for each, parts in zip(points, fixed, strict=True)
-    ]
-    response = np.array([r.response_time[:, : distances.size] for r in solved])
-    base = np.array(
-        [
-            r.response_time[:, distances.size :] if measured.size else np.full((len(r.members), 1), np.nan)
-            for r in solved
-        ]
+    solved = np.array(
+        [response_time_at(each, at, parts, checked=True) for each, parts in zip(points, fixed, strict=True)]
     )
-    return response, base, solved[0].fixed_part[:, : distances.size]
+    response = solved[:, :, : distances.size]
+    base = solved[:, :, distances.size :] if measured.size else np.full((*response.shape[:2], 1), np.nan)
+    return response, base, fixed[0].fixed_part[:, : distances.size]
 
 
 def _seek_margin(
