@@ -44,6 +44,7 @@ from qmodel.tables import csvbytes, workbook
 from qmodel.tables.csvsource import CsvSource, read_csv_source, source_of_text
 from qmodel.tables.dialect import Dialect, decide_decimal, decimal_evidence, locale_number, quote_cell
 from qmodel.tables.files import CP1252_SPELLING, ResultsWorkbook, read_sheet_table
+from qmodel.tables.header import split_header
 from qmodel.tables.table import (
     Table,
     blank_cells,
@@ -51,7 +52,6 @@ from qmodel.tables.table import (
     inert_header,
     inert_row_bytes,
     shortened_error,
-    split_header,
 )
 from qmodel.units import UNITS, parse_value, split_number, unit_named, with_unit
 

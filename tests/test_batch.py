@@ -410,7 +410,7 @@ def test_the_summary_counts_in_the_plural_from_two_rows() -> None:
     ],
 )
 def test_a_header_is_read_as_a_name_and_the_unit_in_its_brackets(title: str, named) -> None:
-    from qmodel.tables.table import split_header
+    from qmodel.tables.header import split_header
 
     assert split_header(title) == named
 

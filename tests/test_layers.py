@@ -40,6 +40,11 @@ DEFERRED = {
     ("qmodel.catalogue.loader", "qmodel.catalogue.registry"): _REGISTRY,
     ("qmodel.catalogue.loader", "qmodel.tomlread"): "TOML is parsed only when a catalogue file is read "
     "(the quick path reads the generated module)",
+    **{
+        ("qmodel.scenario.measurements", f"qmodel.tables.{module}"): "the table readers load only when a "
+        "measurements file is read (a scenario's answer imports the module, for the band's fit)"
+        for module in ("workbook", "csvsource", "files")
+    },
     ("qmodel.validation.judge", "qmodel.catalogue.inverse"): "the inverse solver (sympy) only for a case "
     "that solves for an input",
 }

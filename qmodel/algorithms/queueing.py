@@ -217,31 +217,31 @@ def finite_source_queue(
 def _finite_source_block(
     servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``finite_source_queue`` on 1-D arrays, every state of every element at once."""
+    """``finite_source_queue`` on 1-D arrays, every state of every element at once. The weights of the
+    system with K − 1 sources are those with K times (K − j) / K (the product of the steps telescopes),
+    so one set of weights serves both."""
     states = np.arange(int(sources.max(initial=0)) + 1, dtype=float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = np.log(ratio)
-    results = []
-    for population in (sources - 1, sources):
-        present = states <= population  # (K + 1, n) states that exist
-        steps = np.where(
-            present[1:],
-            np.log(np.maximum(population - states[1:] + 1, 1.0))
-            - np.log(np.minimum(states[1:], servers))
-            + log_ratio,
-            0.0,
-        )
-        log_weight = np.concatenate([np.zeros((1, servers.size)), np.cumsum(steps, axis=0)])
-        log_weight = np.where(present, log_weight, -np.inf)
-        log_weight = np.where(ratio > 0, log_weight, np.where(states == 0, 0.0, -np.inf))
-        weight = np.exp(log_weight - log_weight.max(axis=0))
-        total = weight.sum(axis=0)
-        waiting = np.where(states >= servers, weight, 0.0).sum(axis=0) / total
-        queued = (np.maximum(states - servers, 0.0) * weight).sum(axis=0) / total
-        busy = (np.minimum(states, servers) * weight).sum(axis=0) / total / servers
-        results.append((waiting, queued, busy))
-    (wait_probability, _, _), (_, mean_waiting, utilization) = results
-    return wait_probability, mean_waiting, utilization
+    present = states <= sources  # (K + 1, n) states that exist
+    steps = np.where(
+        present[1:],
+        np.log(np.maximum(sources - states[1:] + 1, 1.0))
+        - np.log(np.minimum(states[1:], servers))
+        + log_ratio,
+        0.0,
+    )
+    log_weight = np.concatenate([np.zeros((1, servers.size)), np.cumsum(steps, axis=0)])
+    log_weight = np.where(present, log_weight, -np.inf)
+    log_weight = np.where(ratio > 0, log_weight, np.where(states == 0, 0.0, -np.inf))
+    weight = np.exp(log_weight - log_weight.max(axis=0))
+    total = weight.sum(axis=0)
+    queued = (np.maximum(states - servers, 0.0) * weight).sum(axis=0) / total
+    utilization = (np.minimum(states, servers) * weight).sum(axis=0) / total / servers
+    # K − 1 sources (what an arriving request sees): the states up to K − 1, weighted by (K − j)
+    fewer = np.where(states <= sources - 1, weight * (sources - states), 0.0)
+    wait_probability = np.where(states >= servers, fewer, 0.0).sum(axis=0) / fewer.sum(axis=0)
+    return wait_probability, queued, utilization
 
 
 def erlang_cdf(shape: ArrayLike, x: ArrayLike) -> np.ndarray:

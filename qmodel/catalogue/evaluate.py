@@ -196,6 +196,8 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     errors: dict[int, InputError] = {}
 
     def reject(newly_bad: np.ndarray, make_error) -> None:
+        if not newly_bad.any():  # the usual case, at the cost of one pass
+            return
         newly_bad = newly_bad & ~bad
         for index in np.flatnonzero(newly_bad):
             errors[int(index)] = make_error(int(index))

@@ -37,7 +37,13 @@ from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
-from qmodel.scenario.compose import refuse_huge, refuse_uncarried_background, solve_at, solve_scenario
+from qmodel.scenario.compose import (
+    fixed_parts,
+    refuse_huge,
+    refuse_uncarried_background,
+    response_time_at,
+    solve_scenario,
+)
 from qmodel.scenario.files import shipped_folder
 from qmodel.scenario.fit import with_inferred_locks
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
@@ -60,6 +66,7 @@ from qmodel.units import bare_number, with_unit
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
 GRID = 33  # at most this many of the distances asked solve each parameter point
 SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
+SEEK_FIRST = 2.0  # of them, first those up to this many times the answer (the rest where still needed)
 RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
 MODEL_FILE = shipped_folder().parent / "model" / "model-error.toml"  # beside the shipped scenarios' folder
 # what narrows a band most, by its largest part
@@ -574,27 +581,30 @@ def max_distance_banded(
     )
     grid = seek_grid(answer, upper)
     measured = _measured(banded)
-    at = np.concatenate([grid, measured])
     scenario = banded.scenario
-    for each in (scenario, *banded.points):
-        refuse_uncarried_background(each)
-    # no search for the load where lock contention begins: a curve that thrashes fails the goal there,
-    # which is all the seek reads (the search took 16 of 18 s of Environment 2's band)
-    solved = [solve_at(each, at, checked=True) for each in (scenario, *banded.points)]
-    response = np.array([r.response_time[:, : grid.size] for r in solved])
-    base = np.array(
-        [
-            r.response_time[:, grid.size :] if measured.size else np.full((len(r.members), 1), np.nan)
-            for r in solved
-        ]
-    )
-    sd = banded.error.sd("response_time", response, np.where(np.isnan(base), response, response - base))
-    spread, weights = samples(response, sd, banded.all_weights())
-    shapes = _shapes(scenario)
-    critical = critical_mean(
-        scenario.goal_time, solved[0].fixed_part[:, : grid.size], critical_ratio(shapes, scenario.goal_share)
-    )
-    margin = np.nan_to_num(critical[None] - spread, nan=-np.inf).min(axis=1)  # (N, G)
+    points = (scenario, *banded.points)
+    ratio = critical_ratio(_shapes(scenario), scenario.goal_share)
+    # A sample's largest distance reads its margin only up to the first distance where it fails, so the
+    # distances past the one where every sample has failed change nothing (the band's end, its
+    # probabilities and the variance that names the narrowing measurement all lie before it): the grid
+    # is solved to SEEK_FIRST times the answer first, the rest only where some sample still meets the
+    # goal at its last distance. Each distance is solved on its own (the fixed point's columns do not
+    # interact), so the values are those of one solve over the whole grid.
+    first = grid.size
+    if not answer.holds_throughout:
+        far = SEEK_FIRST * (0.0 if np.isnan(answer.distance) else answer.distance)
+        first = min(max(int(np.searchsorted(grid, far, side="right")) + 1, 2), grid.size)
+    response, base, fixed = _seek_solves(points, grid[:first], measured)
+    sd, weights, margin = _seek_margin(banded, response, base, fixed, ratio)
+    if first < grid.size and not (margin < 0).any(axis=1).all():
+        more, _, more_fixed = _seek_solves(points, grid[first:], np.array([]))
+        response, fixed = (
+            np.concatenate([response, more], axis=2),
+            np.concatenate([fixed, more_fixed], axis=1),
+        )
+        sd, weights, margin = _seek_margin(banded, response, base, fixed, ratio)
+        first = grid.size
+    grid = grid[:first]
     reach = _crossings(grid, margin, upper)
     low, high = quantiles(reach, weights, ends(level))
     probability = np.clip([weights @ (reach >= d) for d in asked], 0.0, 1.0)
@@ -614,6 +624,41 @@ def seek_grid(answer: GoalSeek, upper: float) -> np.ndarray:
     if np.isfinite(answer.distance):
         found.append(np.clip([answer.distance, answer.distance + TOLERANCE], 0.0, upper))
     return np.unique(np.concatenate(found))
+
+
+def _seek_solves(
+    points: tuple[Scenario, ...], distances: np.ndarray, measured: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each parameter point solved at ``distances`` and ``measured`` (m) with no search for the load where
+    lock contention begins (a curve that thrashes fails the goal there, which is all the seek reads; the
+    search took 16 of 18 s of Environment 2's band): the response times (S, M, D) at ``distances``, at
+    ``measured`` (S, M, 1; NaN where nothing is measured) and the first point's fixed part (M, D), s.
+    Where ``distances`` start at 0 km, every point's paths are first held to carrying their other work
+    there (:func:`refuse_uncarried_background`, on the load-free parts the solve then uses)."""
+    at = np.concatenate([distances, measured])
+    fixed = [fixed_parts(each, at) for each in points]
+    if distances[0] == 0:
+        for each, parts in zip(points, fixed, strict=True):
+            refuse_uncarried_background(each, parts.at(slice(0, 1)))
+    solved = np.array(
+        [response_time_at(each, at, parts, checked=True) for each, parts in zip(points, fixed, strict=True)]
+    )
+    response = solved[:, :, : distances.size]
+    base = solved[:, :, distances.size :] if measured.size else np.full((*response.shape[:2], 1), np.nan)
+    return response, base, fixed[0].fixed_part[:, : distances.size]
+
+
+def _seek_margin(
+    banded: Banded, response: np.ndarray, base: np.ndarray, fixed: np.ndarray, ratio: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The model's error on ``response`` (S, M, D) s given its values at the measured distance ``base``
+    (S, M, 1), the weights of the sample (:func:`samples`, S·K) and each sample's least margin (S·K, D)
+    s: the longest mean meeting the goal (:func:`critical_mean` at the fixed part ``fixed`` (M, D) and
+    the critical ``ratio``) less the sample's mean, −inf where it has none."""
+    sd = banded.error.sd("response_time", response, np.where(np.isnan(base), response, response - base))
+    spread, weights = samples(response, sd, banded.all_weights())
+    critical = critical_mean(banded.scenario.goal_time, fixed, ratio)
+    return sd, weights, np.nan_to_num(critical[None] - spread, nan=-np.inf).min(axis=1)
 
 
 def _crossings(grid: np.ndarray, margin: np.ndarray, upper: float) -> np.ndarray:

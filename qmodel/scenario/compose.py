@@ -509,11 +509,14 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
     return solve_at(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
 
 
-def refuse_uncarried_background(scenario: Scenario) -> None:
+def refuse_uncarried_background(scenario: Scenario, at_zero: FixedParts | None = None) -> None:
     """Refuse a path whose background_rate alone is more than its subchannels carry at 0 km
     (:func:`qmodel.scenario.spec.check_path_capacity` with this scenario's holding times): every solve
-    of a scenario, the answer's and each band point's, is held to it."""
-    check_path_capacity(scenario, fixed_parts(scenario, np.zeros(1)).path_holding)
+    of a scenario, the answer's and each band point's, is held to it. ``at_zero``: the scenario's
+    load-free parts at 0 km where the caller has them (``fixed_parts(...).at(...)``), not computed again."""
+    check_path_capacity(
+        scenario, (fixed_parts(scenario, np.zeros(1)) if at_zero is None else at_zero).path_holding
+    )
 
 
 @dataclass(frozen=True)
@@ -809,19 +812,8 @@ def solve_at(
         (:func:`solve_scenario` and the thrashing searches it starts); otherwise it is run here.
     :returns: the :class:`ScenarioResult` (SI units).
     """
-    if np.isnan(scenario.lockable_items):
-        raise InputError(
-            "locks.lockable_items",
-            "left out",
-            "given, or inferred from measured_wait: "
-            "read the file with qmodel.scenario.load_scenario (it infers it)",
-        )
-    if not checked:
-        refuse_huge(scenario, distances.size)
-    fixed = fixed_parts(scenario, distances) if fixed is None else fixed
-    work = workload(scenario, distances, load)
-    solved = equilibrium(
-        scenario, fixed, work, max_iterations=max_iterations, below=below, settle=with_thrashing_load
+    fixed, work, solved = _solved(
+        scenario, distances, load, max_iterations, below, fixed, checked, settle=with_thrashing_load
     )
     thrashing, loaded = solved.thrashing, solved.loaded
     blank = thrashing[None, :]
@@ -887,6 +879,43 @@ def solve_at(
         disk_saturated=loaded.volumes_saturated & thrashing,
         open_saturated=loaded.open_saturated & ~loaded.volumes_saturated & thrashing,
     )
+
+
+def response_time_at(
+    scenario: Scenario, distances: np.ndarray, fixed: FixedParts | None = None, *, checked: bool = False
+) -> np.ndarray:
+    """Each member's response time (M, D) s at ``distances`` (m), NaN where no response time exists: the
+    :func:`solve_at` answer's ``response_time`` alone (at the file's load, no search for the load where
+    lock contention begins), for a caller that reads nothing else of it (the goal seek's band)."""
+    return _solved(scenario, distances, 1.0, 2000, None, fixed, checked, settle=False)[2].response_time
+
+
+def _solved(
+    scenario: Scenario,
+    distances: np.ndarray,
+    load: np.ndarray | float,
+    max_iterations: int,
+    below: np.ndarray | None,
+    fixed: FixedParts | None,
+    checked: bool,
+    *,
+    settle: bool,
+) -> tuple[FixedParts, Workload, Equilibrium]:
+    """What :func:`solve_at` gathers its answer from: the load-free parts, the workload and the lock fixed
+    point at ``distances``, after its checks (the lock parameters given, the size where not ``checked``)."""
+    if np.isnan(scenario.lockable_items):
+        raise InputError(
+            "locks.lockable_items",
+            "left out",
+            "given, or inferred from measured_wait: "
+            "read the file with qmodel.scenario.load_scenario (it infers it)",
+        )
+    if not checked:
+        refuse_huge(scenario, distances.size)
+    fixed = fixed_parts(scenario, distances) if fixed is None else fixed
+    work = workload(scenario, distances, load)
+    solved = equilibrium(scenario, fixed, work, max_iterations=max_iterations, below=below, settle=settle)
+    return fixed, work, solved
 
 
 EDGE_WAITS = ("subchannel_wait", "io_queue")  # the waits whose share at the edge of thrashing names remedies

@@ -21,10 +21,7 @@ import numpy as np
 
 from qmodel.errors import InputError
 from qmodel.scenario.result import ScenarioResult
-from qmodel.tables import workbook
-from qmodel.tables.csvsource import read_csv_file, read_table
-from qmodel.tables.files import read_sheet_table
-from qmodel.tables.table import split_header
+from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, bare_number, parse_value
 
@@ -252,6 +249,12 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
     :param sheet: a workbook's sheet (default: the first).
     :returns: the rows, values in SI.
     """
+    # the table readers load only when a measurements file is read: a scenario's answer (the band's
+    # fit imports this module) does not pay their start-up (about 20 ms)
+    from qmodel.tables import workbook
+    from qmodel.tables.csvsource import read_csv_file, read_table
+    from qmodel.tables.files import read_sheet_table
+
     if workbook.is_workbook(path):
         table, _ = read_sheet_table(path, sheet, texts=False)
         table = table._replace(

@@ -32,7 +32,7 @@ from qmodel.scenario.spec import (
     ScenarioError,
     scenario_from_dict,
 )
-from qmodel.tables.table import split_header
+from qmodel.tables.header import split_header
 from qmodel.units import unit_named
 
 # what a variant may override in the one-of-a-kind tables: every number (not the sites, Metro Mirror on

@@ -133,26 +133,38 @@ def share_within(goal_time: float, mean: np.ndarray, fixed: np.ndarray, shapes: 
     return share
 
 
+BRACKET_POINTS = 64  # ratios per round of the critical ratio's search: each round narrows its bracket 63-fold
+BRACKET_ROUNDS = 6  # to 63⁻⁶ (1.6·10⁻¹¹) of the first bracket, a log scale: u* to about 10⁻¹⁰ of itself
+
+
 def critical_ratio(shape: np.ndarray, goal_share: float) -> np.ndarray:
     """Per shape k, the ratio u* = (goal − fixed) / (mean − fixed) at which the share within the goal
     (the catalogue's ``share_within_goal``: a fixed part plus a gamma variable part) is ``goal_share``.
     The share depends on goal, mean and fixed part only through that ratio, and grows with it, so u*
-    is found once by bisection (on a log scale, to 2⁻⁶⁰ of its bracket) and a member meets the goal
-    exactly where its mean is at most fixed + (goal − fixed) / u* (:func:`critical_mean`)."""
+    is found once, on a log scale: each round evaluates the share at BRACKET_POINTS ratios spread over
+    the bracket (one call of the catalogue for all of them and every shape) and keeps the two about
+    where it reaches the goal share, BRACKET_ROUNDS rounds (to 1.6·10⁻¹¹ of the first bracket, far below
+    the 0.1 km an answer is printed to); a member meets the goal exactly where its mean is at most
+    fixed + (goal − fixed) / u* (:func:`critical_mean`)."""
     shape = np.asarray(shape, float)
     # u from 1/1000 up to where the gamma's argument k·u reaches 600: within that the share keeps to the
     # catalogue's own series (numpy), and any goal share below 1 − 1e-100 is reached
     low, high = np.full(shape.shape, np.log(1e-3)), np.log(np.minimum(1e3, 600 / shape))
-    for _ in range(60):
-        middle = (low + high) / 2
+    spread = np.linspace(0.0, 1.0, BRACKET_POINTS)
+    shapes = np.broadcast_to(shape[..., None], (*shape.shape, BRACKET_POINTS))
+    for _ in range(BRACKET_ROUNDS):
+        log_ratio = low[..., None] + (high - low)[..., None] * spread  # (..., BRACKET_POINTS)
         share = evaluate_si(
             "share_within_goal",
-            goal=np.ones(shape.shape),
-            mean_response=np.exp(-middle),
-            fixed_part=np.zeros(shape.shape),
-            shape=shape,
+            goal=np.ones(shapes.shape),
+            mean_response=np.exp(-log_ratio),
+            fixed_part=np.zeros(shapes.shape),
+            shape=shapes,
         )["share"]
-        low, high = np.where(share < goal_share, middle, low), np.where(share < goal_share, high, middle)
+        # the share grows with u: the ratios below the goal share come first; keep the step it lies in
+        first = np.clip((share < goal_share).sum(axis=-1, keepdims=True), 1, BRACKET_POINTS - 1)
+        low = np.take_along_axis(log_ratio, first - 1, -1)[..., 0]
+        high = np.take_along_axis(log_ratio, first, -1)[..., 0]
     return np.exp((low + high) / 2)
 
 

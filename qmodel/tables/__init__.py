@@ -4,6 +4,7 @@
 | --------- | ----------------------------------------------------------------------------------- |
 | dialect   | how a spreadsheet wrote its CSV (separator, decimal mark, line ends, BOM), quoting  |
 | table     | a table read from CSV text or a sheet: header, row texts, cells by column, blanks   |
+| header    | a column header's name and the unit in its brackets                                 |
 | csvsource | a CSV file as UTF-8 bytes (encoding checked), its rows in chunks of bounded size    |
 | csvbytes  | CSV as bytes in numpy arrays: cells laid out, plain decimals read, numbers written   |
 | workbook  | workbooks: a sheet read (python-calamine), an .xlsx written                          |

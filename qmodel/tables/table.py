@@ -14,7 +14,6 @@ import csv
 import gc
 import itertools
 import math
-import re
 from typing import NamedTuple
 
 import numpy as np
@@ -24,17 +23,6 @@ from qmodel.safetext import FORMULA_STARTS, is_formula_like
 from qmodel.tables import csvbytes, workbook
 from qmodel.tables.dialect import Dialect, locale_number, quote_cell
 from qmodel.units import shortened
-
-# a header: a name of words (letters, digits, _ - . * and spaces), then optionally a unit in [] or ()
-_HEADER = re.compile(r"^\s*([A-Za-z_*][\w .*\-]*?)\s*(?:[\[(]\s*([^\])]+?)\s*[\])])?\s*$")
-
-
-def split_header(title: str) -> tuple[str, str | None] | None:
-    """A column header as (name, unit text or None): ``Service Time (ms)`` is ("Service Time", "ms"),
-    ``member.*.think_time[s]`` ("member.*.think_time", "s"), ``distance`` ("distance", None); None for
-    a header that is no name (``2024``, ``R/ms``). The unit is not checked here."""
-    match = _HEADER.match(title)
-    return None if match is None else (match.group(1).strip(), match.group(2))
 
 
 class Table(NamedTuple):
