@@ -131,7 +131,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
     ScenarioKey("", "path", "array of tables", "", REQUIRED, "each member's connection to a CF: [[path]]"),
     ScenarioKey("", "link", "tables", "", REQUIRED, "CF link types by name: [link.NAME]"),
     ScenarioKey("", "disk", "table", "", REQUIRED, "the disks and Metro Mirror: [disk]"),
-    ScenarioKey("", "conversion", "table", "", REQUIRED, "CF sync → async conversion: [conversion]"),
+    ScenarioKey("", "conversion", "table", "", {}, "CF sync → async conversion: [conversion]"),
     ScenarioKey("", "locks", "table", "", REQUIRED, "lock contention (Tay's model): [locks]"),
     ScenarioKey("", "distribution", "table", "", {}, "the response time's spread"),
     ScenarioKey(
@@ -471,9 +471,12 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "threshold",
         "time",
         "us",
-        REQUIRED,
+        "150us",
         "sync service above which z/OS converts a CF request to async (an estimate)",
-        source="an estimate: z/OS does not publish its heuristic",
+        source="z/OS does not publish its heuristic; the default is the value the cross-validation "
+        "across the GDPS study's three environments chose (docs/background/cross-validation.md: every "
+        "value between the largest 0 km sync service, 46 µs, and the smallest 0 km async one, 151 µs, "
+        "converts the same requests at 0 km), said with the answer",
         positive=True,
     ),
     ScenarioKey(
@@ -536,9 +539,11 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "lock_span",
         "share",
         "ratio",
-        Note("required (100% with inf)"),
-        "the last share of the execution over which locks are taken",
-        source="fitted on measurements at two or more distances (calibration)",
+        "50%",
+        "the last share of the execution over which locks are taken (100% with lockable_items inf)",
+        source="fitted on measurements at two or more distances (qmodel scenario calibrate --free "
+        "locks.lock_span); the default is the value the cross-validation across the GDPS study's "
+        "three environments chose (docs/background/cross-validation.md), said with the answer",
     ),
     ScenarioKey(
         "distribution",

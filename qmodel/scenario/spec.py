@@ -741,7 +741,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     _check_duplexed_requests(reader, members, typed_requests, structures)
     _check_requests(reader, members, typed_requests, structures, paths, links)
     disk = _disk(reader, data, sites, {m.name for m in members})
-    conversion = reader.table(data, "conversion")
+    conversion = reader.table(data, "conversion", required=False)
     reader.known(conversion, SECTION_KEYS["conversion"], "conversion")
     distribution = reader.table(data, "distribution", required=False)
     reader.known(distribution, SECTION_KEYS["distribution"], "distribution")

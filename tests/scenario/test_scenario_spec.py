@@ -241,11 +241,22 @@ def test_lockable_items_inf_may_be_written_in_quotes(tmp_path) -> None:
     [
         (LOCKABLE, "locks.lockable_items"),
         ("resolution_round_trips = 2\n", "locks.resolution_round_trips"),
-        (re.search(r"lock_span = .*\n", TEXT)[0], "locks.lock_span"),
     ],
 )
 def test_a_locks_table_missing_a_key_is_refused_naming_it(tmp_path, old, key) -> None:
     assert refusal(broken(tmp_path, old, "")).startswith(f"broken.toml: {key} = missing")
+
+
+def test_what_a_planner_cannot_read_takes_the_studies_choice_and_says_so(tmp_path) -> None:
+    """The lock span and the conversion threshold are no RMF or DB2 figure: left out, each takes the
+    value the cross-validation across the study's environments chose, listed among the defaults."""
+    text = re.sub(r"lock_span = .*\n", "", TEXT)
+    text = re.sub(r"\[conversion\]\n(?:[a-z_]+ = .*\n)*", "", text)
+    path = tmp_path / "own.toml"
+    path.write_text(text, encoding="utf-8")
+    scenario = load_scenario(path)
+    assert (scenario.lock_span, scenario.threshold) == (0.5, pytest.approx(150e-6))
+    assert {"locks.lock_span", "conversion.threshold"} <= {key for key, _ in scenario.defaults}
 
 
 # What a message says: the file, the value as typed, only forms the file takes
