@@ -812,6 +812,43 @@ def rows_table(result: CrossValidation) -> str:
     return "\n".join(lines) + "\n"
 
 
+def own_errors(records: list[dict]) -> dict[str, dict[str, tuple[float, float]]]:
+    """Each environment's own error, (σ, q) by maximum likelihood (:func:`fit_error`) over its own listed
+    rows of each kind (response, count) alone: what an error sized on the other environments would have
+    needed to be for it. Read from the rows as ``cross-validate --format json`` lists them."""
+    found: dict[str, dict[str, tuple[float, float]]] = {}
+    for environment in ENVIRONMENTS:
+        for kind in ("response", "count"):
+            rows = [
+                (r["measured"] - r["model"], r["model"], r["predicted"])
+                for r in records
+                if r["environment"] == environment and r["kind"] == kind and r["model"] is not None
+            ]
+            if rows:
+                found.setdefault(environment, {})[kind] = fit_error(rows)
+    return found
+
+
+def own_errors_table(records: list[dict]) -> str:
+    """Markdown: :func:`own_errors`, σ and q of each environment and kind, and its rows' median |g/y|
+    (how much of each value is predicted growth rather than what was measured at 0 km)."""
+    lines = [
+        "| environment | kind | σ (run to run) | q (of the growth) | median predicted part |",
+        "|---|---|---|---|---|",
+    ]
+    for environment, kinds in own_errors(records).items():
+        for kind, (sigma, q) in kinds.items():
+            share = np.median(
+                [
+                    abs(r["predicted"] / r["model"])
+                    for r in records
+                    if r["environment"] == environment and r["kind"] == kind and r["model"]
+                ]
+            )
+            lines.append(f"| {environment} | {kind} | {sigma:.1%} | {q:.1%} | {share:.1%} |")
+    return "\n".join(lines) + "\n"
+
+
 def groups() -> dict[str, list[Candidate]]:
     """The candidates of each choice, in declared order: the lock law's among themselves, the others each
     beside the shipped candidate (the same law with the choice as shipped)."""
@@ -895,6 +932,7 @@ def write(result: CrossValidation, compared: list[tuple[Candidate, list[dict]]] 
         encoding="utf-8",
     )
     calibrate.write_block(DOCS, "crossval-figures", rows_table(result))
+    calibrate.write_block(DOCS, "crossval-own-errors", own_errors_table(records))
     if compared:
         calibrate.write_block(DOCS, "crossval-candidates", comparison_table(compared))
 
