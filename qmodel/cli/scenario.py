@@ -670,9 +670,12 @@ def _distance_cell(seek) -> str | float | None:
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
-def _band_words(low: float, high: float, upper: float) -> str:
-    """A goal seek's band in words: "3.2–21.6 km", "3.2 km to beyond 100 km", "beyond 100 km"."""
+def _band_words(low: float, high: float, upper: float, level: float) -> str:
+    """A goal seek's band in words: "3.2–21.6 km", "3.2 km to beyond 100 km", "beyond 100 km", or where
+    both ends are 0 km, that the goal fails there in most outcomes."""
     nbsp = "\N{NO-BREAK SPACE}"
+    if high < 100:  # m: both ends print as 0.0 km
+        return f"it fails at 0{nbsp}km in {level_text((1 + level) / 2)} of the outcomes or more"
     if low > upper:
         return f"beyond{nbsp}{upper / 1e3:g}{nbsp}km"
     if high > upper:
@@ -736,7 +739,7 @@ def _show_goal_seek(
     banded_words = ""
     low, high = sought.low, sought.high
     if low is not None and high is not None:
-        banded_words = f" ({level_text(level)}:\N{NO-BREAK SPACE}{_band_words(low, high, upper)})"
+        banded_words = f" ({level_text(level)}:\N{NO-BREAK SPACE}{_band_words(low, high, upper, level)})"
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
             no_answer(" there") + "."
