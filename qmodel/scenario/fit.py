@@ -39,7 +39,7 @@ from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import ABSOLUTE, SIGMA, Measurement, result_value, weighted_residual
 from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.schema import key_of
-from qmodel.scenario.spec import BandSpec, Member, Scenario
+from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
 from qmodel.units import UNITS
 
 WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
@@ -70,20 +70,31 @@ FREE_KEYS = tuple(_BOUNDS)  # the keys a file may declare free (member.KEY as me
 @dataclass(frozen=True)
 class FreeParameter:
     """A fitted scenario key: ``key`` dotted (``member.G1P1.other``), ``low`` and ``high`` its bounds in
-    SI, ``log`` whether it is fitted on a log scale."""
+    SI, ``log`` whether it is fitted on a log scale; ``floor`` (SI) the least value above 0 a scenario
+    file takes for it (:data:`qmodel.scenario.spec.PLAUSIBLE`) where 0 is its low bound, else 0."""
 
     key: str
     low: float
     high: float
     log: bool
+    floor: float = 0.0
 
     def to_scale(self, value: float) -> float:
         """The value (SI) on the scale it is fitted on."""
         return float(np.log(value)) if self.log else float(value)
 
     def from_scale(self, x: float) -> float:
-        """The value (SI) of ``x`` on the fitted scale."""
-        return float(np.exp(x)) if self.log else float(x)
+        """The value (SI) of ``x`` on the fitted scale, as a scenario file takes it (:meth:`admissible`)."""
+        return self.admissible(float(np.exp(x)) if self.log else float(x))
+
+    def admissible(self, value: float) -> float:
+        """``value`` (SI) within the bounds, and a value between 0 and :attr:`floor` (which no file takes:
+        below what the model's arithmetic holds) snapped to the nearer of the two: every value a fit
+        writes is one the next reading of the file accepts."""
+        value = min(max(value, self.low), self.high)
+        if 0 < value < self.floor:
+            return 0.0 if value < self.floor / 2 else self.floor
+        return value
 
 
 def free_parameters(scenario: Scenario, keys: Sequence[str]) -> tuple[FreeParameter, ...]:
@@ -107,12 +118,30 @@ def free_parameters(scenario: Scenario, keys: Sequence[str]) -> tuple[FreeParame
                 "one of " + ", ".join(k.replace("member.", "member.NAME.") for k in FREE_KEYS),
             )
         low, high, log = _BOUNDS[kind]
-        free += [FreeParameter(f"member.{m}.{parts[2]}" if m else key, low, high, log) for m in members]
+        floor = _floor(kind) if low == 0 else 0.0
+        free += [
+            FreeParameter(f"member.{m}.{parts[2]}" if m else key, low, high, log, floor) for m in members
+        ]
     keys_given = [p.key for p in free]
     twice = next((k for k in keys_given if keys_given.count(k) > 1), None)
     if twice:
         raise InputError("free parameter", twice, "each parameter once", reason="named twice")
     return tuple(free)
+
+
+def _schema_key(key: str) -> tuple[str, str]:
+    """The (table, name) of a dotted free key's schema row: ``member.NAME.other`` as ("member", "other")."""
+    parts = key.split(".")
+    if parts[0] == "member":
+        return "member", parts[-1]
+    return ("", key) if len(parts) == 1 else (parts[0], parts[1])
+
+
+def _floor(kind: str) -> float:
+    """The least value above 0 a scenario file takes for the free key ``kind`` (SI): its dimension's
+    plausible low end, :data:`qmodel.scenario.spec.PLAUSIBLE`."""
+    unit = key_of(*_schema_key(kind)).unit
+    return PLAUSIBLE.get(UNITS[unit].dimension, (0.0, np.inf))[0]
 
 
 def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
@@ -330,21 +359,22 @@ def fit_scenario(
     # scenario` reads this module (with_inferred_locks) and starts without it
 
     solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
+    x = np.array([p.to_scale(p.from_scale(v)) for p, v in zip(parameters, solution.x, strict=True)])
     jacobian = np.asarray(solution.jac)
     dof = int(fitted.sum()) - len(parameters)
     variance = 2 * solution.cost / dof if dof >= 1 else 1.0
     covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
-    at = trial(solution.x)
+    at = trial(x)
     if at is None:
         raise InputError(
             "calibration",
-            {p.key: p.from_scale(v) for p, v in zip(parameters, solution.x, strict=True)},
+            {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)},
             "values the prepared rows can take",
             reason="the fit ended where they cannot be met",
         )
     model = model_values(at, rows)
     weighted = _weighted(rows, model)
-    return Fit(parameters, np.asarray(solution.x), covariance, rows, model, weighted, jacobian, at)
+    return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
 
 def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
@@ -362,9 +392,7 @@ METHOD = (
 def file_value(key: str, value: float) -> str:
     """A fitted value as a scenario file writes it (TOML): a count bare, a share in %, a time, speed or
     rate with its unit (the schema's), six significant digits."""
-    parts = key.split(".")
-    table, name = ("member", parts[2]) if parts[0] == "member" else (("", key) if len(parts) == 1 else parts)
-    unit = key_of(table, name).unit
+    unit = key_of(*_schema_key(key)).unit
     if unit == "1":
         return f"{value:.6g}"
     if unit == "ratio":
