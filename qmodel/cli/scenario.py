@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -971,7 +975,15 @@ def scenario_calibrate(
     from pathlib import Path
 
     from qmodel.scenario.files import resolve_scenario
-    from qmodel.scenario.fit import fit_scenario, lock_refit, with_inferred_locks, write_fit
+    from qmodel.scenario.fit import (
+        EVALUATIONS_PER_PARAMETER,
+        fit_scenario,
+        free_parameters,
+        lock_refit,
+        refuse_long_calibration,
+        with_inferred_locks,
+        write_fit,
+    )
     from qmodel.scenario.measurements import read_measurements
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
@@ -987,9 +999,43 @@ def scenario_calibrate(
         )
     rows = read_measurements(measurements, path.stem, sheet)
     prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
-    fit = fit_scenario(with_inferred_locks(scenario), rows, free, prepare=prepare)
+    parameters = free_parameters(scenario, free)
+    refuse_long_calibration(scenario, rows, len(parameters), prepare is not None)
+    about = EVALUATIONS_PER_PARAMETER * len(parameters)
+    with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
+        fit = fit_scenario(
+            with_inferred_locks(scenario), rows, parameters, prepare=prepare, progress=progress
+        )
     written = write_fit(fit, Path(path), measurements)
     _show_fit(fit, written, fmt)
+
+
+PROGRESS_AFTER = 2.0  # s: a calibration still running this long says so on a terminal
+
+
+@contextmanager
+def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | None]:
+    """A callback that keeps one line on stderr ("calibrating ...: evaluation 12 of about 48, 5 s")
+    once the work has run :data:`PROGRESS_AFTER` seconds, and clears it at the end; None where stderr
+    is no terminal (piped, a log: nothing is written there)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    start, shown = time.monotonic(), [False]
+
+    def progress(done: int) -> None:
+        elapsed = time.monotonic() - start
+        if elapsed >= PROGRESS_AFTER:
+            sys.stderr.write(f"\r{what}: evaluation {done} of about {max(about, done)}, {elapsed:.0f} s")
+            sys.stderr.flush()
+            shown[0] = True
+
+    try:
+        yield progress
+    finally:
+        if shown[0]:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def _show_fit(fit, written, fmt: str) -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from qmodel.errors import ConvergenceError, InputError
+from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT, refuse_scenario_work
 from qmodel.scenario.compose import solve_at
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import ABSOLUTE, SIGMA, Measurement, result_value, weighted_residual
@@ -311,6 +312,7 @@ def fit_scenario(
     *,
     prepare: Callable[[Scenario], Scenario] | None = None,
     start: dict[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Fit:
     """Fit the ``free`` parameters of ``scenario`` by weighted least squares over every row of ``rows``
     (the module docstring: method, interval, weak flag).
@@ -322,6 +324,7 @@ def fit_scenario(
         fits of each member's other and think time, :mod:`qmodel.scenario.calibrate`); an InputError or
         ConvergenceError there counts as every row 100% off.
     :param start: start values (SI) by key, in place of the scenario's.
+    :param progress: called with the count of evaluations so far, after each.
     :returns: :class:`Fit`.
     """
     parameters: tuple[FreeParameter, ...] = ()
@@ -350,9 +353,14 @@ def fit_scenario(
         except (InputError, ConvergenceError):  # the prepared rows cannot take these values
             return None
 
+    evaluations = [0]
+
     def residuals(x: np.ndarray) -> np.ndarray:
         at = trial(x)
         model = np.full(len(rows), np.nan) if at is None else model_values(at, rows)
+        evaluations[0] += 1
+        if progress is not None:
+            progress(evaluations[0])
         return _weighted(rows, model)[fitted]
 
     from scipy.optimize import least_squares  # scipy only where a fit is made: `qmodel
@@ -375,6 +383,53 @@ def fit_scenario(
     model = model_values(at, rows)
     weighted = _weighted(rows, model)
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
+
+
+# The work of a fit, estimated before it starts (qmodel.limits): evaluations of the rows, each one solve per
+# run (rows of one subchannels, Metro Mirror and castout owner setting; distances go in one solve), and
+# where lockable_items is inferred from a measured wait, its refit at every evaluation and its first
+# inference. Measured (issue 32, solves counted): 5 parameters on bench/scenario_calibrate.py's 50 rows,
+# 39 evaluations; 4 parameters on a planner's three-member file, 26 evaluations (8 rows at 2 distances)
+# and 54 to 75 (3 rows at 1 distance, a parameter ending at its bound); the refit 2.9 solves an
+# evaluation, the first inference 25 solves; the three-member file 38 ms of CPU a solve (13 ms a member).
+EVALUATIONS_PER_PARAMETER = 10  # measured: 6.5, 7.8 and 13.5 to 19 evaluations a parameter
+REFIT_SOLVES = 3
+INFERENCE_SOLVES = 25
+
+
+def calibration_solves(rows: Sequence[Measurement], parameters: int, refit: bool) -> int:
+    """Solves a fit of ``parameters`` parameters on ``rows`` is estimated to take: evaluations
+    (:data:`EVALUATIONS_PER_PARAMETER` each) × (runs + the lock refit's :data:`REFIT_SOLVES`), plus the
+    first inference of lockable_items where ``refit``."""
+    per_evaluation = len({row.run for row in rows}) + (REFIT_SOLVES if refit else 0)
+    return EVALUATIONS_PER_PARAMETER * parameters * per_evaluation + (INFERENCE_SOLVES if refit else 0)
+
+
+def refuse_long_calibration(
+    scenario: Scenario, rows: Sequence[Measurement], parameters: int, refit: bool
+) -> float:
+    """The estimated CPU seconds of a fit (:func:`calibration_solves`, :data:`SECONDS_PER_MEMBER_SOLVE`
+    a member a solve); an InputError before any work where it passes the limit (:mod:`qmodel.limits`),
+    saying how many parameters would fit in it."""
+    members = len(scenario.members)
+    solves = calibration_solves(rows, parameters, refit)
+    fitting = next(
+        (
+            k
+            for k in range(parameters - 1, 0, -1)
+            if calibration_solves(rows, k, refit) * members * SECONDS_PER_MEMBER_SOLVE <= TIME_LIMIT
+        ),
+        0,
+    )
+    fewer = (
+        f"free at most {fitting} parameters (--free KEY,KEY; member.*.KEY is one for each of the "
+        f"{members} members)"
+        if fitting
+        else "a scenario with fewer members"
+    )
+    way_out = f"{fewer}, or rows from fewer runs (one subchannels, metro_mirror and castout_owner setting)"
+    refuse_scenario_work(members, solves, 0, f"calibration of {parameters} parameters", way_out)
+    return members * solves * SECONDS_PER_MEMBER_SOLVE
 
 
 def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
@@ -555,15 +610,72 @@ def with_inferred_locks(scenario: Scenario) -> Scenario:
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
 
 
+_SECANT_STEPS = 8  # secant steps of a warm-started refit of lockable_items before the full inference
+_SECANT_TOLERANCE = 1e-7  # |log(model wait / measured wait)| at which the refit stops (a response moves 1e-8)
+
+
+def _lock_row(scenario: Scenario) -> Measurement:
+    """The file's measured lock contention as a row (:func:`with_inferred_locks`)."""
+    measured = scenario.lock_measurement
+    assert measured is not None
+    return Measurement(
+        scenario.title,
+        "all",
+        measured.distance,
+        "lock_contention",
+        measured.wait,
+        source="[locks] measured_wait",
+    )
+
+
+def _refit_items(scenario: Scenario, start: float, slope: float) -> tuple[float, float] | None:
+    """(lockable_items, slope) near ``start`` whose model lock wait is the file's measured one: on
+    g(x) = log(model wait / measured wait), x = log lockable_items (one solve a step), a Newton step
+    with the last refit's ``slope`` dg/dx, then secant steps, until |g| < 1e-7; None where the steps
+    do not get there (the caller then infers it afresh, :func:`with_inferred_locks`)."""
+    row = _lock_row(scenario)
+
+    def gap(x: float) -> float:
+        wait = model_values(replace(scenario, lockable_items=float(np.exp(x))), [row])[0]
+        return float(np.log(wait / row.value)) if wait > 0 else np.nan
+
+    x0 = float(np.log(start))
+    g0 = gap(x0)
+    if abs(g0) < _SECANT_TOLERANCE:
+        return start, slope
+    x1 = x0 - g0 / slope if slope else x0 + 0.01
+    g1 = gap(x1)
+    for _ in range(_SECANT_STEPS):
+        if not (np.isfinite(g0) and np.isfinite(g1)) or g1 == g0:
+            return None
+        slope = (g1 - g0) / (x1 - x0)
+        if abs(g1) < _SECANT_TOLERANCE:
+            return float(np.exp(x1)), slope
+        x0, x1 = x1, float(np.clip(x1 - g1 / slope, 0.0, np.log(1e9)))
+        g0, g1 = g1, gap(x1)
+    return None
+
+
 def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], Scenario] | None:
     """Where ``scenario`` infers lockable_items from its measured lock contention and the fit does not
     free lockable_items itself, the ``prepare`` of :func:`fit_scenario` that infers it again at every
     trial (a trial's lock span or other times change what hot set gives the measured wait); else None.
-    ``scenario`` as the file has it (lockable_items NaN where it is inferred)."""
+    ``scenario`` as the file has it (lockable_items NaN where it is inferred). Each trial starts from the
+    last trial's value (:func:`_refit_items`: two to four solves where a fit's trials lie close), and
+    infers it afresh (:func:`with_inferred_locks`) only where that does not converge."""
     if (
         scenario.lock_measurement is None
         or not np.isnan(scenario.lockable_items)
         or any(key == "locks.lockable_items" for key in free)
     ):
         return None
-    return lambda trial: with_inferred_locks(replace(trial, lockable_items=np.nan))
+    last: list[tuple[float, float]] = []  # the last trial's (lockable_items, slope)
+
+    def prepare(trial: Scenario) -> Scenario:
+        refit = _refit_items(trial, *last[-1]) if last else None
+        if refit is None:
+            refit = (with_inferred_locks(replace(trial, lockable_items=np.nan)).lockable_items, 0.0)
+        last[:] = [refit]
+        return replace(trial, lockable_items=refit[0])
+
+    return prepare
