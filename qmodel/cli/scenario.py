@@ -1039,36 +1039,33 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
 
 
 def _show_fit(fit, written, fmt: str) -> None:
-    from qmodel.scenario.fit import LEVEL, file_value
-    from qmodel.scenario.measurements import QUANTITIES
-    from qmodel.units import UNITS
+    from qmodel.scenario.fit import LEVEL, shown_value, shown_value_of
 
     intervals, weak = fit.intervals(), fit.weak()
     level = f"{LEVEL:.0%} interval"
     parameters = [
         [
             p.key,
-            file_value(p.key, fit.values[p.key]).strip('"'),
-            " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
-            f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned",
+            shown_value(p.key, fit.values[p.key]),
+            " to ".join(shown_value(p.key, end) for end in intervals[p.key]),
+            fit.label(p.key),
         ]
         for p in fit.parameters
     ]
     rows = []
     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
-        unit = QUANTITIES[row.quantity]
-        scale = 100.0 if unit == "ratio" else 1 / UNITS[unit].to_si
         off = (model - row.value) / row.value * 100 if row.value else float("nan")
-        shown = "no answer" if model != model else f"{model * scale:.4g}"
+        shown = "no answer" if model != model else shown_value_of(row.quantity, model)
         rows.append(
             [
                 row.label,
-                f"{row.value * scale:.4g}",
+                shown_value_of(row.quantity, row.value),
                 shown,
                 f"{off:+.1f}",
                 f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)"),
             ]
         )
+    notes = fit.notes()
     if fmt == "json":
         render(
             [],
@@ -1099,6 +1096,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)
                 ],
                 "degrees_of_freedom": fit.dof,
+                "notes": notes,
                 "written": str(written),
             },
         )
@@ -1109,9 +1107,17 @@ def _show_fit(fit, written, fmt: str) -> None:
             ["row", "measured", "model", "off [%]", "weighted residual"],
             rows,
             fmt,
-            title="Every row (SI shown in ms, %, counts)",
+            title="Every row",
         )
-        freedom = f"{fit.dof} degrees of freedom" if fit.dof >= 1 else "fewer rows than parameters"
+        for note in notes:
+            _say(note)
+        freedom = (
+            f"{fit.dof} degrees of freedom"
+            if fit.dof >= 1
+            else "as many rows as parameters"
+            if fit.dof == 0
+            else "fewer rows than parameters"
+        )
         _say(
             f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
             f"Written: {written} (qmodel scenario takes these values in place of the file's own)."

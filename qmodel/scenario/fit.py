@@ -37,14 +37,24 @@ from qmodel.errors import ConvergenceError, InputError
 from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT, refuse_scenario_work
 from qmodel.scenario.compose import solve_at
 from qmodel.scenario.files import fit_path, write_whole
-from qmodel.scenario.measurements import ABSOLUTE, SIGMA, Measurement, result_value, weighted_residual
+from qmodel.scenario.measurements import (
+    ABSOLUTE,
+    QUANTITIES,
+    SIGMA,
+    Measurement,
+    result_value,
+    weighted_residual,
+)
 from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
-from qmodel.units import UNITS
+from qmodel.units import UNITS, with_unit
 
 WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
 WEAK_CORRELATION = 0.99
+WHOLE_RANGE = 0.9  # an interval this share of its parameter's allowed range (on its scale): not pinned
+# The keys whose effect is the growth of the answer with distance: rows at one distance cannot pin them
+GROWTH_KEYS = ("lock_span", "resolution_round_trips", "crossing_latency", "fibre_speed", "redispatch")
 LEVEL = 0.95
 _FLAT = 1e-6  # a singular value of the Jacobian below this share of the largest: a direction no row pins
 _NULL = 0.1  # a parameter with more than this share in such directions: the rows do not pin it
@@ -143,6 +153,29 @@ def _floor(kind: str) -> float:
     plausible low end, :data:`qmodel.scenario.spec.PLAUSIBLE`."""
     unit = key_of(*_schema_key(kind)).unit
     return PLAUSIBLE.get(UNITS[unit].dimension, (0.0, np.inf))[0]
+
+
+def _readable(value: float, unit: str) -> str:
+    """A value (SI) in ``unit``'s dimension, four significant digits, in the unit of its size: a time in
+    s, ms or us, a share in %, a count bare (``30.56 ms``, ``456.3 us``, ``61.09%``, ``2000``)."""
+    dimension = UNITS[unit].dimension if unit in UNITS else ""
+    if dimension == "ratio":
+        return f"{value * 100:.4g}%"
+    if dimension == "time":
+        unit = next((name for name, scale in (("s", 1.0), ("ms", 1e-3)) if abs(value) >= scale), "us")
+        unit = "ms" if value == 0 else unit
+    shown = value / UNITS[unit].to_si if unit in UNITS else value
+    return with_unit(f"{shown:.4g}", unit)
+
+
+def shown_value(key: str, value: float) -> str:
+    """A free key's value (SI) as the tables show it (:func:`_readable`; :func:`file_value` writes it)."""
+    return _readable(value, key_of(*_schema_key(key)).unit)
+
+
+def shown_value_of(quantity: str, value: float) -> str:
+    """A measured row's value (SI) as the tables show it (:func:`_readable`)."""
+    return _readable(value, QUANTITIES[quantity])
 
 
 def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
@@ -274,24 +307,60 @@ class Fit:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.covariance / np.outer(se, se)
 
+    def at_bound(self, parameter: FreeParameter) -> float | None:
+        """The bound (SI) the parameter's value ends at (within a millionth of its range, as the fit's
+        rounding leaves it), or None."""
+        value = self.values[parameter.key]
+        ends = [parameter.low, parameter.high] + ([0.0] if parameter.floor else [])
+        width = parameter.to_scale(parameter.high) - parameter.to_scale(parameter.low)
+        return next(
+            (
+                end
+                for end in ends
+                if end == value
+                or (not parameter.log and abs(value - end) <= 1e-6 * width)
+                or (parameter.log and end > 0 and abs(np.log(value / end)) <= 1e-6 * width)
+            ),
+            None,
+        )
+
     def weak(self) -> dict[str, str]:
-        """Why each weakly identified parameter is so (the module's criterion), by key; "" if pinned."""
+        """Why each parameter the rows do not pin is so (the module's criterion), by key; "" if pinned.
+        A reason that starts "at its bound" or "not pinned" is shown as it is (:meth:`label`)."""
         reasons = {p.key: "" for p in self.parameters}
         null = self.null_space()
         loading = np.sqrt((null**2).sum(axis=0))
         correlation = self.correlation()
         keys = [p.key for p in self.parameters]
+        distances = {row.distance for row in self.rows if row.weight > 0}
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
             value = p.from_scale(self.x[i])
+            bound = self.at_bound(p)
+            whole = (p.to_scale(high) - p.to_scale(low)) >= WHOLE_RANGE * (
+                p.to_scale(p.high) - p.to_scale(p.low)
+            )
+            if bound is not None:
+                reasons[p.key] = f"at its bound {shown_value(p.key, bound)}" + (
+                    ", its interval the whole allowed range" if whole else ""
+                )
+                continue
             if loading[i] > _NULL:
                 together = [
                     keys[j]
                     for j in range(len(keys))
                     if j != i and abs(float(null[:, i] @ null[:, j])) > _NULL
                 ]
-                reasons[p.key] = "the rows do not pin it" + (
+                reasons[p.key] = "not pinned: the rows do not pin it" + (
                     f" apart from {', '.join(together)}" if together else ""
                 )
+                if len(distances) == 1 and _schema_key(p.key)[1] in GROWTH_KEYS:
+                    reasons[p.key] += (
+                        f" (all rows at one distance, {next(iter(distances)) / 1e3:g} km: what it sets is "
+                        "the growth with distance; rows at a second distance pin it)"
+                    )
+                continue
+            if whole:
+                reasons[p.key] = f"not pinned: its {LEVEL:.0%} interval is (nearly) its whole allowed range"
                 continue
             partner = [
                 keys[j] for j in range(len(keys)) if j != i and abs(correlation[i, j]) > WEAK_CORRELATION
@@ -299,10 +368,66 @@ class Fit:
             if p.log and not (low > 0 and high / low <= WEAK_FACTOR):
                 reasons[p.key] = f"its {LEVEL:.0%} interval spans more than a factor of {WEAK_FACTOR:g}"
             elif not p.log and not (high - value <= abs(value) and value - low <= abs(value)):
-                reasons[p.key] = f"its {LEVEL:.0%} interval is wider than its value either way"
+                reach = max(high - value, value - low)
+                reasons[p.key] = (
+                    f"its {LEVEL:.0%} interval reaches {shown_value(p.key, reach)} from its value, "
+                    "more than the value itself"
+                )
             elif partner:
                 reasons[p.key] = f"correlated above {WEAK_CORRELATION:g} with {', '.join(partner)}"
         return reasons
+
+    def label(self, key: str) -> str:
+        """How the rows identify the parameter ``key``, as the tables show it: "pinned", "at its bound
+        ...", "not pinned: ..." or "weakly identified: ..." (:meth:`weak`)."""
+        reason = self.weak()[key]
+        if not reason:
+            return "pinned"
+        return reason if reason.startswith(("at its bound", "not pinned")) else f"weakly identified: {reason}"
+
+    def notes(self) -> list[str]:
+        """One line for each thing the rows say that the labels do not: a row the model cannot reach
+        because a parameter ended at its bound (the row, the model's value there and what to check),
+        and a row that carries most of the residual sum (every interval is wider for it)."""
+        fitted = [row for row in self.rows if row.weight > 0]
+        model = self.model[[row.weight > 0 for row in self.rows]]
+        residuals = self.residuals[[row.weight > 0 for row in self.rows]]
+        lines = []
+        for i, p in enumerate(self.parameters):
+            bound = self.at_bound(p)
+            if bound is None or not self.jacobian.size:
+                continue
+            name, clauses = p.key.split(".")[-1], []
+            for j, row in enumerate(fitted):
+                slope = self.jacobian[j, i]
+                outward = slope * (1 if bound == p.high else -1)  # the residual's change past the bound
+                if abs(residuals[j]) > 2 and slope and np.sign(outward) == -np.sign(residuals[j]):
+                    side = "below" if residuals[j] > 0 else "above"  # the measured value, of the model's
+                    clauses.append(
+                        f"{row.member}'s {row.quantity} at {row.km:g} km, "
+                        f"{shown_value_of(row.quantity, row.value)}, is {side} what the model gives with "
+                        f"{name} = {shown_value(p.key, bound)} ({shown_value_of(row.quantity, model[j])})"
+                    )
+            if clauses:
+                them = ("it", "it rests") if len(clauses) == 1 else ("them", "they rest")
+                lines.append(
+                    "; ".join(clauses) + f": {p.key} ends at its bound and the model cannot reach {them[0]} "
+                    f"by it; check the inputs {them[1]} on (link service times, crossing_latency, the "
+                    "member's profile)"
+                )
+        squares = residuals**2
+        total = float(squares.sum())
+        if self.dof >= 2 and total > 0:
+            worst = int(np.argmax(squares))
+            if squares[worst] > total / 2 and abs(residuals[worst]) > 2:
+                row = fitted[worst]
+                wider = np.sqrt(total / self.dof / ((total - squares[worst]) / (self.dof - 1)))
+                off = (model[worst] - row.value) / row.value
+                lines.append(
+                    f"{row.label} is off {off:+.0%} ({residuals[worst]:+.1f} σ), most of the residual "
+                    f"sum: every interval is {wider:.2g} times as wide as without it; check that row"
+                )
+        return lines
 
 
 def fit_scenario(
@@ -368,10 +493,7 @@ def fit_scenario(
 
     solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
     x = np.array([p.to_scale(p.from_scale(v)) for p, v in zip(parameters, solution.x, strict=True)])
-    jacobian = np.asarray(solution.jac)
-    dof = int(fitted.sum()) - len(parameters)
-    variance = 2 * solution.cost / dof if dof >= 1 else 1.0
-    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
+    jacobian = np.array(solution.jac, dtype=float)
     at = trial(x)
     if at is None:
         raise InputError(
@@ -382,6 +504,15 @@ def fit_scenario(
         )
     model = model_values(at, rows)
     weighted = _weighted(rows, model)
+    for i in np.flatnonzero(solution.active_mask):  # scipy gives 0 there: the slope into the bounds
+        step = 1e-4 * max(1.0, abs(x[i]))
+        step = -step if x[i] + step > high[i] else step
+        moved = x.copy()
+        moved[i] += step
+        jacobian[:, i] = (residuals(moved) - weighted[fitted]) / step
+    dof = int(fitted.sum()) - len(parameters)
+    variance = 2 * solution.cost / dof if dof >= 1 else 1.0
+    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
 
@@ -500,7 +631,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     fitted_on = f"{sum(r.weight > 0 for r in fit.rows)} rows of {measurements}"
     for p in fit.parameters:
         low, high = (file_value(p.key, end).strip('"') for end in intervals[p.key])
-        flag = "weakly identified: " + weak[p.key] if weak[p.key] else ""
+        flag = fit.label(p.key) if weak[p.key] else ""
         shown = file_value(p.key, fit.values[p.key]).strip('"')
         interval = f"{low} to {high} ({LEVEL:.0%})"
         lines += [
