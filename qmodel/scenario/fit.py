@@ -460,7 +460,14 @@ def fit_scenario(
         raise InputError("measurements", "no rows", "at least one measured row")
     if not parameters:
         raise InputError("free parameters", "none", "at least one free parameter to fit")
+    members = [m.name for m in scenario.members]
     for row in rows:
+        if row.member != "all" and row.member not in members:
+            raise InputError(
+                f"{row.source}, column member" if row.source else f"measured row {row.label}",
+                row.member,
+                "all, or a member of the scenario: " + ", ".join(members),
+            )
         if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in ABSOLUTE)):
             raise InputError(f"measured row {row.label}", row.value, "a finite value above 0")
     starts = {p.key: (start or {}).get(p.key, current_value(scenario, p)) for p in parameters}

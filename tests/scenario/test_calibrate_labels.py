@@ -6,12 +6,17 @@ model gives at the bound; a row carrying most of the residual sum is named; valu
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from qmodel.cli import cli
+from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import Fit, fit_scenario, free_parameters, model_values, shown_value, shown_value_of
 from qmodel.scenario.measurements import Measurement
+from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import load_scenario
 
 ENV2 = load_scenario("gdps-env2")
@@ -97,3 +102,34 @@ def test_values_print_readably_in_the_unit_of_their_size(seconds: float) -> None
     assert "e-" not in shown and "e+" not in shown
     number, unit = shown.split(" ")
     assert unit in ("s", "ms", "us") and (float(number) == 0 or 0.001 <= float(number) < 1000)
+
+
+def calibrate(folder: Path, table: str, free: str = "member.*.other"):
+    scenario = folder / "mine.toml"
+    scenario.write_text(resolve_scenario("gdps-env2").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "measured.csv").write_text(table, encoding="utf-8")
+    return CliRunner().invoke(cli, ["scenario", "calibrate", str(scenario), "measured.csv", "--free", free])
+
+
+def test_an_unknown_member_names_the_measurements_file_and_its_spreadsheet_row(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    table = "distance,member,quantity,value\n0km,G1P1,response_time,30ms\n40km,G1P9,response_time,40ms\n"
+    result = calibrate(tmp_path, table)
+    assert result.exit_code == 2
+    assert (
+        "measured.csv: row 3, column member = G1P9; allowed: all, or a member of the scenario: G1P1, G1P2"
+        in (result.output)
+    )
+
+
+@pytest.mark.parametrize("table", ["", "\n\n"])
+def test_an_empty_measurements_file_is_named_by_its_path(tmp_path, monkeypatch, table: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = calibrate(tmp_path, table)
+    assert result.exit_code == 2 and result.output.startswith("error: measured.csv = empty (no header)")
+
+
+def test_the_key_table_sends_a_planner_to_the_command_not_the_study_module() -> None:
+    cited = [key for key in SCENARIO_KEYS if "calibrate" in key.source]
+    assert cited and all("python -m" not in key.source for key in cited)
+    assert all("qmodel scenario calibrate" in key.source for key in cited if key.name in ("band", "shape"))
