@@ -14,14 +14,24 @@ parameter (a count of lockable items, a gamma shape) on a log scale. The covaria
 scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p); the
 interval of each parameter ± t(0.975, n − p) standard errors on its fitted scale.
 
-Weakly identified (the criterion, written before any result): a parameter whose rows do not pin it,
-that is (a) more than 0.1 of it lies in the directions no row constrains (the right singular vectors of
-the Jacobian with a singular value below 1e-6 of the largest, and with fewer rows than parameters the
-p − n directions no row reaches: its interval is then its whole bounds, and the flag names the
-parameters it moves with), or (b) its 95% interval spans more than a factor of 2 (a log-scale
-parameter) or more than its own value either way (a linear one), or (c) it is more than 0.99
-correlated with another parameter (the rows pin a combination, not each). With fewer rows than
-parameters the rows' σ is taken as known (s² = 1) and the interval is ± z.
+Each parameter is pulled toward where it starts by 1e-3 of a weighted residual per its whole range, far
+below any row's: a parameter no row moves stays where the file has it (a step along a direction no row
+constrains would otherwise leave it anywhere). A parameter that ends at a bound has its slope into the
+bounds taken by a one-sided difference (scipy's Jacobian has 0 there).
+
+How the rows identify each parameter (the criterion, written before any result), in this order: (a)
+"not pinned: the rows do not pin it" where more than 0.1 of it lies in the directions no row constrains
+(the right singular vectors of the Jacobian with a singular value below 1e-6 of the largest, and with
+fewer rows than parameters the p − n directions no row reaches: its interval is then its whole bounds;
+the flag names the parameters it moves with, and where every row is at one distance says that a
+distance key sets the growth with distance); (b) "at its bound" where it ends within a millionth of
+its range of a bound (never "pinned": the rows may want it further); (c) "not pinned" where its 95%
+interval is 90% or more of its whole range; weakly identified where (d) its 95% interval spans more
+than a factor of 2 (a log-scale parameter) or reaches further from its value than the value itself (a
+linear one), or (e) it is more than 0.99 correlated with another parameter (the rows pin a combination,
+not each); else pinned. With fewer rows than parameters the rows' σ is taken as known (s² = 1) and
+the interval is ± z. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still
+misses by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
 """
 
 from __future__ import annotations
@@ -52,6 +62,10 @@ from qmodel.units import UNITS, with_unit
 
 WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
 WEAK_CORRELATION = 0.99
+# Each parameter's pull toward where it starts, in weighted residuals per its whole range (fitted scale):
+# far below any row's (a 10% row at 1/σ = 10 per unit), it keeps a parameter the rows do not move where the
+# file has it, where a step along a direction no row constrains would leave it anywhere in its range
+PULL = 1e-3
 WHOLE_RANGE = 0.9  # an interval this share of its parameter's allowed range (on its scale): not pinned
 # The keys whose effect is the growth of the answer with distance: rows at one distance cannot pin them
 GROWTH_KEYS = ("lock_span", "resolution_round_trips", "crossing_latency", "fibre_speed", "redispatch")
@@ -339,11 +353,6 @@ class Fit:
             whole = (p.to_scale(high) - p.to_scale(low)) >= WHOLE_RANGE * (
                 p.to_scale(p.high) - p.to_scale(p.low)
             )
-            if bound is not None:
-                reasons[p.key] = f"at its bound {shown_value(p.key, bound)}" + (
-                    ", its interval the whole allowed range" if whole else ""
-                )
-                continue
             if loading[i] > _NULL:
                 together = [
                     keys[j]
@@ -358,6 +367,11 @@ class Fit:
                         f" (all rows at one distance, {next(iter(distances)) / 1e3:g} km: what it sets is "
                         "the growth with distance; rows at a second distance pin it)"
                     )
+                continue
+            if bound is not None:
+                reasons[p.key] = f"at its bound {shown_value(p.key, bound)}" + (
+                    ", its interval the whole allowed range" if whole else ""
+                )
                 continue
             if whole:
                 reasons[p.key] = f"not pinned: its {LEVEL:.0%} interval is (nearly) its whole allowed range"
@@ -498,9 +512,14 @@ def fit_scenario(
     from scipy.optimize import least_squares  # scipy only where a fit is made: `qmodel
     # scenario` reads this module (with_inferred_locks) and starts without it
 
-    solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
+    spans = high - low
+
+    def pulled(x: np.ndarray) -> np.ndarray:  # the rows, and each parameter's pull to where it starts
+        return np.concatenate([residuals(x), PULL * (x - x0) / spans])
+
+    solution = least_squares(pulled, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
     x = np.array([p.to_scale(p.from_scale(v)) for p, v in zip(parameters, solution.x, strict=True)])
-    jacobian = np.array(solution.jac, dtype=float)
+    jacobian = np.array(solution.jac, dtype=float)[: int(fitted.sum())]  # the rows' own
     at = trial(x)
     if at is None:
         raise InputError(
@@ -518,7 +537,7 @@ def fit_scenario(
         moved[i] += step
         jacobian[:, i] = (residuals(moved) - weighted[fitted]) / step
     dof = int(fitted.sum()) - len(parameters)
-    variance = 2 * solution.cost / dof if dof >= 1 else 1.0
+    variance = float(weighted[fitted] @ weighted[fitted]) / dof if dof >= 1 else 1.0
     covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
@@ -577,8 +596,10 @@ def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
 METHOD = (
     "weighted least squares over every row (scipy least_squares, trust-region reflective, within "
     "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
-    "wait 20%) times the row's weight; intervals ± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the "
-    "fitted scale (log for a count of lockable items or a shape)"
+    "wait 20%) times the row's weight; each parameter pulled toward its start by 1e-3 of a weighted "
+    "residual per its whole range (a parameter no row moves stays where the file has it); intervals "
+    "± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the fitted scale (log for a count of lockable items "
+    "or a shape)"
 )
 
 
@@ -619,7 +640,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     ]
     for heading, values in tables.items():
         lines += [heading, *values, ""]
-    unpinned = [key for key, reason in weak.items() if reason.startswith("the rows do not pin")]
+    unpinned = [key for key, reason in weak.items() if "the rows do not pin" in reason]
     points = fit.band_points()
     if points:
         method = (
@@ -749,7 +770,7 @@ def with_inferred_locks(scenario: Scenario) -> Scenario:
 
 
 _SECANT_STEPS = 8  # secant steps of a warm-started refit of lockable_items before the full inference
-_SECANT_TOLERANCE = 1e-7  # |log(model wait / measured wait)| at which the refit stops (a response moves 1e-8)
+_SECANT_TOLERANCE = 1e-10  # |log(model wait / measured wait)| at which the refit stops
 
 
 def _lock_row(scenario: Scenario) -> Measurement:
@@ -769,7 +790,7 @@ def _lock_row(scenario: Scenario) -> Measurement:
 def _refit_items(scenario: Scenario, start: float, slope: float) -> tuple[float, float] | None:
     """(lockable_items, slope) near ``start`` whose model lock wait is the file's measured one: on
     g(x) = log(model wait / measured wait), x = log lockable_items (one solve a step), a Newton step
-    with the last refit's ``slope`` dg/dx, then secant steps, until |g| < 1e-7; None where the steps
+    with the last refit's ``slope`` dg/dx, then secant steps, until |g| < 1e-10; None where the steps
     do not get there (the caller then infers it afresh, :func:`with_inferred_locks`)."""
     row = _lock_row(scenario)
 

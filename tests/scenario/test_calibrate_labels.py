@@ -72,6 +72,7 @@ def test_rows_at_one_distance_say_why_they_leave_the_lock_span_unpinned() -> Non
     label = fit.label("locks.lock_span")
     assert label.startswith("not pinned") and "all rows at one distance, 20 km" in label
     assert "growth with distance" in label
+    assert fit.values["locks.lock_span"] == pytest.approx(ENV2.lock_span, abs=1e-6)  # it stays where it was
     spread = fit_scenario(ENV2, measured(ENV2, (0, 40, 100)), ["locks.lock_span"])
     assert "one distance" not in spread.label("locks.lock_span")
 
