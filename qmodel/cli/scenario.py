@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -1027,7 +1031,15 @@ def scenario_calibrate(
     from pathlib import Path
 
     from qmodel.scenario.files import resolve_scenario
-    from qmodel.scenario.fit import fit_scenario, lock_refit, with_inferred_locks, write_fit
+    from qmodel.scenario.fit import (
+        EVALUATIONS_PER_PARAMETER,
+        fit_scenario,
+        free_parameters,
+        lock_refit,
+        refuse_long_calibration,
+        with_inferred_locks,
+        write_fit,
+    )
     from qmodel.scenario.measurements import read_measurements
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
@@ -1043,42 +1055,73 @@ def scenario_calibrate(
         )
     rows = read_measurements(measurements, path.stem, sheet)
     prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
-    fit = fit_scenario(with_inferred_locks(scenario), rows, free, prepare=prepare)
+    parameters = free_parameters(scenario, free)
+    refuse_long_calibration(scenario, rows, len(parameters), prepare is not None)
+    about = EVALUATIONS_PER_PARAMETER * len(parameters)
+    with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
+        fit = fit_scenario(
+            with_inferred_locks(scenario), rows, parameters, prepare=prepare, progress=progress
+        )
     written = write_fit(fit, Path(path), measurements)
     _show_fit(fit, written, fmt)
 
 
+PROGRESS_AFTER = 2.0  # s: a calibration still running this long says so on a terminal
+
+
+@contextmanager
+def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | None]:
+    """A callback that keeps one line on stderr ("calibrating ...: evaluation 12 of about 48, 5 s")
+    once the work has run :data:`PROGRESS_AFTER` seconds, and clears it at the end; None where stderr
+    is no terminal (piped, a log: nothing is written there)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    start, shown = time.monotonic(), [False]
+
+    def progress(done: int) -> None:
+        elapsed = time.monotonic() - start
+        if elapsed >= PROGRESS_AFTER:
+            sys.stderr.write(f"\r{what}: evaluation {done} of about {max(about, done)}, {elapsed:.0f} s")
+            sys.stderr.flush()
+            shown[0] = True
+
+    try:
+        yield progress
+    finally:
+        if shown[0]:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
 def _show_fit(fit, written, fmt: str) -> None:
-    from qmodel.scenario.fit import LEVEL, file_value
-    from qmodel.scenario.measurements import QUANTITIES
-    from qmodel.units import UNITS
+    from qmodel.scenario.fit import LEVEL, shown_value, shown_value_of
 
     intervals, weak = fit.intervals(), fit.weak()
     level = f"{LEVEL:.0%} interval"
     parameters = [
         [
             p.key,
-            file_value(p.key, fit.values[p.key]).strip('"'),
-            " to ".join(file_value(p.key, end).strip('"') for end in intervals[p.key]),
-            f"weakly identified: {weak[p.key]}" if weak[p.key] else "pinned",
+            shown_value(p.key, fit.values[p.key]),
+            " to ".join(shown_value(p.key, end) for end in intervals[p.key]),
+            fit.label(p.key),
         ]
         for p in fit.parameters
     ]
     rows = []
     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
-        unit = QUANTITIES[row.quantity]
-        scale = 100.0 if unit == "ratio" else 1 / UNITS[unit].to_si
         off = (model - row.value) / row.value * 100 if row.value else float("nan")
-        shown = "no answer" if model != model else f"{model * scale:.4g}"
+        shown = "no answer" if model != model else shown_value_of(row.quantity, model)
         rows.append(
             [
                 row.label,
-                f"{row.value * scale:.4g}",
+                shown_value_of(row.quantity, row.value),
                 shown,
                 f"{off:+.1f}",
                 f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)"),
             ]
         )
+    notes = fit.notes()
     if fmt == "json":
         render(
             [],
@@ -1109,6 +1152,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)
                 ],
                 "degrees_of_freedom": fit.dof,
+                "notes": notes,
                 "written": str(written),
             },
         )
@@ -1119,9 +1163,17 @@ def _show_fit(fit, written, fmt: str) -> None:
             ["row", "measured", "model", "off [%]", "weighted residual"],
             rows,
             fmt,
-            title="Every row (SI shown in ms, %, counts)",
+            title="Every row",
         )
-        freedom = f"{fit.dof} degrees of freedom" if fit.dof >= 1 else "fewer rows than parameters"
+        for note in notes:
+            _say(note)
+        freedom = (
+            f"{fit.dof} degrees of freedom"
+            if fit.dof >= 1
+            else "as many rows as parameters"
+            if fit.dof == 0
+            else "fewer rows than parameters"
+        )
         _say(
             f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
             f"Written: {written} (qmodel scenario takes these values in place of the file's own)."

@@ -14,14 +14,24 @@ parameter (a count of lockable items, a gamma shape) on a log scale. The covaria
 scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p); the
 interval of each parameter ± t(0.975, n − p) standard errors on its fitted scale.
 
-Weakly identified (the criterion, written before any result): a parameter whose rows do not pin it,
-that is (a) more than 0.1 of it lies in the directions no row constrains (the right singular vectors of
-the Jacobian with a singular value below 1e-6 of the largest, and with fewer rows than parameters the
-p − n directions no row reaches: its interval is then its whole bounds, and the flag names the
-parameters it moves with), or (b) its 95% interval spans more than a factor of 2 (a log-scale
-parameter) or more than its own value either way (a linear one), or (c) it is more than 0.99
-correlated with another parameter (the rows pin a combination, not each). With fewer rows than
-parameters the rows' σ is taken as known (s² = 1) and the interval is ± z.
+Each parameter is pulled toward where it starts by 1e-3 of a weighted residual per its whole range, far
+below any row's: a parameter no row moves stays where the file has it (a step along a direction no row
+constrains would otherwise leave it anywhere). A parameter that ends at a bound has its slope into the
+bounds taken by a one-sided difference (scipy's Jacobian has 0 there).
+
+How the rows identify each parameter (the criterion, written before any result), in this order: (a)
+"not pinned: the rows do not pin it" where more than 0.1 of it lies in the directions no row constrains
+(the right singular vectors of the Jacobian with a singular value below 1e-6 of the largest, and with
+fewer rows than parameters the p − n directions no row reaches: its interval is then its whole bounds;
+the flag names the parameters it moves with, and where every row is at one distance says that a
+distance key sets the growth with distance); (b) "at its bound" where it ends within a millionth of
+its range of a bound (never "pinned": the rows may want it further); (c) "not pinned" where its 95%
+interval is 90% or more of its whole range; weakly identified where (d) its 95% interval spans more
+than a factor of 2 (a log-scale parameter) or reaches further from its value than the value itself (a
+linear one), or (e) it is more than 0.99 correlated with another parameter (the rows pin a combination,
+not each); else pinned. With fewer rows than parameters the rows' σ is taken as known (s² = 1) and
+the interval is ± z. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still
+misses by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
 """
 
 from __future__ import annotations
@@ -34,16 +44,31 @@ from pathlib import Path
 import numpy as np
 
 from qmodel.errors import ConvergenceError, InputError
+from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT, refuse_scenario_work
 from qmodel.scenario.compose import solve_at
 from qmodel.scenario.files import fit_path, write_whole
-from qmodel.scenario.measurements import ABSOLUTE, SIGMA, Measurement, result_value, weighted_residual
+from qmodel.scenario.measurements import (
+    ABSOLUTE,
+    QUANTITIES,
+    SIGMA,
+    Measurement,
+    result_value,
+    weighted_residual,
+)
 from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.schema import key_of
-from qmodel.scenario.spec import BandSpec, Member, Scenario
-from qmodel.units import UNITS
+from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
+from qmodel.units import UNITS, with_unit
 
 WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
 WEAK_CORRELATION = 0.99
+# Each parameter's pull toward where it starts, in weighted residuals per its whole range (fitted scale):
+# far below any row's (a 10% row at 1/σ = 10 per unit), it keeps a parameter the rows do not move where the
+# file has it, where a step along a direction no row constrains would leave it anywhere in its range
+PULL = 1e-3
+WHOLE_RANGE = 0.9  # an interval this share of its parameter's allowed range (on its scale): not pinned
+# The keys whose effect is the growth of the answer with distance: rows at one distance cannot pin them
+GROWTH_KEYS = ("lock_span", "resolution_round_trips", "crossing_latency", "fibre_speed", "redispatch")
 LEVEL = 0.95
 _FLAT = 1e-6  # a singular value of the Jacobian below this share of the largest: a direction no row pins
 _NULL = 0.1  # a parameter with more than this share in such directions: the rows do not pin it
@@ -70,20 +95,31 @@ FREE_KEYS = tuple(_BOUNDS)  # the keys a file may declare free (member.KEY as me
 @dataclass(frozen=True)
 class FreeParameter:
     """A fitted scenario key: ``key`` dotted (``member.G1P1.other``), ``low`` and ``high`` its bounds in
-    SI, ``log`` whether it is fitted on a log scale."""
+    SI, ``log`` whether it is fitted on a log scale; ``floor`` (SI) the least value above 0 a scenario
+    file takes for it (:data:`qmodel.scenario.spec.PLAUSIBLE`) where 0 is its low bound, else 0."""
 
     key: str
     low: float
     high: float
     log: bool
+    floor: float = 0.0
 
     def to_scale(self, value: float) -> float:
         """The value (SI) on the scale it is fitted on."""
         return float(np.log(value)) if self.log else float(value)
 
     def from_scale(self, x: float) -> float:
-        """The value (SI) of ``x`` on the fitted scale."""
-        return float(np.exp(x)) if self.log else float(x)
+        """The value (SI) of ``x`` on the fitted scale, as a scenario file takes it (:meth:`admissible`)."""
+        return self.admissible(float(np.exp(x)) if self.log else float(x))
+
+    def admissible(self, value: float) -> float:
+        """``value`` (SI) within the bounds, and a value between 0 and :attr:`floor` (which no file takes:
+        below what the model's arithmetic holds) snapped to the nearer of the two: every value a fit
+        writes is one the next reading of the file accepts."""
+        value = min(max(value, self.low), self.high)
+        if 0 < value < self.floor:
+            return 0.0 if value < self.floor / 2 else self.floor
+        return value
 
 
 def free_parameters(scenario: Scenario, keys: Sequence[str]) -> tuple[FreeParameter, ...]:
@@ -107,12 +143,53 @@ def free_parameters(scenario: Scenario, keys: Sequence[str]) -> tuple[FreeParame
                 "one of " + ", ".join(k.replace("member.", "member.NAME.") for k in FREE_KEYS),
             )
         low, high, log = _BOUNDS[kind]
-        free += [FreeParameter(f"member.{m}.{parts[2]}" if m else key, low, high, log) for m in members]
+        floor = _floor(kind) if low == 0 else 0.0
+        free += [
+            FreeParameter(f"member.{m}.{parts[2]}" if m else key, low, high, log, floor) for m in members
+        ]
     keys_given = [p.key for p in free]
     twice = next((k for k in keys_given if keys_given.count(k) > 1), None)
     if twice:
         raise InputError("free parameter", twice, "each parameter once", reason="named twice")
     return tuple(free)
+
+
+def _schema_key(key: str) -> tuple[str, str]:
+    """The (table, name) of a dotted free key's schema row: ``member.NAME.other`` as ("member", "other")."""
+    parts = key.split(".")
+    if parts[0] == "member":
+        return "member", parts[-1]
+    return ("", key) if len(parts) == 1 else (parts[0], parts[1])
+
+
+def _floor(kind: str) -> float:
+    """The least value above 0 a scenario file takes for the free key ``kind`` (SI): its dimension's
+    plausible low end, :data:`qmodel.scenario.spec.PLAUSIBLE`."""
+    unit = key_of(*_schema_key(kind)).unit
+    return PLAUSIBLE.get(UNITS[unit].dimension, (0.0, np.inf))[0]
+
+
+def _readable(value: float, unit: str) -> str:
+    """A value (SI) in ``unit``'s dimension, four significant digits, in the unit of its size: a time in
+    s, ms or us, a share in %, a count bare (``30.56 ms``, ``456.3 us``, ``61.09%``, ``2000``)."""
+    dimension = UNITS[unit].dimension if unit in UNITS else ""
+    if dimension == "ratio":
+        return f"{value * 100:.4g}%"
+    if dimension == "time":
+        unit = next((name for name, scale in (("s", 1.0), ("ms", 1e-3)) if abs(value) >= scale), "us")
+        unit = "ms" if value == 0 else unit
+    shown = value / UNITS[unit].to_si if unit in UNITS else value
+    return with_unit(f"{shown:.4g}", unit)
+
+
+def shown_value(key: str, value: float) -> str:
+    """A free key's value (SI) as the tables show it (:func:`_readable`; :func:`file_value` writes it)."""
+    return _readable(value, key_of(*_schema_key(key)).unit)
+
+
+def shown_value_of(quantity: str, value: float) -> str:
+    """A measured row's value (SI) as the tables show it (:func:`_readable`)."""
+    return _readable(value, QUANTITIES[quantity])
 
 
 def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
@@ -244,24 +321,60 @@ class Fit:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.covariance / np.outer(se, se)
 
+    def at_bound(self, parameter: FreeParameter) -> float | None:
+        """The bound (SI) the parameter's value ends at (within a millionth of its range, as the fit's
+        rounding leaves it), or None."""
+        value = self.values[parameter.key]
+        ends = [parameter.low, parameter.high] + ([0.0] if parameter.floor else [])
+        width = parameter.to_scale(parameter.high) - parameter.to_scale(parameter.low)
+        return next(
+            (
+                end
+                for end in ends
+                if end == value
+                or (not parameter.log and abs(value - end) <= 1e-6 * width)
+                or (parameter.log and end > 0 and abs(np.log(value / end)) <= 1e-6 * width)
+            ),
+            None,
+        )
+
     def weak(self) -> dict[str, str]:
-        """Why each weakly identified parameter is so (the module's criterion), by key; "" if pinned."""
+        """Why each parameter the rows do not pin is so (the module's criterion), by key; "" if pinned.
+        A reason that starts "at its bound" or "not pinned" is shown as it is (:meth:`label`)."""
         reasons = {p.key: "" for p in self.parameters}
         null = self.null_space()
         loading = np.sqrt((null**2).sum(axis=0))
         correlation = self.correlation()
         keys = [p.key for p in self.parameters]
+        distances = {row.distance for row in self.rows if row.weight > 0}
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
             value = p.from_scale(self.x[i])
+            bound = self.at_bound(p)
+            whole = (p.to_scale(high) - p.to_scale(low)) >= WHOLE_RANGE * (
+                p.to_scale(p.high) - p.to_scale(p.low)
+            )
             if loading[i] > _NULL:
                 together = [
                     keys[j]
                     for j in range(len(keys))
                     if j != i and abs(float(null[:, i] @ null[:, j])) > _NULL
                 ]
-                reasons[p.key] = "the rows do not pin it" + (
+                reasons[p.key] = "not pinned: the rows do not pin it" + (
                     f" apart from {', '.join(together)}" if together else ""
                 )
+                if len(distances) == 1 and _schema_key(p.key)[1] in GROWTH_KEYS:
+                    reasons[p.key] += (
+                        f" (all rows at one distance, {next(iter(distances)) / 1e3:g} km: what it sets is "
+                        "the growth with distance; rows at a second distance pin it)"
+                    )
+                continue
+            if bound is not None:
+                reasons[p.key] = f"at its bound {shown_value(p.key, bound)}" + (
+                    ", its interval the whole allowed range" if whole else ""
+                )
+                continue
+            if whole:
+                reasons[p.key] = f"not pinned: its {LEVEL:.0%} interval is (nearly) its whole allowed range"
                 continue
             partner = [
                 keys[j] for j in range(len(keys)) if j != i and abs(correlation[i, j]) > WEAK_CORRELATION
@@ -269,10 +382,66 @@ class Fit:
             if p.log and not (low > 0 and high / low <= WEAK_FACTOR):
                 reasons[p.key] = f"its {LEVEL:.0%} interval spans more than a factor of {WEAK_FACTOR:g}"
             elif not p.log and not (high - value <= abs(value) and value - low <= abs(value)):
-                reasons[p.key] = f"its {LEVEL:.0%} interval is wider than its value either way"
+                reach = max(high - value, value - low)
+                reasons[p.key] = (
+                    f"its {LEVEL:.0%} interval reaches {shown_value(p.key, reach)} from its value, "
+                    "more than the value itself"
+                )
             elif partner:
                 reasons[p.key] = f"correlated above {WEAK_CORRELATION:g} with {', '.join(partner)}"
         return reasons
+
+    def label(self, key: str) -> str:
+        """How the rows identify the parameter ``key``, as the tables show it: "pinned", "at its bound
+        ...", "not pinned: ..." or "weakly identified: ..." (:meth:`weak`)."""
+        reason = self.weak()[key]
+        if not reason:
+            return "pinned"
+        return reason if reason.startswith(("at its bound", "not pinned")) else f"weakly identified: {reason}"
+
+    def notes(self) -> list[str]:
+        """One line for each thing the rows say that the labels do not: a row the model cannot reach
+        because a parameter ended at its bound (the row, the model's value there and what to check),
+        and a row that carries most of the residual sum (every interval is wider for it)."""
+        fitted = [row for row in self.rows if row.weight > 0]
+        model = self.model[[row.weight > 0 for row in self.rows]]
+        residuals = self.residuals[[row.weight > 0 for row in self.rows]]
+        lines = []
+        for i, p in enumerate(self.parameters):
+            bound = self.at_bound(p)
+            if bound is None or not self.jacobian.size:
+                continue
+            name, clauses = p.key.split(".")[-1], []
+            for j, row in enumerate(fitted):
+                slope = self.jacobian[j, i]
+                outward = slope * (1 if bound == p.high else -1)  # the residual's change past the bound
+                if abs(residuals[j]) > 2 and slope and np.sign(outward) == -np.sign(residuals[j]):
+                    side = "below" if residuals[j] > 0 else "above"  # the measured value, of the model's
+                    clauses.append(
+                        f"{row.member}'s {row.quantity} at {row.km:g} km, "
+                        f"{shown_value_of(row.quantity, row.value)}, is {side} what the model gives with "
+                        f"{name} = {shown_value(p.key, bound)} ({shown_value_of(row.quantity, model[j])})"
+                    )
+            if clauses:
+                them = ("it", "it rests") if len(clauses) == 1 else ("them", "they rest")
+                lines.append(
+                    "; ".join(clauses) + f": {p.key} ends at its bound and the model cannot reach {them[0]} "
+                    f"by it; check the inputs {them[1]} on (link service times, crossing_latency, the "
+                    "member's profile)"
+                )
+        squares = residuals**2
+        total = float(squares.sum())
+        if self.dof >= 2 and total > 0:
+            worst = int(np.argmax(squares))
+            if squares[worst] > total / 2 and abs(residuals[worst]) > 2:
+                row = fitted[worst]
+                wider = np.sqrt(total / self.dof / ((total - squares[worst]) / (self.dof - 1)))
+                off = (model[worst] - row.value) / row.value
+                lines.append(
+                    f"{row.label} is off {off:+.0%} ({residuals[worst]:+.1f} σ), most of the residual "
+                    f"sum: every interval is {wider:.2g} times as wide as without it; check that row"
+                )
+        return lines
 
 
 def fit_scenario(
@@ -282,6 +451,7 @@ def fit_scenario(
     *,
     prepare: Callable[[Scenario], Scenario] | None = None,
     start: dict[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Fit:
     """Fit the ``free`` parameters of ``scenario`` by weighted least squares over every row of ``rows``
     (the module docstring: method, interval, weak flag).
@@ -293,6 +463,7 @@ def fit_scenario(
         fits of each member's other and think time, :mod:`qmodel.scenario.calibrate`); an InputError or
         ConvergenceError there counts as every row 100% off.
     :param start: start values (SI) by key, in place of the scenario's.
+    :param progress: called with the count of evaluations so far, after each.
     :returns: :class:`Fit`.
     """
     parameters: tuple[FreeParameter, ...] = ()
@@ -303,7 +474,14 @@ def fit_scenario(
         raise InputError("measurements", "no rows", "at least one measured row")
     if not parameters:
         raise InputError("free parameters", "none", "at least one free parameter to fit")
+    members = [m.name for m in scenario.members]
     for row in rows:
+        if row.member != "all" and row.member not in members:
+            raise InputError(
+                f"{row.source}, column member" if row.source else f"measured row {row.label}",
+                row.member,
+                "all, or a member of the scenario: " + ", ".join(members),
+            )
         if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in ABSOLUTE)):
             raise InputError(f"measured row {row.label}", row.value, "a finite value above 0")
     starts = {p.key: (start or {}).get(p.key, current_value(scenario, p)) for p in parameters}
@@ -321,30 +499,94 @@ def fit_scenario(
         except (InputError, ConvergenceError):  # the prepared rows cannot take these values
             return None
 
+    evaluations = [0]
+
     def residuals(x: np.ndarray) -> np.ndarray:
         at = trial(x)
         model = np.full(len(rows), np.nan) if at is None else model_values(at, rows)
+        evaluations[0] += 1
+        if progress is not None:
+            progress(evaluations[0])
         return _weighted(rows, model)[fitted]
 
     from scipy.optimize import least_squares  # scipy only where a fit is made: `qmodel
     # scenario` reads this module (with_inferred_locks) and starts without it
 
-    solution = least_squares(residuals, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
-    jacobian = np.asarray(solution.jac)
-    dof = int(fitted.sum()) - len(parameters)
-    variance = 2 * solution.cost / dof if dof >= 1 else 1.0
-    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
-    at = trial(solution.x)
+    spans = high - low
+
+    def pulled(x: np.ndarray) -> np.ndarray:  # the rows, and each parameter's pull to where it starts
+        return np.concatenate([residuals(x), PULL * (x - x0) / spans])
+
+    solution = least_squares(pulled, x0, bounds=(low, high), x_scale=np.ones_like(x0), diff_step=1e-4)
+    x = np.array([p.to_scale(p.from_scale(v)) for p, v in zip(parameters, solution.x, strict=True)])
+    jacobian = np.array(solution.jac, dtype=float)[: int(fitted.sum())]  # the rows' own
+    at = trial(x)
     if at is None:
         raise InputError(
             "calibration",
-            {p.key: p.from_scale(v) for p, v in zip(parameters, solution.x, strict=True)},
+            {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)},
             "values the prepared rows can take",
             reason="the fit ended where they cannot be met",
         )
     model = model_values(at, rows)
     weighted = _weighted(rows, model)
-    return Fit(parameters, np.asarray(solution.x), covariance, rows, model, weighted, jacobian, at)
+    for i in np.flatnonzero(solution.active_mask):  # scipy gives 0 there: the slope into the bounds
+        step = 1e-4 * max(1.0, abs(x[i]))
+        step = -step if x[i] + step > high[i] else step
+        moved = x.copy()
+        moved[i] += step
+        jacobian[:, i] = (residuals(moved) - weighted[fitted]) / step
+    dof = int(fitted.sum()) - len(parameters)
+    variance = float(weighted[fitted] @ weighted[fitted]) / dof if dof >= 1 else 1.0
+    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
+    return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
+
+
+# The work of a fit, estimated before it starts (qmodel.limits): evaluations of the rows, each one solve per
+# run (rows of one subchannels, Metro Mirror and castout owner setting; distances go in one solve), and
+# where lockable_items is inferred from a measured wait, its refit at every evaluation and its first
+# inference. Measured (issue 32, solves counted): 5 parameters on bench/scenario_calibrate.py's 50 rows,
+# 39 evaluations; 4 parameters on a planner's three-member file, 26 evaluations (8 rows at 2 distances)
+# and 54 to 75 (3 rows at 1 distance, a parameter ending at its bound); the refit 2.9 solves an
+# evaluation, the first inference 25 solves; the three-member file 38 ms of CPU a solve (13 ms a member).
+EVALUATIONS_PER_PARAMETER = 10  # measured: 6.5, 7.8 and 13.5 to 19 evaluations a parameter
+REFIT_SOLVES = 3
+INFERENCE_SOLVES = 25
+
+
+def calibration_solves(rows: Sequence[Measurement], parameters: int, refit: bool) -> int:
+    """Solves a fit of ``parameters`` parameters on ``rows`` is estimated to take: evaluations
+    (:data:`EVALUATIONS_PER_PARAMETER` each) × (runs + the lock refit's :data:`REFIT_SOLVES`), plus the
+    first inference of lockable_items where ``refit``."""
+    per_evaluation = len({row.run for row in rows}) + (REFIT_SOLVES if refit else 0)
+    return EVALUATIONS_PER_PARAMETER * parameters * per_evaluation + (INFERENCE_SOLVES if refit else 0)
+
+
+def refuse_long_calibration(
+    scenario: Scenario, rows: Sequence[Measurement], parameters: int, refit: bool
+) -> float:
+    """The estimated CPU seconds of a fit (:func:`calibration_solves`, :data:`SECONDS_PER_MEMBER_SOLVE`
+    a member a solve); an InputError before any work where it passes the limit (:mod:`qmodel.limits`),
+    saying how many parameters would fit in it."""
+    members = len(scenario.members)
+    solves = calibration_solves(rows, parameters, refit)
+    fitting = next(
+        (
+            k
+            for k in range(parameters - 1, 0, -1)
+            if calibration_solves(rows, k, refit) * members * SECONDS_PER_MEMBER_SOLVE <= TIME_LIMIT
+        ),
+        0,
+    )
+    fewer = (
+        f"free at most {fitting} parameters (--free KEY,KEY; member.*.KEY is one for each of the "
+        f"{members} members)"
+        if fitting
+        else "a scenario with fewer members"
+    )
+    way_out = f"{fewer}, or rows from fewer runs (one subchannels, metro_mirror and castout_owner setting)"
+    refuse_scenario_work(members, solves, 0, f"calibration of {parameters} parameters", way_out)
+    return members * solves * SECONDS_PER_MEMBER_SOLVE
 
 
 def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
@@ -354,17 +596,17 @@ def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
 METHOD = (
     "weighted least squares over every row (scipy least_squares, trust-region reflective, within "
     "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
-    "wait 20%) times the row's weight; intervals ± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the "
-    "fitted scale (log for a count of lockable items or a shape)"
+    "wait 20%) times the row's weight; each parameter pulled toward its start by 1e-3 of a weighted "
+    "residual per its whole range (a parameter no row moves stays where the file has it); intervals "
+    "± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the fitted scale (log for a count of lockable items "
+    "or a shape)"
 )
 
 
 def file_value(key: str, value: float) -> str:
     """A fitted value as a scenario file writes it (TOML): a count bare, a share in %, a time, speed or
     rate with its unit (the schema's), six significant digits."""
-    parts = key.split(".")
-    table, name = ("member", parts[2]) if parts[0] == "member" else (("", key) if len(parts) == 1 else parts)
-    unit = key_of(table, name).unit
+    unit = key_of(*_schema_key(key)).unit
     if unit == "1":
         return f"{value:.6g}"
     if unit == "ratio":
@@ -398,7 +640,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     ]
     for heading, values in tables.items():
         lines += [heading, *values, ""]
-    unpinned = [key for key, reason in weak.items() if reason.startswith("the rows do not pin")]
+    unpinned = [key for key, reason in weak.items() if "the rows do not pin" in reason]
     points = fit.band_points()
     if points:
         method = (
@@ -423,7 +665,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     fitted_on = f"{sum(r.weight > 0 for r in fit.rows)} rows of {measurements}"
     for p in fit.parameters:
         low, high = (file_value(p.key, end).strip('"') for end in intervals[p.key])
-        flag = "weakly identified: " + weak[p.key] if weak[p.key] else ""
+        flag = fit.label(p.key) if weak[p.key] else ""
         shown = file_value(p.key, fit.values[p.key]).strip('"')
         interval = f"{low} to {high} ({LEVEL:.0%})"
         lines += [
@@ -533,15 +775,72 @@ def with_inferred_locks(scenario: Scenario) -> Scenario:
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
 
 
+_SECANT_STEPS = 8  # secant steps of a warm-started refit of lockable_items before the full inference
+_SECANT_TOLERANCE = 1e-10  # |log(model wait / measured wait)| at which the refit stops
+
+
+def _lock_row(scenario: Scenario) -> Measurement:
+    """The file's measured lock contention as a row (:func:`with_inferred_locks`)."""
+    measured = scenario.lock_measurement
+    assert measured is not None
+    return Measurement(
+        scenario.title,
+        "all",
+        measured.distance,
+        "lock_contention",
+        measured.wait,
+        source="[locks] measured_wait",
+    )
+
+
+def _refit_items(scenario: Scenario, start: float, slope: float) -> tuple[float, float] | None:
+    """(lockable_items, slope) near ``start`` whose model lock wait is the file's measured one: on
+    g(x) = log(model wait / measured wait), x = log lockable_items (one solve a step), a Newton step
+    with the last refit's ``slope`` dg/dx, then secant steps, until |g| < 1e-10; None where the steps
+    do not get there (the caller then infers it afresh, :func:`with_inferred_locks`)."""
+    row = _lock_row(scenario)
+
+    def gap(x: float) -> float:
+        wait = model_values(replace(scenario, lockable_items=float(np.exp(x))), [row])[0]
+        return float(np.log(wait / row.value)) if wait > 0 else np.nan
+
+    x0 = float(np.log(start))
+    g0 = gap(x0)
+    if abs(g0) < _SECANT_TOLERANCE:
+        return start, slope
+    x1 = x0 - g0 / slope if slope else x0 + 0.01
+    g1 = gap(x1)
+    for _ in range(_SECANT_STEPS):
+        if not (np.isfinite(g0) and np.isfinite(g1)) or g1 == g0:
+            return None
+        slope = (g1 - g0) / (x1 - x0)
+        if abs(g1) < _SECANT_TOLERANCE:
+            return float(np.exp(x1)), slope
+        x0, x1 = x1, float(np.clip(x1 - g1 / slope, 0.0, np.log(1e9)))
+        g0, g1 = g1, gap(x1)
+    return None
+
+
 def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], Scenario] | None:
     """Where ``scenario`` infers lockable_items from its measured lock contention and the fit does not
     free lockable_items itself, the ``prepare`` of :func:`fit_scenario` that infers it again at every
     trial (a trial's lock span or other times change what hot set gives the measured wait); else None.
-    ``scenario`` as the file has it (lockable_items NaN where it is inferred)."""
+    ``scenario`` as the file has it (lockable_items NaN where it is inferred). Each trial starts from the
+    last trial's value (:func:`_refit_items`: two to four solves where a fit's trials lie close), and
+    infers it afresh (:func:`with_inferred_locks`) only where that does not converge."""
     if (
         scenario.lock_measurement is None
         or not np.isnan(scenario.lockable_items)
         or any(key == "locks.lockable_items" for key in free)
     ):
         return None
-    return lambda trial: with_inferred_locks(replace(trial, lockable_items=np.nan))
+    last: list[tuple[float, float]] = []  # the last trial's (lockable_items, slope)
+
+    def prepare(trial: Scenario) -> Scenario:
+        refit = _refit_items(trial, *last[-1]) if last else None
+        if refit is None:
+            refit = (with_inferred_locks(replace(trial, lockable_items=np.nan)).lockable_items, 0.0)
+        last[:] = [refit]
+        return replace(trial, lockable_items=refit[0])
+
+    return prepare

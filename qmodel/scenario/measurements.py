@@ -270,7 +270,12 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
                 reason=f"{path} is CSV",
             )
         text, _ = read_csv_file(path, sys.stderr, "measurements")
-        table, dialect = read_table(text)
+        try:
+            table, dialect = read_table(text)
+        except InputError as error:  # the table's own errors say "file": here it is the measurements'
+            if error.parameter != "file":
+                raise
+            raise InputError(path, error.value, error.allowed, reason=error.reason) from None
         decimal = dialect.decimal
     named: dict[str, tuple[int, str | None]] = {}
     for index, title in enumerate(table.header):

@@ -145,8 +145,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "point) and measured_at (the distance the members were measured and fitted at: what is "
         "measured there carries no model error); every answer carries the band at its level "
         "(docs/background/cross-validation.md)",
-        source="written by python -m qmodel.scenario.calibrate: the sigma points of the fit's joint "
-        "normal, each member's 0 km fits redone at each",
+        source="written by qmodel scenario calibrate FILE MEASUREMENTS (into FILE.fit.toml): the ends of "
+        "the principal axes of the fit's joint confidence region",
     ),
     ScenarioKey(
         "",
@@ -562,8 +562,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "1",
         Note("[distribution] shape"),
         "gamma shape of the member's response time less its propagation (all of it at 0 km)",
-        source="fitted on the member's percentile within the goal at 0 km "
-        "(python -m qmodel.scenario.calibrate)",
+        source="fitted on the member's share within the goal at 0 km (qmodel scenario calibrate, "
+        "member.NAME.shape free, a share_within_goal row)",
         positive=True,
     ),
 )

@@ -696,7 +696,8 @@ def read_scenario_toml(path: str | Path, *, with_fit: bool = True) -> dict:
     path = Path(path)
     fitted = fit_path(path)
     if with_fit and fitted.is_file() and fitted != path:
-        return with_fitted(read_scenario_toml(path, with_fit=False), read_toml(fitted, what="fit"))
+        own, fit = read_scenario_toml(path, with_fit=False), read_toml(fitted, what="fit")
+        return _fit_checked(own, fit, path, fitted)
     try:
         data = format_checked(read_toml(path, what="scenario"), path.name)
         if not data:
@@ -716,6 +717,30 @@ def read_scenario_toml(path: str | Path, *, with_fit: bool = True) -> dict:
                 "one per item, never [member] as well"
             )
         raise InputError("scenario", str(path), "a TOML file", reason=f"{error}{hint}") from None
+
+
+def _fit_checked(own: dict, fit: dict, path: Path, fitted: Path) -> dict:
+    """The file's tables ``own`` with its fit file's ``fit`` in place of the same keys
+    (:func:`qmodel.scenario.files.with_fitted`); a value the file takes from its own tables but not from
+    the fit's is an error naming the fit file, and how to redo it or remove it."""
+    merged = with_fitted(own, fit)
+    try:
+        scenario_from_dict(merged, path.name)
+    except ScenarioError as error:
+        try:
+            scenario_from_dict(own, path.name)
+        except InputError:
+            raise error from None  # the file's own fault, the fit file aside
+        measurements = (fit.get("fit") or {}).get("measurements", "MEASUREMENTS")
+        redo = f"qmodel scenario calibrate {path.name} {measurements}"
+        raise ScenarioError(
+            fitted.name,
+            error.key,
+            error.value,
+            f"{error.allowed}; the fit file is written by {redo}: run it again, or delete {fitted.name}",
+            reason=error.reason,
+        ) from None
+    return merged
 
 
 def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:

@@ -1,0 +1,114 @@
+"""``qmodel scenario calibrate`` estimates its work before it starts and refuses what passes the limit
+with a way out that works; a long fit says how far it is on a terminal, nothing where stderr is piped; the
+lockable_items a measured wait gives is refitted at every trial from the last one's, and agrees with
+inferring it afresh."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from qmodel.cli import scenario as scenario_cli
+from qmodel.errors import InputError
+from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT
+from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.fit import (
+    EVALUATIONS_PER_PARAMETER,
+    calibration_solves,
+    fit_scenario,
+    lock_refit,
+    model_values,
+    refuse_long_calibration,
+    with_inferred_locks,
+)
+from qmodel.scenario.measurements import Measurement
+from qmodel.scenario.spec import load_scenario
+
+ENV2 = load_scenario("gdps-env2")
+
+
+def measured_wait_scenario(folder: Path, wait: str = "1.5ms"):
+    """Environment 2 with a measured lock wait at 20 km in place of its lockable_items."""
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8").split("\n[band]")[0]
+    text = re.sub(r"(?m)^lockable_items = .*$", f'measured_wait = "{wait}"\nmeasured_at = "20km"', text)
+    path = folder / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_scenario(path)  # as the file has it: lockable_items not yet inferred
+
+
+def test_the_refit_from_the_last_trial_agrees_with_inferring_afresh(tmp_path: Path) -> None:
+    scenario = measured_wait_scenario(tmp_path)
+    prepare = lock_refit(scenario, ["locks.lock_span"])
+    assert prepare is not None
+    for span in (0.5, 0.52, 0.3, 0.9, 0.9001):  # near and far from the last trial
+        trial = replace(scenario, lock_span=span)
+        afresh = with_inferred_locks(trial).lockable_items
+        assert prepare(trial).lockable_items == pytest.approx(afresh, rel=1e-4)
+
+
+def rows(runs: int) -> list[Measurement]:
+    return [Measurement("mine", "G1P1", 20e3, "response_time", 0.05, subchannels=s + 1) for s in range(runs)]
+
+
+def test_work_past_the_limit_is_refused_before_it_starts_with_a_way_out_that_fits() -> None:
+    many = rows(6)
+    with pytest.raises(InputError) as refused:
+        refuse_long_calibration(ENV2, many, 12, refit=True)
+    message = str(refused.value)
+    assert "too large to compute" in message and "10 s" in message
+    fitting = int(re.search(r"free at most (\d+) parameters", message).group(1))
+    assert 1 <= fitting < 12
+    assert refuse_long_calibration(ENV2, many, fitting, refit=True) <= TIME_LIMIT  # the way out works
+    with pytest.raises(InputError):
+        refuse_long_calibration(ENV2, many, fitting + 1, refit=True)
+
+
+def test_the_estimate_counts_an_evaluations_solves_runs_and_the_lock_refit() -> None:
+    one, two = calibration_solves(rows(1), 3, False), calibration_solves(rows(2), 3, False)
+    assert one == 3 * EVALUATIONS_PER_PARAMETER and two == 2 * one
+    assert calibration_solves(rows(1), 3, True) > one
+    seconds = refuse_long_calibration(ENV2, rows(1), 3, refit=False)
+    assert seconds == pytest.approx(one * len(ENV2.members) * SECONDS_PER_MEMBER_SOLVE)
+
+
+def test_the_fit_reports_each_evaluation_it_makes() -> None:
+    truth = replace(ENV2, lockable_items=3000.0)
+    measured = [
+        Measurement("mine", m, d, "response_time", 1.0) for d in (0.0, 40e3) for m in ("G1P1", "G1P2")
+    ]
+    measured = [
+        replace(r, value=float(v)) for r, v in zip(measured, model_values(truth, measured), strict=True)
+    ]
+    counted: list[int] = []
+    fit_scenario(ENV2, measured, ["locks.lockable_items"], progress=counted.append)
+    assert counted == list(range(1, len(counted) + 1)) and len(counted) >= 2
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_long_fit_keeps_one_progress_line_on_a_terminal_and_clears_it(monkeypatch) -> None:
+    terminal = Terminal()
+    monkeypatch.setattr(scenario_cli.sys, "stderr", terminal)
+    monkeypatch.setattr(scenario_cli, "PROGRESS_AFTER", 0.0)
+    with scenario_cli._progress_line("calibrating 3 parameters on 8 rows", 36) as progress:
+        assert progress is not None
+        progress(1)
+        progress(2)
+    shown = terminal.getvalue()
+    assert "calibrating 3 parameters on 8 rows: evaluation 2 of about 36" in shown
+    assert shown.endswith("\r\033[K") and "\n" not in shown
+
+
+def test_piped_stderr_gets_no_progress_line(monkeypatch) -> None:
+    piped = io.StringIO()
+    monkeypatch.setattr(scenario_cli.sys, "stderr", piped)
+    with scenario_cli._progress_line("calibrating", 10) as progress:
+        assert progress is None
+    assert piped.getvalue() == ""
