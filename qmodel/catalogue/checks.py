@@ -41,6 +41,15 @@ from qmodel.units import UNITS, with_unit
 
 RELATIVE = 1e-9  # the cross-check's tolerance
 MARGIN = 1e-6  # how far (relative) the cross-check keeps from a constraint's bound
+# CPU of a run (check_seconds), measured by bench/check_cost.py (issue 33, loaded 2-core machine): every
+# 10th shipped entry and ranks.toml's, 48 checks, 5.3 s at 10 examples and 27.5 s at 50 (11.6 ms an
+# example; starting a check costs less than the spread of that); ranks.toml's entry 7.4 ms an example. An
+# entry's setup (parsed, lambdified, its checks' strategies built) 333 ms for the shipped sample (Sums and
+# function definitions expanded), 60 ms for ranks.toml's; 111 KB kept an entry
+SECONDS_PER_EXAMPLE = 0.01
+SECONDS_PER_CHECK = 0.01
+SECONDS_PER_ENTRY = 0.15
+BYTES_PER_ENTRY = 150e3
 
 
 class PropertyFailedError(AssertionError):
@@ -350,6 +359,20 @@ def entry_checks(
         )
     )
     return checks
+
+
+def check_counts(formulas: list[Formula], context: SymbolicCatalogue) -> list[int]:
+    """How many checks each entry has (:func:`entry_checks`)."""
+    reference = FiftyDigits(context)
+    return [len(entry_checks(formula, context, reference)) for formula in formulas]
+
+
+def check_seconds(checks: int, examples: int) -> float:
+    """Estimated CPU seconds of checking an entry of ``checks`` checks at ``examples`` draws each: its
+    expressions parsed (:data:`SECONDS_PER_ENTRY`), then each check started (:data:`SECONDS_PER_CHECK`)
+    and run on its draws (:data:`SECONDS_PER_EXAMPLE` each, the draws an ``assume`` discards and a
+    failure's shrinking included on average)."""
+    return SECONDS_PER_ENTRY + checks * (SECONDS_PER_CHECK + examples * SECONDS_PER_EXAMPLE)
 
 
 def check_entries(
