@@ -10,7 +10,10 @@ Measures in one process (CPU seconds, ``time.process_time``):
   (``SECONDS_PER_ENTRY``) and the memory a checked entry keeps (``BYTES_PER_ENTRY``, from
   tracemalloc);
 - a user file's first use: generated files of N and 4N small entries compiled into a scratch cache,
-  per entry (``SECONDS_PER_ENTRY_COMPILE`` in qmodel/catalogue/user.py).
+  per entry (``SECONDS_PER_ENTRY_COMPILE`` in qmodel/catalogue/user.py);
+- the estimate against a run: ranks.toml's entry checked at 100 examples, its setup included.
+
+Writes bench/figures/check_cost.json (docs/background/benchmarks.md quotes it).
 
 Other helpers' load changes absolute times; the figures printed are what the constants rest on.
 
@@ -26,7 +29,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from qmodel.catalogue.checks import check_counts, check_entries
+from timing import record
+
+from qmodel.catalogue.checks import check_counts, check_entries, check_seconds
 from qmodel.catalogue.loader import load_catalogue
 from qmodel.catalogue.symbolic import SymbolicCatalogue
 from qmodel.catalogue.user import forget_catalogues, symbolic_catalogue, use_catalogues
@@ -81,7 +86,18 @@ def draws(every: int, low: int, high: int) -> tuple[float, float]:
     return per_example, per_check
 
 
-def setup(every: int, per_example: float, per_check: float) -> None:
+def estimate_against_run(examples: int) -> tuple[float, float]:
+    """ranks.toml's entry checked at ``examples``, parsed afresh: (estimated, measured) CPU seconds."""
+    ranks = use_catalogues([str(RANKS)])
+    formulas, context = list(ranks.values()), symbolic_catalogue(ranks)
+    estimated = sum(check_seconds(count, examples) for count in check_counts(formulas, context))
+    measured = cpu(lambda: check_entries(formulas, context, examples, 0))
+    forget_catalogues()
+    print(f"ranks.toml at {examples} examples: estimated {estimated:.2f} s, measured {measured:.2f} s")
+    return estimated, measured
+
+
+def setup(every: int, per_example: float, per_check: float) -> tuple[float, float]:
     """Seconds and memory of an entry's setup: a first check at 1 example, less its check's share."""
     shipped = load_catalogue()
     sample = list(shipped.values())[::every]
@@ -97,9 +113,10 @@ def setup(every: int, per_example: float, per_check: float) -> None:
         f"{per_entry * 1e3:.0f} ms an entry;"
     )
     print(f"       {kept / len(sample) / 1e3:.0f} KB kept an entry")
+    return per_entry, kept / len(sample)
 
 
-def compiling(entries: int) -> None:
+def compiling(entries: int) -> float:
     times = {}
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["XDG_CACHE_HOME"] = scratch
@@ -114,6 +131,7 @@ def compiling(entries: int) -> None:
         f"{4 * entries} entries {times[4 * entries]:.2f} s: "
         f"{per_entry * 1e3:.2f} ms an entry"
     )
+    return per_entry
 
 
 def main() -> None:
@@ -121,9 +139,23 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=10, help="check every N-th shipped entry")
     parser.add_argument("--entries", type=int, default=200, help="entries of the smaller generated file")
     options = parser.parse_args()
+    estimated, measured = estimate_against_run(100)
     per_example, per_check = draws(options.every, 10, 50)
-    setup(options.every, per_example, per_check)
-    compiling(options.entries)
+    per_entry, kept = setup(options.every, per_example, per_check)
+    per_compile = compiling(options.entries)
+    record(
+        "check_cost",
+        {
+            "sample_every": options.every,
+            "example_ms": per_example * 1e3,
+            "check_ms": per_check * 1e3,
+            "entry_ms": per_entry * 1e3,
+            "entry_kb": kept / 1e3,
+            "compile_ms": per_compile * 1e3,
+            "ranks_estimated_s": estimated,
+            "ranks_measured_s": measured,
+        },
+    )
 
 
 if __name__ == "__main__":

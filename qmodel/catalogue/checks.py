@@ -41,11 +41,12 @@ from qmodel.units import UNITS, with_unit
 
 RELATIVE = 1e-9  # the cross-check's tolerance
 MARGIN = 1e-6  # how far (relative) the cross-check keeps from a constraint's bound
-# CPU of a run (check_seconds), measured by bench/check_cost.py (issue 33, loaded 2-core machine): every
-# 10th shipped entry and ranks.toml's, 48 checks, 5.3 s at 10 examples and 27.5 s at 50 (11.6 ms an
-# example; starting a check costs less than the spread of that); ranks.toml's entry 7.4 ms an example. An
-# entry's setup (parsed, lambdified, its checks' strategies built) 333 ms for the shipped sample (Sums and
-# function definitions expanded), 60 ms for ranks.toml's; 111 KB kept an entry
+# CPU of a run (check_seconds), measured by bench/check_cost.py (issue 33, 2-core machine at a load average
+# of 7.5; bench/figures/check_cost.json): every 10th shipped entry and ranks.toml's, 48 checks, 5.4 s at 10
+# examples and 25.4 s at 50: 10.4 ms an example, 8 ms to start a check; ranks.toml's entry about 7.4 ms an
+# example. An entry's setup (parsed, lambdified, its checks' strategies built) 276 ms for the shipped
+# sample (Sums and function definitions expanded), 60 ms for ranks.toml's, 133 KB kept. ranks.toml's
+# entry at 100 examples: estimated 6.21 s, measured 5.38 s
 SECONDS_PER_EXAMPLE = 0.01
 SECONDS_PER_CHECK = 0.01
 SECONDS_PER_ENTRY = 0.15

@@ -47,9 +47,9 @@ MAX_FILE_BYTES = 10_000_000
 _KEY_LINE = "# qmodel user catalogue, key "  # a cached module's first line: its key, read before it runs
 _MODULES: dict[str, ModuleType] = {}  # user entry id → its compiled module
 # The first use of a set of files (parse, unit check, generate, import its module), per entry; measured by
-# bench/check_cost.py (issue 33, CPU, loaded 2-core machine): 1.1 ms an entry of one output (200 and 800
-# entries); 2,000 entries of ranks.toml's size (4 outputs) 5.5 s more than when cached (2.7 ms an entry),
-# 215 MB against 75 MB for 20 of them (70 KB an entry)
+# bench/check_cost.py (issue 33, CPU, loaded 2-core machine): 0.5 to 1.1 ms an entry of one output (200 and
+# 800 entries); 2,000 entries of ranks.toml's size (4 outputs) 5.5 s more than when cached (2.7 ms an
+# entry, the rate taken), 215 MB against 75 MB for 20 of them (70 KB an entry)
 SECONDS_PER_ENTRY_COMPILE = 3e-3
 BYTES_PER_ENTRY_COMPILE = 70e3
 

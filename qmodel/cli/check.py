@@ -12,7 +12,7 @@ from qmodel.errors import InputError
     epilog="""\b
 Examples:
   $ qmodel check ranks.toml
-  $ qmodel check ranks.toml rank_host_io --examples 1000
+  $ qmodel check ranks.toml rank_host_io --examples 1000 --no-time-limit
   $ qmodel check --builtin mm1 mmc
   $ qmodel check --builtin --no-time-limit
 \b
@@ -23,9 +23,8 @@ outputs must stay finite wherever the domains and constraints allow. A
 failure shows the smallest counterexample found, inputs in their units.
 Exit 0 all passed, 1 some check failed, 2 the file does not load.
 \b
-A run estimated past 10 s of CPU (about 0.5 s a check at 100 examples) is
-refused before it starts, with fewer examples or entries that fit; ask
-for it with --no-time-limit.
+A run estimated past 10 s of CPU is refused before it starts, naming the
+examples or entries that fit; --no-time-limit runs it anyway.
 \b
 Docs: docs/howto/own-formulas.md (site: howto/own-formulas.html)
 Options: docs/reference/commands.md#qmodel-check"""
