@@ -28,6 +28,7 @@ import contextlib
 import io
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -485,6 +486,33 @@ class BatchSummary:
             self.errors[row + offset] = done.errors[row]
 
 
+class _Progress:
+    """How far a long batch has got, for the person at a terminal: a line on ``err`` at most once every
+    :data:`INTERVAL` seconds as chunks are computed, and none when ``err`` is not a terminal (a pipe, a
+    file, a test's buffer), so that no output or log ever holds it."""
+
+    INTERVAL = 1.0  # seconds
+
+    def __init__(self, err: TextIO) -> None:
+        try:
+            terminal = err.isatty()
+        except (AttributeError, ValueError):  # no isatty, or closed
+            terminal = False
+        self.err = err if terminal else None
+        self.start = time.monotonic()
+        self.due = self.start + self.INTERVAL
+
+    def rows(self, rows: int) -> None:
+        """Say how many rows are done, if a terminal listens and the last line is old enough."""
+        if self.err is None:
+            return
+        now = time.monotonic()
+        if now >= self.due:
+            self.err.write(f"batch: {rows:,} rows so far ({now - self.start:.0f} s)\n")
+            self.err.flush()
+            self.due = now + self.INTERVAL
+
+
 @holding_a_table()
 def _run(
     formula_id: str,
@@ -500,17 +528,19 @@ def _run(
     """The one flow of a batch, whatever it reads and writes: the formula and its settings checked, the
     plan made from the header, then chunk by chunk the rows computed, written by ``sink(computed, rows)``
     and their failures reported on ``err``; a file of no row refused (``name`` names it) before the
-    sink's output is let out. A selection (``select``) ranks every row: the table is computed whole."""
+    sink's output is let out. A selection (``select``) ranks every row: the table is computed whole.
+    At a terminal, ``err`` hears how far it has got (:class:`_Progress`)."""
     formula = _formula(formula_id)
     settings = _checked_settings(formula, settings or {})
     plan = _plan(formula, source.header, settings, mapping, source.dialect, source.chunks)
-    summary = BatchSummary()
+    summary, progress = BatchSummary(), _Progress(err)
     for table in [source.whole()] if select is not None else source.chunks():
         done = _compute(plan, table)
         rows = _selected(done, select)
         sink(done, rows)
         done.report(err)
         summary.add(done)
+        progress.rows(summary.rows)
     if summary.rows == 0:
         raise InputError(
             name,

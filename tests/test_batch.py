@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qmodel.batch import run_batch
+from qmodel.batch import _Progress, run_batch
 from qmodel.cli import cli
 from qmodel.errors import InputError
 
@@ -493,3 +493,23 @@ def test_a_plain_file_is_read_as_bytes_and_a_multi_line_cell_by_the_csv_module()
 
     assert split_text("a,b\n1,2\n", rows_as_bytes=True).text is not None
     assert split_text('a,b\n"1\n2",3\n', rows_as_bytes=True).text is None
+
+
+class _Terminal(io.StringIO):
+    """Standard error as a terminal has it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_hears_how_far_a_long_batch_has_got_and_nothing_else_does(monkeypatch) -> None:
+    text = "arrival_rate,service_time\n" + "800,1\n" * 1000
+    quick = _Terminal()
+    run_batch("mm1", text, io.StringIO(), quick)
+    assert "rows so far" not in quick.getvalue()  # at most a line a second: a quick batch says nothing
+    monkeypatch.setattr(_Progress, "INTERVAL", 0.0)  # every chunk is now a second after the last
+    terminal, pipe, out = _Terminal(), io.StringIO(), io.StringIO()
+    run_batch("mm1", text, out, terminal)
+    assert terminal.getvalue().startswith("batch: 1,000 rows so far (")
+    run_batch("mm1", text, io.StringIO(), pipe)
+    assert "rows so far" not in pipe.getvalue() and "rows so far" not in out.getvalue()

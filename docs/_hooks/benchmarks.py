@@ -168,7 +168,22 @@ def engine_breadth() -> str:
     )
 
 
+def check_cost() -> str:
+    """bench/check_cost.py: what ``qmodel check`` costs, the figures its time estimate rests on."""
+    data = figures("check_cost")
+    found = data["figures"]
+    return (
+        f"Every {found['sample_every']}th shipped entry and ranks.toml's ({_when(data)}): "
+        f"{_ms(found['example_ms'])} an example of a check, {_ms(found['check_ms'])} to start a check, "
+        f"{_ms(found['entry_ms'])} an entry's setup (parsed, lambdified; {found['entry_kb']:.0f} KB kept), "
+        f"{_ms(found['compile_ms'])} an entry of a user's file compiled on its first use. "
+        f"ranks.toml's entry at 100 examples: estimated {found['ranks_estimated_s']:.2f} s, "
+        f"measured {found['ranks_measured_s']:.2f} s of CPU.\n"
+    )
+
+
 RENDERERS = {
+    "check-cost": check_cost,
     "mva-peers": mva_peers,
     "mva-sweep": mva_sweep,
     "quick-answer": quick_answer,

@@ -41,6 +41,16 @@ from qmodel.units import UNITS, with_unit
 
 RELATIVE = 1e-9  # the cross-check's tolerance
 MARGIN = 1e-6  # how far (relative) the cross-check keeps from a constraint's bound
+# CPU of a run (check_seconds), measured by bench/check_cost.py (issue 33, 2-core machine at a load average
+# of 7.5; bench/figures/check_cost.json): every 10th shipped entry and ranks.toml's, 48 checks, 5.4 s at 10
+# examples and 25.4 s at 50: 10.4 ms an example, 8 ms to start a check; ranks.toml's entry about 7.4 ms an
+# example. An entry's setup (parsed, lambdified, its checks' strategies built) 276 ms for the shipped
+# sample (Sums and function definitions expanded), 60 ms for ranks.toml's, 133 KB kept. ranks.toml's
+# entry at 100 examples: estimated 6.21 s, measured 5.38 s
+SECONDS_PER_EXAMPLE = 0.01
+SECONDS_PER_CHECK = 0.01
+SECONDS_PER_ENTRY = 0.15
+BYTES_PER_ENTRY = 150e3
 
 
 class PropertyFailedError(AssertionError):
@@ -350,6 +360,20 @@ def entry_checks(
         )
     )
     return checks
+
+
+def check_counts(formulas: list[Formula], context: SymbolicCatalogue) -> list[int]:
+    """How many checks each entry has (:func:`entry_checks`)."""
+    reference = FiftyDigits(context)
+    return [len(entry_checks(formula, context, reference)) for formula in formulas]
+
+
+def check_seconds(checks: int, examples: int) -> float:
+    """Estimated CPU seconds of checking an entry of ``checks`` checks at ``examples`` draws each: its
+    expressions parsed (:data:`SECONDS_PER_ENTRY`), then each check started (:data:`SECONDS_PER_CHECK`)
+    and run on its draws (:data:`SECONDS_PER_EXAMPLE` each, the draws an ``assume`` discards and a
+    failure's shrinking included on average)."""
+    return SECONDS_PER_ENTRY + checks * (SECONDS_PER_CHECK + examples * SECONDS_PER_EXAMPLE)
 
 
 def check_entries(

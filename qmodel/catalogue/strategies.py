@@ -9,6 +9,7 @@ Used by ``qmodel check`` and the test suite alike (:mod:`qmodel.catalogue.checks
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -74,9 +75,11 @@ def realistic_range(unit: str) -> tuple[float, float]:
     return low * scale, high * scale
 
 
+@functools.cache
 def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
     """Values inside the symbol's domain, log-uniform over its realistic range, plus its edges and the
-    powers of ten in that range."""
+    powers of ten in that range (built once per symbol: a strategy validates itself on its first draw,
+    which cost more than the draw)."""
     domain = symbol.domain
     if domain.values:
         return st.sampled_from(domain.values)
@@ -100,7 +103,12 @@ def symbol_values(symbol: Symbol) -> st.SearchStrategy[float]:
 
 def formula_inputs(formula: Formula) -> st.SearchStrategy[dict[str, float]]:
     """One draw of every input of an entry (domains only; constraints are checked later)."""
-    return st.fixed_dictionaries({name: symbol_values(s) for name, s in formula.symbols.items()})
+    return _inputs(tuple(formula.symbols.items()))
+
+
+@functools.cache
+def _inputs(symbols: tuple[tuple[str, Symbol], ...]) -> st.SearchStrategy[dict[str, float]]:
+    return st.fixed_dictionaries({name: symbol_values(s) for name, s in symbols})
 
 
 def evaluate_valid(formula: Formula, rows: list[dict[str, float]]) -> dict[str, np.ndarray]:

@@ -27,8 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
+from qmodel import limits
 from qmodel.catalogue.loader import (
     Formula,
     SharedTables,
@@ -40,12 +41,17 @@ from qmodel.catalogue.loader import (
     user_entries,
 )
 from qmodel.errors import CatalogueError, InputError
-from qmodel.limits import read_bounded
 
 CACHE_FORMAT = "2"  # bump when the generated module's shape changes
 MAX_FILE_BYTES = 10_000_000
 _KEY_LINE = "# qmodel user catalogue, key "  # a cached module's first line: its key, read before it runs
 _MODULES: dict[str, ModuleType] = {}  # user entry id → its compiled module
+# The first use of a set of files (parse, unit check, generate, import its module), per entry; measured by
+# bench/check_cost.py (issue 33, CPU, loaded 2-core machine): 0.5 to 1.1 ms an entry of one output (200 and
+# 800 entries); 2,000 entries of ranks.toml's size (4 outputs) 5.5 s more than when cached (2.7 ms an
+# entry, the rate taken), 215 MB against 75 MB for 20 of them (70 KB an entry)
+SECONDS_PER_ENTRY_COMPILE = 3e-3
+BYTES_PER_ENTRY_COMPILE = 70e3
 
 
 def cache_dir() -> Path:
@@ -57,7 +63,7 @@ def cache_dir() -> Path:
 def read_catalogue_file(path: str) -> tuple[str, str]:
     """(path, text) of a user catalogue file; an InputError naming the path if it cannot be read or is
     larger than any catalogue (the shipped one is 0.2 MB)."""
-    raw = read_bounded(path, MAX_FILE_BYTES, "catalogue", "a readable TOML file")
+    raw = limits.read_bounded(path, MAX_FILE_BYTES, "catalogue", "a readable TOML file")
     try:
         return path, raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
@@ -214,21 +220,66 @@ def _load_module(path: Path, key: str) -> ModuleType:
     return module
 
 
+class LoadedCatalogues(NamedTuple):
+    """User catalogue files read and checked for structure (:func:`load_user_files`), not yet compiled."""
+
+    files: list[tuple[str, str]]  # (path, text)
+    formulas: dict[str, Formula]  # the entries by id
+    entries: list[tuple[str, dict[str, Any]]]  # their resolved tables
+
+    def compile_seconds(self) -> float:
+        """Estimated CPU seconds of compiling the entries (:data:`SECONDS_PER_ENTRY_COMPILE` each): 0 when
+        the cache holds them already."""
+        if _cached_key(_cache_file(self.files)) == _key(self.files):
+            return 0.0
+        return len(self.formulas) * SECONDS_PER_ENTRY_COMPILE
+
+
+def load_catalogues(paths: list[str] | tuple[str, ...]) -> LoadedCatalogues:
+    """Read the user catalogue files at ``paths`` and check their structure (no sympy, nothing compiled).
+
+    :raises InputError: a file that cannot be read (CatalogueError: one that is malformed).
+    """
+    files = [read_catalogue_file(str(path)) for path in paths]
+    formulas, entries = load_user_files(files)
+    return LoadedCatalogues(files, formulas, entries)
+
+
+def use_loaded(loaded: LoadedCatalogues, time_limit: bool = True) -> dict[str, Formula]:
+    """Compile (or take from the cache) and put to use the entries of :func:`load_catalogues`.
+
+    A first use estimated past the time or memory limit is refused before any compiling
+    (:func:`qmodel.limits.refuse_too_large`), unless ``time_limit`` is False (a caller that has
+    estimated the work itself, as ``qmodel check`` does).
+    """
+    count = len(loaded.formulas)
+    if time_limit:
+        allowed = int(
+            min(limits.MEMORY_LIMIT / BYTES_PER_ENTRY_COMPILE, limits.TIME_LIMIT / SECONDS_PER_ENTRY_COMPILE)
+        )
+        limits.refuse_too_large(
+            count * BYTES_PER_ENTRY_COMPILE,
+            loaded.compile_seconds(),
+            f"catalogue of {count:,} entries to compile",
+            f"at most {allowed:,} entries in the files given together (compiled once, then cached)",
+        )
+    module = compile_user(loaded.formulas, loaded.entries, loaded.files)
+    for formula_id in loaded.formulas:
+        _MODULES[formula_id] = module
+    use_user_entries(loaded.formulas)
+    return loaded.formulas
+
+
 def use_catalogues(paths: list[str] | tuple[str, ...]) -> dict[str, Formula]:
     """Load, check, compile (or take from the cache) and put to use the user catalogue files at
     ``paths``: their entries answer to their ids in every command and in :func:`qmodel.calc`.
 
     :param paths: the catalogue files (TOML), as ``--catalogue`` takes them.
     :returns: the entries put to use, by id.
-    :raises InputError: a file that cannot be read (CatalogueError: one that is malformed).
+    :raises InputError: a file that cannot be read, or whose first use (compiling) is estimated past
+        the limits (CatalogueError: one that is malformed).
     """
-    files = [read_catalogue_file(str(path)) for path in paths]
-    formulas, entries = load_user_files(files)
-    module = compile_user(formulas, entries, files)
-    for formula_id in formulas:
-        _MODULES[formula_id] = module
-    use_user_entries(formulas)
-    return formulas
+    return use_loaded(load_catalogues(paths))
 
 
 def forget_catalogues() -> None:

@@ -2,11 +2,17 @@
 a file that does not load exits 2, and hostile expressions are refused before anything runs."""
 
 import json
+import re
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from qmodel import limits
+from qmodel.catalogue import checks
+from qmodel.catalogue.loader import load_catalogue
+from qmodel.catalogue.user import symbolic_catalogue, use_catalogues
 from qmodel.cli import cli
 
 RANKS = Path(__file__).with_name("data") / "ranks.toml"
@@ -135,3 +141,127 @@ substitute = { drives_per_rank = 1 }
     result = run(ranks_with(tmp_path, equals), "--examples", "10")
     assert result.exit_code == 1
     assert "the check could not run: KeyError" in result.output
+
+
+RULE = """
+[[formula]]
+id = "rule_{n}"
+title = "Rule {n}"
+source = "generated for the test"
+[formula.symbols.load]
+meaning = "offered load"
+unit = "1/s"
+domain = "(0, inf)"
+[[formula.outputs]]
+name = "scaled"
+expr = "{n}*load"
+unit = "1/s"
+meaning = "the load scaled"
+[[formula.properties]]
+kind = "increasing"
+output = "scaled"
+symbol = "load"
+"""
+
+
+def rules(tmp_path: Path, count: int) -> str:
+    path = tmp_path / f"rules{count}.toml"
+    path.write_text("".join(RULE.format(n=n + 1) for n in range(count)), encoding="utf-8")
+    return str(path)
+
+
+def copies_of_ranks(tmp_path: Path, count: int) -> str:
+    text = RANKS.read_text(encoding="utf-8")
+    path = tmp_path / "many_ranks.toml"
+    path.write_text(
+        "\n".join(text.replace('id = "rank_host_io"', f'id = "rank_{n + 1}"') for n in range(count)),
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.fixture
+def one_second(monkeypatch):
+    """A time limit of 1 s of CPU (the estimates unchanged), so that small runs stand for large ones."""
+    monkeypatch.setattr(limits, "TIME_LIMIT", 1.0)
+
+
+def test_thousands_of_entries_are_refused_at_once_with_the_estimate(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = rules(tmp_path, 3000)
+    start = time.process_time()
+    result = run(path)
+    took = time.process_time() - start
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    estimate = re.search(
+        r"check of 3,000 entries \(9,000 checks x 100 examples\) = about \S+ \w+ and (.+?) \(", line
+    )
+    assert estimate is not None, line
+    assert estimate.group(1).endswith(("min", "hours")), line  # far past 10 s: 3 checks an entry
+    # compiling 3,000 entries leaves no time to check one named by ID: a smaller file is offered
+    assert "allowed: at most 2 GB and 10 s: a file of at most " in line
+    assert line.endswith(" of its entries or --no-time-limit to run it all")
+    assert took < 3.0  # read and estimated; nothing compiled, nothing drawn
+    assert not (tmp_path / "cache").exists()
+
+
+def test_the_examples_the_refusal_offers_run(tmp_path, one_second) -> None:
+    refused = run(str(RANKS))
+    assert refused.exit_code == 2
+    offered = re.search(r"--examples (\d+)", refused.output)
+    assert offered is not None, refused.output
+    assert 1 <= int(offered.group(1)) < 100
+    result = run(str(RANKS), "--examples", offered.group(1))
+    assert result.exit_code == 0, result.output
+    assert f"{offered.group(1)} examples per check" in result.output
+
+
+def test_the_entries_the_refusal_offers_by_id_run(tmp_path, one_second) -> None:
+    path = copies_of_ranks(tmp_path, 3)
+    refused = run(path, "--examples", "10")
+    offered = re.search(r"any (\d+) entr(y|ies) by ID \(qmodel check (\S+) ID\.\.\.\)", refused.output)
+    assert refused.exit_code == 2 and offered is not None, refused.output
+    assert offered.group(3) == path
+    ids = [f"rank_{n + 1}" for n in range(int(offered.group(1)))]
+    result = run(path, *ids, "--examples", "10")
+    assert result.exit_code == 0, result.output
+    assert f"checks of {len(ids)} entr" in result.output
+
+
+def test_no_time_limit_runs_what_is_refused_without_it(tmp_path, one_second) -> None:
+    assert run(str(RANKS), "--examples", "20").exit_code == 2
+    result = run(str(RANKS), "--examples", "20", "--no-time-limit")
+    assert result.exit_code == 0, result.output
+    assert "6 checks of 1 entry: 6 passed, 0 failed" in result.output
+
+
+def test_the_whole_shipped_catalogue_is_refused_unless_asked_for(monkeypatch) -> None:
+    result = run("--builtin")
+    assert result.exit_code == 2
+    assert "check of " in result.output and "--no-time-limit to run it all" in result.output
+    checked = []
+    monkeypatch.setattr(checks, "check_entries", lambda formulas, *args: checked.extend(formulas) or [])
+    assert run("--builtin", "--no-time-limit", "--format", "json").exit_code == 0
+    assert len(checked) == len(load_catalogue())
+
+
+def test_the_estimate_counts_the_checks_that_run(tmp_path) -> None:
+    formulas = use_catalogues([copies_of_ranks(tmp_path, 2)])
+    context = symbolic_catalogue(formulas)
+    results = checks.check_entries(list(formulas.values()), context, 1, 0)
+    assert sum(checks.check_counts(list(formulas.values()), context)) == len(results) == 12
+
+
+def test_a_first_use_too_long_to_compile_is_refused_naming_the_entries_allowed(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(limits, "TIME_LIMIT", 0.05)  # 16 entries at the estimated 3 ms
+    path = rules(tmp_path, 40)
+    result = CliRunner().invoke(cli, ["calc", "rule_1", "load=5", "--catalogue", path])
+    assert result.exit_code == 2
+    assert "catalogue of 40 entries to compile" in result.output
+    allowed = re.search(r"at most ([\d,]+) entries in the files given together", result.output)
+    assert allowed is not None, result.output
+    fewer = rules(tmp_path, int(allowed.group(1)))
+    result = CliRunner().invoke(cli, ["calc", "rule_1", "load=5", "--catalogue", fewer])
+    assert result.exit_code == 0, result.output
