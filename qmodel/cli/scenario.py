@@ -10,9 +10,10 @@ from contextlib import contextmanager
 
 import click
 
+from qmodel import frames
 from qmodel.cli.common import FORMAT_OPTION, complete_scenario
 from qmodel.errors import InputError
-from qmodel.frames import end_key, level_text
+from qmodel.frames import end_key
 from qmodel.output import render
 from qmodel.units import goal_time
 
@@ -480,7 +481,7 @@ def _band_notes(result) -> list[str]:
     band = result.band
     if band is None:
         return [f"No band: {NO_BAND}."]
-    level = level_text(band.level)
+    level = frames.level_text(band.level)
     notes = [
         f"low, high: the {level} band, where {level} of the runs are expected under the model (how it is"
         " made: --format json, band.method)."
@@ -679,7 +680,7 @@ def _band_words(low: float, high: float, upper: float, level: float) -> str:
     both ends are 0 km, that the goal fails there in most outcomes."""
     nbsp = "\N{NO-BREAK SPACE}"
     if high < 100:  # m: both ends print as 0.0 km
-        return f"it fails at 0{nbsp}km in {level_text((1 + level) / 2)} of the outcomes or more"
+        return f"it fails at 0{nbsp}km in {frames.level_text((1 + level) / 2)} of the outcomes or more"
     if low > upper:
         return f"beyond{nbsp}{upper / 1e3:g}{nbsp}km"
     if high > upper:
@@ -709,7 +710,7 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
     searched = sought.answer.searched / 1e3
     record = sought.to_json()  # the marks are the numbers the answer prints, km to 0.1 rounded down
     ends = {
-        f"{level_text(level)} band, {end}": record[end_key("max_distance[km]", end)]
+        f"{frames.level_text(level)} band, {end}": record[end_key("max_distance[km]", end)]
         for end in ("low", "high")
     }
     found = {name: km for name, km in {"goal seek": record["max_distance[km]"], **ends}.items() if km}
@@ -743,7 +744,9 @@ def _show_goal_seek(
     banded_words = ""
     low, high = sought.low, sought.high
     if low is not None and high is not None:
-        banded_words = f" ({level_text(level)}:\N{NO-BREAK SPACE}{_band_words(low, high, upper, level)})"
+        banded_words = (
+            f" ({frames.level_text(level)}:\N{NO-BREAK SPACE}{_band_words(low, high, upper, level)})"
+        )
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
             no_answer(" there") + "."
@@ -771,9 +774,8 @@ def _show_goal_seek(
         text += f" No band: {NO_BAND}."
     else:
         text += (
-            f" The {level_text(level)} band is where {level_text(level)} of the outcomes under the model fall"
-            " (how it is"
-            " made: --format json, band.method)."
+            f" The {frames.level_text(level)} band is where {frames.level_text(level)} of the outcomes"
+            " under the model fall (how it is made: --format json, band.method)."
         )
         if sought.asked.size:
             shown = ", ".join(
@@ -807,7 +809,7 @@ def _show_goal_seek(
     if low is not None and high is not None:
         rows += [
             [
-                f"{level_text(level)} band, {end}",
+                f"{frames.level_text(level)} band, {end}",
                 float(_band_km(seek, upper)) if seek <= upper else _band_km(seek, upper),
                 None,
                 None,
@@ -896,7 +898,9 @@ def cross_validate(compare: bool, write: bool, level_text: str, fmt: str) -> Non
         ]
         for r in records
     ]
-    render(columns, rows, fmt, title=f"Left-out rows, {level_text(level)} band ({result.candidate.name})")
+    render(
+        columns, rows, fmt, title=f"Left-out rows, {frames.level_text(level)} band ({result.candidate.name})"
+    )
     if fmt == "table":
         _say(
             " ".join(

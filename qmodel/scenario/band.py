@@ -620,7 +620,7 @@ def seek_grid(answer: GoalSeek, upper: float) -> np.ndarray:
     where a margin may jump, so that no crossing is drawn as a line across a step: just above 0 km
     (``crossing_latency`` is paid from the first metre) and on either side of the answer's own distance
     (the central curve crosses there, so the band's samples of it cross where the answer does)."""
-    found = [np.linspace(0.0, upper, SEEK_GRID), [min(1.0, upper)]]
+    found = [np.linspace(0.0, upper, SEEK_GRID), np.array([min(1.0, upper)])]
     if np.isfinite(answer.distance):
         found.append(np.clip([answer.distance, answer.distance + TOLERANCE], 0.0, upper))
     return np.unique(np.concatenate(found))
