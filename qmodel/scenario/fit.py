@@ -728,14 +728,7 @@ def with_inferred_locks(scenario: Scenario) -> Scenario:
     measured = scenario.lock_measurement
     if measured is None or not np.isnan(scenario.lockable_items):
         return scenario
-    row = Measurement(
-        scenario.title,
-        "all",
-        measured.distance,
-        "lock_contention",
-        measured.wait,
-        source="[locks] measured_wait",
-    )
+    row = _lock_row(scenario)
     trials = [model_values(replace(scenario, lockable_items=float(items)), [row])[0] for items in LOCK_STARTS]
     gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
     if not np.isfinite(min(gaps)):
