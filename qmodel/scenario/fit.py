@@ -734,14 +734,7 @@ def with_inferred_locks(scenario: Scenario) -> Scenario:
     measured = scenario.lock_measurement
     if measured is None or not np.isnan(scenario.lockable_items):
         return scenario
-    row = Measurement(
-        scenario.title,
-        "all",
-        measured.distance,
-        "lock_contention",
-        measured.wait,
-        source="[locks] measured_wait",
-    )
+    row = _lock_row(scenario)
     trials = [model_values(replace(scenario, lockable_items=float(items)), [row])[0] for items in LOCK_STARTS]
     gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
     if not np.isfinite(min(gaps)):
@@ -806,9 +799,11 @@ def _refit_items(scenario: Scenario, start: float, slope: float) -> tuple[float,
 
     x0 = float(np.log(start))
     g0 = gap(x0)
+    if not (np.isfinite(g0) and np.isfinite(slope)):  # no lock wait there, or no slope to step by
+        return None
     if abs(g0) < _SECANT_TOLERANCE:
         return start, slope
-    x1 = x0 - g0 / slope if slope else x0 + 0.01
+    x1 = float(np.clip(x0 - g0 / slope, 0.0, np.log(1e9))) if slope else x0 + 0.01
     g1 = gap(x1)
     for _ in range(_SECANT_STEPS):
         if not (np.isfinite(g0) and np.isfinite(g1)) or g1 == g0:

@@ -18,6 +18,7 @@ from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import (
     EVALUATIONS_PER_PARAMETER,
+    _refit_items,
     calibration_solves,
     fit_scenario,
     lock_refit,
@@ -112,3 +113,14 @@ def test_piped_stderr_gets_no_progress_line(monkeypatch) -> None:
     with scenario_cli._progress_line("calibrating", 10) as progress:
         assert progress is None
     assert piped.getvalue() == ""
+
+
+def test_a_refit_with_no_slope_to_step_by_gives_way_to_inferring_afresh(tmp_path: Path) -> None:
+    scenario = measured_wait_scenario(tmp_path)
+    start = with_inferred_locks(scenario).lockable_items
+    assert _refit_items(replace(scenario, lock_span=0.6), start, float("nan")) is None
+    found = _refit_items(replace(scenario, lock_span=0.6), start, 0.0)  # a first step of 1%, then secant
+    assert found is not None
+    assert found[0] == pytest.approx(
+        with_inferred_locks(replace(scenario, lock_span=0.6)).lockable_items, rel=1e-4
+    )
