@@ -219,12 +219,7 @@ def scenario(
     banded = load_banded(path)
     spec = banded.scenario
     fitted = fit_path(path)
-    fit_note = (
-        f"Fitted values taken from {fitted.name} (qmodel scenario calibrate; delete it to use the"
-        " file's own)."
-        if fitted.is_file() and fitted != path
-        else ""
-    )
+    fit_note = _fit_note(path, fitted)
     if max_distance:
         asked = None if distance_text is None else _distances(distance_text, points)
         _show_goal_seek(banded, up_to, fmt, level, asked, plot_path, fit_note)
@@ -407,6 +402,23 @@ def _show(spec, result, fmt: str, breakdown: bool, fit_note: str = "") -> None:
                 fmt,
                 title="Volumes: IOSQ computed from the load",
             )
+
+
+def _fit_note(path, fitted) -> str:
+    """Whether the answer takes a fit file's values, and whether the scenario file changed after the fit
+    was made (its values may no longer fit the file: calibrate again)."""
+    if not fitted.is_file() or fitted == path:
+        return ""
+    note = (
+        f"Fitted values taken from {fitted.name} (qmodel scenario calibrate; delete it to use the file's"
+        " own)."
+    )
+    if path.stat().st_mtime > fitted.stat().st_mtime:
+        note += (
+            f" {path.name} has changed since that fit was made: its values may no longer fit it (qmodel"
+            f" scenario calibrate {path.name} MEASUREMENTS again)."
+        )
+    return note
 
 
 def _assumed(spec) -> list[str]:

@@ -341,8 +341,13 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
 
     def counted(name: str) -> tuple[np.ndarray, np.ndarray]:
         value = s.values[name]
-        predicted = np.where(given["open"], value - given[name], s.predicted(name))
+        beyond_given, beyond_measured = value - given[name], s.predicted(name)
+        predicted = np.where(
+            given["open"] | (np.abs(beyond_given) < np.abs(beyond_measured)), beyond_given, beyond_measured
+        )
         sd = error.sd("throughput", value, predicted)
+        if name == "throughput":  # an open member's throughput is its arrival rate: given, no error
+            sd = np.where(given["open"], 0.0, sd)
         low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
         return low, high
 
@@ -376,10 +381,20 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
 
 def _given(scenario: Scenario) -> dict[str, np.ndarray]:
     """What the file gives of each member's counts, (M, 1) to broadcast over (S, M, D): an open member's
-    throughput is its arrival rate and its CPU that rate times its own CPU per transaction (of one CP, and
-    of its LPAR), none of it predicted; the model predicts only the CPU its CF requests add. ``open``:
-    which members are open (a closed member's counts are predicted whole, beyond what was measured)."""
-    rate = np.array([m.arrival_rate or 0.0 for m in scenario.members])[:, None]
+    throughput is its arrival rate, a closed member's bounded by its terminals over their think time
+    (X = N / (Z + R) ≤ N / Z: what the model predicts is the drop its response time makes), and the CPU
+    that rate times the member's own CPU per transaction (of one CP, and of its LPAR); the model predicts
+    only the CPU its CF requests add. ``open``: which members are open."""
+    rate = np.array(
+        [
+            m.arrival_rate
+            if m.arrival_rate is not None
+            else m.terminals / m.think_time
+            if m.think_time > 0
+            else np.inf
+            for m in scenario.members
+        ]
+    )[:, None]
     cpu = np.array([m.cpu for m in scenario.members])[:, None]
     cps = np.array([m.logical_cps for m in scenario.members], float)[:, None]
     return {
@@ -579,7 +594,7 @@ def max_distance_banded(
         SEEK_GRID * (1 + len(banded.points)),
         what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} distances",
     )
-    grid = seek_grid(answer, upper)
+    grid = seek_grid(answer, upper, asked)
     measured = _measured(banded)
     scenario = banded.scenario
     points = (scenario, *banded.points)
@@ -615,12 +630,14 @@ def max_distance_banded(
     )
 
 
-def seek_grid(answer: GoalSeek, upper: float) -> np.ndarray:
+def seek_grid(answer: GoalSeek, upper: float, asked: np.ndarray) -> np.ndarray:
     """The distances (m) the band of a goal seek solves every point at: SEEK_GRID from 0 to ``upper``, and
     where a margin may jump, so that no crossing is drawn as a line across a step: just above 0 km
     (``crossing_latency`` is paid from the first metre) and on either side of the answer's own distance
-    (the central curve crosses there, so the band's samples of it cross where the answer does)."""
-    found = [np.linspace(0.0, upper, SEEK_GRID), np.array([min(1.0, upper)])]
+    (the central curve crosses there, so the band's samples of it cross where the answer does); and the
+    distances ``asked`` (m), so that the probability the goal holds there is read from the curves' own
+    values, as a solve at those distances reads it."""
+    found = [np.linspace(0.0, upper, SEEK_GRID), np.array([min(1.0, upper)]), asked[asked <= upper]]
     if np.isfinite(answer.distance):
         found.append(np.clip([answer.distance, answer.distance + TOLERANCE], 0.0, upper))
     return np.unique(np.concatenate(found))

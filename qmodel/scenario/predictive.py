@@ -47,11 +47,12 @@ class ModelError:
     method: str = ""
 
     def sd(self, kind: str, value: np.ndarray, predicted: np.ndarray) -> np.ndarray:
-        """The error's standard deviation for values of ``kind`` (same unit as ``value``): 0 where the
-        value is not predicted (``predicted`` 0: the measurement itself)."""
+        """The error's standard deviation for values of ``kind`` (same unit as ``value``): the run-to-run
+        part at every value, the measured configuration's included (a run there scatters too), and the
+        growth part on what is predicted (``predicted`` 0 at the measured configuration), so the band
+        narrows continuously toward the measurement and never vanishes at it."""
         sigma, q = self.spread.get(kind, 0.0), self.growth.get(kind, 0.0)
-        sd = np.hypot(sigma * np.asarray(value, float), q * np.asarray(predicted, float))
-        return np.where(np.asarray(predicted) == 0, 0.0, sd)
+        return np.hypot(sigma * np.asarray(value, float), q * np.asarray(predicted, float))
 
 
 def sigma_points(x: np.ndarray, covariance: np.ndarray) -> list[tuple[np.ndarray, float]]:

@@ -143,7 +143,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "[band]: method (text: what the band is made of), points (tables of dotted keys, the same "
         "spellings as --variants headers: the fitted parameters' sigma points), weights (one per "
         "point) and measured_at (the distance the members were measured and fitted at: what is "
-        "measured there carries no model error); every answer carries the band at its level "
+        "measured there carries no error of the growth, only the run-to-run spread); every answer "
+        "carries the band at its level "
         "(docs/background/cross-validation.md)",
         source="written by qmodel scenario calibrate FILE MEASUREMENTS (into FILE.fit.toml): the ends of "
         "the principal axes of the fit's joint confidence region",

@@ -95,3 +95,28 @@ def test_the_table_says_why_an_open_member_has_no_answer(tmp_path) -> None:
     assert result.exit_code == 1
     said = " ".join(result.output.split())
     assert "no response time exists" in said and "more than the CPs or the CF subchannels carry" in said
+
+
+def test_a_band_does_not_spread_what_the_file_gives(tmp_path) -> None:
+    """An open member's throughput is its arrival rate: no band around it. A closed member's cannot pass
+    its terminals over their think time (X = N / (Z + R)) by more than a run's own scatter: the model
+    predicts only the drop its response time makes, whatever was measured."""
+    from qmodel.scenario.band import load_banded, solve_banded
+
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8").split("\n[[calibration]]")[0]
+    text = text.split("\n[band]")[0]
+    path = tmp_path / "mixed.toml"
+    path.write_text(
+        re.sub(r'terminals = 100\nthink_time = "[^"]*"\n', "arrival_rate = 11\n", text, count=1),
+        encoding="utf-8",
+    )
+    banded = load_banded(path)
+    result = solve_banded(banded, np.array([0.0, 20e3, 40e3]))
+    low, high = result.band.ends["throughput[1/s]"]
+    members = banded.scenario.members
+    for m, member in enumerate(members):
+        if member.open:
+            assert low[m] == pytest.approx(11) and high[m] == pytest.approx(11)
+        else:
+            bound = member.terminals / member.think_time
+            assert np.all(high[m] <= bound * 1.05)  # a 5-minute count's own scatter, not ±40%
