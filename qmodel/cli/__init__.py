@@ -80,6 +80,9 @@ def cli() -> None:
     """qmodel: analytic queueing models for mainframe storage and Parallel Sysplex sizing."""
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # numpy's BLAS thread counts
+
+
 def _interrupt(signal_number: int, frame: object) -> None:
     """Ctrl-C or ``kill``: raised as :class:`qmodel.errors.Interrupted`, which every writer cleans up after
     (the output file left as it was) and :func:`main` ends with 128 + the signal's number."""
@@ -96,6 +99,12 @@ def main() -> None:
     again. Ctrl-C and SIGTERM end it with 130 and 143 and one line, every output file left as it was
     (:class:`qmodel.errors.Interrupted`). Output that cannot be written at all (standard output closed,
     a full disk, ``> /dev/full``) is one line on standard error and exit status 2."""
+    # A command's arrays are small: BLAS threads cost more to start and join than they save (measured:
+    # qmodel scenario gdps-env2 --max-distance, whole process, 0.66 s with the default threads, 0.45 s
+    # with one; bench/scenario_speed.py). Set before numpy loads (no command module is imported yet); a
+    # value the user has set wins.
+    for variable in BLAS_THREADS:
+        os.environ.setdefault(variable, "1")
     if sys.stdout is None:  # started with standard output closed (``qmodel ... >&-``)
         sys.stderr.write(
             "error: standard output is closed; allowed: an open standard output (qmodel ... > FILE)\n"
