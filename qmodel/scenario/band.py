@@ -144,7 +144,8 @@ def load_banded(path: str | Path) -> Banded:
         points, method = range_points(raw, scenario, where, studies)
         weights = (1 / len(points),) * len(points) if points else ()
         return Banded(scenario, points, weights, None, error, False, method)
-    points = tuple(with_inferred_locks(point) for point in band_points(raw, scenario, where))
+    near = scenario.lockable_items  # each point's inference starts from the answer's own
+    points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     return Banded(scenario, points, weights, band.measured_at, error, True, band.method)
 

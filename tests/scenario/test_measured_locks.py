@@ -69,3 +69,19 @@ def test_the_answer_to_a_file_with_a_measured_wait_carries_its_band(tmp_path) ->
     assert "measured_wait" in answer["band"]["method"]
     for row in answer["results"]:
         assert row["response_time_low[ms]"] < row["response_time[ms]"] < row["response_time_high[ms]"]
+
+
+@pytest.mark.parametrize("factor", [0.5, 2.0, 1e6])
+def test_an_inference_started_near_finds_what_the_scan_of_starts_finds(tmp_path, factor) -> None:
+    """A band point infers its hot set starting from the answer's own (one start, not the scan): the same
+    root, and where nothing is reached from there the scan decides as before."""
+    from dataclasses import replace
+
+    from qmodel.scenario.fit import with_inferred_locks
+
+    unknown = replace(
+        load_scenario(measured_file(tmp_path, average_wait(ENV2, 0.0) * 1e3)), lockable_items=np.nan
+    )
+    scanned = with_inferred_locks(unknown).lockable_items
+    near = with_inferred_locks(unknown, near=scanned * factor).lockable_items
+    assert near == pytest.approx(scanned, rel=1e-3)
