@@ -75,8 +75,8 @@ NARROW = {
     "global contention suspension per transaction) would pin the lock parameters, which now take "
     "the whole range the studies support",
     "unmeasured": "each member's response time and transaction count measured at today's distance would fit "
-    "its other and think time: nothing of this file is measured, so all of its answer is "
-    "predicted",
+    "its other and think time: no response time of this file is measured, so all of each answer "
+    "is predicted",
     "growth": "response times measured at a second distance would fit the lock parameters on this "
     "sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth "
     "is now the largest part of the band",
@@ -436,7 +436,7 @@ def describe(banded: Banded, level: float) -> str:
             for kind in error.spread
         )
         where = (
-            "all of each answer is predicted (nothing of this file is measured)"
+            "the whole of each answer (no response time of this file is measured: all of it is predicted)"
             if banded.measured_at is None
             else f"the part each answer predicts beyond what was measured at {banded.measured_at / 1e3:g} km"
         )
