@@ -652,9 +652,13 @@ def errors_of(records: list[dict], environment: str, kind: str) -> list[float]:
         math.nan
         if r["model"] is None
         else (r["model"] - r["measured"]) / (100 if kind == "percentile" else r["measured"])
-        for r in records
-        if r["environment"] == environment and r["kind"] == kind
+        for r in rows_of(records, environment, kind)
     ]
+
+
+def rows_of(records: list[dict], environment: str, kind: str) -> list[dict]:
+    """The listed rows of ``environment`` and ``kind``."""
+    return [r for r in records if r["environment"] == environment and r["kind"] == kind]
 
 
 def score(records: list[dict], kind: str = "response") -> float:
@@ -821,8 +825,8 @@ def own_errors(records: list[dict]) -> dict[str, dict[str, tuple[float, float]]]
         for kind in ("response", "count"):
             rows = [
                 (r["measured"] - r["model"], r["model"], r["predicted"])
-                for r in records
-                if r["environment"] == environment and r["kind"] == kind and r["model"] is not None
+                for r in rows_of(records, environment, kind)
+                if r["model"] is not None
             ]
             if rows:
                 found.setdefault(environment, {})[kind] = fit_error(rows)
@@ -839,11 +843,7 @@ def own_errors_table(records: list[dict]) -> str:
     for environment, kinds in own_errors(records).items():
         for kind, (sigma, q) in kinds.items():
             share = np.median(
-                [
-                    abs(r["predicted"] / r["model"])
-                    for r in records
-                    if r["environment"] == environment and r["kind"] == kind and r["model"]
-                ]
+                [abs(r["predicted"] / r["model"]) for r in rows_of(records, environment, kind) if r["model"]]
             )
             lines.append(f"| {environment} | {kind} | {sigma:.1%} | {q:.1%} | {share:.1%} |")
     return "\n".join(lines) + "\n"
