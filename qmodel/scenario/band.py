@@ -1,16 +1,23 @@
 """A band at a stated level on every scenario answer (docs/background/cross-validation.md, "The band").
 
-The answer's predictive distribution has two parts, sampled jointly (:mod:`qmodel.scenario.predictive`):
+The answer's predictive distribution has two parts, sampled jointly, the second widened by a third (:mod:`qmodel.scenario.predictive`):
 
 - **the parameters**, as the file's [band] gives them: points (the sigma points of a fit's joint normal,
   each member's 0 km fits redone at each, the file's ``weights``) with the scenario itself weighing the
   rest. A file without [band] has measured nothing that pins its lock parameters: it takes the range the
   studies support for them (:data:`MODEL_FILE`'s ``studies_range``, log-uniform, :data:`RANGE_NODES`
-  equal-weight nodes), and its answer names the measurement that would narrow the band most;
+  equal-weight nodes), and its answer names the measurement that would narrow the band most; so does
+  a lock parameter a calibration held at its prior (the rows did not pin it), its nodes at the fit's
+  values of the rest sharing half of the weight with the fit's points;
 - **the model's own error** on the part of the answer the model predicts: each value y less its value at
   the configuration the file was measured and fitted at ([band] ``measured_at``; none: all of it is
   predicted), normal with variance (σ·y)² + (q·g)², σ and q by kind sized by cross-validation across the
-  study's environments (:data:`MODEL_FILE`, written by ``qmodel scenario cross-validate --write``).
+  study's environments (:data:`MODEL_FILE`, written by ``qmodel scenario cross-validate --write``);
+- **a calibration's misfit**, where the file's values come from ``qmodel scenario calibrate``: each
+  member's root-mean-square miss μ on the fit's rows of a kind, (measured − model) / model
+  (:func:`qmodel.scenario.fit.misfits`), is evidence about σ for this file: its part beyond a run's
+  scatter, e = √max(0, μ² − σ²), is added in quadrature at every distance, variance (σ·y)² + (e·y)² +
+  (q·g)², so the run-to-run part becomes max(σ, μ); each member with μ above σ is named in one line.
 
 The band is the central ``level`` interval of that distribution: a member's response time, throughput
 and CPU directly, its share within the goal at the ends of its mean response time (the share falls as
