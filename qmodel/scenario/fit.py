@@ -779,6 +779,8 @@ def _at_prior(
 # 39 evaluations; 4 parameters on a planner's three-member file, 26 evaluations (8 rows at 2 distances)
 # and 54 to 75 (3 rows at 1 distance, a parameter ending at its bound); the refit 2.9 solves an
 # evaluation, the first inference 25 solves; the three-member file 38 ms of CPU a solve (13 ms a member).
+# A calibration that holds a parameter and refits the rest (calibrate_fit), both fits counted: 64
+# evaluations on that file's 3 rows at one distance (16 a parameter, 9.5 s of CPU), 38 on its 8 rows.
 EVALUATIONS_PER_PARAMETER = 10  # measured: 6.5, 7.8 and 13.5 to 19 evaluations a parameter
 REFIT_SOLVES = 3
 INFERENCE_SOLVES = 25
