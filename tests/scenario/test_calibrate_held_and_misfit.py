@@ -130,10 +130,10 @@ def test_the_misfit_makes_the_run_to_run_part_the_larger_of_sigma_and_the_miss(
     banded = Banded(ENV2, error=error, misfits=(misfit,))
     y = np.full((1, 2, 1), value)
     g = y * share
-    sd = banded.sd("response_time", y, g)
-    run_to_run = np.sqrt(np.clip(sd**2 - (q * g) ** 2, 0.0, None))
-    assert run_to_run[0, 0, 0] == pytest.approx(max(sigma, mu) * value, rel=1e-9, abs=1e-15)
-    assert run_to_run[0, 1, 0] == pytest.approx(sigma * value, rel=1e-9, abs=1e-15)  # G1P2: no misfit
+    variance = banded.sd("response_time", y, g) ** 2
+    growth = (q * g) ** 2
+    assert variance[0, 0, 0] == pytest.approx((max(sigma, mu) * value) ** 2 + growth[0, 0, 0], rel=1e-9)
+    assert variance[0, 1, 0] == pytest.approx((sigma * value) ** 2 + growth[0, 1, 0], rel=1e-9)  # G1P2: none
 
 
 def calibrate(folder: Path, table: str, free: str) -> tuple[object, Path]:
