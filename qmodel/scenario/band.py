@@ -207,7 +207,10 @@ def load_banded(path: str | Path) -> Banded:
         method += f"; and, sharing half of the weight with them, {said}"
     bare = [key for key in record.held if key not in studies]
     if bare:
-        method += f"; not varied: {', '.join(bare)} (held at the file's values; no range the studies support)"
+        method += (
+            f"; not varied: {', '.join(bare)} (held at its prior value by the fit; no range the studies "
+            "support)"
+        )
     return Banded(scenario, points, weights, band.measured_at, error, True, method, record.misfits)
 
 

@@ -873,14 +873,13 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     for heading, values in tables.items():
         lines += [heading, *values, ""]
     unpinned = [key for key, reason in weak.items() if "the rows do not pin" in reason]
-    held = [h.parameter.key for h in fit.held]
+    held = [h.parameter.key for h in fit.held]  # the band says what it does with them (band.load_banded)
     points = fit.band_points()
     if points:
         method = (
             f"ends of the principal axes of the {LEVEL:.0%} joint confidence region of the fit on "
             f"{measurements} (qmodel scenario calibrate)"
             + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else "")
-            + (f"; held at the file's values, the rows not pinning them: {', '.join(held)}" if held else "")
         )
         farthest = max(r.distance for r in fit.rows if r.weight > 0)  # m: beyond it the answer is predicted
         lines += [
