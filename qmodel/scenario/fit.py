@@ -515,7 +515,8 @@ class Fit:
             clauses.append(f"{other}{fitted} fitted on as many rows, none left over to check them")
         elif fitted:
             clauses.append(f"{other}{fitted} fitted on fewer rows")
-        line = f"{_count(rows, 'row')} pin {pinned} of {_count(total, 'parameter')}: {'; '.join(clauses)}."
+        verb = "pins" if rows == 1 else "pin"
+        line = f"{_count(rows, 'row')} {verb} {pinned} of {_count(total, 'parameter')}: {'; '.join(clauses)}."
         needed = self.most_needed()
         return line + (f" The measurement that would help most: {needed}." if needed else "")
 
@@ -895,7 +896,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
                 + " },"
             )
         lines += ["]", ""]
-    fitted_on = f"{sum(r.weight > 0 for r in fit.rows)} rows of {measurements}"
+    fitted_on = f"{_count(sum(r.weight > 0 for r in fit.rows), 'row')} of {measurements}"
     for p in fit.parameters:
         low, high = (file_value(p.key, end).strip('"') for end in intervals[p.key])
         flag = fit.label(p.key) if weak[p.key] else ""

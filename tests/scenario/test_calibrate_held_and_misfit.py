@@ -94,7 +94,8 @@ def test_with_no_row_left_over_no_parameter_is_called_pinned(rows: int, seed: in
     assert "pinned" not in labels
     if rows == 3:  # as many rows as parameters: determined, but nothing checks them
         assert all(label.startswith("weakly identified: no row is left over") for label in labels)
-    assert fit.summary().startswith(f"{rows} row{'s' if rows > 1 else ''} pin 0 of 3 parameters")
+    counted = "1 row pins" if rows == 1 else f"{rows} rows pin"
+    assert fit.summary().startswith(f"{counted} 0 of 3 parameters")
 
 
 def test_with_a_row_left_over_a_parameter_the_rows_pin_is_pinned() -> None:
