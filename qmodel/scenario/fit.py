@@ -429,12 +429,11 @@ class Fit:
         correlation = self.correlation()
         keys = [p.key for p in self.parameters]
         distances = {row.distance for row in self.rows if row.weight > 0}
+        wholes = self.whole_range()
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
             value = p.from_scale(self.x[i])
             bound = self.at_bound(p)
-            whole = (p.to_scale(high) - p.to_scale(low)) >= WHOLE_RANGE * (
-                p.to_scale(p.high) - p.to_scale(p.low)
-            )
+            whole = wholes[i]
             if loading[i] > _NULL:
                 together = [
                     keys[j]
@@ -459,10 +458,9 @@ class Fit:
                 reasons[p.key] = f"not pinned: its {LEVEL:.0%} interval is (nearly) its whole allowed range"
                 continue
             if self.dof <= 0:
-                rows, count = self.dof + len(self.parameters), len(self.parameters)
+                counts = f"{_count(self.dof + len(keys), 'row')} for {_count(len(keys), 'parameter')}"
                 reasons[p.key] = (
-                    f"no row is left over to check it ({rows} rows for {count} parameters): its interval "
-                    "takes each row's σ as known"
+                    f"no row is left over to check it ({counts}): its interval takes each row's σ as known"
                 )
                 continue
             partner = [
@@ -480,16 +478,24 @@ class Fit:
                 reasons[p.key] = f"correlated above {WEAK_CORRELATION:g} with {', '.join(partner)}"
         return reasons
 
+    def whole_range(self) -> np.ndarray:
+        """(p,) bool: each parameter's 95% interval is :data:`WHOLE_RANGE` or more of its allowed range, on
+        its fitted scale (criterion (c) of the module)."""
+        return np.array(
+            [
+                p.to_scale(high) - p.to_scale(low) >= WHOLE_RANGE * (p.to_scale(p.high) - p.to_scale(p.low))
+                for p, (low, high) in zip(self.parameters, self.intervals().values(), strict=True)
+            ],
+            dtype=bool,
+        )
+
     def unpinned(self) -> dict[str, str]:
         """The parameters the rows do not pin by criterion (a) or (c) of the module (the directions no row
         constrains, or an interval that is nearly the whole allowed range, at a bound or not), with why
         (:meth:`weak`): what a calibration holds at its prior (:func:`calibrate_fit`)."""
+        loose = (self.null_loading() > _NULL) | self.whole_range()
         weak = self.weak()
-        return {
-            key: reason
-            for key, reason in weak.items()
-            if reason.startswith("not pinned") or reason.endswith("its interval the whole allowed range")
-        }
+        return {p.key: weak[p.key] for p, free in zip(self.parameters, loose, strict=True) if free}
 
     def misfits(self) -> tuple[Misfit, ...]:
         """Each member's miss on the fitted rows, by kind (:func:`misfits`)."""
