@@ -1,16 +1,24 @@
 """A band at a stated level on every scenario answer (docs/background/cross-validation.md, "The band").
 
-The answer's predictive distribution has two parts, sampled jointly (:mod:`qmodel.scenario.predictive`):
+The answer's predictive distribution has two parts, sampled jointly (:mod:`qmodel.scenario.predictive`),
+the second widened by a third:
 
 - **the parameters**, as the file's [band] gives them: points (the sigma points of a fit's joint normal,
   each member's 0 km fits redone at each, the file's ``weights``) with the scenario itself weighing the
   rest. A file without [band] has measured nothing that pins its lock parameters: it takes the range the
   studies support for them (:data:`MODEL_FILE`'s ``studies_range``, log-uniform, :data:`RANGE_NODES`
-  equal-weight nodes), and its answer names the measurement that would narrow the band most;
+  equal-weight nodes), and its answer names the measurement that would narrow the band most; so does
+  a lock parameter a calibration held at its prior (the rows did not pin it), its nodes at the fit's
+  values of the rest sharing half of the weight with the fit's points;
 - **the model's own error** on the part of the answer the model predicts: each value y less its value at
   the configuration the file was measured and fitted at ([band] ``measured_at``; none: all of it is
   predicted), normal with variance (σ·y)² + (q·g)², σ and q by kind sized by cross-validation across the
-  study's environments (:data:`MODEL_FILE`, written by ``qmodel scenario cross-validate --write``).
+  study's environments (:data:`MODEL_FILE`, written by ``qmodel scenario cross-validate --write``);
+- **a calibration's misfit**, where the file's values come from ``qmodel scenario calibrate``: each
+  member's root-mean-square miss μ on the fit's rows of a kind, (measured − model) / model
+  (:func:`qmodel.scenario.fit.misfits`), is evidence about σ for this file: its part beyond a run's
+  scatter, e = √max(0, μ² − σ²), is added in quadrature at every distance, variance (σ·y)² + (e·y)² +
+  (q·g)², so the run-to-run part becomes max(σ, μ); each member with μ above σ is named in one line.
 
 The band is the central ``level`` interval of that distribution: a member's response time, throughput
 and CPU directly, its share within the goal at the ends of its mean response time (the share falls as
@@ -45,7 +53,7 @@ from qmodel.scenario.compose import (
     solve_scenario,
 )
 from qmodel.scenario.files import shipped_folder
-from qmodel.scenario.fit import with_inferred_locks
+from qmodel.scenario.fit import Misfit, fit_record, shown_value_of, with_inferred_locks
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
@@ -99,6 +107,46 @@ class Banded(NamedTuple):
     error: ModelError = ModelError()
     pinned: bool = True
     method: str = ""
+    misfits: tuple[Misfit, ...] = ()
+
+    def excess(self, kind: str) -> np.ndarray:
+        """(M,) each member's misfit beyond a run's scatter, relative: e = √max(0, μ² − σ²), μ its
+        calibration's misfit of ``kind`` (:class:`qmodel.scenario.fit.Misfit`; 0 where none), σ the
+        model's run-to-run spread of that kind."""
+        sigma = self.error.spread.get(kind, 0.0)
+        spread = {m.member: m.spread for m in self.misfits if m.kind == kind}
+        mu = np.array([spread.get(member.name, 0.0) for member in self.scenario.members])
+        return np.sqrt(np.clip(mu**2 - sigma**2, 0.0, None))
+
+    def sd(self, kind: str, value: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """The standard deviation of the answer's error for values (S, M, D) of ``kind`` with their
+        predicted parts: the model's own (:meth:`ModelError.sd`) and each member's calibration misfit
+        beyond a run's scatter (:meth:`excess`) at every distance, in quadrature."""
+        own = self.error.sd(kind, value, predicted)
+        excess = self.excess(kind)
+        if not excess.any():
+            return own
+        return np.hypot(own, excess[:, None] * np.asarray(value, float))
+
+    def misfit_words(self) -> str:
+        """One line for the members whose calibration misfit passes a run's scatter (the band carries it,
+        :meth:`sd`): the row missed most, how far off, and the σ the member's band now carries; "" if
+        none."""
+        said = []
+        for misfit in self.misfits:
+            sigma = self.error.spread.get(misfit.kind, 0.0)
+            if misfit.spread <= sigma:
+                continue
+            quantity = "response_time" if misfit.kind == "response_time" else "throughput"
+            model = "no answer" if np.isnan(misfit.model) else shown_value_of(quantity, misfit.model)
+            measured = shown_value_of(quantity, misfit.measured)
+            off = "" if np.isnan(misfit.model) else f" {misfit.off:+.0%}"
+            what = "response time" if misfit.kind == "response_time" else "throughput and CPU"
+            said.append(
+                f"{misfit.row} is off{off} (measured {measured}, the model {model}): {misfit.member}'s band "
+                f"carries the miss, σ {misfit.spread:.1%} of its {what} in place of a run's {sigma:.1%}"
+            )
+        return f"The calibration missed its rows: {'; '.join(said)}." if said else ""
 
     @property
     def has_band(self) -> bool:
@@ -139,15 +187,31 @@ def load_banded(path: str | Path) -> Banded:
     where = Path(path).name
     scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
     error, studies = model_error()
+    record = fit_record(path)
     band = scenario.band
     if band is None:
         points, method = range_points(raw, scenario, where, studies)
         weights = (1 / len(points),) * len(points) if points else ()
-        return Banded(scenario, points, weights, None, error, False, method)
+        return Banded(scenario, points, weights, None, error, False, method, record.misfits)
     near = scenario.lockable_items  # each point's inference starts from the answer's own
     points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
-    return Banded(scenario, points, weights, band.measured_at, error, True, band.method)
+    method = band.method
+    ranged = {key: studies[key] for key in record.held if key in studies}
+    if ranged:  # held at its prior by the calibration: the range the studies support, half the weight
+        nodes, said = range_points(raw, scenario, where, ranged)
+        points, weights = (
+            points + nodes,
+            tuple(w / 2 for w in weights) + (1 / 2 / len(nodes),) * len(nodes),
+        )
+        method += f"; and, sharing half of the weight with them, {said}"
+    bare = [key for key in record.held if key not in studies]
+    if bare:
+        method += (
+            f"; not varied: {', '.join(bare)} (held at its prior value by the fit; no range the studies "
+            "support)"
+        )
+    return Banded(scenario, points, weights, band.measured_at, error, True, method, record.misfits)
 
 
 def range_points(
@@ -328,8 +392,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     s = _sampled(banded, nominal)
     weights = banded.all_weights()
     probabilities = ends(level)
-    error = banded.error
-    response_sd = error.sd("response_time", s.values["response"], s.predicted("response"))
+    response_sd = banded.sd("response_time", s.values["response"], s.predicted("response"))
     spread, w = samples(s.values["response"], response_sd, weights)
     long_end, short_end = quantiles(spread, w, probabilities[::-1])
     shapes = _shapes(banded.scenario)
@@ -346,7 +409,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         predicted = np.where(
             given["open"] | (np.abs(beyond_given) < np.abs(beyond_measured)), beyond_given, beyond_measured
         )
-        sd = error.sd("throughput", value, predicted)
+        sd = banded.sd("throughput", value, predicted)
         if name == "throughput":  # an open member's throughput is its arrival rate: given, no error
             sd = np.where(given["open"], 0.0, sd)
         low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
@@ -377,6 +440,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         np.clip(w @ holds, 0.0, 1.0),
         s.thrashing[1:].sum(axis=0),
         narrowing(banded, s.values["response"], response_sd, weights),
+        banded.misfit_words(),
     )
 
 
@@ -443,6 +507,14 @@ def describe(banded: Banded, level: float) -> str:
         model = f"the model's own error on {where} ({shown}; {error.method})"
     else:
         model = "no error of the model's own (it has not been sized: qmodel scenario cross-validate --write)"
+    missed = [m for m in banded.misfits if m.spread > error.spread.get(m.kind, 0.0)]
+    if missed:
+        model += (
+            "; and the calibration's misfit beyond a run's scatter, √(μ² − σ²) of each value at every "
+            "distance ("
+            + ", ".join(f"{m.member} {m.kind.replace('_', ' ')}: μ {m.spread:.1%}" for m in missed)
+            + ")"
+        )
     points = (
         f"{len(banded.points)} parameter points ({banded.method})" if banded.points else "no parameter points"
     )
@@ -514,6 +586,7 @@ class GoalBand(NamedTuple):
     probability: np.ndarray
     method: str = ""
     narrow: str = ""
+    misfit: str = ""
 
     def to_json(self) -> dict[str, object]:
         """One record (keys: :func:`qmodel.frames.key`): the largest distance and its band's ends
@@ -546,7 +619,12 @@ class GoalBand(NamedTuple):
         or why there is none."""
         if self.low is None:
             return {"level": None, "method": None, "why_none": NO_BAND}
-        return {"level": self.level, "method": self.method, "narrow": self.narrow or None}
+        return {
+            "level": self.level,
+            "method": self.method,
+            "narrow": self.narrow or None,
+            "misfit": self.misfit or None,
+        }
 
     def records(self) -> list[dict[str, object]]:
         """:meth:`to_json` as the one row of a table."""
@@ -627,7 +705,15 @@ def max_distance_banded(
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
     narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
     return GoalBand(
-        answer, level, float(low), float(high), asked, probability, describe(banded, level), narrow
+        answer,
+        level,
+        float(low),
+        float(high),
+        asked,
+        probability,
+        describe(banded, level),
+        narrow,
+        banded.misfit_words(),
     )
 
 
@@ -680,7 +766,7 @@ def _seek_margin(
     (S, M, 1), the weights of the sample (:func:`samples`, S·K) and each sample's least margin (S·K, D)
     s: the longest mean meeting the goal (:func:`critical_mean` at the fixed part ``fixed`` (M, D) and
     the critical ``ratio``) less the sample's mean, −inf where it has none."""
-    sd = banded.error.sd("response_time", response, np.where(np.isnan(base), response, response - base))
+    sd = banded.sd("response_time", response, np.where(np.isnan(base), response, response - base))
     spread, weights = samples(response, sd, banded.all_weights())
     critical = critical_mean(banded.scenario.goal_time, fixed, ratio)
     return sd, weights, np.nan_to_num(critical[None] - spread, nan=-np.inf).min(axis=1)
