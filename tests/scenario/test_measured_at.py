@@ -23,6 +23,10 @@ from qmodel.scenario.spec import scenario_from_dict
 
 KM = 1e3
 DISTANCES = '["0km", "5km", "30km", "80km"]'
+MEMBERS = (  # name, logical CPs, arrival rate, cpu, other, sync reads, log writes, LOCK1, GBPP, GBPS requests
+    ("A", 6, 150, "3ms", "3ms", 8, 1.5, (12.0, 10.0, 3.0)),
+    ("C", 8, 120, "3.2ms", "4ms", 10, 2, (14.0, 12.0, 4.0)),
+)
 
 
 def sysplex(
@@ -46,6 +50,12 @@ def sysplex(
     castout owner C; each path on the link "far" where it crosses between the sites, else "near"."""
     sites = {"A": "north", "C": c_site}
     cfs = {"CF1": "north", "CF2": "south"}
+    members = "\n".join(
+        f'[[member]]\nname = "{name}"\nsite = "{sites[name]}"\nlogical_cps = {cps}\narrival_rate = {rate}\n'
+        f'cpu = "{cpu}"\nother = "{other}"\nsync_reads = {reads}\nlog_writes = {writes}\ntpno_share = "85%"\n'
+        f"requests = {{ LOCK1 = {lock}, GBPP = {gbpp}, GBPS = {gbps} }}\n"
+        for name, cps, rate, cpu, other, reads, writes, (lock, gbpp, gbps) in MEMBERS
+    )
     paths = "\n".join(
         f'[[path]]\nmember = "{m}"\ncf = "{cf}"\nlink = "{"far" if sites[m] != cfs[cf] else "near"}"\n'
         for m in sites
@@ -63,30 +73,7 @@ fibre_speed = "{fibre}"
 response_time = "50ms"
 share = "90%"
 
-[[member]]
-name = "A"
-site = "north"
-logical_cps = 6
-arrival_rate = 150
-cpu = "3ms"
-other = "3ms"
-sync_reads = 8
-log_writes = 1.5
-requests = {{ LOCK1 = 12.0, GBPP = 10.0, GBPS = 3.0 }}
-tpno_share = "85%"
-
-[[member]]
-name = "C"
-site = "{c_site}"
-logical_cps = 8
-arrival_rate = 120
-cpu = "3.2ms"
-other = "4ms"
-sync_reads = 10
-log_writes = 2
-requests = {{ LOCK1 = 14.0, GBPP = 12.0, GBPS = 4.0 }}
-tpno_share = "85%"
-
+{members}
 [[cf]]
 name = "CF1"
 site = "north"
