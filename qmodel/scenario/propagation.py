@@ -69,17 +69,19 @@ def io_time(
     """(RMF response time, its propagation) of one I/O issued ``remote`` m from the primary disk:
     PEND gains one round trip (``distance_growth``), DISC the Metro Mirror cost (``mirror``),
     RESP = CONN + DISC + PEND + IOSQ (``rmf_response_time``). Seconds."""
-    pend = evaluate_si(
-        "distance_growth",
-        time_at_zero=times.pend,
-        distance=remote,
-        round_trips=1,
-        fibre_speed=scenario.fibre_speed,
-    )["time_at_distance"]
+    pend = pend_at(scenario, times.pend, remote)
     response = evaluate_si(
         "rmf_response_time", conn=times.conn, disc=times.disc + mirror, pend=pend, iosq=times.iosq
     )["resp"]
     return response, pend - times.pend
+
+
+def pend_at(scenario: Scenario, pend: float, remote: np.ndarray) -> np.ndarray:
+    """The PEND (s) of an I/O issued ``remote`` m from the primary disks, ``pend`` its PEND at 0 km: one
+    round trip more (``distance_growth``)."""
+    return evaluate_si(
+        "distance_growth", time_at_zero=pend, distance=remote, round_trips=1, fibre_speed=scenario.fibre_speed
+    )["time_at_distance"]
 
 
 def mirror_cost(scenario: Scenario, distances: np.ndarray) -> np.ndarray:
@@ -209,24 +211,23 @@ def _link_at_zero(scenario: Scenario, link: str, distance: np.ndarray) -> dict[s
             "share converted there from conversion.threshold), or measured_at 0km",
             reason="the share converted at 0 km is not inferred from one at a distance",
         )
+    timed = [kind for kind in times["sync"] if kind in times["async"]]  # a kind with one is used by none
+    if not timed:
+        return times
     member, cf = crossing[0].member, crossing[0].cf
     fibre = separation(scenario, distance, scenario.member(member).site, scenario.cf_sites[cf])
-    at_zero: dict[str, dict[str, float]] = {"sync": {}, "async": {}, "converted": {}}
-    for mode in ("sync", "async"):
-        for kind, measured in times[mode].items():
-            if kind not in times["sync"] or kind not in times["async"]:
-                at_zero[mode][kind] = measured  # no request of this kind can use the link: not timed
-                continue
-            request = cf_request(scenario, link, kind, fibre)
-            added = float(request[f"{mode}_service"][0]) - measured
-            at_zero[mode][kind] = _less(scenario, f"link.{link}.{mode}.{kind}", measured, added)
-    return at_zero
+    added = float(cf_request(scenario, link, timed[0], fibre)["propagation"][0])  # the same for each kind
+    return {
+        "sync": {k: _less(scenario, f"link.{link}.sync.{k}", t, added) for k, t in times["sync"].items()},
+        "async": {k: _less(scenario, f"link.{link}.async.{k}", t, added) for k, t in times["async"].items()},
+        "converted": {},
+    }
 
 
 def _io_at_zero(scenario: Scenario, key: str, times: IOTimes, site: str, distance: np.ndarray) -> IOTimes:
     """An I/O's RMF times at 0 km: PEND less the round trip from ``site`` to the primary disks."""
     remote = separation(scenario, distance, site, scenario.primary_site)
-    added = float(io_time(scenario, times, remote)[1][0])
+    added = float(pend_at(scenario, times.pend, remote)[0]) - times.pend
     return replace(times, pend=_less(scenario, f"{key}.pend", times.pend, added, 0.0))
 
 
