@@ -21,6 +21,7 @@ every round trip between the sites lengthened by the route's equipment (``crossi
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -145,12 +146,52 @@ def at_zero_km(scenario: Scenario) -> Scenario:
     ways or a time is no longer above 0 (at least 0 for a PEND or the PPRC overhead) once the model's
     round trips are taken off: the times and the distance do not agree.
     """
-    distance = np.array([scenario.measured_at])
     if scenario.measured_at == 0:
         return scenario
+    key = _measured(scenario)
+    changes = _AT_ZERO.get(key)
+    if changes is None:
+        changes = _times_at_zero(scenario)
+        if len(_AT_ZERO) >= _AT_ZERO_SIZE:
+            del _AT_ZERO[next(iter(_AT_ZERO))]  # the oldest
+        _AT_ZERO[key] = changes
+    fields = {name: value for name, value in changes.items() if name != "signal_service"}
+    protocols = replace(scenario.protocols, signal_service=changes["signal_service"])
+    return replace(scenario, **fields, protocols=protocols, measured_at=0.0)
+
+
+# The times at 0 km of the last scenarios seen, by everything they are computed from (:func:`_measured`):
+# a goal seek, a band or a fit solves one sysplex many times, its members, locks or route varied.
+_AT_ZERO: dict[tuple, dict[str, Any]] = {}
+_AT_ZERO_SIZE = 64
+
+
+def _measured(scenario: Scenario) -> tuple:
+    """Everything :func:`_times_at_zero` reads of ``scenario``, hashable."""
+    protocols = scenario.protocols
+    return (
+        scenario.measured_at,
+        scenario.fibre_speed,
+        scenario.crossing_latency,
+        (scenario.threshold, scenario.redispatch, scenario.async_cpu),
+        tuple((n, mode, tuple(t.items())) for n, link in scenario.links.items() for mode, t in link.items()),
+        tuple((p.member, p.cf, p.link) for p in scenario.paths),
+        tuple((m.name, m.site) for m in scenario.members),
+        tuple(scenario.cf_sites.items()),
+        tuple((s.name, s.cf, s.primary) for s in scenario.structures.values()),
+        (scenario.primary_site, scenario.secondary_site, scenario.metro_mirror, scenario.pprc_overhead),
+        (scenario.read, scenario.write, scenario.castout_write, scenario.castout_owner),
+        (protocols.mirror_protocol, tuple(protocols.signal_service.items())),
+    )
+
+
+def _times_at_zero(scenario: Scenario) -> dict[str, Any]:
+    """The fields of :func:`at_zero_km`'s scenario that change, by name (``signal_service``: its
+    protocols')."""
+    distance = np.array([scenario.measured_at])
     round_trip = round_trips(scenario, distance)
     links = {name: _link_at_zero(scenario, name, distance) for name in scenario.links}
-    changes: dict[str, object] = {"links": links}
+    changes: dict[str, Any] = {"links": links}
     site = disk_site(scenario)
     for name in ("read", "write"):
         changes[name] = _io_at_zero(scenario, f"disk.{name}", getattr(scenario, name), site, distance)
@@ -179,8 +220,8 @@ def at_zero_km(scenario: Scenario) -> Scenario:
                 "cannot be both",
             )
         signal[cf] = _less(scenario, f"cf {cf}.signal_service", service, trips.pop(), 0.0)
-    changes["protocols"] = replace(scenario.protocols, signal_service=signal)
-    return replace(scenario, **changes, measured_at=0.0)  # type: ignore[arg-type]
+    changes["signal_service"] = signal
+    return changes
 
 
 def _link_at_zero(scenario: Scenario, link: str, distance: np.ndarray) -> dict[str, dict[str, float]]:
