@@ -44,7 +44,7 @@ from qmodel.outfile import claim_output
 from qmodel.tables import csvbytes, workbook
 from qmodel.tables.csvsource import CsvSource, read_csv_source, source_of_text
 from qmodel.tables.dialect import Dialect, decide_decimal, decimal_evidence, locale_number, quote_cell
-from qmodel.tables.files import CP1252_SPELLING, ResultsWorkbook, read_sheet_table
+from qmodel.tables.files import CP1252_SPELLING, ResultsWorkbook, other_sheets_named, read_sheet_table
 from qmodel.tables.header import split_header
 from qmodel.tables.table import (
     Table,
@@ -782,7 +782,7 @@ def run_batch_files(
             )
         csv_file = read_csv_source(input_path, sys.stderr)
         source, encoding = _csv_source(csv_file, rows_as_bytes=True), csv_file.encoding
-    with target.open() as handle:
+    with other_sheets_named(input_path, sheet), target.open() as handle:
         if to_workbook:
             run_facts = [
                 ("input", input_path),

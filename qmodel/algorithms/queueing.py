@@ -178,7 +178,8 @@ STATES_PER_BLOCK = 1 << 20  # states per block of elements: about 8 MB per array
 def finite_source_queue(
     servers: ArrayLike, sources: ArrayLike, service_ratio: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """M/M/c//K (machine-repairman) queue: c servers, K sources each requesting at rate 1/T.
+    """M/M/c//K (machine-repairman) queue: c ≥ 1 servers, K ≥ 0 sources (whole numbers; anything else
+    raises ValueError) each requesting at rate 1/T.
 
     ``service_ratio`` is r = S / T, the mean service time over a source's mean time
     between requests. State weights (Kleinrock 1975, §3.9; Bolch et al., §6.6):
@@ -203,6 +204,8 @@ def finite_source_queue(
     servers, sources, ratio = np.broadcast_arrays(
         np.asarray(servers, float), np.asarray(sources, float), np.asarray(service_ratio, float)
     )
+    if not (np.all(servers >= 1) and np.all(sources >= 0)) or np.any(servers % 1) or np.any(sources % 1):
+        raise ValueError("finite_source_queue: servers ≥ 1 and sources ≥ 0 are whole numbers")
     shape = servers.shape
     servers, sources, ratio = (np.ravel(a) for a in (servers, sources, ratio))
     block = max(1, STATES_PER_BLOCK // (int(sources.max(initial=0)) + 1))
@@ -217,30 +220,31 @@ def finite_source_queue(
 def _finite_source_block(
     servers: np.ndarray, sources: np.ndarray, ratio: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``finite_source_queue`` on 1-D arrays, every state of every element at once. The weights of the
-    system with K − 1 sources are those with K times (K − j) / K (the product of the steps telescopes),
-    so one set of weights serves both."""
-    states = np.arange(int(sources.max(initial=0)) + 1, dtype=float)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_ratio = np.log(ratio)
-    present = states <= sources  # (K + 1, n) states that exist
-    steps = np.where(
-        present[1:],
-        np.log(np.maximum(sources - states[1:] + 1, 1.0))
-        - np.log(np.minimum(states[1:], servers))
-        + log_ratio,
-        0.0,
+    """``finite_source_queue`` on 1-D arrays, every state of every element at once, a row per element
+    (its states contiguous, so the cumulative sum runs along memory). The logs of the whole numbers
+    K − j + 1 and min(j, c) are read from one table, not taken per state. The weights of the system
+    with K − 1 sources are those with K times (K − j) / K (the product of the steps telescopes), so one
+    set of weights serves both."""
+    top = int(sources.max(initial=0))
+    states = np.arange(top + 1)
+    log_of = np.log(np.maximum(np.arange(top + 2), 1))  # log m at index m (m ≥ 1)
+    count, serving = sources.astype(np.int64)[:, None], servers.astype(np.int64)[:, None]
+    with np.errstate(divide="ignore"):
+        log_ratio = np.log(ratio)[:, None]  # −inf where r = 0: every state but j = 0 weighs 0
+    steps = (
+        log_of[np.maximum(count - states[1:] + 1, 1)] - log_of[np.minimum(states[1:], serving)] + log_ratio
     )
-    log_weight = np.concatenate([np.zeros((1, servers.size)), np.cumsum(steps, axis=0)])
-    log_weight = np.where(present, log_weight, -np.inf)
-    log_weight = np.where(ratio > 0, log_weight, np.where(states == 0, 0.0, -np.inf))
-    weight = np.exp(log_weight - log_weight.max(axis=0))
-    total = weight.sum(axis=0)
-    queued = (np.maximum(states - servers, 0.0) * weight).sum(axis=0) / total
-    utilization = (np.minimum(states, servers) * weight).sum(axis=0) / total / servers
+    log_weight = np.empty((servers.size, top + 1))
+    log_weight[:, 0] = 0.0
+    np.cumsum(steps, axis=1, out=log_weight[:, 1:])
+    log_weight[states > count] = -np.inf  # states beyond an element's own K do not exist
+    weight = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
+    total = weight.sum(axis=1)
+    queued = (np.maximum(states - serving, 0) * weight).sum(axis=1) / total
+    utilization = (np.minimum(states, serving) * weight).sum(axis=1) / total / servers
     # K − 1 sources (what an arriving request sees): the states up to K − 1, weighted by (K − j)
-    fewer = np.where(states <= sources - 1, weight * (sources - states), 0.0)
-    wait_probability = np.where(states >= servers, fewer, 0.0).sum(axis=0) / fewer.sum(axis=0)
+    fewer = weight * (count - states)  # 0 at j = K, and beyond it where the weight is 0
+    wait_probability = np.where(states >= serving, fewer, 0.0).sum(axis=1) / fewer.sum(axis=1)
     return wait_probability, queued, utilization
 
 

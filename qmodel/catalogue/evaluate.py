@@ -151,8 +151,10 @@ def _complete_inputs(formula: Formula, inputs: Mapping[str, ArrayLike]) -> dict[
             values[name] = np.asarray(symbol.default, dtype=float)
         else:
             raise InputError(name, "missing", _allowed(name, symbol), reason=symbol.meaning)
-    arrays = np.broadcast_arrays(*values.values())
-    return dict(zip(values, arrays, strict=True))
+    shapes = {value.shape for value in values.values()}
+    if len(shapes) <= 1:  # already alike (the usual case): broadcast_arrays costs more than the entry
+        return values
+    return dict(zip(values, np.broadcast_arrays(*values.values()), strict=True))
 
 
 def _allowed(name: str, symbol: Symbol) -> str:
@@ -213,7 +215,7 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     warned: list[tuple[Constraint, np.ndarray, np.ndarray]] = []
     with np.errstate(all="ignore"):
         for constraint, quantity in zip(formula.constraints, constrained(**si), strict=True):
-            quantity = np.broadcast_to(quantity, shape) / UNITS[constraint.unit].to_si
+            quantity = _to_shape(quantity, shape) / UNITS[constraint.unit].to_si
             flat = quantity.reshape(-1)
             bound = constraint.bound
             if constraint.relation in ("<", ">"):
@@ -238,7 +240,7 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
     for output in formula.outputs:
         full = np.full(shape, np.nan)
         if good.all():  # the whole (possibly many-dimensional) array was computed
-            full[...] = np.broadcast_to(computed[output.name], shape)
+            full[...] = computed[output.name]  # broadcast to the inputs' shape
         else:
             full[good] = np.broadcast_to(computed[output.name], full[good].shape)
         full /= UNITS[output.unit].to_si
@@ -258,6 +260,12 @@ def evaluate(formula: Formula | str, inputs: Mapping[str, ArrayLike]) -> Evaluat
         for index in np.flatnonzero(broken & ~bad):
             warnings.setdefault(int(index), []).append(_warning(constraint, flat[index]))
     return Evaluation(formula, outputs, errors, values, warnings)
+
+
+def _to_shape(value: ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as an array of ``shape``: itself where it has it, else broadcast (read-only)."""
+    value = np.asarray(value)
+    return value if value.shape == shape else np.broadcast_to(value, shape)
 
 
 def _compute_refusing_long_sums(

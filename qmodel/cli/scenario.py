@@ -802,9 +802,11 @@ def _show_goal_seek(
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = sought.band_json()
     if fmt != "table":
+        # CSV: one row per distance asked, each with its probability (a table a spreadsheet pivots)
+        held = sought.probabilities() or [{}]
         render(
-            list(payload),
-            [list(payload.values())],
+            list({**payload, **held[0]}),
+            [list({**payload, **each}.values()) for each in held],
             fmt,
             json_payload={
                 **payload,

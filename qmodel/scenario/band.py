@@ -300,7 +300,7 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
     distances = nominal.distances
     order = np.argsort(distances, kind="stable")
     picked = np.round(np.linspace(0, distances.size - 1, min(distances.size, GRID))).astype(int)
-    grid = order[np.unique(picked)]
+    grid = order[_ascending_distinct(picked)]
     known = distances[grid]  # ascending
     measured = _measured(banded)
     at = np.concatenate([known, measured])
@@ -641,7 +641,14 @@ def seek_grid(answer: GoalSeek, upper: float, asked: np.ndarray) -> np.ndarray:
     found = [np.linspace(0.0, upper, SEEK_GRID), np.array([min(1.0, upper)]), asked[asked <= upper]]
     if np.isfinite(answer.distance):
         found.append(np.clip([answer.distance, answer.distance + TOLERANCE], 0.0, upper))
-    return np.unique(np.concatenate(found))
+    return _ascending_distinct(np.concatenate(found))
+
+
+def _ascending_distinct(values: np.ndarray) -> np.ndarray:
+    """``values`` sorted, each once: ``np.unique`` without its check for a masked array, which loads
+    numpy.ma (about 30 ms of a --max-distance answer's whole process)."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if ordered.size else ordered
 
 
 def _seek_solves(

@@ -253,7 +253,7 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
     # fit imports this module) does not pay their start-up (about 20 ms)
     from qmodel.tables import workbook
     from qmodel.tables.csvsource import read_csv_file, read_table
-    from qmodel.tables.files import read_sheet_table
+    from qmodel.tables.files import offering_other_sheets, read_sheet_table
 
     if workbook.is_workbook(path):
         table, _ = read_sheet_table(path, sheet, texts=False)
@@ -285,12 +285,13 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
             named[name] = (index, split[1] if split else None)
     missing = [name for name in REQUIRED_COLUMNS if name not in named]
     if missing:
-        raise InputError(
+        header_error = InputError(
             f"{path}: columns",
             ", ".join(table.header),
             ", ".join(REQUIRED_COLUMNS) + " (and optionally " + ", ".join(OPTIONAL_COLUMNS) + ")",
             reason=f"no {missing[0]} column",
         )
+        raise offering_other_sheets(header_error, path, sheet)
     rows = []
     for row in range(table.size):
         if row in table.blank:

@@ -52,7 +52,7 @@ from qmodel.scenario.spec import (
 from qmodel.tables import workbook
 from qmodel.tables.csvsource import read_csv_file, read_table
 from qmodel.tables.dialect import Dialect, locale_number, quote_cell
-from qmodel.tables.files import read_sheet_table, write_csv_file, write_table_workbook
+from qmodel.tables.files import other_sheets_named, read_sheet_table, write_csv_file, write_table_workbook
 from qmodel.tables.table import holding_a_table, inert_header, refuse_no_rows, shortened_error
 from qmodel.units import bare_number, decimal_comma, with_unit
 
@@ -363,7 +363,8 @@ def run_variant_files(scenario_path, input_path: str, output_path: str, sheet: s
         text, encoding = read_csv_file(input_path, sys.stderr, "--variants")
         table, dialect = _read_text(text, source)
         sheet_name = "variants" if input_path == "-" else Path(input_path).stem
-    titles, results, errors = solve_variants(raw, table, dialect, scenario_path.name, source)
+    with other_sheets_named(input_path, sheet):
+        titles, results, errors = solve_variants(raw, table, dialect, scenario_path.name, source)
     if to_workbook:
         facts = [
             ("scenario", str(scenario_path)),

@@ -5,9 +5,11 @@ rows with their results written as an .xlsx (as their chunks come). A CSV is rea
 
 from __future__ import annotations
 
+import shlex
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from types import TracebackType
 from typing import BinaryIO
 
@@ -39,6 +41,39 @@ def write_csv_file(target: Target, text: str | bytes, encoding: str) -> None:
     else:
         data = text.encode(encoding)
     target.write(data)
+
+
+HEADER_PARAMETER = "columns"  # the parameter of a reader's error for a header naming none of its columns
+
+
+def offering_other_sheets(error: InputError, path: str, sheet: str | None) -> InputError:
+    """``error`` where it is a header error (an InputError on ``columns``, or ``FILE: columns``: a header
+    naming none of what the reader needs) from the first sheet of a workbook, read by default where the
+    workbook has other worksheets, with them offered (--sheet NAME): a planner's workbook often opens on
+    a sheet of notes; any other error as it is."""
+    parameter = str(error.parameter)
+    header = parameter == HEADER_PARAMETER or parameter.endswith(": " + HEADER_PARAMETER)
+    if sheet is not None or error.row is not None or not header or not workbook.is_workbook(path):
+        return error
+    names = workbook.worksheet_names(path)
+    if len(names) < 2:
+        return error
+    return InputError(
+        error.parameter,
+        error.value,
+        f"{error.allowed}; or another sheet, --sheet {shlex.quote(names[1])} (the first sheet, "
+        f"{shown(names[0])}, was read; the workbook's others: {', '.join(map(shown, names[1:]))})",
+        reason=error.reason,
+    )
+
+
+@contextmanager
+def other_sheets_named(path: str, sheet: str | None) -> Iterator[None]:
+    """Inside it, an InputError raised is :func:`offering_other_sheets`'s."""
+    try:
+        yield
+    except InputError as error:
+        raise offering_other_sheets(error, path, sheet) from None
 
 
 def read_sheet_table(path: str, sheet: str | None, texts: bool) -> tuple[Table, str]:

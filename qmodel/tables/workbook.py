@@ -77,6 +77,18 @@ def _refuse(
     return InputError("file", path, allowed, reason=reason)
 
 
+def worksheet_names(path: str) -> list[str]:
+    """The names of the worksheets (sheets of rows, not charts) of the readable workbook at ``path``, in
+    the workbook's order; none where it cannot be read."""
+    import python_calamine as calamine
+
+    try:
+        sheets = calamine.CalamineWorkbook.from_path(path).sheets_metadata
+    except (calamine.CalamineError, calamine.ZipError, calamine.XmlError, OSError, ValueError):
+        return []
+    return [meta.name for meta in sheets if meta.typ == calamine.SheetTypeEnum.WorkSheet]
+
+
 def read_sheet(path: str, sheet: str | None = None) -> Sheet:
     """The sheet ``sheet`` (default: the first) of the workbook at ``path`` as a :class:`Sheet`.
 

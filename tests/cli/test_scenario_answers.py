@@ -45,6 +45,18 @@ def test_the_goal_seek_gives_the_distance_to_a_tenth_of_a_km_rounded_down() -> N
     assert payload["max_distance[km]"] == math.floor(sought / 100) / 10 and payload["tolerance[km]"] == 0.05
 
 
+def test_the_goal_seek_csv_gives_a_row_per_distance_asked_with_the_probability_json_gives() -> None:
+    asked = ["gdps-env2", "--max-distance", "--distance", "40km,70km"]
+    rows = list(csv.DictReader(io.StringIO(run([*asked, "--format", "csv"]).output)))
+    payload = json.loads(run([*asked, "--format", "json"]).output)
+    assert [float(row["distance[km]"]) for row in rows] == [40.0, 70.0]
+    for row, held in zip(rows, payload["goal_holds"], strict=True):
+        assert float(row["goal_holds[%]"]) == pytest.approx(held["goal_holds[%]"], rel=1e-9)
+        assert float(row["max_distance[km]"]) == payload["max_distance[km]"]
+    alone = list(csv.DictReader(io.StringIO(run(["gdps-env2", "--max-distance", "--format", "csv"]).output)))
+    assert len(alone) == 1 and "goal_holds[%]" not in alone[0]
+
+
 def test_a_goal_that_holds_to_the_end_of_the_search_gives_no_distance_only_that_it_lies_beyond() -> None:
     payload = json.loads(run(["gdps-env2", "--max-distance", "--up-to", "40km", "--format", "json"]).output)
     assert payload["max_distance[km]"] is None and payload["goal_holds_beyond_search"] is True

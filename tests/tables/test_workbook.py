@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from qmodel import __version__
 from qmodel.catalogue.evaluate import calc
 from qmodel.cli import cli
+from qmodel.scenario.files import resolve_scenario
 from qmodel.tables.workbook import cell_text, columns_of, write_workbook
 
 
@@ -308,3 +309,44 @@ def test_the_results_workbook_opens_in_libreoffice_with_every_number_a_number(tm
                     assert again == float(cell) and text == str(cell).upper()
                 else:
                     assert again == cell and text == cell
+
+
+def notes_first(path, rows, title="Week 14"):
+    """An .xlsx opening on a sheet of notes, ``rows`` on the sheet ``title`` after it."""
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "Notes"
+    workbook.active.append(["Taken from RMF, peak hour"])
+    sheet = workbook.create_sheet(title)
+    for row in rows:
+        sheet.append(list(row))
+    workbook.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "command, rows",
+    [
+        (["batch", "mm1", "IN", "-o", "OUT.csv"], [("arrival_rate", "service_time [ms]"), (100, 1)]),
+        (["scenario", "gdps-env2", "--variants", "IN", "-o", "OUT.csv"], [("distance",), ("20km",)]),
+        (
+            ["scenario", "calibrate", "SCENARIO", "IN", "--free", "member.G1P1.other"],
+            [("distance", "member", "quantity", "value"), ("0km", "G1P1", "response_time", "10ms")],
+        ),
+    ],
+    ids=["batch", "variants", "calibrate"],
+)
+def test_a_workbook_opening_on_notes_is_refused_offering_its_other_sheets_by_name(tmp_path, command, rows):
+    shutil.copy(resolve_scenario("gdps-env2"), tmp_path / "env2.toml")
+    given = notes_first(tmp_path / "in.xlsx", rows)
+    names = {"IN": given, "OUT.csv": tmp_path / "out.csv", "SCENARIO": tmp_path / "env2.toml"}
+    refused = run(*[names.get(arg, arg) for arg in command])
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
+    assert "--sheet 'Week 14' (the first sheet, Notes, was read" in refused.output
+    assert not (tmp_path / "out.csv").exists()
+    read = run(*[names.get(arg, arg) for arg in command], "--sheet", "Week 14")
+    assert "the first sheet, Notes" not in read.output and "columns =" not in read.output
+
+
+def test_a_one_sheet_workbook_with_a_bad_header_offers_no_other_sheet(tmp_path):
+    refused = run("batch", "mm1", book(tmp_path / "in.xlsx", [("Taken from RMF",)]), "-o", tmp_path / "o.csv")
+    assert refused.exit_code == 2 and "columns =" in refused.output and "--sheet" not in refused.output
