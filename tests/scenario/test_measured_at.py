@@ -4,6 +4,7 @@ model takes off what it adds at that distance and answers as the same sysplex wr
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -296,3 +297,27 @@ def test_a_fit_on_rows_at_the_measured_distance_recovers_what_they_were_made_wit
     # the rows ask for a longer route than the times measured at 12 km allow: the fit ends at the longest
     # they do, the far link's 265 µs lock service less the fibre's 120 µs there
     assert fit.values["crossing_latency"] == pytest.approx(145e-6, rel=1e-3)
+
+
+def test_calibrate_fits_a_file_read_at_12_km_on_rows_at_12_km_and_its_answer_meets_them(tmp_path) -> None:
+    """qmodel scenario calibrate on a file read at 12 km, its rows measured there: the fit is written
+    beside the file, and the file read again with it gives the measured response times at 12 km."""
+    text = measured_file(read(sysplex()), 12.0, "south", "north", "138us", "200000km/s")
+    truth = read(text)
+    truth = replace(truth, members=tuple(replace(m, other=m.other + 2e-3) for m in truth.members))
+    rows = [Measurement("mine", m.name, 12 * KM, "response_time", 1.0) for m in truth.members]
+    measured = {m.name: float(v) for m, v in zip(truth.members, model_values(truth, rows), strict=True)}
+    (tmp_path / "mine.toml").write_text('free = ["member.*.other"]\n' + text, encoding="utf-8")
+    (tmp_path / "rows.csv").write_text(
+        "distance,member,quantity,value\n"
+        + "".join(f"12km,{name},response_time,{value * 1e3!r}ms\n" for name, value in measured.items()),
+        encoding="utf-8",
+    )
+    assert (
+        run("scenario", "calibrate", str(tmp_path / "mine.toml"), str(tmp_path / "rows.csv")).exit_code == 0
+    )
+    assert (tmp_path / "mine.fit.toml").is_file()
+    answer = run("scenario", str(tmp_path / "mine.toml"), "--distance", "12km", "--format", "json")
+    for record in json.loads(answer.output)["results"]:
+        if record["member"] in measured:
+            assert record["response_time[ms]"] == pytest.approx(measured[record["member"]] * 1e3, rel=1e-3)
