@@ -17,8 +17,9 @@ them thrashing, whole process: its notes read the remedies from the solve, not f
 own; and a sweep with IOSQ computed from the load (the disk queue balanced inside each evaluation).
 Run with qmodel installed:
 
-    python bench/scenario_speed.py [--band | --max-distance]
-    # --band: the band's lines alone; --max-distance: its whole processes alone
+    python bench/scenario_speed.py [--band | --max-distance | --measured-at]
+    # --band: the band's lines alone; --max-distance: its whole processes alone; --measured-at: a solve
+    # of a file whose times were read at a distance beside the same read at 0 km
 """
 
 from __future__ import annotations
@@ -146,12 +147,33 @@ def max_distance_lines() -> None:
         )
 
 
+def measured_at_lines(rounds: int = 5) -> None:
+    """One solve at one distance (what a goal seek, a band point or a fit trial repeats) of gdps-env2 as
+    read at 0 km and as read 1 m apart (measured_at: its RMF times taken to 0 km in every solve), in
+    interleaved rounds; the cost of the times read at a distance as a ratio."""
+    scenario = load_scenario(resolve_scenario("gdps-env2"))
+    apart = replace(scenario, measured_at=1.0)  # 1 m: every time stays above what the metre adds
+    distance = np.array([40e3])
+    times: dict[str, list[float]] = {"0 km": [], "1 m": []}
+    for _ in range(rounds):
+        for label, each in (("0 km", scenario), ("1 m", apart)):
+            times[label].append(median_time(lambda each=each: solve_scenario(each, distance), REPEATS)[0])
+    at_zero, at_one = min(times["0 km"]), min(times["1 m"])
+    print(
+        f"gdps-env2, one solve at 40 km: {at_zero * 1e3:.1f} ms read at 0 km, {at_one * 1e3:.1f} ms read "
+        f"1 m apart (measured_at; ratio {at_one / at_zero:.2f})"
+    )
+
+
 def main() -> None:
     if "--band" in sys.argv[1:]:  # the band's lines alone
         band_lines()
         return
     if "--max-distance" in sys.argv[1:]:  # the whole processes of --max-distance alone
         max_distance_lines()
+        return
+    if "--measured-at" in sys.argv[1:]:  # the cost of times read at a distance alone
+        measured_at_lines()
         return
     for name in ("gdps-env2", "gdps-env3"):
         seconds, thrashing = sweep(name)

@@ -43,22 +43,25 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from qmodel.algorithms.fixed_point import FixedPoint, iterate
 from qmodel.algorithms.queueing import STATES_PER_BLOCK, erlang_c, finite_source_queue
-from qmodel.catalogue.evaluate import calc, compute_si
+from qmodel.catalogue.evaluate import compute_si
 from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_scenario_work, refuse_too_large
 from qmodel.scenario import protocols as today
+from qmodel.scenario.propagation import (
+    at_zero_km,
+    cf_request,
+    evaluate_si,
+    io_time,
+    mirror_cost,
+    round_trips,
+    separation,
+)
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario, check_path_capacity
 from qmodel.studies.locks import lock_wait
-
-
-def evaluate_si(formula_id: str, **inputs: npt.ArrayLike) -> dict[str, np.ndarray]:
-    """A catalogue entry on SI inputs, its outputs by name in SI (domains and constraints checked)."""
-    return calc(formula_id, units="si", **inputs).outputs
 
 
 @dataclass(frozen=True)
@@ -104,18 +107,6 @@ class FixedParts:
 _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at every distance
 
 
-def _separation(scenario: Scenario, distances: np.ndarray, site_a: str, site_b: str) -> np.ndarray:
-    """The fibre distance (m) a request from ``site_a`` to ``site_b`` crosses: none within a site; between
-    the sites the distance, lengthened at every distance above 0 by the ``crossing_latency`` of the
-    route's equipment as the fibre that would take as long (latency × fibre_speed / 2 per one-way
-    length: every formula of the propagation is linear in 2 d / v, so each round trip gains exactly the
-    latency)."""
-    if site_a == site_b:
-        return np.zeros_like(distances)
-    equipment = scenario.crossing_latency * scenario.fibre_speed / 2  # m of fibre as long as the equipment
-    return np.where(distances > 0, distances + equipment, distances)
-
-
 def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
     """Steps 1, 2 and 4 of the module docstring without the load: each member's CF requests at the
     distance (propagation, conversion to async, duplexed writes at commit), its synchronous reads and
@@ -127,16 +118,10 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
     :returns: :class:`FixedParts`, per member and distance, SI units.
     """
     today.check_reach(scenario, distances)  # a typed link or zHyperLink past its reach: refused
+    scenario = at_zero_km(scenario)  # the file's RMF times as at 0 km, where it read them at a distance
     members = scenario.members
     shape = (len(members), distances.size)
-
-    def round_trip(site_a: str, site_b: str) -> np.ndarray:
-        """(D,) s: a round trip between two sites at each distance (the crossings' too)."""
-        return evaluate_si(
-            "round_trip_time",
-            distance=_separation(scenario, distances, site_a, site_b),
-            fibre_speed=scenario.fibre_speed,
-        )["round_trip_time"]
+    round_trip = round_trips(scenario, distances)
 
     parts = {
         name: np.zeros(shape)
@@ -161,23 +146,13 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
             structure = scenario.structures[name]
             path = scenario.path(member.name, structure.cf)
             link = scenario.links[path.link]
-            distance = _separation(scenario, distances, member.site, scenario.cf_sites[structure.cf])
+            distance = separation(scenario, distances, member.site, scenario.cf_sites[structure.cf])
             secondary = today.duplexed_secondary(scenario, name)
             if secondary is not None and scenario.protocols.duplexing[secondary.name] == "sync":
                 distance = today.duplexed_distance(
                     scenario, member, structure, secondary, link["sync"][structure.kind], round_trip
                 )
-            requests[name] = evaluate_si(
-                "cf_request_at_distance",
-                sync_service_at_zero=link["sync"][structure.kind],
-                async_service_at_zero=link["async"][structure.kind],
-                converted_at_zero=link["converted"].get(structure.kind, 0.0),
-                distance=distance,
-                threshold=scenario.threshold,
-                redispatch=scenario.redispatch,
-                async_cpu=scenario.async_cpu,
-                fibre_speed=scenario.fibre_speed,
-            )
+            requests[name] = cf_request(scenario, path.link, structure.kind, distance)
         # of a primary's requests, the page writes its secondary duplexes are made at commit, with it
         duplexed = {
             scenario.structures[name].primary: count
@@ -231,28 +206,20 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
             parts["cf_sync"][m] += executing * (1 - fraction) * request["sync_service"]
             parts["cf_async"][m] += executing * fraction * (request["async_service"] + scenario.redispatch)
         parts["cpu"][m] += member.cpu
-        remote = _separation(scenario, distances, member.site, scenario.primary_site)
+        remote = separation(scenario, distances, member.site, scenario.primary_site)
         mirror = np.zeros_like(distances)
         mirror_propagation = np.zeros_like(distances)
         if scenario.metro_mirror:
-            mirror_distance = _separation(scenario, distances, scenario.primary_site, scenario.secondary_site)
-            mirror = evaluate_si(
-                "pprc_write_cost",
-                sync_writes=1,
-                base_overhead=scenario.pprc_overhead,
-                distance=mirror_distance,
-                mirror_round_trips=today.mirror_round_trips(scenario.protocols),
-                fibre_speed=scenario.fibre_speed,
-            )["write_cost"]
+            mirror = mirror_cost(scenario, distances)
             mirror_propagation = mirror - scenario.pprc_overhead
         read, write = scenario.read, scenario.write
         if scenario.volumes is not None:  # IOSQ is computed from the load, in the fixed point
             read, write = replace(read, iosq=0.0), replace(write, iosq=0.0)
-        read_time, read_propagation = _io_time(scenario, read, remote)
-        write_time, write_propagation = _io_time(scenario, write, remote, mirror)
+        read_time, read_propagation = io_time(scenario, read, remote)
+        write_time, write_propagation = io_time(scenario, write, remote, mirror)
         log_mirror = mirror_propagation
         if scenario.protocols.zhyperwrite:  # to primary and secondary at once: no mirror leg after
-            local = _io_time(scenario, write, np.zeros_like(distances))[0]
+            local = io_time(scenario, write, np.zeros_like(distances))[0]
             write_time, write_propagation = today.log_write(scenario, local, round_trip, member.site)
             log_mirror = np.zeros_like(distances)
         read_busy, write_busy = read_time - read_propagation, write_time - write_propagation
@@ -270,8 +237,9 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
             parts["spin"][m] += member.log_writes * spin
         parts["device_busy"][m] += member.sync_reads * read_busy + member.log_writes * write_busy
         parts["sync_io"][m] += member.sync_reads * read_time
-        if member.name == scenario.castout_owner:  # its reads queue behind its castout writes
-            castout_write = _io_time(scenario, scenario.castout_write, remote, mirror)[0]
+        castout = scenario.castout_write if member.name == scenario.castout_owner else None
+        if castout is not None:  # its reads queue behind its castout writes
+            castout_write = io_time(scenario, castout, remote, mirror)[0]
             parts["sync_io"][m] += member.sync_reads * scenario.castout_iosq * castout_write
         parts["commit"][m] += member.log_writes * write_time
         parts["fixed_part"][m] += member.sync_reads * read_propagation + member.log_writes * (
@@ -289,7 +257,7 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
     ]
     between_members = np.array([[round_trip(a.site, b.site) for b in members] for a in members])
     local_write = replace(scenario.write, iosq=0.0) if scenario.volumes is not None else scenario.write
-    write_service = _io_time(scenario, local_write, np.zeros_like(distances), mirror)[0]
+    write_service = io_time(scenario, local_write, np.zeros_like(distances), mirror)[0]
     return FixedParts(
         **parts,
         lock_requests=lock_requests,
@@ -300,25 +268,6 @@ def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
         writes=np.array([m.log_writes for m in members]),
         write_service=write_service,
     )
-
-
-def _io_time(
-    scenario: Scenario, times, remote: np.ndarray, mirror: np.ndarray | float = 0.0
-) -> tuple[np.ndarray, np.ndarray]:
-    """(RMF response time, its propagation) of one I/O issued ``remote`` m from the primary disk:
-    PEND gains one round trip (``distance_growth``), DISC the Metro Mirror cost (``mirror``),
-    RESP = CONN + DISC + PEND + IOSQ (``rmf_response_time``). Seconds."""
-    pend = evaluate_si(
-        "distance_growth",
-        time_at_zero=times.pend,
-        distance=remote,
-        round_trips=1,
-        fibre_speed=scenario.fibre_speed,
-    )["time_at_distance"]
-    response = evaluate_si(
-        "rmf_response_time", conn=times.conn, disc=times.disc + mirror, pend=pend, iosq=times.iosq
-    )["resp"]
-    return response, pend - times.pend
 
 
 def volume_load(

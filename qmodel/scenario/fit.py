@@ -68,6 +68,7 @@ from qmodel.scenario.measurements import (
     weighted_residual,
 )
 from qmodel.scenario.overrides import with_overrides, with_values
+from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
 from qmodel.tomlread import read_toml
@@ -633,7 +634,8 @@ def fit_scenario(
     :param free: dotted keys (``member.*.other`` for each member's) or :class:`FreeParameter`.
     :param prepare: applied to the scenario at every trial before it is solved (the study's exact 0 km
         fits of each member's other and think time, :mod:`qmodel.scenario.calibrate`); an InputError or
-        ConvergenceError there counts as every row 100% off.
+        ConvergenceError there counts as every row 100% off, as does a trial whose route takes longer
+        than the file's times measured at a distance (:func:`qmodel.scenario.propagation.at_zero_km`).
     :param start: start values (SI) by key, in place of the scenario's.
     :param progress: called with the count of evaluations so far, after each.
     :returns: :class:`Fit`.
@@ -662,12 +664,13 @@ def fit_scenario(
     x0 = np.clip([p.to_scale(min(max(starts[p.key], p.low), p.high)) for p in parameters], low, high)
     fitted = np.array([row.weight > 0 for row in rows])
 
+    at_zero_km(scenario)  # the file's times measured at a distance: refused here if they cannot be
+
     def trial(x: np.ndarray) -> Scenario | None:
         varied = with_values(scenario, {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)})
-        if prepare is None:
-            return varied
         try:
-            return prepare(varied)
+            at_zero_km(varied)  # a route (crossing_latency, fibre_speed) longer than the times measured
+            return varied if prepare is None else prepare(varied)
         except (InputError, ConvergenceError):  # the prepared rows cannot take these values
             return None
 

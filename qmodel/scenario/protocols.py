@@ -226,7 +226,8 @@ def described(scenario: Scenario) -> list[str]:
     protocols, said = scenario.protocols, []
     if protocols.link_types:
         links = ", ".join(f"{name} {kind}" for name, kind in sorted(protocols.link_types.items()))
-        said.append(f"Links: {links} (their service at 0 km as measured).")
+        at = f"{scenario.measured_at / KM:g} km" if scenario.measured_at else "0 km"
+        said.append(f"Links: {links} (their service at {at} as measured).")
     if protocols.mirror_protocol != "pre-deposit":
         said.append(
             f"Metro Mirror: {protocols.mirror_protocol}, {mirror_round_trips(protocols)} round trips "

@@ -125,6 +125,22 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "221; tests/scenario/test_crossing_latency.py); public figures put electrical regeneration "
         "with FEC near 100 µs per site (Huawei, WDM/OTN network latency composition)",
     ),
+    ScenarioKey(
+        "",
+        "measured_at",
+        "distance",
+        "km",
+        "0km",
+        "the distance between the sites when the file's RMF times were read: the links' sync and async "
+        "service, the [disk] read and write times and pprc_overhead, the CFs' signal_service. The "
+        "model takes off what it adds at that distance (the round trips, crossing_latency included) "
+        "and adds its own at each distance asked; [locks] measured_at takes this value unless it "
+        "gives its own",
+        source="the configuration of the measured interval (today's distance between the sites); the "
+        "[disk] times as the members at the primary disks' site see them (where none runs there, the "
+        "members' own); a link type used both within a site and between the sites is given twice "
+        "(a [link.NAME] each)",
+    ),
     ScenarioKey("", "goal", "table", "", REQUIRED, "the WLM goal: [goal]"),
     ScenarioKey("", "member", "array of tables", "", REQUIRED, "the z/OS images: [[member]]"),
     ScenarioKey("", "cf", "array of tables", "", REQUIRED, "the coupling facilities: [[cf]]"),
@@ -325,8 +341,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "table of times",
         "us",
         {},
-        "service at 0 km of a synchronous request, by structure kind",
-        source="RMF CF activity report: sync service time per request at 0 km",
+        "service of a synchronous request at measured_at (0 km by default), by structure kind",
+        source="RMF CF activity report: sync service time per request",
         positive=True,
     ),
     ScenarioKey(
@@ -335,8 +351,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "table of times",
         "us",
         {},
-        "service at 0 km of an asynchronous request, by structure kind",
-        source="RMF CF activity report: async service time per request at 0 km",
+        "service of an asynchronous request at measured_at (0 km by default), by structure kind",
+        source="RMF CF activity report: async service time per request",
         positive=True,
     ),
     ScenarioKey(
@@ -345,7 +361,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "table of shares",
         "ratio",
         {},
-        "share already async at 0 km, by structure kind (0 where not given)",
+        "share already async at 0 km, by structure kind (0 where not given); on a link between the sites "
+        "only with measured_at 0km (at a distance the model estimates it from conversion.threshold)",
         source="RMF CF activity report: async share at 0 km (qmodel scenario-profile)",
     ),
     ScenarioKey("disk", "primary_site", "text", "", REQUIRED, "the site of the primary disks"),
@@ -371,7 +388,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "time",
         "ms",
         "0ms",
-        "Metro Mirror cost per write at 0 km",
+        "Metro Mirror cost per write at measured_at (0 km by default): what it adds to a write's DISC",
         source="the GDPS study: about 0.4 ms per write at 0 km; or measured",
     ),
     ScenarioKey("disk", "read", "table", "", REQUIRED, "a sync read's RMF times: [disk.io]"),
@@ -419,7 +436,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "table",
         "",
         Note("required with castout_owner"),
-        "the owner's castout (DBM1) write at 0 km: [disk.io]",
+        "the owner's castout (DBM1) write at measured_at (as its owner sees it): [disk.io]",
         source="RMF device activity report of the DBM1 address space",
     ),
     ScenarioKey(
@@ -455,7 +472,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "time",
         "ms",
         "0ms",
-        "pending time per I/O at 0 km",
+        "pending time per I/O at measured_at (0 km by default)",
         source="RMF device activity report: PEND per I/O",
     ),
     ScenarioKey(
@@ -522,7 +539,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "measured_at",
         "distance",
         "km",
-        "0km",
+        Note("measured_at (the top level's)"),
         "the distance between the sites when measured_wait was measured",
         source="the configuration of the measured interval (today's distance)",
     ),
@@ -693,7 +710,8 @@ TODAY_KEYS: tuple[ScenarioKey, ...] = (
         "time",
         "us",
         "0us",
-        "service of one CF-to-CF signal at 0 km, for the structures duplexed on this CF",
+        "service of one CF-to-CF signal at measured_at (0 km by default), for the structures duplexed "
+        "on this CF",
         source="RMF 74-4 remote facility section: signal service time; 0 when not given (a lower "
         "bound of the duplexing cost), said with the answer",
     ),

@@ -351,6 +351,9 @@ class Scenario:
     free: tuple[str, ...] = ()  # the dotted keys qmodel scenario calibrate fits
     lock_measurement: LockMeasurement | None = None  # lockable_items inferred from it where not given
     defaults: tuple[tuple[str, str], ...] = ()  # (key, value as a file writes it) taken for keys left out
+    # m between the sites when the links', disks' and CF signals' times were read (RMF): the solver takes
+    # them to 0 km (qmodel.scenario.propagation.at_zero_km)
+    measured_at: float = 0.0
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -770,6 +773,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
     reader.known(conversion, SECTION_KEYS["conversion"], "conversion")
     distribution = reader.table(data, "distribution", required=False)
     reader.known(distribution, SECTION_KEYS["distribution"], "distribution")
+    measured_at = reader.value(data, "", "measured_at", "")
     calibration = data.get("calibration", [])
     if not isinstance(calibration, list) or not all(isinstance(c, dict) for c in calibration):
         raise reader.error("calibration", _shown(calibration, "calibration"), "[[calibration]] tables")
@@ -779,6 +783,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         distances=_distances(reader, data.get("distance", key_of("", "distance").file_default)),
         fibre_speed=reader.value(data, "", "fibre_speed", ""),
         crossing_latency=reader.value(data, "", "crossing_latency", ""),
+        measured_at=measured_at,
         goal_time=reader.value(goal, "goal", "response_time", "goal"),
         goal_share=reader.value(goal, "goal", "share", "goal"),
         members=tuple(members),
@@ -790,7 +795,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         threshold=reader.value(conversion, "conversion", "threshold", "conversion"),
         redispatch=reader.value(conversion, "conversion", "redispatch", "conversion"),
         async_cpu=reader.value(conversion, "conversion", "async_cpu", "conversion"),
-        **_locks(reader, data),
+        **_locks(reader, data, measured_at),
         shape=reader.value(distribution, "distribution", "shape", "distribution"),
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),
@@ -1101,10 +1106,11 @@ def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> d
     }
 
 
-def _locks(reader: _Reader, data: dict) -> dict[str, Any]:
+def _locks(reader: _Reader, data: dict, measured_at: float) -> dict[str, Any]:
     """The [locks] fields of :class:`Scenario`: lockable_items = inf (no contention) needs no other; left
     out beside measured_wait it is NaN here, inferred from the measurement
-    (:func:`qmodel.scenario.fit.with_inferred_locks`)."""
+    (:func:`qmodel.scenario.fit.with_inferred_locks`), measured where the file's own ``measured_at``
+    (m) says unless [locks] says otherwise."""
     locks = reader.table(data, "locks", allowed=LOCKS_FORM)
     reader.known(locks, SECTION_KEYS["locks"], "locks")
     hot_set = locks.get("lockable_items")  # inf as TOML's bare inf or as the text "inf"
@@ -1113,7 +1119,7 @@ def _locks(reader: _Reader, data: dict) -> dict[str, Any]:
     if "measured_wait" in locks:
         measured = LockMeasurement(
             reader.value(locks, "locks", "measured_wait", "locks"),
-            reader.value(locks, "locks", "measured_at", "locks"),
+            reader.value(locks, "locks", "measured_at", "locks", default=f"{measured_at / 1e3!r}km"),
         )
     elif "measured_at" in locks:
         raise reader.error(
