@@ -59,9 +59,10 @@ from qmodel.scenario.predictive import (
     share_within,
 )
 from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
+from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
 from qmodel.tomlread import read_toml
-from qmodel.units import bare_number, with_unit
+from qmodel.units import bare_number, parse_value, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
 GRID = 33  # at most this many of the distances asked solve each parameter point
@@ -82,6 +83,9 @@ NARROW = {
     "is now the largest part of the band",
     "fit": "more rows at distance in the fit would narrow its parameters' interval, now the largest part "
     "of the band",
+    "crossing_latency": "a round trip between the sites measured at today's distance (RMF CF activity "
+    "report, path data: channel path latency, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would "
+    "give crossing_latency, which now takes the whole 95% interval of the GDPS study's estimate",
 }
 
 
@@ -99,6 +103,7 @@ class Banded(NamedTuple):
     error: ModelError = ModelError()
     pinned: bool = True
     method: str = ""
+    ranged: tuple[str, ...] = ()  # without a fit: the key each point moves across its range
 
     @property
     def has_band(self) -> bool:
@@ -141,9 +146,9 @@ def load_banded(path: str | Path) -> Banded:
     error, studies = model_error()
     band = scenario.band
     if band is None:
-        points, method = range_points(raw, scenario, where, studies)
+        points, ranged, method = range_points(raw, scenario, where, studies)
         weights = (1 / len(points),) * len(points) if points else ()
-        return Banded(scenario, points, weights, None, error, False, method)
+        return Banded(scenario, points, weights, None, error, False, method, ranged)
     near = scenario.lockable_items  # each point's inference starts from the answer's own
     points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
@@ -152,27 +157,42 @@ def load_banded(path: str | Path) -> Banded:
 
 def range_points(
     raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
-) -> tuple[tuple[Scenario, ...], str]:
-    """The scenario at :data:`RANGE_NODES` nodes of each range the studies support (log-uniform: the
-    midpoints of equal steps of its logarithm), one parameter at a time, and the words for them."""
-    points, said = [], []
-    for key, (low, high) in studies.items():
-        nodes = np.exp(np.log(low) + (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES * np.log(high / low))
+) -> tuple[tuple[Scenario, ...], tuple[str, ...], str]:
+    """The scenario at :data:`RANGE_NODES` nodes of each range the studies support, one parameter at a
+    time: each lock parameter's (``studies``, log-uniform: a count over orders of magnitude) and each
+    default the file takes that is an estimate with its interval (the schema's ``supported``, such as
+    ``crossing_latency``; uniform: the nodes are the midpoints of equal steps, of the logarithm or of the
+    value). Returns the points, the key each one moves, and the words for them."""
+    taken = {key for key, _ in scenario.defaults}
+    ranges = [(key, low, high, "") for key, (low, high) in studies.items()]
+    for schema_key in SCENARIO_KEYS:
+        key = ".".join(filter(None, (schema_key.table, schema_key.name)))
+        if schema_key.supported is not None and key in taken:
+            low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
+            ranges.append((key, low, high, schema_key.unit))
+    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
+    points: list[Scenario] = []
+    keys: list[str] = []
+    said = []
+    for key, low, high, unit in ranges:
         column = _column(raw, key, where, 0)
+        nodes = low + steps * (high - low) if unit else np.exp(np.log(low) + steps * np.log(high / low))
         for node in nodes:
             data = copy.deepcopy(raw)
-            apply_override(data, column, float(node))
+            apply_override(data, column, f"{node:.6g}{unit}" if unit else float(node))
             points.append(scenario_from_dict(data, where))
-        said.append(f"{key} from {low:,.4g} to {high:,.4g}")
+            keys.append(key)
+        scale = "uniform: the default's 95% interval" if unit else "log-uniform"
+        said.append(f"{key} from {low:,.4g} to {high:,.4g}{unit} ({scale})")
     method = (
         (
             f"not pinned by a measurement of this file, the range the studies support ({'; '.join(said)}; "
-            f"{RANGE_NODES} log-uniform nodes, equal weights)"
+            f"{RANGE_NODES} nodes each, one parameter at a time, equal weights)"
         )
         if said
         else ""
     )
-    return tuple(points), method
+    return tuple(points), tuple(keys), method
 
 
 def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ...]:
@@ -459,7 +479,15 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
     parameters = float(np.einsum("s,smd->", weights, (values - mean) ** 2))
     model = float(np.einsum("s,smd->", weights, np.nan_to_num(sd) ** 2))
     if parameters >= model:
-        return "" if not banded.points else NARROW["fit" if banded.pinned else "range"]
+        if not banded.points:
+            return ""
+        if banded.pinned:
+            return NARROW["fit"]
+        spread: dict[str, float] = {}  # each ranged key's points' share of the parameters' spread
+        for key, weight, value in zip(banded.ranged, weights[1:], values[1:], strict=True):
+            spread[key] = spread.get(key, 0.0) + float(weight * ((value - mean) ** 2).sum())
+        widest = max(spread, key=spread.__getitem__, default="")
+        return NARROW.get(widest, NARROW["range"])
     return NARROW["unmeasured" if banded.measured_at is None else "growth"]
 
 

@@ -28,6 +28,8 @@ from qmodel.output import format_number
 from qmodel.scenario.band import GRID, RANGE_NODES, load_banded, max_distance_banded, solve_banded
 from qmodel.scenario.compose import evaluate_si
 from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.schema import key_of
+from qmodel.units import parse_value
 from qmodel.scenario.predictive import (
     ModelError,
     critical_mean,
@@ -281,6 +283,27 @@ def test_a_file_without_a_band_takes_the_range_the_studies_support_and_names_wha
     assert "low, high: the 80% band" in table and "To narrow the band most:" in table
     seek = json.loads(run([path, "--max-distance", "--format", "json"]).output)
     assert seek["band"]["narrow"] and seek["max_distance_low[km]"] is not None
+
+
+def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_file_leaves_it_out(
+    tmp_path,
+) -> None:
+    # crossing_latency left out: its default, 138 us, is the GDPS study's estimate (95%: 55 to 221 us)
+    stated = env2_with_band(tmp_path, None)
+    text = Path(stated).read_text(encoding="utf-8")
+    left_out = tmp_path / "left-out.toml"
+    left_out.write_text(re.sub(r"(?m)^crossing_latency = .*\n", "", text), encoding="utf-8")
+    given, taken = load_banded(stated), load_banded(left_out)
+    latency = key_of("", "crossing_latency")
+    low, high = (parse_value("crossing_latency", end, "us") * 1e-6 for end in latency.supported)
+    moved = [point.crossing_latency for point in taken.points if point.crossing_latency != 138e-6]
+    assert len(moved) == RANGE_NODES and all(low < value < high for value in moved)
+    assert np.mean(moved) == pytest.approx((low + high) / 2)  # uniform over the interval
+    assert all(point.crossing_latency == 0 for point in given.points)  # the file's own value: not varied
+    assert "crossing_latency from" in taken.method and "crossing_latency" not in given.method
+    seek = json.loads(run([str(left_out), "--max-distance", "--format", "json"]).output)
+    assert seek["max_distance_low[km]"] < seek["max_distance[km]"] < seek["max_distance_high[km]"]
+    assert "crossing_latency from 55 to 221us" in seek["band"]["method"]
 
 
 def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> None:
