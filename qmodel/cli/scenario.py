@@ -511,6 +511,8 @@ def _band_notes(result) -> list[str]:
         )
     if band.narrow:
         notes.append(f"To narrow the band most: {band.narrow}.")
+    if band.misfit:
+        notes.append(band.misfit)
     open_end = np.flatnonzero(band.points_without_answer)
     if open_end.size:
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
@@ -797,6 +799,8 @@ def _show_goal_seek(
             text += f" Probability that every member meets the goal: {shown}."
         if sought.narrow:
             text += f" To narrow the band most: {sought.narrow}."
+        if sought.misfit:
+            text += f" {sought.misfit}"
     text += " " + " ".join(filter(None, [fit_note, *_assumed(spec)]))
     # no distance where the goal fails at 0 km, or holds to the end of the search
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
@@ -1051,7 +1055,7 @@ def scenario_calibrate(
     from qmodel.scenario.files import resolve_scenario
     from qmodel.scenario.fit import (
         EVALUATIONS_PER_PARAMETER,
-        fit_scenario,
+        calibrate_fit,
         free_parameters,
         lock_refit,
         refuse_long_calibration,
@@ -1077,7 +1081,7 @@ def scenario_calibrate(
     refuse_long_calibration(scenario, rows, len(parameters), prepare is not None)
     about = EVALUATIONS_PER_PARAMETER * len(parameters)
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
-        fit = fit_scenario(
+        fit = calibrate_fit(
             with_inferred_locks(scenario), rows, parameters, prepare=prepare, progress=progress
         )
     written = write_fit(fit, Path(path), measurements)
@@ -1113,7 +1117,7 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
 
 
 def _show_fit(fit, written, fmt: str) -> None:
-    from qmodel.scenario.fit import LEVEL, shown_value, shown_value_of
+    from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of
 
     intervals, weak = fit.intervals(), fit.weak()
     level = f"{LEVEL:.0%} interval"
@@ -1125,7 +1129,7 @@ def _show_fit(fit, written, fmt: str) -> None:
             fit.label(p.key),
         ]
         for p in fit.parameters
-    ]
+    ] + [[h.parameter.key, shown_value(h.parameter.key, h.value), "", held_label(h)] for h in fit.held]
     rows = []
     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
         off = (model - row.value) / row.value * 100 if row.value else float("nan")
@@ -1157,6 +1161,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                     }
                     for p in fit.parameters
                 ],
+                "held": [{"key": h.parameter.key, "value": h.value, "why": h.reason} for h in fit.held],
                 "rows": [
                     {
                         "row": row.label,
@@ -1170,6 +1175,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True)
                 ],
                 "degrees_of_freedom": fit.dof,
+                "summary": fit.summary(),
                 "notes": notes,
                 "written": str(written),
             },
@@ -1185,14 +1191,7 @@ def _show_fit(fit, written, fmt: str) -> None:
         )
         for note in notes:
             _say(note)
-        freedom = (
-            f"{fit.dof} degrees of freedom"
-            if fit.dof >= 1
-            else "as many rows as parameters"
-            if fit.dof == 0
-            else "fewer rows than parameters"
-        )
         _say(
-            f"{len(fit.rows)} rows, {len(fit.parameters)} parameters, {freedom}. "
-            f"Written: {written} (qmodel scenario takes these values in place of the file's own)."
+            f"{fit.summary()} Written: {written} (qmodel scenario takes these values in place of the"
+            " file's own)."
         )

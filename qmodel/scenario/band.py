@@ -1,16 +1,24 @@
 """A band at a stated level on every scenario answer (docs/background/cross-validation.md, "The band").
 
-The answer's predictive distribution has two parts, sampled jointly (:mod:`qmodel.scenario.predictive`):
+The answer's predictive distribution has two parts, sampled jointly (:mod:`qmodel.scenario.predictive`),
+the second widened by a third:
 
 - **the parameters**, as the file's [band] gives them: points (the sigma points of a fit's joint normal,
   each member's 0 km fits redone at each, the file's ``weights``) with the scenario itself weighing the
   rest. A file without [band] has measured nothing that pins its lock parameters: it takes the range the
   studies support for them (:data:`MODEL_FILE`'s ``studies_range``, log-uniform, :data:`RANGE_NODES`
-  equal-weight nodes), and its answer names the measurement that would narrow the band most;
+  equal-weight nodes), and its answer names the measurement that would narrow the band most; so does
+  a lock parameter a calibration held at its prior (the rows did not pin it), its nodes at the fit's
+  values of the rest sharing half of the weight with the fit's points;
 - **the model's own error** on the part of the answer the model predicts: each value y less its value at
   the configuration the file was measured and fitted at ([band] ``measured_at``; none: all of it is
   predicted), normal with variance (σ·y)² + (q·g)², σ and q by kind sized by cross-validation across the
-  study's environments (:data:`MODEL_FILE`, written by ``qmodel scenario cross-validate --write``).
+  study's environments (:data:`MODEL_FILE`, written by ``qmodel scenario cross-validate --write``);
+- **a calibration's misfit**, where the file's values come from ``qmodel scenario calibrate``: each
+  member's root-mean-square miss μ on the fit's rows of a kind, (measured − model) / model
+  (:func:`qmodel.scenario.fit.misfits`), is evidence about σ for this file: its part beyond a run's
+  scatter, e = √max(0, μ² − σ²), is added in quadrature at every distance, variance (σ·y)² + (e·y)² +
+  (q·g)², so the run-to-run part becomes max(σ, μ); each member with μ above σ is named in one line.
 
 The band is the central ``level`` interval of that distribution: a member's response time, throughput
 and CPU directly, its share within the goal at the ends of its mean response time (the share falls as
@@ -45,7 +53,7 @@ from qmodel.scenario.compose import (
     solve_scenario,
 )
 from qmodel.scenario.files import shipped_folder
-from qmodel.scenario.fit import with_inferred_locks
+from qmodel.scenario.fit import Misfit, fit_record, shown_value_of, with_inferred_locks
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
@@ -103,7 +111,47 @@ class Banded(NamedTuple):
     error: ModelError = ModelError()
     pinned: bool = True
     method: str = ""
-    ranged: tuple[str, ...] = ()  # without a fit: the key each point moves across its range
+    misfits: tuple[Misfit, ...] = ()
+    ranged: tuple[str, ...] = ()  # each point's source: "fit" (a [band] point), or the key it ranges
+
+    def excess(self, kind: str) -> np.ndarray:
+        """(M,) each member's misfit beyond a run's scatter, relative: e = √max(0, μ² − σ²), μ its
+        calibration's misfit of ``kind`` (:class:`qmodel.scenario.fit.Misfit`; 0 where none), σ the
+        model's run-to-run spread of that kind."""
+        sigma = self.error.spread.get(kind, 0.0)
+        spread = {m.member: m.spread for m in self.misfits if m.kind == kind}
+        mu = np.array([spread.get(member.name, 0.0) for member in self.scenario.members])
+        return np.sqrt(np.clip(mu**2 - sigma**2, 0.0, None))
+
+    def sd(self, kind: str, value: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """The standard deviation of the answer's error for values (S, M, D) of ``kind`` with their
+        predicted parts: the model's own (:meth:`ModelError.sd`) and each member's calibration misfit
+        beyond a run's scatter (:meth:`excess`) at every distance, in quadrature."""
+        own = self.error.sd(kind, value, predicted)
+        excess = self.excess(kind)
+        if not excess.any():
+            return own
+        return np.hypot(own, excess[:, None] * np.asarray(value, float))
+
+    def misfit_words(self) -> str:
+        """One line for the members whose calibration misfit passes a run's scatter (the band carries it,
+        :meth:`sd`): the row missed most, how far off, and the σ the member's band now carries; "" if
+        none."""
+        said = []
+        for misfit in self.misfits:
+            sigma = self.error.spread.get(misfit.kind, 0.0)
+            if misfit.spread <= sigma:
+                continue
+            quantity = "response_time" if misfit.kind == "response_time" else "throughput"
+            model = "no answer" if np.isnan(misfit.model) else shown_value_of(quantity, misfit.model)
+            measured = shown_value_of(quantity, misfit.measured)
+            off = "" if np.isnan(misfit.model) else f" {misfit.off:+.0%}"
+            what = "response time" if misfit.kind == "response_time" else "throughput and CPU"
+            said.append(
+                f"{misfit.row} is off{off} (measured {measured}, the model {model}): {misfit.member}'s band "
+                f"carries the miss, σ {misfit.spread:.1%} of its {what} in place of a run's {sigma:.1%}"
+            )
+        return f"The calibration missed its rows: {'; '.join(said)}." if said else ""
 
     @property
     def has_band(self) -> bool:
@@ -144,52 +192,87 @@ def load_banded(path: str | Path) -> Banded:
     where = Path(path).name
     scenario = with_inferred_locks(scenario_from_dict(raw, where))  # lockable_items from measured_wait
     error, studies = model_error()
+    record = fit_record(path)
     band = scenario.band
     if band is None:
-        points, ranged, method = range_points(raw, scenario, where, studies)
+        points, moved, method = range_points(raw, scenario, where, studies)
         weights = (1 / len(points),) * len(points) if points else ()
-        return Banded(scenario, points, weights, None, error, False, method, ranged)
+        return Banded(scenario, points, weights, None, error, False, method, record.misfits, moved)
     near = scenario.lockable_items  # each point's inference starts from the answer's own
     points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
-    return Banded(scenario, points, weights, band.measured_at, error, True, band.method)
+    method = band.method
+    moved = ("fit",) * len(points)
+    held = {key: studies[key] for key in record.held if key in studies}
+    nodes, ranging, said = range_points(raw, scenario, where, held)
+    if nodes:  # a key the calibration held at its prior, or a default that is an estimate: half the weight
+        points, weights, moved = (
+            points + nodes,
+            tuple(w / 2 for w in weights) + (1 / 2 / len(nodes),) * len(nodes),
+            moved + ranging,
+        )
+        method += f"; and, sharing half of the weight with them, {said}"
+    bare = [key for key in record.held if key not in studies]
+    if bare:
+        method += (
+            f"; not varied: {', '.join(bare)} (held at its prior value by the fit; no range the studies "
+            "support)"
+        )
+    return Banded(scenario, points, weights, band.measured_at, error, True, method, record.misfits, moved)
 
 
 def range_points(
     raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
 ) -> tuple[tuple[Scenario, ...], tuple[str, ...], str]:
-    """The scenario at :data:`RANGE_NODES` nodes of each range the studies support, one parameter at a
-    time: each lock parameter's (``studies``, log-uniform: a count over orders of magnitude) and each
-    default the file takes that is an estimate with its interval (the schema's ``supported``, such as
-    ``crossing_latency``; uniform: the nodes are the midpoints of equal steps, of the logarithm or of the
-    value). Returns the points, the key each one moves, and the words for them."""
+    """The scenario across each range the studies support, one parameter at a time, equal weights:
+
+    - each lock parameter's (``studies``): :data:`RANGE_NODES` log-uniform nodes, the midpoints of equal
+      steps of its logarithm (a count known only to within orders of magnitude);
+    - each default the file takes that is an estimate with a 95% interval (the schema's ``supported``,
+      such as ``crossing_latency``): normal, its σ the interval's half-width over 1.96, at the two nodes
+      of the Gauss–Hermite rule, the estimate ± σ (the normal's mean and variance, exact to the third
+      moment: two solves where the lock range takes four).
+
+    Returns the points (with the hot set a measured lock wait gives each), the key each one moves, and
+    the words for them."""
     taken = {key for key, _ in scenario.defaults}
-    ranges = [(key, low, high, "") for key, (low, high) in studies.items()]
+    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
+    ranges = [
+        (
+            key,
+            np.exp(np.log(low) + steps * np.log(high / low)),
+            "",
+            f"from {low:,.4g} to {high:,.4g} (log-uniform)",
+        )
+        for key, (low, high) in studies.items()
+    ]
     for schema_key in SCENARIO_KEYS:
         key = ".".join(filter(None, (schema_key.table, schema_key.name)))
         if schema_key.supported is not None and key in taken:
             low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
-            ranges.append((key, low, high, schema_key.unit))
-    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
+            middle, sd = (low + high) / 2, (high - low) / 2 / 1.96
+            unit = schema_key.unit
+            interval = f"{low:g} to {high:g}{unit}"
+            said = f"{middle:.4g} ± {sd:.3g}{unit} (normal: the default's 95% interval, {interval})"
+            ranges.append((key, np.array([middle - sd, middle + sd]), unit, said))
     points: list[Scenario] = []
     keys: list[str] = []
-    said = []
-    for key, low, high, unit in ranges:
+    for key, nodes, unit, _ in ranges:
         column = _column(raw, key, where, 0)
-        nodes = low + steps * (high - low) if unit else np.exp(np.log(low) + steps * np.log(high / low))
         for node in nodes:
             data = copy.deepcopy(raw)
             apply_override(data, column, f"{node:.6g}{unit}" if unit else float(node))
-            points.append(scenario_from_dict(data, where))
+            # a file's measured lock wait gives each node its own hot set (a node that moves the round
+            # trip moves what the same wait implies), inferred from the answer's own
+            points.append(with_inferred_locks(scenario_from_dict(data, where), scenario.lockable_items))
             keys.append(key)
-        scale = "uniform: the default's 95% interval" if unit else "log-uniform"
-        said.append(f"{key} from {low:,.4g} to {high:,.4g}{unit} ({scale})")
     method = (
         (
-            f"not pinned by a measurement of this file, the range the studies support ({'; '.join(said)}; "
-            f"{RANGE_NODES} nodes each, one parameter at a time, equal weights)"
+            "not pinned by a measurement of this file, the range the studies support ("
+            + "; ".join(f"{key} {said}" for key, _, _, said in ranges)
+            + ", one parameter at a time, equal weights)"
         )
-        if said
+        if ranges
         else ""
     )
     return tuple(points), tuple(keys), method
@@ -348,8 +431,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     s = _sampled(banded, nominal)
     weights = banded.all_weights()
     probabilities = ends(level)
-    error = banded.error
-    response_sd = error.sd("response_time", s.values["response"], s.predicted("response"))
+    response_sd = banded.sd("response_time", s.values["response"], s.predicted("response"))
     spread, w = samples(s.values["response"], response_sd, weights)
     long_end, short_end = quantiles(spread, w, probabilities[::-1])
     shapes = _shapes(banded.scenario)
@@ -366,7 +448,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         predicted = np.where(
             given["open"] | (np.abs(beyond_given) < np.abs(beyond_measured)), beyond_given, beyond_measured
         )
-        sd = error.sd("throughput", value, predicted)
+        sd = banded.sd("throughput", value, predicted)
         if name == "throughput":  # an open member's throughput is its arrival rate: given, no error
             sd = np.where(given["open"], 0.0, sd)
         low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
@@ -397,6 +479,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         np.clip(w @ holds, 0.0, 1.0),
         s.thrashing[1:].sum(axis=0),
         narrowing(banded, s.values["response"], response_sd, weights),
+        banded.misfit_words(),
     )
 
 
@@ -463,6 +546,14 @@ def describe(banded: Banded, level: float) -> str:
         model = f"the model's own error on {where} ({shown}; {error.method})"
     else:
         model = "no error of the model's own (it has not been sized: qmodel scenario cross-validate --write)"
+    missed = [m for m in banded.misfits if m.spread > error.spread.get(m.kind, 0.0)]
+    if missed:
+        model += (
+            "; and the calibration's misfit beyond a run's scatter, √(μ² − σ²) of each value at every "
+            "distance ("
+            + ", ".join(f"{m.member} {m.kind.replace('_', ' ')}: μ {m.spread:.1%}" for m in missed)
+            + ")"
+        )
     points = (
         f"{len(banded.points)} parameter points ({banded.method})" if banded.points else "no parameter points"
     )
@@ -481,13 +572,12 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
     if parameters >= model:
         if not banded.points:
             return ""
-        if banded.pinned:
-            return NARROW["fit"]
-        spread: dict[str, float] = {}  # each ranged key's points' share of the parameters' spread
-        for key, weight, value in zip(banded.ranged, weights[1:], values[1:], strict=True):
+        spread: dict[str, float] = {}  # the fit's points', and each ranged key's, share of the spread
+        sources = banded.ranged or ("fit" if banded.pinned else "range",) * len(banded.points)
+        for key, weight, value in zip(sources, weights[1:], values[1:], strict=True):
             spread[key] = spread.get(key, 0.0) + float(weight * ((value - mean) ** 2).sum())
-        widest = max(spread, key=spread.__getitem__, default="")
-        return NARROW.get(widest, NARROW["range"])
+        widest = max(spread, key=spread.__getitem__)
+        return NARROW.get(widest, NARROW["range"])  # a lock parameter's range: "range"
     return NARROW["unmeasured" if banded.measured_at is None else "growth"]
 
 
@@ -542,6 +632,7 @@ class GoalBand(NamedTuple):
     probability: np.ndarray
     method: str = ""
     narrow: str = ""
+    misfit: str = ""
 
     def to_json(self) -> dict[str, object]:
         """One record (keys: :func:`qmodel.frames.key`): the largest distance and its band's ends
@@ -574,7 +665,12 @@ class GoalBand(NamedTuple):
         or why there is none."""
         if self.low is None:
             return {"level": None, "method": None, "why_none": NO_BAND}
-        return {"level": self.level, "method": self.method, "narrow": self.narrow or None}
+        return {
+            "level": self.level,
+            "method": self.method,
+            "narrow": self.narrow or None,
+            "misfit": self.misfit or None,
+        }
 
     def records(self) -> list[dict[str, object]]:
         """:meth:`to_json` as the one row of a table."""
@@ -655,7 +751,15 @@ def max_distance_banded(
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
     narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
     return GoalBand(
-        answer, level, float(low), float(high), asked, probability, describe(banded, level), narrow
+        answer,
+        level,
+        float(low),
+        float(high),
+        asked,
+        probability,
+        describe(banded, level),
+        narrow,
+        banded.misfit_words(),
     )
 
 
@@ -708,7 +812,7 @@ def _seek_margin(
     (S, M, 1), the weights of the sample (:func:`samples`, S·K) and each sample's least margin (S·K, D)
     s: the longest mean meeting the goal (:func:`critical_mean` at the fixed part ``fixed`` (M, D) and
     the critical ``ratio``) less the sample's mean, −inf where it has none."""
-    sd = banded.error.sd("response_time", response, np.where(np.isnan(base), response, response - base))
+    sd = banded.sd("response_time", response, np.where(np.isnan(base), response, response - base))
     spread, weights = samples(response, sd, banded.all_weights())
     critical = critical_mean(banded.scenario.goal_time, fixed, ratio)
     return sd, weights, np.nan_to_num(critical[None] - spread, nan=-np.inf).min(axis=1)

@@ -29,9 +29,20 @@ its range of a bound (never "pinned": the rows may want it further); (c) "not pi
 interval is 90% or more of its whole range; weakly identified where (d) its 95% interval spans more
 than a factor of 2 (a log-scale parameter) or reaches further from its value than the value itself (a
 linear one), or (e) it is more than 0.99 correlated with another parameter (the rows pin a combination,
-not each); else pinned. With fewer rows than parameters the rows' σ is taken as known (s² = 1) and
-the interval is ± z. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still
-misses by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
+not each); (f) weakly identified where no row is left over (n ≤ p): the rows determine it but nothing
+checks the fit, and its interval takes each row's σ as known (s² = 1, ± z); else pinned, which thus
+needs n − p ≥ 1. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still misses
+by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
+
+A calibration (:func:`calibrate_fit`, what ``qmodel scenario calibrate`` runs) holds a parameter the rows
+do not pin at its prior value: after the fit, every parameter not pinned by (a) or (c) (whether or not
+at a bound) is put back to the value the scenario gives it (the file's, or the default) and the fit is
+redone from the others' values without it, until each parameter left passes (a) and (c) (n ≥ p left,
+then: p − n directions no row reaches flag at least one parameter). A held parameter is not written to
+the fit file (the next reading takes the file's own) and no band point moves it (:mod:`qmodel.scenario.band`
+gives it the range the studies support, where they give one). :meth:`Fit.summary` says how many rows pin
+how many parameters, which are held and why, and the measurement that would help most;
+:func:`misfits` the members' misses the band carries (:mod:`qmodel.scenario.band`).
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,6 +70,7 @@ from qmodel.scenario.measurements import (
 from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
+from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, with_unit
 
 WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
@@ -169,6 +182,11 @@ def _floor(kind: str) -> float:
     return PLAUSIBLE.get(UNITS[unit].dimension, (0.0, np.inf))[0]
 
 
+def _count(count: int, noun: str) -> str:
+    """``count`` ``noun``s: "1 row", "3 rows"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _readable(value: float, unit: str) -> str:
     """A value (SI) in ``unit``'s dimension, four significant digits, in the unit of its size: a time in
     s, ms or us, a share in %, a count bare (``30.56 ms``, ``456.3 us``, ``61.09%``, ``2000``)."""
@@ -221,10 +239,73 @@ def model_values(scenario: Scenario, rows: Sequence[Measurement]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Held:
+    """A free parameter a calibration held at its prior ``value`` (SI: the file's, or the default) because
+    the rows do not pin it (:func:`calibrate_fit`); ``reason`` says why, as the fit that tried it found."""
+
+    parameter: FreeParameter
+    value: float
+    reason: str
+    source: str = "the file's"  # or "the default": where the prior value comes from
+
+
+# The kind of the model's own error (qmodel.scenario.predictive.KINDS) each measured quantity is evidence
+# about: a member's response time, and its transaction count or throughput (which CPU follows)
+MISFIT_KINDS = {"response_time": "response_time", "transactions": "throughput", "throughput": "throughput"}
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """A member's miss on a calibration's rows of one kind (:data:`MISFIT_KINDS`): ``spread`` the root mean
+    square of (measured − model) / model over its ``rows`` fitted rows (a row of "all" counts for every
+    member; a row without an answer as 1); ``row`` the label of the row it misses most, with that row's
+    ``measured`` and ``model`` values (SI; model NaN: no answer)."""
+
+    member: str
+    kind: str
+    spread: float
+    rows: int
+    row: str
+    measured: float
+    model: float
+
+    @property
+    def off(self) -> float:
+        """The worst row's (model − measured) / measured, as calibrate's "off" column shows it."""
+        return (self.model - self.measured) / self.measured if self.measured else float("nan")
+
+
+def misfits(rows: Sequence[Measurement], model: np.ndarray, members: Sequence[str]) -> tuple[Misfit, ...]:
+    """Each member's :class:`Misfit` of each kind its fitted rows (weight above 0) measure: the evidence a
+    calibration gives about the model's error on this file (:mod:`qmodel.scenario.band` adds its part
+    beyond a run's scatter to the band). A row's relative miss is (measured − model) / model, 1 where the
+    model has no answer there."""
+    found = []
+    for member in members:
+        for kind in dict.fromkeys(MISFIT_KINDS.values()):
+            picked = [
+                (row, value)
+                for row, value in zip(rows, model, strict=True)
+                if row.weight > 0 and MISFIT_KINDS.get(row.quantity) == kind and row.member in (member, "all")
+            ]
+            if not picked:
+                continue
+            relative = np.array(
+                [(row.value - value) / value if value > 0 else 1.0 for row, value in picked]
+            )  # NaN > 0 is False: no answer counts as 1
+            worst = int(np.argmax(np.abs(relative)))
+            row, value = picked[worst]
+            spread = float(np.sqrt(np.mean(relative**2)))
+            found.append(Misfit(member, kind, spread, len(picked), row.label, row.value, float(value)))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
 class Fit:
     """A fit's result (:func:`fit_scenario`): the ``parameters``, their values ``x`` and ``covariance``
     on the fitted scale, each row's model value (SI, NaN: no answer) and weighted residual, the
-    degrees of freedom n − p, and the scenario at the fit."""
+    degrees of freedom n − p, and the scenario at the fit; ``held`` the free parameters a calibration
+    held at their prior values (:func:`calibrate_fit`), fitted no more."""
 
     parameters: tuple[FreeParameter, ...]
     x: np.ndarray
@@ -234,6 +315,7 @@ class Fit:
     residuals: np.ndarray
     jacobian: np.ndarray
     scenario: Scenario
+    held: tuple[Held, ...] = ()
 
     @property
     def dof(self) -> int:
@@ -347,12 +429,11 @@ class Fit:
         correlation = self.correlation()
         keys = [p.key for p in self.parameters]
         distances = {row.distance for row in self.rows if row.weight > 0}
+        wholes = self.whole_range()
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
             value = p.from_scale(self.x[i])
             bound = self.at_bound(p)
-            whole = (p.to_scale(high) - p.to_scale(low)) >= WHOLE_RANGE * (
-                p.to_scale(p.high) - p.to_scale(p.low)
-            )
+            whole = wholes[i]
             if loading[i] > _NULL:
                 together = [
                     keys[j]
@@ -376,6 +457,12 @@ class Fit:
             if whole:
                 reasons[p.key] = f"not pinned: its {LEVEL:.0%} interval is (nearly) its whole allowed range"
                 continue
+            if self.dof <= 0:
+                counts = f"{_count(self.dof + len(keys), 'row')} for {_count(len(keys), 'parameter')}"
+                reasons[p.key] = (
+                    f"no row is left over to check it ({counts}): its interval takes each row's σ as known"
+                )
+                continue
             partner = [
                 keys[j] for j in range(len(keys)) if j != i and abs(correlation[i, j]) > WEAK_CORRELATION
             ]
@@ -390,6 +477,91 @@ class Fit:
             elif partner:
                 reasons[p.key] = f"correlated above {WEAK_CORRELATION:g} with {', '.join(partner)}"
         return reasons
+
+    def whole_range(self) -> np.ndarray:
+        """(p,) bool: each parameter's 95% interval is :data:`WHOLE_RANGE` or more of its allowed range, on
+        its fitted scale (criterion (c) of the module)."""
+        return np.array(
+            [
+                p.to_scale(high) - p.to_scale(low) >= WHOLE_RANGE * (p.to_scale(p.high) - p.to_scale(p.low))
+                for p, (low, high) in zip(self.parameters, self.intervals().values(), strict=True)
+            ],
+            dtype=bool,
+        )
+
+    def unpinned(self) -> dict[str, str]:
+        """The parameters the rows do not pin by criterion (a) or (c) of the module (the directions no row
+        constrains, or an interval that is nearly the whole allowed range, at a bound or not), with why
+        (:meth:`weak`): what a calibration holds at its prior (:func:`calibrate_fit`)."""
+        loose = (self.null_loading() > _NULL) | self.whole_range()
+        weak = self.weak()
+        return {p.key: weak[p.key] for p, free in zip(self.parameters, loose, strict=True) if free}
+
+    def misfits(self) -> tuple[Misfit, ...]:
+        """Each member's miss on the fitted rows, by kind (:func:`misfits`)."""
+        return misfits(self.rows, self.model, [m.name for m in self.scenario.members])
+
+    def summary(self) -> str:
+        """One line: how many rows pin how many parameters, which were held at their prior and how many
+        fitted with how many rows left over, and the measurement that would help most
+        (:meth:`most_needed`)."""
+        rows = int(sum(row.weight > 0 for row in self.rows))
+        weak = self.weak()
+        pinned = sum(1 for p in self.parameters if not weak[p.key])
+        total = len(self.parameters) + len(self.held)
+        clauses = []
+        if self.held:
+            names = ", ".join(h.parameter.key for h in self.held)
+            clauses.append(f"{names} held at {'its' if len(self.held) == 1 else 'their'} prior value")
+        fitted = len(self.parameters)
+        other = "the other " if self.held else ""
+        if fitted and self.dof >= 1:
+            clauses.append(f"{other}{fitted} fitted with {_count(self.dof, 'row')} left over to check them")
+        elif fitted and self.dof == 0:
+            clauses.append(f"{other}{fitted} fitted on as many rows, none left over to check them")
+        elif fitted:
+            clauses.append(f"{other}{fitted} fitted on fewer rows")
+        verb = "pins" if rows == 1 else "pin"
+        line = f"{_count(rows, 'row')} {verb} {pinned} of {_count(total, 'parameter')}: {'; '.join(clauses)}."
+        needed = self.most_needed()
+        return line + (f" The measurement that would help most: {needed}." if needed else "")
+
+    def most_needed(self) -> str:
+        """The measurement that would pin most of what the rows leave unpinned, by this rule, in order: a
+        held or weakly identified key that sets the growth with distance: response times at a second
+        distance (all rows at one) or farther out; a member's key: that member's response time (its
+        transaction count for a think time); no row left over: a second interval's rows at a distance
+        measured; else "" (every parameter pinned)."""
+        weak = self.weak()
+        loose = [h.parameter.key for h in self.held] or [p.key for p in self.parameters if weak[p.key]]
+        distances = sorted({row.distance for row in self.rows if row.weight > 0})
+        growth = [key for key in loose if _schema_key(key)[1] in GROWTH_KEYS]
+        if growth and len(distances) == 1:
+            return (
+                f"response times at a second distance besides {distances[0] / 1e3:g} km (they pin "
+                f"{', '.join(growth)}: the growth with distance)"
+            )
+        if growth:
+            return (
+                f"response times farther out than {distances[-1] / 1e3:g} km (they pin {', '.join(growth)}: "
+                "the growth with distance)"
+            )
+        members = [key for key in loose if key.startswith("member.")]
+        if members:
+            wanted = [
+                f"{key.split('.')[1]}'s "
+                + ("transaction count" if key.endswith("think_time") else "response time")
+                for key in members
+            ]
+            return f"{', '.join(dict.fromkeys(wanted))} (they pin {', '.join(members)})"
+        if loose and self.dof <= 0:
+            return (
+                "a second interval's rows at a distance already measured (a row left over checks the fit "
+                "and sizes its intervals from the rows' own scatter)"
+            )
+        if loose:
+            return f"more rows that move {', '.join(loose)}"
+        return ""
 
     def label(self, key: str) -> str:
         """How the rows identify the parameter ``key``, as the tables show it: "pinned", "at its bound
@@ -542,6 +714,71 @@ def fit_scenario(
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
 
+def calibrate_fit(
+    scenario: Scenario,
+    rows: Sequence[Measurement],
+    free: Sequence[str | FreeParameter],
+    *,
+    prepare: Callable[[Scenario], Scenario] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Fit:
+    """A calibration: :func:`fit_scenario`, then each parameter the rows do not pin (:meth:`Fit.unpinned`)
+    held at its prior value (the scenario's: the file's, or the default) and the fit redone from the
+    others' fitted values without it, until every parameter left is pinned by that test (the module
+    docstring). Parameters as :func:`fit_scenario`; ``progress`` counts every fit's evaluations.
+
+    :returns: the last :class:`Fit`, its ``held`` the parameters held, each with why.
+    """
+    parameters: tuple[FreeParameter, ...] = ()
+    for given in free:
+        parameters += (given,) if isinstance(given, FreeParameter) else free_parameters(scenario, [given])
+    held: list[Held] = []
+    start: dict[str, float] | None = None
+    done, last = [0], [0]  # the evaluations of the fits before this one, and of this one so far
+
+    def counted(evaluations: int) -> None:
+        last[0] = evaluations
+        if progress is not None:
+            progress(done[0] + evaluations)
+
+    while True:
+        kept = {h.parameter.key for h in held}
+        fitting = tuple(p for p in parameters if p.key not in kept)
+        if not fitting:
+            fit = _at_prior(scenario, rows, prepare)
+            break
+        fit = fit_scenario(scenario, rows, fitting, prepare=prepare, start=start, progress=counted)
+        done[0] += last[0]
+        loose = fit.unpinned()
+        if not loose:
+            break
+        defaulted = {key.replace(" ", ".") for key, _ in scenario.defaults}
+        held += [
+            Held(p, current_value(scenario, p), loose[p.key], _prior_source(p.key, defaulted))
+            for p in fitting
+            if p.key in loose
+        ]
+        start = {key: value for key, value in fit.values.items() if key not in loose}
+    return replace(fit, held=tuple(held))
+
+
+def _prior_source(key: str, defaulted: set[str]) -> str:
+    """Where a held parameter's prior value comes from: "the default" where the file leaves the key out."""
+    return "the default" if key in defaulted else "the file's"
+
+
+def _at_prior(
+    scenario: Scenario, rows: Sequence[Measurement], prepare: Callable[[Scenario], Scenario] | None
+) -> Fit:
+    """The :class:`Fit` of no parameter: every row's model value at the scenario as it is (prepared)."""
+    rows = tuple(rows)
+    at = scenario if prepare is None else prepare(scenario)
+    model = model_values(at, rows)
+    fitted = int(sum(row.weight > 0 for row in rows))
+    empty = np.empty(0)
+    return Fit((), empty, np.zeros((0, 0)), rows, model, _weighted(rows, model), np.zeros((fitted, 0)), at)
+
+
 # The work of a fit, estimated before it starts (qmodel.limits): evaluations of the rows, each one solve per
 # run (rows of one subchannels, Metro Mirror and castout owner setting; distances go in one solve), and
 # where lockable_items is inferred from a measured wait, its refit at every evaluation and its first
@@ -549,6 +786,8 @@ def fit_scenario(
 # 39 evaluations; 4 parameters on a planner's three-member file, 26 evaluations (8 rows at 2 distances)
 # and 54 to 75 (3 rows at 1 distance, a parameter ending at its bound); the refit 2.9 solves an
 # evaluation, the first inference 25 solves; the three-member file 38 ms of CPU a solve (13 ms a member).
+# A calibration that holds a parameter and refits the rest (calibrate_fit), both fits counted: 64
+# evaluations on that file's 3 rows at one distance (16 a parameter, 9.5 s of CPU), 38 on its 8 rows.
 EVALUATIONS_PER_PARAMETER = 10  # measured: 6.5, 7.8 and 13.5 to 19 evaluations a parameter
 REFIT_SOLVES = 3
 INFERENCE_SOLVES = 25
@@ -641,6 +880,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     for heading, values in tables.items():
         lines += [heading, *values, ""]
     unpinned = [key for key, reason in weak.items() if "the rows do not pin" in reason]
+    held = [h.parameter.key for h in fit.held]  # the band says what it does with them (band.load_banded)
     points = fit.band_points()
     if points:
         method = (
@@ -662,7 +902,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
                 + " },"
             )
         lines += ["]", ""]
-    fitted_on = f"{sum(r.weight > 0 for r in fit.rows)} rows of {measurements}"
+    fitted_on = f"{_count(sum(r.weight > 0 for r in fit.rows), 'row')} of {measurements}"
     for p in fit.parameters:
         low, high = (file_value(p.key, end).strip('"') for end in intervals[p.key])
         flag = fit.label(p.key) if weak[p.key] else ""
@@ -675,6 +915,16 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             f"value = {json.dumps(shown)}",
             f"interval = {json.dumps(interval)}",
             f"flag = {json.dumps(flag)}",
+            "",
+        ]
+    for h in fit.held:
+        lines += [
+            "[[calibration]]",
+            f"parameter = {json.dumps(h.parameter.key)}",
+            f"fitted_on = {json.dumps(fitted_on)}",
+            f"value = {json.dumps(file_value(h.parameter.key, h.value).strip(chr(34)))}",
+            'interval = ""',
+            f"flag = {json.dumps(held_label(h))}",
             "",
         ]
     lines += [
@@ -690,8 +940,21 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
         "covariance = ["
         + ", ".join("[" + ", ".join(f"{c:.12g}" for c in row) + "]" for row in fit.covariance)
         + "]",
+        "held = [" + ", ".join(json.dumps(key) for key in held) + "]",
         "",
     ]
+    for misfit in fit.misfits():
+        lines += [
+            "[[fit.misfit]]",
+            f"member = {json.dumps(misfit.member)}",
+            f"kind = {json.dumps(misfit.kind)}",
+            f"spread = {misfit.spread:.6g}",
+            f"rows = {misfit.rows}",
+            f"row = {json.dumps(misfit.row)}",
+            f"measured = {misfit.measured:.12g}",
+            f"model = {'nan' if np.isnan(misfit.model) else f'{misfit.model:.12g}'}",
+            "",
+        ]
     for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
         lines += [
             "[[fit.row]]",
@@ -704,6 +967,66 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def held_label(held: Held) -> str:
+    """How a held parameter is shown: its prior value and why the rows do not pin it."""
+    why = held.reason.removeprefix("not pinned: ")
+    return f"held at its prior {shown_value(held.parameter.key, held.value)} ({held.source}): {why}"
+
+
+class FitRecord(NamedTuple):
+    """What a band takes from a scenario file's fit file besides its values (:func:`fit_record`): the
+    members' ``misfits`` and the keys the calibration ``held`` at their prior values."""
+
+    misfits: tuple[Misfit, ...] = ()
+    held: tuple[str, ...] = ()
+
+
+def fit_record(scenario_path: str | Path) -> FitRecord:
+    """The [fit] record of the fit file beside ``scenario_path`` (:func:`fit_toml` writes it), empty where
+    there is none; an InputError naming the fit file's key where a value is not one calibrate writes."""
+    target = fit_path(scenario_path)
+    if not target.is_file() or target == Path(scenario_path):
+        return FitRecord()
+    record = read_toml(target, what="fit").get("fit", {})
+    found = []
+    for index, entry in enumerate(record.get("misfit", []), 1):
+        ok = (
+            isinstance(entry, dict)
+            and isinstance(entry.get("member"), str)
+            and entry.get("kind") in MISFIT_KINDS.values()
+            and all(_number(entry.get(name)) for name in ("spread", "measured", "model"))
+            and isinstance(entry.get("rows"), int)
+            and isinstance(entry.get("row"), str)
+            and entry["spread"] >= 0
+        )
+        if not ok:
+            raise InputError(
+                f"{target.name}: fit.misfit[{index}]",
+                str(entry)[:80],
+                "member, kind (response_time, throughput), spread >= 0, rows, row, measured, model as "
+                f"qmodel scenario calibrate writes them (calibrate again, or delete {target.name})",
+            )
+        found.append(
+            Misfit(
+                entry["member"],
+                entry["kind"],
+                float(entry["spread"]),
+                entry["rows"],
+                entry["row"],
+                float(entry["measured"]),
+                float(entry["model"]),
+            )
+        )
+    held = record.get("held", [])
+    if not isinstance(held, list) or not all(isinstance(key, str) for key in held):
+        raise InputError(f"{target.name}: fit.held", str(held)[:80], "a list of dotted keys")
+    return FitRecord(tuple(found), tuple(held))
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def write_fit(fit: Fit, scenario_path: Path, measurements: str) -> Path:

@@ -29,7 +29,8 @@ class Band:
     with no answer); ``goal_probability`` (D,) the share of the predictive distribution in which every
     member meets the goal; ``points_without_answer`` (D,) the parameter points with no response time
     there; ``method`` what the band is made of, in words; ``narrow`` the measurement that would narrow it
-    most ("" where none is named)."""
+    most ("" where none is named); ``misfit`` the line naming the calibration rows the band carries the
+    miss of ("" where none)."""
 
     level: float
     method: str
@@ -38,6 +39,7 @@ class Band:
     goal_probability: np.ndarray
     points_without_answer: np.ndarray
     narrow: str = ""
+    misfit: str = ""
 
 
 @dataclass(frozen=True)
@@ -261,7 +263,13 @@ def band_json(band: Band | None) -> dict[str, object]:
     would narrow it most, or why there is none."""
     if band is None:
         return {"level": None, "method": None, "points": 0, "why_none": NO_BAND}
-    return {"level": band.level, "method": band.method, "points": band.points, "narrow": band.narrow or None}
+    return {
+        "level": band.level,
+        "method": band.method,
+        "points": band.points,
+        "narrow": band.narrow or None,
+        "misfit": band.misfit or None,
+    }
 
 
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists

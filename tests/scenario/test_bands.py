@@ -28,8 +28,6 @@ from qmodel.output import format_number
 from qmodel.scenario.band import GRID, RANGE_NODES, load_banded, max_distance_banded, solve_banded
 from qmodel.scenario.compose import evaluate_si
 from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.schema import key_of
-from qmodel.units import parse_value
 from qmodel.scenario.predictive import (
     ModelError,
     critical_mean,
@@ -40,6 +38,8 @@ from qmodel.scenario.predictive import (
     samples,
     sigma_points,
 )
+from qmodel.scenario.schema import key_of
+from qmodel.units import parse_value
 
 ENV2 = resolve_scenario("gdps-env2")
 BAND_TABLE = re.compile(r"^\[band\]\n(?:(?!\[).*\n)*", re.MULTILINE)  # [band] and its lines to the next
@@ -297,13 +297,18 @@ def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_f
     latency = key_of("", "crossing_latency")
     low, high = (parse_value("crossing_latency", end, "us") * 1e-6 for end in latency.supported)
     moved = [point.crossing_latency for point in taken.points if point.crossing_latency != 138e-6]
-    assert len(moved) == RANGE_NODES and all(low < value < high for value in moved)
-    assert np.mean(moved) == pytest.approx((low + high) / 2)  # uniform over the interval
+    assert len(moved) == 2 and all(low < value < high for value in moved)
+    # the normal of that interval at its two Gauss-Hermite nodes: its mean and its σ, half-width / 1.96
+    assert np.mean(moved) == pytest.approx((low + high) / 2)
+    assert np.std(moved) == pytest.approx((high - low) / 2 / 1.96, rel=1e-5)
     assert all(point.crossing_latency == 0 for point in given.points)  # the file's own value: not varied
-    assert "crossing_latency from" in taken.method and "crossing_latency" not in given.method
+    assert "crossing_latency 138 ± 42.3us" in taken.method and "crossing_latency" not in given.method
     seek = json.loads(run([str(left_out), "--max-distance", "--format", "json"]).output)
     assert seek["max_distance_low[km]"] < seek["max_distance[km]"] < seek["max_distance_high[km]"]
-    assert "crossing_latency from 55 to 221us" in seek["band"]["method"]
+    assert (
+        "crossing_latency 138 ± 42.3us (normal: the default's 95% interval, 55 to 221us)"
+        in seek["band"]["method"]
+    )
 
 
 def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> None:
