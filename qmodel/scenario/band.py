@@ -67,9 +67,10 @@ from qmodel.scenario.predictive import (
     share_within,
 )
 from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
+from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
 from qmodel.tomlread import read_toml
-from qmodel.units import bare_number, with_unit
+from qmodel.units import bare_number, parse_value, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
 GRID = 33  # at most this many of the distances asked solve each parameter point
@@ -90,6 +91,9 @@ NARROW = {
     "is now the largest part of the band",
     "fit": "more rows at distance in the fit would narrow its parameters' interval, now the largest part "
     "of the band",
+    "crossing_latency": "a round trip between the sites measured at today's distance (RMF CF activity "
+    "report, path data: channel path latency, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would "
+    "give crossing_latency, which now takes the whole 95% interval of the GDPS study's estimate",
 }
 
 
@@ -108,6 +112,7 @@ class Banded(NamedTuple):
     pinned: bool = True
     method: str = ""
     misfits: tuple[Misfit, ...] = ()
+    ranged: tuple[str, ...] = ()  # each point's source: "fit" (a [band] point), or the key it ranges
 
     def excess(self, kind: str) -> np.ndarray:
         """(M,) each member's misfit beyond a run's scatter, relative: e = √max(0, μ² − σ²), μ its
@@ -190,19 +195,21 @@ def load_banded(path: str | Path) -> Banded:
     record = fit_record(path)
     band = scenario.band
     if band is None:
-        points, method = range_points(raw, scenario, where, studies)
+        points, moved, method = range_points(raw, scenario, where, studies)
         weights = (1 / len(points),) * len(points) if points else ()
-        return Banded(scenario, points, weights, None, error, False, method, record.misfits)
+        return Banded(scenario, points, weights, None, error, False, method, record.misfits, moved)
     near = scenario.lockable_items  # each point's inference starts from the answer's own
     points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     method = band.method
-    ranged = {key: studies[key] for key in record.held if key in studies}
-    if ranged:  # held at its prior by the calibration: the range the studies support, half the weight
-        nodes, said = range_points(raw, scenario, where, ranged)
-        points, weights = (
+    moved = ("fit",) * len(points)
+    held = {key: studies[key] for key in record.held if key in studies}
+    nodes, ranging, said = range_points(raw, scenario, where, held)
+    if nodes:  # a key the calibration held at its prior, or a default that is an estimate: half the weight
+        points, weights, moved = (
             points + nodes,
             tuple(w / 2 for w in weights) + (1 / 2 / len(nodes),) * len(nodes),
+            moved + ranging,
         )
         method += f"; and, sharing half of the weight with them, {said}"
     bare = [key for key in record.held if key not in studies]
@@ -211,32 +218,64 @@ def load_banded(path: str | Path) -> Banded:
             f"; not varied: {', '.join(bare)} (held at its prior value by the fit; no range the studies "
             "support)"
         )
-    return Banded(scenario, points, weights, band.measured_at, error, True, method, record.misfits)
+    return Banded(scenario, points, weights, band.measured_at, error, True, method, record.misfits, moved)
 
 
 def range_points(
     raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
-) -> tuple[tuple[Scenario, ...], str]:
-    """The scenario at :data:`RANGE_NODES` nodes of each range the studies support (log-uniform: the
-    midpoints of equal steps of its logarithm), one parameter at a time, and the words for them."""
-    points, said = [], []
-    for key, (low, high) in studies.items():
-        nodes = np.exp(np.log(low) + (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES * np.log(high / low))
+) -> tuple[tuple[Scenario, ...], tuple[str, ...], str]:
+    """The scenario across each range the studies support, one parameter at a time, equal weights:
+
+    - each lock parameter's (``studies``): :data:`RANGE_NODES` log-uniform nodes, the midpoints of equal
+      steps of its logarithm (a count known only to within orders of magnitude);
+    - each default the file takes that is an estimate with a 95% interval (the schema's ``supported``,
+      such as ``crossing_latency``): normal, its σ the interval's half-width over 1.96, at the two nodes
+      of the Gauss–Hermite rule, the estimate ± σ (the normal's mean and variance, exact to the third
+      moment: two solves where the lock range takes four).
+
+    Returns the points (with the hot set a measured lock wait gives each), the key each one moves, and
+    the words for them."""
+    taken = {key for key, _ in scenario.defaults}
+    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
+    ranges = [
+        (
+            key,
+            np.exp(np.log(low) + steps * np.log(high / low)),
+            "",
+            f"from {low:,.4g} to {high:,.4g} (log-uniform)",
+        )
+        for key, (low, high) in studies.items()
+    ]
+    for schema_key in SCENARIO_KEYS:
+        key = ".".join(filter(None, (schema_key.table, schema_key.name)))
+        if schema_key.supported is not None and key in taken:
+            low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
+            middle, sd = (low + high) / 2, (high - low) / 2 / 1.96
+            unit = schema_key.unit
+            interval = f"{low:g} to {high:g}{unit}"
+            said = f"{middle:.4g} ± {sd:.3g}{unit} (normal: the default's 95% interval, {interval})"
+            ranges.append((key, np.array([middle - sd, middle + sd]), unit, said))
+    points: list[Scenario] = []
+    keys: list[str] = []
+    for key, nodes, unit, _ in ranges:
         column = _column(raw, key, where, 0)
         for node in nodes:
             data = copy.deepcopy(raw)
-            apply_override(data, column, float(node))
-            points.append(scenario_from_dict(data, where))
-        said.append(f"{key} from {low:,.4g} to {high:,.4g}")
+            apply_override(data, column, f"{node:.6g}{unit}" if unit else float(node))
+            # a file's measured lock wait gives each node its own hot set (a node that moves the round
+            # trip moves what the same wait implies), inferred from the answer's own
+            points.append(with_inferred_locks(scenario_from_dict(data, where), scenario.lockable_items))
+            keys.append(key)
     method = (
         (
-            f"not pinned by a measurement of this file, the range the studies support ({'; '.join(said)}; "
-            f"{RANGE_NODES} log-uniform nodes, equal weights)"
+            "not pinned by a measurement of this file, the range the studies support ("
+            + "; ".join(f"{key} {said}" for key, _, _, said in ranges)
+            + ", one parameter at a time, equal weights)"
         )
-        if said
+        if ranges
         else ""
     )
-    return tuple(points), method
+    return tuple(points), tuple(keys), method
 
 
 def band_points(raw: dict, scenario: Scenario, where: str) -> tuple[Scenario, ...]:
@@ -531,7 +570,14 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
     parameters = float(np.einsum("s,smd->", weights, (values - mean) ** 2))
     model = float(np.einsum("s,smd->", weights, np.nan_to_num(sd) ** 2))
     if parameters >= model:
-        return "" if not banded.points else NARROW["fit" if banded.pinned else "range"]
+        if not banded.points:
+            return ""
+        spread: dict[str, float] = {}  # the fit's points', and each ranged key's, share of the spread
+        sources = banded.ranged or ("fit" if banded.pinned else "range",) * len(banded.points)
+        for key, weight, value in zip(sources, weights[1:], values[1:], strict=True):
+            spread[key] = spread.get(key, 0.0) + float(weight * ((value - mean) ** 2).sum())
+        widest = max(spread, key=spread.__getitem__)
+        return NARROW.get(widest, NARROW["range"])  # a lock parameter's range: "range"
     return NARROW["unmeasured" if banded.measured_at is None else "growth"]
 
 

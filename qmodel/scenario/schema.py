@@ -32,7 +32,9 @@ class ScenarioKey(NamedTuple):
     ``ratio`` a share written ``90%`` or ``0.9``), "" where the value is no quantity. ``default``: the
     value taken when the key is left out, as a file would write it (``"0ms"``, ``7``, ``False``), or a
     :class:`Note` (:data:`REQUIRED`, or a condition). ``positive``: the value must be above 0 (else at
-    least 0)."""
+    least 0). ``supported``: where the default is an estimate, the range the studies support for it
+    (its 95% interval, as a file would write the ends): a file that leaves the key out gets a band
+    across it (:func:`qmodel.scenario.band.range_points`)."""
 
     table: str
     name: str
@@ -42,6 +44,7 @@ class ScenarioKey(NamedTuple):
     meaning: str
     source: str = ""  # where a planner gets the number; "" for a name or a table
     positive: bool = False
+    supported: tuple[str, str] | None = None  # the range the studies support for the default, as written
 
     @property
     def written(self) -> bool:
@@ -60,7 +63,11 @@ class ScenarioKey(NamedTuple):
             return str(self.default)
         if isinstance(self.default, bool):
             return "true" if self.default else "false"
-        return json.dumps(self.default, ensure_ascii=False)
+        shown = json.dumps(self.default, ensure_ascii=False)
+        if self.supported is None:
+            return shown
+        low, high = self.supported
+        return f"{shown}; left out, the band spans {low} to {high} (its 95% interval)"
 
     @property
     def file_default(self) -> object:
@@ -124,6 +131,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "per-km term (9.79 µs/km), give 138 µs per round trip through its DWDMs (95% interval 55 to "
         "221; tests/scenario/test_crossing_latency.py); public figures put electrical regeneration "
         "with FEC near 100 µs per site (Huawei, WDM/OTN network latency composition)",
+        supported=("55us", "221us"),
     ),
     ScenarioKey(
         "",

@@ -38,6 +38,8 @@ from qmodel.scenario.predictive import (
     samples,
     sigma_points,
 )
+from qmodel.scenario.schema import key_of
+from qmodel.units import parse_value
 
 ENV2 = resolve_scenario("gdps-env2")
 BAND_TABLE = re.compile(r"^\[band\]\n(?:(?!\[).*\n)*", re.MULTILINE)  # [band] and its lines to the next
@@ -281,6 +283,32 @@ def test_a_file_without_a_band_takes_the_range_the_studies_support_and_names_wha
     assert "low, high: the 80% band" in table and "To narrow the band most:" in table
     seek = json.loads(run([path, "--max-distance", "--format", "json"]).output)
     assert seek["band"]["narrow"] and seek["max_distance_low[km]"] is not None
+
+
+def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_file_leaves_it_out(
+    tmp_path,
+) -> None:
+    # crossing_latency left out: its default, 138 us, is the GDPS study's estimate (95%: 55 to 221 us)
+    stated = env2_with_band(tmp_path, None)
+    text = Path(stated).read_text(encoding="utf-8")
+    left_out = tmp_path / "left-out.toml"
+    left_out.write_text(re.sub(r"(?m)^crossing_latency = .*\n", "", text), encoding="utf-8")
+    given, taken = load_banded(stated), load_banded(left_out)
+    latency = key_of("", "crossing_latency")
+    low, high = (parse_value("crossing_latency", end, "us") * 1e-6 for end in latency.supported)
+    moved = [point.crossing_latency for point in taken.points if point.crossing_latency != 138e-6]
+    assert len(moved) == 2 and all(low < value < high for value in moved)
+    # the normal of that interval at its two Gauss-Hermite nodes: its mean and its σ, half-width / 1.96
+    assert np.mean(moved) == pytest.approx((low + high) / 2)
+    assert np.std(moved) == pytest.approx((high - low) / 2 / 1.96, rel=1e-5)
+    assert all(point.crossing_latency == 0 for point in given.points)  # the file's own value: not varied
+    assert "crossing_latency 138 ± 42.3us" in taken.method and "crossing_latency" not in given.method
+    seek = json.loads(run([str(left_out), "--max-distance", "--format", "json"]).output)
+    assert seek["max_distance_low[km]"] < seek["max_distance[km]"] < seek["max_distance_high[km]"]
+    assert (
+        "crossing_latency 138 ± 42.3us (normal: the default's 95% interval, 55 to 221us)"
+        in seek["band"]["method"]
+    )
 
 
 def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> None:

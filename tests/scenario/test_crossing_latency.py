@@ -23,6 +23,9 @@ def test_the_default_is_the_step_the_studys_rmf_rows_give_beside_the_per_km_term
     assert f"{stepped.step * 1e6:.3g}" == f"{DEFAULT * 1e6:.3g}"  # 138 us, the schema's source says so
     low, high = stepped.step_interval()
     assert low < DEFAULT * 1e6 < high
+    # the range a file that leaves it out is banded across: the fit's 95% interval, as the schema writes it
+    supported = key_of("", "crossing_latency").supported
+    assert supported == (f"{low:.0f}us", f"{high:.0f}us")
     assert f"{stepped.per_metre * 1e9:.3g}" == "9.79"  # us/km per round trip, beside the step
     # through the origin the per-km term carries the step: steeper (11.67 us/km)
     assert fit_round_trip().per_metre > stepped.per_metre
