@@ -34,6 +34,7 @@ member's mean is at most the longest that meets the goal (:func:`qmodel.scenario
 from __future__ import annotations
 
 import copy
+import itertools
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -53,7 +54,7 @@ from qmodel.scenario.compose import (
     solve_scenario,
 )
 from qmodel.scenario.files import shipped_folder
-from qmodel.scenario.fit import Misfit, fit_record, shown_value_of, with_inferred_locks
+from qmodel.scenario.fit import FitRecord, Misfit, fit_record, shown_value_of, with_inferred_locks
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
@@ -113,6 +114,7 @@ class Banded(NamedTuple):
     method: str = ""
     misfits: tuple[Misfit, ...] = ()
     ranged: tuple[str, ...] = ()  # each point's source: "fit" (a [band] point), or the key it ranges
+    combination: tuple[int, ...] = ()  # each point's combination of nodes of the estimated defaults
 
     def excess(self, kind: str) -> np.ndarray:
         """(M,) each member's misfit beyond a run's scatter, relative: e = √max(0, μ² − σ²), μ its
@@ -183,7 +185,12 @@ def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
 
 def load_banded(path: str | Path) -> Banded:
     """Read and check a scenario file and what its band is made of: its [band]'s points
-    (:func:`band_points`), or without one the range the studies support (:func:`range_points`).
+    (:func:`band_points`), or without one the range the studies support (:func:`range_points`); each
+    at every node of the defaults it takes that are estimates (:func:`estimated_defaults`).
+
+    A default that is an estimate is independent of what the rest of the band is made of, so the band
+    is their product: every point (and the scenario itself) at each node, its weight shared equally
+    among the nodes. Each source keeps its own variance (a share of the weight would shrink the rest).
 
     :param path: the scenario file (TOML), or a shipped scenario's name.
     :returns: :class:`Banded`: the scenario, its band's points and weights, the model's own error.
@@ -194,18 +201,77 @@ def load_banded(path: str | Path) -> Banded:
     error, studies = model_error()
     record = fit_record(path)
     band = scenario.band
+    measured_at = None if band is None else band.measured_at
+    estimates = estimated_defaults(scenario)
+    if not estimates:
+        alone = _parameters(raw, scenario, where, studies, record)
+        return Banded(
+            scenario,
+            alone[0],
+            alone[1],
+            measured_at,
+            error,
+            band is not None,
+            alone[3],
+            record.misfits,
+            alone[2],
+        )
+    combinations = list(itertools.product(*(nodes for _, nodes, _ in estimates)))
+    share = 1 / len(combinations)
+    points: list[Scenario] = []
+    weights: list[float] = []
+    moved: list[str] = []
+    combination: list[int] = []
+    for index, values in enumerate(combinations):
+        data = copy.deepcopy(raw)
+        for (key, _, _), value in zip(estimates, values, strict=True):
+            apply_override(data, _column(raw, key, where, 0), value)
+        # a file's measured lock wait gives each node its own hot set (a node that moves the round trip
+        # moves what the same wait implies), inferred from the answer's own
+        at = with_inferred_locks(scenario_from_dict(data, where), scenario.lockable_items)
+        more, more_weights, more_moved, method = _parameters(data, at, where, studies, record)
+        centre = 1 - sum(more_weights)  # the scenario's own weight in the rest of the band (none: a range)
+        kept = ((at, centre, "fit"),) if centre > 1e-12 else ()
+        for point, weight, source in (*kept, *zip(more, more_weights, more_moved, strict=True)):
+            points.append(point)
+            weights.append(share * weight)
+            moved.append(source)
+            combination.append(index)
+    said = "; ".join(f"{key} {words}" for key, _, words in estimates)
+    method = f"{method + '; ' if method else ''}each at {len(combinations)} nodes of {said}, equal shares"
+    return Banded(
+        scenario,
+        tuple(points),
+        tuple(weights),
+        measured_at,
+        error,
+        band is not None,
+        method,
+        record.misfits,
+        tuple(moved),
+        tuple(combination),
+    )
+
+
+def _parameters(
+    raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]], record: FitRecord
+) -> tuple[tuple[Scenario, ...], tuple[float, ...], tuple[str, ...], str]:
+    """The parameter points of ``raw`` (the file's tables, with any estimate's node set) and their
+    weights, the source of each ("fit", or the key it ranges) and the words: its [band]'s points, with a
+    key the calibration held at its prior across the range the studies support sharing half of the
+    weight; or without a [band] that range alone (:func:`range_points`)."""
+    band = scenario.band
     if band is None:
         points, moved, method = range_points(raw, scenario, where, studies)
-        weights = (1 / len(points),) * len(points) if points else ()
-        return Banded(scenario, points, weights, None, error, False, method, record.misfits, moved)
+        return points, (1 / len(points),) * len(points) if points else (), moved, method
     near = scenario.lockable_items  # each point's inference starts from the answer's own
     points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     method = band.method
     moved = ("fit",) * len(points)
     held = {key: studies[key] for key in record.held if key in studies}
-    nodes, ranging, said = range_points(raw, scenario, where, held)
-    if nodes:  # a key the calibration held at its prior, or a default that is an estimate: half the weight
+    if held:  # held at its prior by the calibration: the range the studies support, half the weight
+        nodes, ranging, said = range_points(raw, scenario, where, held)
         points, weights, moved = (
             points + nodes,
             tuple(w / 2 for w in weights) + (1 / 2 / len(nodes),) * len(nodes),
@@ -218,61 +284,56 @@ def load_banded(path: str | Path) -> Banded:
             f"; not varied: {', '.join(bare)} (held at its prior value by the fit; no range the studies "
             "support)"
         )
-    return Banded(scenario, points, weights, band.measured_at, error, True, method, record.misfits, moved)
+    return points, weights, moved, method
+
+
+def estimated_defaults(scenario: Scenario) -> list[tuple[str, tuple[str, str], str]]:
+    """The defaults ``scenario`` takes that are estimates with a 95% interval (the schema's
+    ``supported``, such as ``crossing_latency``): each key, its two nodes as a file writes them and the
+    words. The estimate is normal, its σ the interval's half-width over 1.96, taken at the two nodes of
+    the Gauss–Hermite rule, the estimate ± σ (the normal's mean and variance, exact to the third moment:
+    two solves of each point)."""
+    taken = {key for key, _ in scenario.defaults}
+    found = []
+    for schema_key in SCENARIO_KEYS:
+        key = ".".join(filter(None, (schema_key.table, schema_key.name)))
+        if schema_key.supported is None or key not in taken:
+            continue
+        low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
+        middle, sd = (low + high) / 2, (high - low) / 2 / 1.96
+        unit = schema_key.unit
+        nodes = (f"{middle - sd:.6g}{unit}", f"{middle + sd:.6g}{unit}")
+        words = (
+            f"{middle:.4g} ± {sd:.3g}{unit} (normal: the default's 95% interval, {low:g} to {high:g}{unit})"
+        )
+        found.append((key, nodes, words))
+    return found
 
 
 def range_points(
     raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
 ) -> tuple[tuple[Scenario, ...], tuple[str, ...], str]:
-    """The scenario across each range the studies support, one parameter at a time, equal weights:
-
-    - each lock parameter's (``studies``): :data:`RANGE_NODES` log-uniform nodes, the midpoints of equal
-      steps of its logarithm (a count known only to within orders of magnitude);
-    - each default the file takes that is an estimate with a 95% interval (the schema's ``supported``,
-      such as ``crossing_latency``): normal, its σ the interval's half-width over 1.96, at the two nodes
-      of the Gauss–Hermite rule, the estimate ± σ (the normal's mean and variance, exact to the third
-      moment: two solves where the lock range takes four).
-
-    Returns the points (with the hot set a measured lock wait gives each), the key each one moves, and
-    the words for them."""
-    taken = {key for key, _ in scenario.defaults}
-    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
-    ranges = [
-        (
-            key,
-            np.exp(np.log(low) + steps * np.log(high / low)),
-            "",
-            f"from {low:,.4g} to {high:,.4g} (log-uniform)",
-        )
-        for key, (low, high) in studies.items()
-    ]
-    for schema_key in SCENARIO_KEYS:
-        key = ".".join(filter(None, (schema_key.table, schema_key.name)))
-        if schema_key.supported is not None and key in taken:
-            low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
-            middle, sd = (low + high) / 2, (high - low) / 2 / 1.96
-            unit = schema_key.unit
-            interval = f"{low:g} to {high:g}{unit}"
-            said = f"{middle:.4g} ± {sd:.3g}{unit} (normal: the default's 95% interval, {interval})"
-            ranges.append((key, np.array([middle - sd, middle + sd]), unit, said))
+    """The scenario at :data:`RANGE_NODES` nodes of each lock parameter's range the studies support
+    (``studies``: log-uniform, the midpoints of equal steps of its logarithm: a count known only to within
+    orders of magnitude), one parameter at a time: the points, the key each one moves, and the words."""
     points: list[Scenario] = []
     keys: list[str] = []
-    for key, nodes, unit, _ in ranges:
+    said = []
+    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
+    for key, (low, high) in studies.items():
         column = _column(raw, key, where, 0)
-        for node in nodes:
+        for node in np.exp(np.log(low) + steps * np.log(high / low)):
             data = copy.deepcopy(raw)
-            apply_override(data, column, f"{node:.6g}{unit}" if unit else float(node))
-            # a file's measured lock wait gives each node its own hot set (a node that moves the round
-            # trip moves what the same wait implies), inferred from the answer's own
-            points.append(with_inferred_locks(scenario_from_dict(data, where), scenario.lockable_items))
+            apply_override(data, column, float(node))
+            points.append(scenario_from_dict(data, where))
             keys.append(key)
+        said.append(f"{key} from {low:,.4g} to {high:,.4g}")
     method = (
         (
-            "not pinned by a measurement of this file, the range the studies support ("
-            + "; ".join(f"{key} {said}" for key, _, _, said in ranges)
-            + ", one parameter at a time, equal weights)"
+            f"not pinned by a measurement of this file, the range the studies support ({'; '.join(said)}; "
+            f"{RANGE_NODES} log-uniform nodes, equal weights)"
         )
-        if ranges
+        if said
         else ""
     )
     return tuple(points), tuple(keys), method
@@ -572,13 +633,33 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
     if parameters >= model:
         if not banded.points:
             return ""
-        spread: dict[str, float] = {}  # the fit's points', and each ranged key's, share of the spread
-        sources = banded.ranged or ("fit" if banded.pinned else "range",) * len(banded.points)
-        for key, weight, value in zip(sources, weights[1:], values[1:], strict=True):
-            spread[key] = spread.get(key, 0.0) + float(weight * ((value - mean) ** 2).sum())
-        widest = max(spread, key=spread.__getitem__)
-        return NARROW.get(widest, NARROW["range"])  # a lock parameter's range: "range"
+        return NARROW.get(_widest(banded, values[1:], weights[1:]), NARROW["range"])  # a lock range: "range"
     return NARROW["unmeasured" if banded.measured_at is None else "growth"]
+
+
+def _widest(banded: Banded, values: np.ndarray, weights: np.ndarray) -> str:
+    """Which source of the parameter points (``values`` (P, M, D), ``weights`` (P,)) spreads the response
+    time most: the estimated defaults' nodes by the spread of their combinations' means (where the
+    points are their product), each other source (the fit's points, each ranged key) by its points'
+    spread about their combination's mean."""
+    sources = banded.ranged or ("fit" if banded.pinned else "range",) * len(banded.points)
+    combination = np.array(banded.combination or (0,) * len(banded.points))
+    overall = np.einsum("p,pmd->md", weights, values) / max(weights.sum(), 1e-300)
+    within = np.zeros(values.shape)
+    spread: dict[str, float] = {}
+    for index in sorted(set(combination.tolist())):
+        part = combination == index
+        share = float(weights[part].sum())
+        mean = np.einsum("p,pmd->md", weights[part], values[part]) / max(share, 1e-300)
+        within[part] = values[part] - mean
+        if banded.combination:
+            spread["estimates"] = spread.get("estimates", 0.0) + share * float(((mean - overall) ** 2).sum())
+    for key, weight, deviation in zip(sources, weights, within, strict=True):
+        spread[key] = spread.get(key, 0.0) + float(weight * (deviation**2).sum())
+    widest = max(spread, key=spread.__getitem__)
+    if widest == "estimates":  # the defaults that are estimates: the first names the measurement
+        widest = estimated_defaults(banded.scenario)[0][0]
+    return widest
 
 
 def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: float = LEVEL) -> ScenarioResult:

@@ -285,29 +285,55 @@ def test_a_file_without_a_band_takes_the_range_the_studies_support_and_names_wha
     assert seek["band"]["narrow"] and seek["max_distance_low[km]"] is not None
 
 
+def latency_written(path: Path, value: str | None) -> Path:
+    """The file at ``path`` with its crossing_latency set to ``value``, or left out (None)."""
+    text = re.sub(
+        r"(?m)^crossing_latency = .*\n",
+        "" if value is None else f'crossing_latency = "{value}"\n',
+        path.read_text(encoding="utf-8"),
+    )
+    written = path.with_name(f"latency-{value}.toml")
+    written.write_text(text, encoding="utf-8")
+    return written
+
+
+@pytest.mark.parametrize("fitted", [False, True], ids=["range", "fit"])
 def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_file_leaves_it_out(
-    tmp_path,
+    tmp_path, fitted
 ) -> None:
     # crossing_latency left out: its default, 138 us, is the GDPS study's estimate (95%: 55 to 221 us)
-    stated = env2_with_band(tmp_path, None)
-    text = Path(stated).read_text(encoding="utf-8")
-    left_out = tmp_path / "left-out.toml"
-    left_out.write_text(re.sub(r"(?m)^crossing_latency = .*\n", "", text), encoding="utf-8")
-    given, taken = load_banded(stated), load_banded(left_out)
+    source = Path(resolve_scenario("gdps-env2")) if fitted else Path(env2_with_band(tmp_path, None))
+    copied = tmp_path / "env2-own.toml"
+    copied.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    stated, taken = (load_banded(latency_written(copied, value)) for value in ("138us", None))
     latency = key_of("", "crossing_latency")
     low, high = (parse_value("crossing_latency", end, "us") * 1e-6 for end in latency.supported)
-    moved = [point.crossing_latency for point in taken.points if point.crossing_latency != 138e-6]
-    assert len(moved) == 2 and all(low < value < high for value in moved)
+    nodes = sorted({point.crossing_latency for point in taken.points})
+    assert len(nodes) == 2 and all(low < value < high for value in nodes)
     # the normal of that interval at its two Gauss-Hermite nodes: its mean and its σ, half-width / 1.96
-    assert np.mean(moved) == pytest.approx((low + high) / 2)
-    assert np.std(moved) == pytest.approx((high - low) / 2 / 1.96, rel=1e-5)
-    assert all(point.crossing_latency == 0 for point in given.points)  # the file's own value: not varied
-    assert "crossing_latency 138 ± 42.3us" in taken.method and "crossing_latency" not in given.method
-    seek = json.loads(run([str(left_out), "--max-distance", "--format", "json"]).output)
-    assert seek["max_distance_low[km]"] < seek["max_distance[km]"] < seek["max_distance_high[km]"]
+    assert np.mean(nodes) == pytest.approx((low + high) / 2)
+    assert np.std(nodes) == pytest.approx((high - low) / 2 / 1.96, rel=1e-5)
+    # the product: every point of the stated band at each node, its weight shared equally
+    assert len(taken.points) == 2 * (len(stated.points) + fitted)
+    weights = np.array(taken.weights)
+    for node in nodes:
+        at = np.array([point.crossing_latency == node for point in taken.points])
+        assert weights[at].sum() == pytest.approx(0.5)
+    assert {point.crossing_latency for point in stated.points} == {138e-6}  # stated: not varied
+    assert "crossing_latency 138 ± 42.3us" in taken.method and "crossing_latency" not in stated.method
+    # an estimate's spread adds to the band: it holds the band of the same file with the value stated
+    seek = {
+        name: json.loads(
+            run([str(latency_written(copied, value)), "--max-distance", "--format", "json"]).output
+        )
+        for name, value in (("stated", "138us"), ("taken", None))
+    }
+    assert seek["taken"]["max_distance[km]"] == seek["stated"]["max_distance[km]"]
+    assert seek["taken"]["max_distance_low[km]"] < seek["stated"]["max_distance_low[km]"]
+    assert seek["taken"]["max_distance_high[km]"] > seek["stated"]["max_distance_high[km]"]
     assert (
         "crossing_latency 138 ± 42.3us (normal: the default's 95% interval, 55 to 221us)"
-        in seek["band"]["method"]
+        in seek["taken"]["band"]["method"]
     )
 
 
