@@ -248,6 +248,16 @@ def write_workbook(file: str | BinaryIO, sheets: Sequence[tuple[str, Sequence[Se
                 sheet.rows(columns)
 
 
+class _Archive(zipfile.ZipFile):
+    """A zip archive written only when told to close: one abandoned (its run interrupted or failed) is
+    thrown away with its temporary file (:mod:`qmodel.outfile`), so collecting it writes nothing, where
+    zipfile's own ``__del__`` would write its directory to a file already closed and print a traceback
+    after the run's one line."""
+
+    def __del__(self) -> None:
+        return None
+
+
 class XlsxWriter:
     """An .xlsx written as it comes: the sheets named first, then each sheet's rows a block at a time,
     one sheet after the other (a sheet's rows never all in memory). Minimal Office Open XML (one
@@ -258,7 +268,7 @@ class XlsxWriter:
         for index, name in enumerate(names):
             taken.append(_sheet_name(name, index, taken))
         self.names = taken
-        self.archive = zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
+        self.archive = _Archive(file, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
         count = range(1, len(taken) + 1)
         self.archive.writestr(
             "[Content_Types].xml",

@@ -3,9 +3,11 @@ spreadsheet numbers them) and write -o OUT.xlsx; a workbook that cannot be used 
 
 import csv
 import datetime
+import gc
 import os
 import shutil
 import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -18,7 +20,7 @@ from qmodel import __version__
 from qmodel.catalogue.evaluate import calc
 from qmodel.cli import cli
 from qmodel.scenario.files import resolve_scenario
-from qmodel.tables.workbook import cell_text, columns_of, write_workbook
+from qmodel.tables.workbook import XlsxWriter, cell_text, columns_of, write_workbook
 
 
 def book(path, rows, title="Disks", before=()):
@@ -350,3 +352,16 @@ def test_a_workbook_opening_on_notes_is_refused_offering_its_other_sheets_by_nam
 def test_a_one_sheet_workbook_with_a_bad_header_offers_no_other_sheet(tmp_path):
     refused = run("batch", "mm1", book(tmp_path / "in.xlsx", [("Taken from RMF",)]), "-o", tmp_path / "o.csv")
     assert refused.exit_code == 2 and "columns =" in refused.output and "--sheet" not in refused.output
+
+
+def test_a_workbook_abandoned_mid_run_writes_nothing_when_collected(tmp_path, monkeypatch):
+    # an interrupted batch drops its writer after the temporary file is closed: collecting it must not
+    # write the zip's directory to that closed file (zipfile's __del__ printed a traceback after the line)
+    ignored = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    handle = open(tmp_path / "partial.xlsx", "wb")  # closed under the writer, as an interrupted run does
+    writer = XlsxWriter(handle, ["results", "failed rows", "run"])
+    handle.close()
+    del writer
+    gc.collect()
+    assert ignored == []
