@@ -60,6 +60,7 @@ from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_r
 from qmodel.scenario.predictive import (
     LEVEL,
     ModelError,
+    Z,
     critical_mean,
     critical_ratio,
     ends,
@@ -67,6 +68,7 @@ from qmodel.scenario.predictive import (
     samples,
     share_within,
 )
+from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
@@ -226,9 +228,34 @@ def load_banded(path: str | Path) -> Banded:
         data = copy.deepcopy(raw)
         for (key, _, _), value in zip(estimates, values, strict=True):
             apply_override(data, _column(raw, key, where, 0), value)
-        # a file's measured lock wait gives each node its own hot set (a node that moves the round trip
-        # moves what the same wait implies), inferred from the answer's own
-        at = with_inferred_locks(scenario_from_dict(data, where), scenario.lockable_items)
+        try:
+            # a file's measured lock wait gives each node its own hot set (a node that moves the round
+            # trip moves what the same wait implies), inferred from the answer's own
+            at = scenario_from_dict(data, where)
+            at_zero_km(
+                at
+            )  # the file's times read at a distance: refused here where the node contradicts them
+            at = with_inferred_locks(at, scenario.lockable_items)
+        except (InputError, ScenarioError) as refused:  # the file's own times rule the node out
+            alone = _parameters(raw, scenario, where, studies, record)
+            ruled_out = ", ".join(
+                f"{key} {value}" for (key, _, _), value in zip(estimates, values, strict=True)
+            )
+            method = (
+                f"{alone[3] + '; ' if alone[3] else ''}not varied: {ruled_out} would contradict the file's "
+                f"own times ({refused}), so the default's interval is not sampled"
+            )
+            return Banded(
+                scenario,
+                alone[0],
+                alone[1],
+                measured_at,
+                error,
+                band is not None,
+                method,
+                record.misfits,
+                alone[2],
+            )
         more, more_weights, more_moved, method = _parameters(data, at, where, studies, record)
         centre = 1 - sum(more_weights)  # the scenario's own weight in the rest of the band (none: a range)
         kept = ((at, centre, "fit"),) if centre > 1e-12 else ()
@@ -238,7 +265,11 @@ def load_banded(path: str | Path) -> Banded:
             moved.append(source)
             combination.append(index)
     said = "; ".join(f"{key} {words}" for key, _, words in estimates)
-    method = f"{method + '; ' if method else ''}each at {len(combinations)} nodes of {said}, equal shares"
+    itself = "the scenario itself and " if band is not None else ""
+    method = (
+        f"{method + '; ' if method else ''}{itself}each of these at {len(combinations)} nodes of {said}, "
+        "equal shares (taken as independent of the rest)"
+    )
     return Banded(
         scenario,
         tuple(points),
@@ -300,7 +331,8 @@ def estimated_defaults(scenario: Scenario) -> list[tuple[str, tuple[str, str], s
         if schema_key.supported is None or key not in taken:
             continue
         low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
-        middle, sd = (low + high) / 2, (high - low) / 2 / 1.96
+        middle = parse_value(key, str(schema_key.default), schema_key.unit)  # the estimate: the default
+        sd = (high - low) / 2 / 1.96
         unit = schema_key.unit
         nodes = (f"{middle - sd:.6g}{unit}", f"{middle + sd:.6g}{unit}")
         words = (
@@ -430,6 +462,7 @@ def _values(result: ScenarioResult) -> dict[str, np.ndarray]:
         "throughput": result.throughput,
         "one_cp": result.throughput * result.cpu_per_transaction,
         "busy": result.cpu_busy,
+        "fixed": result.fixed_part,
         **{name: result.breakdown[name] for name in BREAKDOWN},
     }
 
@@ -530,8 +563,8 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         for name, (low, high) in member_ends.items()
     }
     ratio = critical_ratio(shapes, banded.scenario.goal_share)
-    critical = critical_mean(banded.scenario.goal_time, nominal.fixed_part, ratio)
-    holds = (np.nan_to_num(spread, nan=np.inf) <= critical[None]).all(axis=1)
+    critical = np.repeat(_critical_means(banded, s.values["fixed"], ratio), Z.size, axis=0)
+    holds = (np.nan_to_num(spread, nan=np.inf) <= critical).all(axis=1)
     return Band(
         level,
         describe(banded, level),
@@ -821,7 +854,7 @@ def max_distance_banded(
         more, _, more_fixed = _seek_solves(points, grid[first:], np.array([]))
         response, fixed = (
             np.concatenate([response, more], axis=2),
-            np.concatenate([fixed, more_fixed], axis=1),
+            np.concatenate([fixed, more_fixed], axis=2),
         )
         sd, weights, margin = _seek_margin(banded, response, base, fixed, ratio)
         first = grid.size
@@ -883,7 +916,7 @@ def _seek_solves(
     )
     response = solved[:, :, : distances.size]
     base = solved[:, :, distances.size :] if measured.size else np.full((*response.shape[:2], 1), np.nan)
-    return response, base, fixed[0].fixed_part[:, : distances.size]
+    return response, base, np.array([parts.fixed_part[:, : distances.size] for parts in fixed])
 
 
 def _seek_margin(
@@ -891,12 +924,19 @@ def _seek_margin(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The model's error on ``response`` (S, M, D) s given its values at the measured distance ``base``
     (S, M, 1), the weights of the sample (:func:`samples`, S·K) and each sample's least margin (S·K, D)
-    s: the longest mean meeting the goal (:func:`critical_mean` at the fixed part ``fixed`` (M, D) and
-    the critical ``ratio``) less the sample's mean, −inf where it has none."""
+    s: the longest mean meeting the goal (:func:`critical_mean` at each point's own fixed part ``fixed``
+    (S, M, D): a point that moves the round trip moves it, and the critical ``ratio``) less the sample's
+    mean, −inf where it has none."""
     sd = banded.sd("response_time", response, np.where(np.isnan(base), response, response - base))
     spread, weights = samples(response, sd, banded.all_weights())
-    critical = critical_mean(banded.scenario.goal_time, fixed, ratio)
-    return sd, weights, np.nan_to_num(critical[None] - spread, nan=-np.inf).min(axis=1)
+    critical = np.repeat(_critical_means(banded, fixed, ratio), Z.size, axis=0)
+    return sd, weights, np.nan_to_num(critical - spread, nan=-np.inf).min(axis=1)
+
+
+def _critical_means(banded: Banded, fixed: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """(S, M, D) s: each point's longest mean meeting the goal (:func:`critical_mean`) at its own fixed
+    part ``fixed`` (S, M, D)."""
+    return np.array([critical_mean(banded.scenario.goal_time, each, ratio) for each in fixed])
 
 
 def _crossings(grid: np.ndarray, margin: np.ndarray, upper: float) -> np.ndarray:

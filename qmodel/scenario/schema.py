@@ -34,7 +34,7 @@ class ScenarioKey(NamedTuple):
     :class:`Note` (:data:`REQUIRED`, or a condition). ``positive``: the value must be above 0 (else at
     least 0). ``supported``: where the default is an estimate, the range the studies support for it
     (its 95% interval, as a file would write the ends): a file that leaves the key out gets a band
-    across it (:func:`qmodel.scenario.band.range_points`)."""
+    across it (:func:`qmodel.scenario.band.estimated_defaults`)."""
 
     table: str
     name: str
@@ -67,7 +67,7 @@ class ScenarioKey(NamedTuple):
         if self.supported is None:
             return shown
         low, high = self.supported
-        return f"{shown}; left out, the band spans {low} to {high} (its 95% interval)"
+        return f"{shown}; left out, the band takes it as normal with its 95% interval, {low} to {high}"
 
     @property
     def file_default(self) -> object:

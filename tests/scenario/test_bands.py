@@ -311,7 +311,7 @@ def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_f
     nodes = sorted({point.crossing_latency for point in taken.points})
     assert len(nodes) == 2 and all(low < value < high for value in nodes)
     # the normal of that interval at its two Gauss-Hermite nodes: its mean and its σ, half-width / 1.96
-    assert np.mean(nodes) == pytest.approx((low + high) / 2)
+    assert np.mean(nodes) == pytest.approx(parse_value("crossing_latency", latency.default, "us") * 1e-6)
     assert np.std(nodes) == pytest.approx((high - low) / 2 / 1.96, rel=1e-5)
     # the product: every point of the stated band at each node, its weight shared equally
     assert len(taken.points) == 2 * (len(stated.points) + fitted)
@@ -335,6 +335,25 @@ def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_f
         "crossing_latency 138 ± 42.3us (normal: the default's 95% interval, 55 to 221us)"
         in seek["taken"]["band"]["method"]
     )
+
+
+def test_an_estimate_node_the_files_own_times_rule_out_leaves_the_estimate_unsampled_not_the_answer(
+    tmp_path,
+) -> None:
+    # cross-site link times read at 12 km: 300 us holds the default 138 us (floor 278.1 us) but not the
+    # estimate's upper node, 180.3 us (floor 320.4 us): the answer stands, the estimate is not sampled
+    text = BAND_TABLE.sub("", ENV2.read_text(encoding="utf-8"))
+    text = re.sub(r"(?m)^crossing_latency = .*\n", "", text).replace(
+        'measured_at = "0km"', 'measured_at = "12km"', 1
+    )
+    text = re.sub(r'(?m)^(a?sync) = \{ cache = "\d+us" \}', r'\1 = { cache = "300us" }', text)
+    path = tmp_path / "read-at-12km.toml"
+    path.write_text(text, encoding="utf-8")
+    banded = load_banded(path)
+    assert {point.crossing_latency for point in banded.points} == {138e-6}
+    assert "not varied: crossing_latency 180.347us would contradict the file's own times" in banded.method
+    seek = run([str(path), "--max-distance", "--format", "json"])
+    assert seek.exit_code == 0 and json.loads(seek.output)["max_distance[km]"] > 0
 
 
 def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> None:
