@@ -190,9 +190,10 @@ def load_banded(path: str | Path) -> Banded:
     (:func:`band_points`), or without one the range the studies support (:func:`range_points`); each
     at every node of the defaults it takes that are estimates (:func:`estimated_defaults`).
 
-    A default that is an estimate is independent of what the rest of the band is made of, so the band
-    is their product: every point (and the scenario itself) at each node, its weight shared equally
-    among the nodes. Each source keeps its own variance (a share of the weight would shrink the rest).
+    A default that is an estimate is taken as independent of what the rest of the band is made of, so
+    the band is their product: every point (and the scenario itself) at each node, its weight shared
+    equally among the nodes. Each source keeps its own variance (a share of the weight would shrink the
+    rest).
 
     :param path: the scenario file (TOML), or a shipped scenario's name.
     :returns: :class:`Banded`: the scenario, its band's points and weights, the model's own error.
@@ -203,85 +204,75 @@ def load_banded(path: str | Path) -> Banded:
     error, studies = model_error()
     record = fit_record(path)
     band = scenario.band
-    measured_at = None if band is None else band.measured_at
-    estimates = estimated_defaults(scenario)
-    if not estimates:
-        alone = _parameters(raw, scenario, where, studies, record)
-        return Banded(
-            scenario,
-            alone[0],
-            alone[1],
-            measured_at,
-            error,
-            band is not None,
-            alone[3],
-            record.misfits,
-            alone[2],
-        )
-    combinations = list(itertools.product(*(nodes for _, nodes, _ in estimates)))
-    share = 1 / len(combinations)
+    estimates, nodes, ruled_out = _estimate_nodes(raw, scenario, where)
     points: list[Scenario] = []
     weights: list[float] = []
     moved: list[str] = []
     combination: list[int] = []
-    for index, values in enumerate(combinations):
-        data = copy.deepcopy(raw)
-        for (key, _, _), value in zip(estimates, values, strict=True):
-            apply_override(data, _column(raw, key, where, 0), value)
-        try:
-            # a file's measured lock wait gives each node its own hot set (a node that moves the round
-            # trip moves what the same wait implies), inferred from the answer's own
-            at = scenario_from_dict(data, where)
-            at_zero_km(
-                at
-            )  # the file's times read at a distance: refused here where the node contradicts them
-            at = with_inferred_locks(at, scenario.lockable_items)
-        except (InputError, ScenarioError) as refused:  # the file's own times rule the node out
-            alone = _parameters(raw, scenario, where, studies, record)
-            ruled_out = ", ".join(
-                f"{key} {value}" for (key, _, _), value in zip(estimates, values, strict=True)
-            )
-            method = (
-                f"{alone[3] + '; ' if alone[3] else ''}not varied: {ruled_out} would contradict the file's "
-                f"own times ({refused}), so the default's interval is not sampled"
-            )
-            return Banded(
-                scenario,
-                alone[0],
-                alone[1],
-                measured_at,
-                error,
-                band is not None,
-                method,
-                record.misfits,
-                alone[2],
-            )
+    for index, (data, at) in enumerate(nodes or [(raw, scenario)]):
         more, more_weights, more_moved, method = _parameters(data, at, where, studies, record)
         centre = 1 - sum(more_weights)  # the scenario's own weight in the rest of the band (none: a range)
-        kept = ((at, centre, "fit"),) if centre > 1e-12 else ()
+        kept = ((at, centre, "fit"),) if nodes and centre > 1e-12 else ()  # without nodes: the answer
         for point, weight, source in (*kept, *zip(more, more_weights, more_moved, strict=True)):
             points.append(point)
-            weights.append(share * weight)
+            weights.append(weight / max(len(nodes), 1))
             moved.append(source)
             combination.append(index)
-    said = "; ".join(f"{key} {words}" for key, _, words in estimates)
-    itself = "the scenario itself and " if band is not None else ""
-    method = (
-        f"{method + '; ' if method else ''}{itself}each of these at {len(combinations)} nodes of {said}, "
-        "equal shares (taken as independent of the rest)"
-    )
+    if nodes:
+        said = "; ".join(f"{key} {words}" for key, _, words in estimates)
+        itself = "the scenario itself and " if band is not None else ""
+        method = (
+            f"{method + '; ' if method else ''}{itself}each of these at {len(nodes)} nodes of {said}, "
+            "equal shares (taken as independent of the rest)"
+        )
+    elif ruled_out:
+        method = f"{method + '; ' if method else ''}{ruled_out}"
     return Banded(
         scenario,
         tuple(points),
         tuple(weights),
-        measured_at,
+        None if band is None else band.measured_at,
         error,
         band is not None,
         method,
         record.misfits,
         tuple(moved),
-        tuple(combination),
+        tuple(combination) if nodes else (),
     )
+
+
+def _estimate_nodes(
+    raw: dict, scenario: Scenario, where: str
+) -> tuple[list[tuple[str, tuple[str, str], str]], list[tuple[dict, Scenario]], str]:
+    """The defaults ``scenario`` takes that are estimates (:func:`estimated_defaults`) and every
+    combination of their nodes as (the file's tables with the nodes set, the scenario there, its hot set
+    inferred from a measured lock wait); none, and why in words, where a node contradicts the file's own
+    times read at a distance (the estimate is then not sampled: the answer stands)."""
+    estimates = estimated_defaults(scenario)
+    nodes = []
+    for values in itertools.product(*(pair for _, pair, _ in estimates)) if estimates else ():
+        data = copy.deepcopy(raw)
+        for (key, _, _), value in zip(estimates, values, strict=True):
+            apply_override(data, _column(raw, key, where, 0), value)
+        try:
+            at = scenario_from_dict(data, where)
+            at_zero_km(
+                at
+            )  # the file's times read at a distance: refused here where the node contradicts them
+            # a measured lock wait gives each node its own hot set (a node that moves the round trip moves
+            # what the same wait implies), inferred from the answer's own
+            nodes.append((data, with_inferred_locks(at, scenario.lockable_items)))
+        except (InputError, ScenarioError) as refused:  # the file's own times rule the node out
+            named = ", ".join(f"{key} {value}" for (key, _, _), value in zip(estimates, values, strict=True))
+            return (
+                estimates,
+                [],
+                (
+                    f"not varied: {named} would contradict the file's own times ({refused}), so the "
+                    "default's interval is not sampled"
+                ),
+            )
+    return estimates, nodes, ""
 
 
 def _parameters(
