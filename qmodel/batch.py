@@ -39,7 +39,7 @@ import numpy as np
 from qmodel import frames
 from qmodel.catalogue.evaluate import evaluate
 from qmodel.catalogue.loader import Formula, get_formula
-from qmodel.errors import InputError
+from qmodel.errors import HeaderError, InputError
 from qmodel.outfile import claim_output
 from qmodel.tables import csvbytes, workbook
 from qmodel.tables.csvsource import CsvSource, read_csv_source, source_of_text
@@ -142,7 +142,7 @@ def _input_columns(
         n for n, s in formula.symbols.items() if n not in columns and n not in given and s.default is None
     ]
     if missing:
-        raise InputError(
+        raise HeaderError(
             "columns",
             ", ".join(header),
             "a header naming "

@@ -3,6 +3,7 @@
 | error               | what went wrong                                           | exit status |
 | ------------------- | --------------------------------------------------------- | ----------- |
 | InputError          | a value, flag, cell or file the user gave is not allowed  | 2           |
+| HeaderError         | an InputError: a table's header lacks a column it needs    | 2           |
 | CatalogueError      | a formula, casebook, model or scenario file is malformed   | 2           |
 | ConvergenceError    | an iterative method did not reach its answer              | 3           |
 | MissingPackageError | an optional package (matplotlib for --plot) is missing    | 4           |
@@ -68,6 +69,12 @@ class InputError(QmodelError, ValueError):
     def at_row(self, row: int) -> InputError:
         """The same error, located at a batch row."""
         return InputError(self.parameter, self.value, self.allowed, reason=self.reason, row=row)
+
+
+class HeaderError(InputError):
+    """An :class:`InputError` on a table's header: it names none, or not all, of the columns the reader
+    needs (``parameter`` is ``columns``, or ``FILE: columns``). A workbook read from its first sheet by
+    default offers its other sheets with it (:func:`qmodel.tables.files.offering_other_sheets`)."""
 
 
 class CatalogueError(QmodelError):

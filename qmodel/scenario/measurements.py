@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from qmodel.errors import InputError
+from qmodel.errors import HeaderError, InputError
 from qmodel.scenario.result import ScenarioResult
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
@@ -285,7 +285,7 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
             named[name] = (index, split[1] if split else None)
     missing = [name for name in REQUIRED_COLUMNS if name not in named]
     if missing:
-        header_error = InputError(
+        header_error = HeaderError(
             f"{path}: columns",
             ", ".join(table.header),
             ", ".join(REQUIRED_COLUMNS) + " (and optionally " + ", ".join(OPTIONAL_COLUMNS) + ")",

@@ -34,7 +34,7 @@ from typing import TextIO
 
 import numpy as np
 
-from qmodel.errors import InputError
+from qmodel.errors import HeaderError, InputError
 from qmodel.limits import refuse_scenario_work
 from qmodel.outfile import claim_output
 from qmodel.output import count_in_all
@@ -194,7 +194,7 @@ def solve_variants(
     )
     columns = [c for i, t in enumerate(table.header) if (c := override_column(i, t.strip(), raw, source))]
     if not columns:
-        raise InputError(
+        raise HeaderError(
             f"{source}: columns",
             ", ".join(t.strip() for t in table.header),
             f"at least one of {KEY_FORMS}",
@@ -206,7 +206,7 @@ def solve_variants(
         raise InputError(f"{source}: column", twice.title, "each key in one column", reason="given twice")
     refuse_no_rows(table, source, "variant")
     if base.distances.size != 1 and ("distance",) not in [c.key for c in columns]:
-        raise InputError(
+        raise HeaderError(
             f"{source}: columns",
             ", ".join(t.strip() for t in table.header),
             "a distance column (one distance per row)",

@@ -16,7 +16,7 @@ from typing import BinaryIO
 import numpy as np
 
 from qmodel import __version__
-from qmodel.errors import InputError
+from qmodel.errors import HeaderError, InputError
 from qmodel.outfile import Target
 from qmodel.safetext import shown
 from qmodel.tables import csvbytes, workbook
@@ -43,22 +43,17 @@ def write_csv_file(target: Target, text: str | bytes, encoding: str) -> None:
     target.write(data)
 
 
-HEADER_PARAMETER = "columns"  # the parameter of a reader's error for a header naming none of its columns
-
-
 def offering_other_sheets(error: InputError, path: str, sheet: str | None) -> InputError:
-    """``error`` where it is a header error (an InputError on ``columns``, or ``FILE: columns``: a header
-    naming none of what the reader needs) from the first sheet of a workbook, read by default where the
-    workbook has other worksheets, with them offered (--sheet NAME): a planner's workbook often opens on
-    a sheet of notes; any other error as it is."""
-    parameter = str(error.parameter)
-    header = parameter == HEADER_PARAMETER or parameter.endswith(": " + HEADER_PARAMETER)
-    if sheet is not None or error.row is not None or not header or not workbook.is_workbook(path):
+    """``error`` where it is a :class:`~qmodel.errors.HeaderError` (a header naming none of what the
+    reader needs) from the first sheet of a workbook, read by default where the workbook has other
+    worksheets, with them offered (--sheet NAME): a planner's workbook often opens on a sheet of notes;
+    any other error as it is."""
+    if sheet is not None or not isinstance(error, HeaderError) or not workbook.is_workbook(path):
         return error
     names = workbook.worksheet_names(path)
     if len(names) < 2:
         return error
-    return InputError(
+    return HeaderError(
         error.parameter,
         error.value,
         f"{error.allowed}; or another sheet, --sheet {shlex.quote(names[1])} (the first sheet, "
