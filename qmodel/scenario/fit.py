@@ -51,13 +51,14 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT, refuse_scenario_work
-from qmodel.scenario.compose import solve_at
+from qmodel.scenario.compose import FixedParts, fixed_parts, solve_at
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
     ABSOLUTE,
@@ -223,14 +224,34 @@ def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
     return float(getattr(scenario, field))
 
 
-def model_values(scenario: Scenario, rows: Sequence[Measurement]) -> np.ndarray:
+# The free parameters the load-free parts (qmodel.scenario.compose.fixed_parts) do not read: a fit of
+# these alone computes each run's load-free parts once (a test holds them unread)
+LOAD_ONLY = frozenset({"locks.lockable_items"})
+
+LoadFree = dict[tuple[int, str, str], FixedParts]  # a run's load-free parts, by its facts (Measurement.run)
+
+
+def model_values(
+    scenario: Scenario, rows: Sequence[Measurement], load_free: LoadFree | None = None
+) -> np.ndarray:
     """The model's value (SI) of each row, NaN where the scenario has no answer (thrashing): one solve
-    per run (subchannels, Metro Mirror, castout owner) over the distances of its rows."""
+    per run (subchannels, Metro Mirror, castout owner) over the distances of its rows.
+
+    :param load_free: where given, each run's load-free parts are read from it, and put there where
+        missing: for a caller whose scenarios differ only in :data:`LOAD_ONLY` (the inference of
+        lockable_items), so they are computed once, not at every trial."""
     values = np.full(len(rows), np.nan)
     for run in sorted({row.run for row in rows}):
         picked = [i for i, row in enumerate(rows) if row.run == run]
-        distances = sorted({rows[i].distance for i in picked})
-        result = solve_at(with_overrides(scenario, *run), np.array(distances))
+        distances = np.array(sorted({rows[i].distance for i in picked}))
+        at = with_overrides(scenario, *run)
+        fixed = None
+        if load_free is not None:
+            fixed = (
+                load_free[run] if run in load_free else load_free.setdefault(run, fixed_parts(at, distances))
+            )
+        result = solve_at(at, distances, fixed=fixed)
+        distances = list(distances)
         for i in picked:
             row = rows[i]
             values[i] = result_value(
@@ -351,9 +372,12 @@ class Fit:
         n − p < 1, ± z with the rows' σ taken as known), clipped to its bounds; a parameter no row
         constrains (:meth:`null_loading` above 0.1) its whole bounds."""
         tail = (1 + level) / 2
-        from scipy.stats import norm, t  # scipy only where a fit is made, not at start-up
+        if self.dof >= 1:
+            from scipy.stats import t  # scipy only where rows are left over, not at start-up
 
-        quantile = float(t.ppf(tail, self.dof)) if self.dof >= 1 else float(norm.ppf(tail))
+            quantile = float(t.ppf(tail, self.dof))
+        else:  # the rows' σ taken as known (a measured lock wait alone: every `qmodel scenario` of it)
+            quantile = NormalDist().inv_cdf(tail)
         unconstrained = self.null_loading() > _NULL
         ends = {}
         errors = self.standard_errors()
@@ -665,6 +689,7 @@ def fit_scenario(
     fitted = np.array([row.weight > 0 for row in rows])
 
     at_zero_km(scenario)  # the file's times measured at a distance: refused here if they cannot be
+    load_free: LoadFree | None = {} if prepare is None and {p.key for p in parameters} <= LOAD_ONLY else None
 
     def trial(x: np.ndarray) -> Scenario | None:
         varied = with_values(scenario, {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)})
@@ -678,7 +703,7 @@ def fit_scenario(
 
     def residuals(x: np.ndarray) -> np.ndarray:
         at = trial(x)
-        model = np.full(len(rows), np.nan) if at is None else model_values(at, rows)
+        model = np.full(len(rows), np.nan) if at is None else model_values(at, rows, load_free)
         evaluations[0] += 1
         if progress is not None:
             progress(evaluations[0])
@@ -703,7 +728,7 @@ def fit_scenario(
             "values the prepared rows can take",
             reason="the fit ended where they cannot be met",
         )
-    model = model_values(at, rows)
+    model = model_values(at, rows, load_free)
     weighted = _weighted(rows, model)
     for i in np.flatnonzero(solution.active_mask):  # scipy gives 0 there: the slope into the bounds
         step = 1e-4 * max(1.0, abs(x[i]))
@@ -1048,8 +1073,9 @@ LOCK_STARTS = np.geomspace(1e2, 1e8, 13)  # lockable_items tried for a start: th
 def with_inferred_locks(scenario: Scenario, near: float | None = None) -> Scenario:
     """``scenario`` with ``lockable_items`` inferred from the lock contention it was measured to have
     (``[locks] measured_wait`` at ``measured_at``), where the file leaves lockable_items out: the fit of
-    that one parameter on that one row (:func:`fit_scenario`; the row's σ, 20% of a class 3 suspension
-    time, taken as known), started at the nearest of :data:`LOCK_STARTS`, or at ``near`` where it is
+    that one parameter on that one row (the row's σ, 20% of a class 3 suspension time, taken as known),
+    found as the root of its residual (:func:`_inferred_locks`: the value and interval least squares,
+    :func:`fit_scenario`, gives, in fewer solves), started at the nearest of :data:`LOCK_STARTS`, or at ``near`` where it is
     given (a band point's inference started from the answer's own: the same root, found in fewer solves,
     without the scan of the starts). Where the file has no [band],
     the answer's band is the ends of the inferred value's 95% interval; a [[calibration]] record says
@@ -1070,11 +1096,15 @@ def with_inferred_locks(scenario: Scenario, near: float | None = None) -> Scenar
 
 
 def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
-    """:func:`with_inferred_locks` from the nearest of ``starts``."""
+    """:func:`with_inferred_locks` from the nearest of ``starts``: the root of the row's residual by
+    :func:`_refit_items` (a few solves, no scipy), its interval from the slope there (:func:`_root_fit`,
+    the same :class:`Fit` as least squares gives); least squares (:func:`fit_scenario`) where the
+    steps do not reach a root, which finds the nearest the model gets."""
     measured = scenario.lock_measurement
     assert measured is not None, "a scenario with a measured lock wait"
     row = _lock_row(scenario)
-    trials = [model_values(replace(scenario, lockable_items=float(items)), [row])[0] for items in starts]
+    load_free: LoadFree = {}
+    trials = [model_values(replace(scenario, lockable_items=float(i)), [row], load_free)[0] for i in starts]
     gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
     if not np.isfinite(min(gaps)):
         raise InputError(
@@ -1084,7 +1114,12 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
             reason="no lockable_items gives it",
         )
     start = float(starts[int(np.argmin(gaps))])
-    fit = fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
+    root = _refit_items(scenario, start, 0.0, load_free)
+    fit = (
+        fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
+        if root is None
+        else _root_fit(scenario, row, root[0], load_free)
+    )
     value = fit.values["locks.lockable_items"]
     if abs(fit.residuals[0]) > 0.01:  # the nearest the model gets is not the measurement
         raise InputError(
@@ -1107,6 +1142,28 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
 
 
+_DIFF_STEP = 1e-4  # the forward difference of a Jacobian column: this × max(1, |x|) (least_squares' rule)
+
+
+def _root_fit(scenario: Scenario, row: Measurement, items: float, load_free: LoadFree) -> Fit:
+    """The :class:`Fit` of lockable_items alone on ``row`` at its root ``items``, as
+    :func:`fit_scenario` forms it: the weighted residual there, and its slope on the fitted scale (log)
+    by a forward difference of :data:`_DIFF_STEP` (two solves)."""
+    (parameter,) = free_parameters(replace(scenario, lockable_items=items), ["locks.lockable_items"])
+    x = parameter.to_scale(items)
+    step = _DIFF_STEP * max(1.0, abs(x))
+    step = -step if x + step > parameter.to_scale(parameter.high) else step
+    model, moved = (
+        model_values(replace(scenario, lockable_items=parameter.from_scale(at)), [row], load_free)
+        for at in (x, x + step)
+    )
+    weighted, shifted = _weighted([row], model), _weighted([row], moved)
+    jacobian = ((shifted - weighted) / step)[:, None]
+    covariance = np.linalg.pinv(jacobian.T @ jacobian)  # no row left over: the row's σ taken as known
+    at = replace(scenario, lockable_items=items)
+    return Fit((parameter,), np.array([x]), covariance, (row,), model, weighted, jacobian, at)
+
+
 _SECANT_STEPS = 8  # secant steps of a warm-started refit of lockable_items before the full inference
 _SECANT_TOLERANCE = 1e-10  # |log(model wait / measured wait)| at which the refit stops
 
@@ -1125,15 +1182,19 @@ def _lock_row(scenario: Scenario) -> Measurement:
     )
 
 
-def _refit_items(scenario: Scenario, start: float, slope: float) -> tuple[float, float] | None:
+def _refit_items(
+    scenario: Scenario, start: float, slope: float, load_free: LoadFree | None = None
+) -> tuple[float, float] | None:
     """(lockable_items, slope) near ``start`` whose model lock wait is the file's measured one: on
     g(x) = log(model wait / measured wait), x = log lockable_items (one solve a step), a Newton step
     with the last refit's ``slope`` dg/dx, then secant steps, until |g| < 1e-10; None where the steps
-    do not get there (the caller then infers it afresh, :func:`with_inferred_locks`)."""
+    do not get there (the caller then infers it afresh, :func:`with_inferred_locks`). ``load_free``:
+    the scenario's load-free parts where the caller has them (:func:`model_values`)."""
     row = _lock_row(scenario)
+    load_free = {} if load_free is None else load_free
 
     def gap(x: float) -> float:
-        wait = model_values(replace(scenario, lockable_items=float(np.exp(x))), [row])[0]
+        wait = model_values(replace(scenario, lockable_items=float(np.exp(x))), [row], load_free)[0]
         return float(np.log(wait / row.value)) if wait > 0 else np.nan
 
     x0 = float(np.log(start))

@@ -7,17 +7,22 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.band import load_banded
+from qmodel.scenario.compose import fixed_parts
 from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.fit import LOAD_ONLY, _lock_row, fit_scenario, with_inferred_locks
 
 ENV2 = load_scenario("gdps-env2")
 
@@ -75,13 +80,37 @@ def test_the_answer_to_a_file_with_a_measured_wait_carries_its_band(tmp_path) ->
 def test_an_inference_started_near_finds_what_the_scan_of_starts_finds(tmp_path, factor) -> None:
     """A band point infers its hot set starting from the answer's own (one start, not the scan): the same
     root, and where nothing is reached from there the scan decides as before."""
-    from dataclasses import replace
-
-    from qmodel.scenario.fit import with_inferred_locks
-
     unknown = replace(
         load_scenario(measured_file(tmp_path, average_wait(ENV2, 0.0) * 1e3)), lockable_items=np.nan
     )
     scanned = with_inferred_locks(unknown).lockable_items
     near = with_inferred_locks(unknown, near=scanned * factor).lockable_items
     assert near == pytest.approx(scanned, rel=1e-3)
+
+
+@pytest.mark.parametrize("km", [0.0, 40.0])
+def test_the_root_and_least_squares_give_one_inference(tmp_path, km) -> None:
+    """Two routes to the hot set of a measured wait: the root by secant steps with the slope there (every
+    `qmodel scenario` of such a file, no scipy) and weighted least squares on the same row agree on the
+    value and its 95% interval."""
+    scenario = load_scenario(measured_file(tmp_path, average_wait(ENV2, km) * 1e3, f"{km:g}km"))
+    root = scenario.lockable_items
+    least = fit_scenario(
+        replace(scenario, lockable_items=root * 1.7), [_lock_row(scenario)], ["locks.lockable_items"]
+    )
+    assert least.values["locks.lockable_items"] == pytest.approx(root, rel=1e-3)
+    said = scenario.calibration[-1]["fitted_on"]
+    low, high = least.intervals()["locks.lockable_items"]
+    assert f"95% {low:.4g} to {high:.4g}" in said
+
+
+@given(items=st.floats(1.0, 1e9), other=st.floats(1.0, 1e9))
+@settings(max_examples=10, deadline=None)
+def test_the_load_free_parts_do_not_read_the_hot_set(items, other) -> None:
+    """A fit of the keys in LOAD_ONLY computes each run's load-free parts once: they must not change
+    with those keys."""
+    assert LOAD_ONLY == {"locks.lockable_items"}
+    distances = np.array([0.0, 40e3])
+    one, two = (asdict(fixed_parts(replace(ENV2, lockable_items=x), distances)) for x in (items, other))
+    for name, value in one.items():
+        np.testing.assert_array_equal(np.asarray(two[name]), np.asarray(value), err_msg=name)
