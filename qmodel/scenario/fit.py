@@ -1075,12 +1075,12 @@ def with_inferred_locks(scenario: Scenario, near: float | None = None) -> Scenar
     (``[locks] measured_wait`` at ``measured_at``), where the file leaves lockable_items out: the fit of
     that one parameter on that one row (the row's σ, 20% of a class 3 suspension time, taken as known),
     found as the root of its residual (:func:`_inferred_locks`: the value and interval least squares,
-    :func:`fit_scenario`, gives, in fewer solves), started at the nearest of :data:`LOCK_STARTS`, or at ``near`` where it is
-    given (a band point's inference started from the answer's own: the same root, found in fewer solves,
-    without the scan of the starts). Where the file has no [band],
-    the answer's band is the ends of the inferred value's 95% interval; a [[calibration]] record says
-    what it rests on. Other scenarios are returned as they are. InputError where no lockable_items gives
-    the measured wait (more than the model has before it thrashes).
+    :func:`fit_scenario`, gives, in fewer solves), started at the nearest of :data:`LOCK_STARTS`, or at
+    ``near`` where it is given (a band point's inference started from the answer's own: the same root,
+    without the scan of the starts). Where the file has no [band], the answer's band is the ends of the
+    inferred value's 95% interval; a [[calibration]] record says what it rests on. Other scenarios are
+    returned as they are. InputError where no lockable_items gives the measured wait (more than the
+    model has before it thrashes).
 
     :param scenario: a checked scenario (:func:`qmodel.scenario.spec.scenario_from_dict`).
     :returns: the scenario with lockable_items set (SI).
