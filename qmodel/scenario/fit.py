@@ -243,15 +243,14 @@ def model_values(
     values = np.full(len(rows), np.nan)
     for run in sorted({row.run for row in rows}):
         picked = [i for i, row in enumerate(rows) if row.run == run]
-        distances = np.array(sorted({rows[i].distance for i in picked}))
-        at = with_overrides(scenario, *run)
+        distances = sorted({rows[i].distance for i in picked})
+        at, columns = with_overrides(scenario, *run), np.array(distances)
         fixed = None
         if load_free is not None:
             fixed = (
-                load_free[run] if run in load_free else load_free.setdefault(run, fixed_parts(at, distances))
+                load_free[run] if run in load_free else load_free.setdefault(run, fixed_parts(at, columns))
             )
-        result = solve_at(at, distances, fixed=fixed)
-        distances = list(distances)
+        result = solve_at(at, columns, fixed=fixed)
         for i in picked:
             row = rows[i]
             values[i] = result_value(
