@@ -832,7 +832,7 @@ def max_distance_banded(
     against the longest that meets the goal; the sample's largest distance is where its least margin
     crosses 0, found on SEEK_GRID distances from 0 to ``upper`` (linear between them); the band is the
     weighted quantiles of those distances, and the probability the goal holds at a distance the weight of
-    the samples whose largest distance reaches it.
+    the samples that meet it at 0 km and whose largest distance reaches it.
 
     :param banded: the scenario and its band (:func:`load_banded`).
     :param upper: m, the farthest distance searched.
@@ -878,7 +878,8 @@ def max_distance_banded(
     grid = grid[:first]
     reach = _crossings(grid, margin, upper)
     low, high = quantiles(reach, weights, ends(level))
-    probability = np.clip([weights @ (reach >= d) for d in asked], 0.0, 1.0)
+    holds = margin[:, 0] >= 0  # a sample that fails at 0 km reaches 0 km but does not hold there
+    probability = np.clip([weights @ ((reach >= d) & holds) for d in asked], 0.0, 1.0)
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
     narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
     return GoalBand(
