@@ -88,13 +88,19 @@ NARROW = {
     "global contention suspension per transaction) would pin the lock parameters, which now take "
     "the whole range the studies support",
     "unmeasured": "each member's response time and transaction count measured at today's distance would fit "
-    "its other and think time: no response time of this file is measured, so all of each answer "
-    "is predicted",
+    "its other and think time (qmodel scenario calibrate): no value of this file is fitted to a measured "
+    "response time, so all of each answer is predicted",
+    "unmeasured_open": "each member's response time measured at today's distance would fit its other "
+    "(qmodel scenario calibrate): no value of this file is fitted to a measured response time, so all "
+    "of each answer is predicted",
     "growth": "response times measured at a second distance would fit the lock parameters on this "
     "sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth "
     "is now the largest part of the band",
     "fit": "more rows at distance in the fit would narrow its parameters' interval, now the largest part "
     "of the band",
+    "measured_wait": "response times measured at a second distance would fit the lock parameters on this "
+    "sysplex's own growth (qmodel scenario calibrate): the hot set now rests on one measured lock wait, "
+    "and its 95% interval is the largest part of the band",
     "crossing_latency": "a round trip between the sites measured at today's distance (RMF CF activity "
     "report, path data: channel path latency, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would "
     "give crossing_latency, which now takes the whole 95% interval of the GDPS study's estimate",
@@ -316,7 +322,8 @@ def _parameters(
     points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     method = band.method
-    moved = ("fit",) * len(points)
+    # a [band] the file (or its fit file) gives, or the interval of a hot set inferred from a measured wait
+    moved = ("fit" if "band" in raw else "measured_wait",) * len(points)
     bare = [key for key in record.held if key not in studies]
     if bare:
         method += (
@@ -681,7 +688,9 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
         if not banded.points:
             return ""
         return NARROW.get(_widest(banded, values[1:], weights[1:]), NARROW["range"])  # a lock range: "range"
-    return NARROW["unmeasured" if banded.measured_at is None else "growth"]
+    if banded.measured_at is not None:
+        return NARROW["growth"]
+    return NARROW["unmeasured_open" if all(m.open for m in banded.scenario.members) else "unmeasured"]
 
 
 def _widest(banded: Banded, values: np.ndarray, weights: np.ndarray) -> str:
