@@ -723,7 +723,9 @@ def fit_scenario(
     if at is None:
         raise InputError(
             "calibration",
-            {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)},
+            ", ".join(
+                f"{p.key} {shown_value(p.key, p.from_scale(v))}" for p, v in zip(parameters, x, strict=True)
+            ),
             "values the prepared rows can take",
             reason="the fit ended where they cannot be met",
         )

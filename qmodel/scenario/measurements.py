@@ -21,6 +21,7 @@ import numpy as np
 
 from qmodel.errors import HeaderError, InputError
 from qmodel.scenario.result import ScenarioResult
+from qmodel.scenario.spec import share_advice
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, bare_number, parse_value
@@ -51,6 +52,7 @@ SIGMA = {
     "lock_contention": 0.20,
 }
 ABSOLUTE = ("share_within_goal",)  # quantities whose residual is absolute, not relative
+SHARES = ("share_within_goal",)  # quantities that are a share of 1: at most 100% (a CPU busy in CPs is not)
 STUDY_INTERVAL = 300.0  # s: every run's RMF interval in the GDPS study (the casebooks' default)
 _DIGITS = 12  # a printed number converted to SI keeps this many significant digits (0.056 s is 56 ms)
 
@@ -303,7 +305,14 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
                 for name, cell in cells.items()
             }
         where = f"{path}: row {row + table.first_row}"
-        rows.append(_measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where))
+        measured = _measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where)
+        if measured.quantity in SHARES and measured.value > 1:  # 97,1 for 97,1%: refused as the file's
+            typed = str(table.columns[named["value"][0]][row]).strip()
+            allowed, reason = share_advice(cells["value"])
+            if decimal == ",":
+                allowed = allowed.replace(".", ",")
+            raise InputError(f"{where}, column value", typed, allowed, reason=reason)
+        rows.append(measured)
     if not rows:
         raise InputError(path, "no rows", "at least one measured row under the header")
     return tuple(rows)

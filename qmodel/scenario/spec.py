@@ -459,7 +459,7 @@ class _Reader:
         except InputError as error:
             raise self.error(label, _shown(text), allowed, reason=error.reason) from None
         if dimension == "ratio" and value > 1:
-            raise self.error(label, _shown(text), *_share_advice(text))
+            raise self.error(label, _shown(text), *share_advice(text))
         if not np.isfinite(value) or value < lower or (strict and value == lower):
             shown_unit = "" if unit == "1" else f" {unit}"
             raise self.error(label, _shown(text), f"{'>' if strict else '>='} {lower:g}{shown_unit}")
@@ -530,8 +530,9 @@ class _Reader:
         return value
 
 
-def _share_advice(text: object) -> tuple[str, str]:
-    """(allowed, reason) for a share above 100%: a bare 95 is advised as 95% or 0.95."""
+def share_advice(text: object) -> tuple[str, str]:
+    """(allowed, reason) for a share above 100% (a scenario file's, a measured row's): a bare 95 is
+    advised as 95% or 0.95."""
     number = text if isinstance(text, (int, float)) else None
     if isinstance(text, str) and (bare := bare_number(text)) is not None:
         number = float(bare)
