@@ -354,6 +354,8 @@ class Scenario:
     # m between the sites when the links', disks' and CF signals' times were read (RMF): the solver takes
     # them to 0 km (qmodel.scenario.propagation.at_zero_km)
     measured_at: float = 0.0
+    # the file's name, for the errors found after it is read (the solver's checks): no part of its content
+    where: str = field(default="scenario", repr=False, compare=False)
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -804,6 +806,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         protocols=_protocols(reader, data, link_types, structures, members, paths),
         free=_free(reader, data),
         defaults=tuple(reader.defaulted),  # last: every value above is read by now
+        where=where,
     )
 
 
