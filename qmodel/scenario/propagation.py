@@ -202,9 +202,9 @@ def _times_at_zero(scenario: Scenario) -> dict[str, Any]:
         )
     if scenario.metro_mirror:
         added = float(mirror_cost(scenario, distance)[0]) - scenario.pprc_overhead
-        trips = today.mirror_round_trips(scenario.protocols)
+        mirror_trips = today.mirror_round_trips(scenario.protocols)
         changes["pprc_overhead"] = _less(
-            scenario, "disk.pprc_overhead", scenario.pprc_overhead, added, 0.0, round_trips=trips
+            scenario, "disk.pprc_overhead", scenario.pprc_overhead, added, 0.0, round_trips=mirror_trips
         )
     signal = {}
     for cf, service in scenario.protocols.signal_service.items():
