@@ -103,7 +103,7 @@ import numpy as np
 from qmodel.errors import CatalogueError, InputError
 from qmodel.safetext import name_refused
 from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
-from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
+from qmodel.scenario.schema import SCENARIO_KEYS, ScenarioKey, key_of, keys_of
 from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
 from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import (
@@ -495,7 +495,7 @@ class _Reader:
         row = key_of(schema_table, name)
         if (name if key is None else key) not in table and default is None and row.file_default is not None:
             self.defaulted.append((f"{label}.{name}" if label else name, str(row.file_default)))
-        return self.quantity(
+        value = self.quantity(
             table,
             name if key is None else key,
             row.unit,
@@ -504,6 +504,17 @@ class _Reader:
             strict=row.positive,
             allowed=allowed,
         )
+        ceiling = plausible_ceiling(row)
+        if value > ceiling:
+            written, why = row.plausible or ("", "")
+            shown = f"{label}.{name if key is None else key}" if label else (name if key is None else key)
+            raise self.error(
+                shown,
+                _shown(table.get(name if key is None else key)),
+                f"at most {written}, written in its unit (88us, 0.12ms)",
+                reason=f"more than any reading of it: {why}",
+            )
+        return value
 
     def profile(self, table: dict, key: str, name: str) -> float:
         """A part of a member's profile: required (none is assumed), its meaning said where it is missing."""
@@ -530,6 +541,14 @@ class _Reader:
         if not isinstance(value, str) or value not in choices:
             raise self.error(f"{name}.{key}", _shown(value, key), "one of " + ", ".join(sorted(choices)))
         return value
+
+
+def plausible_ceiling(row: ScenarioKey) -> float:
+    """The largest value (SI) of the key ``row`` a planner's reading has (its ``plausible``), inf where the
+    schema gives none."""
+    if row.plausible is None:
+        return np.inf
+    return parse_value(row.name, row.plausible[0], row.unit) * UNITS[row.unit].to_si
 
 
 def share_advice(text: object) -> tuple[str, str]:

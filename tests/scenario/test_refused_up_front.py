@@ -14,9 +14,10 @@ from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.scenario import band, fit
 from qmodel.scenario.compose import LOCK_WAIT_BOUND
-from qmodel.scenario.files import resolve_scenario
+from qmodel.scenario.files import resolve_scenario, shipped_scenarios
 from qmodel.scenario.measurements import Measurement, read_measurements
-from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
+from qmodel.scenario.schema import SCENARIO_KEYS
+from qmodel.scenario.spec import load_scenario, plausible_ceiling, read_scenario_toml, scenario_from_dict
 
 # A planner's three-member file, open arrivals, measured at 8 km over dark fibre, its lock wait as DB2
 # accounting gives it (trial 4's plexa.toml: numbers made up by the tester, not from any study)
@@ -290,3 +291,35 @@ def test_no_wait_the_lock_model_reaches_is_above_the_bound(tmp_path: Path) -> No
     ]
     reached = max(w for w in waits if np.isfinite(w))
     assert 0.2 * lock_free < reached < LOCK_WAIT_BOUND * lock_free
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "ceiling"),
+    [
+        (
+            'lock = "88us", cache = "94us"',
+            'lock = "88ms", cache = "94us"',
+            "link.remote.sync.lock = 88ms",
+            "2ms",
+        ),
+        ('disc = "0.05ms"', 'disc = "0.15s"', "disk.read.disc = 0.15s", "100ms"),
+        ('pprc_overhead = "0.24ms"', 'pprc_overhead = "0.24s"', "disk.pprc_overhead = 0.24s", "10ms"),
+    ],
+)
+def test_a_reading_no_rmf_report_has_is_refused_with_the_largest_one_and_why(
+    tmp_path: Path, old: str, new: str, key: str, ceiling: str
+) -> None:
+    """Trial 4, D11: a remote sync service of 88 ms (µs meant) was answered, and the distance the goal holds
+    to went up (42.2 to 44.8 km). Each time with a plausible ceiling in the schema is held to it."""
+    line = refused(plexa(tmp_path, old, new))
+    assert f"{key} (more than any reading of it: " in line and f"allowed: at most {ceiling}" in line
+
+
+def test_every_ceiling_is_above_the_studies_own_readings() -> None:
+    """No shipped scenario is refused by a ceiling: each is read whole (its links, disks and PPRC)."""
+    for name in shipped_scenarios():
+        load_scenario(name)
+    ceilings = {row.name: plausible_ceiling(row) for row in SCENARIO_KEYS if row.plausible}
+    assert ceilings == pytest.approx(
+        {"sync": 2e-3, "pprc_overhead": 10e-3, "conn": 0.1, "disc": 0.1, "pend": 0.1}
+    )
