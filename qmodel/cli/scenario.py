@@ -1070,16 +1070,19 @@ def scenario_calibrate(
     identified."""
     from pathlib import Path
 
+    import numpy as np
+
     from qmodel.scenario.files import resolve_scenario
     from qmodel.scenario.fit import (
         EVALUATIONS_PER_PARAMETER,
         calibrate_fit,
         lock_refit,
+        model_values,
         refuse_long_calibration,
         with_inferred_locks,
         write_fit,
     )
-    from qmodel.scenario.measurements import read_measurements
+    from qmodel.scenario.measurements import read_measurements, refuse_unreachable
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
     path = resolve_scenario(scenario_file)
@@ -1096,11 +1099,15 @@ def scenario_calibrate(
     rows = read_measurements(measurements, path.stem, sheet)
     prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
     refuse_long_calibration(scenario, rows, len(parameters), prepare is not None)
+    inferred = with_inferred_locks(scenario)
+    names = {m.name for m in scenario.members} | {"all"}  # a row of another member: the fit names it
+    judged = [i for i, row in enumerate(rows) if row.member in names]
+    model = np.full(len(rows), np.nan)
+    model[judged] = model_values(inferred, [rows[i] for i in judged])
+    refuse_unreachable(rows, model)  # a slip of unit, before the fit tries it
     about = EVALUATIONS_PER_PARAMETER * len(parameters)
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
-        fit = calibrate_fit(
-            with_inferred_locks(scenario), rows, parameters, prepare=prepare, progress=progress
-        )
+        fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
     written = write_fit(fit, Path(path), measurements)
     _show_fit(fit, written, fmt)
 

@@ -141,6 +141,48 @@ def result_value(result: ScenarioResult, place: int, member: str, quantity: str,
     return float(values[quantity])
 
 
+# A measured row this many times the model's value at the file's own values, or less than 1/this, is refused
+# before a fit: a slip of unit (s for ms, ms for us: 1000x) and not a miss a fit should absorb; the file's
+# values are the planner's own readings of the same system, a few times off at most where a free
+# parameter starts far from its value (a per-minute rate read per second, 60x, is not caught by it).
+UNREACHABLE = 100.0
+_SLIPS = (1e-3, 1e3, 1e-6, 1e6, 1 / 60, 60.0)  # the factors a slip of unit makes (ms/s, us/s, per minute)
+
+
+def refuse_unreachable(rows: tuple[Measurement, ...], model: np.ndarray) -> None:
+    """Refuse the first fitted row (weight above 0) whose value is more than :data:`UNREACHABLE` times
+    ``model``, its model value (SI) at the file's own values, or less than 1/that: an InputError naming the
+    row, the value, the model's value and the value as the slip of unit nearest the model would have it.
+    A share (absolute, at most 1) and a row without a model answer (NaN, 0) are not judged."""
+    for row, value in zip(rows, model, strict=True):
+        if row.weight == 0 or row.quantity in ABSOLUTE or not (np.isfinite(value) and value > 0):
+            continue
+        ratio = row.value / value
+        if 1 / UNREACHABLE <= ratio <= UNREACHABLE:
+            continue
+        slip = min(_SLIPS, key=lambda factor: abs(np.log(row.value * factor / value)))
+        meant = _written(row.quantity, row.value * slip)
+        raise InputError(
+            f"{row.source or 'measured row'}: {row.label}",
+            _written(row.quantity, row.value),
+            f"within {UNREACHABLE:g}x of the model's {_written(row.quantity, value)} with the file's values "
+            f"(a slip of unit? {meant})",
+            reason=f"{max(ratio, 1 / ratio):,.0f}x {'more' if ratio > 1 else 'less'} than the model gives: "
+            "no fit of the free parameters should bridge it",
+        )
+
+
+def _written(quantity: str, value: float) -> str:
+    """A row's value (SI) as a measurements table writes it: a time in s, ms or us by its size, a share
+    in %, else bare (four significant digits)."""
+    if UNITS[QUANTITIES[quantity]].dimension == "time":
+        unit = "s" if value >= 1 else "ms" if value >= 1e-3 else "us"
+        return f"{value / UNITS[unit].to_si:.4g}{unit}"
+    if QUANTITIES[quantity] == "ratio":
+        return f"{value * 100:.4g}%"
+    return f"{value:.4g}"
+
+
 def casebook_path(name: str) -> Path:
     """A shipped casebook's file by name (``"gdps-pprc-100km-2006-e2e"``): casebooks/NAME.toml."""
     casebooks = importlib.import_module("qmodel.casebooks")  # casebooks/, installed as a package (setup.cfg)

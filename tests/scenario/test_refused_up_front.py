@@ -14,8 +14,8 @@ from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.scenario import band, fit
 from qmodel.scenario.compose import LOCK_WAIT_BOUND
-from qmodel.scenario.files import resolve_scenario, shipped_scenarios
-from qmodel.scenario.measurements import Measurement, read_measurements
+from qmodel.scenario.files import fit_path, resolve_scenario, shipped_scenarios
+from qmodel.scenario.measurements import Measurement, read_measurements, refuse_unreachable
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import load_scenario, plausible_ceiling, read_scenario_toml, scenario_from_dict
 
@@ -323,3 +323,31 @@ def test_every_ceiling_is_above_the_studies_own_readings() -> None:
     assert ceilings == pytest.approx(
         {"sync": 2e-3, "pprc_overhead": 10e-3, "conn": 0.1, "disc": 0.1, "pend": 0.1}
     )
+
+
+def test_a_row_in_the_wrong_unit_is_refused_before_the_fit_with_the_unit_it_would_be(tmp_path: Path) -> None:
+    """Trial 4, D4: responses typed 71,4s for 71.4 ms were fitted for 47 s, written and carried forward.
+    A row more than UNREACHABLE times the model's value at the file's values is refused before the fit,
+    and nothing is written."""
+    path = plexa(tmp_path)
+    table = tmp_path / "rows.csv"
+    table.write_text("distance;member;quantity;value\n8km;PRDA;response_time;21,5s\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(path), str(table)])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert line.startswith(f"error: {table}: row 2: PRDA response_time 8 km = 21.5s (") and "\n" not in line
+    assert "x more than the model gives" in line and "(a slip of unit? 21.5ms)" in line
+    assert not fit_path(path).exists()
+
+
+@pytest.mark.parametrize(
+    ("times", "refused_row"), [(99.0, False), (1 / 99, False), (101.0, True), (1 / 101, True)]
+)
+def test_a_row_is_judged_against_the_model_by_the_declared_factor(times: float, refused_row: bool) -> None:
+    row = Measurement("mine", "A", 0.0, "lock_contention", 2e-3 * times, source="rows.csv: row 2")
+    unjudged = Measurement("mine", "A", 0.0, "share_within_goal", 0.9)
+    if refused_row:
+        with pytest.raises(InputError, match=r"rows\.csv: row 2: A lock_contention 0 km"):
+            refuse_unreachable((unjudged, row), np.array([1e-6, 2e-3]))
+    else:
+        refuse_unreachable((unjudged, row), np.array([1e-6, 2e-3]))
