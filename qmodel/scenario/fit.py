@@ -11,38 +11,26 @@ Method: the weighted residual of each row (:func:`qmodel.scenario.measurements.w
 (model − measured) / (σ × measured), σ by quantity, times √weight) is minimised over all rows by
 scipy's trust-region reflective least_squares within each parameter's bounds; a positive scale
 parameter (a count of lockable items, a gamma shape) on a log scale. The covariance of the fitted
-scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p); the
-interval of each parameter ± t(0.975, n − p) standard errors on its fitted scale.
+scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p) over
+the n rows the parameters move (below); the interval of each parameter ± t(0.975, n − p) standard
+errors on its fitted scale.
 
-Each parameter is pulled toward where it starts by 1e-3 of a weighted residual per its whole range, far
-below any row's: a parameter no row moves stays where the file has it (a step along a direction no row
-constrains would otherwise leave it anywhere). A parameter that ends at a bound has its slope into the
-bounds taken by a one-sided difference (scipy's Jacobian has 0 there).
-
-How the rows identify each parameter (the criterion, written before any result), in this order: (a)
-"not pinned: the rows do not pin it" where more than 0.1 of it lies in the directions no row constrains
-(the right singular vectors of the Jacobian with a singular value below 1e-6 of the largest, and with
-fewer rows than parameters the p − n directions no row reaches: its interval is then its whole bounds;
-the flag names the parameters it moves with, and where every row is at one distance says that a
-distance key sets the growth with distance); (b) "at its bound" where it ends within a millionth of
-its range of a bound (never "pinned": the rows may want it further); (c) "not pinned" where its 95%
-interval is 90% or more of its whole range; weakly identified where (d) its 95% interval spans more
-than a factor of 2 (a log-scale parameter) or reaches further from its value than the value itself (a
-linear one), or (e) it is more than 0.99 correlated with another parameter (the rows pin a combination,
-not each); (f) weakly identified where no row is left over (n ≤ p): the rows determine it but nothing
-checks the fit, and its interval takes each row's σ as known (s² = 1, ± z); else pinned, which thus
-needs n − p ≥ 1. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still misses
-by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
-
-A calibration (:func:`calibrate_fit`, what ``qmodel scenario calibrate`` runs) holds a parameter the rows
-do not pin at its prior value: after the fit, every parameter not pinned by (a) or (c) (whether or not
-at a bound) is put back to the value the scenario gives it (the file's, or the default) and the fit is
-redone from the others' values without it, until each parameter left passes (a) and (c) (n ≥ p left,
-then: p − n directions no row reaches flag at least one parameter). A held parameter is not written to
-the fit file (the next reading takes the file's own) and no band point moves it (:mod:`qmodel.scenario.band`
-gives it the range the studies support, where they give one). :meth:`Fit.summary` says how many rows pin
-how many parameters, which are held and why, and the measurement that would help most;
-:func:`misfits` the members' misses the band carries (:mod:`qmodel.scenario.band`).
+A row no free parameter moves is a check of the model, not of the fit (the criterion, written before any
+result): where its slope (its row of J) on every parameter is at most 1e-4 of the largest slope any row
+has on that parameter (a parameter no row moves moves none), the fit cannot use it to pin anything and
+cannot bring it nearer its measurement. Such a row is shown with its residual and said to be a check
+(:meth:`Fit.notes`), and is not counted: n above is the rows that are moved (n − p the rows left over),
+s² is their RSS alone, and its miss is not the worst row's. Its miss still counts as the model's
+(:func:`misfits`). The class holds: an open member's throughput or transaction count (its arrival rate
+sets it) where no free key sets its load; a lock wait that repeats the file's measured_wait while
+lockable_items is inferred again at every trial (:func:`lock_refit`: met by construction); a row only a
+parameter the calibration held at its prior moved (the refit without it has no slope there); a row of a
+quantity the free keys do not reach (an open member's CPU with no CPU key free). Rows of weight 0 are
+shown, not fitted, as before. The bound 1e-4 leaves out a row whose share of any parameter's information
+(its slope squared) is below 1e-8 of the row that carries most of it: a row met by construction shows
+only the noise of the forward difference (measured after the bound was set, on a planner's three-member
+file of trial 4: the repeated lock wait's slopes 1.3e-7 to 1e-6 of the largest; an open member's
+throughput 0).
 """
 
 from __future__ import annotations
@@ -87,6 +75,7 @@ GROWTH_KEYS = ("lock_span", "resolution_round_trips", "crossing_latency", "fibre
 LEVEL = 0.95
 _FLAT = 1e-6  # a singular value of the Jacobian below this share of the largest: a direction no row pins
 _NULL = 0.1  # a parameter with more than this share in such directions: the rows do not pin it
+_UNMOVED = 1e-4  # a row's slope on every parameter at most this share of the largest: a check, not counted
 # Each free key's bounds (SI) and scale: a positive scale parameter on a log scale
 _BOUNDS: dict[str, tuple[float, float, bool]] = {
     "locks.lockable_items": (1.0, 1e9, True),
@@ -321,6 +310,17 @@ def misfits(rows: Sequence[Measurement], model: np.ndarray, members: Sequence[st
     return tuple(found)
 
 
+def moved_rows(jacobian: np.ndarray) -> np.ndarray:
+    """(n,) bool for the Jacobian (n, p) of n fitted rows' weighted residuals: a row some free parameter
+    moves, its slope on that parameter above :data:`_UNMOVED` of the largest slope any row has on it
+    (the module docstring's criterion; a parameter no row moves moves none)."""
+    jacobian = np.abs(np.asarray(jacobian, float))
+    if not jacobian.size:
+        return np.zeros(jacobian.shape[0], dtype=bool)
+    largest = jacobian.max(axis=0)
+    return ((jacobian > _UNMOVED * largest) & (largest > 0)).any(axis=1)
+
+
 @dataclass(frozen=True)
 class Fit:
     """A fit's result (:func:`fit_scenario`): the ``parameters``, their values ``x`` and ``covariance``
@@ -339,9 +339,27 @@ class Fit:
     held: tuple[Held, ...] = ()
 
     @property
+    def counted(self) -> np.ndarray:
+        """(n,) bool: each row fitted (weight above 0) and moved by some free parameter
+        (:func:`moved_rows`); a fitted row not counted is a check of the model (the module docstring)."""
+        fitted = np.array([row.weight > 0 for row in self.rows], dtype=bool)
+        counted = np.zeros(len(self.rows), dtype=bool)
+        counted[fitted] = moved_rows(self.jacobian)
+        return counted
+
+    @property
+    def checks(self) -> tuple[Measurement, ...]:
+        """The fitted rows no free parameter moves: checks of the model, not counted (:attr:`counted`)."""
+        return tuple(
+            row
+            for row, counted in zip(self.rows, self.counted, strict=True)
+            if row.weight > 0 and not counted
+        )
+
+    @property
     def dof(self) -> int:
-        """Fitted rows (weight above 0) less parameters."""
-        return int(sum(row.weight > 0 for row in self.rows)) - len(self.parameters)
+        """Rows the parameters move (:attr:`counted`) less parameters."""
+        return int(self.counted.sum()) - len(self.parameters)
 
     @property
     def values(self) -> dict[str, float]:
@@ -452,7 +470,7 @@ class Fit:
         loading = np.sqrt((null**2).sum(axis=0))
         correlation = self.correlation()
         keys = [p.key for p in self.parameters]
-        distances = {row.distance for row in self.rows if row.weight > 0}
+        distances = {row.distance for row, counted in zip(self.rows, self.counted, strict=True) if counted}
         wholes = self.whole_range()
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
             value = p.from_scale(self.x[i])
@@ -529,7 +547,7 @@ class Fit:
         """One line: how many rows pin how many parameters, which were held at their prior and how many
         fitted with how many rows left over, and the measurement that would help most
         (:meth:`most_needed`)."""
-        rows = int(sum(row.weight > 0 for row in self.rows))
+        rows = int(self.counted.sum())
         weak = self.weak()
         pinned = sum(1 for p in self.parameters if not weak[p.key])
         total = len(self.parameters) + len(self.held)
@@ -545,6 +563,11 @@ class Fit:
             clauses.append(f"{other}{fitted} fitted on as many rows, none left over to check them")
         elif fitted:
             clauses.append(f"{other}{fitted} fitted on fewer rows")
+        if self.checks:
+            clauses.append(
+                f"{_count(len(self.checks), 'row')} no free parameter moves "
+                f"{'checks' if len(self.checks) == 1 else 'check'} the model, not counted"
+            )
         verb = "pins" if rows == 1 else "pin"
         line = f"{_count(rows, 'row')} {verb} {pinned} of {_count(total, 'parameter')}: {'; '.join(clauses)}."
         needed = self.most_needed()
@@ -558,7 +581,9 @@ class Fit:
         measured; else "" (every parameter pinned)."""
         weak = self.weak()
         loose = [h.parameter.key for h in self.held] or [p.key for p in self.parameters if weak[p.key]]
-        distances = sorted({row.distance for row in self.rows if row.weight > 0})
+        distances = sorted(
+            {row.distance for row, counted in zip(self.rows, self.counted, strict=True) if counted}
+        )
         growth = [key for key in loose if _schema_key(key)[1] in GROWTH_KEYS]
         if growth and len(distances) == 1:
             return (
@@ -603,6 +628,13 @@ class Fit:
         model = self.model[[row.weight > 0 for row in self.rows]]
         residuals = self.residuals[[row.weight > 0 for row in self.rows]]
         lines = []
+        if self.checks:
+            one = len(self.checks) == 1
+            lines.append(
+                f"{', '.join(row.label for row in self.checks)}: no free parameter moves "
+                f"{'it, so it is a check' if one else 'them, so they are checks'} of the model (residual "
+                "shown), not counted among the rows left over nor in the scatter that sizes the intervals"
+            )
         for i, p in enumerate(self.parameters):
             bound = self.at_bound(p)
             if bound is None or not self.jacobian.size:
@@ -625,7 +657,8 @@ class Fit:
                     f"by it; check the inputs {them[1]} on (link service times, crossing_latency, the "
                     "member's profile)"
                 )
-        squares = residuals**2
+        counted = self.counted[[row.weight > 0 for row in self.rows]]
+        squares = np.where(counted, residuals, 0.0) ** 2  # the scatter s² is of the counted rows alone
         total = float(squares.sum())
         if self.dof >= 2 and total > 0:
             worst = int(np.argmax(squares))
@@ -735,8 +768,9 @@ def fit_scenario(
         moved = x.copy()
         moved[i] += step
         jacobian[:, i] = (residuals(moved) - weighted[fitted]) / step
-    dof = int(fitted.sum()) - len(parameters)
-    variance = float(weighted[fitted] @ weighted[fitted]) / dof if dof >= 1 else 1.0
+    counted = weighted[fitted][moved_rows(jacobian)]  # the rows the parameters move (the module docstring)
+    dof = counted.size - len(parameters)
+    variance = float(counted @ counted) / dof if dof >= 1 else 1.0
     covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
@@ -982,7 +1016,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             f"model = {'nan' if np.isnan(misfit.model) else f'{misfit.model:.12g}'}",
             "",
         ]
-    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+    for row, model, residual, counted in zip(fit.rows, fit.model, fit.residuals, fit.counted, strict=True):
         lines += [
             "[[fit.row]]",
             f"row = {json.dumps(row.label)}",
@@ -991,6 +1025,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             f"model = {'nan' if np.isnan(model) else f'{model:.12g}'}",
             f"weighted_residual = {residual:.6g}",
             f"weight = {row.weight:g}",
+            f"counted = {'true' if counted else 'false'}",
             "",
         ]
     return "\n".join(lines)
