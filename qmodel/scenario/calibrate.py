@@ -618,17 +618,12 @@ class LockFit:
         return _value(name, value), _value(name, low), _value(name, high)
 
     def band_points(self) -> list[tuple[dict[str, float], float]]:
-        """The sigma points of the fit's joint normal (:func:`qmodel.scenario.predictive.sigma_points`),
-        as the fitted [locks] values, with their weights."""
+        """The sigma points of the fit's joint normal (:func:`qmodel.scenario.predictive.sigma_points`,
+        within LOCK_PARAMETERS' bounds), as the fitted [locks] values, with their weights."""
+        bounds = np.array([LOCK_PARAMETERS[name] for name in self.names], float).T
         return [
-            (
-                {
-                    name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
-                    for name, v in zip(self.names, x, strict=True)
-                },
-                weight,
-            )
-            for x, weight in sigma_points(self.x, self.covariance)
+            ({name: _value(name, v) for name, v in zip(self.names, x, strict=True)}, weight)
+            for x, weight in sigma_points(self.x, self.covariance, (bounds[0], bounds[1]))
         ]
 
 

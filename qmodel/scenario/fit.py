@@ -57,6 +57,7 @@ from qmodel.scenario.measurements import (
     weighted_residual,
 )
 from qmodel.scenario.overrides import with_overrides, with_values
+from qmodel.scenario.predictive import sigma_points
 from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
@@ -412,32 +413,29 @@ class Fit:
             ends[p.key] = (low, high)
         return ends
 
-    def band_points(self, level: float = LEVEL) -> list[dict[str, float]]:
-        """The ends of the principal axes of the ``level`` joint confidence region of the parameters the
-        rows pin (the ellipsoid (x − x̂)ᵀ C⁻¹ (x − x̂) = χ²_k(level) over them), each a full set of
-        their values (SI) by key, clipped to their bounds; the parameters the rows do not pin stay at
-        the fit's value (their range is not the fit's to give)."""
+    def band_points(self) -> list[tuple[dict[str, float], float]]:
+        """The sigma points of the joint normal of the parameters the rows pin (:meth:`null_loading` at
+        most 0.1: the fit's covariance over them, on their fitted scales), by
+        :func:`qmodel.scenario.predictive.sigma_points` (±√3 σ along each principal axis, weight 1/6,
+        for up to 3 of them; ±√p σ, weight 1/(2p), for p > 3), each value past its bound put at the
+        bound: each point a full set of the parameters' values (SI) by key, with its weight. The fit
+        itself (the rest of the weight) is not among them, nor a point that is the fit (an axis of no
+        variance); the parameters the rows do not pin stay at the fit's value (their range is not the
+        fit's to give)."""
         pinned = np.flatnonzero(self.null_loading() <= _NULL)
         if pinned.size == 0:
             return []
-        from scipy.stats import chi2  # scipy only where a fit is made, not at start-up
-
-        radius = float(np.sqrt(chi2.ppf(level, pinned.size)))
-        scales, axes = np.linalg.eigh(self.covariance[np.ix_(pinned, pinned)])
-        points = []
-        for scale, axis in zip(scales, axes.T, strict=True):
-            if not scale > 0:
-                continue
-            for sign in (-1, 1):
-                x = self.x.copy()
-                x[pinned] += sign * radius * np.sqrt(scale) * axis
-                points.append(
-                    {
-                        p.key: p.from_scale(float(np.clip(v, p.to_scale(p.low), p.to_scale(p.high))))
-                        for p, v in zip(self.parameters, x, strict=True)
-                    }
-                )
-        return points
+        kept = [self.parameters[i] for i in pinned]
+        bounds = (np.array([p.to_scale(p.low) for p in kept]), np.array([p.to_scale(p.high) for p in kept]))
+        points = sigma_points(self.x[pinned], self.covariance[np.ix_(pinned, pinned)], bounds)
+        found = []
+        for moved, weight in points[1:]:
+            if np.array_equal(moved, self.x[pinned]):
+                continue  # the fit itself: its weight stays with the fit
+            x = self.x.copy()
+            x[pinned] = moved
+            found.append(({p.key: p.from_scale(v) for p, v in zip(self.parameters, x, strict=True)}, weight))
+        return found
 
     def correlation(self) -> np.ndarray:
         """The parameters' correlation matrix (NaN where a variance is 0)."""
@@ -916,8 +914,10 @@ def file_value(key: str, value: float) -> str:
 
 def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     """The fit file's text: the fitted values in the scenario file's own tables, which the next reading of
-    the file takes in place of its own (:func:`qmodel.scenario.files.with_fitted`), a [[calibration]]
-    record of each, and [fit]: the method, the covariance on the fitted scale and every row."""
+    the file takes in place of its own (:func:`qmodel.scenario.files.with_fitted`), its [band]: the sigma
+    points of the parameters the rows pin with their weights (:meth:`Fit.band_points`; the fit itself
+    weighs the rest), a [[calibration]] record of each, and [fit]: the method, the covariance on the
+    fitted scale and every row."""
     intervals, weak = fit.intervals(), fit.weak()
     top: list[str] = []
     tables: dict[str, list[str]] = {}
@@ -944,19 +944,26 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     held = [h.parameter.key for h in fit.held]  # the band says what it does with them (band.load_banded)
     points = fit.band_points()
     if points:
+        varied = int((fit.null_loading() <= _NULL).sum())
+        n = max(varied, 3)  # the sigma points' κ = max(3 − p, 0) (qmodel.scenario.predictive.sigma_points)
+        rest = f"the fit itself the rest ({(n - varied) / n:.3g})" if n > varied else "the fit itself none"
         method = (
-            f"ends of the principal axes of the {LEVEL:.0%} joint confidence region of the fit on "
-            f"{measurements} (qmodel scenario calibrate)"
+            f"sigma points of the joint normal of the fit on {measurements} (qmodel scenario calibrate): "
+            f"±√{n} standard errors along each principal axis of its covariance of {varied} "
+            f"parameter{'' if varied == 1 else 's'}, weight 1/{2 * n} each, {rest}; a value past its "
+            "bound put at the bound"
             + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else "")
         )
         farthest = max(r.distance for r in fit.rows if r.weight > 0)  # m: beyond it the answer is predicted
         lines += [
             "[band]",
-            f"method = {json.dumps(method)}",
+            f"method = {json.dumps(method, ensure_ascii=False)}",
             f'measured_at = "{farthest / 1e3:g}km"',
+            # each weight rounded down to 12 decimals: the fit itself keeps the rest, never below 0
+            "weights = [" + ", ".join(f"{np.floor(weight * 1e12) / 1e12:.12f}" for _, weight in points) + "]",
             "points = [",
         ]
-        for point in points:
+        for point, _ in points:
             lines.append(
                 "  { "
                 + ", ".join(f"{json.dumps(key)} = {file_value(key, value)}" for key, value in point.items())
