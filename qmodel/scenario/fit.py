@@ -31,6 +31,36 @@ shown, not fitted, as before. The bound 1e-4 leaves out a row whose share of any
 only the noise of the forward difference (measured after the bound was set, on a planner's three-member
 file of trial 4: the repeated lock wait's slopes 1.3e-7 to 1e-6 of the largest; an open member's
 throughput 0).
+
+Each parameter is pulled toward where it starts by 1e-3 of a weighted residual per its whole range, far
+below any row's: a parameter no row moves stays where the file has it (a step along a direction no row
+constrains would otherwise leave it anywhere). A parameter that ends at a bound has its slope into the
+bounds taken by a one-sided difference (scipy's Jacobian has 0 there).
+
+How the rows identify each parameter (the criterion, written before any result), in this order: (a)
+"not pinned: the rows do not pin it" where more than 0.1 of it lies in the directions no row constrains
+(the right singular vectors of the Jacobian with a singular value below 1e-6 of the largest, and with
+fewer rows than parameters the p − n directions no row reaches: its interval is then its whole bounds;
+the flag names the parameters it moves with, and where every row is at one distance says that a
+distance key sets the growth with distance); (b) "at its bound" where it ends within a millionth of
+its range of a bound (never "pinned": the rows may want it further); (c) "not pinned" where its 95%
+interval is 90% or more of its whole range; weakly identified where (d) its 95% interval spans more
+than a factor of 2 (a log-scale parameter) or reaches further from its value than the value itself (a
+linear one), or (e) it is more than 0.99 correlated with another parameter (the rows pin a combination,
+not each); (f) weakly identified where no row is left over (n ≤ p): the rows determine it but nothing
+checks the fit, and its interval takes each row's σ as known (s² = 1, ± z); else pinned, which thus
+needs n − p ≥ 1. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still misses
+by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
+
+A calibration (:func:`calibrate_fit`, what ``qmodel scenario calibrate`` runs) holds a parameter the rows
+do not pin at its prior value: after the fit, every parameter not pinned by (a) or (c) (whether or not
+at a bound) is put back to the value the scenario gives it (the file's, or the default) and the fit is
+redone from the others' values without it, until each parameter left passes (a) and (c) (n ≥ p left,
+then: p − n directions no row reaches flag at least one parameter). A held parameter is not written to
+the fit file (the next reading takes the file's own) and no band point moves it (:mod:`qmodel.scenario.band`
+gives it the range the studies support, where they give one). :meth:`Fit.summary` says how many rows pin
+how many parameters, which are held and why, and the measurement that would help most;
+:func:`misfits` the members' misses the band carries (:mod:`qmodel.scenario.band`).
 """
 
 from __future__ import annotations
