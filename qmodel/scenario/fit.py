@@ -44,13 +44,16 @@ fewer rows than parameters the p − n directions no row reaches: its interval i
 the flag names the parameters it moves with, and where every row is at one distance says that a
 distance key sets the growth with distance); (b) "at its bound" where it ends within a millionth of
 its range of a bound (never "pinned": the rows may want it further); (c) "not pinned" where its 95%
-interval is 90% or more of its whole range; weakly identified where (d) its 95% interval spans more
-than a factor of 2 (a log-scale parameter) or reaches further from its value than the value itself (a
-linear one), or (e) it is more than 0.99 correlated with another parameter (the rows pin a combination,
-not each); (f) weakly identified where no row is left over (n ≤ p): the rows determine it but nothing
-checks the fit, and its interval takes each row's σ as known (s² = 1, ± z); else pinned, which thus
-needs n − p ≥ 1. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still misses
-by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
+interval is 90% or more of its whole range; weakly identified where (d) the ends of its 95% interval
+are more than a factor of 2 apart (the high end above twice the low one, or the low end at or below 0),
+one rule for every parameter alike, whichever scale it is fitted on (trial 4 of issue 32: a linear
+parameter was once weak only where its interval reached further from its value than the value itself,
+which called ±97% pinned while a log-scale one needed about ±35%), or (e) it is more than 0.99
+correlated with another parameter (the rows pin a combination, not each); (f) weakly identified where
+no row is left over (n ≤ p): the rows determine it but nothing checks the fit, and its interval takes
+each row's σ as known (s² = 1, ± z); else pinned, which thus needs n − p ≥ 1. Besides the labels
+(:meth:`Fit.notes`): the rows a parameter at its bound still misses by more than 2 σ on the side the
+bound stops, and a row with more than half the residual sum.
 
 A calibration (:func:`calibrate_fit`, what ``qmodel scenario calibrate`` runs) holds a parameter the rows
 do not pin at its prior value: after the fit, every parameter not pinned by (a) or (c) (whether or not
@@ -94,7 +97,7 @@ from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, with_unit
 
-WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
+WEAK_FACTOR = 2.0  # a 95% interval whose ends are more than this factor apart: weakly identified
 WEAK_CORRELATION = 0.99
 # Each parameter's pull toward where it starts, in weighted residuals per its whole range (fitted scale):
 # far below any row's (a 10% row at 1/σ = 10 per unit), it keeps a parameter the rows do not move where the
@@ -341,6 +344,13 @@ def misfits(rows: Sequence[Measurement], model: np.ndarray, members: Sequence[st
     return tuple(found)
 
 
+def weak_interval(low: float, high: float) -> bool:
+    """Whether an interval's ends (SI, or on any scale whose 0 is no value) are more than
+    :data:`WEAK_FACTOR` apart: high > WEAK_FACTOR × low, or low at or below 0 (criterion (d) of the
+    module, for every parameter alike)."""
+    return not (low > 0 and high <= WEAK_FACTOR * low)
+
+
 def moved_rows(jacobian: np.ndarray) -> np.ndarray:
     """(n,) bool for the Jacobian (n, p) of n fitted rows' weighted residuals: a row some free parameter
     moves, its slope on that parameter above :data:`_UNMOVED` of the largest slope any row has on it
@@ -501,7 +511,6 @@ class Fit:
         distances = {row.distance for row, counted in zip(self.rows, self.counted, strict=True) if counted}
         wholes = self.whole_range()
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
-            value = p.from_scale(self.x[i])
             bound = self.at_bound(p)
             whole = wholes[i]
             if loading[i] > _NULL:
@@ -536,13 +545,9 @@ class Fit:
             partner = [
                 keys[j] for j in range(len(keys)) if j != i and abs(correlation[i, j]) > WEAK_CORRELATION
             ]
-            if p.log and not (low > 0 and high / low <= WEAK_FACTOR):
-                reasons[p.key] = f"its {LEVEL:.0%} interval spans more than a factor of {WEAK_FACTOR:g}"
-            elif not p.log and not (high - value <= abs(value) and value - low <= abs(value)):
-                reach = max(high - value, value - low)
+            if weak_interval(low, high):
                 reasons[p.key] = (
-                    f"its {LEVEL:.0%} interval reaches {shown_value(p.key, reach)} from its value, "
-                    "more than the value itself"
+                    f"its {LEVEL:.0%} interval's ends are more than a factor of {WEAK_FACTOR:g} apart"
                 )
             elif partner:
                 reasons[p.key] = f"correlated above {WEAK_CORRELATION:g} with {', '.join(partner)}"
