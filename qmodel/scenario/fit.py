@@ -980,13 +980,13 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     points = fit.band_points()
     if points:
         varied = int((fit.null_loading() <= _NULL).sum())
-        n = max(varied, 3)  # the sigma points' κ = max(3 − p, 0) (qmodel.scenario.predictive.sigma_points)
-        rest = f"the fit itself the rest ({(n - varied) / n:.3g})" if n > varied else "the fit itself none"
+        n = round(1 / (2 * points[0][1]))  # each point's weight 1/(2n), ±√n σ (predictive.sigma_points)
+        rest = 1 - sum(weight for _, weight in points)
         method = (
             f"sigma points of the joint normal of the fit on {measurements} (qmodel scenario calibrate): "
             f"±√{n} standard errors along each principal axis of its covariance of {varied} "
-            f"parameter{'' if varied == 1 else 's'}, weight 1/{2 * n} each, {rest}; a value past its "
-            "bound put at the bound"
+            f"parameter{'' if varied == 1 else 's'}, weight 1/{2 * n} each, the fit itself the rest "
+            f"({abs(round(rest, 3)):g}); a value past its bound put at the bound"
             + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else "")
         )
         farthest = max(r.distance for r in fit.rows if r.weight > 0)  # m: beyond it the answer is predicted
