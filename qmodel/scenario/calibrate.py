@@ -38,7 +38,7 @@ from qmodel.errors import ConvergenceError, InputError
 from qmodel.output import regenerate
 from qmodel.scenario.compose import evaluate_si, solve_at
 from qmodel.scenario.files import shipped_scenarios
-from qmodel.scenario.fit import fit_scenario
+from qmodel.scenario.fit import fit_scenario, weak_interval
 from qmodel.scenario.measurements import (
     STUDY_INTERVAL,
     Measurement,
@@ -618,17 +618,12 @@ class LockFit:
         return _value(name, value), _value(name, low), _value(name, high)
 
     def band_points(self) -> list[tuple[dict[str, float], float]]:
-        """The sigma points of the fit's joint normal (:func:`qmodel.scenario.predictive.sigma_points`),
-        as the fitted [locks] values, with their weights."""
+        """The sigma points of the fit's joint normal (:func:`qmodel.scenario.predictive.sigma_points`,
+        within LOCK_PARAMETERS' bounds), as the fitted [locks] values, with their weights."""
+        bounds = np.array([LOCK_PARAMETERS[name] for name in self.names], float).T
         return [
-            (
-                {
-                    name: _value(name, np.clip(v, *LOCK_PARAMETERS[name]))
-                    for name, v in zip(self.names, x, strict=True)
-                },
-                weight,
-            )
-            for x, weight in sigma_points(self.x, self.covariance)
+            ({name: _value(name, v) for name, v in zip(self.names, x, strict=True)}, weight)
+            for x, weight in sigma_points(self.x, self.covariance, (bounds[0], bounds[1]))
         ]
 
 
@@ -747,7 +742,6 @@ def errors(rows: tuple[Row, ...], values: np.ndarray) -> tuple[float, float]:
     return float(np.sqrt(np.mean(relative**2))), float(relative.max())
 
 
-WEAK = 2.0  # an interval whose ends differ by more than this factor: weakly identified
 BAND_METHOD = (
     "the sigma points of the joint normal of the Environment 3 weighted least-squares fit, each "
     "member's 0 km fits redone at each point (python -m qmodel.scenario.calibrate)"
@@ -769,7 +763,7 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
         )
     for i, name in enumerate(fit.names):
         value, low, high = fit.interval(i)
-        weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
+        weak = "weakly identified" if weak_interval(low, high) else ""
         scale = ", log scale" if name in _LOG_SCALE else ""
         lines.append(
             f"| locks.{name} | {value:.4g} | {low:.4g} to {high:.4g} (±1.96 standard errors from "
@@ -792,7 +786,7 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
     c, se, residuals = fit_castout_iosq()
     quantile = float(t.ppf(0.975, residuals.size - 1))  # two rows, one degree of freedom: t, not 1.96
     low, high = c - quantile * se, c + quantile * se
-    weak = "weakly identified" if not (low > 0 and high / low <= WEAK) else ""
+    weak = "weakly identified" if weak_interval(low, high) else ""
     shown = ", ".join(f"{r:+.3f} ms" for r in residuals)
     lines.append(
         f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±{quantile:.4g} "
@@ -831,7 +825,7 @@ def shape_lines(fitted: dict[str, Scenario]) -> list[str]:
         for member, (mean, share, factor) in shape_rows(name).items():
             shape = scenario.member(member).shape
             low, high = shape_interval(mean, share, factor, scenario.goal_time)
-            weak = "weakly identified" if high / low > WEAK else ""
+            weak = "weakly identified" if weak_interval(low, high) else ""
             row = "its 0 km share" if factor == 1 else "the both-members 0 km share's rest"
             lines.append(
                 f"| {name} member.{member}.shape | {shape:.4g} | exact: one row (residual 0); "

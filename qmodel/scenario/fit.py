@@ -11,8 +11,26 @@ Method: the weighted residual of each row (:func:`qmodel.scenario.measurements.w
 (model − measured) / (σ × measured), σ by quantity, times √weight) is minimised over all rows by
 scipy's trust-region reflective least_squares within each parameter's bounds; a positive scale
 parameter (a count of lockable items, a gamma shape) on a log scale. The covariance of the fitted
-scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p); the
-interval of each parameter ± t(0.975, n − p) standard errors on its fitted scale.
+scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p) over
+the n rows the parameters move (below); the interval of each parameter ± t(0.975, n − p) standard
+errors on its fitted scale.
+
+A row no free parameter moves is a check of the model, not of the fit (the criterion, written before any
+result): where its slope (its row of J) on every parameter is at most 1e-4 of the largest slope any row
+has on that parameter (a parameter no row moves moves none), the fit cannot use it to pin anything and
+cannot bring it nearer its measurement. Such a row is shown with its residual and said to be a check
+(:meth:`Fit.notes`), and is not counted: n above is the rows that are moved (n − p the rows left over),
+s² is their RSS alone, and its miss is not the worst row's. Its miss still counts as the model's
+(:func:`misfits`). The class holds: an open member's throughput or transaction count (its arrival rate
+sets it) where no free key sets its load; a lock wait that repeats the file's measured_wait while
+lockable_items is inferred again at every trial (:func:`lock_refit`: met by construction); a row only a
+parameter the calibration held at its prior moved (the refit without it has no slope there); a row of a
+quantity the free keys do not reach (an open member's CPU with no CPU key free). Rows of weight 0 are
+shown, not fitted, as before. The bound 1e-4 leaves out a row whose share of any parameter's information
+(its slope squared) is below 1e-8 of the row that carries most of it: a row met by construction shows
+only the noise of the forward difference (measured after the bound was set, on a planner's three-member
+file of trial 4: the repeated lock wait's slopes 1.3e-7 to 1e-6 of the largest; an open member's
+throughput 0).
 
 Each parameter is pulled toward where it starts by 1e-3 of a weighted residual per its whole range, far
 below any row's: a parameter no row moves stays where the file has it (a step along a direction no row
@@ -26,13 +44,16 @@ fewer rows than parameters the p − n directions no row reaches: its interval i
 the flag names the parameters it moves with, and where every row is at one distance says that a
 distance key sets the growth with distance); (b) "at its bound" where it ends within a millionth of
 its range of a bound (never "pinned": the rows may want it further); (c) "not pinned" where its 95%
-interval is 90% or more of its whole range; weakly identified where (d) its 95% interval spans more
-than a factor of 2 (a log-scale parameter) or reaches further from its value than the value itself (a
-linear one), or (e) it is more than 0.99 correlated with another parameter (the rows pin a combination,
-not each); (f) weakly identified where no row is left over (n ≤ p): the rows determine it but nothing
-checks the fit, and its interval takes each row's σ as known (s² = 1, ± z); else pinned, which thus
-needs n − p ≥ 1. Besides the labels (:meth:`Fit.notes`): the rows a parameter at its bound still misses
-by more than 2 σ on the side the bound stops, and a row with more than half the residual sum.
+interval is 90% or more of its whole range; weakly identified where (d) the ends of its 95% interval
+are more than a factor of 2 apart (the high end above twice the low one, or the low end at or below 0),
+one rule for every parameter alike, whichever scale it is fitted on (trial 4 of issue 32: a linear
+parameter was once weak only where its interval reached further from its value than the value itself,
+which called ±97% pinned while a log-scale one needed about ±35%), or (e) it is more than 0.99
+correlated with another parameter (the rows pin a combination, not each); (f) weakly identified where
+no row is left over (n ≤ p): the rows determine it but nothing checks the fit, and its interval takes
+each row's σ as known (s² = 1, ± z); else pinned, which thus needs n − p ≥ 1. Besides the labels
+(:meth:`Fit.notes`): the rows a parameter at its bound still misses by more than 2 σ on the side the
+bound stops, and a row with more than half the residual sum.
 
 A calibration (:func:`calibrate_fit`, what ``qmodel scenario calibrate`` runs) holds a parameter the rows
 do not pin at its prior value: after the fit, every parameter not pinned by (a) or (c) (whether or not
@@ -69,13 +90,14 @@ from qmodel.scenario.measurements import (
     weighted_residual,
 )
 from qmodel.scenario.overrides import with_overrides, with_values
+from qmodel.scenario.predictive import sigma_points
 from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, with_unit
 
-WEAK_FACTOR = 2.0  # a log-scale parameter whose 95% interval spans more than this factor: weakly identified
+WEAK_FACTOR = 2.0  # a 95% interval whose ends are more than this factor apart: weakly identified
 WEAK_CORRELATION = 0.99
 # Each parameter's pull toward where it starts, in weighted residuals per its whole range (fitted scale):
 # far below any row's (a 10% row at 1/σ = 10 per unit), it keeps a parameter the rows do not move where the
@@ -87,6 +109,7 @@ GROWTH_KEYS = ("lock_span", "resolution_round_trips", "crossing_latency", "fibre
 LEVEL = 0.95
 _FLAT = 1e-6  # a singular value of the Jacobian below this share of the largest: a direction no row pins
 _NULL = 0.1  # a parameter with more than this share in such directions: the rows do not pin it
+_UNMOVED = 1e-4  # a row's slope on every parameter at most this share of the largest: a check, not counted
 # Each free key's bounds (SI) and scale: a positive scale parameter on a log scale
 _BOUNDS: dict[str, tuple[float, float, bool]] = {
     "locks.lockable_items": (1.0, 1e9, True),
@@ -321,6 +344,24 @@ def misfits(rows: Sequence[Measurement], model: np.ndarray, members: Sequence[st
     return tuple(found)
 
 
+def weak_interval(low: float, high: float) -> bool:
+    """Whether an interval's ends (SI, or on any scale whose 0 is no value) are more than
+    :data:`WEAK_FACTOR` apart: high > WEAK_FACTOR × low, or low at or below 0 (criterion (d) of the
+    module, for every parameter alike)."""
+    return not (low > 0 and high <= WEAK_FACTOR * low)
+
+
+def moved_rows(jacobian: np.ndarray) -> np.ndarray:
+    """(n,) bool for the Jacobian (n, p) of n fitted rows' weighted residuals: a row some free parameter
+    moves, its slope on that parameter above :data:`_UNMOVED` of the largest slope any row has on it
+    (the module docstring's criterion; a parameter no row moves moves none)."""
+    jacobian = np.abs(np.asarray(jacobian, float))
+    if not jacobian.size:
+        return np.zeros(jacobian.shape[0], dtype=bool)
+    largest = jacobian.max(axis=0)
+    return ((jacobian > _UNMOVED * largest) & (largest > 0)).any(axis=1)
+
+
 @dataclass(frozen=True)
 class Fit:
     """A fit's result (:func:`fit_scenario`): the ``parameters``, their values ``x`` and ``covariance``
@@ -339,9 +380,27 @@ class Fit:
     held: tuple[Held, ...] = ()
 
     @property
+    def counted(self) -> np.ndarray:
+        """(n,) bool: each row fitted (weight above 0) and moved by some free parameter
+        (:func:`moved_rows`); a fitted row not counted is a check of the model (the module docstring)."""
+        fitted = np.array([row.weight > 0 for row in self.rows], dtype=bool)
+        counted = np.zeros(len(self.rows), dtype=bool)
+        counted[fitted] = moved_rows(self.jacobian)
+        return counted
+
+    @property
+    def checks(self) -> tuple[Measurement, ...]:
+        """The fitted rows no free parameter moves: checks of the model, not counted (:attr:`counted`)."""
+        return tuple(
+            row
+            for row, counted in zip(self.rows, self.counted, strict=True)
+            if row.weight > 0 and not counted
+        )
+
+    @property
     def dof(self) -> int:
-        """Fitted rows (weight above 0) less parameters."""
-        return int(sum(row.weight > 0 for row in self.rows)) - len(self.parameters)
+        """Rows the parameters move (:attr:`counted`) less parameters."""
+        return int(self.counted.sum()) - len(self.parameters)
 
     @property
     def values(self) -> dict[str, float]:
@@ -394,32 +453,29 @@ class Fit:
             ends[p.key] = (low, high)
         return ends
 
-    def band_points(self, level: float = LEVEL) -> list[dict[str, float]]:
-        """The ends of the principal axes of the ``level`` joint confidence region of the parameters the
-        rows pin (the ellipsoid (x − x̂)ᵀ C⁻¹ (x − x̂) = χ²_k(level) over them), each a full set of
-        their values (SI) by key, clipped to their bounds; the parameters the rows do not pin stay at
-        the fit's value (their range is not the fit's to give)."""
+    def band_points(self) -> list[tuple[dict[str, float], float]]:
+        """The sigma points of the joint normal of the parameters the rows pin (:meth:`null_loading` at
+        most 0.1: the fit's covariance over them, on their fitted scales), by
+        :func:`qmodel.scenario.predictive.sigma_points` (±√3 σ along each principal axis, weight 1/6,
+        for up to 3 of them; ±√p σ, weight 1/(2p), for p > 3), each value past its bound put at the
+        bound: each point a full set of the parameters' values (SI) by key, with its weight. The fit
+        itself (the rest of the weight) is not among them, nor a point that is the fit (an axis of no
+        variance); the parameters the rows do not pin stay at the fit's value (their range is not the
+        fit's to give)."""
         pinned = np.flatnonzero(self.null_loading() <= _NULL)
         if pinned.size == 0:
             return []
-        from scipy.stats import chi2  # scipy only where a fit is made, not at start-up
-
-        radius = float(np.sqrt(chi2.ppf(level, pinned.size)))
-        scales, axes = np.linalg.eigh(self.covariance[np.ix_(pinned, pinned)])
-        points = []
-        for scale, axis in zip(scales, axes.T, strict=True):
-            if not scale > 0:
-                continue
-            for sign in (-1, 1):
-                x = self.x.copy()
-                x[pinned] += sign * radius * np.sqrt(scale) * axis
-                points.append(
-                    {
-                        p.key: p.from_scale(float(np.clip(v, p.to_scale(p.low), p.to_scale(p.high))))
-                        for p, v in zip(self.parameters, x, strict=True)
-                    }
-                )
-        return points
+        kept = [self.parameters[i] for i in pinned]
+        bounds = (np.array([p.to_scale(p.low) for p in kept]), np.array([p.to_scale(p.high) for p in kept]))
+        points = sigma_points(self.x[pinned], self.covariance[np.ix_(pinned, pinned)], bounds)
+        found = []
+        for moved, weight in points[1:]:
+            if np.array_equal(moved, self.x[pinned]):
+                continue  # the fit itself: its weight stays with the fit
+            x = self.x.copy()
+            x[pinned] = moved
+            found.append(({p.key: p.from_scale(v) for p, v in zip(self.parameters, x, strict=True)}, weight))
+        return found
 
     def correlation(self) -> np.ndarray:
         """The parameters' correlation matrix (NaN where a variance is 0)."""
@@ -452,10 +508,9 @@ class Fit:
         loading = np.sqrt((null**2).sum(axis=0))
         correlation = self.correlation()
         keys = [p.key for p in self.parameters]
-        distances = {row.distance for row in self.rows if row.weight > 0}
+        distances = {row.distance for row, counted in zip(self.rows, self.counted, strict=True) if counted}
         wholes = self.whole_range()
         for i, (p, (low, high)) in enumerate(zip(self.parameters, self.intervals().values(), strict=True)):
-            value = p.from_scale(self.x[i])
             bound = self.at_bound(p)
             whole = wholes[i]
             if loading[i] > _NULL:
@@ -490,13 +545,9 @@ class Fit:
             partner = [
                 keys[j] for j in range(len(keys)) if j != i and abs(correlation[i, j]) > WEAK_CORRELATION
             ]
-            if p.log and not (low > 0 and high / low <= WEAK_FACTOR):
-                reasons[p.key] = f"its {LEVEL:.0%} interval spans more than a factor of {WEAK_FACTOR:g}"
-            elif not p.log and not (high - value <= abs(value) and value - low <= abs(value)):
-                reach = max(high - value, value - low)
+            if weak_interval(low, high):
                 reasons[p.key] = (
-                    f"its {LEVEL:.0%} interval reaches {shown_value(p.key, reach)} from its value, "
-                    "more than the value itself"
+                    f"its {LEVEL:.0%} interval's ends are more than a factor of {WEAK_FACTOR:g} apart"
                 )
             elif partner:
                 reasons[p.key] = f"correlated above {WEAK_CORRELATION:g} with {', '.join(partner)}"
@@ -529,7 +580,7 @@ class Fit:
         """One line: how many rows pin how many parameters, which were held at their prior and how many
         fitted with how many rows left over, and the measurement that would help most
         (:meth:`most_needed`)."""
-        rows = int(sum(row.weight > 0 for row in self.rows))
+        rows = int(self.counted.sum())
         weak = self.weak()
         pinned = sum(1 for p in self.parameters if not weak[p.key])
         total = len(self.parameters) + len(self.held)
@@ -545,6 +596,11 @@ class Fit:
             clauses.append(f"{other}{fitted} fitted on as many rows, none left over to check them")
         elif fitted:
             clauses.append(f"{other}{fitted} fitted on fewer rows")
+        if self.checks:
+            clauses.append(
+                f"{_count(len(self.checks), 'row')} no free parameter moves "
+                f"{'checks' if len(self.checks) == 1 else 'check'} the model, not counted"
+            )
         verb = "pins" if rows == 1 else "pin"
         line = f"{_count(rows, 'row')} {verb} {pinned} of {_count(total, 'parameter')}: {'; '.join(clauses)}."
         needed = self.most_needed()
@@ -558,7 +614,9 @@ class Fit:
         measured; else "" (every parameter pinned)."""
         weak = self.weak()
         loose = [h.parameter.key for h in self.held] or [p.key for p in self.parameters if weak[p.key]]
-        distances = sorted({row.distance for row in self.rows if row.weight > 0})
+        distances = sorted(
+            {row.distance for row, counted in zip(self.rows, self.counted, strict=True) if counted}
+        )
         growth = [key for key in loose if _schema_key(key)[1] in GROWTH_KEYS]
         if growth and len(distances) == 1:
             return (
@@ -603,6 +661,13 @@ class Fit:
         model = self.model[[row.weight > 0 for row in self.rows]]
         residuals = self.residuals[[row.weight > 0 for row in self.rows]]
         lines = []
+        if self.checks:
+            one = len(self.checks) == 1
+            lines.append(
+                f"{', '.join(row.label for row in self.checks)}: no free parameter moves "
+                f"{'it, so it is a check' if one else 'them, so they are checks'} of the model (residual "
+                "shown), not counted among the rows left over nor in the scatter that sizes the intervals"
+            )
         for i, p in enumerate(self.parameters):
             bound = self.at_bound(p)
             if bound is None or not self.jacobian.size:
@@ -625,7 +690,8 @@ class Fit:
                     f"by it; check the inputs {them[1]} on (link service times, crossing_latency, the "
                     "member's profile)"
                 )
-        squares = residuals**2
+        counted = self.counted[[row.weight > 0 for row in self.rows]]
+        squares = np.where(counted, residuals, 0.0) ** 2  # the scatter s² is of the counted rows alone
         total = float(squares.sum())
         if self.dof >= 2 and total > 0:
             worst = int(np.argmax(squares))
@@ -737,8 +803,9 @@ def fit_scenario(
         moved = x.copy()
         moved[i] += step
         jacobian[:, i] = (residuals(moved) - weighted[fitted]) / step
-    dof = int(fitted.sum()) - len(parameters)
-    variance = float(weighted[fitted] @ weighted[fitted]) / dof if dof >= 1 else 1.0
+    counted = weighted[fitted][moved_rows(jacobian)]  # the rows the parameters move (the module docstring)
+    dof = counted.size - len(parameters)
+    variance = float(counted @ counted) / dof if dof >= 1 else 1.0
     covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
@@ -884,8 +951,10 @@ def file_value(key: str, value: float) -> str:
 
 def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     """The fit file's text: the fitted values in the scenario file's own tables, which the next reading of
-    the file takes in place of its own (:func:`qmodel.scenario.files.with_fitted`), a [[calibration]]
-    record of each, and [fit]: the method, the covariance on the fitted scale and every row."""
+    the file takes in place of its own (:func:`qmodel.scenario.files.with_fitted`), its [band]: the sigma
+    points of the parameters the rows pin with their weights (:meth:`Fit.band_points`; the fit itself
+    weighs the rest), a [[calibration]] record of each, and [fit]: the method, the covariance on the
+    fitted scale and every row."""
     intervals, weak = fit.intervals(), fit.weak()
     top: list[str] = []
     tables: dict[str, list[str]] = {}
@@ -912,19 +981,26 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
     held = [h.parameter.key for h in fit.held]  # the band says what it does with them (band.load_banded)
     points = fit.band_points()
     if points:
+        varied = int((fit.null_loading() <= _NULL).sum())
+        n = round(1 / (2 * points[0][1]))  # each point's weight 1/(2n), ±√n σ (predictive.sigma_points)
+        rest = 1 - sum(weight for _, weight in points)
         method = (
-            f"ends of the principal axes of the {LEVEL:.0%} joint confidence region of the fit on "
-            f"{measurements} (qmodel scenario calibrate)"
+            f"sigma points of the joint normal of the fit on {measurements} (qmodel scenario calibrate): "
+            f"±√{n} standard errors along each principal axis of its covariance of {varied} "
+            f"parameter{'' if varied == 1 else 's'}, weight 1/{2 * n} each, the fit itself the rest "
+            f"({abs(round(rest, 3)):g}); a value past its bound put at the bound"
             + (f"; not in it: {', '.join(unpinned)} (the rows do not pin them)" if unpinned else "")
         )
         farthest = max(r.distance for r in fit.rows if r.weight > 0)  # m: beyond it the answer is predicted
         lines += [
             "[band]",
-            f"method = {json.dumps(method)}",
+            f"method = {json.dumps(method, ensure_ascii=False)}",
             f'measured_at = "{farthest / 1e3:g}km"',
+            # each weight rounded down to 12 decimals: the fit itself keeps the rest, never below 0
+            "weights = [" + ", ".join(f"{np.floor(weight * 1e12) / 1e12:.12f}" for _, weight in points) + "]",
             "points = [",
         ]
-        for point in points:
+        for point, _ in points:
             lines.append(
                 "  { "
                 + ", ".join(f"{json.dumps(key)} = {file_value(key, value)}" for key, value in point.items())
@@ -984,7 +1060,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             f"model = {'nan' if np.isnan(misfit.model) else f'{misfit.model:.12g}'}",
             "",
         ]
-    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+    for row, model, residual, counted in zip(fit.rows, fit.model, fit.residuals, fit.counted, strict=True):
         lines += [
             "[[fit.row]]",
             f"row = {json.dumps(row.label)}",
@@ -993,6 +1069,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
             f"model = {'nan' if np.isnan(model) else f'{model:.12g}'}",
             f"weighted_residual = {residual:.6g}",
             f"weight = {row.weight:g}",
+            f"counted = {'true' if counted else 'false'}",
             "",
         ]
     return "\n".join(lines)

@@ -55,18 +55,32 @@ class ModelError:
         return np.hypot(sigma * np.asarray(value, float), q * np.asarray(predicted, float))
 
 
-def sigma_points(x: np.ndarray, covariance: np.ndarray) -> list[tuple[np.ndarray, float]]:
-    """The sigma points of a joint normal of mean ``x`` (p,) and ``covariance`` (p, p), with their weights
-    (the unscented transform with κ = 3 − p; Julier and Uhlmann, Proc. IEEE 92 (2004) 401): the mean,
-    weight (3 − p)/3, and ±√3 standard deviations along each principal axis, weight 1/6 each. For p = 1
-    the three-point Gauss–Hermite rule; the weights sum to 1 and the points reproduce the mean and the
-    covariance."""
+def sigma_points(
+    x: np.ndarray,
+    covariance: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[tuple[np.ndarray, float]]:
+    """The sigma points of a joint normal of mean ``x`` (p,) and ``covariance`` (p, p), with their weights:
+    the unscented transform (Julier and Uhlmann, Proc. IEEE 92 (2004) 401) with κ = max(3 − p, 0), so
+    n = p + κ = max(p, 3): the mean, weight κ / n, first, then ±√n standard deviations along each
+    principal axis of the covariance, weight 1/(2n) each. For p ≤ 3 that is ±√3 σ, weights 1/6 and the
+    mean (3 − p)/3 (for p = 1 the three-point Gauss–Hermite rule); for p > 3, where κ = 3 − p would give
+    the mean a negative weight (which a weighted quantile cannot take), κ = 0: ±√p σ, weights 1/(2p), the
+    mean 0 (the third-degree spherical-radial cubature rule; Arasaratnam and Haykin, IEEE Trans. Autom.
+    Control 54 (2009) 1254). The weights sum to 1 and the points reproduce the mean and the covariance.
+
+    :param bounds: (low, high), each (p,), on the scale of ``x``: a point's value past its bound is put
+        at the bound (the point's other values and its weight kept; the spread on that side is then less
+        than the normal's), so every point is a value the parameters can take.
+    """
     x = np.asarray(x, float)
     scales, axes = np.linalg.eigh(np.atleast_2d(covariance))
-    points = [(x, (3 - x.size) / 3)]
+    n = max(x.size, 3)
+    points = [(x, (n - x.size) / n)]
     for scale, axis in zip(scales, axes.T, strict=True):
         for sign in (-1, 1):
-            points.append((x + sign * np.sqrt(3 * max(scale, 0.0)) * axis, 1 / 6))
+            point = x + sign * np.sqrt(n * max(scale, 0.0)) * axis
+            points.append((point if bounds is None else np.clip(point, *bounds), 1 / (2 * n)))
     return points
 
 

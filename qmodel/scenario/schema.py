@@ -194,8 +194,8 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "measured there carries no error of the growth, only the run-to-run spread); every answer "
         "carries the band at its level "
         "(docs/background/cross-validation.md)",
-        source="written by qmodel scenario calibrate FILE MEASUREMENTS (into FILE.fit.toml): the ends of "
-        "the principal axes of the fit's joint confidence region",
+        source="written by qmodel scenario calibrate FILE MEASUREMENTS (into FILE.fit.toml): the sigma "
+        "points of the fit's joint normal, with their weights",
     ),
     ScenarioKey(
         "",

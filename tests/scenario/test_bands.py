@@ -111,20 +111,36 @@ def test_the_nodes_are_symmetric_and_have_unit_variance_to_within_their_count() 
     assert np.allclose(z, -z[::-1]) and abs(np.mean(z**2) - 1) < 0.05
 
 
-@given(
-    st.lists(st.floats(-5, 5), min_size=2, max_size=2),
-    st.floats(0.01, 2),
-    st.floats(0.01, 2),
-    st.floats(-0.9, 0.9),
-)
-def test_sigma_points_reproduce_the_mean_and_the_covariance(x, a: float, b: float, r: float) -> None:
-    covariance = np.array([[a * a, r * a * b], [r * a * b, b * b]])
-    found = sigma_points(np.array(x), covariance)
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_sigma_points_reproduce_the_mean_and_the_covariance_with_no_negative_weight(
+    p: int, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    x, root = rng.normal(size=p), rng.normal(size=(p, p))
+    covariance = root @ root.T + 1e-3 * np.eye(p)
+    found = sigma_points(x, covariance)
     w = np.array([weight for _, weight in found])
-    p = np.array([point for point, _ in found])
-    assert w.sum() == pytest.approx(1)
-    np.testing.assert_allclose(w @ p, x, atol=1e-9)
-    np.testing.assert_allclose((w[:, None] * (p - x)).T @ (p - x), covariance, atol=1e-9)
+    points = np.array([point for point, _ in found])
+    assert (w >= 0).all() and w.sum() == pytest.approx(1)  # a weighted quantile takes no negative weight
+    assert w[0] == pytest.approx(max(3 - p, 0) / max(p, 3))  # the mean first: (3 - p)/3, none for p >= 3
+    np.testing.assert_allclose(w @ points, x, atol=1e-9)
+    np.testing.assert_allclose((w[:, None] * (points - x)).T @ (points - x), covariance, atol=1e-9)
+    steps = np.sqrt(np.einsum("ij,jk,ik->i", points[1:] - x, np.linalg.inv(covariance), points[1:] - x))
+    assert steps == pytest.approx(np.sqrt(max(p, 3)))  # ±√3 σ up to 3 parameters, ±√p σ past them
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_a_sigma_point_past_a_bound_is_put_at_the_bound(p: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x, root = rng.uniform(0.1, 0.9, size=p), rng.normal(size=(p, p))
+    low, high = np.zeros(p), np.ones(p)
+    free = sigma_points(x, root @ root.T)
+    bounded = sigma_points(x, root @ root.T, (low, high))
+    for (point, weight), (inside, kept) in zip(free, bounded, strict=True):
+        assert kept == weight and ((low <= inside) & (inside <= high)).all()
+        np.testing.assert_array_equal(inside, np.clip(point, low, high))
 
 
 @given(shape=st.floats(0.3, 5), goal=st.floats(0.05, 1), fixed=st.floats(0, 0.9), share=st.floats(0.5, 0.99))
