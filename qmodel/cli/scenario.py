@@ -756,6 +756,24 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
     plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
 
 
+def _low_end_words(sought, crossing_latency: float) -> str:
+    """Where the band's low end shows as 0 km though the answer holds beyond it: the share of outcomes
+    failing at 0 km itself, and within the first metre, where each round trip between the sites first
+    pays ``crossing_latency`` (s); "" otherwise."""
+    at_zero, by_first_metre = sought.near_zero
+    held = sought.answer.held_km
+    if sought.low is None or sought.low >= 100 or held is None or not held > 0 or math.isnan(at_zero):
+        return ""
+    said = f" The band's low end is 0 km: the goal fails at 0 km in {_percent(at_zero)} of the outcomes"
+    if by_first_metre - at_zero >= 0.005 and crossing_latency > 0:
+        said += (
+            f", and in {_percent(by_first_metre - at_zero)} more within the first metre, where each round"
+            " trip between the sites first adds crossing_latency"
+            f" ({crossing_latency * 1e6:.0f}\N{NO-BREAK SPACE}µs)"
+        )
+    return said + "."
+
+
 def _show_goal_seek(
     banded, upper: float, fmt: str, level: float, asked, plot_path: str | None, fit_note: str = ""
 ) -> None:
@@ -809,6 +827,7 @@ def _show_goal_seek(
             f" The {frames.level_text(level)} band is where {frames.level_text(level)} of the outcomes"
             " under the model fall (how it is made: --format json, band.method)."
         )
+        text += _low_end_words(sought, spec.crossing_latency)
         if sought.asked.size:
             shown = ", ".join(
                 f"{_unit(d / 1e3, 'km')} {_percent(p)}"

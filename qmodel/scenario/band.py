@@ -773,6 +773,9 @@ class GoalBand(NamedTuple):
     method: str = ""
     narrow: str = ""
     misfit: str = ""
+    # the weight of the outcomes failing the goal at 0 km, and at 0 km or within the first metre (where
+    # crossing_latency is first paid): what a band's low end of 0 km stands for
+    near_zero: tuple[float, float] = (np.nan, np.nan)
 
     def to_json(self) -> dict[str, object]:
         """One record (keys: :func:`qmodel.frames.key`): the largest distance and its band's ends
@@ -889,6 +892,7 @@ def max_distance_banded(
     low, high = quantiles(reach, weights, ends(level))
     holds = margin[:, 0] >= 0  # a sample that fails at 0 km reaches 0 km but does not hold there
     probability = np.clip([weights @ ((reach >= d) & holds) for d in asked], 0.0, 1.0)
+    near_zero = (float(weights @ ~holds), float(weights @ (~holds | (reach <= grid[1]))))  # grid[1]: 1 m
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
     narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
     return GoalBand(
@@ -901,6 +905,7 @@ def max_distance_banded(
         describe(banded, level),
         narrow,
         banded.misfit_words(),
+        near_zero,
     )
 
 

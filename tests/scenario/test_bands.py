@@ -545,3 +545,22 @@ def test_a_sample_that_fails_at_0_km_does_not_hold_there_on_either_route(tmp_pat
     solved = solve_banded(banded, asked).band.goal_probability
     assert 0.1 < solved[0] < 0.9
     assert max_distance_banded(banded, asked=asked).probability == pytest.approx(solved, abs=0.02)
+
+
+def test_a_band_low_end_of_0_km_says_how_many_outcomes_fail_at_0_km(tmp_path) -> None:
+    """Environment 2 under a goal it misses at 0 km in about a quarter of the outcomes: the band's low end
+    shows 0 km though the answer holds beyond it, and one line says why, with the share the solve's band
+    gives at 0 km."""
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8")
+    path = tmp_path / "tight.toml"
+    path.write_text(
+        re.sub(r'(?m)^response_time = "125ms"$', 'response_time = "95ms"', text), encoding="utf-8"
+    )
+    answer = json.loads(run([str(path), "--max-distance", "--format", "json"]).output)
+    assert answer["max_distance[km]"] > 0 and answer["max_distance_low[km]"] == 0
+    failing = 1 - solve_banded(load_banded(path), np.array([0.0])).band.goal_probability[0]
+    assert 0.05 < failing < 0.95
+    assert (
+        f"The band's low end is 0 km: the goal fails at 0 km in {failing:.0%} of the outcomes"
+        in answer["answer"]
+    )
