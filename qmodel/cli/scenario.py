@@ -215,25 +215,26 @@ def scenario(
         from qmodel.scenario.variants import run_variant_files
 
         ctx.exit(run_variant_files(path, variants_csv, output_csv, sheet))
-    level = _level(level_text)
-    banded = load_banded(path)
-    spec = banded.scenario
-    fitted = fit_path(path)
-    fit_note = _fit_note(path, fitted)
-    if max_distance:
-        asked = None if distance_text is None else _distances(distance_text, points)
-        _show_goal_seek(banded, up_to, fmt, level, asked, plot_path, fit_note)
-        return
-    from qmodel.scenario.band import solve_banded
-
+    level = _level(level_text)  # the options read before the file is (a mistyped one costs no solve)
     distances = None if distance_text is None else _distances(distance_text, points)
-    if fmt == "table" and distances is not None and distances.size > TABLE_DISTANCES:
+    upper = _up_to(up_to)
+    if not max_distance and fmt == "table" and distances is not None and distances.size > TABLE_DISTANCES:
         raise InputError(
             "--points",
             distances.size,
             f"at most {TABLE_DISTANCES:,} distances in a table; --format csv or json writes them all",
             reason=f"drawing the table would take about {distances.size * SECONDS_PER_TABLE_DISTANCE:.0f} s",
         )
+    banded = load_banded(path)
+    spec = banded.scenario
+    _free_checked(spec, f"{path.name}: free")
+    fitted = fit_path(path)
+    fit_note = _fit_note(path, fitted)
+    if max_distance:
+        _show_goal_seek(banded, upper, fmt, level, distances, plot_path, fit_note)
+        return
+    from qmodel.scenario.band import solve_banded
+
     result = solve_banded(banded, distances, level)
     _show(spec, result, fmt, breakdown, fit_note)
     if plot_path:
@@ -313,6 +314,28 @@ def _level(text: str) -> float:
     if not 0 < level < 1:
         raise InputError("--level", text, "a share above 0 and below 100%, e.g. 80% or 95%")
     return level
+
+
+def _free_checked(spec, where: str, free: tuple[str, ...] | None = None) -> tuple:
+    """The free parameters ``free`` (default: the file's free list) name, as the fit takes them; an
+    InputError naming ``where`` (the file's free key, or --free) for a key no fit takes: a misspelt key is
+    refused by every command that reads the file, not only by calibrate."""
+    from qmodel.scenario.fit import free_parameters
+
+    try:
+        return free_parameters(spec, spec.free if free is None else free)
+    except InputError as error:
+        raise InputError(where, error.value, error.allowed, reason=error.reason) from None
+
+
+def _up_to(text: str) -> float:
+    """The farthest distance --max-distance searches, m, from --up-to (300km; a bare number in km)."""
+    from qmodel.units import UNITS, parse_value
+
+    reach = parse_value("--up-to", text, "km")
+    if not reach > 0:
+        raise InputError("--up-to", text, "a distance > 0 km")
+    return reach * UNITS["km"].to_si
 
 
 def _is_range(text: str) -> bool:
@@ -734,20 +757,15 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
 
 
 def _show_goal_seek(
-    banded, up_to: str, fmt: str, level: float, asked, plot_path: str | None, fit_note: str = ""
+    banded, upper: float, fmt: str, level: float, asked, plot_path: str | None, fit_note: str = ""
 ) -> None:
     """--max-distance: the answer in words a planner can sign ("the goal holds to X km (80%: lo–hi km)"),
     what breaks the goal past it, the probability that it holds at each distance asked, the measurement
     that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
     from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
-    from qmodel.units import UNITS, parse_value
 
     spec = banded.scenario
-    reach = parse_value("--up-to", up_to, "km")
-    if not reach > 0:
-        raise InputError("--up-to", up_to, "a distance > 0 km")
-    upper = reach * UNITS["km"].to_si
     sought = max_distance_banded(banded, upper, level, asked)
     if plot_path:
         _plot_goal_seek(banded, sought, level, plot_path)
@@ -1052,17 +1070,19 @@ def scenario_calibrate(
     identified."""
     from pathlib import Path
 
+    import numpy as np
+
     from qmodel.scenario.files import resolve_scenario
     from qmodel.scenario.fit import (
         EVALUATIONS_PER_PARAMETER,
         calibrate_fit,
-        free_parameters,
         lock_refit,
+        model_values,
         refuse_long_calibration,
         with_inferred_locks,
         write_fit,
     )
-    from qmodel.scenario.measurements import read_measurements
+    from qmodel.scenario.measurements import read_measurements, refuse_unreachable
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
     path = resolve_scenario(scenario_file)
@@ -1075,15 +1095,19 @@ def scenario_calibrate(
             "the parameters to fit: free = [...] in the file, or --free KEY,KEY",
             reason=f"{path.name} declares no free parameter",
         )
+    parameters = _free_checked(scenario, "--free" if free_text else f"{path.name}: free", free)
     rows = read_measurements(measurements, path.stem, sheet)
     prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
-    parameters = free_parameters(scenario, free)
     refuse_long_calibration(scenario, rows, len(parameters), prepare is not None)
+    inferred = with_inferred_locks(scenario)
+    names = {m.name for m in scenario.members} | {"all"}  # a row of another member: the fit names it
+    judged = [i for i, row in enumerate(rows) if row.member in names]
+    model = np.full(len(rows), np.nan)
+    model[judged] = model_values(inferred, [rows[i] for i in judged])
+    refuse_unreachable(rows, model)  # a slip of unit, before the fit tries it
     about = EVALUATIONS_PER_PARAMETER * len(parameters)
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
-        fit = calibrate_fit(
-            with_inferred_locks(scenario), rows, parameters, prepare=prepare, progress=progress
-        )
+        fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
     written = write_fit(fit, Path(path), measurements)
     _show_fit(fit, written, fmt)
 

@@ -8,8 +8,9 @@ the second widened by a third:
   rest. A file without [band] has measured nothing that pins its lock parameters: it takes the range the
   studies support for them (:data:`MODEL_FILE`'s ``studies_range``, log-uniform, :data:`RANGE_NODES`
   equal-weight nodes), and its answer names the measurement that would narrow the band most; so does
-  a lock parameter a calibration held at its prior (the rows did not pin it), its nodes at the fit's
-  values of the rest sharing half of the weight with the fit's points;
+  a lock parameter a calibration held at its prior (the rows did not pin it), taken as independent of
+  the fit: each of the fit's points (and the scenario itself) at each of its nodes, as a default that
+  is an estimate is taken (:func:`load_banded`);
 - **the model's own error** on the part of the answer the model predicts: each value y less its value at
   the configuration the file was measured and fitted at ([band] ``measured_at``; none: all of it is
   predicted), normal with variance (σ·y)² + (q·g)², σ and q by kind sized by cross-validation across the
@@ -87,13 +88,19 @@ NARROW = {
     "global contention suspension per transaction) would pin the lock parameters, which now take "
     "the whole range the studies support",
     "unmeasured": "each member's response time and transaction count measured at today's distance would fit "
-    "its other and think time: no response time of this file is measured, so all of each answer "
-    "is predicted",
+    "its other and think time (qmodel scenario calibrate): no value of this file is fitted to a measured "
+    "response time, so all of each answer is predicted",
+    "unmeasured_open": "each member's response time measured at today's distance would fit its other "
+    "(qmodel scenario calibrate): no value of this file is fitted to a measured response time, so all "
+    "of each answer is predicted",
     "growth": "response times measured at a second distance would fit the lock parameters on this "
     "sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth "
     "is now the largest part of the band",
     "fit": "more rows at distance in the fit would narrow its parameters' interval, now the largest part "
     "of the band",
+    "measured_wait": "response times measured at a second distance would fit the lock parameters on this "
+    "sysplex's own growth (qmodel scenario calibrate): the hot set now rests on one measured lock wait, "
+    "and its 95% interval is the largest part of the band",
     "crossing_latency": "a round trip between the sites measured at today's distance (RMF CF activity "
     "report, path data: channel path latency, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would "
     "give crossing_latency, which now takes the whole 95% interval of the GDPS study's estimate",
@@ -116,7 +123,8 @@ class Banded(NamedTuple):
     method: str = ""
     misfits: tuple[Misfit, ...] = ()
     ranged: tuple[str, ...] = ()  # each point's source: "fit" (a [band] point), or the key it ranges
-    combination: tuple[int, ...] = ()  # each point's combination of nodes of the estimated defaults
+    combination: tuple[tuple[int, ...], ...] = ()  # each point's node of each key in ``varied``
+    varied: tuple[str, ...] = ()  # the keys taken at nodes, the rest at each (load_banded: the product)
 
     def excess(self, kind: str) -> np.ndarray:
         """(M,) each member's misfit beyond a run's scatter, relative: e = √max(0, μ² − σ²), μ its
@@ -188,12 +196,13 @@ def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
 def load_banded(path: str | Path) -> Banded:
     """Read and check a scenario file and what its band is made of: its [band]'s points
     (:func:`band_points`), or without one the range the studies support (:func:`range_points`); each
-    at every node of the defaults it takes that are estimates (:func:`estimated_defaults`).
+    at every node of the defaults it takes that are estimates (:func:`estimated_defaults`) and of the
+    lock parameters a calibration held at its prior (:func:`_varied_nodes`).
 
-    A default that is an estimate is taken as independent of what the rest of the band is made of, so
-    the band is their product: every point (and the scenario itself) at each node, its weight shared
-    equally among the nodes. Each source keeps its own variance (a share of the weight would shrink the
-    rest).
+    Such a default or held key is taken as independent of what the rest of the band is made of, so the
+    band is their product: every point (and the scenario itself) at each combination of nodes, its weight
+    shared equally among the combinations. Each source keeps its own variance (a share of the weight
+    would shrink the rest).
 
     :param path: the scenario file (TOML), or a shipped scenario's name.
     :returns: :class:`Banded`: the scenario, its band's points and weights, the model's own error.
@@ -204,12 +213,15 @@ def load_banded(path: str | Path) -> Banded:
     error, studies = model_error()
     record = fit_record(path)
     band = scenario.band
-    estimates, nodes, ruled_out = _estimate_nodes(raw, scenario, where)
+    # a lock parameter the calibration held at its prior: the range the studies support (with no [band],
+    # that range is the band already)
+    held = {key: studies[key] for key in record.held if key in studies} if band is not None else {}
+    varied, nodes, ruled_out = _varied_nodes(raw, scenario, where, held)
     points: list[Scenario] = []
     weights: list[float] = []
     moved: list[str] = []
-    combination: list[int] = []
-    for index, (data, at) in enumerate(nodes or [(raw, scenario)]):
+    combination: list[tuple[int, ...]] = []
+    for data, at, index in nodes or [(raw, scenario, ())]:
         more, more_weights, more_moved, method = _parameters(data, at, where, studies, record)
         centre = 1 - sum(more_weights)  # the scenario's own weight in the rest of the band (none: a range)
         kept = ((at, centre, "fit"),) if nodes and centre > 1e-12 else ()  # without nodes: the answer
@@ -219,7 +231,7 @@ def load_banded(path: str | Path) -> Banded:
             moved.append(source)
             combination.append(index)
     if nodes:
-        said = "; ".join(f"{key} {words}" for key, _, words in estimates)
+        said = "; ".join(f"{key} {words}" for key, _, words in varied)
         itself = "the scenario itself and " if band is not None else ""
         method = (
             f"{method + '; ' if method else ''}{itself}each of these at {len(nodes)} nodes of {said}, "
@@ -238,50 +250,70 @@ def load_banded(path: str | Path) -> Banded:
         record.misfits,
         tuple(moved),
         tuple(combination) if nodes else (),
+        tuple(key for key, _, _ in varied) if nodes else (),
     )
 
 
-def _estimate_nodes(
-    raw: dict, scenario: Scenario, where: str
-) -> tuple[list[tuple[str, tuple[str, str], str]], list[tuple[dict, Scenario]], str]:
-    """The defaults ``scenario`` takes that are estimates (:func:`estimated_defaults`) and every
+def _varied_nodes(
+    raw: dict, scenario: Scenario, where: str, held: dict[str, tuple[float, float]], estimates: bool = True
+) -> tuple[list[tuple[str, tuple, str]], list[tuple[dict, Scenario, tuple[int, ...]]], str]:
+    """The keys the band takes at nodes, each independent of the rest: the defaults ``scenario`` takes
+    that are estimates (:func:`estimated_defaults`; none where ``estimates`` is False), and the keys a
+    calibration held at its prior (``held``: the range the studies support, :data:`RANGE_NODES`
+    log-uniform nodes as :func:`range_points` takes them), each as (key, its nodes, words); and every
     combination of their nodes as (the file's tables with the nodes set, the scenario there, its hot set
-    inferred from a measured lock wait); none, and why in words, where a node contradicts the file's own
-    times read at a distance (the estimate is then not sampled: the answer stands)."""
-    estimates = estimated_defaults(scenario)
-    nodes = []
-    for values in itertools.product(*(pair for _, pair, _ in estimates)) if estimates else ():
+    inferred from a measured lock wait, each key's node). Where a node of an estimate contradicts the
+    file's own times read at a distance, the estimates are not sampled (the answer stands), and the
+    words say why."""
+    varied: list[tuple[str, tuple, str]] = [*estimated_defaults(scenario)] if estimates else []
+    for key, (low, high) in held.items():
+        varied.append(
+            (
+                key,
+                log_uniform_nodes(low, high),
+                f"held at its prior by the calibration (the rows do not pin it): the range the studies "
+                f"support, {low:,.4g} to {high:,.4g}, {RANGE_NODES} log-uniform nodes",
+            )
+        )
+    if not varied:
+        return [], [], ""
+    combinations = []
+    for index in itertools.product(*(range(len(values)) for _, values, _ in varied)):
         data = copy.deepcopy(raw)
-        for (key, _, _), value in zip(estimates, values, strict=True):
-            apply_override(data, _column(raw, key, where, 0), value)
+        for (key, values, _), node in zip(varied, index, strict=True):
+            apply_override(data, _column(raw, key, where, 0), values[node])
         try:
             at = scenario_from_dict(data, where)
-            at_zero_km(
-                at
-            )  # the file's times read at a distance: refused here where the node contradicts them
+            at_zero_km(at)  # the file's times read at a distance: refused here where a node contradicts them
             # a measured lock wait gives each node its own hot set (a node that moves the round trip moves
             # what the same wait implies), inferred from the answer's own
-            nodes.append((data, with_inferred_locks(at, scenario.lockable_items)))
-        except (InputError, ScenarioError) as refused:  # the file's own times rule the node out
-            named = ", ".join(f"{key} {value}" for (key, _, _), value in zip(estimates, values, strict=True))
+            combinations.append((data, with_inferred_locks(at, scenario.lockable_items), index))
+        except (InputError, ScenarioError) as refused:  # the file's own times rule an estimate's node out
+            if not estimates:
+                raise
+            named = ", ".join(
+                f"{key} {values[node]}"
+                for (key, values, _), node in zip(varied, index, strict=False)
+                if key not in held
+            )
+            kept, combinations, _ = _varied_nodes(raw, scenario, where, held, estimates=False)
             return (
-                estimates,
-                [],
+                kept,
+                combinations,
                 (
                     f"not varied: {named} would contradict the file's own times ({refused}), so the "
                     "default's interval is not sampled"
                 ),
             )
-    return estimates, nodes, ""
+    return varied, combinations, ""
 
 
 def _parameters(
     raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]], record: FitRecord
 ) -> tuple[tuple[Scenario, ...], tuple[float, ...], tuple[str, ...], str]:
-    """The parameter points of ``raw`` (the file's tables, with any estimate's node set) and their
-    weights, the source of each ("fit", or the key it ranges) and the words: its [band]'s points, with a
-    key the calibration held at its prior across the range the studies support sharing half of the
-    weight; or without a [band] that range alone (:func:`range_points`)."""
+    """The parameter points of ``raw`` (the file's tables, with any node of :func:`_varied_nodes` set)
+    and their weights, the source of each ("fit", or the key it ranges) and the words: its [band]'s
+    points; or without a [band] the range the studies support (:func:`range_points`)."""
     band = scenario.band
     if band is None:
         points, moved, method = range_points(raw, scenario, where, studies)
@@ -290,16 +322,8 @@ def _parameters(
     points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     method = band.method
-    moved = ("fit",) * len(points)
-    held = {key: studies[key] for key in record.held if key in studies}
-    if held:  # held at its prior by the calibration: the range the studies support, half the weight
-        nodes, ranging, said = range_points(raw, scenario, where, held)
-        points, weights, moved = (
-            points + nodes,
-            tuple(w / 2 for w in weights) + (1 / 2 / len(nodes),) * len(nodes),
-            moved + ranging,
-        )
-        method += f"; and, sharing half of the weight with them, {said}"
+    # a [band] the file (or its fit file) gives, or the interval of a hot set inferred from a measured wait
+    moved = ("fit" if "band" in raw else "measured_wait",) * len(points)
     bare = [key for key in record.held if key not in studies]
     if bare:
         method += (
@@ -333,21 +357,27 @@ def estimated_defaults(scenario: Scenario) -> list[tuple[str, tuple[str, str], s
     return found
 
 
+def log_uniform_nodes(low: float, high: float) -> tuple[float, ...]:
+    """:data:`RANGE_NODES` equal-weight nodes of a log-uniform range: the midpoints of equal steps of its
+    logarithm (a count known only to within orders of magnitude)."""
+    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
+    return tuple(float(node) for node in np.exp(np.log(low) + steps * np.log(high / low)))
+
+
 def range_points(
     raw: dict, scenario: Scenario, where: str, studies: dict[str, tuple[float, float]]
 ) -> tuple[tuple[Scenario, ...], tuple[str, ...], str]:
     """The scenario at :data:`RANGE_NODES` nodes of each lock parameter's range the studies support
-    (``studies``: log-uniform, the midpoints of equal steps of its logarithm: a count known only to within
-    orders of magnitude), one parameter at a time: the points, the key each one moves, and the words."""
+    (``studies``: :func:`log_uniform_nodes`), one parameter at a time: the points, the key each one
+    moves, and the words."""
     points: list[Scenario] = []
     keys: list[str] = []
     said = []
-    steps = (np.arange(RANGE_NODES) + 0.5) / RANGE_NODES
     for key, (low, high) in studies.items():
         column = _column(raw, key, where, 0)
-        for node in np.exp(np.log(low) + steps * np.log(high / low)):
+        for node in log_uniform_nodes(low, high):
             data = copy.deepcopy(raw)
-            apply_override(data, column, float(node))
+            apply_override(data, column, node)
             points.append(scenario_from_dict(data, where))
             keys.append(key)
         said.append(f"{key} from {low:,.4g} to {high:,.4g}")
@@ -658,32 +688,37 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
         if not banded.points:
             return ""
         return NARROW.get(_widest(banded, values[1:], weights[1:]), NARROW["range"])  # a lock range: "range"
-    return NARROW["unmeasured" if banded.measured_at is None else "growth"]
+    if banded.measured_at is not None:
+        return NARROW["growth"]
+    return NARROW["unmeasured_open" if all(m.open for m in banded.scenario.members) else "unmeasured"]
 
 
 def _widest(banded: Banded, values: np.ndarray, weights: np.ndarray) -> str:
     """Which source of the parameter points (``values`` (P, M, D), ``weights`` (P,)) spreads the response
-    time most: the estimated defaults' nodes by the spread of their combinations' means (where the
-    points are their product), each other source (the fit's points, each ranged key) by its points'
-    spread about their combination's mean."""
+    time most: each key taken at nodes (:attr:`Banded.varied`: the points are their product) by the
+    spread of its nodes' means about the overall mean (its main effect), each other source (the fit's
+    points, each ranged key) by its points' spread about the mean of their combination of nodes."""
     sources = banded.ranged or ("fit" if banded.pinned else "range",) * len(banded.points)
-    combination = np.array(banded.combination or (0,) * len(banded.points))
-    overall = np.einsum("p,pmd->md", weights, values) / max(weights.sum(), 1e-300)
-    within = np.zeros(values.shape)
+    nodes = np.array(banded.combination or [()] * len(banded.points), int).reshape(len(banded.points), -1)
+    share = max(float(weights.sum()), 1e-300)
+    overall = np.einsum("p,pmd->md", weights, values) / share
     spread: dict[str, float] = {}
-    for index in sorted(set(combination.tolist())):
-        part = combination == index
-        share = float(weights[part].sum())
-        mean = np.einsum("p,pmd->md", weights[part], values[part]) / max(share, 1e-300)
-        within[part] = values[part] - mean
-        if banded.combination:
-            spread["estimates"] = spread.get("estimates", 0.0) + share * float(((mean - overall) ** 2).sum())
+
+    def means(part: np.ndarray) -> tuple[float, np.ndarray]:
+        weight = float(weights[part].sum())
+        return weight, np.einsum("p,pmd->md", weights[part], values[part]) / max(weight, 1e-300)
+
+    for k, key in enumerate(banded.varied):
+        for node in set(nodes[:, k].tolist()):
+            weight, mean = means(nodes[:, k] == node)
+            spread[key] = spread.get(key, 0.0) + weight * float(((mean - overall) ** 2).sum())
+    within = np.zeros(values.shape)
+    for combination in {tuple(row) for row in nodes.tolist()}:
+        part = (nodes == np.array(combination, int)).all(axis=1)
+        within[part] = values[part] - means(part)[1]
     for key, weight, deviation in zip(sources, weights, within, strict=True):
         spread[key] = spread.get(key, 0.0) + float(weight * (deviation**2).sum())
-    widest = max(spread, key=spread.__getitem__)
-    if widest == "estimates":  # the defaults that are estimates: the first names the measurement
-        widest = estimated_defaults(banded.scenario)[0][0]
-    return widest
+    return max(spread, key=spread.__getitem__)
 
 
 def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: float = LEVEL) -> ScenarioResult:
@@ -806,7 +841,7 @@ def max_distance_banded(
     against the longest that meets the goal; the sample's largest distance is where its least margin
     crosses 0, found on SEEK_GRID distances from 0 to ``upper`` (linear between them); the band is the
     weighted quantiles of those distances, and the probability the goal holds at a distance the weight of
-    the samples whose largest distance reaches it.
+    the samples that meet it at 0 km and whose largest distance reaches it.
 
     :param banded: the scenario and its band (:func:`load_banded`).
     :param upper: m, the farthest distance searched.
@@ -852,7 +887,8 @@ def max_distance_banded(
     grid = grid[:first]
     reach = _crossings(grid, margin, upper)
     low, high = quantiles(reach, weights, ends(level))
-    probability = np.clip([weights @ (reach >= d) for d in asked], 0.0, 1.0)
+    holds = margin[:, 0] >= 0  # a sample that fails at 0 km reaches 0 km but does not hold there
+    probability = np.clip([weights @ ((reach >= d) & holds) for d in asked], 0.0, 1.0)
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
     narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
     return GoalBand(

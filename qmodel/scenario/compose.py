@@ -60,7 +60,7 @@ from qmodel.scenario.propagation import (
     separation,
 )
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
-from qmodel.scenario.spec import Scenario, check_path_capacity
+from qmodel.scenario.spec import Scenario, ScenarioError, check_path_capacity
 from qmodel.studies.locks import lock_wait
 
 
@@ -466,6 +466,88 @@ def refuse_uncarried_background(scenario: Scenario, at_zero: FixedParts | None =
     check_path_capacity(
         scenario, (fixed_parts(scenario, np.zeros(1)) if at_zero is None else at_zero).path_holding
     )
+
+
+# A measured lock wait no hot set gives: at least this many times the members' response time without lock
+# contention where it was measured. The lock model's wait grows with the time locks are held, and so does
+# the chance of a conflict: R = R0 + b·R², whose fixed point exists only while b·R² <= R0 (at its edge the
+# wait is R0, and past it the model thrashes). 3 leaves room for the model's other terms: on three planners'
+# files (trial 4) the largest wait reached before thrashing was 0.3 to 1.2 times R0.
+LOCK_WAIT_BOUND = 3.0
+
+
+def refuse_overloaded_today(scenario: Scenario) -> None:
+    """Refuse, before lockable_items is inferred from ``[locks] measured_wait`` (each with the file's name,
+    the member or key, the value and what is allowed), what no hot set can give, at the distance the wait
+    was measured at, so that the refusal names its cause and not the lock wait:
+
+    - an open member whose arrivals alone saturate its CPs: arrival_rate × CPU demand per transaction
+      (cpu, with the CP spin of its synchronous CF requests and I/O) at least logical_cps;
+    - a path of an open member whose requests alone saturate its subchannels: (arrival_rate × requests
+      + background_rate) × holding time at least subchannels;
+    - volumes (``[disk] volumes``) the open members' I/O and the other work alone saturate (M/M/c with
+      1 + aliases exposures);
+    - a measured wait at least :data:`LOCK_WAIT_BOUND` times the members' response time without lock
+      contention (one solve): more than the lock model reaches before it thrashes.
+
+    Closed members count with no load (their throughput depends on the answer): the load alone means
+    the open members' arrivals. Scenarios without a measured wait are not checked here."""
+    measured = scenario.lock_measurement
+    if measured is None:
+        return
+    distance = np.array([measured.distance])
+    fixed = fixed_parts(scenario, distance)
+    rates = np.array([m.arrival_rate if m.open else 0.0 for m in scenario.members])[:, None]
+    for m, member in enumerate(scenario.members):
+        needed = rates[m, 0] * float(fixed.cpu[m, 0])
+        if needed >= member.logical_cps:
+            raise ScenarioError(
+                scenario.where,
+                f"member {member.name}.cpu",
+                f"{member.cpu * 1e3:.4g} ms",
+                f"cpu × arrival_rate below logical_cps: below {member.logical_cps / rates[m, 0] * 1e3:.4g} "
+                f"ms a transaction at {rates[m, 0]:g}/s on {member.logical_cps} CPs (with its CF and I/O "
+                f"spin, {(float(fixed.cpu[m, 0]) - member.cpu) * 1e3:.3g} ms)",
+                reason=f"{rates[m, 0]:g}/s × {float(fixed.cpu[m, 0]) * 1e3:.4g} ms needs {needed:.4g} CPs of "
+                f"its {member.logical_cps}: the load alone saturates them, before any lock contention",
+            )
+    index = {m.name: i for i, m in enumerate(scenario.members)}
+    for path, requests, holding in zip(scenario.paths, fixed.path_requests, fixed.path_holding, strict=True):
+        rate = rates[index[path.member], 0]
+        offered = (rate * float(np.ravel(requests)[0]) + path.background_rate) * float(np.ravel(holding)[0])
+        if rate > 0 and offered >= path.subchannels:
+            raise ScenarioError(
+                scenario.where,
+                f"path {path.member}→{path.cf}.subchannels",
+                path.subchannels,
+                f"more than {offered:.4g} subchannels, or fewer requests",
+                reason=f"its requests at arrival_rate {rate:g}/s hold {offered:.4g} subchannels busy: the "
+                "load alone saturates them, before any lock contention",
+            )
+    if scenario.volumes is not None:
+        per_volume, service = volume_load(scenario, fixed, rates * np.ones_like(distance))
+        busy = float(per_volume[0] * service[0])
+        if busy >= 1 + scenario.aliases:
+            raise ScenarioError(
+                scenario.where,
+                "disk.volumes",
+                scenario.volumes,
+                f"volumes and aliases that carry {busy * scenario.volumes:.4g} devices busy",
+                reason=f"the open members' I/O and the other work keep each volume's {1 + scenario.aliases} "
+                f"exposures {busy:.4g} busy: the load alone saturates them, before any lock contention",
+            )
+    free = solve_at(replace(scenario, lockable_items=np.inf), distance, fixed=fixed)
+    lock_free = float(free.total_response_time[0])
+    if np.isfinite(lock_free) and measured.wait >= LOCK_WAIT_BOUND * lock_free:
+        raise ScenarioError(
+            scenario.where,
+            "locks.measured_wait",
+            f"{measured.wait * 1e3:.4g} ms",
+            f"below {LOCK_WAIT_BOUND * lock_free * 1e3:.4g} ms, {LOCK_WAIT_BOUND:g} × the members' response "
+            f"time without lock contention at {measured.distance / 1e3:g} km ({lock_free * 1e3:.4g} ms): a "
+            "DB2 class 3 lock/latch and global contention suspension per transaction, in its unit",
+            reason="more than the lock model reaches before it thrashes, about that response time",
+        )
 
 
 @dataclass(frozen=True)

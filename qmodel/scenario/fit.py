@@ -79,7 +79,7 @@ import numpy as np
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT, refuse_scenario_work
-from qmodel.scenario.compose import FixedParts, fixed_parts, solve_at
+from qmodel.scenario.compose import FixedParts, fixed_parts, refuse_overloaded_today, solve_at
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
     ABSOLUTE,
@@ -789,7 +789,9 @@ def fit_scenario(
     if at is None:
         raise InputError(
             "calibration",
-            {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)},
+            ", ".join(
+                f"{p.key} {shown_value(p.key, p.from_scale(v))}" for p, v in zip(parameters, x, strict=True)
+            ),
             "values the prepared rows can take",
             reason="the fit ended where they cannot be met",
         )
@@ -1168,6 +1170,7 @@ def with_inferred_locks(scenario: Scenario, near: float | None = None) -> Scenar
             return _inferred_locks(scenario, np.array([near]))
         except InputError:
             pass  # not reached from there: the scan of the starts decides, and says why where it fails
+    refuse_overloaded_today(scenario)  # a load no hot set explains named first: saturation, too long a wait
     return _inferred_locks(scenario, LOCK_STARTS)
 
 

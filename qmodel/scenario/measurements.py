@@ -21,6 +21,7 @@ import numpy as np
 
 from qmodel.errors import HeaderError, InputError
 from qmodel.scenario.result import ScenarioResult
+from qmodel.scenario.spec import share_advice
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, bare_number, parse_value
@@ -51,6 +52,7 @@ SIGMA = {
     "lock_contention": 0.20,
 }
 ABSOLUTE = ("share_within_goal",)  # quantities whose residual is absolute, not relative
+SHARES = ("share_within_goal",)  # quantities that are a share of 1: at most 100% (a CPU busy in CPs is not)
 STUDY_INTERVAL = 300.0  # s: every run's RMF interval in the GDPS study (the casebooks' default)
 _DIGITS = 12  # a printed number converted to SI keeps this many significant digits (0.056 s is 56 ms)
 
@@ -137,6 +139,48 @@ def result_value(result: ScenarioResult, place: int, member: str, quantity: str,
         }
     values["transactions"] = values["throughput"] * interval
     return float(values[quantity])
+
+
+# A measured row this many times the model's value at the file's own values, or less than 1/this, is refused
+# before a fit: a slip of unit (s for ms, ms for us: 1000x) and not a miss a fit should absorb; the file's
+# values are the planner's own readings of the same system, a few times off at most where a free
+# parameter starts far from its value (a per-minute rate read per second, 60x, is not caught by it).
+UNREACHABLE = 100.0
+_SLIPS = (1e-3, 1e3, 1e-6, 1e6, 1 / 60, 60.0)  # the factors a slip of unit makes (ms/s, us/s, per minute)
+
+
+def refuse_unreachable(rows: tuple[Measurement, ...], model: np.ndarray) -> None:
+    """Refuse the first fitted row (weight above 0) whose value is more than :data:`UNREACHABLE` times
+    ``model``, its model value (SI) at the file's own values, or less than 1/that: an InputError naming the
+    row, the value, the model's value and the value as the slip of unit nearest the model would have it.
+    A share (absolute, at most 1) and a row without a model answer (NaN, 0) are not judged."""
+    for row, value in zip(rows, model, strict=True):
+        if row.weight == 0 or row.quantity in ABSOLUTE or not (np.isfinite(value) and value > 0):
+            continue
+        ratio = row.value / value
+        if 1 / UNREACHABLE <= ratio <= UNREACHABLE:
+            continue
+        slip = min(_SLIPS, key=lambda factor: abs(np.log(row.value * factor / value)))
+        meant = _written(row.quantity, row.value * slip)
+        raise InputError(
+            f"{row.source or 'measured row'}: {row.label}",
+            _written(row.quantity, row.value),
+            f"within {UNREACHABLE:g}x of the model's {_written(row.quantity, value)} with the file's values "
+            f"(a slip of unit? {meant})",
+            reason=f"{max(ratio, 1 / ratio):,.0f}x {'more' if ratio > 1 else 'less'} than the model gives: "
+            "no fit of the free parameters should bridge it",
+        )
+
+
+def _written(quantity: str, value: float) -> str:
+    """A row's value (SI) as a measurements table writes it: a time in s, ms or us by its size, a share
+    in %, else bare (four significant digits)."""
+    if UNITS[QUANTITIES[quantity]].dimension == "time":
+        unit = "s" if value >= 1 else "ms" if value >= 1e-3 else "us"
+        return f"{value / UNITS[unit].to_si:.4g}{unit}"
+    if QUANTITIES[quantity] == "ratio":
+        return f"{value * 100:.4g}%"
+    return f"{value:.4g}"
 
 
 def casebook_path(name: str) -> Path:
@@ -303,7 +347,14 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
                 for name, cell in cells.items()
             }
         where = f"{path}: row {row + table.first_row}"
-        rows.append(_measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where))
+        measured = _measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where)
+        if measured.quantity in SHARES and measured.value > 1:  # 97,1 for 97,1%: refused as the file's
+            typed = str(table.columns[named["value"][0]][row]).strip()
+            allowed, reason = share_advice(cells["value"])
+            if decimal == ",":
+                allowed = allowed.replace(".", ",")
+            raise InputError(f"{where}, column value", typed, allowed, reason=reason)
+        rows.append(measured)
     if not rows:
         raise InputError(path, "no rows", "at least one measured row under the header")
     return tuple(rows)

@@ -27,10 +27,9 @@ import numpy as np
 import numpy.typing as npt
 
 from qmodel.catalogue.evaluate import calc
-from qmodel.errors import InputError
 from qmodel.scenario import protocols as today
 from qmodel.scenario.protocols import RoundTrip
-from qmodel.scenario.spec import IOTimes, Scenario
+from qmodel.scenario.spec import IOTimes, Scenario, ScenarioError
 
 
 def evaluate_si(formula_id: str, **inputs: npt.ArrayLike) -> dict[str, np.ndarray]:
@@ -142,7 +141,8 @@ def at_zero_km(scenario: Scenario) -> Scenario:
     - the PPRC overhead: the Metro Mirror's round trips from the primary disks to the secondary;
     - a CF's signal service: the round trip to the CF of the primaries it duplexes.
 
-    InputError, naming the key, the value, the distance and what is allowed, where a link is used both
+    ScenarioError, naming the file, the key, the value, the distance and what is allowed (:func:`_less`:
+    how much of it is crossing_latency), where a link is used both
     ways or a time is no longer above 0 (at least 0 for a PEND or the PPRC overhead) once the model's
     round trips are taken off: the times and the distance do not agree.
     """
@@ -202,7 +202,10 @@ def _times_at_zero(scenario: Scenario) -> dict[str, Any]:
         )
     if scenario.metro_mirror:
         added = float(mirror_cost(scenario, distance)[0]) - scenario.pprc_overhead
-        changes["pprc_overhead"] = _less(scenario, "disk.pprc_overhead", scenario.pprc_overhead, added, 0.0)
+        mirror_trips = today.mirror_round_trips(scenario.protocols)
+        changes["pprc_overhead"] = _less(
+            scenario, "disk.pprc_overhead", scenario.pprc_overhead, added, 0.0, round_trips=mirror_trips
+        )
     signal = {}
     for cf, service in scenario.protocols.signal_service.items():
         peers = {
@@ -212,7 +215,8 @@ def _times_at_zero(scenario: Scenario) -> dict[str, Any]:
         }
         trips = {float(round_trip(scenario.cf_sites[cf], peer)[0]) for peer in peers} or {0.0}
         if len(trips) > 1:
-            raise InputError(
+            raise ScenarioError(
+                scenario.where,
                 f"cf {cf}.signal_service",
                 f"{_us(service)} measured at {_km(scenario)}",
                 "measured_at 0km, or the secondaries of one site's CFs on each CF",
@@ -234,7 +238,8 @@ def _link_at_zero(scenario: Scenario, link: str, distance: np.ndarray) -> dict[s
         return times
     within = next((p for p in paths if p not in crossing), None)
     if within is not None:
-        raise InputError(
+        raise ScenarioError(
+            scenario.where,
             f"link.{link}",
             f"used within a site ({within.member}→{within.cf}) and between the sites "
             f"({crossing[0].member}→{crossing[0].cf}), measured at {_km(scenario)}",
@@ -245,7 +250,8 @@ def _link_at_zero(scenario: Scenario, link: str, distance: np.ndarray) -> dict[s
         )
     if times["converted"]:
         kind = next(iter(times["converted"]))
-        raise InputError(
+        raise ScenarioError(
+            scenario.where,
             f"link.{link}.converted.{kind}",
             f"{times['converted'][kind]:.0%} measured at {_km(scenario)}",
             "left out on a link between the sites measured at a distance (the model estimates the "
@@ -272,18 +278,41 @@ def _io_at_zero(scenario: Scenario, key: str, times: IOTimes, site: str, distanc
     return replace(times, pend=_less(scenario, f"{key}.pend", times.pend, added, 0.0))
 
 
-def _less(scenario: Scenario, key: str, measured: float, added: float, lowest: float | None = None) -> float:
-    """``measured`` less ``added`` (s): above 0 (``lowest`` None) or at least ``lowest``; InputError
-    naming the key, the value, the distance and what is allowed otherwise."""
+def _less(
+    scenario: Scenario,
+    key: str,
+    measured: float,
+    added: float,
+    lowest: float | None = None,
+    round_trips: float = 1.0,
+) -> float:
+    """``measured`` less ``added`` (s), the model's ``round_trips`` between the sites at the measured
+    distance: above 0 (``lowest`` None) or at least ``lowest``. Otherwise a ScenarioError naming the file,
+    the key, the value, the distance and what is allowed, with the part of ``added`` that is
+    crossing_latency (each round trip's, exactly: :func:`separation`), whether it is the default, and
+    ``crossing_latency = "0us"`` where the time would be possible without it (fibre with no DWDM)."""
     value = measured - added
     if value > 0 or (lowest is not None and value >= lowest - 1e-15):
         return max(value, 0.0)
     bound = "above" if lowest is None else "at least"
-    raise InputError(
+    crossing = round_trips * scenario.crossing_latency
+    parts = f"2 × distance / fibre_speed each, crossing_latency {_us(scenario.crossing_latency)}"
+    advice = ""
+    if crossing > 0:
+        defaulted = any(name == "crossing_latency" for name, _ in scenario.defaults)
+        whose = "the default, the GDPS study's DWDMs: the file does not set it" if defaulted else "the file's"
+        parts = f"{_us(added - crossing)} of fibre and {_us(crossing)} of crossing_latency, {whose}"
+        if value + crossing > 0 or (lowest is not None and value + crossing >= lowest - 1e-15):
+            advice = (
+                '; or crossing_latency = "0us" where the route has no DWDM or other equipment (dark '
+                f"fibre), with which {_us(measured)} is possible"
+            )
+    raise ScenarioError(
+        scenario.where,
         key,
         f"{_us(measured)} measured at {_km(scenario)}",
-        f"{bound} {_us(added)}, the round trips the model adds at {_km(scenario)} (each 2 × distance / "
-        "fibre_speed + crossing_latency); or measured_at the distance the times were read at",
+        f"{bound} {_us(added)}, the round trips the model adds at {_km(scenario)} ({parts}){advice}; or "
+        "measured_at the distance the times were read at",
         reason="less than the round trips alone: the times and the distance do not agree",
     )
 

@@ -25,6 +25,27 @@ REQUIRED = Note("required")
 WRITTEN = ("time", "length", "speed")
 
 
+# The largest readings a planner's RMF report has, where more is a slip of unit (88ms for 88us, 0.12s for
+# 0.12ms) that would answer with the model moving the wrong way (trial 4, D11: a remote sync service of
+# 88 ms lengthened the distance the goal holds to). Each says why in the refusal; its sources:
+# - a synchronous CF request: the farthest any coupling link reaches is 100 km through a qualified DWDM
+#   (IBM z14 ZR1 Configuration Setup, SG24-8651, 9.1.1; the z10 data sheet: 100 km repeated), a round trip
+#   of 1 ms at 10 us/km (the GDPS study) and 138 us through its DWDMs (crossing_latency's default), on a
+#   service of microseconds at 0 km (the GDPS study's RMF: 18.7 us sync on IC links);
+# - a part of a disk I/O: IBM OMEGAMON for Db2 Performance Expert, 'Class 3 suspensions': a synchronous
+#   I/O typically takes 20 to 30 ms (the disks of that time), longer is a problem;
+# - the PPRC overhead: the GDPS study, about 0.4 ms per write at 0 km; Metro Mirror reaches 300 km (IBM
+#   DS8000 10th generation, 'Metro Mirror'), 3 ms of round trips there.
+CF_SYNC_CEILING = (
+    "a sync service is microseconds at 0 km and 1.14 ms of round trip at the farthest a coupling link "
+    "reaches (100 km through a DWDM)"
+)
+DISK_CEILING = "a synchronous I/O takes 20 to 30 ms at most on a working disk (IBM OMEGAMON for Db2 PE)"
+PPRC_CEILING = (
+    "about 0.4 ms a write at 0 km (the GDPS study), 3 ms of round trips more at Metro Mirror's 300 km"
+)
+
+
 class ScenarioKey(NamedTuple):
     """One key of a scenario file.
 
@@ -34,7 +55,9 @@ class ScenarioKey(NamedTuple):
     :class:`Note` (:data:`REQUIRED`, or a condition). ``positive``: the value must be above 0 (else at
     least 0). ``supported``: where the default is an estimate, the range the studies support for it
     (its 95% interval, as a file would write the ends): a file that leaves the key out gets a band
-    across it (:func:`qmodel.scenario.band.estimated_defaults`)."""
+    across it (:func:`qmodel.scenario.band.estimated_defaults`). ``plausible``: where a reading above
+    some value is a slip of unit (88ms for 88us), that value as written and its source: the reader
+    refuses more (:func:`qmodel.scenario.spec.plausible_ceiling`)."""
 
     table: str
     name: str
@@ -45,6 +68,7 @@ class ScenarioKey(NamedTuple):
     source: str = ""  # where a planner gets the number; "" for a name or a table
     positive: bool = False
     supported: tuple[str, str] | None = None  # the range the studies support for the default, as written
+    plausible: tuple[str, str] | None = None  # (the largest value a planner's reading has, as written; why)
 
     @property
     def written(self) -> bool:
@@ -352,6 +376,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "service of a synchronous request at measured_at (0 km by default), by structure kind",
         source="RMF CF activity report: sync service time per request",
         positive=True,
+        plausible=("2ms", CF_SYNC_CEILING),
     ),
     ScenarioKey(
         "link",
@@ -398,6 +423,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "0ms",
         "Metro Mirror cost per write at measured_at (0 km by default): what it adds to a write's DISC",
         source="the GDPS study: about 0.4 ms per write at 0 km; or measured",
+        plausible=("10ms", PPRC_CEILING),
     ),
     ScenarioKey("disk", "read", "table", "", REQUIRED, "a sync read's RMF times: [disk.io]"),
     ScenarioKey("disk", "write", "table", "", REQUIRED, "a sync write's RMF times: [disk.io]"),
@@ -464,6 +490,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "0ms",
         "connect time per I/O",
         source="RMF device activity report: CONN per I/O",
+        plausible=("100ms", DISK_CEILING),
     ),
     ScenarioKey(
         "disk.io",
@@ -473,6 +500,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "0ms",
         "disconnect time per I/O",
         source="RMF device activity report: DISC per I/O",
+        plausible=("100ms", DISK_CEILING),
     ),
     ScenarioKey(
         "disk.io",
@@ -482,6 +510,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "0ms",
         "pending time per I/O at measured_at (0 km by default)",
         source="RMF device activity report: PEND per I/O",
+        plausible=("100ms", DISK_CEILING),
     ),
     ScenarioKey(
         "disk.io",

@@ -103,7 +103,7 @@ import numpy as np
 from qmodel.errors import CatalogueError, InputError
 from qmodel.safetext import name_refused
 from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
-from qmodel.scenario.schema import SCENARIO_KEYS, key_of, keys_of
+from qmodel.scenario.schema import SCENARIO_KEYS, ScenarioKey, key_of, keys_of
 from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
 from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import (
@@ -354,6 +354,8 @@ class Scenario:
     # m between the sites when the links', disks' and CF signals' times were read (RMF): the solver takes
     # them to 0 km (qmodel.scenario.propagation.at_zero_km)
     measured_at: float = 0.0
+    # the file's name, for the errors found after it is read (the solver's checks): no part of its content
+    where: str = field(default="scenario", repr=False, compare=False)
 
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
@@ -459,7 +461,7 @@ class _Reader:
         except InputError as error:
             raise self.error(label, _shown(text), allowed, reason=error.reason) from None
         if dimension == "ratio" and value > 1:
-            raise self.error(label, _shown(text), *_share_advice(text))
+            raise self.error(label, _shown(text), *share_advice(text))
         if not np.isfinite(value) or value < lower or (strict and value == lower):
             shown_unit = "" if unit == "1" else f" {unit}"
             raise self.error(label, _shown(text), f"{'>' if strict else '>='} {lower:g}{shown_unit}")
@@ -493,7 +495,7 @@ class _Reader:
         row = key_of(schema_table, name)
         if (name if key is None else key) not in table and default is None and row.file_default is not None:
             self.defaulted.append((f"{label}.{name}" if label else name, str(row.file_default)))
-        return self.quantity(
+        value = self.quantity(
             table,
             name if key is None else key,
             row.unit,
@@ -502,6 +504,17 @@ class _Reader:
             strict=row.positive,
             allowed=allowed,
         )
+        ceiling = plausible_ceiling(row)
+        if value > ceiling:
+            written, why = row.plausible or ("", "")
+            shown = f"{label}.{name if key is None else key}" if label else (name if key is None else key)
+            raise self.error(
+                shown,
+                _shown(table.get(name if key is None else key)),
+                f"at most {written}, written in its unit (88us, 0.12ms)",
+                reason=f"more than any reading of it: {why}",
+            )
+        return value
 
     def profile(self, table: dict, key: str, name: str) -> float:
         """A part of a member's profile: required (none is assumed), its meaning said where it is missing."""
@@ -530,8 +543,17 @@ class _Reader:
         return value
 
 
-def _share_advice(text: object) -> tuple[str, str]:
-    """(allowed, reason) for a share above 100%: a bare 95 is advised as 95% or 0.95."""
+def plausible_ceiling(row: ScenarioKey) -> float:
+    """The largest value (SI) of the key ``row`` a planner's reading has (its ``plausible``), inf where the
+    schema gives none."""
+    if row.plausible is None:
+        return np.inf
+    return parse_value(row.name, row.plausible[0], row.unit) * UNITS[row.unit].to_si
+
+
+def share_advice(text: object) -> tuple[str, str]:
+    """(allowed, reason) for a share above 100% (a scenario file's, a measured row's): a bare 95 is
+    advised as 95% or 0.95."""
     number = text if isinstance(text, (int, float)) else None
     if isinstance(text, str) and (bare := bare_number(text)) is not None:
         number = float(bare)
@@ -803,6 +825,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         protocols=_protocols(reader, data, link_types, structures, members, paths),
         free=_free(reader, data),
         defaults=tuple(reader.defaulted),  # last: every value above is read by now
+        where=where,
     )
 
 

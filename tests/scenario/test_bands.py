@@ -529,3 +529,19 @@ def test_the_goal_probability_is_one_whichever_route_reads_it(name: str) -> None
     solved = solve_banded(banded, asked).band.goal_probability
     sought = max_distance_banded(banded, asked=asked).probability
     assert sought == pytest.approx(solved, abs=0.06)
+
+
+def test_a_sample_that_fails_at_0_km_does_not_hold_there_on_either_route(tmp_path) -> None:
+    """Environment 2 with a goal its own 0 km answer meets in fewer than half the outcomes: the goal seek
+    counts a sample that fails at 0 km as not holding there (its largest distance is 0, yet it does not
+    reach the goal at 0 km), as the solve's band does."""
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8")
+    path = tmp_path / "tight.toml"
+    path.write_text(
+        re.sub(r'(?m)^response_time = "125ms"$', 'response_time = "90ms"', text), encoding="utf-8"
+    )
+    banded = load_banded(path)
+    asked = np.array([0.0, 5e3])
+    solved = solve_banded(banded, asked).band.goal_probability
+    assert 0.1 < solved[0] < 0.9
+    assert max_distance_banded(banded, asked=asked).probability == pytest.approx(solved, abs=0.02)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
-from qmodel.scenario.band import Banded, load_banded, model_error, solve_banded
+from qmodel.scenario.band import RANGE_NODES, Banded, load_banded, model_error, solve_banded
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import (
     Fit,
@@ -193,23 +193,44 @@ def test_a_held_key_is_not_written_and_the_record_says_why(tmp_path) -> None:
     assert "2 rows pin 0 of 3 parameters: locks.lock_span held at its prior value" in shown
 
 
-def test_a_held_lock_parameter_takes_the_range_the_studies_support_in_the_band(tmp_path) -> None:
+def test_a_held_lock_parameter_is_taken_at_every_node_of_its_studies_range_with_every_fit_point(
+    tmp_path,
+) -> None:
+    """A key calibrate held at its prior is independent of the fit: the band is the product (each of the
+    fit's points, and the scenario itself, at each node of the range the studies support), so the fit's
+    points keep their own spread (a share of the weight would halve the fit's variance)."""
     studies = model_error()[1]
     assert "locks.lockable_items" in studies
     scenario = tmp_path / "mine.toml"
     scenario.write_text(resolve_scenario("gdps-env2").read_text(encoding="utf-8"), encoding="utf-8")
     fit_file = tmp_path / "mine.fit.toml"
     fit_file.write_text(
-        '[band]\nmethod = "a fit"\nmeasured_at = "0km"\npoints = [{ "member.G1P1.other" = "4ms" }]\n\n'
+        '[band]\nmethod = "a fit"\nmeasured_at = "0km"\n'
+        'points = [{ "member.G1P1.other" = "4ms" }, { "member.G1P1.other" = "8ms" }]\n'
+        "weights = [0.25, 0.25]\n\n"
         '[fit]\nheld = ["locks.lockable_items"]\n',
         encoding="utf-8",
     )
     banded = load_banded(scenario)
-    items = sorted(point.lockable_items for point in banded.points[1:])
+    nominal = banded.scenario
     low, high = studies["locks.lockable_items"]
-    assert len(items) == 4 and low < items[0] and items[-1] < high
-    assert banded.all_weights() == pytest.approx([0.25, 0.25, 0.125, 0.125, 0.125, 0.125])
-    assert "the range the studies support" in banded.method
+    nodes = sorted({point.lockable_items for point in banded.points})
+    assert len(nodes) == RANGE_NODES and low < nodes[0] and nodes[-1] < high
+    others = sorted({point.members[0].other for point in banded.points})
+    assert others == pytest.approx([0.004, nominal.members[0].other, 0.008])
+    assert len(banded.points) == 3 * RANGE_NODES  # the scenario itself and the two points, at each node
+    weights = np.array(banded.weights)
+    assert banded.all_weights()[0] == pytest.approx(0.0)
+    for node in nodes:
+        at = np.array([point.lockable_items == node for point in banded.points])
+        assert weights[at].sum() == pytest.approx(1 / RANGE_NODES)
+    other = np.array([point.members[0].other for point in banded.points])
+    fit_alone = (
+        0.25 * (0.004 - nominal.members[0].other) ** 2 + 0.25 * (0.008 - nominal.members[0].other) ** 2
+    )
+    assert weights @ (other - nominal.members[0].other) ** 2 == pytest.approx(fit_alone)
+    assert "held at its prior by the calibration" in banded.method
+    assert banded.varied == ("locks.lockable_items",)
 
 
 def test_a_fit_record_calibrate_did_not_write_is_one_line_naming_the_fit_file(tmp_path) -> None:

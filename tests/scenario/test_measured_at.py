@@ -247,6 +247,31 @@ def test_a_time_the_distance_alone_exceeds_is_refused_in_one_line(tmp_path) -> N
     assert "allowed: at least 258 µs" in result.output
 
 
+def test_a_time_refused_at_a_distance_names_the_file_and_the_crossing_latency_it_would_fit_without(
+    tmp_path,
+) -> None:
+    """A planner's trial (trial 4, D6): 88 µs at 8 km over dark fibre, the file without crossing_latency,
+    was refused for a 218 µs round trip, 138 µs of it the default the planner never wrote. The refusal
+    names the file, says how much is crossing_latency and that it is the default, and offers "0us" where
+    that leaves the time possible; the file's own crossing_latency is called the file's, and where even
+    the fibre alone is longer no "0us" is offered."""
+    text = sysplex(measured_at="12km", far_sync=("140us", "150us"), far_async=("438us", "453us"))
+    path = tmp_path / "dark.toml"
+    path.write_text(text.replace('crossing_latency = "138us"\n', ""), encoding="utf-8")
+    line = run("scenario", str(path)).output.strip()
+    assert (
+        line.startswith("error: dark.toml: link.far.sync.lock = 140 µs measured at 12 km")
+        and "\n" not in line
+    )
+    assert "120 µs of fibre and 138 µs of crossing_latency, the default" in line
+    assert 'crossing_latency = "0us"' in line
+    path.write_text(text, encoding="utf-8")
+    line = run("scenario", str(path)).output.strip()
+    assert "138 µs of crossing_latency, the file's" in line and 'crossing_latency = "0us"' in line
+    path.write_text(sysplex(measured_at="12km", far_sync=("100us", "110us")), encoding="utf-8")
+    assert 'crossing_latency = "0us"' not in run("scenario", str(path)).output
+
+
 def test_a_link_used_within_a_site_and_between_the_sites_is_refused_at_a_distance() -> None:
     """Its times read at a distance hold a round trip on one kind of path and none on the other: one
     [link.NAME] for each (RMF gives each system's service per CF); at 0 km there is nothing to take off."""

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.scenario import load_scenario, solve_scenario
-from qmodel.scenario.band import load_banded
+from qmodel.scenario.band import NARROW, load_banded, narrowing
 from qmodel.scenario.compose import fixed_parts
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import LOAD_ONLY, _lock_row, fit_scenario, with_inferred_locks
@@ -114,3 +114,15 @@ def test_the_load_free_parts_do_not_read_the_hot_set(items, other) -> None:
     one, two = (asdict(fixed_parts(replace(ENV2, lockable_items=x), distances)) for x in (items, other))
     for name, value in one.items():
         np.testing.assert_array_equal(np.asarray(two[name]), np.asarray(value), err_msg=name)
+
+
+def test_a_band_from_a_measured_wait_names_a_second_distance_not_more_rows_of_a_fit(tmp_path) -> None:
+    """A file with no calibration whose band is the interval of the hot set its measured lock wait
+    implies: where that interval is the band's largest part, the line names what would pin the lock
+    parameters (response times at a second distance), not "more rows in the fit" (there is no fit)."""
+    banded = load_banded(measured_file(tmp_path, average_wait(ENV2, 0.0) * 1e3))
+    assert banded.ranged == ("measured_wait",) * len(banded.points)
+    response = np.stack([solve_scenario(each, np.array([40e3])).response_time for each in banded.points])
+    response = np.concatenate([response.mean(axis=0, keepdims=True), response])
+    weights = banded.all_weights()
+    assert narrowing(banded, response, np.zeros_like(response), weights) == NARROW["measured_wait"]

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from qmodel.cli import cli
 from qmodel.scenario import load_scenario, solve_scenario
+from qmodel.scenario.band import NARROW, Banded, narrowing
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.spec import ScenarioError, read_scenario_toml, scenario_from_dict
 
@@ -120,3 +121,21 @@ def test_a_band_does_not_spread_what_the_file_gives(tmp_path) -> None:
         else:
             bound = member.terminals / member.think_time
             assert np.all(high[m] <= bound * 1.05)  # a 5-minute count's own scatter, not ±40%
+
+
+@pytest.mark.parametrize("open_members", [1, 2])
+def test_the_measurement_that_narrows_an_unmeasured_band_asks_for_no_think_time_of_an_open_sysplex(
+    open_members,
+) -> None:
+    """Where nothing is fitted, the line naming the measurement asks for what fits each member's values:
+    its other and, of a closed member, its think time; a sysplex whose members are all open has none."""
+    members = tuple(
+        replace(m, arrival_rate=100.0, terminals=0, think_time=0.0) if i < open_members else m
+        for i, m in enumerate(ENV2.members)
+    )
+    banded = Banded(replace(ENV2, members=members), measured_at=None)
+    response = np.ones((1, len(members), 1))
+    said = narrowing(banded, response, np.ones_like(response), np.ones(1))
+    everyone_open = open_members == len(members)
+    assert said == NARROW["unmeasured_open" if everyone_open else "unmeasured"]
+    assert ("think time" in said) != everyone_open
