@@ -1174,8 +1174,9 @@ def _show_fit(fit, written, fmt: str) -> None:
         for p in fit.parameters
     ] + [[h.parameter.key, shown_value(h.parameter.key, h.value), "", held_label(h)] for h in fit.held]
     rows = []
-    for row, model, residual in zip(fit.rows, fit.model, fit.residuals, strict=True):
+    for row, model, residual, counted in zip(fit.rows, fit.model, fit.residuals, fit.counted, strict=True):
         off = (model - row.value) / row.value * 100 if row.value else float("nan")
+        mark = " (not fitted)" if row.weight <= 0 else "" if counted else " (a check)"
         shown = "no answer" if model != model else shown_value_of(row.quantity, model)
         rows.append(
             [
@@ -1183,7 +1184,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                 shown_value_of(row.quantity, row.value),
                 shown,
                 f"{off:+.1f}",
-                f"{residual:+.2f}" + ("" if row.weight > 0 else " (not fitted)"),
+                f"{residual:+.2f}{mark}",
             ]
         )
     notes = fit.notes()

@@ -610,8 +610,8 @@ class Fit:
         """The measurement that would pin most of what the rows leave unpinned, by this rule, in order: a
         held or weakly identified key that sets the growth with distance: response times at a second
         distance (all rows at one) or farther out; a member's key: that member's response time (its
-        transaction count for a think time); no row left over: a second interval's rows at a distance
-        measured; else "" (every parameter pinned)."""
+        transaction count for a think time) where the rows have none; no row left over: a second
+        interval's rows at a distance measured; else "" (every parameter pinned)."""
         weak = self.weak()
         loose = [h.parameter.key for h in self.held] or [p.key for p in self.parameters if weak[p.key]]
         distances = sorted(
@@ -628,14 +628,28 @@ class Fit:
                 f"response times farther out than {distances[-1] / 1e3:g} km (they pin {', '.join(growth)}: "
                 "the growth with distance)"
             )
-        members = [key for key in loose if key.startswith("member.")]
+        measured = {
+            (row.member, row.quantity)
+            for row, counted in zip(self.rows, self.counted, strict=True)
+            if counted
+        }
+        pinning = {"think_time": ("transactions", "throughput")}  # the rows that pin a member's key
+        members = [  # a member's key no row of it pins yet (else a row left over is what is wanted)
+            key
+            for key in loose
+            if key.startswith("member.")
+            and not any(
+                (key.split(".")[1], quantity) in measured
+                for quantity in pinning.get(key.split(".")[-1], ("response_time",))
+            )
+        ]
         if members:
-            wanted = [
+            said = [
                 f"{key.split('.')[1]}'s "
                 + ("transaction count" if key.endswith("think_time") else "response time")
                 for key in members
             ]
-            return f"{', '.join(dict.fromkeys(wanted))} (they pin {', '.join(members)})"
+            return f"{', '.join(dict.fromkeys(said))} (they pin {', '.join(members)})"
         if loose and self.dof <= 0:
             return (
                 "a second interval's rows at a distance already measured (a row left over checks the fit "

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from qmodel.cli import cli
 from qmodel.scenario import solve_scenario
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import (
@@ -108,3 +110,38 @@ def test_whether_a_row_is_moved_does_not_depend_on_a_parameters_unit(jacobian, s
     for column in np.abs(jacobian).T:
         if column.max() > 0:
             assert moved_rows(jacobian)[int(np.argmax(column))]  # the row that moves a parameter most is
+
+
+def test_the_measurement_wanted_is_a_row_left_over_where_each_members_response_is_already_measured() -> None:
+    """Every member's response time measured, each pinning its other with none left over, and a
+    throughput row no parameter moves: the measurement that would help most is a second interval's rows
+    (a row left over), not the response times the rows already hold."""
+    scenario = opened(ENV2)
+    rows = rows_of(scenario, ["response_time", "throughput"])
+    fit = fit_scenario(scenario, rows, FREE)
+    assert fit.dof == 0 and len(fit.checks) == len(scenario.members)
+    wanted = fit.most_needed()
+    assert wanted.startswith("a second interval's rows") and "response time" not in wanted
+    less = fit_scenario(scenario, rows[1:], FREE)  # the first member's response time not measured
+    assert less.most_needed().startswith(f"{scenario.members[0].name}'s response time")
+
+
+def test_calibrate_marks_a_check_in_its_table_of_every_row(tmp_path: Path) -> None:
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8").split("\n[band]")[0]
+    text = re.sub(r"(?m)^lockable_items = .*$", 'measured_wait = "1.5ms"\nmeasured_at = "20km"', text)
+    (tmp_path / "mine.toml").write_text(text, encoding="utf-8")
+    at = with_inferred_locks(load_scenario(tmp_path / "mine.toml"))
+    responses = rows_of(at, ["response_time"], 20.0)
+    lines = ["distance,member,quantity,value"]
+    lines += [f"20km,{row.member},response_time,{row.value * 1e3:.4f}ms" for row in responses]
+    lines.append("20km,all,lock_contention,1.5ms")
+    (tmp_path / "rows.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    files = [str(tmp_path / "mine.toml"), str(tmp_path / "rows.csv")]
+    done = CliRunner().invoke(
+        cli, ["scenario", "calibrate", *files, "--free", "member.*.other"], env={"COLUMNS": "160"}
+    )
+    assert done.exit_code == 0, done.output
+    table = [line for line in done.output.splitlines() if "│" in line]
+    (wait,) = [line for line in table if "all lock_contention 20 km" in line]
+    assert "(a check)" in wait
+    assert not [line for line in table if "response_time 20 km" in line and "(a check)" in line]
