@@ -198,7 +198,7 @@ def scenario_keys_markdown() -> str:
                 k.type,
                 k.shown_unit,
                 "**required**" if k.default == REQUIRED else k.shown_default,
-                k.meaning,
+                k.shown_meaning,
                 k.source,
             ]
             for k in SCENARIO_KEYS

@@ -94,6 +94,14 @@ class ScenarioKey(NamedTuple):
         return f"{shown}; left out, the band takes it as normal with its 95% interval, {low} to {high}"
 
     @property
+    def shown_meaning(self) -> str:
+        """The meaning as the reference shows it, with the largest reading the reader takes, and why."""
+        if self.plausible is None:
+            return self.meaning
+        ceiling, why = self.plausible
+        return f"{self.meaning}; at most {ceiling}, more is refused as a slip of unit ({why})"
+
+    @property
     def file_default(self) -> object:
         """The default the reader takes (None: the key is required, or the reader decides)."""
         return None if isinstance(self.default, Note) else self.default
