@@ -362,6 +362,7 @@ def _show(spec, result, fmt: str, breakdown: bool, fit_note: str = "") -> None:
             "calibration": list(spec.calibration),
             "round_trip_us_per_km": round(2e9 / spec.fibre_speed, 4),
             "crossing_latency[us]": round(spec.crossing_latency * 1e6, 4),
+            "measured_at[km]": spec.measured_at / 1e3,  # where the file's RMF times were read
             "defaults": dict(spec.defaults),
         }
         if described(spec):  # today's hardware and protocols (issue 36): none at the study's defaults
@@ -853,6 +854,7 @@ def _show_goal_seek(
                 **payload,
                 "goal_holds": sought.probabilities(),
                 "band": band,
+                "measured_at[km]": spec.measured_at / 1e3,
                 "defaults": dict(spec.defaults),
                 "answer": text.replace("\N{NO-BREAK SPACE}", " "),
             },

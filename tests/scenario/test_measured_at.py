@@ -346,3 +346,13 @@ def test_calibrate_fits_a_file_read_at_12_km_on_rows_at_12_km_and_its_answer_mee
     for record in json.loads(answer.output)["results"]:
         if record["member"] in measured:
             assert record["response_time[ms]"] == pytest.approx(measured[record["member"]] * 1e3, rel=1e-3)
+
+
+@pytest.mark.parametrize("args", [["--distance", "20km"], ["--max-distance"]])
+def test_the_json_says_where_the_times_were_read_given_or_not(tmp_path, args) -> None:
+    route = {"crossing": "138us", "fibre": "200000km/s", "c_site": "south", "primary": "north"}
+    for measured_at, text in ((0.0, sysplex()), (12.0, measured_file(read(sysplex()), 12.0, **route))):
+        path = tmp_path / "mine.toml"
+        path.write_text(text, encoding="utf-8")
+        answer = json.loads(run("scenario", str(path), *args, "--format", "json").output)
+        assert answer["measured_at[km]"] == measured_at
