@@ -889,7 +889,9 @@ def max_distance_banded(
         first = grid.size
     grid = grid[:first]
     reach = _crossings(grid, margin, upper)
-    low, high = quantiles(reach, weights, ends(level))
+    # the band's ends from the grid without the distances asked: what is asked does not move them
+    own = _members(grid, seek_grid(answer, upper, np.array([])))
+    low, high = quantiles(_crossings(grid[own], margin[:, own], upper), weights, ends(level))
     holds = margin[:, 0] >= 0  # a sample that fails at 0 km reaches 0 km but does not hold there
     probability = np.clip([weights @ ((reach >= d) & holds) for d in asked], 0.0, 1.0)
     near_zero = (float(weights @ ~holds), float(weights @ (~holds | (reach <= grid[1]))))  # grid[1]: 1 m
@@ -920,6 +922,14 @@ def seek_grid(answer: GoalSeek, upper: float, asked: np.ndarray) -> np.ndarray:
     if np.isfinite(answer.distance):
         found.append(np.clip([answer.distance, answer.distance + TOLERANCE], 0.0, upper))
     return _ascending_distinct(np.concatenate(found))
+
+
+def _members(grid: np.ndarray, subset: np.ndarray) -> np.ndarray:
+    """(G,) True where a distance of ``grid`` (ascending, distinct) is one of ``subset``."""
+    at = np.clip(np.searchsorted(grid, subset), 0, max(grid.size - 1, 0))
+    found = np.zeros(grid.size, dtype=bool)
+    found[at[grid[at] == subset]] = True
+    return found
 
 
 def _ascending_distinct(values: np.ndarray) -> np.ndarray:

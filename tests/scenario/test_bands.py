@@ -564,3 +564,13 @@ def test_a_band_low_end_of_0_km_says_how_many_outcomes_fail_at_0_km(tmp_path) ->
         f"The band's low end is 0 km: the goal fails at 0 km in {failing:.0%} of the outcomes"
         in answer["answer"]
     )
+
+
+def test_the_distances_asked_do_not_move_the_goal_seeks_band() -> None:
+    """The band's ends come from the seek's own grid; the distances asked add columns for their
+    probabilities only (trial 5: 8.7–17.7 km asked nothing, 9.4 with 10 km asked)."""
+    banded = load_banded(ENV2)
+    alone = max_distance_banded(banded)
+    for asked in ([10e3], [0.0, 5e3, 10e3, 20e3, 30e3, 40e3, 60e3, 80e3], [37e3, 37.5e3]):
+        sought = max_distance_banded(banded, asked=np.array(asked))
+        assert (sought.low, sought.high) == (alone.low, alone.high)
