@@ -1169,10 +1169,11 @@ def with_inferred_locks(scenario: Scenario, near: float | None = None) -> Scenar
     found as the root of its residual (:func:`_inferred_locks`: the value and interval least squares,
     :func:`fit_scenario`, gives, in fewer solves), started at the nearest of :data:`LOCK_STARTS`, or at
     ``near`` where it is given (a band point's inference started from the answer's own: the same root,
-    without the scan of the starts). Where the file has no [band], the answer's band is the ends of the
-    inferred value's 95% interval; a [[calibration]] record says what it rests on. Other scenarios are
-    returned as they are. InputError where no lockable_items gives the measured wait (more than the
-    model has before it thrashes).
+    without the scan of the starts). Where the file has no [band], the answer's band is the inferred
+    value's sigma points (:meth:`Fit.band_points`, ±√3 σ of its logarithm, weight 1/6 each); a
+    [[calibration]] record says what it rests on. Other scenarios are returned as they are.
+    InputError where no lockable_items gives the measured wait (more than the model has before it
+    thrashes).
 
     :param scenario: a checked scenario (:func:`qmodel.scenario.spec.scenario_from_dict`).
     :returns: the scenario with lockable_items set (SI).
@@ -1227,9 +1228,11 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
         f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
         f"(σ {SIGMA['lock_contention']:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}"
     )
+    sigma = fit.band_points()  # its normal on the log scale, as a calibration's band takes a fit's
     band = scenario.band or BandSpec(
-        f"lockable_items at the ends of its 95% interval, {said}",
-        ({"locks.lockable_items": low}, {"locks.lockable_items": high}),
+        f"lockable_items at the sigma points of its normal on a log scale (±√3 σ, weight 1/6 each), {said}",
+        tuple(point for point, _ in sigma),
+        tuple(weight for _, weight in sigma),
     )
     record = {"parameter": "locks.lockable_items", "fitted_on": said}
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))

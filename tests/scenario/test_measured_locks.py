@@ -126,3 +126,16 @@ def test_a_band_from_a_measured_wait_names_a_second_distance_not_more_rows_of_a_
     response = np.concatenate([response.mean(axis=0, keepdims=True), response])
     weights = banded.all_weights()
     assert narrowing(banded, response, np.zeros_like(response), weights) == NARROW["measured_wait"]
+
+
+def test_the_band_of_a_measured_wait_is_its_normal_by_sigma_points_not_the_95_percent_ends(tmp_path) -> None:
+    """The hot set inferred from a measured wait is normal on a log scale; its band takes that normal's
+    sigma points (±√3 σ, weight 1/6 each, the answer the rest), as a calibration's band takes a fit's:
+    the ends of the 95% interval at equal weights would give it 2.6 times its variance (trial 5, N7)."""
+    banded = load_banded(measured_file(tmp_path, average_wait(ENV2, 0.0) * 1e3))
+    value = banded.scenario.lockable_items
+    low, high = (float(end) for end in re.findall(r"95% ([0-9.e+]+) to ([0-9.e+]+)", banded.method)[0])
+    sigma = (np.log(high) - np.log(low)) / 2 / 1.959964
+    steps = sorted(np.log(point.lockable_items / value) for point in banded.points)
+    assert steps == pytest.approx([-np.sqrt(3) * sigma, np.sqrt(3) * sigma], rel=2e-3)
+    assert banded.weights == pytest.approx((1 / 6, 1 / 6))
