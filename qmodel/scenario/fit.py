@@ -1231,7 +1231,7 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     sigma = fit.band_points()  # its normal on the log scale, as a calibration's band takes a fit's
     band = scenario.band or BandSpec(
         f"lockable_items at the sigma points of its normal on a log scale (±√3 σ, weight 1/6 each), {said}",
-        tuple(point for point, _ in sigma),
+        tuple(dict(point) for point, _ in sigma),
         tuple(weight for _, weight in sigma),
     )
     record = {"parameter": "locks.lockable_items", "fitted_on": said}

@@ -329,8 +329,9 @@ def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_f
     # the normal of that interval at its two Gauss-Hermite nodes: its mean and its σ, half-width / 1.96
     assert np.mean(nodes) == pytest.approx(parse_value("crossing_latency", latency.default, "us") * 1e-6)
     assert np.std(nodes) == pytest.approx((high - low) / 2 / 1.96, rel=1e-5)
-    # the product: every point of the stated band at each node, its weight shared equally
-    assert len(taken.points) == 2 * (len(stated.points) + fitted)
+    # the product: every point of the stated band, and the scenario itself, at each node, its weight
+    # shared equally
+    assert len(taken.points) == 2 * (len(stated.points) + 1)
     weights = np.array(taken.weights)
     for node in nodes:
         at = np.array([point.crossing_latency == node for point in taken.points])
@@ -574,3 +575,18 @@ def test_the_distances_asked_do_not_move_the_goal_seeks_band() -> None:
     for asked in ([10e3], [0.0, 5e3, 10e3, 20e3, 30e3, 40e3, 60e3, 80e3], [37e3, 37.5e3]):
         sought = max_distance_banded(banded, asked=np.array(asked))
         assert (sought.low, sought.high) == (alone.low, alone.high)
+
+
+@pytest.mark.parametrize("items", [1200, 6623])
+def test_a_hot_set_the_file_states_outside_the_studies_range_is_inside_its_own_band(tmp_path, items) -> None:
+    """A file without a [band] takes the range the studies support for lockable_items; where the file
+    states a value outside it, the range is widened to reach that value and the value itself is a node
+    (the answer rests on it: trial 5 had 42.2 km answered with the band 9.5-17.6 km)."""
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8").split("\n[band]")[0]
+    path = tmp_path / "stated.toml"
+    path.write_text(re.sub(r"(?m)^lockable_items = .*$", f"lockable_items = {items}", text), encoding="utf-8")
+    banded = load_banded(path)
+    assert f"widened to the file's {items:,}" in banded.method
+    assert banded.all_weights()[0] == pytest.approx(1 / (len(banded.points) + 1))  # the file's own value
+    sought = max_distance_banded(banded)
+    assert sought.low <= sought.answer.distance <= sought.high

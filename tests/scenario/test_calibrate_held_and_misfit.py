@@ -214,16 +214,17 @@ def test_a_held_lock_parameter_is_taken_at_every_node_of_its_studies_range_with_
     banded = load_banded(scenario)
     nominal = banded.scenario
     low, high = studies["locks.lockable_items"]
-    nodes = sorted({point.lockable_items for point in banded.points})
-    assert len(nodes) == RANGE_NODES and low < nodes[0] and nodes[-1] < high
+    nodes = sorted({point.lockable_items for point in banded.points})  # the range's and the prior
+    assert len(nodes) == RANGE_NODES + 1 and low < nodes[0] and nodes[-1] < high
+    assert nominal.lockable_items in nodes
     others = sorted({point.members[0].other for point in banded.points})
     assert others == pytest.approx([0.004, nominal.members[0].other, 0.008])
-    assert len(banded.points) == 3 * RANGE_NODES  # the scenario itself and the two points, at each node
+    assert len(banded.points) == 3 * len(nodes)  # the scenario itself and the two points, at each node
     weights = np.array(banded.weights)
     assert banded.all_weights()[0] == pytest.approx(0.0)
     for node in nodes:
         at = np.array([point.lockable_items == node for point in banded.points])
-        assert weights[at].sum() == pytest.approx(1 / RANGE_NODES)
+        assert weights[at].sum() == pytest.approx(1 / len(nodes))
     other = np.array([point.members[0].other for point in banded.points])
     fit_alone = (
         0.25 * (0.004 - nominal.members[0].other) ** 2 + 0.25 * (0.008 - nominal.members[0].other) ** 2
