@@ -1126,7 +1126,9 @@ def scenario_calibrate(
     judged = [i for i, row in enumerate(rows) if row.member in names]
     model = np.full(len(rows), np.nan)
     model[judged] = model_values(inferred, [rows[i] for i in judged])
-    refuse_unreachable(rows, model)  # a slip of unit, before the fit tries it
+    reached = {name for name in names if f"member.{name}.other" in keys}  # other adds to its response
+    reached |= {"all"} if reached else set()
+    refuse_unreachable(rows, model, reached, scenario.goal_time)  # a slip of unit, before the fit tries it
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
