@@ -93,7 +93,7 @@ from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.predictive import sigma_points
 from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.schema import key_of
-from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
+from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario, ScenarioError
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, with_unit
 
@@ -1355,6 +1355,55 @@ def _refit_items(
         x0, x1 = x1, float(np.clip(x1 - g1 / slope, 0.0, np.log(1e9)))
         g0, g1 = g1, gap(x1)
     return None
+
+
+_EDGE_TOLERANCE = 1e-3  # log lockable_items: the thrashing edge bracketed this close (0.1%)
+
+
+def refuse_unreached_wait(
+    scenario: Scenario, starts: np.ndarray, waits: Sequence[float], load_free: LoadFree | None = None
+) -> float | None:
+    """Where the file's measured lock wait is above every wait the scan of ``starts`` (lockable_items,
+    ascending) gave (``waits``, s, NaN where the model thrashes) and the start just below the one with the
+    largest wait thrashes, the edge between them is bisected on log lockable_items (one solve a step, at
+    most about 11 for a factor of 3.2 between the starts, :data:`_EDGE_TOLERANCE`): the lockable_items of
+    the first wait found at or above the measured one is returned (a start whose secant steps reach the
+    root); where none is found before the bracket is that narrow, ScenarioError naming the file, the wait
+    and the most the model reaches (the largest wait found, and its lockable_items: fewer items thrash),
+    in place of a least-squares search over the thrashing edge, whose solves there slow to a second each.
+    None where the scan does not leave the edge to search (a wait at or above the measured one, or no
+    thrashing start below).
+
+    :param load_free: the scan's load-free parts (:func:`model_values`), where the caller has them."""
+    measured = scenario.lock_measurement
+    assert measured is not None, "a scenario with a measured lock wait"
+    finite = [i for i, wait in enumerate(waits) if np.isfinite(wait) and wait > 0]
+    if not finite:
+        return None
+    first = min(finite)  # the fewest lockable_items that do not thrash: the largest wait
+    if waits[first] >= measured.wait or first == 0 or np.isfinite(waits[first - 1]):
+        return None
+    row, load_free = _lock_row(scenario), {} if load_free is None else load_free
+    low, high = float(np.log(starts[first - 1])), float(np.log(starts[first]))
+    best = (float(waits[first]), float(starts[first]))
+    while high - low > _EDGE_TOLERANCE:
+        middle = (low + high) / 2
+        wait = model_values(replace(scenario, lockable_items=float(np.exp(middle))), [row], load_free)[0]
+        if not np.isfinite(wait):
+            low = middle
+        elif wait >= measured.wait:
+            return float(np.exp(middle))
+        else:
+            high, best = middle, (float(wait), float(np.exp(middle)))
+    raise ScenarioError(
+        scenario.where,
+        "locks.measured_wait",
+        f"{measured.wait * 1e3:.4g} ms",
+        f"at most about {best[0] * 1e3:.3g} ms, the largest lock wait the model reaches at "
+        f"{measured.distance / 1e3:g} km (at lockable_items {best[1]:.4g}; fewer thrash, and the wait "
+        "rises steeply just before)",
+        reason="no lockable_items gives it: more than the model has before it thrashes",
+    )
 
 
 def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], Scenario] | None:
