@@ -25,7 +25,7 @@ def refuse_too_large(memory: float, seconds: float, what: str, way_out: str) -> 
     if memory > MEMORY_LIMIT or seconds > TIME_LIMIT:
         raise InputError(
             what,
-            f"about {size_text(memory)} and {duration(seconds)}",
+            f"about {size_text(memory)} and {duration(seconds)}" if memory else f"about {duration(seconds)}",
             f"at most {size_text(MEMORY_LIMIT)} and {duration(TIME_LIMIT)}: {way_out}",
             reason="too large to compute",
         )

@@ -1095,8 +1095,8 @@ def scenario_calibrate(
 
     from qmodel.scenario.files import resolve_scenario
     from qmodel.scenario.fit import (
-        EVALUATIONS_PER_PARAMETER,
         calibrate_fit,
+        calibration_evaluations,
         lock_refit,
         model_values,
         refuse_long_calibration,
@@ -1119,14 +1119,17 @@ def scenario_calibrate(
     parameters = _free_checked(scenario, "--free" if free_text else f"{path.name}: free", free)
     rows = read_measurements(measurements, path.stem, sheet)
     prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
-    refuse_long_calibration(scenario, rows, len(parameters), prepare is not None)
+    keys = [p.key for p in parameters]
+    refuse_long_calibration(scenario, rows, keys, prepare is not None)
     inferred = with_inferred_locks(scenario)
     names = {m.name for m in scenario.members} | {"all"}  # a row of another member: the fit names it
     judged = [i for i, row in enumerate(rows) if row.member in names]
     model = np.full(len(rows), np.nan)
     model[judged] = model_values(inferred, [rows[i] for i in judged])
-    refuse_unreachable(rows, model)  # a slip of unit, before the fit tries it
-    about = EVALUATIONS_PER_PARAMETER * len(parameters)
+    reached = {name for name in names if f"member.{name}.other" in keys}  # other adds to its response
+    reached |= {"all"} if reached else set()
+    refuse_unreachable(rows, model, reached, scenario.goal_time)  # a slip of unit, before the fit tries it
+    about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
     written = write_fit(fit, Path(path), measurements)

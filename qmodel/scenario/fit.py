@@ -78,7 +78,7 @@ from typing import NamedTuple
 import numpy as np
 
 from qmodel.errors import ConvergenceError, InputError
-from qmodel.limits import SECONDS_PER_MEMBER_SOLVE, TIME_LIMIT, refuse_scenario_work
+from qmodel.limits import TIME_LIMIT, duration, refuse_too_large
 from qmodel.scenario.compose import FixedParts, fixed_parts, refuse_overloaded_today, solve_at
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
@@ -93,7 +93,7 @@ from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.predictive import sigma_points
 from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.schema import key_of
-from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario
+from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario, ScenarioError
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, with_unit
 
@@ -889,53 +889,101 @@ def _at_prior(
     return Fit((), empty, np.zeros((0, 0)), rows, model, _weighted(rows, model), np.zeros((fitted, 0)), at)
 
 
-# The work of a fit, estimated before it starts (qmodel.limits): evaluations of the rows, each one solve per
-# run (rows of one subchannels, Metro Mirror and castout owner setting; distances go in one solve), and
-# where lockable_items is inferred from a measured wait, its refit at every evaluation and its first
-# inference. Measured (issue 32, solves counted): 5 parameters on bench/scenario_calibrate.py's 50 rows,
-# 39 evaluations; 4 parameters on a planner's three-member file, 26 evaluations (8 rows at 2 distances)
-# and 54 to 75 (3 rows at 1 distance, a parameter ending at its bound); the refit 2.9 solves an
-# evaluation, the first inference 25 solves; the three-member file 38 ms of CPU a solve (13 ms a member).
-# A calibration that holds a parameter and refits the rest (calibrate_fit), both fits counted: 64
-# evaluations on that file's 3 rows at one distance (16 a parameter, 9.5 s of CPU), 38 on its 8 rows.
-EVALUATIONS_PER_PARAMETER = 10  # measured: 6.5, 7.8 and 13.5 to 19 evaluations a parameter
-REFIT_SOLVES = 3
+# The work of a calibration, estimated before it starts (qmodel.limits). Least squares makes about
+# ITERATIONS_PER_FIT iterations of p + 1 evaluations (a Jacobian by forward differences, and a step); each
+# evaluation solves every run (rows of one subchannels, Metro Mirror and castout owner setting; distances
+# go in one solve), and where lockable_items is inferred from a measured wait, refits it in about
+# REFIT_SOLVES solves of the load alone (fit.lock_refit), after a first inference of INFERENCE_SOLVES.
+# Where lockable_items is so refitted at every trial, it keeps the measured wait whatever the lock span,
+# with which it trades: the span then moves the rows only through their growth with distance, and the
+# calibrations measured held it and fitted the rest again (calibrate_fit) every time it was free (4 of
+# 4), so a second fit of p - 1 parameters is counted there. The process's start (imports, the first
+# solves) is counted as well. Measured (issue 32, trial 5's files: 2 to 4 members, 1 run, 4 to 50 rows,
+# 3 to 7 parameters; whole process CPU, 2 to 3 runs a file interleaved, the machine loaded 2.5 to 5 on 2
+# cores): 3 to 4.9 evaluations an iteration a parameter; an evaluation 10 ms and 10 ms a member, a refit
+# solve 4 ms a member, the start 2.0 to 2.3 s. The estimate over each file's median: 1.05 to 1.43 on the
+# four-member files (4.4 to 6.8 s), 1.10 on plexb2, b2r and b3 pooled (the same 170 solves, 3.0 to 5.2 s
+# in 9 runs), 2.0 on fits of 2 s (the start weighs most); a file's runs spread +-20%, as wide as that.
+ITERATIONS_PER_FIT = 4.5
+REFIT_SOLVES = 3.5
 INFERENCE_SOLVES = 25
+SECONDS_PER_EVALUATION = 0.010  # the fit's own work at an evaluation and a solve's part no member sets
+SECONDS_PER_MEMBER_EVALUATION = 0.010  # a solve of every row of one run, a member's part
+SECONDS_PER_MEMBER_REFIT_SOLVE = 0.004  # a solve of the load alone (the load-free parts kept)
+CALIBRATION_START = 2.2  # s
 
 
-def calibration_solves(rows: Sequence[Measurement], parameters: int, refit: bool) -> int:
-    """Solves a fit of ``parameters`` parameters on ``rows`` is estimated to take: evaluations
-    (:data:`EVALUATIONS_PER_PARAMETER` each) × (runs + the lock refit's :data:`REFIT_SOLVES`), plus the
-    first inference of lockable_items where ``refit``."""
-    per_evaluation = len({row.run for row in rows}) + (REFIT_SOLVES if refit else 0)
-    return EVALUATIONS_PER_PARAMETER * parameters * per_evaluation + (INFERENCE_SOLVES if refit else 0)
+def calibration_evaluations(keys: Sequence[str], refit: bool) -> float:
+    """Evaluations of the rows a calibration of the free parameters ``keys`` (one for each member's: the
+    expanded keys) is estimated to make: :data:`ITERATIONS_PER_FIT` × (p + 1), and where lockable_items
+    is refitted from a measured wait (``refit``) with ``locks.lock_span`` free, a second fit without the
+    span, :data:`ITERATIONS_PER_FIT` × p (the comment above)."""
+    p = len(keys)
+    held = refit and "locks.lock_span" in keys and p > 1
+    return ITERATIONS_PER_FIT * ((p + 1) + (p if held else 0))
+
+
+def calibration_seconds(members: int, rows: Sequence[Measurement], keys: Sequence[str], refit: bool) -> float:
+    """Estimated CPU seconds of a calibration of ``keys`` on ``rows`` for a scenario of ``members``
+    members: :data:`CALIBRATION_START` + evaluations × runs × (:data:`SECONDS_PER_EVALUATION` + members ×
+    :data:`SECONDS_PER_MEMBER_EVALUATION`) + members × (evaluations × :data:`REFIT_SOLVES` +
+    :data:`INFERENCE_SOLVES`) × :data:`SECONDS_PER_MEMBER_REFIT_SOLVE` where ``refit``; evaluations by
+    :func:`calibration_evaluations`."""
+    evaluations = calibration_evaluations(keys, refit)
+    runs = len({row.run for row in rows})
+    solves = evaluations * runs * (SECONDS_PER_EVALUATION + members * SECONDS_PER_MEMBER_EVALUATION)
+    refits = (
+        (evaluations * REFIT_SOLVES + INFERENCE_SOLVES) * SECONDS_PER_MEMBER_REFIT_SOLVE if refit else 0.0
+    )
+    return CALIBRATION_START + solves + members * refits
 
 
 def refuse_long_calibration(
-    scenario: Scenario, rows: Sequence[Measurement], parameters: int, refit: bool
+    scenario: Scenario, rows: Sequence[Measurement], keys: Sequence[str], refit: bool
 ) -> float:
-    """The estimated CPU seconds of a fit (:func:`calibration_solves`, :data:`SECONDS_PER_MEMBER_SOLVE`
-    a member a solve); an InputError before any work where it passes the limit (:mod:`qmodel.limits`),
-    saying how many parameters would fit in it."""
+    """The estimated CPU seconds of a calibration (:func:`calibration_seconds`); an InputError before any
+    work where it passes the limit (:mod:`qmodel.limits`), whose way out lists only what fits in it,
+    each with its estimate: lockable_items stated in place of measured_wait (no refit), the free list
+    without locks.lock_span, at most k of the free parameters, and rows from fewer runs.
+
+    :param keys: the free parameters, one key for each member's (``member.NA1.other``).
+    :param refit: whether lockable_items is inferred again at every trial (:func:`lock_refit`)."""
     members = len(scenario.members)
-    solves = calibration_solves(rows, parameters, refit)
+    seconds = calibration_seconds(members, rows, keys, refit)
+    if seconds <= TIME_LIMIT:
+        return seconds
+    ways = []
+    if refit:
+        stated = calibration_seconds(members, rows, keys, False)
+        if stated <= TIME_LIMIT:
+            ways.append(
+                "lockable_items stated in place of measured_wait, as qmodel scenario infers it "
+                f"(about {duration(stated)})"
+            )
+        spanless = [key for key in keys if key != "locks.lock_span"]
+        if (
+            len(spanless) < len(keys)
+            and (less := calibration_seconds(members, rows, spanless, refit)) <= TIME_LIMIT
+        ):
+            ways.append(f"locks.lock_span not free (about {duration(less)})")
     fitting = next(
         (
             k
-            for k in range(parameters - 1, 0, -1)
-            if calibration_solves(rows, k, refit) * members * SECONDS_PER_MEMBER_SOLVE <= TIME_LIMIT
+            for k in range(len(keys) - 1, 0, -1)
+            if calibration_seconds(members, rows, keys[:k], refit) <= TIME_LIMIT
         ),
         0,
     )
-    fewer = (
-        f"free at most {fitting} parameters (--free KEY,KEY; member.*.KEY is one for each of the "
-        f"{members} members)"
-        if fitting
-        else "a scenario with fewer members"
-    )
-    way_out = f"{fewer}, or rows from fewer runs (one subchannels, metro_mirror and castout_owner setting)"
-    refuse_scenario_work(members, solves, 0, f"calibration of {parameters} parameters", way_out)
-    return members * solves * SECONDS_PER_MEMBER_SOLVE
+    if fitting:
+        ways.append(
+            f"free at most {fitting} parameters (--free KEY,KEY; member.*.KEY is one for each of the "
+            f"{members} members)"
+        )
+    if len({row.run for row in rows}) > 1:
+        ways.append("rows from fewer runs (one subchannels, metro_mirror and castout_owner setting)")
+    way_out = ", or ".join(ways) or "a scenario with fewer members"
+    refuse_too_large(0.0, seconds, f"calibration of {len(keys)} parameters", way_out)
+    return seconds
 
 
 def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
@@ -1310,6 +1358,55 @@ def _refit_items(
         x0, x1 = x1, float(np.clip(x1 - g1 / slope, 0.0, np.log(1e9)))
         g0, g1 = g1, gap(x1)
     return None
+
+
+_EDGE_TOLERANCE = 1e-3  # log lockable_items: the thrashing edge bracketed this close (0.1%)
+
+
+def refuse_unreached_wait(
+    scenario: Scenario, starts: np.ndarray, waits: Sequence[float], load_free: LoadFree | None = None
+) -> float | None:
+    """Where the file's measured lock wait is above every wait the scan of ``starts`` (lockable_items,
+    ascending) gave (``waits``, s, NaN where the model thrashes) and the start just below the one with the
+    largest wait thrashes, the edge between them is bisected on log lockable_items (one solve a step, at
+    most about 11 for a factor of 3.2 between the starts, :data:`_EDGE_TOLERANCE`): the lockable_items of
+    the first wait found at or above the measured one is returned (a start whose secant steps reach the
+    root); where none is found before the bracket is that narrow, ScenarioError naming the file, the wait
+    and the most the model reaches (the largest wait found, and its lockable_items: fewer items thrash),
+    in place of a least-squares search over the thrashing edge, whose solves there slow to a second each.
+    None where the scan does not leave the edge to search (a wait at or above the measured one, or no
+    thrashing start below).
+
+    :param load_free: the scan's load-free parts (:func:`model_values`), where the caller has them."""
+    measured = scenario.lock_measurement
+    assert measured is not None, "a scenario with a measured lock wait"
+    finite = [i for i, wait in enumerate(waits) if np.isfinite(wait) and wait > 0]
+    if not finite:
+        return None
+    first = min(finite)  # the fewest lockable_items that do not thrash: the largest wait
+    if waits[first] >= measured.wait or first == 0 or np.isfinite(waits[first - 1]):
+        return None
+    row, load_free = _lock_row(scenario), {} if load_free is None else load_free
+    low, high = float(np.log(starts[first - 1])), float(np.log(starts[first]))
+    best = (float(waits[first]), float(starts[first]))
+    while high - low > _EDGE_TOLERANCE:
+        middle = (low + high) / 2
+        wait = model_values(replace(scenario, lockable_items=float(np.exp(middle))), [row], load_free)[0]
+        if not np.isfinite(wait):
+            low = middle
+        elif wait >= measured.wait:
+            return float(np.exp(middle))
+        else:
+            high, best = middle, (float(wait), float(np.exp(middle)))
+    raise ScenarioError(
+        scenario.where,
+        "locks.measured_wait",
+        f"{measured.wait * 1e3:.4g} ms",
+        f"at most about {best[0] * 1e3:.3g} ms, the largest lock wait the model reaches at "
+        f"{measured.distance / 1e3:g} km (at lockable_items {best[1]:.4g}; fewer thrash, and the wait "
+        "rises steeply just before)",
+        reason="no lockable_items gives it: more than the model has before it thrashes",
+    )
 
 
 def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], Scenario] | None:

@@ -15,7 +15,14 @@ from qmodel.errors import InputError
 from qmodel.scenario import band, fit
 from qmodel.scenario.compose import LOCK_WAIT_BOUND
 from qmodel.scenario.files import fit_path, resolve_scenario, shipped_scenarios
-from qmodel.scenario.measurements import Measurement, read_measurements, refuse_unreachable
+from qmodel.scenario.measurements import (
+    RESPONSE_CEILING,
+    UNREACHABLE,
+    Measurement,
+    in_decimal_mark,
+    read_measurements,
+    refuse_unreachable,
+)
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import load_scenario, plausible_ceiling, read_scenario_toml, scenario_from_dict
 
@@ -154,6 +161,7 @@ def plexa(folder: Path, old: str = "", new: str = "", name: str = "plexa.toml") 
         ("97,1", ";", "97,1% or 0,971"),
         ("97.1", ",", "97.1% or 0.971"),
         ("120%", ",", "e.g. 95% or 0.95"),
+        ("100,5%", ";", "e.g. 95% or 0,95"),  # trial 5, N12: only the numbers take the file's comma
     ],
 )
 def test_a_share_within_the_goal_above_1_is_refused_naming_the_row_as_the_files_share_is(
@@ -327,17 +335,54 @@ def test_every_ceiling_is_above_the_studies_own_readings() -> None:
 
 def test_a_row_in_the_wrong_unit_is_refused_before_the_fit_with_the_unit_it_would_be(tmp_path: Path) -> None:
     """Trial 4, D4: responses typed 71,4s for 71.4 ms were fitted for 47 s, written and carried forward.
-    A row more than UNREACHABLE times the model's value at the file's values is refused before the fit,
-    and nothing is written."""
+    A response above RESPONSE_CEILING times the goal time is refused before the fit, even where the
+    member's other is free (plexa frees it), and nothing is written; the message writes its numbers with
+    the file's decimal comma (trial 5, N12)."""
     path = plexa(tmp_path)
     table = tmp_path / "rows.csv"
     table.write_text("distance;member;quantity;value\n8km;PRDA;response_time;21,5s\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["scenario", "calibrate", str(path), str(table)])
     assert result.exit_code == 2, result.output
     line = result.output.strip()
-    assert line.startswith(f"error: {table}: row 2: PRDA response_time 8 km = 21.5s (") and "\n" not in line
-    assert "x more than the model gives" in line and "(a slip of unit? 21.5ms)" in line
+    assert line.startswith(f"error: {table}: row 2: PRDA response_time 8 km = 21,5s (") and "\n" not in line
+    assert "269x the goal time" in line and "10 × the file's goal time 80ms: 800ms" in line
+    assert line.endswith("(a slip of unit? 21,5ms)")
     assert not fit_path(path).exists()
+
+
+LIGHT = 1.404e-3  # s: trial 5's light member (other 0ms) as the model has it, measured at 310 ms
+
+
+@pytest.mark.parametrize(
+    ("member", "measured", "reached", "refused_row"),
+    [
+        ("A", 0.310, {"A", "all"}, False),  # its free other adds to its response: a fit reaches it
+        ("all", 0.310, {"A", "all"}, False),
+        ("A", 0.310, {"B", "all"}, True),  # another member's other does not move A's response
+        ("A", 0.310, set(), True),
+        ("A", LIGHT / 101, {"A", "all"}, True),  # below: other does not go below 0
+        ("A", 2.6, {"A", "all"}, True),  # above 10 x the goal time (250 ms): a slip of unit
+    ],
+)
+def test_a_response_a_free_other_reaches_is_judged_by_the_goal_not_by_the_ratio(
+    member: str, measured: float, reached: set[str], refused_row: bool
+) -> None:
+    """Trial 5, N8: other = "0ms" and a measured 310 ms (221x the model) with member.*.other free was
+    refused as unreachable."""
+    row = Measurement("mine", member, 0.0, "response_time", measured, source="rows.csv: row 2")
+    if refused_row:
+        with pytest.raises(InputError, match=rf"rows\.csv: row 2: {member} response_time 0 km"):
+            refuse_unreachable((row,), np.array([LIGHT]), reached, 0.25)
+    else:
+        refuse_unreachable((row,), np.array([LIGHT]), reached, 0.25)
+
+
+def test_a_message_writes_the_numbers_with_the_files_decimal_mark_and_leaves_words_alone() -> None:
+    assert (
+        in_decimal_mark("a share up to 100%, e.g. 95% or 0.95", ",") == "a share up to 100%, e.g. 95% or 0,95"
+    )
+    assert in_decimal_mark("within 100x of the model's 67.84ms", ",") == "within 100x of the model's 67,84ms"
+    assert in_decimal_mark("e.g. 0.95", ".") == "e.g. 0.95"
 
 
 @pytest.mark.parametrize(
@@ -351,3 +396,10 @@ def test_a_row_is_judged_against_the_model_by_the_declared_factor(times: float, 
             refuse_unreachable((unjudged, row), np.array([1e-6, 2e-3]))
     else:
         refuse_unreachable((unjudged, row), np.array([1e-6, 2e-3]))
+
+
+def test_the_docs_state_the_rule_with_the_factors_the_check_uses() -> None:
+    text = " ".join((Path(__file__).parents[2] / "docs" / "howto" / "own-sysplex.md").read_text().split())
+    assert f"a mean response time above {RESPONSE_CEILING:g} × the goal time is refused" in text
+    assert f"more than {UNREACHABLE:g} × or less than 1/{UNREACHABLE:g}" in text
+    assert 1 - np.exp(-1 / RESPONSE_CEILING) < 0.10  # "under 10% ... within the goal" at gamma shape 1
