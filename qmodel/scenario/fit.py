@@ -1256,6 +1256,8 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
             reason="no lockable_items gives it",
         )
     start = float(starts[int(np.argmin(gaps))])
+    edge = refuse_unreached_wait(scenario, starts, trials, load_free)  # a wait only the thrashing edge nears
+    start = start if edge is None else edge
     root = _refit_items(scenario, start, 0.0, load_free)
     fit = (
         fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])

@@ -139,3 +139,17 @@ def test_the_band_of_a_measured_wait_is_its_normal_by_sigma_points_not_the_95_pe
     steps = sorted(np.log(point.lockable_items / value) for point in banded.points)
     assert steps == pytest.approx([-np.sqrt(3) * sigma, np.sqrt(3) * sigma], rel=2e-3)
     assert banded.weights == pytest.approx((1 / 6, 1 / 6))
+
+
+def test_a_wait_only_the_thrashing_edge_nears_is_refused_naming_the_most_the_model_reaches(tmp_path) -> None:
+    """A measured wait below the up-front bound (3× the response without contention) but above what any
+    hot set gives before the model thrashes: refused by the file's name with the largest wait the model
+    reaches, found by bisecting the thrashing edge (trial 5, N4: 23 to 48 s of least squares there)."""
+    with pytest.raises(InputError) as refused:
+        load_scenario(measured_file(tmp_path, 60.0))
+    said = str(refused.value)
+    assert said.startswith("measured.toml: locks.measured_wait = 60 ms")
+    reached = float(
+        re.search(r"at most about ([0-9.]+) ms, the largest lock wait the model reaches", said)[1]
+    )
+    assert reached < 60.0
