@@ -55,7 +55,15 @@ from qmodel.scenario.compose import (
     solve_scenario,
 )
 from qmodel.scenario.files import shipped_folder
-from qmodel.scenario.fit import FitRecord, Misfit, fit_record, shown_value_of, with_inferred_locks
+from qmodel.scenario.fit import (
+    FitRecord,
+    Misfit,
+    current_value,
+    fit_record,
+    free_parameters,
+    shown_value_of,
+    with_inferred_locks,
+)
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
@@ -398,8 +406,10 @@ def range_points(
 
 
 def _stated(scenario: Scenario, key: str) -> float:
-    """The scenario's value (SI) of a lock parameter ``key`` (``locks.lockable_items``)."""
-    return float(getattr(scenario, key.split(".")[-1]))
+    """The scenario's value (SI) of a lock parameter ``key`` (``locks.lockable_items``): where a fit of it
+    starts (:func:`qmodel.scenario.fit.current_value`)."""
+    (parameter,) = free_parameters(scenario, [key])
+    return current_value(scenario, parameter)
 
 
 def supported_range(studied: tuple[float, float], stated: float) -> tuple[float, float, str]:
