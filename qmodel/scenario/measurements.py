@@ -26,7 +26,7 @@ from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import share_advice
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
-from qmodel.units import UNITS, bare_number, parse_value
+from qmodel.units import UNITS, bare_number, parse_value, readable
 
 # The quantities a measured row may give, each with the unit it is read and shown in, and where a planner
 # reads it.
@@ -188,8 +188,8 @@ def refuse_unreachable(
             _refuse_slip(
                 row,
                 value,
-                f"at most {RESPONSE_CEILING:g} × the file's goal time {_written(row.quantity, goal_time)}: "
-                f"{_written(row.quantity, RESPONSE_CEILING * goal_time)}",
+                f"at most {RESPONSE_CEILING:g} × the file's goal time {_written(row, goal_time)}: "
+                f"{_written(row, RESPONSE_CEILING * goal_time)}",
                 f"{row.value / goal_time:.0f}x the goal time: a mean that leaves under 10% within the goal",
             )
         if (
@@ -199,7 +199,7 @@ def refuse_unreachable(
         _refuse_slip(
             row,
             value,
-            f"within {UNREACHABLE:g}x of the model's {_written(row.quantity, value)} with the file's values",
+            f"within {UNREACHABLE:g}x of the model's {_written(row, value)} with the file's values",
             f"{max(ratio, 1 / ratio):.0f}x {'more' if ratio > 1 else 'less'} than the model gives: "
             "no fit of the free parameters should bridge it",
         )
@@ -210,13 +210,19 @@ def _refuse_slip(row: Measurement, model: float, allowed: str, reason: str) -> N
     nearest the model's value would have it; numbers in the file's decimal mark."""
     slips = _TIME_SLIPS if UNITS[QUANTITIES[row.quantity]].dimension == "time" else _RATE_SLIPS + _TIME_SLIPS
     slip = min(slips, key=lambda factor: abs(np.log(row.value * factor / model)))
-    meant = _written(row.quantity, row.value * slip)
+    meant = _written(row, row.value * slip)
     raise InputError(
         f"{row.source or 'measured row'}: {row.label}",
-        in_decimal_mark(_written(row.quantity, row.value), row.decimal_mark),
+        in_decimal_mark(_written(row, row.value), row.decimal_mark),
         in_decimal_mark(f"{allowed} (a slip of unit? {meant})", row.decimal_mark),
         reason=in_decimal_mark(reason, row.decimal_mark),
     )
+
+
+def _written(row: Measurement, value: float) -> str:
+    """A value (SI) of ``row``'s quantity as a measurements table's cell writes it
+    (:func:`qmodel.units.readable`)."""
+    return readable(value, QUANTITIES[row.quantity], written=True)
 
 
 def in_decimal_mark(text: str, mark: str) -> str:
@@ -224,17 +230,6 @@ def in_decimal_mark(text: str, mark: str) -> str:
     a message about a file with decimal commas speaks its numbers as the file does, its words ("e.g.")
     left as they are."""
     return text if mark == "." else re.sub(r"(?<=\d)\.(?=\d)", mark, text)
-
-
-def _written(quantity: str, value: float) -> str:
-    """A row's value (SI) as a measurements table writes it: a time in s, ms or us by its size, a share
-    in %, else bare (four significant digits)."""
-    if UNITS[QUANTITIES[quantity]].dimension == "time":
-        unit = "s" if value >= 1 else "ms" if value >= 1e-3 else "us"
-        return f"{value / UNITS[unit].to_si:.4g}{unit}"
-    if QUANTITIES[quantity] == "ratio":
-        return f"{value * 100:.4g}%"
-    return f"{value:.4g}"
 
 
 def casebook_path(name: str) -> Path:
