@@ -82,8 +82,8 @@ from qmodel.limits import TIME_LIMIT, duration, refuse_too_large
 from qmodel.scenario.compose import FixedParts, fixed_parts, refuse_overloaded_today, solve_at
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
-    ABSOLUTE,
     QUANTITIES,
+    SHARES,
     SIGMA,
     Measurement,
     result_value,
@@ -747,7 +747,7 @@ def fit_scenario(
                 row.member,
                 "all, or a member of the scenario: " + ", ".join(members),
             )
-        if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in ABSOLUTE)):
+        if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in SHARES)):
             raise InputError(f"measured row {row.label}", row.value, "a finite value above 0")
     starts = {p.key: (start or {}).get(p.key, current_value(scenario, p)) for p in parameters}
     low = np.array([p.to_scale(p.low) for p in parameters])  # a log-scale parameter's low end is above 0

@@ -53,8 +53,10 @@ SIGMA = {
     "cpu_of_one_cp": 0.10,
     "lock_contention": 0.20,
 }
-ABSOLUTE = ("share_within_goal",)  # quantities whose residual is absolute, not relative
-SHARES = ("share_within_goal",)  # quantities that are a share of 1: at most 100% (a CPU busy in CPs is not)
+# The quantities that are a share of 1: at most 100% (a CPU busy in CPs is not), and fitted on their
+# absolute difference (σ in points, SIGMA): a relative residual would grow without bound as the share nears
+# 0, where a share's reading (RMF's response distribution) is no less exact. One property, one name.
+SHARES = ("share_within_goal",)
 STUDY_INTERVAL = 300.0  # s: every run's RMF interval in the GDPS study (the casebooks' default)
 _DIGITS = 12  # a printed number converted to SI keeps this many significant digits (0.056 s is 56 ms)
 
@@ -103,7 +105,7 @@ class Measurement:
 
 
 def weighted_residual(row: Measurement, model: float) -> float:
-    """(model − measured) / (σ × measured), or / σ for an absolute quantity, times √weight; where the
+    """(model − measured) / (σ × measured), or / σ for a share (:data:`SHARES`), times √weight; where the
     model has no answer (thrashing: NaN) 100% off in the direction of no transactions (a response or a
     wait above, a count below)."""
     sigma = SIGMA[row.quantity]
@@ -111,7 +113,7 @@ def weighted_residual(row: Measurement, model: float) -> float:
         off = 1.0 if row.quantity in ("response_time", "lock_contention") else -1.0
         return off / sigma * np.sqrt(row.weight)
     difference = model - row.value
-    relative = difference if row.quantity in ABSOLUTE else difference / row.value
+    relative = difference if row.quantity in SHARES else difference / row.value
     return float(relative / sigma * np.sqrt(row.weight))
 
 
@@ -180,7 +182,7 @@ def refuse_unreachable(
 
     A share (absolute, at most 1) and a row without a model answer (NaN, 0) are not judged."""
     for row, value in zip(rows, model, strict=True):
-        if row.weight == 0 or row.quantity in ABSOLUTE or not (np.isfinite(value) and value > 0):
+        if row.weight == 0 or row.quantity in SHARES or not (np.isfinite(value) and value > 0):
             continue
         ratio = row.value / value
         response = row.quantity == "response_time"
