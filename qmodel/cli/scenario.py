@@ -382,13 +382,12 @@ def _show(spec, result, fmt: str, breakdown: bool, fit_note: str = "") -> None:
     notes = [
         f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
         fit_note,
-        *_assumed(spec),
+        *_rests_on(spec),
     ]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _band_notes(result)
     notes += _thrashing_notes(spec, result)
-    notes += described(spec)  # today's hardware and protocols, and what was assumed (issue 36)
     _say(" ".join(filter(None, notes)))
     if breakdown:
         from qmodel.scenario.result import BREAKDOWN
@@ -548,13 +547,20 @@ def _fit_note(path, fitted) -> str:
     return note
 
 
-def _assumed(spec) -> list[str]:
-    """What the answer rests on beyond the file's own numbers: the round trip (:func:`_round_trip`) and
-    the defaults taken for every key the file leaves out (:func:`qmodel.scenario.spec.defaults_taken`,
-    the round trip's two keys said in its own sentence)."""
+def _rests_on(spec) -> list[str]:
+    """What an answer rests on beyond the file's own numbers, the same notes under every answer (a solve
+    at distances, the goal seek): the round trip (:func:`_round_trip`), the defaults taken for every key
+    the file leaves out (:func:`qmodel.scenario.spec.defaults_taken`, the round trip's two keys said in
+    its own sentence), and today's hardware and protocols with what was assumed for them
+    (:func:`qmodel.scenario.protocols.described`: links, duplexing, zHyperLink, the links' reach)."""
+    from qmodel.scenario.protocols import described
     from qmodel.scenario.spec import defaults_taken
 
-    return [_round_trip(spec), defaults_taken(spec, said=("fibre_speed", "crossing_latency"))]
+    return [
+        _round_trip(spec),
+        defaults_taken(spec, said=("fibre_speed", "crossing_latency")),
+        *described(spec),
+    ]
 
 
 def _round_trip(spec) -> str:
@@ -765,22 +771,29 @@ def _sentence(text: str) -> str:
 
 
 def _thrashing_line(result) -> str:
-    """One line for standard error when CSV or JSON carry thrashing distances (exit status 1): which."""
+    """One line for standard error when CSV or JSON carry distances with no response time (exit status 1):
+    which, why, and what gives one back (the table's notes say the same at more length)."""
+    import numpy as np
+
+    from qmodel.scenario.result import OPEN_WAY_OUT, VOLUMES_WAY_OUT
 
     def distances(flags) -> str:
         km = [f"{d / 1e3:g}" for d in result.distances[flags]]
         return f"{', '.join(km)} km" if len(km) <= 5 else f"{len(km)} distances from {km[0]} to {km[-1]} km"
 
     locks, disk = result.lock_thrashing, result.disk_saturated
-    parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
+    parts = []
+    if locks.any():
+        remedies = tuple(dict.fromkeys(r for d in np.flatnonzero(locks) for r in result.remedies(int(d))))
+        parts.append(f"lock contention thrashes at {distances(locks)} ({_give_one_back(remedies)})")
     if disk.any():
-        parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
+        parts.append(f"the volumes cannot carry their other work at {distances(disk)} ({VOLUMES_WAY_OUT})")
     if result.open_saturated is not None and result.open_saturated.any():
         parts.append(
             f"an open member's arrivals are more than its CPs or subchannels carry at "
-            f"{distances(result.open_saturated)}"
+            f"{distances(result.open_saturated)} ({OPEN_WAY_OUT})"
         )
-    return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
+    return "failed: no response time exists where " + "; ".join(parts)
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
@@ -885,6 +898,7 @@ def _show_goal_seek(
     what breaks the goal past it, the probability that it holds at each distance asked, the measurement
     that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
+    from qmodel.scenario.protocols import described
     from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
 
     spec = banded.scenario
@@ -942,7 +956,7 @@ def _show_goal_seek(
             text += f" To narrow the band most: {sought.narrow}."
         if sought.misfit:
             text += f" {sought.misfit}"
-    text += " " + " ".join(filter(None, [fit_note, *_assumed(spec)]))
+    text += " " + " ".join(filter(None, [fit_note, *_rests_on(spec)]))
     # no distance where the goal fails at 0 km, or holds to the end of the search
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = sought.band_json()
@@ -959,6 +973,7 @@ def _show_goal_seek(
                 "band": band,
                 "measured_at[km]": spec.measured_at / 1e3,
                 "defaults": dict(spec.defaults),
+                **({"hardware": described(spec)} if described(spec) else {}),
                 "answer": text.replace("\N{NO-BREAK SPACE}", " "),
             },
         )
