@@ -114,6 +114,36 @@ def with_unit(value: str, unit_name: str) -> str:
     return value if unit_name == "1" else f"{value} {unit_name}"
 
 
+def in_unit(value: float, unit_name: str) -> tuple[float, str]:
+    """A value (SI) as a number in ``unit_name`` and that unit's name, a share (``ratio``) in %: the one
+    conversion of a value for showing it (a table's cell, a message, a CSV column whose unit is named
+    beside it). A unit qmodel does not know leaves the value as it is."""
+    shown = "%" if unit_name == "ratio" else unit_name
+    return (value / UNITS[shown].to_si, shown) if shown in UNITS else (value, unit_name)
+
+
+def sized(value: float, unit_name: str) -> tuple[float, str]:
+    """:func:`in_unit` in the unit of the value's size where its dimension has several: a time in s, ms
+    or us (0 in ms); any other value in ``unit_name`` (a share in %)."""
+    if unit_name in UNITS and UNITS[unit_name].dimension == "time":
+        size = abs(value)
+        unit_name = "s" if size >= 1 else "ms" if size >= 1e-3 or size == 0 else "us"
+    return in_unit(value, unit_name)
+
+
+def readable(value: float, unit_name: str, *, written: bool = False) -> str:
+    """A value (SI) to four significant digits in the unit of its size (:func:`sized`), as a table shows
+    it (``30.56 ms``, ``456.3 us``, ``61.09%``, ``62.5 1/s``, ``2000``); ``written``: as a file's cell
+    writes it, a time's unit joined to it and a count or a rate bare (``30.56ms``, ``61.09%``, ``62.5``)."""
+    number, unit = sized(value, unit_name)
+    text = f"{number:.4g}"
+    if unit == "%":
+        return text + unit
+    if written:
+        return text + unit if unit in UNITS and UNITS[unit].dimension == "time" else text
+    return with_unit(text, unit)
+
+
 def goal_time(seconds: float) -> tuple[float, str]:
     """A WLM goal time in the unit it is read in: ms as RMF prints response times (125 ms), s from
     10 s up (a goal typed as "10s" or "3600s" is not echoed as 10000 or 3.6e+06 ms)."""

@@ -1,11 +1,11 @@
 """Typed-in values: ratios, counts with suffixes, units; ambiguity is an error."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodel.errors import InputError
-from qmodel.units import parse_value, reading_note
+from qmodel.units import UNITS, in_unit, parse_value, readable, reading_note, sized
 
 
 def test_ratio_accepts_a_fraction() -> None:
@@ -410,3 +410,27 @@ def test_a_rate_reads_the_same_as_a_default_in_a_catalogue_file(text) -> None:
         '[[formula.outputs]]\nname = "y"\nexpr = "arrival_rate"\nunit = "1/s"\nmeaning = "m"\n'
     )
     assert load_files([("mine.toml", entry)])["x"].symbols["arrival_rate"].default == pytest.approx(800)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    unit=st.sampled_from(["ms", "s", "us", "ratio", "1", "1/s"]),
+    value=st.floats(1e-7, 1e4, allow_nan=False),
+)
+def test_a_value_shown_as_a_file_writes_it_reads_back_to_its_four_digits(unit, value) -> None:
+    """readable(written=True) is the cell a measurements file would hold (a slip-of-unit message's advice):
+    parse_value reads it back to the value it shows, in the unit of its size."""
+    if unit == "ratio":
+        value = min(value, 1.0)
+    written = readable(value, unit, written=True)
+    assert parse_value("value", written, unit) * UNITS[unit].to_si == pytest.approx(value, rel=5e-4)
+    number, shown = sized(value, unit)
+    assert readable(value, unit).replace(" ", "") in (written, f"{number:.4g}{shown}")
+
+
+def test_a_time_is_shown_in_the_unit_of_its_size_and_a_share_in_percent() -> None:
+    assert sized(0.04326, "ms") == pytest.approx((43.26, "ms")) and sized(0.04326, "s")[1] == "ms"
+    assert readable(4.563e-4, "ms") == "456.3 us" and readable(2.5, "ms") == "2.5 s"
+    assert readable(0.0, "us") == "0 ms" and readable(0.6109, "ratio") == "61.09%"
+    assert readable(62.5, "1/s") == "62.5 1/s" and readable(62.5, "1/s", written=True) == "62.5"
+    assert in_unit(0.5, "ratio") == (50.0, "%") and in_unit(0.0432, "ms") == pytest.approx((43.2, "ms"))

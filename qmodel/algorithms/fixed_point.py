@@ -29,6 +29,9 @@ import numpy as np
 
 from qmodel.errors import ConvergenceError
 
+# relative: converged where every element steps less than this share of its value (iterate's default)
+TOLERANCE = 1e-9
+
 
 class FixedPoint(NamedTuple):
     """The fixed point where it exists: ``converged`` marks where it was reached, ``diverged`` where
@@ -57,7 +60,7 @@ def iterate(
     start: np.ndarray,
     *,
     ceiling: float,
-    tolerance: float = 1e-9,
+    tolerance: float = TOLERANCE,
     max_iterations: int = 2000,
     independent_columns: bool = False,
 ) -> FixedPoint:

@@ -269,8 +269,9 @@ def _varied_nodes(
 ) -> tuple[list[tuple[str, tuple, str]], list[tuple[dict, Scenario, tuple[int, ...]]], str]:
     """The keys the band takes at nodes, each independent of the rest: the defaults ``scenario`` takes
     that are estimates (:func:`estimated_defaults`; none where ``estimates`` is False), and the keys a
-    calibration held at its prior (``held``: the range the studies support, :data:`RANGE_NODES`
-    log-uniform nodes as :func:`range_points` takes them), each as (key, its nodes, words); and every
+    calibration held at its prior (``held``: the range the studies support, widened to reach the prior
+    where it lies outside (:func:`supported_range`), at :data:`RANGE_NODES` log-uniform nodes, and the
+    prior itself one more node), each as (key, its nodes, words); and every
     combination of their nodes as (the file's tables with the nodes set, the scenario there, its hot set
     inferred from a measured lock wait, each key's node). Where a node of an estimate contradicts the
     file's own times read at a distance, the estimates are not sampled (the answer stands), and the

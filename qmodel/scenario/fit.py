@@ -82,8 +82,8 @@ from qmodel.limits import TIME_LIMIT, duration, refuse_too_large
 from qmodel.scenario.compose import FixedParts, fixed_parts, refuse_overloaded_today, solve_at
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
-    ABSOLUTE,
     QUANTITIES,
+    SHARES,
     SIGMA,
     Measurement,
     result_value,
@@ -95,7 +95,7 @@ from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario, ScenarioError
 from qmodel.tomlread import read_toml
-from qmodel.units import UNITS, with_unit
+from qmodel.units import UNITS, readable
 
 WEAK_FACTOR = 2.0  # a 95% interval whose ends are more than this factor apart: weakly identified
 WEAK_CORRELATION = 0.99
@@ -212,27 +212,15 @@ def _count(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _readable(value: float, unit: str) -> str:
-    """A value (SI) in ``unit``'s dimension, four significant digits, in the unit of its size: a time in
-    s, ms or us, a share in %, a count bare (``30.56 ms``, ``456.3 us``, ``61.09%``, ``2000``)."""
-    dimension = UNITS[unit].dimension if unit in UNITS else ""
-    if dimension == "ratio":
-        return f"{value * 100:.4g}%"
-    if dimension == "time":
-        unit = next((name for name, scale in (("s", 1.0), ("ms", 1e-3)) if abs(value) >= scale), "us")
-        unit = "ms" if value == 0 else unit
-    shown = value / UNITS[unit].to_si if unit in UNITS else value
-    return with_unit(f"{shown:.4g}", unit)
-
-
 def shown_value(key: str, value: float) -> str:
-    """A free key's value (SI) as the tables show it (:func:`_readable`; :func:`file_value` writes it)."""
-    return _readable(value, key_of(*_schema_key(key)).unit)
+    """A free key's value (SI) as the tables show it (:func:`qmodel.units.readable`; :func:`file_value`
+    writes it)."""
+    return readable(value, key_of(*_schema_key(key)).unit)
 
 
 def shown_value_of(quantity: str, value: float) -> str:
-    """A measured row's value (SI) as the tables show it (:func:`_readable`)."""
-    return _readable(value, QUANTITIES[quantity])
+    """A measured row's value (SI) as the tables show it (:func:`qmodel.units.readable`)."""
+    return readable(value, QUANTITIES[quantity])
 
 
 def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
@@ -759,7 +747,7 @@ def fit_scenario(
                 row.member,
                 "all, or a member of the scenario: " + ", ".join(members),
             )
-        if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in ABSOLUTE)):
+        if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in SHARES)):
             raise InputError(f"measured row {row.label}", row.value, "a finite value above 0")
     starts = {p.key: (start or {}).get(p.key, current_value(scenario, p)) for p in parameters}
     low = np.array([p.to_scale(p.low) for p in parameters])  # a log-scale parameter's low end is above 0

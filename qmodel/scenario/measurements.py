@@ -26,7 +26,7 @@ from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import share_advice
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
-from qmodel.units import UNITS, bare_number, parse_value
+from qmodel.units import UNITS, bare_number, parse_value, readable
 
 # The quantities a measured row may give, each with the unit it is read and shown in, and where a planner
 # reads it.
@@ -53,8 +53,10 @@ SIGMA = {
     "cpu_of_one_cp": 0.10,
     "lock_contention": 0.20,
 }
-ABSOLUTE = ("share_within_goal",)  # quantities whose residual is absolute, not relative
-SHARES = ("share_within_goal",)  # quantities that are a share of 1: at most 100% (a CPU busy in CPs is not)
+# The quantities that are a share of 1: at most 100% (a CPU busy in CPs is not), and fitted on their
+# absolute difference (σ in points, SIGMA): a relative residual would grow without bound as the share nears
+# 0, where a share's reading (RMF's response distribution) is no less exact. One property, one name.
+SHARES = ("share_within_goal",)
 STUDY_INTERVAL = 300.0  # s: every run's RMF interval in the GDPS study (the casebooks' default)
 _DIGITS = 12  # a printed number converted to SI keeps this many significant digits (0.056 s is 56 ms)
 
@@ -103,7 +105,7 @@ class Measurement:
 
 
 def weighted_residual(row: Measurement, model: float) -> float:
-    """(model − measured) / (σ × measured), or / σ for an absolute quantity, times √weight; where the
+    """(model − measured) / (σ × measured), or / σ for a share (:data:`SHARES`), times √weight; where the
     model has no answer (thrashing: NaN) 100% off in the direction of no transactions (a response or a
     wait above, a count below)."""
     sigma = SIGMA[row.quantity]
@@ -111,7 +113,7 @@ def weighted_residual(row: Measurement, model: float) -> float:
         off = 1.0 if row.quantity in ("response_time", "lock_contention") else -1.0
         return off / sigma * np.sqrt(row.weight)
     difference = model - row.value
-    relative = difference if row.quantity in ABSOLUTE else difference / row.value
+    relative = difference if row.quantity in SHARES else difference / row.value
     return float(relative / sigma * np.sqrt(row.weight))
 
 
@@ -180,7 +182,7 @@ def refuse_unreachable(
 
     A share (absolute, at most 1) and a row without a model answer (NaN, 0) are not judged."""
     for row, value in zip(rows, model, strict=True):
-        if row.weight == 0 or row.quantity in ABSOLUTE or not (np.isfinite(value) and value > 0):
+        if row.weight == 0 or row.quantity in SHARES or not (np.isfinite(value) and value > 0):
             continue
         ratio = row.value / value
         response = row.quantity == "response_time"
@@ -188,8 +190,8 @@ def refuse_unreachable(
             _refuse_slip(
                 row,
                 value,
-                f"at most {RESPONSE_CEILING:g} × the file's goal time {_written(row.quantity, goal_time)}: "
-                f"{_written(row.quantity, RESPONSE_CEILING * goal_time)}",
+                f"at most {RESPONSE_CEILING:g} × the file's goal time {_written(row, goal_time)}: "
+                f"{_written(row, RESPONSE_CEILING * goal_time)}",
                 f"{row.value / goal_time:.0f}x the goal time: a mean that leaves under 10% within the goal",
             )
         if (
@@ -199,7 +201,7 @@ def refuse_unreachable(
         _refuse_slip(
             row,
             value,
-            f"within {UNREACHABLE:g}x of the model's {_written(row.quantity, value)} with the file's values",
+            f"within {UNREACHABLE:g}x of the model's {_written(row, value)} with the file's values",
             f"{max(ratio, 1 / ratio):.0f}x {'more' if ratio > 1 else 'less'} than the model gives: "
             "no fit of the free parameters should bridge it",
         )
@@ -210,13 +212,19 @@ def _refuse_slip(row: Measurement, model: float, allowed: str, reason: str) -> N
     nearest the model's value would have it; numbers in the file's decimal mark."""
     slips = _TIME_SLIPS if UNITS[QUANTITIES[row.quantity]].dimension == "time" else _RATE_SLIPS + _TIME_SLIPS
     slip = min(slips, key=lambda factor: abs(np.log(row.value * factor / model)))
-    meant = _written(row.quantity, row.value * slip)
+    meant = _written(row, row.value * slip)
     raise InputError(
         f"{row.source or 'measured row'}: {row.label}",
-        in_decimal_mark(_written(row.quantity, row.value), row.decimal_mark),
+        in_decimal_mark(_written(row, row.value), row.decimal_mark),
         in_decimal_mark(f"{allowed} (a slip of unit? {meant})", row.decimal_mark),
         reason=in_decimal_mark(reason, row.decimal_mark),
     )
+
+
+def _written(row: Measurement, value: float) -> str:
+    """A value (SI) of ``row``'s quantity as a measurements table's cell writes it
+    (:func:`qmodel.units.readable`)."""
+    return readable(value, QUANTITIES[row.quantity], written=True)
 
 
 def in_decimal_mark(text: str, mark: str) -> str:
@@ -224,17 +232,6 @@ def in_decimal_mark(text: str, mark: str) -> str:
     a message about a file with decimal commas speaks its numbers as the file does, its words ("e.g.")
     left as they are."""
     return text if mark == "." else re.sub(r"(?<=\d)\.(?=\d)", mark, text)
-
-
-def _written(quantity: str, value: float) -> str:
-    """A row's value (SI) as a measurements table writes it: a time in s, ms or us by its size, a share
-    in %, else bare (four significant digits)."""
-    if UNITS[QUANTITIES[quantity]].dimension == "time":
-        unit = "s" if value >= 1 else "ms" if value >= 1e-3 else "us"
-        return f"{value / UNITS[unit].to_si:.4g}{unit}"
-    if QUANTITIES[quantity] == "ratio":
-        return f"{value * 100:.4g}%"
-    return f"{value:.4g}"
 
 
 def casebook_path(name: str) -> Path:

@@ -28,7 +28,14 @@ from collections.abc import Callable
 import numpy as np
 
 from qmodel.catalogue.evaluate import calc
-from qmodel.scenario.spec import Member, Protocols, Scenario, Structure
+from qmodel.scenario.spec import (
+    Member,
+    Protocols,
+    Scenario,
+    Structure,
+    duplexed_page_writes,
+    invalidated_across,
+)
 from qmodel.studies import hardware
 from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, ZHYPERLINK_REACH_KM
 
@@ -168,11 +175,7 @@ def page_writes(scenario: Scenario, member: Member, primary: str) -> float:
     """A member's page writes per transaction to the group buffer pool ``primary``: as given
     (``gbp_writes``), else its requests to the pool's secondary (the pages duplexed), else 0."""
     given = scenario.protocols.gbp_writes.get(member.name)
-    if given is not None:
-        return given
-    return sum(
-        count for name, count in member.requests.items() if scenario.structures[name].primary == primary
-    )
+    return duplexed_page_writes(member, scenario.structures, primary) if given is None else given
 
 
 def cross_invalidation(
@@ -185,7 +188,7 @@ def cross_invalidation(
     share = scenario.protocols.xi_share.get(member.name, 0.0)
     writes = page_writes(scenario, member, primary.name) * member.tpno_share
     cf_site = scenario.cf_sites[primary.cf]
-    across = [m.site for m in scenario.members if m.name != member.name and m.site != cf_site]
+    across = invalidated_across(scenario.members, member, cf_site)
     if not share or writes <= 0 or not across:
         return np.zeros_like(np.asarray(page_service, float))
     xi = _si(

@@ -302,8 +302,6 @@ class Protocols:
                 "CF-to-CF signal service 0 us at 0 km (not given: a lower bound of the duplexing "
                 "cost; RMF 74-4 gives it)"
             )
-        if self.async_xi and not any(self.xi_share.values()):
-            said.append("no page write cross-invalidates a member across the distance (xi_share not given)")
         if self.read_hit is not None and not self.zhyperlink_miss:
             said.append("a zHyperLink read that misses the cache spins 0 us before zHPF (not given)")
         return tuple(said)
@@ -822,7 +820,7 @@ def scenario_from_dict(data: dict, where: str = "scenario") -> Scenario:
         calibration=tuple({str(k): str(v) for k, v in c.items()} for c in calibration),
         source=str(data.get("source", "")),
         band=_band(reader, data),
-        protocols=_protocols(reader, data, link_types, structures, members, paths),
+        protocols=_protocols(reader, data, link_types, structures, members, paths, cf_sites),
         free=_free(reader, data),
         defaults=tuple(reader.defaulted),  # last: every value above is read by now
         where=where,
@@ -1201,6 +1199,51 @@ def _link_types(reader: _Reader, data: dict) -> dict[str, str]:
     return types
 
 
+def invalidated_across(members: tuple[Member, ...] | list[Member], member: Member, cf_site: str) -> list[str]:
+    """The sites of the members a page write of ``member`` to a group buffer pool at ``cf_site`` would
+    cross-invalidate across the distance: every other member's away from the pool's CF (none: no
+    cross-invalidation crosses, whatever ``xi_share`` says)."""
+    return [m.site for m in members if m.name != member.name and m.site != cf_site]
+
+
+def duplexed_page_writes(member: Member, structures: dict[str, Structure], pool: str) -> float:
+    """``gbp_writes``' default: a member's requests per transaction to the secondary of the group buffer
+    pool ``pool`` (the pages duplexed), 0 where it sends none."""
+    return sum(count for name, count in member.requests.items() if structures[name].primary == pool)
+
+
+def _xi_defaults(
+    reader: _Reader,
+    table: dict,
+    member: Member,
+    members: list[Member],
+    structures: dict[str, Structure],
+    cf_sites: dict[str, str],
+    share: float | None,
+) -> None:
+    """Record as taken the cross-invalidation defaults a member's answer rests on, under synchronous
+    and asynchronous XI alike: ``xi_share`` (0%) where one of its group buffer pools has members across
+    the distance to invalidate (``share`` None: the file gives none), and where the file gives an
+    ``xi_share`` above 0 but no ``gbp_writes``, the page writes it is paid on (its requests to the pool's
+    secondary)."""
+    crossing = [
+        name
+        for name in member.requests
+        if structures[name].kind == "cache"
+        and not structures[name].primary
+        and invalidated_across(members, member, cf_sites[structures[name].cf])
+    ]
+    label = f"member {member.name}"
+    if not crossing:
+        return
+    if share is None:
+        reader.defaulted.append((f"{label}.xi_share", str(key_of("member", "xi_share").file_default)))
+    elif share > 0 and "gbp_writes" not in table:
+        writes = {f"{duplexed_page_writes(member, structures, pool):g}" for pool in crossing}
+        shown = writes.pop() if len(writes) == 1 else "its requests to each pool's secondary"
+        reader.defaulted.append((f"{label}.gbp_writes", shown))
+
+
 def _protocols(
     reader: _Reader,
     data: dict,
@@ -1208,11 +1251,14 @@ def _protocols(
     structures: dict[str, Structure],
     members: list[Member],
     paths: list[CFPath],
+    cf_sites: dict[str, str],
 ) -> Protocols:
     """The [disk], [[cf]] and [[member]] keys of today's hardware and protocols, each checked; a duplexing
     mode the structure cannot have, an unknown protocol or use is refused naming the key."""
     disk = reader.table(data, "disk")
     protocol = disk.get("mirror_protocol", key_of("disk", "mirror_protocol").file_default)
+    if "mirror_protocol" not in disk and disk.get("metro_mirror") is True:
+        reader.defaulted.append(("disk.mirror_protocol", str(protocol)))
     if protocol not in METRO_MIRROR_PROTOCOLS:
         raise reader.error(
             "disk.mirror_protocol", _shown(protocol), "one of " + ", ".join(METRO_MIRROR_PROTOCOLS)
@@ -1283,6 +1329,7 @@ def _protocols(
             xi_share[member.name] = reader.value(table, "member", "xi_share", f"member {member.name}")
         if "gbp_writes" in table:
             gbp_writes[member.name] = reader.value(table, "member", "gbp_writes", f"member {member.name}")
+        _xi_defaults(reader, table, member, members, structures, cf_sites, xi_share.get(member.name))
         for structure in member.requests:
             secondary = next(
                 (
@@ -1328,21 +1375,30 @@ def _protocols(
 
 
 def defaults_taken(scenario: Scenario, said: tuple[str, ...] = ()) -> str:
-    """The values the answer rests on that the file did not give, in a sentence (keys of the same name
-    on several members or paths with one default said once), less the keys ``said`` elsewhere; "" where
-    the file gives every one."""
-    taken: dict[tuple[str, str, str], int] = {}
+    """The values the answer rests on that the file did not give, in a sentence, less the keys ``said``
+    elsewhere; "" where the file gives every one. A key of the same name on several members or paths is
+    said once: with one default, how many take it (``path.*.background_rate 0 (8 paths)``); with several,
+    whose each is (``member.*.gbp_writes 12 (NA1), 10 (NA2, SB1)``); a key only one takes, as the file
+    would name it (``member G1P1.xi_share 0%``)."""
+    taken: dict[str, dict[str, list[str]]] = {}  # key as said -> default -> the keys taking it
     for key, value in scenario.defaults:
         if key in said:
             continue
         owner, _, name = key.rpartition(".")
         kind = owner.split(" ")[0] if " " in owner else ""
         shown = f"{kind}.*.{name}" if kind in ("member", "path") else key
-        taken[(shown, value, kind)] = taken.get((shown, value, kind), 0) + 1
-    if not taken:
-        return ""
-    parts = [
-        f"{shown} {value}" + (f" ({count} {kind}s)" if kind and count > 1 else "")
-        for (shown, value, kind), count in taken.items()
-    ]
-    return "Defaults taken for keys the file leaves out: " + ", ".join(parts) + "."
+        taken.setdefault(shown, {}).setdefault(value, []).append(key)
+    parts = []
+    for shown, values in taken.items():
+        keys = [key for taking in values.values() for key in taking]
+        if len(keys) == 1:
+            parts.append(f"{keys[0]} {next(iter(values))}")
+        elif len(values) == 1:
+            parts.append(f"{shown} {next(iter(values))} ({len(keys)} {shown.split('.')[0]}s)")
+        else:
+            whose = {
+                value: ", ".join(key.rpartition(".")[0].partition(" ")[2] for key in taking)
+                for value, taking in values.items()
+            }
+            parts.append(shown + " " + ", ".join(f"{value} ({owners})" for value, owners in whose.items()))
+    return "Defaults taken for keys the file leaves out: " + ", ".join(parts) + "." if parts else ""

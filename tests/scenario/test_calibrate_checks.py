@@ -28,7 +28,7 @@ from qmodel.scenario.fit import (
     moved_rows,
     with_inferred_locks,
 )
-from qmodel.scenario.measurements import Measurement
+from qmodel.scenario.measurements import SHARES, SIGMA, Measurement, weighted_residual
 from qmodel.scenario.spec import load_scenario
 
 ENV2 = load_scenario("gdps-env2")
@@ -149,3 +149,13 @@ def test_calibrate_marks_a_check_in_its_table_of_every_row(tmp_path: Path) -> No
     (wait,) = [line for line in table if "all lock_contention 20 km" in line]
     assert "(a check)" in wait
     assert not [line for line in table if "response_time 20 km" in line and "(a check)" in line]
+
+
+@settings(max_examples=100, deadline=None)
+@given(measured=st.floats(0.0, 1.0), off=st.floats(-0.05, 0.05))
+def test_a_share_is_fitted_on_its_difference_in_points_however_near_0_it_lies(measured, off) -> None:
+    """SHARES says both what is at most 100% and what is fitted on its absolute difference: a share read
+    as 0.1% misses by as many points as one read as 90% (a relative residual would grow without bound)."""
+    row = Measurement("s", "all", 0.0, "share_within_goal", measured)
+    assert "share_within_goal" in SHARES
+    assert weighted_residual(row, measured + off) == pytest.approx(off / SIGMA["share_within_goal"])

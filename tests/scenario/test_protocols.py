@@ -27,7 +27,7 @@ from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.goal import max_distance
 from qmodel.scenario.protocols import reach
 from qmodel.scenario.schema import TODAY_KEYS
-from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
+from qmodel.scenario.spec import defaults_taken, read_scenario_toml, scenario_from_dict
 from qmodel.scenario.variants import run_variants
 
 STUDY_FILES = ("gdps-env1", "gdps-env2", "gdps-env3")
@@ -244,6 +244,40 @@ def test_asynchronous_cross_invalidation_waits_once_where_synchronous_waits_ever
         assert asynchronous.breakdown["commit"][m, 0] - plain.breakdown["commit"][m, 0] == pytest.approx(
             across, rel=1e-9, abs=1e-15
         )
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_the_xi_share_default_is_said_for_each_member_whose_answer_it_moves(mode) -> None:
+    """Synchronous or asynchronous XI alike: a member's xi_share left out is said with the answer exactly
+    where giving it would move that member's commit (its writes reach a member across the distance)."""
+    xi = {"cf__CF1__cross_invalidation": {"GBPP": mode}}
+    scenario = scenario_from_dict(_env3(**xi), "env3")
+    said = {key for key, value in scenario.defaults if key.endswith(".xi_share") and value == "0%"}
+    plain = _solve(_env3(**xi))
+    for m, member in enumerate(scenario.members):
+        raw = _env3(**xi)
+        raw["member"][m]["xi_share"] = "100%"
+        moved = _solve(raw).breakdown["commit"][m, 0] != plain.breakdown["commit"][m, 0]
+        assert (f"member {member.name}.xi_share" in said) == moved
+    assert said  # Environment 3's members sit at both sites: G1P1's page writes reach G1P2 across
+    assert "member G1P1.xi_share 0%" in defaults_taken(scenario)
+
+
+def test_gbp_writes_default_is_said_where_an_xi_share_is_given_and_mirror_protocol_with_metro_mirror() -> (
+    None
+):
+    scenario = scenario_from_dict(_env3(member__xi_share="30%"), "env3")
+    g1p1 = scenario.members[0]
+    defaults = dict(scenario.defaults)
+    assert defaults["member G1P1.gbp_writes"] == f"{g1p1.requests['GBPS']:g}"  # the pages duplexed
+    assert not any(key.endswith("xi_share") for key in defaults)
+    assert defaults["disk.mirror_protocol"] == "pre-deposit"
+    given = scenario_from_dict(
+        _env3(member__xi_share="30%", member__gbp_writes=5, disk__mirror_protocol="fcp"), ""
+    )
+    assert not any(key.endswith(("gbp_writes", "mirror_protocol")) for key, _ in given.defaults)
+    unmirrored = _env3(disk__metro_mirror=False)
+    assert "disk.mirror_protocol" not in dict(scenario_from_dict(unmirrored, "env3").defaults)
 
 
 def test_zhyperlink_reads_spin_the_cp_for_their_time_and_the_cpu_shows_it() -> None:

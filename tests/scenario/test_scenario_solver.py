@@ -8,11 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qmodel.algorithms.fixed_point import TOLERANCE
 from qmodel.catalogue.registry import call
 from qmodel.errors import InputError
 from qmodel.scenario import Scenario, load_scenario, max_distance, solve_scenario
 from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.result import BREAKDOWN
+from qmodel.scenario.result import BREAKDOWN, RESOLVED, resolved
 
 ENV2 = load_scenario(resolve_scenario("gdps-env2"))
 ENV3 = load_scenario(resolve_scenario("gdps-env3"))
@@ -526,3 +527,38 @@ def test_a_castout_owner_beside_computed_iosq_or_not_a_member_is_refused(tmp_pat
         path.write_text(text.replace(*change).replace('iosq = "0.1ms" }', 'iosq = "0ms" }'), encoding="utf-8")
         with pytest.raises(InputError, match=message):
             load_scenario(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    value=st.floats(-1e6, 1e6, allow_nan=False),
+    scale=st.floats(0, 1e6, allow_nan=False),
+)
+def test_a_value_is_printed_0_exactly_where_it_is_below_the_solves_precision_of_its_scale(
+    value, scale
+) -> None:
+    shown = float(resolved(np.array(value), scale))
+    assert shown == (0.0 if abs(value) < RESOLVED * scale else value)
+    assert RESOLVED == TOLERANCE  # the lock fixed point's relative step, the solve's precision
+
+
+def test_the_records_print_0_for_what_the_solve_does_not_resolve_and_keep_what_it_does() -> None:
+    """Environment 3 at 0 km: the Erlang C delay of G1P1's lightly loaded subchannels is far below 1e-9 of
+    its response time and of its requests, and prints 0; G1P2's delay for CF1 (2.4e-8) and G1P1's
+    cf_async (7.6e-7 of its response time) are above it and print as computed. With a conversion
+    threshold three times the file's, the conversion estimate's tail (cf_async, converted CF requests)
+    falls below it too, and prints 0."""
+    result = solve_scenario(ENV3, np.array([0.0]))
+    g1p1, g1p2 = result.records()[:2]
+    assert 0 < result.breakdown["subchannel_wait"][0, 0] < RESOLVED * result.response_time[0, 0]
+    assert 0 < result.delayed_fraction["G1P1→CF1"][0] < RESOLVED
+    assert g1p1["subchannel_wait[ms]"] == g1p1["CF1_delayed[%]"] == 0.0
+    assert g1p2["CF1_delayed[%]"] == pytest.approx(result.delayed_fraction["G1P2→CF1"][0] * 100, rel=1e-12)
+    assert g1p2["CF1_delayed[%]"] > 0
+    assert g1p1["cf_async[ms]"] == pytest.approx(result.breakdown["cf_async"][0, 0] * 1e3, rel=1e-12)
+    assert g1p1["cf_async[ms]"] > 0
+    later = solve_scenario(replace(ENV3, threshold=3 * ENV3.threshold), np.array([0.0]))
+    requests = later.path_rate["G1P1→CF1"] + later.path_rate["G1P1→CF2"]
+    assert 0 < later.breakdown["cf_async"][0, 0] < RESOLVED * later.response_time[0, 0]
+    assert 0 < later.converted_rate[0, 0] < RESOLVED * requests[0]
+    assert later.records()[0]["cf_async[ms]"] == later.records()[0]["converted_cf_requests[1/s]"] == 0.0
