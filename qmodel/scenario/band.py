@@ -48,10 +48,12 @@ from qmodel.errors import InputError
 from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import (
+    FixedParts,
     fixed_parts,
     refuse_huge,
     refuse_uncarried_background,
     response_time_at,
+    same_load_free,
     solve_scenario,
 )
 from qmodel.scenario.files import shipped_folder
@@ -987,7 +989,7 @@ def _seek_solves(
     Where ``distances`` start at 0 km, every point's paths are first held to carrying their other work
     there (:func:`refuse_uncarried_background`, on the load-free parts the solve then uses)."""
     at = np.concatenate([distances, measured])
-    fixed = [fixed_parts(each, at) for each in points]
+    fixed = load_free_parts(points, at)
     if distances[0] == 0:
         for each, parts in zip(points, fixed, strict=True):
             refuse_uncarried_background(each, parts.at(slice(0, 1)))
@@ -997,6 +999,21 @@ def _seek_solves(
     response = solved[:, :, : distances.size]
     base = solved[:, :, distances.size :] if measured.size else np.full((*response.shape[:2], 1), np.nan)
     return response, base, np.array([parts.fixed_part[:, : distances.size] for parts in fixed])
+
+
+def load_free_parts(points: tuple[Scenario, ...], distances: np.ndarray) -> list[FixedParts]:
+    """Each point's load-free parts at ``distances`` (m) (:func:`fixed_parts`), computed once for the
+    points that differ only in what they do not read (:func:`same_load_free`: a fit's hot set, span or
+    other) and shared."""
+    found: list[tuple[Scenario, FixedParts]] = []
+    parts = []
+    for each in points:
+        known = next((done for point, done in found if same_load_free(point, each)), None)
+        if known is None:
+            known = fixed_parts(each, distances)
+            found.append((each, known))
+        parts.append(known)
+    return parts
 
 
 def _seek_margin(

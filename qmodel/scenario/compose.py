@@ -39,7 +39,7 @@ Units: SI inside (s, m, 1/s); the result says its units.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -105,6 +105,37 @@ class FixedParts:
 
 
 _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at every distance
+
+# What the load-free parts (fixed_parts) do not read: the lock parameters (the lock wait reads them, in
+# the fixed point), a member's workload and unexplained time (the workload reads them) and what a file
+# says about itself. Two scenarios differing in these alone have the same load-free parts (a test holds
+# them unread), so a band's points or a fit's trials that vary only these compute them once.
+LOAD_ONLY_FIELDS = frozenset(
+    {"lockable_items", "lock_span", "resolution_round_trips", "band", "calibration", "free", "defaults"}
+)
+LOAD_ONLY_MEMBER_FIELDS = frozenset({"other", "think_time"})
+
+
+def same_load_free(one: Scenario, other: Scenario) -> bool:
+    """True where ``one`` and ``other`` differ at most in :data:`LOAD_ONLY_FIELDS` and each member's
+    :data:`LOAD_ONLY_MEMBER_FIELDS`, so :func:`fixed_parts` gives both the same parts at any distances."""
+    if one is other:
+        return True
+    if len(one.members) != len(other.members):
+        return False
+    for field in fields(one):
+        if field.name in LOAD_ONLY_FIELDS or field.name == "members":
+            continue
+        mine, theirs = getattr(one, field.name), getattr(other, field.name)
+        if isinstance(mine, np.ndarray) or isinstance(theirs, np.ndarray):
+            if not np.array_equal(mine, theirs):
+                return False
+        elif mine != theirs:
+            return False
+    return all(
+        replace(mine, **{name: getattr(theirs, name) for name in LOAD_ONLY_MEMBER_FIELDS}) == theirs
+        for mine, theirs in zip(one.members, other.members, strict=True)
+    )
 
 
 def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
