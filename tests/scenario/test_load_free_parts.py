@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodel.scenario import load_scenario
-from qmodel.scenario.band import _seek_solves, load_free_parts
-from qmodel.scenario.compose import fixed_parts, same_load_free
+from qmodel.scenario.band import _seek_solves, load_free_groups
+from qmodel.scenario.compose import fixed_parts, same_load_free, solve_at
 from qmodel.scenario.fit import load_only
 
 ENV2 = load_scenario("gdps-env2")
@@ -76,11 +76,18 @@ def test_a_fit_computes_the_load_free_parts_once_only_for_keys_they_do_not_read(
     assert load_only(key) is shared
 
 
-def test_band_points_that_differ_only_in_load_only_keys_share_one_computation_and_answer_as_alone() -> None:
-    points = (ENV2, _varied(2000.0, 0.5, 1.0, 0.01, 2.0), replace(ENV2, crossing_latency=1e-4))
-    parts = load_free_parts(points, DISTANCES)
-    assert parts[1] is parts[0] and parts[2] is not parts[0]
-    response, _, _ = _seek_solves(points, DISTANCES, np.array([]))
-    for point, shared in zip(points, response, strict=True):
-        from_own, _, _ = _seek_solves((point,), DISTANCES, np.array([]))
-        np.testing.assert_array_equal(shared, from_own[0])
+def test_band_points_that_differ_only_in_load_only_keys_are_solved_together_as_each_alone() -> None:
+    """The goal seek's band solves the points that share their load-free parts in one fixed point, each
+    point's distances side by side: every point's response times are those of its own solve (a column's
+    iteration reads no other column), thrashing (NaN) included."""
+    near_edge = _varied(900.0, 1.0, 2.0, 0.02, 1.0)  # thrashes within the distances
+    points = (ENV2, _varied(2000.0, 0.5, 1.0, 0.01, 2.0), near_edge, replace(ENV2, crossing_latency=1e-4))
+    groups = load_free_groups(points, DISTANCES)
+    assert [group for group, _ in groups] == [[0, 1, 2], [3]]
+    response, _, fixed = _seek_solves(points, DISTANCES, np.array([]))
+    assert np.isnan(response[2]).any() and not np.isnan(response[0]).any()
+    for point, together, part in zip(points, response, fixed, strict=True):
+        alone = solve_at(point, DISTANCES)
+        np.testing.assert_allclose(together, alone.response_time, rtol=1e-12)
+        np.testing.assert_array_equal(np.isnan(together), np.isnan(alone.response_time))
+        np.testing.assert_array_equal(part, alone.fixed_part)
