@@ -48,10 +48,12 @@ from qmodel.errors import InputError
 from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import (
+    FixedParts,
     fixed_parts,
     refuse_huge,
     refuse_uncarried_background,
-    response_time_at,
+    response_times_together,
+    same_load_free,
     solve_scenario,
 )
 from qmodel.scenario.files import shipped_folder
@@ -984,20 +986,40 @@ def _seek_solves(
     """Each parameter point solved at ``distances`` and ``measured`` (m) with no search for the load where
     lock contention begins (a curve that thrashes fails the goal there, which is all the seek reads; the
     search took 16 of 18 s of Environment 2's band): the response times (S, M, D) at ``distances``, at
-    ``measured`` (S, M, 1; NaN where nothing is measured) and the first point's fixed part (M, D), s.
-    Where ``distances`` start at 0 km, every point's paths are first held to carrying their other work
-    there (:func:`refuse_uncarried_background`, on the load-free parts the solve then uses)."""
+    ``measured`` (S, M, 1; NaN where nothing is measured) and each point's fixed part (S, M, D), s; the
+    points that share their load-free parts solved together (:func:`load_free_groups`,
+    :func:`qmodel.scenario.compose.response_times_together`). Where ``distances`` start at 0 km, every
+    group's paths are first held to carrying their other work there (:func:`refuse_uncarried_background`,
+    on the load-free parts the solve then uses)."""
     at = np.concatenate([distances, measured])
-    fixed = [fixed_parts(each, at) for each in points]
-    if distances[0] == 0:
-        for each, parts in zip(points, fixed, strict=True):
-            refuse_uncarried_background(each, parts.at(slice(0, 1)))
-    solved = np.array(
-        [response_time_at(each, at, parts, checked=True) for each, parts in zip(points, fixed, strict=True)]
-    )
+    solved = np.empty((len(points), len(points[0].members), at.size))
+    fixed: list[np.ndarray] = [np.empty(0)] * len(points)
+    for group, parts in load_free_groups(points, at):
+        if distances[0] == 0:
+            refuse_uncarried_background(points[group[0]], parts.at(slice(0, 1)))
+        together = [points[i] for i in group]
+        solved[group] = response_times_together(together, at, parts, checked=True)
+        for i in group:
+            fixed[i] = parts.fixed_part[:, : distances.size]
     response = solved[:, :, : distances.size]
     base = solved[:, :, distances.size :] if measured.size else np.full((*response.shape[:2], 1), np.nan)
-    return response, base, np.array([parts.fixed_part[:, : distances.size] for parts in fixed])
+    return response, base, np.array(fixed)
+
+
+def load_free_groups(
+    points: tuple[Scenario, ...], distances: np.ndarray
+) -> list[tuple[list[int], FixedParts]]:
+    """The points in groups that share their load-free parts (:func:`same_load_free`: they differ only in
+    what :func:`fixed_parts` does not read, a fit's hot set, span, others or think times), each group's
+    indices into ``points`` and its parts at ``distances`` (m), computed once."""
+    groups: list[tuple[list[int], FixedParts]] = []
+    for index, each in enumerate(points):
+        known = next((group for group, _ in groups if same_load_free(points[group[0]], each)), None)
+        if known is None:
+            groups.append(([index], fixed_parts(each, distances)))
+        else:
+            known.append(index)
+    return groups
 
 
 def _seek_margin(

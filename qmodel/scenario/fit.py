@@ -79,7 +79,14 @@ import numpy as np
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.limits import TIME_LIMIT, duration, refuse_too_large
-from qmodel.scenario.compose import FixedParts, fixed_parts, refuse_overloaded_today, solve_at
+from qmodel.scenario.compose import (
+    LOAD_ONLY_FIELDS,
+    LOAD_ONLY_MEMBER_FIELDS,
+    FixedParts,
+    fixed_parts,
+    refuse_overloaded_today,
+    solve_at,
+)
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
     QUANTITIES,
@@ -235,9 +242,13 @@ def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
     return float(getattr(scenario, field))
 
 
-# The free parameters the load-free parts (qmodel.scenario.compose.fixed_parts) do not read: a fit of
-# these alone computes each run's load-free parts once (a test holds them unread)
-LOAD_ONLY = frozenset({"locks.lockable_items"})
+def load_only(key: str) -> bool:
+    """A free key the load-free parts do not read (:data:`qmodel.scenario.compose.LOAD_ONLY_FIELDS`, a
+    member's :data:`~qmodel.scenario.compose.LOAD_ONLY_MEMBER_FIELDS`: the lock parameters, a member's
+    other and think time): a fit of such keys alone computes each run's load-free parts once."""
+    table, name = _schema_key(key)
+    return name in (LOAD_ONLY_MEMBER_FIELDS if table == "member" else LOAD_ONLY_FIELDS)
+
 
 LoadFree = dict[tuple[int, str, str], FixedParts]  # a run's load-free parts, by its facts (Measurement.run)
 
@@ -249,8 +260,9 @@ def model_values(
     per run (subchannels, Metro Mirror, castout owner) over the distances of its rows.
 
     :param load_free: where given, each run's load-free parts are read from it, and put there where
-        missing: for a caller whose scenarios differ only in :data:`LOAD_ONLY` (the inference of
-        lockable_items), so they are computed once, not at every trial."""
+        missing: for a caller whose scenarios differ only in keys :func:`load_only` takes (the inference
+        of lockable_items, a fit of lock parameters and members' others), so they are computed once, not
+        at every trial."""
     values = np.full(len(rows), np.nan)
     for run in sorted({row.run for row in rows}):
         picked = [i for i, row in enumerate(rows) if row.run == run]
@@ -756,7 +768,7 @@ def fit_scenario(
     fitted = np.array([row.weight > 0 for row in rows])
 
     at_zero_km(scenario)  # the file's times measured at a distance: refused here if they cannot be
-    load_free: LoadFree | None = {} if prepare is None and {p.key for p in parameters} <= LOAD_ONLY else None
+    load_free: LoadFree | None = {} if prepare is None and all(load_only(p.key) for p in parameters) else None
 
     def trial(x: np.ndarray) -> Scenario | None:
         varied = with_values(scenario, {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)})

@@ -7,22 +7,19 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.band import NARROW, load_banded, narrowing
-from qmodel.scenario.compose import fixed_parts
 from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.fit import LOAD_ONLY, _lock_row, fit_scenario, with_inferred_locks
+from qmodel.scenario.fit import _lock_row, fit_scenario, with_inferred_locks
 
 ENV2 = load_scenario("gdps-env2")
 
@@ -102,18 +99,6 @@ def test_the_root_and_least_squares_give_one_inference(tmp_path, km) -> None:
     said = scenario.calibration[-1]["fitted_on"]
     low, high = least.intervals()["locks.lockable_items"]
     assert f"95% {low:.4g} to {high:.4g}" in said
-
-
-@given(items=st.floats(1.0, 1e9), other=st.floats(1.0, 1e9))
-@settings(max_examples=10, deadline=None)
-def test_the_load_free_parts_do_not_read_the_hot_set(items, other) -> None:
-    """A fit of the keys in LOAD_ONLY computes each run's load-free parts once: they must not change
-    with those keys."""
-    assert LOAD_ONLY == {"locks.lockable_items"}
-    distances = np.array([0.0, 40e3])
-    one, two = (asdict(fixed_parts(replace(ENV2, lockable_items=x), distances)) for x in (items, other))
-    for name, value in one.items():
-        np.testing.assert_array_equal(np.asarray(two[name]), np.asarray(value), err_msg=name)
 
 
 def test_a_band_from_a_measured_wait_names_a_second_distance_not_more_rows_of_a_fit(tmp_path) -> None:
