@@ -113,7 +113,15 @@ _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at e
 LOAD_ONLY_FIELDS = frozenset(
     {"lockable_items", "lock_span", "resolution_round_trips", "band", "calibration", "free", "defaults"}
 )
-LOAD_ONLY_MEMBER_FIELDS = frozenset({"other", "think_time"})
+LOAD_ONLY_MEMBER_FIELDS = ("other", "think_time")
+
+
+def load_only_values(scenario: Scenario) -> tuple[float, ...]:
+    """What of :data:`LOAD_ONLY_FIELDS` and each member's :data:`LOAD_ONLY_MEMBER_FIELDS` a solve reads:
+    the lock parameters, and each member's other and think time. Two scenarios that share their
+    load-free parts (:func:`same_load_free`) and these values are solved alike."""
+    members = (getattr(m, name) for m in scenario.members for name in LOAD_ONLY_MEMBER_FIELDS)
+    return (scenario.lockable_items, scenario.resolution_round_trips, scenario.lock_span, *members)
 
 
 def same_load_free(one: Scenario, other: Scenario) -> bool:

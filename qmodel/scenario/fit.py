@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from statistics import NormalDist
 from typing import NamedTuple
@@ -84,6 +84,7 @@ from qmodel.scenario.compose import (
     LOAD_ONLY_MEMBER_FIELDS,
     FixedParts,
     fixed_parts,
+    load_only_values,
     refuse_overloaded_today,
     solve_at,
 )
@@ -250,7 +251,15 @@ def load_only(key: str) -> bool:
     return name in (LOAD_ONLY_MEMBER_FIELDS if table == "member" else LOAD_ONLY_FIELDS)
 
 
-LoadFree = dict[tuple[int, str, str], FixedParts]  # a run's load-free parts, by its facts (Measurement.run)
+@dataclass
+class LoadFree:
+    """What a caller whose trial scenarios differ only in keys :func:`load_only` takes keeps between
+    trials: each run's load-free parts, by its facts (:attr:`Measurement.run`), computed once; and each
+    run's row values by the trial's :func:`~qmodel.scenario.compose.load_only_values`, so a trial met
+    again (a secant's last step, the base of a slope) is not solved again."""
+
+    parts: dict[tuple[int, str, str], FixedParts] = field(default_factory=dict)
+    values: dict[tuple[object, ...], np.ndarray] = field(default_factory=dict)
 
 
 def model_values(
@@ -259,26 +268,30 @@ def model_values(
     """The model's value (SI) of each row, NaN where the scenario has no answer (thrashing): one solve
     per run (subchannels, Metro Mirror, castout owner) over the distances of its rows.
 
-    :param load_free: where given, each run's load-free parts are read from it, and put there where
-        missing: for a caller whose scenarios differ only in keys :func:`load_only` takes (the inference
-        of lockable_items, a fit of lock parameters and members' others), so they are computed once, not
-        at every trial."""
+    :param load_free: where given, each run's load-free parts and values are read from it, and put there
+        where missing (:class:`LoadFree`): for a caller whose scenarios differ only in keys
+        :func:`load_only` takes and whose rows are the same at every call (the inference of
+        lockable_items, a fit of lock parameters and members' others)."""
     values = np.full(len(rows), np.nan)
     for run in sorted({row.run for row in rows}):
         picked = [i for i, row in enumerate(rows) if row.run == run]
+        key = (run, *load_only_values(scenario))
+        if load_free is not None and key in load_free.values:
+            values[picked] = load_free.values[key]
+            continue
         distances = sorted({rows[i].distance for i in picked})
         at, columns = with_overrides(scenario, *run), np.array(distances)
         fixed = None
         if load_free is not None:
-            fixed = (
-                load_free[run] if run in load_free else load_free.setdefault(run, fixed_parts(at, columns))
-            )
+            fixed = load_free.parts.get(run) or load_free.parts.setdefault(run, fixed_parts(at, columns))
         result = solve_at(at, columns, fixed=fixed)
         for i in picked:
             row = rows[i]
             values[i] = result_value(
                 result, distances.index(row.distance), row.member, row.quantity, row.interval
             )
+        if load_free is not None:
+            load_free.values[key] = values[picked]
     return values
 
 
@@ -768,7 +781,7 @@ def fit_scenario(
     fitted = np.array([row.weight > 0 for row in rows])
 
     at_zero_km(scenario)  # the file's times measured at a distance: refused here if they cannot be
-    load_free: LoadFree | None = {} if prepare is None and all(load_only(p.key) for p in parameters) else None
+    load_free = LoadFree() if prepare is None and all(load_only(p.key) for p in parameters) else None
 
     def trial(x: np.ndarray) -> Scenario | None:
         varied = with_values(scenario, {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)})
@@ -1245,7 +1258,7 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     measured = scenario.lock_measurement
     assert measured is not None, "a scenario with a measured lock wait"
     row = _lock_row(scenario)
-    load_free: LoadFree = {}
+    load_free = LoadFree()
     trials = [model_values(replace(scenario, lockable_items=float(i)), [row], load_free)[0] for i in starts]
     gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
     if not np.isfinite(min(gaps)):
@@ -1258,7 +1271,7 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     start = float(starts[int(np.argmin(gaps))])
     edge = refuse_unreached_wait(scenario, starts, trials, load_free)  # a wait only the thrashing edge nears
     start = start if edge is None else edge
-    root = _refit_items(scenario, start, 0.0, load_free)
+    root = _refit_items(scenario, start, FIRST_SLOPE, load_free)
     fit = (
         fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
         if root is None
@@ -1299,9 +1312,9 @@ def _root_fit(scenario: Scenario, row: Measurement, items: float, load_free: Loa
     x = parameter.to_scale(items)
     step = _DIFF_STEP * max(1.0, abs(x))
     step = -step if x + step > parameter.to_scale(parameter.high) else step
-    model, moved = (
-        model_values(replace(scenario, lockable_items=parameter.from_scale(at)), [row], load_free)
-        for at in (x, x + step)
+    model, moved = (  # the root itself as found (its solve kept in load_free), and a step from it
+        model_values(replace(scenario, lockable_items=value), [row], load_free)
+        for value in (items, parameter.from_scale(x + step))
     )
     weighted, shifted = _weighted([row], model), _weighted([row], moved)
     jacobian = ((shifted - weighted) / step)[:, None]
@@ -1311,6 +1324,9 @@ def _root_fit(scenario: Scenario, row: Measurement, items: float, load_free: Loa
 
 
 _SECANT_STEPS = 8  # secant steps of a warm-started refit of lockable_items before the full inference
+# The first step's slope of log(lock wait) on log(lockable_items): the wait is the locks held over the
+# hot set (qmodel.studies.locks.lock_wait), so −1 to first order (the load it sheds moves it a little)
+FIRST_SLOPE = -1.0
 _SECANT_TOLERANCE = 1e-10  # |log(model wait / measured wait)| at which the refit stops
 
 
@@ -1337,7 +1353,7 @@ def _refit_items(
     do not get there (the caller then infers it afresh, :func:`with_inferred_locks`). ``load_free``:
     the scenario's load-free parts where the caller has them (:func:`model_values`)."""
     row = _lock_row(scenario)
-    load_free = {} if load_free is None else load_free
+    load_free = LoadFree() if load_free is None else load_free
 
     def gap(x: float) -> float:
         wait = model_values(replace(scenario, lockable_items=float(np.exp(x))), [row], load_free)[0]
@@ -1388,7 +1404,7 @@ def refuse_unreached_wait(
     first = min(finite)  # the fewest lockable_items that do not thrash: the largest wait
     if waits[first] >= measured.wait or first == 0 or np.isfinite(waits[first - 1]):
         return None
-    row, load_free = _lock_row(scenario), {} if load_free is None else load_free
+    row, load_free = _lock_row(scenario), LoadFree() if load_free is None else load_free
     low, high = float(np.log(starts[first - 1])), float(np.log(starts[first]))
     best = (float(waits[first]), float(starts[first]))
     while high - low > _EDGE_TOLERANCE:
