@@ -37,7 +37,6 @@ from __future__ import annotations
 import copy
 import itertools
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -54,7 +53,6 @@ from qmodel.scenario.compose import (
     response_time_at,
     solve_scenario,
 )
-from qmodel.scenario.files import shipped_folder
 from qmodel.scenario.fit import (
     FitRecord,
     Misfit,
@@ -65,6 +63,7 @@ from qmodel.scenario.fit import (
     with_inferred_locks,
 )
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
+from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
     LEVEL,
@@ -81,7 +80,6 @@ from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
-from qmodel.tomlread import read_toml
 from qmodel.units import bare_number, parse_value, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
@@ -89,7 +87,6 @@ GRID = 33  # at most this many of the distances asked solve each parameter point
 SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
 SEEK_FIRST = 2.0  # of them, first those up to this many times the answer (the rest where still needed)
 RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
-MODEL_FILE = shipped_folder().parent / "model" / "model-error.toml"  # beside the shipped scenarios' folder
 # what narrows a band most, by its largest part
 NARROW = {
     "range": "the lock contention measured at today's distance (DB2 accounting class 3: lock/latch and "
@@ -181,24 +178,6 @@ class Banded(NamedTuple):
     def all_weights(self) -> np.ndarray:
         """The scenario's own weight, then each point's."""
         return np.array([1 - sum(self.weights), *self.weights])
-
-
-@cache
-def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
-    """The model's own error and the range the studies support for each lock parameter, as
-    ``qmodel scenario cross-validate --write`` wrote them into :data:`MODEL_FILE` (empty where it has not
-    been run)."""
-    if not MODEL_FILE.is_file():
-        return ModelError(), {}
-    data = read_toml(MODEL_FILE, what="model error")
-    error = data.get("error", {})
-    found = ModelError(
-        {kind: float(v["spread"]) for kind, v in error.items()},
-        {kind: float(v["growth"]) for kind, v in error.items()},
-        str(data.get("method", "")),
-    )
-    ranges = data.get("studies_range", {})
-    return found, {key: (float(low), float(high)) for key, (low, high) in ranges.items()}
 
 
 def load_banded(path: str | Path) -> Banded:
