@@ -639,7 +639,10 @@ class Fit:
         weak = self.weak()
         fitted = len(self.parameters)
         pinned = sum(1 for p in self.parameters if not weak[p.key])
-        line = f"{_count(rows, 'row')} fit " + (_count(fitted, "parameter") if fitted else "no parameter")
+        total = fitted + len(self.held)
+        line = f"{_count(rows, 'row')} fit " + (
+            f"{fitted} of {_count(total, 'parameter')}" if self.held else _count(fitted, "parameter")
+        )
         if fitted:
             line += ", " + (
                 ("it pinned" if fitted == 1 else "each pinned")
@@ -744,8 +747,8 @@ class Fit:
         held or weakly identified key that sets the growth with distance: response times at a second
         distance besides the one measured (all rows at one) or farther out than the farthest; a member's
         key: that member's response time (its transaction count for a think time) where the rows have
-        none; no row left over: the same rows over a second interval at the distances measured, named;
-        else "" (every parameter pinned)."""
+        none; else the same rows over a second interval (no row left over: it checks the fit) or more
+        intervals at the distances measured, named; "" where every parameter is pinned."""
         weak = self.weak()
         loose = [h.parameter.key for h in self.held] or [p.key for p in self.parameters if weak[p.key]]
         distances = sorted(
@@ -784,14 +787,14 @@ class Fit:
                 for key in members
             ]
             return f"{', '.join(dict.fromkeys(said))} (they pin {', '.join(members)})"
+        at = " and ".join(f"{d / 1e3:g} km" for d in distances)
         if loose and self.dof <= 0:
-            at = " and ".join(f"{d / 1e3:g} km" for d in distances)
             return (
                 f"the same rows measured over a second interval at {at} (a row left over checks the fit "
                 "and sizes its intervals from the rows' own scatter)"
             )
         if loose:
-            return f"more rows that move {', '.join(loose)}"
+            return f"the same rows measured over more intervals at {at} (they narrow {', '.join(loose)})"
         return ""
 
     def label(self, key: str) -> str:
@@ -1266,6 +1269,9 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
         + ", ".join("[" + ", ".join(f"{c:.12g}" for c in row) + "]" for row in fit.covariance)
         + "]",
         "held = [" + ", ".join(json.dumps(key) for key in held) + "]",
+        "distances_km = ["
+        + ", ".join(f"{d / 1e3:.12g}" for d in sorted({r.distance for r in fit.rows if r.weight > 0}))
+        + "]",
         "",
     ]
     for misfit in fit.misfits():
@@ -1303,10 +1309,12 @@ def held_label(held: Held) -> str:
 
 class FitRecord(NamedTuple):
     """What a band takes from a scenario file's fit file besides its values (:func:`fit_record`): the
-    members' ``misfits`` and the keys the calibration ``held`` at their prior values."""
+    members' ``misfits``, the keys the calibration ``held`` at their prior values and the ``distances``
+    (m, ascending) its fitted rows were measured at."""
 
     misfits: tuple[Misfit, ...] = ()
     held: tuple[str, ...] = ()
+    distances: tuple[float, ...] = ()
 
 
 def fit_record(scenario_path: str | Path) -> FitRecord:
@@ -1348,7 +1356,10 @@ def fit_record(scenario_path: str | Path) -> FitRecord:
     held = record.get("held", [])
     if not isinstance(held, list) or not all(isinstance(key, str) for key in held):
         raise InputError(f"{target.name}: fit.held", str(held)[:80], "a list of dotted keys")
-    return FitRecord(tuple(found), tuple(held))
+    distances = record.get("distances_km", [])
+    if not isinstance(distances, list) or not all(_number(d) and d >= 0 for d in distances):
+        raise InputError(f"{target.name}: fit.distances_km", str(distances)[:80], "a list of distances in km")
+    return FitRecord(tuple(found), tuple(held), tuple(sorted(float(d) * 1e3 for d in distances)))
 
 
 def _number(value: object) -> bool:
