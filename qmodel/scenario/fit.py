@@ -735,10 +735,16 @@ class Fit:
             them = "it" if len(checked) == 1 else "them"
             advice.append(f"check {', '.join(checked)}: a key the fit already frees sets {them}")
         widened = self.scale_factors()
+        effect = (
+            "No interval widens for it: the rows that inform each parameter, each by its share of the "
+            "estimate, scatter within their σ."
+            if widened.max() < 1.0005
+            else "Each interval is widened by the scatter of the rows that inform it, each by its share of "
+            f"the estimate (×{widened.min():.3g} to ×{widened.max():.3g})."
+        )
         return (
             f"The rows scatter more than their σ (χ²/ν {s2:.3g}, S {np.sqrt(s2):.3g}), most of it in "
-            f"{', '.join(named)}: {'; '.join(advice)}. Each interval is widened by the scatter of the rows "
-            f"that inform it (×{widened.min():.3g} to ×{widened.max():.3g})."
+            f"{', '.join(named)}: {'; '.join(advice)}. {effect}"
         )
 
     def most_needed(self) -> str:
