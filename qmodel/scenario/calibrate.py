@@ -770,7 +770,8 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
         scale = ", log scale" if name in _LOG_SCALE else ""
         lines.append(
             f"| locks.{name} | {value:.4g} | {low:.4g} to {high:.4g} (±1.96 standard errors from "
-            f"the Jacobian and residuals{scale}) | Environment 3, {len(LOCK_ROWS)} rows (below) "
+            f"the Jacobian, the rows' σ scaled by max(1, S){scale}) | Environment 3, {len(LOCK_ROWS)} "
+            "rows (below) "
             f"| {weak} |"
         )
     for name, scenario in fitted.items():
