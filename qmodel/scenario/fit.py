@@ -107,6 +107,7 @@ from qmodel.scenario.measurements import (
     QUANTITIES,
     Measurement,
     result_value,
+    row_sigma,
     weighted_residual,
 )
 from qmodel.scenario.overrides import with_overrides, with_values
@@ -1157,14 +1158,19 @@ def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
     return np.array([weighted_residual(row, value) for row, value in zip(rows, model, strict=True)])
 
 
-METHOD = (
-    "weighted least squares over every row (scipy least_squares, trust-region reflective, within "
-    "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
-    "wait 20%) times the row's weight; each parameter pulled toward its start by 1e-3 of a weighted "
-    "residual per its whole range (a parameter no row moves stays where the file has it); intervals "
-    "± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the fitted scale (log for a count of lockable items "
-    "or a shape)"
-)
+def method_words() -> str:
+    """The fit's method in words, as a fit file's [fit] method records it, with each quantity's σ."""
+    sigma = {quantity: row_sigma(quantity) for quantity in ("response_time", "throughput", "lock_contention")}
+    return (
+        "weighted least squares over every row (scipy least_squares, trust-region reflective, within "
+        f"each parameter's bounds); weights 1/σ² by quantity (response {sigma['response_time']:.3g}, count "
+        f"or throughput {sigma['throughput']:.3g}: the model's run-to-run spread; share 1 point, lock wait "
+        f"{sigma['lock_contention']:.0%}) times the row's weight; each parameter pulled toward its start by "
+        "1e-3 of a weighted residual per its whole range (a parameter no row moves stays where the file has "
+        "it); intervals ± max(z, t(n − p) S_j) standard errors from D(JᵀJ)⁻¹D, D each parameter's scale "
+        "factor max(1, S_j), S_j the scatter of the rows that inform it (the PDG's, each row by its share), "
+        "on the fitted scale (log for a count of lockable items or a shape)"
+    )
 
 
 def file_value(key: str, value: float) -> str:
@@ -1265,7 +1271,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
         "[fit]",
         f"scenario = {json.dumps(scenario)}",
         f"measurements = {json.dumps(measurements)}",
-        f"method = {json.dumps(METHOD)}",
+        f"method = {json.dumps(method_words())}",
         f"rows = {len(fit.rows)}",
         f"degrees_of_freedom = {fit.dof}",
         "parameters = [" + ", ".join(json.dumps(p.key) for p in fit.parameters) + "]",
