@@ -110,7 +110,8 @@ def test_a_band_from_a_measured_wait_names_a_second_distance_not_more_rows_of_a_
     response = np.stack([solve_scenario(each, np.array([40e3])).response_time for each in banded.points])
     response = np.concatenate([response.mean(axis=0, keepdims=True), response])
     weights = banded.all_weights()
-    assert narrowing(banded, response, np.zeros_like(response), weights) == NARROW["measured_wait"]
+    said = narrowing(banded, response, np.zeros_like(response), weights)
+    assert said == NARROW["measured_wait"].format(at="0 km") and "besides 0 km" in said
 
 
 def test_the_band_of_a_measured_wait_is_its_normal_by_sigma_points_not_the_95_percent_ends(tmp_path) -> None:
