@@ -59,7 +59,7 @@ def iterate(
     update: Callable[..., np.ndarray],
     start: np.ndarray,
     *,
-    ceiling: float,
+    ceiling: float | np.ndarray,
     tolerance: float = TOLERANCE,
     max_iterations: int = 2000,
     independent_columns: bool = False,
@@ -67,9 +67,10 @@ def iterate(
     """Solve x = update(x) element-wise from ``start`` (below the fixed point), in ``update``'s units.
 
     Converged where every element of the problem steps less than ``tolerance`` relative to its value;
-    diverged where one passes ``ceiling``; a problem that does neither within ``max_iterations`` is in
-    neither mask (see :meth:`FixedPoint.settled`). With ``independent_columns`` the problems along the
-    last axis do not interact: ``update(values, columns)`` is called with only the columns still moving.
+    diverged where one passes ``ceiling`` (a number, or one per column); a problem that does neither
+    within ``max_iterations`` is in neither mask (see :meth:`FixedPoint.settled`). With
+    ``independent_columns`` the problems along the last axis do not interact: ``update(values,
+    columns)`` is called with only the columns still moving.
     """
     current = np.array(start, float)
     settled = np.zeros(current.shape, dtype=bool)

@@ -173,6 +173,7 @@ def mmck_mean_queue(servers: ArrayLike, capacity: ArrayLike, offered_load: Array
 
 
 STATES_PER_BLOCK = 1 << 20  # states per block of elements: about 8 MB per array
+_LEAST_LOG_WEIGHT = -746.0  # exp of less is 0.0 in double precision (the least subnormal is about e^-744.4)
 
 
 def finite_source_queue(
@@ -238,7 +239,12 @@ def _finite_source_block(
     log_weight[:, 0] = 0.0
     np.cumsum(steps, axis=1, out=log_weight[:, 1:])
     log_weight[states > count] = -np.inf  # states beyond an element's own K do not exist
-    weight = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
+    log_weight -= log_weight.max(axis=1, keepdims=True)
+    # the states past the last whose weight is still a double above 0 in some element add exactly 0 to
+    # every sum below: they are left out (with many sources and a light load, most of them)
+    kept = int(np.flatnonzero((log_weight > _LEAST_LOG_WEIGHT).any(axis=0))[-1]) + 1
+    states = states[:kept]
+    weight = np.exp(log_weight[:, :kept])
     total = weight.sum(axis=1)
     queued = (np.maximum(states - serving, 0) * weight).sum(axis=1) / total
     utilization = (np.minimum(states, serving) * weight).sum(axis=1) / total / servers

@@ -37,7 +37,6 @@ from __future__ import annotations
 import copy
 import itertools
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,13 +47,14 @@ from qmodel.errors import InputError
 from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import (
+    FixedParts,
     fixed_parts,
     refuse_huge,
     refuse_uncarried_background,
-    response_time_at,
+    response_times_together,
+    same_load_free,
     solve_scenario,
 )
-from qmodel.scenario.files import shipped_folder
 from qmodel.scenario.fit import (
     FitRecord,
     Misfit,
@@ -65,6 +65,7 @@ from qmodel.scenario.fit import (
     with_inferred_locks,
 )
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
+from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
     LEVEL,
@@ -81,7 +82,6 @@ from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.result import BREAKDOWN, NO_BAND, Band, ScenarioResult
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import Scenario, ScenarioError, read_scenario_toml, scenario_from_dict
-from qmodel.tomlread import read_toml
 from qmodel.units import bare_number, parse_value, with_unit
 
 POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, never the distances asked
@@ -89,8 +89,8 @@ GRID = 33  # at most this many of the distances asked solve each parameter point
 SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
 SEEK_FIRST = 2.0  # of them, first those up to this many times the answer (the rest where still needed)
 RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
-MODEL_FILE = shipped_folder().parent / "model" / "model-error.toml"  # beside the shipped scenarios' folder
-# what narrows a band most, by its largest part
+# what narrows a band most, by its largest part; {at}: the distance measured (one), {farthest}: the farthest
+# of the distances measured (two or more: then the "_beyond" form), {distances}: all of them (narrowing)
 NARROW = {
     "range": "the lock contention measured at today's distance (DB2 accounting class 3: lock/latch and "
     "global contention suspension per transaction) would pin the lock parameters, which now take "
@@ -101,14 +101,20 @@ NARROW = {
     "unmeasured_open": "each member's response time measured at today's distance would fit its other "
     "(qmodel scenario calibrate): no value of this file is fitted to a measured response time, so all "
     "of each answer is predicted",
-    "growth": "response times measured at a second distance would fit the lock parameters on this "
-    "sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth "
-    "is now the largest part of the band",
-    "fit": "more rows at distance in the fit would narrow its parameters' interval, now the largest part "
-    "of the band",
-    "measured_wait": "response times measured at a second distance would fit the lock parameters on this "
-    "sysplex's own growth (qmodel scenario calibrate): the hot set now rests on one measured lock wait, "
-    "and its 95% interval is the largest part of the band",
+    "growth": "response times measured at a second distance besides {at} would fit the lock parameters on "
+    "this sysplex's own growth (qmodel scenario calibrate), where the model's error on the growth is now "
+    "the largest part of the band",
+    "growth_beyond": "response times measured farther out than {farthest} would fit the growth beyond the "
+    "distances measured (qmodel scenario calibrate), where the model's error on what it predicts past "
+    "them is now the largest part of the band",
+    "fit": "more rows in the fit (the same rows over more intervals at {distances}) would narrow its "
+    "parameters' interval, now the largest part of the band",
+    "measured_wait": "response times measured at a second distance besides {at} would fit the lock "
+    "parameters on this sysplex's own growth (qmodel scenario calibrate): the hot set now rests on one "
+    "measured lock wait, and its 95% interval is the largest part of the band",
+    "measured_wait_beyond": "the lock contention measured over more intervals, as rows of a calibration "
+    "with locks.lockable_items free (qmodel scenario calibrate), would narrow the hot set: it now rests on "
+    "one measured lock wait, and its 95% interval is the largest part of the band",
     "crossing_latency": "a round trip between the sites measured at today's distance (RMF CF activity "
     "report, path data: channel path latency, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would "
     "give crossing_latency, which now takes the whole 95% interval of the GDPS study's estimate",
@@ -133,6 +139,7 @@ class Banded(NamedTuple):
     ranged: tuple[str, ...] = ()  # each point's source: "fit" (a [band] point), or the key it ranges
     combination: tuple[tuple[int, ...], ...] = ()  # each point's node of each key in ``varied``
     varied: tuple[str, ...] = ()  # the keys taken at nodes, the rest at each (load_banded: the product)
+    fitted_at: tuple[float, ...] = ()  # m: the distances of a calibration's fitted rows (FitRecord)
 
     def excess(self, kind: str) -> np.ndarray:
         """(M,) each member's misfit beyond a run's scatter, relative: e = √max(0, μ² − σ²), μ its
@@ -181,24 +188,6 @@ class Banded(NamedTuple):
     def all_weights(self) -> np.ndarray:
         """The scenario's own weight, then each point's."""
         return np.array([1 - sum(self.weights), *self.weights])
-
-
-@cache
-def model_error() -> tuple[ModelError, dict[str, tuple[float, float]]]:
-    """The model's own error and the range the studies support for each lock parameter, as
-    ``qmodel scenario cross-validate --write`` wrote them into :data:`MODEL_FILE` (empty where it has not
-    been run)."""
-    if not MODEL_FILE.is_file():
-        return ModelError(), {}
-    data = read_toml(MODEL_FILE, what="model error")
-    error = data.get("error", {})
-    found = ModelError(
-        {kind: float(v["spread"]) for kind, v in error.items()},
-        {kind: float(v["growth"]) for kind, v in error.items()},
-        str(data.get("method", "")),
-    )
-    ranges = data.get("studies_range", {})
-    return found, {key: (float(low), float(high)) for key, (low, high) in ranges.items()}
 
 
 def load_banded(path: str | Path) -> Banded:
@@ -261,6 +250,7 @@ def load_banded(path: str | Path) -> Banded:
         tuple(moved),
         tuple(combination) if nodes else (),
         tuple(key for key, _, _ in varied) if nodes else (),
+        record.distances,
     )
 
 
@@ -718,18 +708,39 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
     """The measurement that would narrow the band most (:data:`NARROW`), by which part of the response
     time's variance, summed over members and distances, is the larger: the parameter points' spread
     about their mean (``response`` (S, M, D), ``weights`` (S,)) or the model's own error (``sd``); "" where
-    the parameters' part is the larger and they have no points."""
+    the parameters' part is the larger and they have no points. What it asks for is what the rows do not
+    have yet (:func:`measured_distances`): a second distance where everything was measured at one, and
+    beyond the farthest where two or more were measured."""
     values = np.nan_to_num(response)
     mean = np.einsum("s,smd->md", weights, values)
     parameters = float(np.einsum("s,smd->", weights, (values - mean) ** 2))
     model = float(np.einsum("s,smd->", weights, np.nan_to_num(sd) ** 2))
+    distances = measured_distances(banded)
+    beyond = "_beyond" if len(distances) >= 2 else ""
+    shown = [f"{d / 1e3:g} km" for d in distances] or ["today's distance"]
+    words = {"at": shown[0], "farthest": shown[-1], "distances": " and ".join(shown)}
     if parameters >= model:
         if not banded.points:
             return ""
-        return NARROW.get(_widest(banded, values[1:], weights[1:]), NARROW["range"])  # a lock range: "range"
+        key = _widest(banded, values[1:], weights[1:])
+        key = key + beyond if key == "measured_wait" else key
+        return NARROW.get(key, NARROW["range"]).format(**words)  # a lock range: "range"
     if banded.measured_at is not None:
-        return NARROW["growth"]
+        return NARROW["growth" + beyond].format(**words)
     return NARROW["unmeasured_open" if all(m.open for m in banded.scenario.members) else "unmeasured"]
+
+
+def measured_distances(banded: Banded) -> tuple[float, ...]:
+    """The distances (m, ascending) the file's measurements were taken at: its calibration's fitted rows
+    (:attr:`Banded.fitted_at`) and its measured lock wait; without either, where its band says it was
+    measured (``measured_at``); () where nothing is measured."""
+    found = set(banded.fitted_at)
+    lock = banded.scenario.lock_measurement
+    if lock is not None:
+        found.add(lock.distance)
+    if not found and banded.measured_at is not None:
+        found.add(banded.measured_at)
+    return tuple(sorted(found))
 
 
 def _widest(banded: Banded, values: np.ndarray, weights: np.ndarray) -> str:
@@ -984,20 +995,40 @@ def _seek_solves(
     """Each parameter point solved at ``distances`` and ``measured`` (m) with no search for the load where
     lock contention begins (a curve that thrashes fails the goal there, which is all the seek reads; the
     search took 16 of 18 s of Environment 2's band): the response times (S, M, D) at ``distances``, at
-    ``measured`` (S, M, 1; NaN where nothing is measured) and the first point's fixed part (M, D), s.
-    Where ``distances`` start at 0 km, every point's paths are first held to carrying their other work
-    there (:func:`refuse_uncarried_background`, on the load-free parts the solve then uses)."""
+    ``measured`` (S, M, 1; NaN where nothing is measured) and each point's fixed part (S, M, D), s; the
+    points that share their load-free parts solved together (:func:`load_free_groups`,
+    :func:`qmodel.scenario.compose.response_times_together`). Where ``distances`` start at 0 km, every
+    group's paths are first held to carrying their other work there (:func:`refuse_uncarried_background`,
+    on the load-free parts the solve then uses)."""
     at = np.concatenate([distances, measured])
-    fixed = [fixed_parts(each, at) for each in points]
-    if distances[0] == 0:
-        for each, parts in zip(points, fixed, strict=True):
-            refuse_uncarried_background(each, parts.at(slice(0, 1)))
-    solved = np.array(
-        [response_time_at(each, at, parts, checked=True) for each, parts in zip(points, fixed, strict=True)]
-    )
+    solved = np.empty((len(points), len(points[0].members), at.size))
+    fixed: list[np.ndarray] = [np.empty(0)] * len(points)
+    for group, parts in load_free_groups(points, at):
+        if distances[0] == 0:
+            refuse_uncarried_background(points[group[0]], parts.at(slice(0, 1)))
+        together = [points[i] for i in group]
+        solved[group] = response_times_together(together, at, parts, checked=True)
+        for i in group:
+            fixed[i] = parts.fixed_part[:, : distances.size]
     response = solved[:, :, : distances.size]
     base = solved[:, :, distances.size :] if measured.size else np.full((*response.shape[:2], 1), np.nan)
-    return response, base, np.array([parts.fixed_part[:, : distances.size] for parts in fixed])
+    return response, base, np.array(fixed)
+
+
+def load_free_groups(
+    points: tuple[Scenario, ...], distances: np.ndarray
+) -> list[tuple[list[int], FixedParts]]:
+    """The points in groups that share their load-free parts (:func:`same_load_free`: they differ only in
+    what :func:`fixed_parts` does not read, a fit's hot set, span, others or think times), each group's
+    indices into ``points`` and its parts at ``distances`` (m), computed once."""
+    groups: list[tuple[list[int], FixedParts]] = []
+    for index, each in enumerate(points):
+        known = next((group for group, _ in groups if same_load_free(points[group[0]], each)), None)
+        if known is None:
+            groups.append(([index], fixed_parts(each, distances)))
+        else:
+            known.append(index)
+    return groups
 
 
 def _seek_margin(

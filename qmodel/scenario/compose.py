@@ -38,9 +38,9 @@ Units: SI inside (s, m, 1/s); the result says its units.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -105,6 +105,45 @@ class FixedParts:
 
 
 _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at every distance
+
+# What the load-free parts (fixed_parts) do not read: the lock parameters (the lock wait reads them, in
+# the fixed point), a member's workload and unexplained time (the workload reads them) and what a file
+# says about itself. Two scenarios differing in these alone have the same load-free parts (a test holds
+# them unread), so a band's points or a fit's trials that vary only these compute them once.
+LOAD_ONLY_FIELDS = frozenset(
+    {"lockable_items", "lock_span", "resolution_round_trips", "band", "calibration", "free", "defaults"}
+)
+LOAD_ONLY_MEMBER_FIELDS = ("other", "think_time")
+
+
+def load_only_values(scenario: Scenario) -> tuple[float, ...]:
+    """What of :data:`LOAD_ONLY_FIELDS` and each member's :data:`LOAD_ONLY_MEMBER_FIELDS` a solve reads:
+    the lock parameters, and each member's other and think time. Two scenarios that share their
+    load-free parts (:func:`same_load_free`) and these values are solved alike."""
+    members = (getattr(m, name) for m in scenario.members for name in LOAD_ONLY_MEMBER_FIELDS)
+    return (scenario.lockable_items, scenario.resolution_round_trips, scenario.lock_span, *members)
+
+
+def same_load_free(one: Scenario, other: Scenario) -> bool:
+    """True where ``one`` and ``other`` differ at most in :data:`LOAD_ONLY_FIELDS` and each member's
+    :data:`LOAD_ONLY_MEMBER_FIELDS`, so :func:`fixed_parts` gives both the same parts at any distances."""
+    if one is other:
+        return True
+    if len(one.members) != len(other.members):
+        return False
+    for field in fields(one):
+        if field.name in LOAD_ONLY_FIELDS or field.name == "members":
+            continue
+        mine, theirs = getattr(one, field.name), getattr(other, field.name)
+        if isinstance(mine, np.ndarray) or isinstance(theirs, np.ndarray):
+            if not np.array_equal(mine, theirs):
+                return False
+        elif mine != theirs:
+            return False
+    return all(
+        replace(mine, **{name: getattr(theirs, name) for name in LOAD_ONLY_MEMBER_FIELDS}) == theirs
+        for mine, theirs in zip(one.members, other.members, strict=True)
+    )
 
 
 def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
@@ -382,17 +421,19 @@ def subchannel_queue(
     sources = np.array([scenario.members[m].terminals for m in rows], float)[:, None]
     opened = np.array([scenario.members[m].open for m in rows])[:, None]
     offered = (throughput[rows] * requests + background) * holding  # erlangs offered
-    sources = np.where(opened, 1.0, sources)  # an open member's paths: solved below
-    probability, waiting, utilization = finite_source_queue(
-        subchannels, sources, np.where(opened, 0.0, offered / sources)
-    )
     saturated = opened & (offered >= subchannels)
+    probability, waiting, utilization = (np.zeros_like(offered) for _ in range(3))
+    closed = ~opened[:, 0]
+    if closed.any():  # a closed member's paths: its terminals the sources
+        pools = sources[closed]
+        probability[closed], waiting[closed], utilization[closed] = finite_source_queue(
+            subchannels[closed], pools, offered[closed] / pools
+        )
     if opened.any():  # an open member's paths: M/M/c, at the load it offers (none where saturated)
-        load = np.where(saturated, 0.0, offered)
-        open_probability = erlang_c(subchannels, load)
-        probability = np.where(opened, open_probability, probability)
-        waiting = np.where(opened, open_probability * load / (subchannels - load), waiting)
-        utilization = np.where(opened, load / subchannels, utilization)
+        servers, load = subchannels[~closed], np.where(saturated[~closed], 0.0, offered[~closed])
+        probability[~closed] = erlang_c(servers, load)
+        waiting[~closed] = probability[~closed] * load / (servers - load)
+        utilization[~closed] = load / servers
     carried = utilization * subchannels / np.where(holding > 0, holding, 1.0)  # requests per second
     per_request = np.divide(waiting, carried, out=np.zeros_like(waiting), where=carried > 0)
     share = np.array([scenario.members[m].tpno_share for m in rows])[:, None]
@@ -557,8 +598,10 @@ class Workload:
     open one (``open``) a transaction rate, whatever its response time.
 
     ``terminals`` (M, D) the population (the file's terminals times the load searched; 0 for an open
-    member), ``think`` (M, 1) s, ``other`` (M, D) s of response time no step explains, ``rate`` (M, D)
-    1/s an open member's arrivals times the load (0 for a closed one), ``open`` (M, 1) bool."""
+    member), ``think`` (M, D) s, ``other`` (M, D) s of response time no step explains, ``rate`` (M, D)
+    1/s an open member's arrivals times the load (0 for a closed one), ``open`` (M, 1) bool. A column
+    may be another scenario's than its neighbour's (:func:`response_times_together`: points of a band
+    side by side), so each column carries its own think times and others."""
 
     terminals: np.ndarray
     think: np.ndarray
@@ -569,7 +612,11 @@ class Workload:
     def at(self, columns: np.ndarray | slice) -> Workload:
         """The same at some distances only."""
         return Workload(
-            self.terminals[:, columns], self.think, self.other[:, columns], self.rate[:, columns], self.open
+            self.terminals[:, columns],
+            self.think[:, columns],
+            self.other[:, columns],
+            self.rate[:, columns],
+            self.open,
         )
 
     def throughput(self, response_time: np.ndarray) -> np.ndarray:
@@ -578,10 +625,10 @@ class Workload:
         return np.where(self.open, self.rate, self.terminals / (self.think + response_time))
 
     @property
-    def ceiling(self) -> float:
-        """A response time (s) no fixed point of this workload lies above: 1,000 think times (1,000 s
-        where no member has one)."""
-        return 1e3 * max(float(self.think.max()), 1.0)
+    def ceiling(self) -> np.ndarray:
+        """(D,) s: a response time no fixed point of this workload lies above at each distance: 1,000 of
+        its longest think time (1,000 s where no member has one)."""
+        return 1e3 * np.maximum(self.think.max(axis=0, initial=0.0), 1.0)
 
 
 def workload(scenario: Scenario, distances: np.ndarray, load: np.ndarray | float = 1.0) -> Workload:
@@ -591,10 +638,33 @@ def workload(scenario: Scenario, distances: np.ndarray, load: np.ndarray | float
     scaled = np.broadcast_to(load, distances.shape)
     terminals = np.array([m.terminals for m in members], float)[:, None]
     terminals = terminals * scaled
-    think = np.array([m.think_time for m in members])[:, None]
+    think = np.array([m.think_time for m in members])[:, None] * np.ones_like(distances)
     other = np.array([m.other for m in members])[:, None] * np.ones_like(distances)
     rate = np.array([m.arrival_rate or 0.0 for m in members])[:, None] * scaled
     return Workload(terminals, think, other, rate, np.array([m.open for m in members])[:, None])
+
+
+class Locks(NamedTuple):
+    """The lock model's parameters (:func:`qmodel.studies.locks.lock_wait`), each a number or one per
+    distance (D,): the hot set (inf: no lock contention), the round trips of a contention's resolution
+    and the share of the execution locks are held over."""
+
+    lockable_items: float | np.ndarray
+    resolution_round_trips: float | np.ndarray
+    lock_span: float | np.ndarray
+
+    def at(self, columns: np.ndarray | slice) -> Locks:
+        """The same at some distances only."""
+        return Locks(*(value[columns] if isinstance(value, np.ndarray) else value for value in self))
+
+    def without_contention(self) -> Locks:
+        """The same with no lock contention (an infinite hot set)."""
+        return self._replace(lockable_items=np.inf)
+
+
+def locks_of(scenario: Scenario) -> Locks:
+    """The scenario's :class:`Locks`, the same at every distance."""
+    return Locks(scenario.lockable_items, scenario.resolution_round_trips, scenario.lock_span)
 
 
 @dataclass(frozen=True)
@@ -627,22 +697,22 @@ def loaded_parts(
     fixed: FixedParts,
     work: Workload,
     current: np.ndarray,
-    lockable_items: float | None = None,
+    locks: Locks | None = None,
 ) -> Loaded:
     """Every load-dependent part at the trial response time ``current`` (M, D) s without IOSQ, at the
     distances of ``fixed`` and ``work`` (the same columns): the disk queue in balance with the
     throughput it leaves (:func:`disk_queue`), the CPU's M/M/c wait (:func:`cpu_residence`), the
     subchannels' finite-source queue (:func:`subchannel_queue`) and the lock wait
-    (:func:`qmodel.studies.locks.lock_wait`, with ``lockable_items``, the scenario's by default).
+    (:func:`qmodel.studies.locks.lock_wait`, with ``locks``, the scenario's by default).
 
     :param scenario: the scenario.
     :param fixed: its load-free parts at these distances (:func:`fixed_parts`).
     :param work: its workload at these distances (:func:`workload`).
     :param current: R', the response time without IOSQ, s (M, D).
-    :param lockable_items: the lock model's hot set (inf: no lock contention); None: the scenario's.
+    :param locks: the lock model's parameters at these distances (:class:`Locks`); None: the scenario's.
     :returns: :class:`Loaded`, ``response`` the fixed point's next trial F(R').
     """
-    lockable = scenario.lockable_items if lockable_items is None else lockable_items
+    locks = locks_of(scenario) if locks is None else locks
     iosq, volumes_saturated = disk_queue(scenario, fixed, work, current)
     read_queue = fixed.reads[:, None] * iosq
     write_queue = fixed.writes[:, None] * iosq
@@ -650,15 +720,15 @@ def loaded_parts(
     cpu, saturated = cpu_residence(scenario, fixed.cpu, fixed.spin, throughput)
     subchannel_wait, delayed, path_rate, paths_saturated = subchannel_queue(scenario, fixed, throughput)
     open_saturated = (saturated & work.open).any(axis=0) | paths_saturated.any(axis=0)
-    locks = lock_wait(
+    waited = lock_wait(
         fixed.lock_requests,
         throughput,
         current + read_queue + write_queue,
         fixed.commit + write_queue,
-        lockable,
-        scenario.resolution_round_trips,
+        locks.lockable_items,
+        locks.resolution_round_trips,
         fixed.round_trip,
-        scenario.lock_span,
+        locks.lock_span,
         queued=subchannel_wait,
     )
     response = (
@@ -669,7 +739,7 @@ def loaded_parts(
         + fixed.sync_io
         + fixed.commit
         + work.other
-        + locks
+        + waited
     )
     return Loaded(
         throughput,
@@ -678,7 +748,7 @@ def loaded_parts(
         subchannel_wait,
         delayed,
         path_rate,
-        locks,
+        waited,
         read_queue,
         write_queue,
         iosq,
@@ -715,6 +785,7 @@ def equilibrium(
     max_iterations: int = 2000,
     below: np.ndarray | None = None,
     settle: bool = False,
+    locks: Locks | None = None,
 ) -> Equilibrium:
     """Solve R' = F(R') (:func:`loaded_parts`) at every distance of ``fixed`` and ``work``, each distance
     on its own (:func:`qmodel.algorithms.fixed_point.iterate`), from the response time without any
@@ -727,10 +798,14 @@ def equilibrium(
     :returns: :class:`Equilibrium`.
     """
 
+    locks = locks_of(scenario) if locks is None else locks
+
     def step(
-        current: np.ndarray, columns: np.ndarray | slice = slice(None), lockable: float | None = None
+        current: np.ndarray, columns: np.ndarray | slice = slice(None), contention: bool = True
     ) -> np.ndarray:
-        return loaded_parts(scenario, fixed.at(columns), work.at(columns), current, lockable).response
+        at = locks.at(columns)
+        at = at if contention else at.without_contention()
+        return loaded_parts(scenario, fixed.at(columns), work.at(columns), current, at).response
 
     start = (
         fixed.cpu - fixed.spin + fixed.cf_sync + fixed.cf_async + fixed.sync_io + fixed.commit + work.other
@@ -741,13 +816,13 @@ def equilibrium(
     solution = iterate(
         step, start, ceiling=work.ceiling, max_iterations=max_iterations, independent_columns=True
     )
-    if np.isfinite(scenario.lockable_items):
+    if np.isfinite(locks.lockable_items).any():
         solution = _again_from_without_locks(step, solution, start, work.ceiling, max_iterations)
     if settle:
         solution = solution.settled()
     thrashing = np.asarray(~solution.converged.all(axis=0))  # while bisecting the load, undecided: none
     rest = np.where(thrashing[None, :], start, solution.value)
-    loaded = loaded_parts(scenario, fixed, work, rest)
+    loaded = loaded_parts(scenario, fixed, work, rest, locks)
     # saturated volumes, or an open member's arrivals beyond its CPs or subchannels: no steady state
     return Equilibrium(rest, thrashing | loaded.volumes_saturated | loaded.open_saturated, loaded)
 
@@ -756,7 +831,7 @@ def _again_from_without_locks(
     step: Callable[..., np.ndarray],
     solution: FixedPoint,
     start: np.ndarray,
-    ceiling: float,
+    ceiling: np.ndarray,
     max_iterations: int,
 ) -> FixedPoint:
     """``solution`` with its distances that found no fixed point solved again, from the fixed point
@@ -775,12 +850,12 @@ def _again_from_without_locks(
         return step(current, failed[columns])
 
     def without_locks(current: np.ndarray, columns: np.ndarray | slice = slice(None)) -> np.ndarray:
-        return step(current, failed[columns], np.inf)
+        return step(current, failed[columns], False)
 
     bare = iterate(
         without_locks,
         start[:, failed],
-        ceiling=ceiling,
+        ceiling=ceiling[failed],
         max_iterations=max_iterations,
         independent_columns=True,
     )
@@ -788,7 +863,7 @@ def _again_from_without_locks(
     again = iterate(
         on_failed,
         np.where(bare.converged, np.maximum(bare.value, below), below),
-        ceiling=ceiling,
+        ceiling=ceiling[failed],
         max_iterations=max_iterations,
         independent_columns=True,
     )
@@ -912,13 +987,46 @@ def solve_at(
     )
 
 
-def response_time_at(
-    scenario: Scenario, distances: np.ndarray, fixed: FixedParts | None = None, *, checked: bool = False
+def response_times_together(
+    points: Sequence[Scenario], distances: np.ndarray, fixed: FixedParts, *, checked: bool = False
 ) -> np.ndarray:
-    """Each member's response time (M, D) s at ``distances`` (m), NaN where no response time exists: the
-    :func:`solve_at` answer's ``response_time`` alone (at the file's load, no search for the load where
-    lock contention begins), for a caller that reads nothing else of it (the goal seek's band)."""
-    return _solved(scenario, distances, 1.0, 2000, None, fixed, checked, settle=False)[2].response_time
+    """Each point's response time (S, M, D) s at ``distances`` (m), NaN where none exists (:func:`solve_at`'s
+    ``response_time`` at the file's load, no search for the load where lock contention begins), for
+    a caller that reads nothing else of it (the goal seek's band) and points that share their
+    load-free parts ``fixed`` (:func:`same_load_free`: a band's points that differ in the lock parameters,
+    a member's other or think time), solved in one fixed point with every point's distances side by side:
+    each column carries its point's workload and lock parameters, and a column's iteration does not read
+    another's, so each point gets what it gets alone (a test), for one solve's overhead, not S."""
+    for each in points:
+        _solved_checks(each, distances.size * len(points), checked)
+    count = distances.size
+    columns = np.tile(np.arange(count), len(points))
+    works = [workload(each, distances) for each in points]
+    work = Workload(
+        np.concatenate([w.terminals for w in works], axis=1),
+        np.concatenate([w.think for w in works], axis=1),
+        np.concatenate([w.other for w in works], axis=1),
+        np.concatenate([w.rate for w in works], axis=1),
+        works[0].open,
+    )
+    per_point = zip(*(locks_of(each) for each in points), strict=True)  # each parameter, a value per point
+    locks = Locks(*(np.repeat(np.asarray(values, float), count) for values in per_point))
+    solved = equilibrium(points[0], fixed.at(columns), work, locks=locks)
+    response = solved.response_time.reshape(len(points[0].members), len(points), count)
+    return response.transpose(1, 0, 2)
+
+
+def _solved_checks(scenario: Scenario, distances: int, checked: bool) -> None:
+    """Before a solve: the lock parameters given, and the size where not ``checked``."""
+    if np.isnan(scenario.lockable_items):
+        raise InputError(
+            "locks.lockable_items",
+            "left out",
+            "given, or inferred from measured_wait: "
+            "read the file with qmodel.scenario.load_scenario (it infers it)",
+        )
+    if not checked:
+        refuse_huge(scenario, distances)
 
 
 def _solved(
@@ -933,16 +1041,8 @@ def _solved(
     settle: bool,
 ) -> tuple[FixedParts, Workload, Equilibrium]:
     """What :func:`solve_at` gathers its answer from: the load-free parts, the workload and the lock fixed
-    point at ``distances``, after its checks (the lock parameters given, the size where not ``checked``)."""
-    if np.isnan(scenario.lockable_items):
-        raise InputError(
-            "locks.lockable_items",
-            "left out",
-            "given, or inferred from measured_wait: "
-            "read the file with qmodel.scenario.load_scenario (it infers it)",
-        )
-    if not checked:
-        refuse_huge(scenario, distances.size)
+    point at ``distances``, after its checks (:func:`_solved_checks`)."""
+    _solved_checks(scenario, distances.size, checked)
     fixed = fixed_parts(scenario, distances) if fixed is None else fixed
     work = workload(scenario, distances, load)
     solved = equilibrium(scenario, fixed, work, max_iterations=max_iterations, below=below, settle=settle)

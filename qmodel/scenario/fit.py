@@ -8,12 +8,32 @@ cross-validation on any subset of them. A free parameter is a dotted scenario ke
 ``crossing_latency``), as a --variants header or a [band] point names it.
 
 Method: the weighted residual of each row (:func:`qmodel.scenario.measurements.weighted_residual`:
-(model − measured) / (σ × measured), σ by quantity, times √weight) is minimised over all rows by
-scipy's trust-region reflective least_squares within each parameter's bounds; a positive scale
-parameter (a count of lockable items, a gamma shape) on a log scale. The covariance of the fitted
-scale is s² (JᵀJ)⁻¹, J the Jacobian of the weighted residuals at the optimum, s² = RSS / (n − p) over
-the n rows the parameters move (below); the interval of each parameter ± t(0.975, n − p) standard
-errors on its fitted scale.
+(model − measured) / (σ × measured), σ the row's (:func:`qmodel.scenario.measurements.row_sigma`: the
+model's run-to-run spread of its kind, the band's σ of the same measurement), times √weight) is
+minimised over all rows by scipy's trust-region reflective least_squares within each parameter's
+bounds; a positive scale parameter (a count of lockable items, a gamma shape) on a log scale. The
+covariance of the fitted scale is D (JᵀJ)⁻¹ D, J the Jacobian of the weighted residuals at the optimum
+and D the diagonal of each parameter's scale factor max(1, S_j) (below); the interval of each parameter
+on its fitted scale ± max(z, t(0.975, n − p) × S_j) standard errors of the σ taken as known
+(:meth:`Fit.intervals`: the larger of what the declared σ give and what the rows' own scatter gives,
+continuous where the two meet), n the rows the parameters move (below).
+
+The scale factors (the rule, written before its effect on any file was seen; issue 32, trial 5's N5 and
+N6). A row's σ is a declared, known scatter, so no interval is narrower than the σ imply: S_j is never
+below 1 (the Particle Data Group's scale factor S = √max(1, χ²/ν), Review of Particle Physics,
+Introduction, "Averages and fits": rows that agree better than their σ do not pin a parameter tighter
+than the σ allow). Where the rows scatter more than their σ, the scatter that widens parameter j is
+that of the rows that inform j, each in proportion to its share of j's estimate: with C = (JᵀJ)⁻¹Jᵀ
+(x̂ moves by C r), row i's share u_ji = C_ji² / Σ_k C_jk² of the variance of x̂_j, and h_i the
+row's leverage (the diagonal of J (JᵀJ)⁻¹ Jᵀ, whose complement 1 − h_i is the share of σ² a correct
+model leaves in r_i²): S_j² = max(1, Σ_i u_ji r_i² / Σ_i u_ji (1 − h_i)) over the n rows counted
+(below). For one parameter fitted to N equal rows this is the PDG's χ²/(N − 1); the PDG leaves out of
+S the measurements whose weight in the mean is below 1/(9N) (δ_i > 3√N δ̄), and the share u_ji makes
+that cut smooth: a row a parameter barely moves (a closed member's throughput where only its ``other``
+is free) widens that parameter little, while its misfit still counts in full in s² = RSS / (n − p),
+which the summary reports with the rows that carry most of it and the free key that would move each
+(:meth:`Fit.summary`). Where no row is left over to check parameter j (Σ_i u_ji (1 − h_i) at or below
+1e-9), S_j = 1: its interval takes the rows' σ as known.
 
 A row no free parameter moves is a check of the model, not of the fit (the criterion, written before any
 result): where its slope (its row of J) on every parameter is at most 1e-4 of the largest slope any row
@@ -70,7 +90,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from statistics import NormalDist
 from typing import NamedTuple
@@ -79,14 +99,23 @@ import numpy as np
 
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.limits import TIME_LIMIT, duration, refuse_too_large
-from qmodel.scenario.compose import FixedParts, fixed_parts, refuse_overloaded_today, solve_at
+from qmodel.scenario.compose import (
+    LOAD_ONLY_FIELDS,
+    LOAD_ONLY_MEMBER_FIELDS,
+    FixedParts,
+    fixed_parts,
+    load_only_values,
+    refuse_overloaded_today,
+    solve_at,
+)
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
+    ERROR_KINDS,
     QUANTITIES,
     SHARES,
-    SIGMA,
     Measurement,
     result_value,
+    row_sigma,
     weighted_residual,
 )
 from qmodel.scenario.overrides import with_overrides, with_values
@@ -240,11 +269,23 @@ def current_value(scenario: Scenario, parameter: FreeParameter) -> float:
     return float(getattr(scenario, field))
 
 
-# The free parameters the load-free parts (qmodel.scenario.compose.fixed_parts) do not read: a fit of
-# these alone computes each run's load-free parts once (a test holds them unread)
-LOAD_ONLY = frozenset({"locks.lockable_items"})
+def load_only(key: str) -> bool:
+    """A free key the load-free parts do not read (:data:`qmodel.scenario.compose.LOAD_ONLY_FIELDS`, a
+    member's :data:`~qmodel.scenario.compose.LOAD_ONLY_MEMBER_FIELDS`: the lock parameters, a member's
+    other and think time): a fit of such keys alone computes each run's load-free parts once."""
+    table, name = _schema_key(key)
+    return name in (LOAD_ONLY_MEMBER_FIELDS if table == "member" else LOAD_ONLY_FIELDS)
 
-LoadFree = dict[tuple[int, str, str], FixedParts]  # a run's load-free parts, by its facts (Measurement.run)
+
+@dataclass
+class LoadFree:
+    """What a caller whose trial scenarios differ only in keys :func:`load_only` takes keeps between
+    trials: each run's load-free parts, by its facts (:attr:`Measurement.run`), computed once; and each
+    run's row values by the trial's :func:`~qmodel.scenario.compose.load_only_values`, so a trial met
+    again (a secant's last step, the base of a slope) is not solved again."""
+
+    parts: dict[tuple[int, str, str], FixedParts] = field(default_factory=dict)
+    values: dict[tuple[object, ...], np.ndarray] = field(default_factory=dict)
 
 
 def model_values(
@@ -253,25 +294,30 @@ def model_values(
     """The model's value (SI) of each row, NaN where the scenario has no answer (thrashing): one solve
     per run (subchannels, Metro Mirror, castout owner) over the distances of its rows.
 
-    :param load_free: where given, each run's load-free parts are read from it, and put there where
-        missing: for a caller whose scenarios differ only in :data:`LOAD_ONLY` (the inference of
-        lockable_items), so they are computed once, not at every trial."""
+    :param load_free: where given, each run's load-free parts and values are read from it, and put there
+        where missing (:class:`LoadFree`): for a caller whose scenarios differ only in keys
+        :func:`load_only` takes and whose rows are the same at every call (the inference of
+        lockable_items, a fit of lock parameters and members' others)."""
     values = np.full(len(rows), np.nan)
     for run in sorted({row.run for row in rows}):
         picked = [i for i, row in enumerate(rows) if row.run == run]
+        key = (run, *load_only_values(scenario))
+        if load_free is not None and key in load_free.values:
+            values[picked] = load_free.values[key]
+            continue
         distances = sorted({rows[i].distance for i in picked})
         at, columns = with_overrides(scenario, *run), np.array(distances)
         fixed = None
         if load_free is not None:
-            fixed = (
-                load_free[run] if run in load_free else load_free.setdefault(run, fixed_parts(at, columns))
-            )
+            fixed = load_free.parts.get(run) or load_free.parts.setdefault(run, fixed_parts(at, columns))
         result = solve_at(at, columns, fixed=fixed)
         for i in picked:
             row = rows[i]
             values[i] = result_value(
                 result, distances.index(row.distance), row.member, row.quantity, row.interval
             )
+        if load_free is not None:
+            load_free.values[key] = values[picked]
     return values
 
 
@@ -286,14 +332,9 @@ class Held:
     source: str = "the file's"  # or "the default": where the prior value comes from
 
 
-# The kind of the model's own error (qmodel.scenario.predictive.KINDS) each measured quantity is evidence
-# about: a member's response time, and its transaction count or throughput (which CPU follows)
-MISFIT_KINDS = {"response_time": "response_time", "transactions": "throughput", "throughput": "throughput"}
-
-
 @dataclass(frozen=True)
 class Misfit:
-    """A member's miss on a calibration's rows of one kind (:data:`MISFIT_KINDS`): ``spread`` the root mean
+    """A member's miss on a calibration's rows of one kind (:data:`ERROR_KINDS`): ``spread`` the root mean
     square of (measured − model) / model over its ``rows`` fitted rows (a row of "all" counts for every
     member; a row without an answer as 1); ``row`` the label of the row it misses most, with that row's
     ``measured`` and ``model`` values (SI; model NaN: no answer)."""
@@ -319,11 +360,11 @@ def misfits(rows: Sequence[Measurement], model: np.ndarray, members: Sequence[st
     model has no answer there."""
     found = []
     for member in members:
-        for kind in dict.fromkeys(MISFIT_KINDS.values()):
+        for kind in dict.fromkeys(ERROR_KINDS.values()):
             picked = [
                 (row, value)
                 for row, value in zip(rows, model, strict=True)
-                if row.weight > 0 and MISFIT_KINDS.get(row.quantity) == kind and row.member in (member, "all")
+                if row.weight > 0 and ERROR_KINDS.get(row.quantity) == kind and row.member in (member, "all")
             ]
             if not picked:
                 continue
@@ -353,6 +394,42 @@ def moved_rows(jacobian: np.ndarray) -> np.ndarray:
         return np.zeros(jacobian.shape[0], dtype=bool)
     largest = jacobian.max(axis=0)
     return ((jacobian > _UNMOVED * largest) & (largest > 0)).any(axis=1)
+
+
+# The free key that sets a row of each quantity most directly (a member's own; "all": every member's):
+# the key the summary tells the planner to free where that row carries the scatter (the module docstring)
+_MOVING_KEYS = {
+    "response_time": "other",
+    "transactions": "think_time",
+    "throughput": "think_time",
+    "cpu_of_one_cp": "cpu",
+    "share_within_goal": "shape",
+}
+
+
+def moving_key(row: Measurement, scenario: Scenario) -> str:
+    """The free key that sets ``row`` most directly: a response time its member's ``other``, a closed
+    member's count or throughput its ``think_time`` (an open member's is its stated arrival rate: ""),
+    a CPU its ``cpu``, a share within the goal its ``shape``, a lock wait ``locks.lockable_items``;
+    ``member.*.KEY`` for a row of "all"."""
+    if row.quantity == "lock_contention":
+        return "locks.lockable_items"
+    key = _MOVING_KEYS.get(row.quantity, "")
+    if key == "think_time":
+        members = [m for m in scenario.members if row.member in ("all", m.name)]
+        if all(m.open for m in members):
+            return ""
+    if not key:
+        return ""
+    return f"member.{'*' if row.member == 'all' else row.member}.{key}"
+
+
+def _matches(key: str, fitted: str) -> bool:
+    """Whether the fitted key ``fitted`` is ``key`` or one of the keys ``member.*.KEY`` stands for."""
+    if key == fitted:
+        return True
+    parts, given = key.split("."), fitted.split(".")
+    return len(parts) == len(given) == 3 and parts[1] == "*" and parts[2] == given[2] and parts[0] == given[0]
 
 
 @dataclass(frozen=True)
@@ -419,27 +496,31 @@ class Fit:
         return np.sqrt((self.null_space() ** 2).sum(axis=0))
 
     def intervals(self, level: float = LEVEL) -> dict[str, tuple[float, float]]:
-        """Each parameter's ``level`` interval (SI): ± t(n − p) standard errors on its fitted scale (with
-        n − p < 1, ± z with the rows' σ taken as known), clipped to its bounds; a parameter no row
-        constrains (:meth:`null_loading` above 0.1) its whole bounds."""
+        """Each parameter's ``level`` interval (SI) on its fitted scale, clipped to its bounds: ± max(z,
+        t(n − p) × S_j) standard errors of the rows' σ taken as known, S_j the scatter of the rows that
+        inform it (:func:`scale_factors`, not floored): the larger of what the declared σ give and what
+        the rows' own scatter gives (t for a scatter estimated from n − p rows; the two meet where
+        t × S_j = z, so the interval moves continuously with the rows); with n − p < 1, ± z. A parameter
+        no row constrains (:meth:`null_loading` above 0.1) its whole bounds."""
         tail = (1 + level) / 2
+        errors = self.standard_errors()
+        z = NormalDist().inv_cdf(tail)
         if self.dof >= 1:
             from scipy.stats import t  # scipy only where rows are left over, not at start-up
 
-            quantile = float(t.ppf(tail, self.dof))
+            scatter = self.scale_factors(floor=False)
+            known = errors / np.maximum(1.0, scatter)  # the covariance carries max(1, S_j)
+            halves = np.maximum(z, float(t.ppf(tail, self.dof)) * scatter) * known
         else:  # the rows' σ taken as known (a measured lock wait alone: every `qmodel scenario` of it)
-            quantile = NormalDist().inv_cdf(tail)
+            halves = z * errors
         unconstrained = self.null_loading() > _NULL
         ends = {}
-        errors = self.standard_errors()
-        for p, x, se, free in zip(self.parameters, self.x, errors, unconstrained, strict=True):
+        for p, x, half, free in zip(self.parameters, self.x, halves, unconstrained, strict=True):
             low, high = (
                 (p.low, p.high)
                 if free
                 else (
-                    p.from_scale(
-                        float(np.clip(x + sign * quantile * se, p.to_scale(p.low), p.to_scale(p.high)))
-                    )
+                    p.from_scale(float(np.clip(x + sign * half, p.to_scale(p.low), p.to_scale(p.high))))
                     for sign in (-1, 1)
                 )
             )
@@ -570,41 +651,129 @@ class Fit:
         return misfits(self.rows, self.model, [m.name for m in self.scenario.members])
 
     def summary(self) -> str:
-        """One line: how many rows pin how many parameters, which were held at their prior and how many
-        fitted with how many rows left over, and the measurement that would help most
-        (:meth:`most_needed`)."""
+        """How many rows fit how many parameters and how many of them the rows pin, which were held at
+        their prior and how many rows are left over; how the rows scatter against their σ
+        (:meth:`scatter_words`); and the measurement that would help most (:meth:`most_needed`)."""
         rows = int(self.counted.sum())
         weak = self.weak()
+        fitted = len(self.parameters)
         pinned = sum(1 for p in self.parameters if not weak[p.key])
-        total = len(self.parameters) + len(self.held)
+        total = fitted + len(self.held)
+        line = f"{_count(rows, 'row')} fit " + (
+            f"{fitted} of {_count(total, 'parameter')}" if self.held else _count(fitted, "parameter")
+        )
+        if fitted:
+            line += ", " + (
+                ("it pinned" if fitted == 1 else "each pinned")
+                if pinned == fitted
+                else ("not pinned" if fitted == 1 else "none of them pinned")
+                if pinned == 0
+                else f"{pinned} of them pinned"
+            )
         clauses = []
         if self.held:
             names = ", ".join(h.parameter.key for h in self.held)
             clauses.append(f"{names} held at {'its' if len(self.held) == 1 else 'their'} prior value")
-        fitted = len(self.parameters)
-        other = "the other " if self.held else ""
         if fitted and self.dof >= 1:
-            clauses.append(f"{other}{fitted} fitted with {_count(self.dof, 'row')} left over to check them")
+            clauses.append(f"{_count(self.dof, 'row')} left over to check them")
         elif fitted and self.dof == 0:
-            clauses.append(f"{other}{fitted} fitted on as many rows, none left over to check them")
+            clauses.append("as many rows as parameters, none left over to check them")
         elif fitted:
-            clauses.append(f"{other}{fitted} fitted on fewer rows")
+            clauses.append("fewer rows than parameters")
         if self.checks:
             clauses.append(
                 f"{_count(len(self.checks), 'row')} no free parameter moves "
                 f"{'checks' if len(self.checks) == 1 else 'check'} the model, not counted"
             )
-        verb = "pins" if rows == 1 else "pin"
-        line = f"{_count(rows, 'row')} {verb} {pinned} of {_count(total, 'parameter')}: {'; '.join(clauses)}."
+        line += (": " + "; ".join(clauses) if clauses else "") + "."
+        scatter = self.scatter_words()
         needed = self.most_needed()
-        return line + (f" The measurement that would help most: {needed}." if needed else "")
+        return (
+            line
+            + (f" {scatter}" if scatter else "")
+            + (f" The measurement that would help most: {needed}." if needed else "")
+        )
+
+    def scatter(self) -> float:
+        """s² = RSS / (n − p) of the counted rows' weighted residuals (χ²/ν); NaN with no row left over."""
+        if self.dof < 1:
+            return float("nan")
+        counted = self.residuals[self.fitted_mask][self.counted[self.fitted_mask]]
+        return float(counted @ counted) / self.dof
+
+    @property
+    def fitted_mask(self) -> np.ndarray:
+        """(n,) bool: each row fitted (weight above 0)."""
+        return np.array([row.weight > 0 for row in self.rows], dtype=bool)
+
+    def scale_factors(self, floor: bool = True) -> np.ndarray:
+        """(p,) each parameter's scale factor S_j (:func:`scale_factors`), as its covariance carries it
+        (``floor``: at least 1), or the scatter of the rows that inform it (not floored)."""
+        counted = self.counted[self.fitted_mask]
+        return scale_factors(self.jacobian[counted], self.residuals[self.fitted_mask][counted], floor)
+
+    def scatter_words(self) -> str:
+        """One sentence on the rows' scatter against their σ (the module docstring's rule), "" where no row
+        is left over: where s² ≤ 1, that the intervals rest on the σ; where s² > 1, S = √s², the fewest
+        counted rows (largest squared weighted residual first, at most 3) whose squares make more than
+        half the residual sum, each with the free key that would move it (:func:`moving_key`: "free KEY"
+        where the fit does not fit it, "check" where it does), and how much the intervals widen."""
+        s2 = self.scatter()
+        if not np.isfinite(s2):
+            return ""
+        if s2 <= 1:
+            return (
+                f"The rows agree within their σ (χ²/ν {s2:.2g}), so each interval is the one the σ give, "
+                "never narrower."
+            )
+        fitted = [row for row in self.rows if row.weight > 0]
+        counted = self.counted[self.fitted_mask]
+        squares = np.where(counted, self.residuals[self.fitted_mask], 0.0) ** 2
+        order = np.argsort(-squares, kind="stable")
+        carried, total = [], float(squares.sum())
+        for i in order[:3]:
+            carried.append(int(i))
+            if squares[carried].sum() > total / 2:
+                break
+        fitting = {p.key for p in self.parameters}
+        named, free, checked = [], [], []
+        for i in carried:
+            row = fitted[i]
+            named.append(f"{row.label} ({self.residuals[self.fitted_mask][i]:+.1f} σ)")
+            key = moving_key(row, self.scenario)
+            if key and not any(_matches(key, fitted_key) for fitted_key in fitting):
+                free.append(key)
+            else:
+                checked.append(row.label)
+        advice = []
+        if free:
+            advice.append(
+                f"free {', '.join(dict.fromkeys(free))} to move {'it' if len(named) == 1 else 'them'}"
+            )
+        if checked:
+            them = "it" if len(checked) == 1 else "them"
+            advice.append(f"check {', '.join(checked)}: a key the fit already frees sets {them}")
+        widened = self.scale_factors()
+        effect = (
+            "No interval widens for it: the rows that inform each parameter, each by its share of the "
+            "estimate, scatter within their σ."
+            if widened.max() < 1.0005
+            else "Each interval is widened by the scatter of the rows that inform it, each by its share of "
+            f"the estimate (×{widened.min():.3g} to ×{widened.max():.3g})."
+        )
+        return (
+            f"The rows scatter more than their σ (χ²/ν {s2:.3g}, S {np.sqrt(s2):.3g}), most of it in "
+            f"{', '.join(named)}: {'; '.join(advice)}. {effect}"
+        )
 
     def most_needed(self) -> str:
-        """The measurement that would pin most of what the rows leave unpinned, by this rule, in order: a
+        """The measurement that would pin most of what the rows leave unpinned, given the rows the fit has
+        (the distances they were measured at, the quantities of each member), by this rule, in order: a
         held or weakly identified key that sets the growth with distance: response times at a second
-        distance (all rows at one) or farther out; a member's key: that member's response time (its
-        transaction count for a think time) where the rows have none; no row left over: a second
-        interval's rows at a distance measured; else "" (every parameter pinned)."""
+        distance besides the one measured (all rows at one) or farther out than the farthest; a member's
+        key: that member's response time (its transaction count for a think time) where the rows have
+        none; else the same rows over a second interval (no row left over: it checks the fit) or more
+        intervals at the distances measured, named; "" where every parameter is pinned."""
         weak = self.weak()
         loose = [h.parameter.key for h in self.held] or [p.key for p in self.parameters if weak[p.key]]
         distances = sorted(
@@ -643,13 +812,14 @@ class Fit:
                 for key in members
             ]
             return f"{', '.join(dict.fromkeys(said))} (they pin {', '.join(members)})"
+        at = " and ".join(f"{d / 1e3:g} km" for d in distances)
         if loose and self.dof <= 0:
             return (
-                "a second interval's rows at a distance already measured (a row left over checks the fit "
+                f"the same rows measured over a second interval at {at} (a row left over checks the fit "
                 "and sizes its intervals from the rows' own scatter)"
             )
         if loose:
-            return f"more rows that move {', '.join(loose)}"
+            return f"the same rows measured over more intervals at {at} (they narrow {', '.join(loose)})"
         return ""
 
     def label(self, key: str) -> str:
@@ -708,7 +878,7 @@ class Fit:
                 off = (model[worst] - row.value) / row.value
                 lines.append(
                     f"{row.label} is off {off:+.0%} ({residuals[worst]:+.1f} σ), most of the residual "
-                    f"sum: every interval is {wider:.2g} times as wide as without it; check that row"
+                    f"sum: the rows' scatter S is {wider:.2g} times what the others give; check that row"
                 )
         return lines
 
@@ -761,7 +931,7 @@ def fit_scenario(
     fitted = np.array([row.weight > 0 for row in rows])
 
     at_zero_km(scenario)  # the file's times measured at a distance: refused here if they cannot be
-    load_free: LoadFree | None = {} if prepare is None and {p.key for p in parameters} <= LOAD_ONLY else None
+    load_free = LoadFree() if prepare is None and all(load_only(p.key) for p in parameters) else None
 
     def trial(x: np.ndarray) -> Scenario | None:
         varied = with_values(scenario, {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)})
@@ -810,11 +980,34 @@ def fit_scenario(
         moved = x.copy()
         moved[i] += step
         jacobian[:, i] = (residuals(moved) - weighted[fitted]) / step
-    counted = weighted[fitted][moved_rows(jacobian)]  # the rows the parameters move (the module docstring)
-    dof = counted.size - len(parameters)
-    variance = float(counted @ counted) / dof if dof >= 1 else 1.0
-    covariance = variance * np.linalg.pinv(jacobian.T @ jacobian)
+    moved = moved_rows(jacobian)  # the rows the parameters move (the module docstring)
+    scale = scale_factors(jacobian[moved], weighted[fitted][moved])
+    covariance = np.linalg.pinv(jacobian.T @ jacobian) * np.outer(scale, scale)
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
+
+
+_NOTHING_LEFT = 1e-9  # Σ u (1 − h) at or below this: no row is left over to check the parameter
+
+
+def scale_factors(jacobian: np.ndarray, residuals: np.ndarray, floor: bool = True) -> np.ndarray:
+    """(p,) each parameter's scale factor S_j ≥ 1 from the counted rows' Jacobian (n, p) and weighted
+    residuals (n,): S_j² = max(1, Σ_i u_ji r_i² / Σ_i u_ji (1 − h_i)), u_ji row i's share of the variance of
+    parameter j's estimate and h_i its leverage (the module docstring: the PDG's scale factor, each row
+    counted by its share); 1 where no row is left over to check the parameter (n ≤ p, or the rows that
+    inform it leave nothing over) or no row moves it. ``floor`` False: √(the ratio) not floored at 1."""
+    jacobian = np.asarray(jacobian, float)
+    residuals = np.asarray(residuals, float)
+    p = jacobian.shape[1] if jacobian.ndim == 2 else 0
+    if jacobian.shape[0] <= p or p == 0:
+        return np.ones(p)
+    gain = np.linalg.pinv(jacobian.T @ jacobian) @ jacobian.T  # (p, n): x̂ moves by gain @ r
+    leverage = np.einsum("ij,ji->i", jacobian, gain)
+    share = gain**2
+    total = share.sum(axis=1, keepdims=True)
+    share = np.divide(share, total, out=np.zeros_like(share), where=total > 0)
+    left = share @ (1 - leverage)
+    squared = np.divide(share @ residuals**2, left, out=np.ones(p), where=left > _NOTHING_LEFT)
+    return np.sqrt(np.maximum(1.0, squared) if floor else squared)
 
 
 def calibrate_fit(
@@ -983,14 +1176,19 @@ def _weighted(rows: Sequence[Measurement], model: np.ndarray) -> np.ndarray:
     return np.array([weighted_residual(row, value) for row, value in zip(rows, model, strict=True)])
 
 
-METHOD = (
-    "weighted least squares over every row (scipy least_squares, trust-region reflective, within "
-    "each parameter's bounds); weights 1/σ² by quantity (response 10%, count 3%, share 1 point, lock "
-    "wait 20%) times the row's weight; each parameter pulled toward its start by 1e-3 of a weighted "
-    "residual per its whole range (a parameter no row moves stays where the file has it); intervals "
-    "± t(n − p) standard errors from s²(JᵀJ)⁻¹ on the fitted scale (log for a count of lockable items "
-    "or a shape)"
-)
+def method_words() -> str:
+    """The fit's method in words, as a fit file's [fit] method records it, with each quantity's σ."""
+    sigma = {quantity: row_sigma(quantity) for quantity in ("response_time", "throughput", "lock_contention")}
+    return (
+        "weighted least squares over every row (scipy least_squares, trust-region reflective, within "
+        f"each parameter's bounds); weights 1/σ² by quantity (response {sigma['response_time']:.3g}, count "
+        f"or throughput {sigma['throughput']:.3g}: the model's run-to-run spread; share 1 point, lock wait "
+        f"{sigma['lock_contention']:.0%}) times the row's weight; each parameter pulled toward its start by "
+        "1e-3 of a weighted residual per its whole range (a parameter no row moves stays where the file has "
+        "it); intervals ± max(z, t(n − p) S_j) standard errors from D(JᵀJ)⁻¹D, D each parameter's scale "
+        "factor max(1, S_j), S_j the scatter of the rows that inform it (the PDG's, each row by its share), "
+        "on the fitted scale (log for a count of lockable items or a shape)"
+    )
 
 
 def file_value(key: str, value: float) -> str:
@@ -1091,7 +1289,7 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
         "[fit]",
         f"scenario = {json.dumps(scenario)}",
         f"measurements = {json.dumps(measurements)}",
-        f"method = {json.dumps(METHOD)}",
+        f"method = {json.dumps(method_words())}",
         f"rows = {len(fit.rows)}",
         f"degrees_of_freedom = {fit.dof}",
         "parameters = [" + ", ".join(json.dumps(p.key) for p in fit.parameters) + "]",
@@ -1101,6 +1299,9 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
         + ", ".join("[" + ", ".join(f"{c:.12g}" for c in row) + "]" for row in fit.covariance)
         + "]",
         "held = [" + ", ".join(json.dumps(key) for key in held) + "]",
+        "distances_km = ["
+        + ", ".join(f"{d / 1e3:.12g}" for d in sorted({r.distance for r in fit.rows if r.weight > 0}))
+        + "]",
         "",
     ]
     for misfit in fit.misfits():
@@ -1138,10 +1339,12 @@ def held_label(held: Held) -> str:
 
 class FitRecord(NamedTuple):
     """What a band takes from a scenario file's fit file besides its values (:func:`fit_record`): the
-    members' ``misfits`` and the keys the calibration ``held`` at their prior values."""
+    members' ``misfits``, the keys the calibration ``held`` at their prior values and the ``distances``
+    (m, ascending) its fitted rows were measured at."""
 
     misfits: tuple[Misfit, ...] = ()
     held: tuple[str, ...] = ()
+    distances: tuple[float, ...] = ()
 
 
 def fit_record(scenario_path: str | Path) -> FitRecord:
@@ -1156,7 +1359,7 @@ def fit_record(scenario_path: str | Path) -> FitRecord:
         ok = (
             isinstance(entry, dict)
             and isinstance(entry.get("member"), str)
-            and entry.get("kind") in MISFIT_KINDS.values()
+            and entry.get("kind") in ERROR_KINDS.values()
             and all(_number(entry.get(name)) for name in ("spread", "measured", "model"))
             and isinstance(entry.get("rows"), int)
             and isinstance(entry.get("row"), str)
@@ -1183,7 +1386,10 @@ def fit_record(scenario_path: str | Path) -> FitRecord:
     held = record.get("held", [])
     if not isinstance(held, list) or not all(isinstance(key, str) for key in held):
         raise InputError(f"{target.name}: fit.held", str(held)[:80], "a list of dotted keys")
-    return FitRecord(tuple(found), tuple(held))
+    distances = record.get("distances_km", [])
+    if not isinstance(distances, list) or not all(_number(d) and d >= 0 for d in distances):
+        raise InputError(f"{target.name}: fit.distances_km", str(distances)[:80], "a list of distances in km")
+    return FitRecord(tuple(found), tuple(held), tuple(sorted(float(d) * 1e3 for d in distances)))
 
 
 def _number(value: object) -> bool:
@@ -1238,7 +1444,7 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     measured = scenario.lock_measurement
     assert measured is not None, "a scenario with a measured lock wait"
     row = _lock_row(scenario)
-    load_free: LoadFree = {}
+    load_free = LoadFree()
     trials = [model_values(replace(scenario, lockable_items=float(i)), [row], load_free)[0] for i in starts]
     gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
     if not np.isfinite(min(gaps)):
@@ -1251,7 +1457,7 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     start = float(starts[int(np.argmin(gaps))])
     edge = refuse_unreached_wait(scenario, starts, trials, load_free)  # a wait only the thrashing edge nears
     start = start if edge is None else edge
-    root = _refit_items(scenario, start, 0.0, load_free)
+    root = _refit_items(scenario, start, FIRST_SLOPE, load_free)
     fit = (
         fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
         if root is None
@@ -1269,7 +1475,7 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     low, high = fit.intervals()["locks.lockable_items"]
     said = (
         f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
-        f"(σ {SIGMA['lock_contention']:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}"
+        f"(σ {row.sigma:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}"
     )
     sigma = fit.band_points()  # its normal on the log scale, as a calibration's band takes a fit's
     band = scenario.band or BandSpec(
@@ -1292,9 +1498,9 @@ def _root_fit(scenario: Scenario, row: Measurement, items: float, load_free: Loa
     x = parameter.to_scale(items)
     step = _DIFF_STEP * max(1.0, abs(x))
     step = -step if x + step > parameter.to_scale(parameter.high) else step
-    model, moved = (
-        model_values(replace(scenario, lockable_items=parameter.from_scale(at)), [row], load_free)
-        for at in (x, x + step)
+    model, moved = (  # the root itself as found (its solve kept in load_free), and a step from it
+        model_values(replace(scenario, lockable_items=value), [row], load_free)
+        for value in (items, parameter.from_scale(x + step))
     )
     weighted, shifted = _weighted([row], model), _weighted([row], moved)
     jacobian = ((shifted - weighted) / step)[:, None]
@@ -1304,6 +1510,9 @@ def _root_fit(scenario: Scenario, row: Measurement, items: float, load_free: Loa
 
 
 _SECANT_STEPS = 8  # secant steps of a warm-started refit of lockable_items before the full inference
+# The first step's slope of log(lock wait) on log(lockable_items): the wait is the locks held over the
+# hot set (qmodel.studies.locks.lock_wait), so −1 to first order (the load it sheds moves it a little)
+FIRST_SLOPE = -1.0
 _SECANT_TOLERANCE = 1e-10  # |log(model wait / measured wait)| at which the refit stops
 
 
@@ -1330,7 +1539,7 @@ def _refit_items(
     do not get there (the caller then infers it afresh, :func:`with_inferred_locks`). ``load_free``:
     the scenario's load-free parts where the caller has them (:func:`model_values`)."""
     row = _lock_row(scenario)
-    load_free = {} if load_free is None else load_free
+    load_free = LoadFree() if load_free is None else load_free
 
     def gap(x: float) -> float:
         wait = model_values(replace(scenario, lockable_items=float(np.exp(x))), [row], load_free)[0]
@@ -1381,7 +1590,7 @@ def refuse_unreached_wait(
     first = min(finite)  # the fewest lockable_items that do not thrash: the largest wait
     if waits[first] >= measured.wait or first == 0 or np.isfinite(waits[first - 1]):
         return None
-    row, load_free = _lock_row(scenario), {} if load_free is None else load_free
+    row, load_free = _lock_row(scenario), LoadFree() if load_free is None else load_free
     low, high = float(np.log(starts[first - 1])), float(np.log(starts[first]))
     best = (float(waits[first]), float(starts[first]))
     while high - low > _EDGE_TOLERANCE:

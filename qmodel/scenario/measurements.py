@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from qmodel.errors import HeaderError, InputError
+from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import share_advice
 from qmodel.tables.header import split_header
@@ -40,11 +41,14 @@ QUANTITIES = {
     # and GLOBAL CONTENTION, per commit)
     "lock_contention": "ms",
 }
-# A row's σ by quantity, the weight 1/σ² of its residual (model − measured) / measured where no weight is
-# given: the GDPS study's casebook tolerances (10% on a response, which covers the 1 ms printing
-# resolution of .056 s; 3% on a count, the run-to-run spread of the 0 km counts, 3388 to 3427); a share
-# within the goal is fitted on its absolute difference, σ 1 point; a lock wait 20% (a class 3 suspension
-# time averaged over commits).
+# A row's σ by quantity where the model's own error gives none (:func:`row_sigma`), the weight 1/σ² of its
+# residual (model − measured) / measured: the GDPS study's casebook tolerances (10% on a response, which
+# covers the 1 ms printing resolution of .056 s; 3% on a count, the run-to-run spread of the 0 km counts,
+# 3388 to 3427); a share within the goal is fitted on its absolute difference, σ 1 point; a lock wait 20%
+# (a class 3 suspension time averaged over commits). The study's own calibration and its cross-validation
+# weigh the printed rows by these tolerances (:mod:`qmodel.scenario.calibrate`'s SIGMA): the model's
+# error is sized by that cross-validation, so taking its σ from the model's error would make the error
+# depend on itself.
 SIGMA = {
     "response_time": 0.10,
     "transactions": 0.03,
@@ -57,6 +61,21 @@ SIGMA = {
 # absolute difference (σ in points, SIGMA): a relative residual would grow without bound as the share nears
 # 0, where a share's reading (RMF's response distribution) is no less exact. One property, one name.
 SHARES = ("share_within_goal",)
+# The kind of the model's own error (qmodel.scenario.modelerror) each measured quantity is evidence about: a
+# member's response time, and its transaction count or throughput (which CPU follows)
+ERROR_KINDS = {"response_time": "response_time", "transactions": "throughput", "throughput": "throughput"}
+
+
+def row_sigma(quantity: str) -> float:
+    """A measured row's σ (relative; absolute for :data:`SHARES`) where the row states none: the model's
+    run-to-run spread of the row's kind (:data:`ERROR_KINDS`), as cross-validation across the study's
+    environments sized it (:func:`qmodel.scenario.modelerror.model_error`, the band's σ of the same
+    measurement: one figure for one scatter), and :data:`SIGMA` for a quantity whose kind it does not size
+    (a share within the goal, a CPU, a lock wait) or where it has not been sized."""
+    spread = model_error()[0].spread.get(ERROR_KINDS.get(quantity, ""), 0.0)
+    return spread if spread > 0 else SIGMA[quantity]
+
+
 STUDY_INTERVAL = 300.0  # s: every run's RMF interval in the GDPS study (the casebooks' default)
 _DIGITS = 12  # a printed number converted to SI keeps this many significant digits (0.056 s is 56 ms)
 
@@ -79,8 +98,14 @@ class Measurement:
     castout_owner: str = ""
     interval: float = STUDY_INTERVAL
     source: str = ""
-    weight: float = 1.0  # times the quantity's own weight 1/σ² (SIGMA); 0: shown, not fitted
+    weight: float = 1.0  # times the weight 1/σ² (sigma); 0: shown, not fitted
     decimal_mark: str = "."  # the file's: a message about the row writes its numbers with it
+    stated_sigma: float | None = None  # the row's σ where its source states one (the study's tolerance)
+
+    @property
+    def sigma(self) -> float:
+        """The row's σ: :attr:`stated_sigma`, else its quantity's default (:func:`row_sigma`)."""
+        return row_sigma(self.quantity) if self.stated_sigma is None else self.stated_sigma
 
     @property
     def km(self) -> float:
@@ -108,7 +133,7 @@ def weighted_residual(row: Measurement, model: float) -> float:
     """(model − measured) / (σ × measured), or / σ for a share (:data:`SHARES`), times √weight; where the
     model has no answer (thrashing: NaN) 100% off in the direction of no transactions (a response or a
     wait above, a count below)."""
-    sigma = SIGMA[row.quantity]
+    sigma = row.sigma
     if np.isnan(model):
         off = 1.0 if row.quantity in ("response_time", "lock_contention") else -1.0
         return off / sigma * np.sqrt(row.weight)
@@ -334,7 +359,7 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
     one measured number a row, columns ``distance`` (with its unit: ``40km``, or a unit in the header),
     ``member`` (a member's name or "all"), ``quantity`` (one of :data:`QUANTITIES`), ``value`` (with its
     unit where it is a time: ``43ms``, ``97.9%``, ``3388``) and optionally ``weight`` (times the
-    quantity's own, :data:`SIGMA`; 0: shown, not fitted), ``subchannels``, ``metro_mirror`` (on, off),
+    quantity's own, :func:`row_sigma`; 0: shown, not fitted), ``subchannels``, ``metro_mirror`` (on, off),
     ``castout_owner``, ``interval`` (the count's, default 300s), ``configuration`` (those facts as
     ``subchannels=2; metro_mirror=off``). Any row that cannot be read is an InputError naming the file,
     row and column: a fit on the rows that could be read would rest on other rows than given.

@@ -47,7 +47,7 @@ import numpy as np
 def holding(
     response_time: np.ndarray,
     commit_time: np.ndarray,
-    lock_span: float = 1.0,
+    lock_span: float | np.ndarray = 1.0,
     queued: np.ndarray | float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(E[h], E[h²] / (2 E[h])) per member and distance, s: a lock's mean holding time and the mean
@@ -66,10 +66,10 @@ def lock_wait(
     throughput: np.ndarray,
     response_time: np.ndarray,
     commit_time: np.ndarray,
-    lockable_items: float,
-    resolution_round_trips: float,
+    lockable_items: float | np.ndarray,
+    resolution_round_trips: float | np.ndarray,
     round_trip: np.ndarray,
-    lock_span: float = 1.0,
+    lock_span: float | np.ndarray = 1.0,
     queued: np.ndarray | float = 0.0,
 ) -> np.ndarray:
     """Mean lock wait per transaction W_m (s), members × distances (formula in the module docstring).
@@ -79,12 +79,14 @@ def lock_wait(
     sites; ``lock_span`` s, the last share of the execution over which locks are taken (0 to 1; 1:
     Tay's uniform); ``queued`` Q (M, D) s, the part of R spent queueing for a CF subchannel, which
     no lock is counted as held over (the execution is E = R − C − Q: :func:`holding`).
-    An infinite ``lockable_items`` means no contention.
+    An infinite ``lockable_items`` means no contention. ``lockable_items``, ``resolution_round_trips``
+    and ``lock_span`` are numbers, or one per distance (D,).
     """
-    if not np.isfinite(lockable_items):
+    contended = np.isfinite(lockable_items)
+    if not contended.any():
         return np.zeros_like(response_time)
     mean_hold, residual_hold = holding(response_time, commit_time, lock_span, queued)
     held = throughput * lock_requests[:, None] * mean_hold  # (M, D) locks held
     residual = residual_hold[:, None, :] + resolution_round_trips * round_trip  # (holder j, requester m, D)
     per_request = np.einsum("jd,jmd->md", held, residual) / lockable_items
-    return lock_requests[:, None] * per_request
+    return np.where(contended, lock_requests[:, None] * per_request, 0.0)

@@ -35,9 +35,9 @@ from scipy.optimize import least_squares, minimize
 from qmodel.catalogue.registry import model_function, si_inputs
 from qmodel.errors import ConvergenceError, InputError
 from qmodel.scenario import calibrate
-from qmodel.scenario.band import MODEL_FILE
 from qmodel.scenario.cases import with_overrides
 from qmodel.scenario.compose import solve_scenario
+from qmodel.scenario.modelerror import MODEL_FILE
 from qmodel.scenario.predictive import LEVEL, ModelError, ends, quantiles, samples, share_within, sigma_points
 from qmodel.scenario.result import ScenarioResult
 from qmodel.scenario.spec import Scenario, load_scenario

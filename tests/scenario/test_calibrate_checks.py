@@ -125,7 +125,8 @@ def test_the_measurement_wanted_is_a_row_left_over_where_each_members_response_i
     fit = fit_scenario(scenario, rows, FREE)
     assert fit.dof == 0 and len(fit.checks) == len(scenario.members)
     wanted = fit.most_needed()
-    assert wanted.startswith("a second interval's rows") and "response time" not in wanted
+    assert wanted.startswith("the same rows measured over a second interval at 0 km")
+    assert "response time" not in wanted
     less = fit_scenario(scenario, rows[1:], FREE)  # the first member's response time not measured
     assert less.most_needed().startswith(f"{scenario.members[0].name}'s response time")
 

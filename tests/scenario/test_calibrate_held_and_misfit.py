@@ -71,7 +71,9 @@ def test_a_miss_at_a_bound_no_longer_drags_an_unpinned_parameter_along() -> None
     assert [h.parameter.key for h in fit.held] == ["locks.lock_span"]
     assert fit.scenario.lock_span == ENV2.lock_span
     assert fit.label("member.G1P1.other") == "at its bound 0 ms"  # the rows pushed it there: kept
-    assert fit.summary().startswith("2 rows pin 0 of 3 parameters: locks.lock_span held at its prior value")
+    assert fit.summary().startswith(
+        "2 rows fit 2 of 3 parameters, none of them pinned: locks.lock_span held at its prior value"
+    )
     assert "response times at a second distance besides 20 km" in fit.summary()
 
 
@@ -94,14 +96,17 @@ def test_with_no_row_left_over_no_parameter_is_called_pinned(rows: int, seed: in
     assert "pinned" not in labels
     if rows == 3:  # as many rows as parameters: determined, but nothing checks them
         assert all(label.startswith("weakly identified: no row is left over") for label in labels)
-    counted = "1 row pins" if rows == 1 else f"{rows} rows pin"
-    assert fit.summary().startswith(f"{counted} 0 of 3 parameters")
+    counted = "1 row" if rows == 1 else f"{rows} rows"
+    assert fit.summary().startswith(f"{counted} fit 3 parameters, none of them pinned")
 
 
 def test_with_a_row_left_over_a_parameter_the_rows_pin_is_pinned() -> None:
     fit = crafted(4, ["member.*.other", "locks.lock_span"], np.random.default_rng(0))
     assert fit.dof == 1 and [fit.label(p.key) for p in fit.parameters] == ["pinned"] * 3
-    assert fit.summary() == "4 rows pin 3 of 3 parameters: 3 fitted with 1 row left over to check them."
+    assert fit.summary() == (
+        "4 rows fit 3 parameters, each pinned: 1 row left over to check them. The rows agree within their σ "
+        "(χ²/ν 0), so each interval is the one the σ give, never narrower."
+    )
 
 
 def test_each_members_misfit_is_the_rms_of_its_rows_relative_misses() -> None:
@@ -190,7 +195,8 @@ def test_a_held_key_is_not_written_and_the_record_says_why(tmp_path) -> None:
     assert fit_record(scenario).held == ("locks.lock_span",)
     assert "not varied: locks.lock_span" in load_banded(scenario).method
     shown = " ".join(done.output.split())
-    assert "2 rows pin 0 of 3 parameters: locks.lock_span held at its prior value" in shown
+    said = "2 rows fit 2 of 3 parameters, none of them pinned: locks.lock_span held at its prior value"
+    assert said in shown
 
 
 def test_a_held_lock_parameter_is_taken_at_every_node_of_its_studies_range_with_every_fit_point(

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodel.scenario import calibrate
-from qmodel.scenario.band import MODEL_FILE, model_error
+from qmodel.scenario.modelerror import MODEL_FILE, model_error
 from qmodel.validation import crossval
 from qmodel.validation.crossval import (
     CANDIDATES,

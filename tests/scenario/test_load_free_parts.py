@@ -1,0 +1,93 @@
+"""The load-free parts a scenario's solve starts from (qmodel.scenario.compose.fixed_parts) do not read
+the lock parameters, a member's other or think time: scenarios that differ only in those (a band's
+points, a fit's trials) share them, computed once, and get the answers they would get alone."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qmodel.scenario import load_scenario
+from qmodel.scenario.band import _seek_solves, load_free_groups
+from qmodel.scenario.compose import fixed_parts, same_load_free, solve_at
+from qmodel.scenario.fit import load_only
+
+ENV2 = load_scenario("gdps-env2")
+DISTANCES = np.array([0.0, 1.0, 40e3, 100e3])
+
+
+def _varied(items: float, span: float, trips: float, other: float, think: float):
+    members = tuple(replace(m, other=other, think_time=think) for m in ENV2.members)
+    return replace(ENV2, lockable_items=items, lock_span=span, resolution_round_trips=trips, members=members)
+
+
+@given(
+    items=st.floats(1.0, 1e9),
+    span=st.floats(0.0, 1.0),
+    trips=st.floats(0.0, 10.0),
+    other=st.floats(0.0, 1.0),
+    think=st.floats(1e-3, 100.0),
+)
+@settings(max_examples=10, deadline=None)
+def test_the_load_free_parts_do_not_read_the_lock_parameters_or_the_workload(
+    items, span, trips, other, think
+):
+    varied = _varied(items, span, trips, other, think)
+    assert same_load_free(ENV2, varied)
+    alone, shared = asdict(fixed_parts(varied, DISTANCES)), asdict(fixed_parts(ENV2, DISTANCES))
+    for name, value in alone.items():
+        np.testing.assert_array_equal(np.asarray(shared[name]), np.asarray(value), err_msg=name)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"crossing_latency": 1e-4},
+        {"fibre_speed": 1.5e8},
+        {"redispatch": 1e-4},
+        {"castout_owner": "G1P2"},
+        {"members": tuple(replace(m, cpu=m.cpu * 2) for m in ENV2.members)},
+    ],
+    ids=["crossing_latency", "fibre_speed", "redispatch", "castout_owner", "cpu"],
+)
+def test_a_change_the_load_free_parts_read_is_not_shared(change) -> None:
+    assert not same_load_free(ENV2, replace(ENV2, **change))
+
+
+@pytest.mark.parametrize(
+    ("key", "shared"),
+    [
+        ("locks.lockable_items", True),
+        ("locks.lock_span", True),
+        ("locks.resolution_round_trips", True),
+        ("member.G1P1.other", True),
+        ("member.*.think_time", True),
+        ("member.G1P1.cpu", False),
+        ("crossing_latency", False),
+        ("conversion.redispatch", False),
+        ("distribution.shape", False),
+    ],
+)
+def test_a_fit_computes_the_load_free_parts_once_only_for_keys_they_do_not_read(key, shared) -> None:
+    assert load_only(key) is shared
+
+
+def test_band_points_that_differ_only_in_load_only_keys_are_solved_together_as_each_alone() -> None:
+    """The goal seek's band solves the points that share their load-free parts in one fixed point, each
+    point's distances side by side: every point's response times are those of its own solve (a column's
+    iteration reads no other column), thrashing (NaN) included."""
+    near_edge = _varied(900.0, 1.0, 2.0, 0.02, 1.0)  # thrashes within the distances
+    points = (ENV2, _varied(2000.0, 0.5, 1.0, 0.01, 2.0), near_edge, replace(ENV2, crossing_latency=1e-4))
+    groups = load_free_groups(points, DISTANCES)
+    assert [group for group, _ in groups] == [[0, 1, 2], [3]]
+    response, _, fixed = _seek_solves(points, DISTANCES, np.array([]))
+    assert np.isnan(response[2]).any() and not np.isnan(response[0]).any()
+    for point, together, part in zip(points, response, fixed, strict=True):
+        alone = solve_at(point, DISTANCES)
+        np.testing.assert_allclose(together, alone.response_time, rtol=1e-12)
+        np.testing.assert_array_equal(np.isnan(together), np.isnan(alone.response_time))
+        np.testing.assert_array_equal(part, alone.fixed_part)
