@@ -382,13 +382,12 @@ def _show(spec, result, fmt: str, breakdown: bool, fit_note: str = "") -> None:
     notes = [
         f"goal: {result.goal_share:.0%} within {_unit(*goal_time(result.goal_time))}.",
         fit_note,
-        *_assumed(spec),
+        *_rests_on(spec),
     ]
     if len(result.members) > 1:
         notes.append('"all": every member\'s transactions together; CPU busy is per LPAR, so empty there.')
     notes += _band_notes(result)
     notes += _thrashing_notes(spec, result)
-    notes += described(spec)  # today's hardware and protocols, and what was assumed (issue 36)
     _say(" ".join(filter(None, notes)))
     if breakdown:
         from qmodel.scenario.result import BREAKDOWN
@@ -428,6 +427,109 @@ def _show(spec, result, fmt: str, breakdown: bool, fit_note: str = "") -> None:
             )
 
 
+def _row_status(row, counted: bool) -> str:
+    """What a measured row is to the fit where it is not one of its fitted rows: "not fitted" (weight
+    0), "a check" (no free parameter moves it), else ""."""
+    return "not fitted" if row.weight <= 0 else "" if counted else "a check"
+
+
+def _off(row, model: float) -> float:
+    """How far the model is off a measured row, % of the measured value (NaN: no answer, or measured 0)."""
+    return (model - row.value) / row.value * 100 if row.value else float("nan")
+
+
+def _fit_summary(fit, written) -> str:
+    """The fit's summary and where it was written, as its table and its CSV end."""
+    return (
+        f"{fit.summary()} Written: {written} (qmodel scenario takes these values in place of the file's own)."
+    )
+
+
+FIT_CSV_COLUMNS = (
+    "table",
+    "name",
+    "value",
+    "low",
+    "high",
+    "level",
+    "measured",
+    "model",
+    "unit",
+    "off[%]",
+    "weighted_residual",
+    "weight",
+    "says",
+    "source",
+)
+
+
+def _fit_csv(fit, written, intervals, notes: list[str]) -> None:
+    """``calibrate --format csv``: the table format's parts in one table a spreadsheet filters by its
+    first column, as numbers: ``parameter`` rows (the fitted value, its interval's ends at ``level``, how
+    the rows identify it; a held one its prior and why), ``row`` rows (the measured value, the model's,
+    how far off, its weighted residual and weight, "a check" or "not fitted" where so), then
+    each ``note`` and the ``summary`` (with where the fit was written) as text. Each number is in the row's
+    ``unit`` (:func:`qmodel.units.in_unit`: the unit its key or quantity is read in, a share in %): the
+    rows mix quantities, so the unit has a column of its own (as cross-validate's rows)."""
+    from qmodel.scenario.fit import LEVEL, held_label, unit_of
+    from qmodel.scenario.measurements import QUANTITIES
+    from qmodel.scenario.result import number
+    from qmodel.units import in_unit
+
+    def shown(value: float, unit: str) -> tuple[float | None, str]:
+        converted, name = in_unit(value, unit)
+        return number(converted), ("" if name == "1" else name)
+
+    lines: list[dict[str, object]] = []
+    for p in fit.parameters:
+        (value, unit), (low, _), (high, _) = (
+            shown(v, unit_of(p.key)) for v in (fit.values[p.key], *intervals[p.key])
+        )
+        lines.append(
+            {
+                "table": "parameter",
+                "name": p.key,
+                "value": value,
+                "low": low,
+                "high": high,
+                "level": LEVEL,
+                "unit": unit,
+                "says": fit.label(p.key),
+            }
+        )
+    for h in fit.held:
+        value, unit = shown(h.value, unit_of(h.parameter.key))
+        lines.append(
+            {
+                "table": "parameter",
+                "name": h.parameter.key,
+                "value": value,
+                "unit": unit,
+                "says": held_label(h),
+            }
+        )
+    for row, model, residual, counted in zip(fit.rows, fit.model, fit.residuals, fit.counted, strict=True):
+        measured, unit = shown(row.value, QUANTITIES[row.quantity])
+        modelled, _ = shown(model, QUANTITIES[row.quantity])
+        lines.append(
+            {
+                "table": "row",
+                "name": row.label,
+                "measured": measured,
+                "model": modelled,
+                "unit": unit,
+                "off[%]": number(_off(row, model)),
+                "weighted_residual": float(residual),
+                "weight": row.weight,
+                "says": _row_status(row, counted),
+                "source": row.source,
+            }
+        )
+    lines += [{"table": "note", "says": note} for note in notes]
+    lines.append({"table": "summary", "says": _fit_summary(fit, written)})
+    render(list(FIT_CSV_COLUMNS), [[line.get(column) for column in FIT_CSV_COLUMNS] for line in lines], "csv")
+
+
 def _fit_note(path, fitted) -> str:
     """Whether the answer takes a fit file's values, and whether the scenario file changed after the fit
     was made (its values may no longer fit the file: calibrate again)."""
@@ -445,13 +547,20 @@ def _fit_note(path, fitted) -> str:
     return note
 
 
-def _assumed(spec) -> list[str]:
-    """What the answer rests on beyond the file's own numbers: the round trip (:func:`_round_trip`) and
-    the defaults taken for every key the file leaves out (:func:`qmodel.scenario.spec.defaults_taken`,
-    the round trip's two keys said in its own sentence)."""
+def _rests_on(spec) -> list[str]:
+    """What an answer rests on beyond the file's own numbers, the same notes under every answer (a solve
+    at distances, the goal seek): the round trip (:func:`_round_trip`), the defaults taken for every key
+    the file leaves out (:func:`qmodel.scenario.spec.defaults_taken`, the round trip's two keys said in
+    its own sentence), and today's hardware and protocols with what was assumed for them
+    (:func:`qmodel.scenario.protocols.described`: links, duplexing, zHyperLink, the links' reach)."""
+    from qmodel.scenario.protocols import described
     from qmodel.scenario.spec import defaults_taken
 
-    return [_round_trip(spec), defaults_taken(spec, said=("fibre_speed", "crossing_latency"))]
+    return [
+        _round_trip(spec),
+        defaults_taken(spec, said=("fibre_speed", "crossing_latency")),
+        *described(spec),
+    ]
 
 
 def _round_trip(spec) -> str:
@@ -662,22 +771,29 @@ def _sentence(text: str) -> str:
 
 
 def _thrashing_line(result) -> str:
-    """One line for standard error when CSV or JSON carry thrashing distances (exit status 1): which."""
+    """One line for standard error when CSV or JSON carry distances with no response time (exit status 1):
+    which, why, and what gives one back (the table's notes say the same at more length)."""
+    import numpy as np
+
+    from qmodel.scenario.result import OPEN_WAY_OUT, VOLUMES_WAY_OUT
 
     def distances(flags) -> str:
         km = [f"{d / 1e3:g}" for d in result.distances[flags]]
         return f"{', '.join(km)} km" if len(km) <= 5 else f"{len(km)} distances from {km[0]} to {km[-1]} km"
 
     locks, disk = result.lock_thrashing, result.disk_saturated
-    parts = [f"lock contention thrashes at {distances(locks)}"] if locks.any() else []
+    parts = []
+    if locks.any():
+        remedies = tuple(dict.fromkeys(r for d in np.flatnonzero(locks) for r in result.remedies(int(d))))
+        parts.append(f"lock contention thrashes at {distances(locks)} ({_give_one_back(remedies)})")
     if disk.any():
-        parts.append(f"the volumes cannot carry their other work at {distances(disk)}")
+        parts.append(f"the volumes cannot carry their other work at {distances(disk)} ({VOLUMES_WAY_OUT})")
     if result.open_saturated is not None and result.open_saturated.any():
         parts.append(
             f"an open member's arrivals are more than its CPs or subchannels carry at "
-            f"{distances(result.open_saturated)}"
+            f"{distances(result.open_saturated)} ({OPEN_WAY_OUT})"
         )
-    return "failed: no response time exists where " + "; ".join(parts) + " (--format table says what helps)"
+    return "failed: no response time exists where " + "; ".join(parts)
 
 
 def _unit(value: float, unit: str, digits: str = "g") -> str:
@@ -782,6 +898,7 @@ def _show_goal_seek(
     what breaks the goal past it, the probability that it holds at each distance asked, the measurement
     that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
+    from qmodel.scenario.protocols import described
     from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
 
     spec = banded.scenario
@@ -839,7 +956,7 @@ def _show_goal_seek(
             text += f" To narrow the band most: {sought.narrow}."
         if sought.misfit:
             text += f" {sought.misfit}"
-    text += " " + " ".join(filter(None, [fit_note, *_assumed(spec)]))
+    text += " " + " ".join(filter(None, [fit_note, *_rests_on(spec)]))
     # no distance where the goal fails at 0 km, or holds to the end of the search
     payload = {**sought.to_json(), "goal": goal.replace("\N{NO-BREAK SPACE}", " ")}
     band = sought.band_json()
@@ -856,6 +973,7 @@ def _show_goal_seek(
                 "band": band,
                 "measured_at[km]": spec.measured_at / 1e3,
                 "defaults": dict(spec.defaults),
+                **({"hardware": described(spec)} if described(spec) else {}),
                 "answer": text.replace("\N{NO-BREAK SPACE}", " "),
             },
         )
@@ -1063,6 +1181,8 @@ locks.lockable_items, member.*.other, crossing_latency, ...) or --free.
 The fitted values are written to FILE.fit.toml beside FILE (never over
 FILE), whole; every later qmodel scenario FILE takes them in place of
 the file's own. Exit status 0 when written, 2 for input it cannot use.
+--format csv: one table, its first column parameter, row, note or
+summary; numbers in the row's unit column (a share in %).
 \b
 Example:
   $ qmodel scenario calibrate my-sysplex.toml measured.csv
@@ -1180,16 +1300,15 @@ def _show_fit(fit, written, fmt: str) -> None:
     ] + [[h.parameter.key, shown_value(h.parameter.key, h.value), "", held_label(h)] for h in fit.held]
     rows = []
     for row, model, residual, counted in zip(fit.rows, fit.model, fit.residuals, fit.counted, strict=True):
-        off = (model - row.value) / row.value * 100 if row.value else float("nan")
-        mark = " (not fitted)" if row.weight <= 0 else "" if counted else " (a check)"
+        status = _row_status(row, counted)
         shown = "no answer" if model != model else shown_value_of(row.quantity, model)
         rows.append(
             [
                 row.label,
                 shown_value_of(row.quantity, row.value),
                 shown,
-                f"{off:+.1f}",
-                f"{residual:+.2f}{mark}",
+                f"{_off(row, model):+.1f}",
+                f"{residual:+.2f}" + (f" ({status})" if status else ""),
             ]
         )
     notes = fit.notes()
@@ -1230,6 +1349,9 @@ def _show_fit(fit, written, fmt: str) -> None:
             },
         )
         return
+    if fmt == "csv":
+        _fit_csv(fit, written, intervals, notes)
+        return
     render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
     if fmt == "table":
         render(
@@ -1240,7 +1362,4 @@ def _show_fit(fit, written, fmt: str) -> None:
         )
         for note in notes:
             _say(note)
-        _say(
-            f"{fit.summary()} Written: {written} (qmodel scenario takes these values in place of the"
-            " file's own)."
-        )
+        _say(_fit_summary(fit, written))

@@ -241,10 +241,15 @@ def _count(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def unit_of(key: str) -> str:
+    """The unit a free key's value is read in (its schema row's: ``ms`` for ``member.G1P1.other``)."""
+    return key_of(*_schema_key(key)).unit
+
+
 def shown_value(key: str, value: float) -> str:
     """A free key's value (SI) as the tables show it (:func:`qmodel.units.readable`; :func:`file_value`
     writes it)."""
-    return readable(value, key_of(*_schema_key(key)).unit)
+    return readable(value, unit_of(key))
 
 
 def shown_value_of(quantity: str, value: float) -> str:

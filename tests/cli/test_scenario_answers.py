@@ -235,7 +235,7 @@ def test_csv_and_json_with_thrashing_say_on_stderr_which_distances_fail(fmt: str
     assert result.exit_code == 1
     assert (
         result.stderr == "failed: no response time exists where lock contention thrashes at 250, 300 km"
-        " (--format table says what helps)\n"
+        " (fewer terminals or a shorter distance give one back)\n"
     )
 
 
@@ -479,3 +479,22 @@ def test_a_goal_of_seconds_is_echoed_in_seconds(tmp_path) -> None:
     path.write_text(text.replace('response_time = "125ms"', 'response_time = "3600s"'), encoding="utf-8")
     output = " ".join(run([str(path), "--distance", "0km", "--no-breakdown"]).output.split())
     assert "goal: 90% within 3600 s." in output and "e+06" not in output
+
+
+def test_the_goal_seek_and_a_solve_say_the_same_hardware_and_defaults_under_their_answer() -> None:
+    """today-env3 (typed links, duplexing, asynchronous XI, zHyperWrite): every note of what the answer
+    rests on that a solve prints, --max-distance prints too, and its JSON carries the hardware."""
+    from qmodel.scenario.protocols import described
+    from qmodel.scenario.spec import defaults_taken
+
+    spec = load_scenario("today-env3")
+    solved = " ".join(run(["today-env3", "--distance", "20km", "--no-breakdown"]).output.split())
+    sought = " ".join(run(["today-env3", "--max-distance"]).output.split())
+    notes = [*described(spec), defaults_taken(spec, said=("fibre_speed", "crossing_latency"))]
+    assert len(notes) > 3
+    for note in notes:
+        words = " ".join(note.replace("\N{NO-BREAK SPACE}", " ").split())
+        assert words in solved.replace("\N{NO-BREAK SPACE}", " ")
+        assert words in sought.replace("\N{NO-BREAK SPACE}", " ")
+    payload = json.loads(run(["today-env3", "--max-distance", "--format", "json"]).output)
+    assert payload["hardware"] == described(spec)

@@ -117,3 +117,47 @@ def test_a_measurements_table_is_read_in_its_units_and_run_facts(tmp_path: Path)
     first, second = read_measurements(str(table), "mine")
     assert (first.distance, first.value, first.subchannels, first.weight) == (40e3, 3322, 2, 1.0)
     assert second.value == pytest.approx(0.966) and second.metro_mirror == "off" and second.weight == 0.5
+
+
+def test_the_csv_carries_the_tables_parts_as_numbers_that_agree_with_the_json(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """CSV: each parameter, every row, the notes and the summary, one table filtered by its first column;
+    numbers in the row's unit column (a time in its key's or quantity's unit, a share in %), the same
+    values the JSON gives in SI; a measurements file whose name a spreadsheet would evaluate stays text."""
+    import csv
+    import io
+
+    from qmodel.units import UNITS
+
+    truth = replace(ENV2, lockable_items=3000.0)
+    scenario = scenario_file(tmp_path)
+    table = csv_file(tmp_path, measured(truth, (0, 40)))
+    table.rename(tmp_path / "=1+1.csv")
+    monkeypatch.chdir(tmp_path)
+    runs = {
+        fmt: CliRunner().invoke(cli, ["scenario", "calibrate", scenario.name, "=1+1.csv", "--format", fmt])
+        for fmt in ("json", "csv")
+    }
+    assert all(run.exit_code == 0 for run in runs.values()), runs["csv"].output
+    payload = json.loads(runs["json"].output)
+    lines = list(csv.DictReader(io.StringIO(runs["csv"].output)))
+    parts = [line["table"] for line in lines]
+    assert parts == ["parameter"] * 3 + ["row"] * 4 + ["note"] * parts.count("note") + ["summary"]
+
+    def si(cell: str, unit: str) -> float:
+        return float(cell) * UNITS["%" if unit == "%" else unit or "1"].to_si
+
+    for line, parameter in zip(lines, payload["parameters"], strict=False):
+        assert line["name"] == parameter["key"] and float(line["level"]) == parameter["level"]
+        for column in ("value", "low", "high"):
+            assert si(line[column], line["unit"]) == pytest.approx(parameter[column], rel=1e-9)
+    rows = [line for line in lines if line["table"] == "row"]
+    for line, row in zip(rows, payload["rows"], strict=True):
+        assert line["name"] == row["row"] and line["unit"] == "ms"
+        assert si(line["measured"], "ms") == pytest.approx(row["measured"], rel=1e-9)
+        assert si(line["model"], "ms") == pytest.approx(row["model"], rel=1e-9)
+        assert float(line["weighted_residual"]) == pytest.approx(row["weighted_residual"], rel=1e-9)
+        assert line["source"].startswith("'=1+1.csv: row ")  # text, never a formula
+    assert [line["says"] for line in lines if line["table"] == "note"] == payload["notes"]
+    assert lines[-1]["says"].startswith(payload["summary"] + " Written: ")
