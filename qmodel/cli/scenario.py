@@ -815,12 +815,15 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _holds_words(seek, limit: tuple[float, str], banded_words: str) -> str:
+def _holds_words(seek, limit: tuple[float, str], banded_words: str, measured_at: float) -> str:
     """What a seek whose goal holds throughout says: to the end of the search (``banded_words``, its
     band, after it), and what ended it: the links' reach ``limit`` (m, and what sets it:
     :func:`qmodel.scenario.protocols.reach_limit`, the refusal's words) or --up-to; a larger --up-to is
-    offered only where --up-to ended the search."""
+    offered only where --up-to ended the search, and where that end is short of today's distance
+    ``measured_at`` (m; "--up-to 300m" for 300km), the sentence says so."""
     km = _unit(seek.searched / 1e3, "km")
+    if seek.searched < measured_at:
+        km += f", short of today's {_unit(measured_at / 1e3, 'km')}"
     if seek.searched >= limit[0]:
         return (
             f"holds at every distance up to the links' reach, {km}{banded_words}: the search stops there,"
@@ -987,7 +990,7 @@ def _show_goal_seek(
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]})."
         )
     elif answer.holds_throughout:
-        text = f"The goal ({goal}) {_holds_words(answer, limit, banded_words)}."
+        text = f"The goal ({goal}) {_holds_words(answer, limit, banded_words, spec.measured_at)}."
     elif no_answer:
         text = (
             f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it no response"

@@ -211,3 +211,11 @@ def test_the_breaking_component_is_the_part_that_grew_most_from_0_km(plex) -> No
     growth = {name: result.breakdown[name][m, 1] - result.breakdown[name][m, 0] for name in BREAKDOWN}
     assert answer.component == max(growth, key=lambda name: growth[name])
     assert failing_today(scenario)[0] == answer.member
+
+
+def test_an_up_to_short_of_todays_distance_is_answered_and_said_to_be_short_of_it(plex) -> None:
+    # --up-to 300m (for 300km?) is a distance a planner may ask for; the answer says it ends before today's
+    payload = seek([plex("80ms"), "--up-to", "300m"])
+    assert payload["goal_holds_beyond_search"] is True and payload["searched_to[km]"] == 0.3
+    assert "up to 0.3 km, short of today's 15 km" in payload["answer"]
+    assert "short of today's" not in seek([plex("80ms"), "--up-to", "16km"])["answer"]
