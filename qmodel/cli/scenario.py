@@ -1224,6 +1224,7 @@ def scenario_calibrate(
         write_fit,
     )
     from qmodel.scenario.measurements import read_measurements, refuse_unreachable
+    from qmodel.scenario.overrides import with_values
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
     path = resolve_scenario(scenario_file)
@@ -1247,8 +1248,13 @@ def scenario_calibrate(
     model = np.full(len(rows), np.nan)
     model[judged] = model_values(inferred, [rows[i] for i in judged])
     reached = {name for name in names if f"member.{name}.other" in keys}  # other adds to its response
+    floor = None  # the least a free other reaches: its member's response with other at 0
+    if reached:
+        floor = np.full(len(rows), np.nan)
+        at_zero = with_values(inferred, {f"member.{name}.other": 0.0 for name in reached})
+        floor[judged] = model_values(at_zero, [rows[i] for i in judged])
     reached |= {"all"} if reached else set()
-    refuse_unreachable(rows, model, reached, scenario.goal_time)  # a slip of unit, before the fit tries it
+    refuse_unreachable(rows, model, reached, scenario.goal_time, floor)  # a slip, before the fit tries it
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)

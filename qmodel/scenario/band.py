@@ -596,7 +596,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         if name == "throughput":  # an open member's throughput is its arrival rate: given, no error
             sd = np.where(given["open"], 0.0, sd)
         low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
-        return low, high
+        return np.maximum(low, 0.0), np.maximum(high, 0.0)  # a count or a CPU busy is never below 0
 
     member_ends = {
         "response_time[ms]": (short_end * 1e3, long_end * 1e3),
