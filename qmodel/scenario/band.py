@@ -701,7 +701,16 @@ def describe(banded: Banded, level: float) -> str:
     points = (
         f"{len(banded.points)} parameter points ({banded.method})" if banded.points else "no parameter points"
     )
-    return f"{level_text(level)} band: {points}, sampled jointly with {model}"
+    shape = dict(banded.scenario.defaults).get("distribution.shape")
+    unvaried = (
+        f"; not varied: distribution.shape {shape}, the default (the spread of each member's response "
+        "times about their mean, which sets its share within the goal time: a member's share within the "
+        "goal measured, RMF workload activity's response time distribution, with member.NAME.shape free "
+        "would fit it)"
+        if shape is not None
+        else ""
+    )
+    return f"{level_text(level)} band: {points}, sampled jointly with {model}{unvaried}"
 
 
 def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.ndarray) -> str:
