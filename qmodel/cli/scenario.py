@@ -434,8 +434,15 @@ def _row_status(row, counted: bool) -> str:
 
 
 def _off(row, model: float) -> float:
-    """How far the model is off a measured row, % of the measured value (NaN: no answer, or measured 0)."""
-    return (model - row.value) / row.value * 100 if row.value else float("nan")
+    """How far the model is off a measured row, % of the measured value (NaN: no answer, or measured 0);
+    0 below the solve's precision (:func:`qmodel.scenario.result.resolved`: a measured lock wait the
+    inference meets to 1e-10 is not 5.5e-09% off)."""
+    import numpy as np
+
+    from qmodel.scenario.result import resolved
+
+    off = (model - row.value) / row.value * 100 if row.value else float("nan")
+    return float(resolved(np.asarray(off), 100.0))
 
 
 def _fit_summary(fit, written) -> str:
@@ -1289,6 +1296,7 @@ def scenario_calibrate(
         write_fit,
     )
     from qmodel.scenario.measurements import read_measurements, refuse_unreachable
+    from qmodel.scenario.overrides import with_values
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
     path = resolve_scenario(scenario_file)
@@ -1312,8 +1320,13 @@ def scenario_calibrate(
     model = np.full(len(rows), np.nan)
     model[judged] = model_values(inferred, [rows[i] for i in judged])
     reached = {name for name in names if f"member.{name}.other" in keys}  # other adds to its response
+    floor = None  # the least a free other reaches: its member's response with other at 0
+    if reached:
+        floor = np.full(len(rows), np.nan)
+        at_zero = with_values(inferred, {f"member.{name}.other": 0.0 for name in reached})
+        floor[judged] = model_values(at_zero, [rows[i] for i in judged])
     reached |= {"all"} if reached else set()
-    refuse_unreachable(rows, model, reached, scenario.goal_time)  # a slip of unit, before the fit tries it
+    refuse_unreachable(rows, model, reached, scenario.goal_time, floor)  # a slip, before the fit tries it
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)

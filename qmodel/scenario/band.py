@@ -596,7 +596,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         if name == "throughput":  # an open member's throughput is its arrival rate: given, no error
             sd = np.where(given["open"], 0.0, sd)
         low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
-        return low, high
+        return np.maximum(low, 0.0), np.maximum(high, 0.0)  # a count or a CPU busy is never below 0
 
     member_ends = {
         "response_time[ms]": (short_end * 1e3, long_end * 1e3),
@@ -701,7 +701,16 @@ def describe(banded: Banded, level: float) -> str:
     points = (
         f"{len(banded.points)} parameter points ({banded.method})" if banded.points else "no parameter points"
     )
-    return f"{level_text(level)} band: {points}, sampled jointly with {model}"
+    shape = dict(banded.scenario.defaults).get("distribution.shape")
+    unvaried = (
+        f"; not varied: distribution.shape {shape}, the default (the spread of each member's response "
+        "times about their mean, which sets its share within the goal time: a member's share within the "
+        "goal measured, RMF workload activity's response time distribution, with member.NAME.shape free "
+        "would fit it)"
+        if shape is not None
+        else ""
+    )
+    return f"{level_text(level)} band: {points}, sampled jointly with {model}{unvaried}"
 
 
 def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.ndarray) -> str:

@@ -14,9 +14,11 @@ minimised over all rows by scipy's trust-region reflective least_squares within 
 bounds; a positive scale parameter (a count of lockable items, a gamma shape) on a log scale. The
 covariance of the fitted scale is D (JᵀJ)⁻¹ D, J the Jacobian of the weighted residuals at the optimum
 and D the diagonal of each parameter's scale factor max(1, S_j) (below); the interval of each parameter
-on its fitted scale ± max(z, t(0.975, n − p) × S_j) standard errors of the σ taken as known
-(:meth:`Fit.intervals`: the larger of what the declared σ give and what the rows' own scatter gives,
-continuous where the two meet), n the rows the parameters move (below).
+on its fitted scale ± z × max(1, S_j) standard errors of the σ taken as known (:meth:`Fit.intervals`:
+the normal's z, as the σ are declared, not estimated from the rows; the PDG's scale factor widens it
+where the rows scatter more than their σ, and never narrows it), n the rows the parameters move (below).
+No Student t: with the σ known, t(n − p) would widen an interval up to 6.5 times (one row left over)
+exactly where the rows agree with their σ (trial 6, W4).
 
 The scale factors (the rule, written before its effect on any file was seen; issue 32, trial 5's N5 and
 N6). A row's σ is a declared, known scatter, so no interval is narrower than the σ imply: S_j is never
@@ -496,23 +498,12 @@ class Fit:
         return np.sqrt((self.null_space() ** 2).sum(axis=0))
 
     def intervals(self, level: float = LEVEL) -> dict[str, tuple[float, float]]:
-        """Each parameter's ``level`` interval (SI) on its fitted scale, clipped to its bounds: ± max(z,
-        t(n − p) × S_j) standard errors of the rows' σ taken as known, S_j the scatter of the rows that
-        inform it (:func:`scale_factors`, not floored): the larger of what the declared σ give and what
-        the rows' own scatter gives (t for a scatter estimated from n − p rows; the two meet where
-        t × S_j = z, so the interval moves continuously with the rows); with n − p < 1, ± z. A parameter
-        no row constrains (:meth:`null_loading` above 0.1) its whole bounds."""
-        tail = (1 + level) / 2
-        errors = self.standard_errors()
-        z = NormalDist().inv_cdf(tail)
-        if self.dof >= 1:
-            from scipy.stats import t  # scipy only where rows are left over, not at start-up
-
-            scatter = self.scale_factors(floor=False)
-            known = errors / np.maximum(1.0, scatter)  # the covariance carries max(1, S_j)
-            halves = np.maximum(z, float(t.ppf(tail, self.dof)) * scatter) * known
-        else:  # the rows' σ taken as known (a measured lock wait alone: every `qmodel scenario` of it)
-            halves = z * errors
+        """Each parameter's ``level`` interval (SI) on its fitted scale, clipped to its bounds: ± z ×
+        max(1, S_j) standard errors of the rows' σ taken as known (the covariance carries the scale factor
+        max(1, S_j), :func:`scale_factors`; the module docstring). A parameter no row constrains
+        (:meth:`null_loading` above 0.1) its whole bounds."""
+        z = NormalDist().inv_cdf((1 + level) / 2)
+        halves = z * self.standard_errors()
         unconstrained = self.null_loading() > _NULL
         ends = {}
         for p, x, half, free in zip(self.parameters, self.x, halves, unconstrained, strict=True):
@@ -706,11 +697,10 @@ class Fit:
         """(n,) bool: each row fitted (weight above 0)."""
         return np.array([row.weight > 0 for row in self.rows], dtype=bool)
 
-    def scale_factors(self, floor: bool = True) -> np.ndarray:
-        """(p,) each parameter's scale factor S_j (:func:`scale_factors`), as its covariance carries it
-        (``floor``: at least 1), or the scatter of the rows that inform it (not floored)."""
+    def scale_factors(self) -> np.ndarray:
+        """(p,) each parameter's scale factor S_j (:func:`scale_factors`), as its covariance carries it."""
         counted = self.counted[self.fitted_mask]
-        return scale_factors(self.jacobian[counted], self.residuals[self.fitted_mask][counted], floor)
+        return scale_factors(self.jacobian[counted], self.residuals[self.fitted_mask][counted])
 
     def scatter_words(self) -> str:
         """One sentence on the rows' scatter against their σ (the module docstring's rule), "" where no row
@@ -989,12 +979,12 @@ def fit_scenario(
 _NOTHING_LEFT = 1e-9  # Σ u (1 − h) at or below this: no row is left over to check the parameter
 
 
-def scale_factors(jacobian: np.ndarray, residuals: np.ndarray, floor: bool = True) -> np.ndarray:
+def scale_factors(jacobian: np.ndarray, residuals: np.ndarray) -> np.ndarray:
     """(p,) each parameter's scale factor S_j ≥ 1 from the counted rows' Jacobian (n, p) and weighted
     residuals (n,): S_j² = max(1, Σ_i u_ji r_i² / Σ_i u_ji (1 − h_i)), u_ji row i's share of the variance of
     parameter j's estimate and h_i its leverage (the module docstring: the PDG's scale factor, each row
     counted by its share); 1 where no row is left over to check the parameter (n ≤ p, or the rows that
-    inform it leave nothing over) or no row moves it. ``floor`` False: √(the ratio) not floored at 1."""
+    inform it leave nothing over) or no row moves it."""
     jacobian = np.asarray(jacobian, float)
     residuals = np.asarray(residuals, float)
     p = jacobian.shape[1] if jacobian.ndim == 2 else 0
@@ -1007,7 +997,7 @@ def scale_factors(jacobian: np.ndarray, residuals: np.ndarray, floor: bool = Tru
     share = np.divide(share, total, out=np.zeros_like(share), where=total > 0)
     left = share @ (1 - leverage)
     squared = np.divide(share @ residuals**2, left, out=np.ones(p), where=left > _NOTHING_LEFT)
-    return np.sqrt(np.maximum(1.0, squared) if floor else squared)
+    return np.sqrt(np.maximum(1.0, squared))
 
 
 def calibrate_fit(
@@ -1185,7 +1175,7 @@ def method_words() -> str:
         f"or throughput {sigma['throughput']:.3g}: the model's run-to-run spread; share 1 point, lock wait "
         f"{sigma['lock_contention']:.0%}) times the row's weight; each parameter pulled toward its start by "
         "1e-3 of a weighted residual per its whole range (a parameter no row moves stays where the file has "
-        "it); intervals ± max(z, t(n − p) S_j) standard errors from D(JᵀJ)⁻¹D, D each parameter's scale "
+        "it); intervals ± z standard errors from D(JᵀJ)⁻¹D, D each parameter's scale "
         "factor max(1, S_j), S_j the scatter of the rows that inform it (the PDG's, each row by its share), "
         "on the fitted scale (log for a count of lockable items or a shape)"
     )

@@ -184,6 +184,11 @@ UNREACHABLE = 100.0
 # goal time the file plans for most of them to meet (its goal share); a 71,4s row for a goal of 250 ms
 # is 286 times it, the 310 ms of a light member under that goal 1.24 times.
 RESPONSE_CEILING = 10.0
+# A response row below the model is reached only down to what its member answers with its free other at
+# 0 (the floor: the rest of the model); a row below this share of the floor is refused (trial 6, W1: 278
+# us typed for 27.8 ms, 67 times below the model, dragged the other members' fits 35% off). A half leaves
+# the model's own error (σ 6.8% a run) and what the other free keys move far inside it.
+BELOW_FLOOR = 0.5
 _TIME_SLIPS = (1e-3, 1e3, 1e-6, 1e6)  # the factors a slip of a time's unit makes (ms/s, us/s)
 _RATE_SLIPS = (1 / 60, 60.0)  # and of a rate's or a count's (per minute, per second)
 
@@ -193,6 +198,7 @@ def refuse_unreachable(
     model: np.ndarray,
     reached_above: Collection[str] = (),
     goal_time: float = np.inf,
+    floor: np.ndarray | None = None,
 ) -> None:
     """Refuse the first fitted row (weight above 0) that no fit should bridge, before the fit: an
     InputError naming the row, the value, what is allowed and the value as the nearest slip of unit would
@@ -201,12 +207,15 @@ def refuse_unreachable(
     - a response time above :data:`RESPONSE_CEILING` × ``goal_time`` (s, the file's goal) is refused;
     - a response time of a member in ``reached_above`` (those whose other is free; "all" where any
       member's is) above its ``model`` value is not judged further: the free other reaches it;
+    - such a response time below :data:`BELOW_FLOOR` × its ``floor`` (SI: the model with the free others
+      at 0, where given) is refused: no value of other reaches it;
     - any other row more than :data:`UNREACHABLE` times ``model`` (its value at the file's own values,
       SI), or less than 1/that, is refused (a row below the model by 100x stays refused: other cannot
       go below 0).
 
     A share (absolute, at most 1) and a row without a model answer (NaN, 0) are not judged."""
-    for row, value in zip(rows, model, strict=True):
+    floors = np.full(len(rows), np.nan) if floor is None else floor
+    for row, value, least in zip(rows, model, floors, strict=True):
         if row.weight == 0 or row.quantity in SHARES or not (np.isfinite(value) and value > 0):
             continue
         ratio = row.value / value
@@ -219,9 +228,16 @@ def refuse_unreachable(
                 f"{_written(row, RESPONSE_CEILING * goal_time)}",
                 f"{row.value / goal_time:.0f}x the goal time: a mean that leaves under 10% within the goal",
             )
-        if (
-            response and row.member in reached_above and ratio > 1
-        ) or 1 / UNREACHABLE <= ratio <= UNREACHABLE:
+        freed = response and row.member in reached_above
+        if freed and row.value < BELOW_FLOOR * least:
+            _refuse_slip(
+                row,
+                least,
+                f"at least {BELOW_FLOOR:.0%} of {_written(row, least)}, what the model gives with "
+                f"{'its' if row.member != 'all' else 'every free'} other at 0",
+                f"{least / row.value:.0f}x less than the rest of the model: no value of other reaches it",
+            )
+        if (freed and ratio > 1) or 1 / UNREACHABLE <= ratio <= UNREACHABLE:
             continue
         _refuse_slip(
             row,

@@ -302,8 +302,6 @@ class Protocols:
                 "CF-to-CF signal service 0 us at 0 km (not given: a lower bound of the duplexing "
                 "cost; RMF 74-4 gives it)"
             )
-        if self.read_hit is not None and not self.zhyperlink_miss:
-            said.append("a zHyperLink read that misses the cache spins 0 us before zHPF (not given)")
         return tuple(said)
 
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from qmodel.cli import cli
 from qmodel.frames import end_key
 from qmodel.output import format_number
-from qmodel.scenario.band import GRID, RANGE_NODES, load_banded, max_distance_banded, solve_banded
+from qmodel.scenario.band import GRID, RANGE_NODES, describe, load_banded, max_distance_banded, solve_banded
 from qmodel.scenario.compose import evaluate_si
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.predictive import (
@@ -590,3 +590,17 @@ def test_a_hot_set_the_file_states_outside_the_studies_range_is_inside_its_own_b
     assert banded.all_weights()[0] == pytest.approx(1 / (len(banded.points) + 1))  # the file's own value
     sought = max_distance_banded(banded)
     assert sought.low <= sought.answer.distance <= sought.high
+
+
+def test_the_band_says_a_default_shape_is_not_varied_and_what_would_fit_it(tmp_path) -> None:
+    """Trial 6, M1: a percentile answer rests on the gamma shape; where the file leaves it to the default
+    (1), the band's words say it is not varied and which measurement fits it. The study's files give
+    each member's shape: nothing to say there."""
+    text = ENV2.read_text(encoding="utf-8")
+    assert "not varied: distribution.shape" not in describe(load_banded(ENV2), 0.8)
+    bare = re.sub(r"(?m)^shape = .*\n", "", text)
+    mine = tmp_path / "mine.toml"
+    mine.write_text(bare, encoding="utf-8")
+    said = describe(load_banded(mine), 0.8)
+    assert "not varied: distribution.shape 1, the default" in said
+    assert "member.NAME.shape free would fit it" in said

@@ -184,6 +184,38 @@ def test_a_row_the_fit_cannot_meet_widens_that_members_band_and_the_answer_says_
     assert f"The calibration missed its rows: {off}" in " ".join(answer.output.split())
 
 
+def test_a_response_below_half_of_what_other_at_0_gives_is_refused_before_the_fit(tmp_path) -> None:
+    """Trial 6, W1: a row no value of other reaches (278 us typed for 27.8 ms) is refused in one line
+    naming the row and the model's floor, and no fit is written: fitted, it dragged the other members'
+    others 35% off."""
+    floor = model_values(
+        replace(ENV2, members=tuple(replace(m, other=0.0) for m in ENV2.members)), measured(ENV2, (0,))
+    )
+    table = (
+        "distance,member,quantity,value\n"
+        f"0km,G1P1,response_time,{floor[0] * 0.45 * 1e3:.6g}ms\n"
+        f"0km,G1P2,response_time,{floor[1] * 1.2 * 1e3:.6g}ms\n"
+    )
+    done, scenario = calibrate(tmp_path, table, "member.*.other")
+    assert done.exit_code == 2
+    said = " ".join(done.output.split())
+    assert "G1P1 response_time 0 km" in said and "no value of other reaches it" in said
+    assert "what the model gives with its other at 0" in said
+    assert not scenario.with_name("mine.fit.toml").exists()
+
+
+def test_a_count_or_cpu_band_never_goes_below_0_however_far_a_calibration_missed(tmp_path) -> None:
+    """Trial 6, W2: a throughput row 99 times off left a misfit σ of 9,890%; the band of G1P1's CPU then
+    ran from −2,983% to +2,972% of its LPAR. A count or a CPU busy cannot be below 0."""
+    error = model_error()[0]
+    missed = Misfit("G1P1", "throughput", 98.9, 1, "G1P1 throughput 0 km", 41960.0, 419.6)
+    result = solve_banded(Banded(ENV2, error=error, misfits=(missed,)), np.array([0.0, 40e3]))
+    for name in ("throughput[1/s]", "cpu_busy_of_lpar[%]", "cpu_of_one_cp[%]"):
+        low, high = result.band.ends[name]
+        assert (np.nan_to_num(low) >= 0).all() and (np.nan_to_num(high) >= 0).all(), name
+        assert high[0, 0] > 10 * low[0, 0] >= 0  # still as wide as the miss says, above 0
+
+
 def test_a_held_key_is_not_written_and_the_record_says_why(tmp_path) -> None:
     table = "distance,member,quantity,value\n0km,G1P1,response_time,31ms\n0km,G1P2,response_time,37ms\n"
     done, scenario = calibrate(tmp_path, table, "member.*.other,locks.lock_span")

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from qmodel.cli import cli
+from qmodel.cli.scenario import _off
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import Fit, fit_scenario, free_parameters, model_values, shown_value, shown_value_of
 from qmodel.scenario.measurements import Measurement
@@ -172,3 +173,10 @@ def test_the_key_table_sends_a_planner_to_the_command_not_the_study_module() -> 
     cited = [key for key in SCENARIO_KEYS if "calibrate" in key.source]
     assert cited and all("python -m" not in key.source for key in cited)
     assert all("qmodel scenario calibrate" in key.source for key in cited if key.name in ("band", "shape"))
+
+
+def test_a_row_the_model_meets_below_the_solves_precision_is_0_percent_off() -> None:
+    """Trial 6, D14: a measured lock wait the inference meets to 1e-10 showed -5.49e-09% off."""
+    row = Measurement("mine", "all", 10e3, "lock_contention", 4.6e-3)
+    assert _off(row, 4.6e-3 * (1 - 5.5e-11)) == 0.0
+    assert _off(row, 4.6e-3 * 1.03) == pytest.approx(3.0)

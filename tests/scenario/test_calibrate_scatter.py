@@ -69,6 +69,25 @@ def test_an_interval_is_never_narrower_than_the_declared_sigma_give(
     assert (np.sqrt(np.diag(fit.covariance)) >= known / Z * (1 - 1e-9)).all()
 
 
+@pytest.mark.parametrize("rows", [3, 4, 12])
+def test_rows_that_agree_within_their_sigma_give_the_interval_the_sigma_give_whatever_is_left_over(
+    rows: int,
+) -> None:
+    """The σ are declared, not estimated from the rows: where the rows agree within them (S ≤ 1) the
+    interval is ± z standard errors of the σ, with one row left over as with ten (trial 6, W4: a Student
+    t of one degree of freedom made it 6.5 times that)."""
+    rng = np.random.default_rng(rows)
+    jacobian = rng.normal(size=(rows, 2)) * 1e3
+    noise = rng.normal(size=rows) * 0.4
+    residuals = noise - jacobian @ np.linalg.lstsq(jacobian, noise, rcond=None)[0]  # as at an optimum
+    fit = crafted(jacobian, residuals)
+    assert (fit.scale_factors() == 1.0).all()
+    known = Z * np.sqrt(np.diag(np.linalg.pinv(jacobian.T @ jacobian)))
+    for p, x, half in zip(fit.parameters, fit.x, known, strict=True):
+        low, high = fit.intervals()[p.key]
+        assert (high - x, x - low) == pytest.approx((half, half), rel=1e-9)
+
+
 def test_the_interval_moves_continuously_where_the_rows_scatter_reaches_their_sigma() -> None:
     rng = np.random.default_rng(5)
     jacobian = rng.normal(size=(6, 1)) * 10

@@ -293,6 +293,19 @@ def test_zhyperlink_reads_spin_the_cp_for_their_time_and_the_cpu_shows_it() -> N
     )
 
 
+def test_the_zhyperlink_miss_default_is_said_once_and_only_when_left_out() -> None:
+    """A zHyperLink read's miss time left out is said with the answer among the defaults taken (0us), not
+    again as an assumption; given, even as 0us, it is not a default and not said."""
+    left_out = _env3(disk__zhyperlink_read="20us", disk__read_hit="90%")
+    left_out["member"][0]["zhyperlink"] = "reads"
+    scenario = scenario_from_dict(left_out, "env3")
+    assert dict(scenario.defaults)["disk.zhyperlink_miss"] == "0us"
+    assert not any("zHyperLink" in said for said in scenario.protocols.assumed)
+    given = copy.deepcopy(left_out)
+    given["disk"]["zhyperlink_miss"] = "0us"
+    assert "disk.zhyperlink_miss" not in dict(scenario_from_dict(given, "env3").defaults)
+
+
 def test_zhyperlink_past_150_m_is_refused_naming_the_member() -> None:
     raw = _env3(disk__zhyperlink_read="20us", disk__read_hit="90%")
     raw["member"][1]["zhyperlink"] = "reads"  # G1P2 at site 2 reading the primary disk at site 1
