@@ -822,9 +822,73 @@ def _shown(value: float | None) -> float | None:
     return None if value is None or value != value else round(value, 2) + 0.0
 
 
-def _holds_words(seek) -> str:
-    """What a seek whose goal holds throughout says, the one wording for every place that says it."""
-    return f"holds at every distance searched, up to {_unit(seek.searched / 1e3, 'km')}"
+def _holds_words(seek, limit: tuple[float, str], banded_words: str, measured_at: float) -> str:
+    """What a seek whose goal holds throughout says: to the end of the search (``banded_words``, its
+    band, after it), and what ended it: the links' reach ``limit`` (m, and what sets it:
+    :func:`qmodel.scenario.protocols.reach_limit`, the refusal's words) or --up-to; a larger --up-to is
+    offered only where --up-to ended the search, and where that end is short of today's distance
+    ``measured_at`` (m; "--up-to 300m" for 300km), the sentence says so."""
+    km = _unit(seek.searched / 1e3, "km")
+    if seek.searched < measured_at:
+        km += f", short of today's {_unit(measured_at / 1e3, 'km')}"
+    if seek.searched >= limit[0]:
+        return (
+            f"holds at every distance up to the links' reach, {km}{banded_words}: the search stops there,"
+            f" as every command refuses a distance beyond it ({limit[1]})"
+        )
+    further = (
+        f", at most to the links' reach, {_unit(limit[0] / 1e3, 'km')}" if math.isfinite(limit[0]) else ""
+    )
+    return (
+        f"holds at every distance searched, up to {km}{banded_words}: the largest distance is beyond it"
+        f" (a larger --up-to searches further{further})"
+    )
+
+
+def _chances_words(sought, limit: tuple[float, str]) -> str:
+    """The probability that the goal holds at each distance asked; those past the search's end have
+    none, and the sentence says why: the links' reach ``limit`` (m, and what sets it), or --up-to."""
+    asked, probability, searched = sought.asked, sought.probability, sought.answer.searched
+    shown = [
+        f"{_unit(d / 1e3, 'km')} {_percent(p)}"
+        for d, p in zip(asked, probability, strict=True)
+        if d <= searched
+    ]
+    said = f" Probability that every member meets the goal: {', '.join(shown)}." if shown else ""
+    for past, why in (
+        (asked > limit[0], f"beyond the links' reach: {limit[1]}"),
+        ((asked > searched) & (asked <= limit[0]), f"beyond the search (--up-to {searched / 1e3:g} km)"),
+    ):
+        if past.any():
+            kms = " and ".join(_unit(d / 1e3, "km") for d in asked[past])
+            said += f" No probability at {kms}: {why}."
+    return said
+
+
+def _today_words(spec, answer, today) -> str:
+    """Where the file is measured above 0 km and the goal already fails there under the model
+    (``today``: :func:`qmodel.scenario.goal.failing_today`), one sentence saying so: the member and its
+    share within the goal against the goal share, or why no response time exists; so an answer below
+    today's distance is where the goal would hold, not a distance to move to. "" otherwise."""
+    if today is None:
+        return ""
+    member, component, share = today
+    no_answer = _no_answer(component, ())
+    why = (
+        no_answer("")
+        if no_answer
+        else f"{member} has {share:.1%} within {_unit(*goal_time(spec.goal_time))} against the goal's"
+        f" {spec.goal_share:.0%}"
+    )
+    km = answer.held_km
+    if km is not None and not answer.holds_throughout:
+        why += f", so {_unit(km, 'km', '.1f')} is where the goal would hold, not a distance to move to"
+    if not no_answer:  # the share within the goal rests on the distribution's shape: a row fits it
+        why += (
+            f"; where RMF shows the goal met today, a share_within_goal row measured there, with"
+            f" member.{member}.shape free (qmodel scenario calibrate), fits the model to it"
+        )
+    return f" Under the model the goal already fails at today's {_unit(spec.measured_at / 1e3, 'km')}: {why}."
 
 
 def _distance_cell(seek) -> str | float | None:
@@ -905,7 +969,8 @@ def _show_goal_seek(
     what breaks the goal past it, the probability that it holds at each distance asked, the measurement
     that would narrow the band most; with --plot, the scenario drawn over the distances around it."""
     from qmodel.scenario.band import max_distance_banded
-    from qmodel.scenario.protocols import described
+    from qmodel.scenario.goal import failing_today
+    from qmodel.scenario.protocols import described, reach_limit
     from qmodel.scenario.result import BREAKDOWN_MEANING, NO_BAND
 
     spec = banded.scenario
@@ -914,13 +979,15 @@ def _show_goal_seek(
         _plot_goal_seek(banded, sought, level, plot_path)
     answer = sought.answer
     km = answer.held_km
+    limit = reach_limit(spec)
     goal = f"{spec.goal_share:.0%} of transactions within {_unit(*goal_time(spec.goal_time))}"
     no_answer = _no_answer(answer.component, answer.remedies)
     banded_words = ""
     low, high = sought.low, sought.high
     if low is not None and high is not None:
         banded_words = (
-            f" ({frames.level_text(level)}:\N{NO-BREAK SPACE}{_band_words(low, high, upper, level)})"
+            f" ({frames.level_text(level)}:\N{NO-BREAK SPACE}"
+            f"{_band_words(low, high, answer.searched, level)})"
         )
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
@@ -930,10 +997,7 @@ def _show_goal_seek(
             f" {answer.component} ({BREAKDOWN_MEANING[answer.component]})."
         )
     elif answer.holds_throughout:
-        text = (
-            f"The goal ({goal}) {_holds_words(answer)}{banded_words}: the largest distance is beyond it"
-            " (a larger --up-to searches further)."
-        )
+        text = f"The goal ({goal}) {_holds_words(answer, limit, banded_words, spec.measured_at)}."
     elif no_answer:
         text = (
             f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it no response"
@@ -945,6 +1009,9 @@ def _show_goal_seek(
             f" falls below {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
             f" ({BREAKDOWN_MEANING[answer.component]})."
         )
+    end = answer.searched if answer.holds_throughout else answer.distance  # NaN: fails at 0 km
+    if spec.measured_at > 0 and not end >= spec.measured_at:
+        text += _today_words(spec, answer, failing_today(spec))
     if sought.low is None:
         text += f" No band: {NO_BAND}."
     else:
@@ -953,12 +1020,7 @@ def _show_goal_seek(
             " under the model fall (how it is made: --format json, band.method)."
         )
         text += _low_end_words(sought, spec.crossing_latency)
-        if sought.asked.size:
-            shown = ", ".join(
-                f"{_unit(d / 1e3, 'km')} {_percent(p)}"
-                for d, p in zip(sought.asked, sought.probability, strict=True)
-            )
-            text += f" Probability that every member meets the goal: {shown}."
+        text += _chances_words(sought, limit)
         if sought.narrow:
             text += f" To narrow the band most: {sought.narrow}."
         if sought.misfit:
@@ -979,6 +1041,7 @@ def _show_goal_seek(
                 "goal_holds": sought.probabilities(),
                 "band": band,
                 "measured_at[km]": spec.measured_at / 1e3,
+                "links_reach[km]": limit[0] / 1e3 if math.isfinite(limit[0]) else None,
                 "defaults": dict(spec.defaults),
                 **({"hardware": described(spec)} if described(spec) else {}),
                 "answer": text.replace("\N{NO-BREAK SPACE}", " "),
@@ -992,7 +1055,9 @@ def _show_goal_seek(
         rows += [
             [
                 f"{frames.level_text(level)} band, {end}",
-                float(_band_km(seek, upper)) if seek <= upper else _band_km(seek, upper),
+                float(_band_km(seek, answer.searched))
+                if seek <= answer.searched
+                else _band_km(seek, answer.searched),
                 None,
                 None,
             ]

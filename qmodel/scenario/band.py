@@ -821,7 +821,8 @@ SEEK_FIELDS = (
 class GoalBand(NamedTuple):
     """The goal seek's answer, its band's ends at ``level`` (m; beyond the search's end where the goal
     holds throughout it; 0 where it fails at 0 km), the probability the goal holds at each of ``asked``
-    (m), what the band is made of and the measurement that would narrow it most."""
+    (m; NaN past the search's end, the links' reach or --up-to: a distance not searched has none), what
+    the band is made of and the measurement that would narrow it most."""
 
     answer: GoalSeek
     level: float
@@ -856,9 +857,13 @@ class GoalBand(NamedTuple):
         }
 
     def probabilities(self) -> list[dict[str, object]]:
-        """The probability that every member meets the goal at each distance asked (km, %)."""
+        """The probability that every member meets the goal at each distance asked (km, %; None past the
+        search's end)."""
         return [
-            {frames.key("distance", "km"): float(d / 1e3), frames.key("goal_holds", "%"): float(p * 100)}
+            {
+                frames.key("distance", "km"): float(d / 1e3),
+                frames.key("goal_holds", "%"): None if np.isnan(p) else float(p * 100),
+            }
             for d, p in zip(self.asked, self.probability, strict=True)
         ]
 
@@ -886,6 +891,8 @@ class GoalBand(NamedTuple):
         searched = f"searched to {self.answer.searched / 1e3:g} km, to within {TOLERANCE:g} m"
         held = [
             f"{p['distance[km]']:g} km: the goal holds with probability {p['goal_holds[%]']:.0f}%"
+            if p["goal_holds[%]"] is not None
+            else f"{p['distance[km]']:g} km: beyond the search, no probability"
             for p in self.probabilities()
         ]
         return frames.html(
@@ -953,6 +960,7 @@ def max_distance_banded(
     low, high = quantiles(_crossings(grid[own], margin[:, own], upper), weights, ends(level))
     holds = margin[:, 0] >= 0  # a sample that fails at 0 km reaches 0 km but does not hold there
     probability = np.clip([weights @ ((reach >= d) & holds) for d in asked], 0.0, 1.0)
+    probability[asked > upper] = np.nan  # past the links' reach or --up-to: not searched, no probability
     near_zero = (float(weights @ ~holds), float(weights @ (~holds | (reach <= grid[1]))))  # grid[1]: 1 m
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
     narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())

@@ -195,6 +195,18 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     return _answer(scenario, float(low), upper, solved, at, base)
 
 
+def failing_today(scenario: Scenario) -> tuple[str, str, float] | None:
+    """Where the goal already fails at the file's own distance, ``measured_at`` (above 0 km), under the
+    model: (member, component, share) of the member with the least share within the goal there, its
+    largest part and that share (:func:`_culprit` with no base; ("all", "thrashing", NaN) where no
+    response time exists); None where the goal holds there, or the file is measured at 0 km. One solve at
+    ``measured_at``, as :func:`max_distance` solves each distance."""
+    if not scenario.measured_at > 0:
+        return None
+    failing, result = goal_failing(scenario, np.array([scenario.measured_at]), None)
+    return _culprit(result, 0, None) if failing[0] else None
+
+
 def _answer(
     scenario: Scenario,
     distance: float,

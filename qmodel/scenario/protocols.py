@@ -53,15 +53,22 @@ def reach(scenario: Scenario) -> float:
     typed link that crosses between them and of zHyperLink to a disk at the other site; inf where
     nothing crosses with a reach. (Metro Mirror's 300 km is a supported distance, not a limit: beyond it
     'IBM should be consulted', global-mirror-ds8000-2009.txt footnote 7; so it is not refused.)"""
-    limits = [np.inf]
+    return reach_limit(scenario)[0]
+
+
+def reach_limit(scenario: Scenario) -> tuple[float, str]:
+    """:func:`reach` (m) and what sets it, in the words its refusal (:func:`check_reach`) gives: "CE-LR
+    reaches <= 100 km (through a qualified DWDM; 10 km unrepeated)"; (inf, "") where nothing crosses
+    between the sites with a reach."""
+    limits: list[tuple[float, str]] = [(np.inf, "")]
     for path in scenario.paths:
         link = scenario.protocols.link_types.get(path.link)
         if link is not None and scenario.member(path.member).site != scenario.cf_sites[path.cf]:
-            limits.append(LINK_TYPES[link].reach_km * KM)
+            limits.append((LINK_TYPES[link].reach_km * KM, hardware.reach_words(LINK_TYPES[link])))
     for member in scenario.members:
         if _zhyperlink_sites(scenario, member) - {member.site}:
-            limits.append(ZHYPERLINK_REACH_KM * KM)
-    return min(limits)
+            limits.append((ZHYPERLINK_REACH_KM * KM, hardware.ZHYPERLINK_REACH_WORDS))
+    return min(limits, key=lambda limit: limit[0])
 
 
 def _zhyperlink_sites(scenario: Scenario, member: Member) -> set[str]:

@@ -194,13 +194,19 @@ def link_type(name: str, key: str = "link") -> LinkType:
     return found
 
 
+def reach_words(link: LinkType) -> str:
+    """How far ``link`` reaches, in words: "CE-LR reaches <= 100 km (through a qualified DWDM; 10 km
+    unrepeated)"; the one wording for its refusal and for a search that stops there."""
+    where = "within one CPC (0 km)" if link.reach_km == 0 else f"<= {link.reach_km:g} km"
+    if link.reach_km > link.unrepeated_km:
+        where += f" (through a qualified DWDM; {link.unrepeated_km:g} km unrepeated)"
+    return f"{link.name} reaches {where}"
+
+
 def check_reach(link: LinkType, distance_km: float, key: str = "link") -> None:
     """Refuse a link used past its reach: InputError naming ``key``, the link and the distance."""
     if distance_km > link.reach_km:
-        where = "within one CPC (0 km)" if link.reach_km == 0 else f"<= {link.reach_km:g} km"
-        if link.reach_km > link.unrepeated_km:
-            where += f" (through a qualified DWDM; {link.unrepeated_km:g} km unrepeated)"
-        raise InputError(key, f"{link.name} at {distance_km:g} km", f"{link.name} reaches {where}")
+        raise InputError(key, f"{link.name} at {distance_km:g} km", reach_words(link))
 
 
 # zHyperLink: point-to-point, the DS8000 within 150 m of the IBM Z server; with Metro Mirror every DS8000
@@ -218,16 +224,16 @@ ZHYPERLINK_SOURCE = (
     "ACTIVELOG: active log writes)"
 )
 
+ZHYPERLINK_REACH_WORDS = (
+    f"zHyperLink reaches {ZHYPERLINK_REACH_KM * 1e3:g} m (point to point; with Metro Mirror both DS8000s "
+    "within it)"
+)
+
 
 def check_zhyperlink_reach(distance_km: float, key: str = "zhyperlink") -> None:
     """Refuse zHyperLink to a disk farther than its reach (InputError naming ``key``)."""
     if distance_km > ZHYPERLINK_REACH_KM:
-        raise InputError(
-            key,
-            f"a disk {distance_km:g} km away",
-            f"zHyperLink reaches {ZHYPERLINK_REACH_KM * 1e3:g} m (point to point; with Metro "
-            "Mirror both DS8000s within it)",
-        )
+        raise InputError(key, f"a disk {distance_km:g} km away", ZHYPERLINK_REACH_WORDS)
 
 
 class MirrorProtocol(NamedTuple):
