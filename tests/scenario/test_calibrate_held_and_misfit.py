@@ -152,17 +152,25 @@ def calibrate(folder: Path, table: str, free: str) -> tuple[object, Path]:
     return done, scenario
 
 
-def test_a_row_the_fit_cannot_meet_widens_that_members_band_and_the_answer_says_so(tmp_path) -> None:
-    # G1P1 at 0 km measured far under what the model gives it with other = 0
+def under_the_floor(folder: Path, share: float) -> tuple[object, Path, np.ndarray]:
+    """A calibration of the members' other on G1P1's response at 0 km measured at ``share`` of the model's
+    floor there (its response with other = 0: the least a free other reaches) and G1P2's at 1.2 times its
+    own: the command's result, the file and the floor (s)."""
     floor = model_values(
         replace(ENV2, members=tuple(replace(m, other=0.0) for m in ENV2.members)), measured(ENV2, (0,))
     )
     table = (
         "distance,member,quantity,value\n"
-        f"0km,G1P1,response_time,{floor[0] * 0.7 * 1e3:.6g}ms\n"
+        f"0km,G1P1,response_time,{floor[0] * share * 1e3:.6g}ms\n"
         f"0km,G1P2,response_time,{floor[1] * 1.2 * 1e3:.6g}ms\n"
     )
-    done, scenario = calibrate(tmp_path, table, "member.*.other")
+    done, scenario = calibrate(folder, table, "member.*.other")
+    return done, scenario, floor
+
+
+def test_a_row_the_fit_cannot_meet_widens_that_members_band_and_the_answer_says_so(tmp_path) -> None:
+    # G1P1 at 0 km measured far under what the model gives it with other = 0
+    done, scenario, floor = under_the_floor(tmp_path, 0.7)
     assert done.exit_code == 0, done.output
     record = fit_record(scenario)
     (g1p1,) = [m for m in record.misfits if m.member == "G1P1"]
@@ -188,15 +196,7 @@ def test_a_response_below_half_of_what_other_at_0_gives_is_refused_before_the_fi
     """Trial 6, W1: a row no value of other reaches (278 us typed for 27.8 ms) is refused in one line
     naming the row and the model's floor, and no fit is written: fitted, it dragged the other members'
     others 35% off."""
-    floor = model_values(
-        replace(ENV2, members=tuple(replace(m, other=0.0) for m in ENV2.members)), measured(ENV2, (0,))
-    )
-    table = (
-        "distance,member,quantity,value\n"
-        f"0km,G1P1,response_time,{floor[0] * 0.45 * 1e3:.6g}ms\n"
-        f"0km,G1P2,response_time,{floor[1] * 1.2 * 1e3:.6g}ms\n"
-    )
-    done, scenario = calibrate(tmp_path, table, "member.*.other")
+    done, scenario, _ = under_the_floor(tmp_path, 0.45)
     assert done.exit_code == 2
     said = " ".join(done.output.split())
     assert "G1P1 response_time 0 km" in said and "no value of other reaches it" in said
