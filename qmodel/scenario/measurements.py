@@ -439,7 +439,15 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
                 for name, cell in cells.items()
             }
         where = f"{path}: row {row + table.first_row}"
-        measured = _measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where)
+        try:
+            measured = _measurement(cells, {name: unit for name, (_, unit) in named.items()}, scenario, where)
+        except InputError as refused:  # a cell's message speaks its numbers as the file writes them
+            raise InputError(
+                refused.parameter,
+                in_decimal_mark(str(refused.value), decimal),
+                in_decimal_mark(refused.allowed, decimal),
+                reason=in_decimal_mark(refused.reason, decimal),
+            ) from None
         if measured.quantity in SHARES and measured.value > 1:  # 97,1 for 97,1%: refused as the file's
             typed = str(table.columns[named["value"][0]][row]).strip()
             allowed, reason = share_advice(cells["value"])

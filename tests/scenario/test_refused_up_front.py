@@ -180,6 +180,17 @@ def test_a_share_within_the_goal_above_1_is_refused_naming_the_row_as_the_files_
     assert "\n" not in said
 
 
+def test_a_cells_message_in_a_decimal_comma_file_writes_its_numbers_with_a_comma(tmp_path: Path) -> None:
+    """Trial 6, R3: a bare 27,8 in a ;-separated export was echoed as 27.8, with "e.g. 27.8ms"."""
+    table = tmp_path / "rows.csv"
+    table.write_bytes("\ufeffdistance;member;quantity;value\r\n15km;SYS1;response_time;27,8\r\n".encode())
+    with pytest.raises(InputError) as refused:
+        read_measurements(str(table), "mine")
+    said = str(refused.value)
+    assert "column value = 27,8 (a bare number is ambiguous here)" in said
+    assert "e.g. 27,8ms" in said and "27.8" not in said
+
+
 def test_a_cpu_busy_in_cps_above_1_is_a_reading_not_a_share(tmp_path: Path) -> None:
     table = tmp_path / "rows.csv"
     table.write_text("distance,member,quantity,value\n0km,SYS1,cpu_of_one_cp,350%\n", encoding="utf-8")
