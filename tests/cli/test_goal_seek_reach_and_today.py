@@ -17,8 +17,9 @@ from qmodel.scenario import load_scenario
 from qmodel.scenario.goal import TOLERANCE, failing_today, goal_failing, max_distance
 from qmodel.scenario.result import BREAKDOWN
 
-# A planner's two-site sysplex measured at 15 km (trial 6's loose.toml, invented numbers): ICA-SR within
-# each site, CE-LR between them (100 km through a qualified DWDM), Metro Mirror, a measured lock wait.
+# A planner's two-site sysplex measured at 15 km (cut down from trial 6's planner file, invented numbers):
+# ICA-SR within each site, CE-LR between them (100 km through a qualified DWDM), Metro Mirror, a measured
+# lock wait.
 PLEX = """
 title = "two sites measured at 15 km"
 sites = ["DCA", "DCB"]
