@@ -1295,7 +1295,7 @@ def scenario_calibrate(
         with_inferred_locks,
         write_fit,
     )
-    from qmodel.scenario.measurements import read_measurements, refuse_unreachable
+    from qmodel.scenario.measurements import read_measurements, refuse_far_checks, refuse_unreachable
     from qmodel.scenario.overrides import with_values
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
@@ -1330,6 +1330,9 @@ def scenario_calibrate(
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
+    fitted = [row.weight > 0 for row in fit.rows]
+    checked = zip(fit.rows, fit.model, fit.counted, fitted, strict=True)
+    refuse_far_checks([(row, model) for row, model, counted, used in checked if used and not counted])
     written = write_fit(fit, Path(path), measurements)
     _show_fit(fit, written, fmt)
 

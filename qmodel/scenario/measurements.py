@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -189,6 +189,12 @@ RESPONSE_CEILING = 10.0
 # us typed for 27.8 ms, 67 times below the model, dragged the other members' fits 35% off). A half leaves
 # the model's own error (σ 6.8% a run) and what the other free keys move far inside it.
 BELOW_FLOOR = 0.5
+# A row no free parameter moves (a check of the model: qmodel.scenario.fit.Fit.checks) is nothing a fit
+# can bridge: one more than this many times off the fitted model is refused as a slip (trial 6, W2: a
+# throughput typed 41960 for 419.6 was 99.9 times the model, under UNREACHABLE, and its miss became a CPU
+# band of -2,983% to +2,972%). Ten times is beyond any run's scatter (σ 1% a count, 6.8% a response) or
+# a file's plausible error in what sets the row (a think time, an arrival rate).
+CHECK_FACTOR = 10.0
 _TIME_SLIPS = (1e-3, 1e3, 1e-6, 1e6)  # the factors a slip of a time's unit makes (ms/s, us/s)
 _RATE_SLIPS = (1 / 60, 60.0)  # and of a rate's or a count's (per minute, per second)
 
@@ -245,6 +251,26 @@ def refuse_unreachable(
             f"within {UNREACHABLE:g}x of the model's {_written(row, value)} with the file's values",
             f"{max(ratio, 1 / ratio):.0f}x {'more' if ratio > 1 else 'less'} than the model gives: "
             "no fit of the free parameters should bridge it",
+        )
+
+
+def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
+    """Refuse, after the fit and before it is written, the first check row (a fitted row no free parameter
+    moves, with the fitted model's value, SI) more than :data:`CHECK_FACTOR` times off the model, either
+    way: an InputError naming the row, as :func:`refuse_unreachable` does. A share and a row without a
+    model answer are not judged."""
+    for row, value in checks:
+        if row.quantity in SHARES or not (np.isfinite(value) and value > 0):
+            continue
+        ratio = row.value / value
+        if 1 / CHECK_FACTOR <= ratio <= CHECK_FACTOR:
+            continue
+        _refuse_slip(
+            row,
+            value,
+            f"within {CHECK_FACTOR:g}x of the model's {_written(row, value)}: no free parameter moves the "
+            "row, so no fit bridges it",
+            f"{max(ratio, 1 / ratio):.0f}x {'more' if ratio > 1 else 'less'} than the fitted model gives",
         )
 
 

@@ -21,6 +21,7 @@ from qmodel.scenario.measurements import (
     Measurement,
     in_decimal_mark,
     read_measurements,
+    refuse_far_checks,
     refuse_unreachable,
 )
 from qmodel.scenario.schema import SCENARIO_KEYS
@@ -386,6 +387,24 @@ def test_a_response_a_free_other_reaches_is_judged_by_the_goal_not_by_the_ratio(
             refuse_unreachable((row,), np.array([LIGHT]), reached, 0.25)
     else:
         refuse_unreachable((row,), np.array([LIGHT]), reached, 0.25)
+
+
+@pytest.mark.parametrize(
+    ("times", "refused_row"), [(9.0, False), (1 / 9, False), (11.0, True), (1 / 11, True)]
+)
+def test_a_check_row_more_than_ten_times_off_the_fitted_model_is_refused(
+    times: float, refused_row: bool
+) -> None:
+    """Trial 6, W2: a row no free parameter moves (a check) cannot be bridged by the fit; a throughput typed
+    41960 for 419.6 became a CPU band of -2,983% to +2,972%. A share is not judged."""
+    row = Measurement("mine", "A", 0.0, "throughput", 420.0 * times, source="rows.csv: row 3")
+    share = Measurement("mine", "A", 0.0, "share_within_goal", 0.01)
+    checks = [(share, 0.9), (row, 420.0)]
+    if refused_row:
+        with pytest.raises(InputError, match=r"rows\.csv: row 3: A throughput 0 km.*no free parameter moves"):
+            refuse_far_checks(checks)
+    else:
+        refuse_far_checks(checks)
 
 
 def test_a_message_writes_the_numbers_with_the_files_decimal_mark_and_leaves_words_alone() -> None:
