@@ -106,45 +106,6 @@ class FixedParts:
 
 _PER_MEMBER = ("lock_requests", "reads", "writes")  # (M,) arrays: the same at every distance
 
-# What the load-free parts (fixed_parts) do not read: the lock parameters (the lock wait reads them, in
-# the fixed point), a member's workload and unexplained time (the workload reads them) and what a file
-# says about itself. Two scenarios differing in these alone have the same load-free parts (a test holds
-# them unread), so a band's points or a fit's trials that vary only these compute them once.
-LOAD_ONLY_FIELDS = frozenset(
-    {"lockable_items", "lock_span", "resolution_round_trips", "band", "calibration", "free", "defaults"}
-)
-LOAD_ONLY_MEMBER_FIELDS = ("other", "think_time")
-
-
-def load_only_values(scenario: Scenario) -> tuple[float, ...]:
-    """What of :data:`LOAD_ONLY_FIELDS` and each member's :data:`LOAD_ONLY_MEMBER_FIELDS` a solve reads:
-    the lock parameters, and each member's other and think time. Two scenarios that share their
-    load-free parts (:func:`same_load_free`) and these values are solved alike."""
-    members = (getattr(m, name) for m in scenario.members for name in LOAD_ONLY_MEMBER_FIELDS)
-    return (scenario.lockable_items, scenario.resolution_round_trips, scenario.lock_span, *members)
-
-
-def same_load_free(one: Scenario, other: Scenario) -> bool:
-    """True where ``one`` and ``other`` differ at most in :data:`LOAD_ONLY_FIELDS` and each member's
-    :data:`LOAD_ONLY_MEMBER_FIELDS`, so :func:`fixed_parts` gives both the same parts at any distances."""
-    if one is other:
-        return True
-    if len(one.members) != len(other.members):
-        return False
-    for field in fields(one):
-        if field.name in LOAD_ONLY_FIELDS or field.name == "members":
-            continue
-        mine, theirs = getattr(one, field.name), getattr(other, field.name)
-        if isinstance(mine, np.ndarray) or isinstance(theirs, np.ndarray):
-            if not np.array_equal(mine, theirs):
-                return False
-        elif mine != theirs:
-            return False
-    return all(
-        replace(mine, **{name: getattr(theirs, name) for name in LOAD_ONLY_MEMBER_FIELDS}) == theirs
-        for mine, theirs in zip(one.members, other.members, strict=True)
-    )
-
 
 def fixed_parts(scenario: Scenario, distances: np.ndarray) -> FixedParts:
     """Steps 1, 2 and 4 of the module docstring without the load: each member's CF requests at the
@@ -665,6 +626,44 @@ class Locks(NamedTuple):
 def locks_of(scenario: Scenario) -> Locks:
     """The scenario's :class:`Locks`, the same at every distance."""
     return Locks(scenario.lockable_items, scenario.resolution_round_trips, scenario.lock_span)
+
+
+# What the load-free parts (fixed_parts) do not read: the lock parameters (the lock wait reads them, in
+# the fixed point), a member's workload and unexplained time (the workload reads them) and what a file
+# says about itself. Two scenarios differing in these alone have the same load-free parts (a test holds
+# them unread), so a band's points or a fit's trials that vary only these compute them once.
+LOAD_ONLY_FIELDS = frozenset(Locks._fields) | {"band", "calibration", "free", "defaults"}
+LOAD_ONLY_MEMBER_FIELDS = ("other", "think_time")
+
+
+def load_only_values(scenario: Scenario) -> tuple[float, ...]:
+    """What of :data:`LOAD_ONLY_FIELDS` and each member's :data:`LOAD_ONLY_MEMBER_FIELDS` a solve reads:
+    the lock parameters, and each member's other and think time. Two scenarios that share their
+    load-free parts (:func:`same_load_free`) and these values are solved alike."""
+    members = (getattr(m, name) for m in scenario.members for name in LOAD_ONLY_MEMBER_FIELDS)
+    return (*locks_of(scenario), *members)
+
+
+def same_load_free(one: Scenario, other: Scenario) -> bool:
+    """True where ``one`` and ``other`` differ at most in :data:`LOAD_ONLY_FIELDS` and each member's
+    :data:`LOAD_ONLY_MEMBER_FIELDS`, so :func:`fixed_parts` gives both the same parts at any distances."""
+    if one is other:
+        return True
+    if len(one.members) != len(other.members):
+        return False
+    for field in fields(one):
+        if field.name in LOAD_ONLY_FIELDS or field.name == "members":
+            continue
+        mine, theirs = getattr(one, field.name), getattr(other, field.name)
+        if isinstance(mine, np.ndarray) or isinstance(theirs, np.ndarray):
+            if not np.array_equal(mine, theirs):
+                return False
+        elif mine != theirs:
+            return False
+    return all(
+        replace(mine, **{name: getattr(theirs, name) for name in LOAD_ONLY_MEMBER_FIELDS}) == theirs
+        for mine, theirs in zip(one.members, other.members, strict=True)
+    )
 
 
 @dataclass(frozen=True)
