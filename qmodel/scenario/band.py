@@ -578,7 +578,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     response_sd = banded.sd("response_time", s.values["response"], s.predicted("response"))
     spread, w = samples(s.values["response"], response_sd, weights)
     long_end, short_end = quantiles(spread, w, probabilities[::-1])
-    shapes = _shapes(banded.scenario)
+    shapes = banded.scenario.member_shapes
     shares = [
         share_within(banded.scenario.goal_time, mean, nominal.fixed_part, shapes)
         for mean in (long_end, short_end)
@@ -651,11 +651,6 @@ def _given(scenario: Scenario) -> dict[str, np.ndarray]:
         "one_cp": rate * cpu,
         "busy": rate * cpu / cps,
     }
-
-
-def _shapes(scenario: Scenario) -> np.ndarray:
-    """Each member's gamma shape (its own, or the [distribution]'s)."""
-    return np.array([scenario.shape if m.shape is None else m.shape for m in scenario.members])
 
 
 def _with_all(nominal: ScenarioResult, name: str, end: np.ndarray) -> np.ndarray:
@@ -932,7 +927,7 @@ def max_distance_banded(
     measured = _measured(banded)
     scenario = banded.scenario
     points = (scenario, *banded.points)
-    ratio = critical_ratio(_shapes(scenario), scenario.goal_share)
+    ratio = critical_ratio(scenario.member_shapes, scenario.goal_share)
     # A sample's largest distance reads its margin only up to the first distance where it fails, so the
     # distances past the one where every sample has failed change nothing (the band's end, its
     # probabilities and the variance that names the narrowing measurement all lie before it): the grid

@@ -785,6 +785,7 @@ def equilibrium(
     below: np.ndarray | None = None,
     settle: bool = False,
     locks: Locks | None = None,
+    ceiling: np.ndarray | None = None,
 ) -> Equilibrium:
     """Solve R' = F(R') (:func:`loaded_parts`) at every distance of ``fixed`` and ``work``, each distance
     on its own (:func:`qmodel.algorithms.fixed_point.iterate`), from the response time without any
@@ -794,6 +795,9 @@ def equilibrium(
         start is raised to them, less their IOSQ here.
     :param settle: every distance must be decided (ConvergenceError otherwise); without it a distance
         still moving after ``max_iterations`` counts as thrashing.
+    :param ceiling: (M, D) s, response times past which a distance's iteration stops and counts as having
+        no fixed point (as past the workload's own ceiling), for a caller that needs to know only whether
+        the answer passes them (the iteration climbs from below: a value past them, the answer is too).
     :returns: :class:`Equilibrium`.
     """
 
@@ -812,11 +816,10 @@ def equilibrium(
     if below is not None:  # less the IOSQ at its throughput here (no less than at the shorter distance)
         queued = fixed.ssch * volume_iosq(scenario, fixed, work.throughput(below))
         start = np.maximum(start, below - queued)
-    solution = iterate(
-        step, start, ceiling=work.ceiling, max_iterations=max_iterations, independent_columns=True
-    )
+    bound = work.ceiling if ceiling is None else np.minimum(work.ceiling, ceiling)
+    solution = iterate(step, start, ceiling=bound, max_iterations=max_iterations, independent_columns=True)
     if np.isfinite(locks.lockable_items).any():
-        solution = _again_from_without_locks(step, solution, start, work.ceiling, max_iterations)
+        solution = _again_from_without_locks(step, solution, start, bound, max_iterations)
     if settle:
         solution = solution.settled()
     thrashing = np.asarray(~solution.converged.all(axis=0))  # while bisecting the load, undecided: none
@@ -854,7 +857,7 @@ def _again_from_without_locks(
     bare = iterate(
         without_locks,
         start[:, failed],
-        ceiling=ceiling[failed],
+        ceiling=ceiling[..., failed],
         max_iterations=max_iterations,
         independent_columns=True,
     )
@@ -862,7 +865,7 @@ def _again_from_without_locks(
     again = iterate(
         on_failed,
         np.where(bare.converged, np.maximum(bare.value, below), below),
-        ceiling=ceiling[failed],
+        ceiling=ceiling[..., failed],
         max_iterations=max_iterations,
         independent_columns=True,
     )
@@ -879,7 +882,7 @@ def shares_within_goal(scenario: Scenario, fixed: FixedParts, response_time: np.
     stable = ~np.isnan(response_time).any(axis=0)
     if stable.any():
         fixed_part = np.minimum(fixed.fixed_part, response_time * (1 - 1e-9))
-        shapes = np.array([scenario.shape if m.shape is None else m.shape for m in scenario.members])[:, None]
+        shapes = scenario.member_shapes[:, None]
         share[:, stable] = evaluate_si(
             "share_within_goal",
             goal=scenario.goal_time,
@@ -900,6 +903,7 @@ def solve_at(
     below: np.ndarray | None = None,
     fixed: FixedParts | None = None,
     checked: bool = False,
+    ceiling: np.ndarray | None = None,
 ) -> ScenarioResult:
     """The scenario at ``distances`` (m) with every member's terminal population scaled by ``load`` (a
     number, or one per distance): the steps :func:`fixed_parts` → :func:`workload` →
@@ -915,10 +919,20 @@ def solve_at(
         (``fixed_parts(...).at(columns)``), not computed again.
     :param checked: the caller has run :func:`refuse_huge` for these distances or a set holding them
         (:func:`solve_scenario` and the thrashing searches it starts); otherwise it is run here.
+    :param ceiling: (M, D) s, response times past which a distance counts as thrashing, unsolved
+        (:func:`equilibrium`): for a caller that needs only whether the answer passes them.
     :returns: the :class:`ScenarioResult` (SI units).
     """
     fixed, work, solved = _solved(
-        scenario, distances, load, max_iterations, below, fixed, checked, settle=with_thrashing_load
+        scenario,
+        distances,
+        load,
+        max_iterations,
+        below,
+        fixed,
+        checked,
+        settle=with_thrashing_load,
+        ceiling=ceiling,
     )
     thrashing, loaded = solved.thrashing, solved.loaded
     blank = thrashing[None, :]
@@ -1038,13 +1052,16 @@ def _solved(
     checked: bool,
     *,
     settle: bool,
+    ceiling: np.ndarray | None = None,
 ) -> tuple[FixedParts, Workload, Equilibrium]:
     """What :func:`solve_at` gathers its answer from: the load-free parts, the workload and the lock fixed
     point at ``distances``, after its checks (:func:`_solved_checks`)."""
     _solved_checks(scenario, distances.size, checked)
     fixed = fixed_parts(scenario, distances) if fixed is None else fixed
     work = workload(scenario, distances, load)
-    solved = equilibrium(scenario, fixed, work, max_iterations=max_iterations, below=below, settle=settle)
+    solved = equilibrium(
+        scenario, fixed, work, max_iterations=max_iterations, below=below, settle=settle, ceiling=ceiling
+    )
     return fixed, work, solved
 
 

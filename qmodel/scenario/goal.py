@@ -11,17 +11,22 @@ from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.output import format_number
 from qmodel.scenario.compose import FixedParts, fixed_parts, solve_at, thrashing_load
+from qmodel.scenario.predictive import critical_mean, critical_ratio
 from qmodel.scenario.protocols import reach
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult, remedies
 from qmodel.scenario.spec import Scenario
 
 FIRST_STEP = 5e3  # m: the ladder's first rung; each further rung doubles the distance
 TOLERANCE = 50.0  # m: the answer lies within this of the distance where the goal first fails
-GRID = 64  # distances per refinement round: each round narrows the bracket 63-fold
-STRIDE = 8  # a round solves every 8th distance of its grid, then only the stretch where the goal first fails
+# at most this many intervals in a round's grid: a bracket up to 4096 × TOLERANCE (204.8 km) wide is
+# narrowed to TOLERANCE in one round, a wider one (--up-to beyond 400 km) 4096-fold a round
+ROUND_INTERVALS = 4096
 # a distance still unsettled after this many iterations counts as failing: one that meets the goal has a
 # short response time, reached in a few iterations; only distances near thrashing are slow
 ITERATIONS = 60
+# a response time this much (relative) past the longest that meets the goal fails it, whatever the
+# critical ratio's own precision (about 1e-10)
+DECIDED = 1e-6
 
 SATURATED = "saturated volumes"  # the culprit where the volumes' other work alone saturates them
 OPEN = "arrivals beyond capacity"  # an open member's arrivals more than its CPs or subchannels carry
@@ -101,8 +106,31 @@ class _Round(NamedTuple):
 
 
 def goal_failing(
-    scenario: Scenario, distances: np.ndarray, below: np.ndarray | None, fixed: FixedParts | None = None
+    scenario: Scenario,
+    distances: np.ndarray,
+    below: np.ndarray | None,
+    fixed: FixedParts | None = None,
+    *,
+    past_goal: bool = False,
 ) -> tuple[np.ndarray, ScenarioResult]:
+    """Where the goal fails (D,) at ``distances`` (m): a member's share within the goal below the goal
+    share, or no response time (thrashing), and the solve it is read from.
+
+    :param below: response times (M, 1) s below the answer at every distance (:func:`solve_at`).
+    :param fixed: the load-free parts at ``distances`` where the caller has them.
+    :param past_goal: the distances after the first stop iterating once a member's response time passes
+        the longest that meets the goal (:func:`qmodel.scenario.predictive.critical_mean`, by DECIDED:
+        beyond the critical ratio's precision): the iteration climbs from below, so the goal fails there,
+        and the solve shows such a distance as thrashing, its values unsolved. For a caller that reads
+        only where the goal first fails, and the first distance whole (the ladder).
+    """
+    ceiling = None
+    if past_goal:
+        fixed = fixed_parts(scenario, distances) if fixed is None else fixed
+        ratio = critical_ratio(scenario.member_shapes, scenario.goal_share)
+        fixed_part = np.broadcast_to(fixed.fixed_part, (len(scenario.members), distances.size))
+        ceiling = critical_mean(scenario.goal_time, fixed_part, ratio) * (1 + DECIDED)
+        ceiling[:, :1] = np.inf
     result = solve_at(
         scenario,
         distances,
@@ -111,24 +139,33 @@ def goal_failing(
         max_iterations=ITERATIONS,
         below=below,
         fixed=fixed,
+        ceiling=ceiling,
     )
     meets = (result.share_within_goal >= scenario.goal_share).all(axis=0) & ~result.thrashing
     return ~meets, result
 
 
+def stride(points: int) -> int:
+    """How many distances apart the first of a round's two solves takes its distances, for a grid of
+    ``points``: ceil(sqrt(points - 1)), which makes the two solves' distances together fewest (about
+    2 sqrt(points)): 8 for 64 points, 64 for 4097."""
+    return max(1, math.ceil(math.sqrt(points - 1)))
+
+
 def first_goal_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray | None) -> _Round:
-    """The first distance of ``grid`` at which the goal fails, found with two solves of at most
-    STRIDE + 1 distances: every STRIDE-th distance and the last, then every distance between the
-    last one meeting the goal and the first failing it. The share within the goal falls as the
-    distance grows and thrashing, once begun, persists (the refinement into rounds rests on the same
-    order), so the goal fails from some distance on, and that distance lies between the last coarse
-    distance meeting the goal and the first failing it.
+    """The first distance of ``grid`` at which the goal fails, found with two solves of about
+    sqrt(grid.size) distances each (:func:`stride`): every stride-th distance and the last, then every
+    distance between the last one meeting the goal and the first failing it. The share within the goal
+    falls as the distance grows and thrashing, once begun, persists (the refinement into rounds rests on
+    the same order), so the goal fails from some distance on, and that distance lies between the last
+    coarse distance meeting the goal and the first failing it.
 
     Each distance is solved on its own (the fixed point's columns do not interact), so the answer
     and the values at it are those of one solve over the whole grid. The load-free parts are computed
     once for the whole grid (their cost is per call, hardly per distance) and shared by both solves."""
     fixed = fixed_parts(scenario, grid)
-    coarse = np.minimum(np.arange(0, grid.size + STRIDE - 1, STRIDE), grid.size - 1)  # 0, 8, ..., 56, 63
+    step = stride(grid.size)
+    coarse = np.minimum(np.arange(0, grid.size + step - 1, step), grid.size - 1)  # of 64: 0, 8, ..., 56, 63
     failing, result = goal_failing(scenario, grid[coarse], below, fixed.at(coarse))
     if not failing.any():
         return _Round(None, result, coarse)
@@ -138,6 +175,14 @@ def first_goal_failing(scenario: Scenario, grid: np.ndarray, below: np.ndarray |
     columns = np.arange(coarse[place - 1], coarse[place] + 1)
     failing, fine = goal_failing(scenario, grid[columns], below, fixed.at(columns))
     return _Round(int(columns[np.argmax(failing)]), fine, columns)
+
+
+def round_grid(low: float, high: float) -> np.ndarray:
+    """A refinement round's distances (m), evenly from ``low`` to ``high``: intervals narrower than
+    TOLERANCE where at most ROUND_INTERVALS of them do it (the round ends the search), else
+    ROUND_INTERVALS of them."""
+    intervals = min(math.floor((high - low) / TOLERANCE) + 1, ROUND_INTERVALS)
+    return np.linspace(low, high, intervals + 1)
 
 
 def ladder(upper: float) -> np.ndarray:
@@ -154,14 +199,15 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
     The search rests on one order: once the goal fails (a share below the goal share, or thrashing) it
     keeps failing further out, as every request's propagation grows with distance. It brackets the
     answer with one solve of the :func:`ladder` (0, 5, 10, 20, ... km, at most 2 + log2(upper / 5 km)
-    distances, the same rungs whatever ``upper``): the last rung meeting the goal and the first failing
-    it. Rounds of GRID distances over the bracket then narrow it 63-fold each, two small solves a round
-    (:func:`first_goal_failing`), until it is narrower than TOLERANCE: ceil(log63(width / 50 m)) rounds,
-    at most 6 for any ``upper`` below 10^9 km. So the answer does not depend on ``upper`` beyond the
-    tolerance. Were a scenario not monotone (the goal failing at some distance, met again further out),
-    the answer is the end of the first stretch from 0 km that meets the goal: a distance the goal holds
-    up to, never one beyond a failure. The 0 km solve is the base the breaking component is measured
-    from.
+    distances, the same rungs whatever ``upper``; a rung past the first stops once it surely fails:
+    ``past_goal``): the last rung meeting the goal and the first failing it. Rounds over the bracket
+    (:func:`round_grid`, two solves of about sqrt(width / TOLERANCE) distances each:
+    :func:`first_goal_failing`) then narrow it below TOLERANCE: one round for a bracket up to 204.8 km
+    wide (every ``upper`` up to 400 km), ceil(log4096(width / 50 m)) rounds, at most 3
+    for any ``upper`` below 10^9 km. So the answer does not depend on ``upper`` beyond the tolerance.
+    Were a scenario not monotone (the goal failing at some distance, met again further out), the answer
+    is the end of the first stretch from 0 km that meets the goal: a distance the goal holds up to, never
+    one beyond a failure. The 0 km solve is the base the breaking component is measured from.
 
     :param scenario: the scenario.
     :param upper: how far to search, m (300 km by default).
@@ -173,25 +219,26 @@ def max_distance(scenario: Scenario, upper: float = 300e3) -> GoalSeek:
         raise InputError("--up-to", upper, "a distance > 0 km")
     upper = min(upper, reach(scenario))  # no farther than a typed link or zHyperLink reaches
     rungs = ladder(upper)
-    failing, base = goal_failing(scenario, rungs, None)
+    failing, base = goal_failing(scenario, rungs, None, past_goal=True)
     if failing[0]:
         return _answer(scenario, float("nan"), upper, base, 0, None)
     if not failing.any():
         return GoalSeek(upper, upper, "", "", float("nan"))
     first = int(np.argmax(failing))
     low, high = rungs[first - 1], rungs[first]
-    solved, at = base, first
     below = base.response_time[:, first - 1 : first]  # R grows with distance: a start from below
-    while high - low > TOLERANCE:
-        grid = np.linspace(low, high, GRID)
+    while True:  # at least one round: the ladder's failing rungs are not solved past the goal
+        grid = round_grid(low, high)
         found = first_goal_failing(scenario, grid, below)
         # the bracket's ends were decided by an earlier solve from another start; should this one, a
         # few iterations nearer the answer, decide an end otherwise, the earlier verdict stands
-        first = min(max(GRID - 1 if found.first is None else found.first, 1), GRID - 1)
+        first = min(max(grid.size - 1 if found.first is None else found.first, 1), grid.size - 1)
         at = int(np.searchsorted(found.columns, first))  # the first failing distance's column in the solve
         low, high = grid[first - 1], grid[first]
         solved = found.result
         below = solved.response_time[:, at - 1 : at]
+        if high - low <= TOLERANCE:
+            break
     return _answer(scenario, float(low), upper, solved, at, base)
 
 

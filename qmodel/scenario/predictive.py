@@ -16,6 +16,7 @@ Everything here is plain numpy on arrays whose first axis is the sample: no solv
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
@@ -160,27 +161,37 @@ def critical_ratio(shape: np.ndarray, goal_share: float) -> np.ndarray:
     the bracket (one call of the catalogue for all of them and every shape) and keeps the two about
     where it reaches the goal share, BRACKET_ROUNDS rounds (to 1.6·10⁻¹¹ of the first bracket, far below
     the 0.1 km an answer is printed to); a member meets the goal exactly where its mean is at most
-    fixed + (goal − fixed) / u* (:func:`critical_mean`)."""
+    fixed + (goal − fixed) / u* (:func:`critical_mean`). Each (shapes, goal share) is searched once per
+    process: the goal seek and its band ask for the same."""
     shape = np.asarray(shape, float)
+    return _critical_ratios(tuple(shape.ravel().tolist()), float(goal_share)).reshape(shape.shape)
+
+
+@lru_cache(maxsize=64)
+def _critical_ratios(shapes: tuple[float, ...], goal_share: float) -> np.ndarray:
+    """:func:`critical_ratio` of each of ``shapes`` (a read-only array: the cache hands out the same one)."""
+    shape = np.array(shapes, float)
     # u from 1/1000 up to where the gamma's argument k·u reaches 600: within that the share keeps to the
     # catalogue's own series (numpy), and any goal share below 1 − 1e-100 is reached
     low, high = np.full(shape.shape, np.log(1e-3)), np.log(np.minimum(1e3, 600 / shape))
     spread = np.linspace(0.0, 1.0, BRACKET_POINTS)
-    shapes = np.broadcast_to(shape[..., None], (*shape.shape, BRACKET_POINTS))
+    tiled = np.broadcast_to(shape[..., None], (*shape.shape, BRACKET_POINTS))
     for _ in range(BRACKET_ROUNDS):
         log_ratio = low[..., None] + (high - low)[..., None] * spread  # (..., BRACKET_POINTS)
         share = evaluate_si(
             "share_within_goal",
-            goal=np.ones(shapes.shape),
+            goal=np.ones(tiled.shape),
             mean_response=np.exp(-log_ratio),
-            fixed_part=np.zeros(shapes.shape),
-            shape=shapes,
+            fixed_part=np.zeros(tiled.shape),
+            shape=tiled,
         )["share"]
         # the share grows with u: the ratios below the goal share come first; keep the step it lies in
         first = np.clip((share < goal_share).sum(axis=-1, keepdims=True), 1, BRACKET_POINTS - 1)
         low = np.take_along_axis(log_ratio, first - 1, -1)[..., 0]
         high = np.take_along_axis(log_ratio, first, -1)[..., 0]
-    return np.exp((low + high) / 2)
+    ratio = np.exp((low + high) / 2)
+    ratio.flags.writeable = False
+    return ratio
 
 
 def critical_mean(goal_time: float, fixed_part: np.ndarray, ratio: np.ndarray) -> np.ndarray:

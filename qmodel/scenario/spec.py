@@ -356,6 +356,11 @@ class Scenario:
     def member(self, name: str) -> Member:
         return next(m for m in self.members if m.name == name)
 
+    @property
+    def member_shapes(self) -> np.ndarray:
+        """(M,) each member's gamma shape of its response time: its own, or the [distribution]'s."""
+        return np.array([self.shape if m.shape is None else m.shape for m in self.members], float)
+
     def path(self, member: str, cf: str) -> CFPath:
         return next(p for p in self.paths if p.member == member and p.cf == cf)
 

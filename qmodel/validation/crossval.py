@@ -413,8 +413,7 @@ def predict(fit: FoldFit, rows: list[Row]) -> list[Solved]:
         except (InputError, ConvergenceError):
             per_point.append(None)
             continue
-        shapes = np.array([scenario.shape if m.shape is None else m.shape for m in scenario.members])
-        per_point.append((solve_rows(scenario, rows), shapes))
+        per_point.append((solve_rows(scenario, rows), scenario.member_shapes))
     nothing = np.full(members, np.nan)
     found = []
     for i, row in enumerate(rows):

@@ -6,16 +6,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from qmodel.scenario import load_scenario
+from qmodel.scenario import goal, load_scenario
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.goal import (
-    GRID,
-    STRIDE,
+    ROUND_INTERVALS,
     TOLERANCE,
     first_goal_failing,
     goal_failing,
     ladder,
     max_distance,
+    round_grid,
+    stride,
 )
 
 ENV2 = load_scenario(resolve_scenario("gdps-env2"))
@@ -30,7 +31,7 @@ SCENARIOS = {
     "env2-tight-goal": replace(ENV2, goal_time=ENV2.goal_time / 10),  # fails at 0 km
     "env2-easy-goal": replace(ENV2, goal_time=10.0),  # never fails
 }
-GRID_300KM = np.linspace(0, 300e3, GRID)
+GRID_300KM = np.linspace(0, 300e3, 64)
 
 
 @pytest.fixture(scope="module", params=sorted(SCENARIOS))
@@ -61,7 +62,7 @@ def test_the_bracketed_search_solves_the_distances_it_answers_from_as_the_whole_
 def test_the_bracketed_search_solves_at_most_two_small_sets_of_distances(whole_grid) -> None:
     scenario, _, _ = whole_grid
     found = first_goal_failing(scenario, GRID_300KM, None)
-    assert found.result.distances.size <= STRIDE + 1
+    assert found.result.distances.size <= stride(GRID_300KM.size) + 1 == 9
 
 
 @pytest.mark.parametrize("name", ["env2", "env3", "env2-loose-goal", "env2-thrashes-far"])
@@ -85,6 +86,26 @@ def test_a_scenario_meeting_the_goal_at_short_distances_is_never_answered_with_0
     # Environment 3 meets its goal at 5 km: however far the search may go, the answer is beyond that
     assert not goal_failing(ENV3, np.array([5e3]), None)[0][0]
     assert max_distance(ENV3, 1e12).distance > 5e3
+
+
+@pytest.mark.parametrize("width", [1.0, 49.9, 50.0, 20e3, 140e3, ROUND_INTERVALS * TOLERANCE, 1e12])
+def test_a_round_narrows_a_bracket_below_the_tolerance_where_its_intervals_allow(width) -> None:
+    grid = round_grid(1e3, 1e3 + width)
+    spacing = np.diff(grid)
+    assert grid[0] == 1e3 and grid[-1] == 1e3 + width and np.allclose(spacing, spacing[0])
+    if width <= ROUND_INTERVALS * TOLERANCE * (1 - 1e-9):
+        assert spacing.max() < TOLERANCE
+    else:
+        assert grid.size == ROUND_INTERVALS + 1
+
+
+@pytest.mark.parametrize("name", ["env2", "env3", "env2-loose-goal", "env2-thrashes-far"])
+def test_a_search_to_300_km_takes_the_ladder_and_one_round_of_two_solves(name, monkeypatch) -> None:
+    solves = []
+    solve = goal.goal_failing
+    monkeypatch.setattr(goal, "goal_failing", lambda *a, **k: solves.append(a[1].size) or solve(*a, **k))
+    max_distance(SCENARIOS[name])
+    assert len(solves) <= 3 and max(solves) <= stride(ROUND_INTERVALS + 1) + 1
 
 
 def test_the_ladder_rungs_below_the_bound_are_the_same_for_every_bound() -> None:
