@@ -47,12 +47,10 @@ from qmodel.errors import InputError
 from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import (
-    FixedParts,
-    fixed_parts,
+    load_free_groups,
     refuse_huge,
     refuse_uncarried_background,
     response_times_together,
-    same_load_free,
     solve_scenario,
 )
 from qmodel.scenario.fit import (
@@ -63,6 +61,7 @@ from qmodel.scenario.fit import (
     free_parameters,
     shown_value_of,
     with_inferred_locks,
+    with_inferred_locks_together,
 )
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
 from qmodel.scenario.modelerror import model_error
@@ -322,7 +321,7 @@ def _parameters(
         points, moved, method = range_points(raw, scenario, where, studies)
         return points, (1 / (len(points) + 1),) * len(points), moved, method  # the scenario: a share
     near = scenario.lockable_items  # each point's inference starts from the answer's own
-    points = tuple(with_inferred_locks(point, near) for point in band_points(raw, scenario, where))
+    points = with_inferred_locks_together(band_points(raw, scenario, where), near)
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     method = band.method
     # a [band] the file (or its fit file) gives, or the interval of a hot set inferred from a measured wait
@@ -1008,7 +1007,8 @@ def _seek_solves(
     lock contention begins (a curve that thrashes fails the goal there, which is all the seek reads; the
     search took 16 of 18 s of Environment 2's band): the response times (S, M, D) at ``distances``, at
     ``measured`` (S, M, 1; NaN where nothing is measured) and each point's fixed part (S, M, D), s; the
-    points that share their load-free parts solved together (:func:`load_free_groups`,
+    points that share their load-free parts solved together
+    (:func:`~qmodel.scenario.compose.load_free_groups`,
     :func:`qmodel.scenario.compose.response_times_together`). Where ``distances`` start at 0 km, every
     group's paths are first held to carrying their other work there (:func:`refuse_uncarried_background`,
     on the load-free parts the solve then uses)."""
@@ -1025,22 +1025,6 @@ def _seek_solves(
     response = solved[:, :, : distances.size]
     base = solved[:, :, distances.size :] if measured.size else np.full((*response.shape[:2], 1), np.nan)
     return response, base, np.array(fixed)
-
-
-def load_free_groups(
-    points: tuple[Scenario, ...], distances: np.ndarray
-) -> list[tuple[list[int], FixedParts]]:
-    """The points in groups that share their load-free parts (:func:`same_load_free`: they differ only in
-    what :func:`fixed_parts` does not read, a fit's hot set, span, others or think times), each group's
-    indices into ``points`` and its parts at ``distances`` (m), computed once."""
-    groups: list[tuple[list[int], FixedParts]] = []
-    for index, each in enumerate(points):
-        known = next((group for group, _ in groups if same_load_free(points[group[0]], each)), None)
-        if known is None:
-            groups.append(([index], fixed_parts(each, distances)))
-        else:
-            known.append(index)
-    return groups
 
 
 def _seek_margin(

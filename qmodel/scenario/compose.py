@@ -1005,11 +1005,22 @@ def response_times_together(
 ) -> np.ndarray:
     """Each point's response time (S, M, D) s at ``distances`` (m), NaN where none exists (:func:`solve_at`'s
     ``response_time`` at the file's load, no search for the load where lock contention begins), for
-    a caller that reads nothing else of it (the goal seek's band) and points that share their
-    load-free parts ``fixed`` (:func:`same_load_free`: a band's points that differ in the lock parameters,
-    a member's other or think time), solved in one fixed point with every point's distances side by side:
-    each column carries its point's workload and lock parameters, and a column's iteration does not read
-    another's, so each point gets what it gets alone (a test), for one solve's overhead, not S."""
+    a caller that reads nothing else of it (the goal seek's band): :func:`solved_together`."""
+    solved = solved_together(points, distances, fixed, checked=checked)
+    response = solved.response_time.reshape(len(points[0].members), len(points), distances.size)
+    return response.transpose(1, 0, 2)
+
+
+def solved_together(
+    points: Sequence[Scenario], distances: np.ndarray, fixed: FixedParts, *, checked: bool = False
+) -> Equilibrium:
+    """The lock fixed point (:func:`equilibrium`) of each of ``points`` at ``distances`` (m), as
+    :func:`solve_at` solves it at the file's load, for points that share their load-free parts ``fixed``
+    (:func:`same_load_free`: a band's points that differ in the lock parameters, a member's other or think
+    time; the trials of an inference of lockable_items), solved in one fixed point with every point's
+    distances side by side (column p·D + d: point p at distance d): each column carries its point's
+    workload and lock parameters, and a column's iteration does not read another's, so each point gets
+    what it gets alone (a test), for one solve's overhead, not S."""
     for each in points:
         _solved_checks(each, distances.size * len(points), checked)
     count = distances.size
@@ -1024,9 +1035,21 @@ def response_times_together(
     )
     per_point = zip(*(locks_of(each) for each in points), strict=True)  # each parameter, a value per point
     locks = Locks(*(np.repeat(np.asarray(values, float), count) for values in per_point))
-    solved = equilibrium(points[0], fixed.at(columns), work, locks=locks)
-    response = solved.response_time.reshape(len(points[0].members), len(points), count)
-    return response.transpose(1, 0, 2)
+    return equilibrium(points[0], fixed.at(columns), work, locks=locks)
+
+
+def load_free_groups(points: Sequence[Scenario], distances: np.ndarray) -> list[tuple[list[int], FixedParts]]:
+    """The points in groups that share their load-free parts (:func:`same_load_free`: they differ only in
+    what :func:`fixed_parts` does not read, a fit's hot set, span, others or think times), each group's
+    indices into ``points`` and its parts at ``distances`` (m), computed once."""
+    groups: list[tuple[list[int], FixedParts]] = []
+    for index, each in enumerate(points):
+        known = next((group for group, _ in groups if same_load_free(points[group[0]], each)), None)
+        if known is None:
+            groups.append(([index], fixed_parts(each, distances)))
+        else:
+            known.append(index)
+    return groups
 
 
 def _solved_checks(scenario: Scenario, distances: int, checked: bool) -> None:

@@ -106,9 +106,11 @@ from qmodel.scenario.compose import (
     LOAD_ONLY_MEMBER_FIELDS,
     FixedParts,
     fixed_parts,
+    load_free_groups,
     load_only_values,
     refuse_overloaded_today,
     solve_at,
+    solved_together,
 )
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
@@ -1427,7 +1429,8 @@ def with_inferred_locks(scenario: Scenario, near: float | None = None) -> Scenar
 
 
 def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
-    """:func:`with_inferred_locks` from the nearest of ``starts``: the root of the row's residual by
+    """:func:`with_inferred_locks` from the nearest of ``starts`` (their lock waits solved together,
+    :func:`_lock_waits`): the root of the row's residual by
     :func:`_refit_items` (a few solves, no scipy), its interval from the slope there (:func:`_root_fit`,
     the same :class:`Fit` as least squares gives); least squares (:func:`fit_scenario`) where the
     steps do not reach a root, which finds the nearest the model gets."""
@@ -1435,7 +1438,10 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     assert measured is not None, "a scenario with a measured lock wait"
     row = _lock_row(scenario)
     load_free = LoadFree()
-    trials = [model_values(replace(scenario, lockable_items=float(i)), [row], load_free)[0] for i in starts]
+    trials = list(_lock_waits([scenario], row.distance)(np.zeros(starts.size, dtype=int), starts))
+    for items, wait in zip(starts, trials, strict=True):  # solved together: kept as model_values keeps them
+        trial = replace(scenario, lockable_items=float(items))
+        load_free.values[(row.run, *load_only_values(trial))] = np.array([wait])
     gaps = [abs(np.log(wait / measured.wait)) if wait > 0 else np.inf for wait in trials]
     if not np.isfinite(min(gaps)):
         raise InputError(
@@ -1448,11 +1454,24 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     edge = refuse_unreached_wait(scenario, starts, trials, load_free)  # a wait only the thrashing edge nears
     start = start if edge is None else edge
     root = _refit_items(scenario, start, FIRST_SLOPE, load_free)
-    fit = (
-        fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
-        if root is None
-        else _root_fit(scenario, row, root[0], load_free)
+    if root is None:
+        return _with_lock_fit(
+            scenario, fit_scenario(replace(scenario, lockable_items=start), [row], ["locks.lockable_items"])
+        )
+    step = _root_step(scenario, root[0])
+    model, moved = (  # the root itself as found (its solve kept in load_free), and a step from it
+        model_values(replace(scenario, lockable_items=value), [row], load_free)
+        for value in (root[0], step[3])
     )
+    return _with_lock_fit(scenario, _root_fit(scenario, row, root[0], step, model, moved))
+
+
+def _with_lock_fit(scenario: Scenario, fit: Fit) -> Scenario:
+    """``scenario`` with the lockable_items of ``fit`` (its measured lock wait's), its band where the
+    file has none (the value's sigma points) and the [[calibration]] record saying what it rests on;
+    InputError where the fit does not meet the measured wait (the nearest the model gets)."""
+    measured = scenario.lock_measurement
+    assert measured is not None, "a scenario with a measured lock wait"
     value = fit.values["locks.lockable_items"]
     if abs(fit.residuals[0]) > 0.01:  # the nearest the model gets is not the measurement
         raise InputError(
@@ -1465,7 +1484,7 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     low, high = fit.intervals()["locks.lockable_items"]
     said = (
         f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
-        f"(σ {row.sigma:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}"
+        f"(σ {fit.rows[0].sigma:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}"
     )
     sigma = fit.band_points()  # its normal on the log scale, as a calibration's band takes a fit's
     band = scenario.band or BandSpec(
@@ -1477,23 +1496,105 @@ def _inferred_locks(scenario: Scenario, starts: np.ndarray) -> Scenario:
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
 
 
+def with_inferred_locks_together(points: Sequence[Scenario], near: float) -> tuple[Scenario, ...]:
+    """:func:`with_inferred_locks` of each of ``points`` started at ``near`` (a band's points, each
+    inferring its own hot set from the answer's), their steps taken together: each step of the secant
+    (:func:`_secant_roots`) and the slope at the roots are one solve of every point still stepping
+    (:func:`qmodel.scenario.compose.solved_together`, the points that share their load-free parts side
+    by side) in place of one solve per point, with the same values. A point with no lock wait at ``near``,
+    whose steps do not reach the root, or measured at another distance than the first, is inferred alone
+    (:func:`with_inferred_locks`: the scan of the starts, least squares, the errors)."""
+    found = list(points)
+    inferring = [
+        i
+        for i, point in enumerate(points)
+        if point.lock_measurement is not None and np.isnan(point.lockable_items)
+    ]
+    if not inferring or not np.isfinite(near):
+        return tuple(with_inferred_locks(point, near) for point in points)
+    measured_at = _lock_row(points[inferring[0]]).distance
+    inferring = [i for i in inferring if _lock_row(points[i]).distance == measured_at]
+    subset = [points[i] for i in inferring]
+    waits = _lock_waits(subset, measured_at)
+
+    def gap(index: np.ndarray, x: np.ndarray) -> np.ndarray:
+        wait = waits(index, np.exp(x))
+        measured = np.array([_lock_row(subset[j]).value for j in index])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(wait > 0, np.log(wait / measured), np.nan)
+
+    x0 = np.full(len(subset), float(np.log(near)))
+    x, _, reached = _secant_roots(gap, x0, gap(np.arange(len(subset)), x0), np.full(len(subset), FIRST_SLOPE))
+    roots = np.flatnonzero(reached)
+    items = [float(value) for value in np.exp(x[roots])]
+    steps = [_root_step(subset[j], value) for j, value in zip(roots, items, strict=True)]
+    both = waits(np.concatenate([roots, roots]), np.array([*items, *(step[3] for step in steps)]))
+    for k, j in enumerate(roots):
+        row = _lock_row(subset[j])
+        fit = _root_fit(subset[j], row, items[k], steps[k], both[k : k + 1], both[roots.size + k :][:1])
+        try:
+            found[inferring[j]] = _with_lock_fit(subset[j], fit)
+        except InputError:
+            reached[j] = False  # the nearest the model gets: inferred alone, which says so
+    for j in np.flatnonzero(~reached):
+        found[inferring[j]] = with_inferred_locks(subset[j], near)
+    return tuple(found)
+
+
+def _lock_waits(
+    points: Sequence[Scenario], distance: float
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A function of (indices into ``points``, their lockable_items) giving each one's model lock wait
+    (s, the members' throughput-weighted mean, as a measured row of "all" reads it: :func:`model_values`;
+    NaN where it thrashes) at ``distance`` (m): the points that share their load-free parts solved in one
+    fixed point, those parts computed once for every call."""
+    at = np.array([distance])
+    groups = load_free_groups(points, at)
+
+    def waits(index: np.ndarray, items: np.ndarray) -> np.ndarray:
+        found = np.full(index.size, np.nan)
+        for group, parts in groups:
+            picked = np.flatnonzero(np.isin(index, group))
+            if not picked.size:
+                continue
+            trials = [replace(points[index[k]], lockable_items=float(items[k])) for k in picked]
+            solved = solved_together(trials, at, parts)
+            weights = np.where(solved.thrashing[None, :], np.nan, solved.loaded.throughput)
+            found[picked] = np.sum(weights * solved.loaded.lock_wait, axis=0) / np.sum(weights, axis=0)
+        return found
+
+    return waits
+
+
 _DIFF_STEP = 1e-4  # the forward difference of a Jacobian column: this × max(1, |x|) (least_squares' rule)
 
 
-def _root_fit(scenario: Scenario, row: Measurement, items: float, load_free: LoadFree) -> Fit:
-    """The :class:`Fit` of lockable_items alone on ``row`` at its root ``items``, as
-    :func:`fit_scenario` forms it: the weighted residual there, and its slope on the fitted scale (log)
-    by a forward difference of :data:`_DIFF_STEP` (two solves)."""
+def _root_step(scenario: Scenario, items: float) -> tuple[FreeParameter, float, float, float]:
+    """Where the slope at a root ``items`` of lockable_items is read (:func:`_root_fit`): the parameter, its
+    value x on the fitted scale (log), the step (:data:`_DIFF_STEP`, inward at the upper bound) and the
+    lockable_items a step away."""
     (parameter,) = free_parameters(replace(scenario, lockable_items=items), ["locks.lockable_items"])
     x = parameter.to_scale(items)
     step = _DIFF_STEP * max(1.0, abs(x))
     step = -step if x + step > parameter.to_scale(parameter.high) else step
-    model, moved = (  # the root itself as found (its solve kept in load_free), and a step from it
-        model_values(replace(scenario, lockable_items=value), [row], load_free)
-        for value in (items, parameter.from_scale(x + step))
-    )
+    return parameter, x, step, parameter.from_scale(x + step)
+
+
+def _root_fit(
+    scenario: Scenario,
+    row: Measurement,
+    items: float,
+    step: tuple[FreeParameter, float, float, float],
+    model: np.ndarray,
+    moved: np.ndarray,
+) -> Fit:
+    """The :class:`Fit` of lockable_items alone on ``row`` at its root ``items``, as :func:`fit_scenario`
+    forms it: the weighted residual there (``model``, the row's model value at the root) and its slope on
+    the fitted scale (log) by a forward difference (``step``, :func:`_root_step`; ``moved``, the row's
+    value a step away)."""
+    parameter, x, width, _ = step
     weighted, shifted = _weighted([row], model), _weighted([row], moved)
-    jacobian = ((shifted - weighted) / step)[:, None]
+    jacobian = ((shifted - weighted) / width)[:, None]
     covariance = np.linalg.pinv(jacobian.T @ jacobian)  # no row left over: the row's σ taken as known
     at = replace(scenario, lockable_items=items)
     return Fit((parameter,), np.array([x]), covariance, (row,), model, weighted, jacobian, at)
@@ -1523,35 +1624,58 @@ def _lock_row(scenario: Scenario) -> Measurement:
 def _refit_items(
     scenario: Scenario, start: float, slope: float, load_free: LoadFree | None = None
 ) -> tuple[float, float] | None:
-    """(lockable_items, slope) near ``start`` whose model lock wait is the file's measured one: on
-    g(x) = log(model wait / measured wait), x = log lockable_items (one solve a step), a Newton step
-    with the last refit's ``slope`` dg/dx, then secant steps, until |g| < 1e-10; None where the steps
-    do not get there (the caller then infers it afresh, :func:`with_inferred_locks`). ``load_free``:
-    the scenario's load-free parts where the caller has them (:func:`model_values`)."""
+    """(lockable_items, slope) near ``start`` whose model lock wait is the file's measured one
+    (:func:`_secant_roots` from ``start`` with the last refit's ``slope``, one solve a step); None where
+    the steps do not get there (the caller then infers it afresh, :func:`with_inferred_locks`).
+    ``load_free``: the scenario's load-free parts where the caller has them (:func:`model_values`)."""
     row = _lock_row(scenario)
     load_free = LoadFree() if load_free is None else load_free
 
-    def gap(x: float) -> float:
-        wait = model_values(replace(scenario, lockable_items=float(np.exp(x))), [row], load_free)[0]
-        return float(np.log(wait / row.value)) if wait > 0 else np.nan
+    def gap(index: np.ndarray, x: np.ndarray) -> np.ndarray:
+        wait = model_values(replace(scenario, lockable_items=float(np.exp(x[0]))), [row], load_free)[0]
+        return np.array([np.log(wait / row.value) if wait > 0 else np.nan])
 
-    x0 = float(np.log(start))
-    g0 = gap(x0)
-    if not (np.isfinite(g0) and np.isfinite(slope)):  # no lock wait there, or no slope to step by
-        return None
-    if abs(g0) < _SECANT_TOLERANCE:
-        return start, slope
-    x1 = float(np.clip(x0 - g0 / slope, 0.0, np.log(1e9))) if slope else x0 + 0.01
-    g1 = gap(x1)
+    x0 = np.array([np.log(start)])
+    x, found_slope, reached = _secant_roots(gap, x0, gap(np.arange(1), x0), np.array([slope]))
+    return (float(np.exp(x[0])), float(found_slope[0])) if reached[0] else None
+
+
+def _secant_roots(
+    gap: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: np.ndarray, g0: np.ndarray, slope: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per element, the root of g(x) = log(model wait / measured wait), x = log lockable_items, from
+    ``x0`` with g0 = g(x0): a Newton step with ``slope`` dg/dx (a step of 0.01 where it is 0), then
+    secant steps, until |g| < 1e-10 (:data:`_SECANT_TOLERANCE`), at most :data:`_SECANT_STEPS` of them,
+    x kept within [0, log 10⁹]; each step one call of ``gap(indices, x)`` for the elements still stepping.
+    Returns (x, the slope there, reached): reached False where g0 or the slope is not finite, a step
+    gives no lock wait or does not move g, or the steps run out."""
+    size = x0.size
+    x_root, slope_root, reached = np.full(size, np.nan), np.full(size, np.nan), np.zeros(size, dtype=bool)
+    usable = np.isfinite(g0) & np.isfinite(slope)
+    done = usable & (np.abs(g0) < _SECANT_TOLERANCE)
+    x_root[done], slope_root[done], reached[done] = x0[done], slope[done], True
+    active = np.flatnonzero(usable & ~done)
+    x0, g0, slope = x0[active], g0[active], slope[active]
+    newton = np.clip(x0 - g0 / np.where(slope == 0, 1.0, slope), 0.0, np.log(1e9))
+    x1 = np.where(slope == 0, x0 + 0.01, newton)
+    g1 = gap(active, x1) if active.size else x1
     for _ in range(_SECANT_STEPS):
-        if not (np.isfinite(g0) and np.isfinite(g1)) or g1 == g0:
-            return None
-        slope = (g1 - g0) / (x1 - x0)
-        if abs(g1) < _SECANT_TOLERANCE:
-            return float(np.exp(x1)), slope
-        x0, x1 = x1, float(np.clip(x1 - g1 / slope, 0.0, np.log(1e9)))
-        g0, g1 = g1, gap(x1)
-    return None
+        stepping = np.isfinite(g0) & np.isfinite(g1) & (g1 != g0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            slope = (g1 - g0) / (x1 - x0)
+        found = stepping & (np.abs(g1) < _SECANT_TOLERANCE)
+        x_root[active[found]], slope_root[active[found]], reached[active[found]] = (
+            x1[found],
+            slope[found],
+            True,
+        )
+        keep = stepping & ~found
+        active, x0, x1, g1, slope = active[keep], x0[keep], x1[keep], g1[keep], slope[keep]
+        if not active.size:
+            break
+        x0, x1 = x1, np.clip(x1 - g1 / slope, 0.0, np.log(1e9))
+        g0, g1 = g1, gap(active, x1)
+    return x_root, slope_root, reached
 
 
 _EDGE_TOLERANCE = 1e-3  # log lockable_items: the thrashing edge bracketed this close (0.1%)

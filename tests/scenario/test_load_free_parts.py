@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodel.scenario import load_scenario
-from qmodel.scenario.band import _seek_solves, load_free_groups
-from qmodel.scenario.compose import fixed_parts, same_load_free, solve_at
+from qmodel.scenario.band import _seek_solves
+from qmodel.scenario.compose import fixed_parts, load_free_groups, same_load_free, solve_at
 from qmodel.scenario.fit import load_only
 
 ENV2 = load_scenario("gdps-env2")

@@ -19,7 +19,7 @@ from qmodel.errors import InputError
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.band import NARROW, load_banded, narrowing
 from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.fit import _lock_row, fit_scenario, with_inferred_locks
+from qmodel.scenario.fit import _lock_row, fit_scenario, with_inferred_locks, with_inferred_locks_together
 
 ENV2 = load_scenario("gdps-env2")
 
@@ -139,3 +139,23 @@ def test_a_wait_only_the_thrashing_edge_nears_is_refused_naming_the_most_the_mod
         re.search(r"at most about ([0-9.]+) ms, the largest lock wait the model reaches", said)[1]
     )
     assert reached < 60.0
+
+
+def test_a_bands_points_inferred_together_get_what_each_gets_alone(tmp_path) -> None:
+    """A band's points (here: spans and a crossing latency, so two sets of load-free parts, and a point
+    with lockable_items given) infer their hot sets with their secant steps solved together: the same
+    values, bit for bit, and the same records (the 95% interval) as each inferred alone."""
+    unknown = replace(
+        load_scenario(measured_file(tmp_path, average_wait(ENV2, 40.0) * 1e3, "40km")), lockable_items=np.nan
+    )
+    points = [
+        replace(unknown, lock_span=span, crossing_latency=latency)
+        for span in (0.3, 0.6, 1.0)
+        for latency in (0.0, 50e-6)
+    ] + [replace(unknown, lockable_items=2e4)]
+    near = with_inferred_locks(unknown).lockable_items
+    together = with_inferred_locks_together(points, near)
+    alone = [with_inferred_locks(point, near) for point in points]
+    assert [p.lockable_items for p in together] == [p.lockable_items for p in alone]
+    assert [p.calibration for p in together] == [p.calibration for p in alone]
+    assert len({p.lockable_items for p in together}) == len(points)  # each point its own hot set
