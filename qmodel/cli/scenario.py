@@ -188,8 +188,18 @@ def scenario(
     """Solve a Parallel Sysplex scenario end to end: response time and its breakdown, share within the
     WLM goal, throughput and CPU per member, at each distance.
 
-    Exit status 1 when lock contention thrashes (or the volumes cannot carry their other work) at some
-    distance: the other distances are still shown, as --variants still writes its other rows."""
+    \b
+    Exit status:
+      0  every distance asked has its answer (--max-distance: always, its
+         words say where the goal holds)
+      1  some distance has no response time: lock contention thrashes, the
+         volumes cannot carry their other work, or an open member's arrivals
+         are more than its CPs or CF subchannels carry (the other distances
+         are still shown); --variants: some row failed (the others written)
+      2  input it cannot use (one line naming it), or output it cannot write
+      3  a solve did not converge (the message says which)
+      4  --plot without matplotlib installed
+      130, 143  stopped by Ctrl-C or SIGTERM; 141  its output closed early"""
     from qmodel.scenario.band import load_banded
     from qmodel.scenario.files import fit_path, resolve_scenario, shipped_folder
 
@@ -626,9 +636,11 @@ def _band_notes(result) -> list[str]:
     """What the table's low and high rows are, in a planner's words, the probability that the goal holds
     at each distance (up to PROBABILITIES_SHOWN of them), the measurement that would narrow the band most,
     or why there is no band; where some parameter point has no response time, that the band is open."""
+    import itertools
+
     import numpy as np
 
-    from qmodel.scenario.result import NO_BAND
+    from qmodel.scenario.result import NO_BAND, WITHOUT_ANSWER
 
     band = result.band
     if band is None:
@@ -653,14 +665,19 @@ def _band_notes(result) -> list[str]:
         notes.append(f"To narrow the band most: {band.narrow}.")
     if band.misfit:
         notes.append(band.misfit)
-    open_end = np.flatnonzero(band.points_without_answer)
-    if open_end.size:
+    causes = [
+        tuple(cause for cause, counts in band.without_answer.items() if counts[d])
+        for d in range(result.distances.size)
+    ]
+    for why, run in itertools.groupby(np.flatnonzero(band.points_without_answer), key=causes.__getitem__):
+        open_end = list(run)
         where = ", ".join(f"{d / 1e3:g}" for d in result.distances[open_end[:5]])
-        more = f" and {_unit(open_end.size - 5, 'more')}" if open_end.size > 5 else ""
+        more = f" and {_unit(len(open_end) - 5, 'more')}" if len(open_end) > 5 else ""
+        said = " or ".join(WITHOUT_ANSWER[cause] for cause in why) or "no response time exists there"
         notes.append(
-            f"At {where}{more} km some parameter point has no response time (lock contention"
-            " thrashes there): the band is open toward it, 'no answer' at its end of longer"
-            " times (high), fewer transactions within the goal and less throughput (low)."
+            f"At {where}{more} km some parameter point has no response time ({said}): the band is open"
+            " toward it, 'no answer' at its end of longer times (high), fewer transactions within the goal"
+            " and less throughput (low)."
         )
     return notes
 

@@ -527,17 +527,30 @@ def _interpolated(at: np.ndarray, known: np.ndarray, value: np.ndarray) -> np.nd
 
 class _Sample(NamedTuple):
     """The answer's and each parameter point's values (S, M, D) by name (:func:`_values`), SI, the answer
-    first; their values at the measured configuration (S, M, 1; NaN: nothing measured); and per point
-    (S, D) whether it has no answer."""
+    first; their values at the measured configuration (S, M, 1; NaN: nothing measured); per point (S, D)
+    whether it has no answer, and (S, D) by each cause of ``WITHOUT_ANSWER`` (:func:`_causes`)."""
 
     values: dict[str, np.ndarray]
     base: dict[str, np.ndarray]
     thrashing: np.ndarray
+    causes: dict[str, np.ndarray]
 
     def predicted(self, name: str) -> np.ndarray:
         """The part of each value the model predicts: all of it where nothing is measured."""
         value, base = self.values[name], self.base[name]
         return np.where(np.isnan(base), value, value - base)
+
+
+def _causes(result: ScenarioResult) -> dict[str, np.ndarray]:
+    """Why ``result`` has no response time, (D,) bool by each cause of ``WITHOUT_ANSWER``: lock
+    contention thrashes, the volumes cannot carry their other work, an open member's arrivals are more
+    than its CPs or CF subchannels carry."""
+    opened = result.open_saturated if result.open_saturated is not None else np.zeros_like(result.thrashing)
+    return {
+        "lock": result.lock_thrashing,
+        "volumes": result.disk_saturated,
+        "open": opened & result.thrashing,
+    }
 
 
 def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
@@ -555,17 +568,21 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
     base = _values(solve_scenario(banded.scenario, measured)) if measured.size else {n: nothing for n in own}
     stacks = {name: [value] for name, value in own.items()}
     bases = {name: [base[name]] for name in own}
+    causes = {cause: [flags] for cause, flags in _causes(nominal).items()}
     for point in banded.points:
-        solved = _values(solve_scenario(point, at))
-        for name, value in solved.items():
+        result = solve_scenario(point, at)
+        for name, value in _values(result).items():
             step = value[:, : known.size] - own[name][:, grid]
             stacks[name].append(own[name] + _interpolated(distances, known, step))
             bases[name].append(value[:, known.size :] if measured.size else nothing)
+        for cause, flags in _causes(result).items():  # a distance between two grid ones: either's cause
+            causes[cause].append(np.interp(distances, known, flags[: known.size].astype(float)) > 0)
     values = {name: np.array(stack) for name, stack in stacks.items()}
     return _Sample(
         values,
         {name: np.array(stack) for name, stack in bases.items()},
         np.isnan(values["response"]).any(axis=1),
+        {cause: np.array(flags) for cause, flags in causes.items()},
     )
 
 
@@ -621,6 +638,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         band_ends,
         np.clip(w @ holds, 0.0, 1.0),
         s.thrashing[1:].sum(axis=0),
+        {cause: flags[1:].sum(axis=0) for cause, flags in s.causes.items()},
         narrowing(banded, s.values["response"], response_sd, weights),
         banded.misfit_words(),
     )

@@ -29,9 +29,10 @@ class Band:
     of each of :meth:`ScenarioResult.record_values` that has one, (R, D) each (NaN: open, toward a sample
     with no answer); ``goal_probability`` (D,) the share of the predictive distribution in which every
     member meets the goal; ``points_without_answer`` (D,) the parameter points with no response time
-    there; ``method`` what the band is made of, in words; ``narrow`` the measurement that would narrow it
-    most ("" where none is named); ``misfit`` the line naming the calibration rows the band carries the
-    miss of ("" where none)."""
+    there, ``without_answer`` the same counts by why (each key of :data:`WITHOUT_ANSWER`); ``method``
+    what the band is made of, in words; ``narrow`` the measurement that would narrow it most ("" where
+    none is named); ``misfit`` the line naming the calibration rows the band carries the miss of (""
+    where none)."""
 
     level: float
     method: str
@@ -39,6 +40,7 @@ class Band:
     ends: dict[str, tuple[np.ndarray, np.ndarray]]
     goal_probability: np.ndarray
     points_without_answer: np.ndarray
+    without_answer: dict[str, np.ndarray]
     narrow: str = ""
     misfit: str = ""
 
@@ -314,6 +316,12 @@ def band_json(band: Band | None) -> dict[str, object]:
     }
 
 
+# why a solve has no response time, by the name a band counts its points under (Band.without_answer)
+WITHOUT_ANSWER = {
+    "lock": "lock contention thrashes there",
+    "volumes": "the volumes cannot carry their other work there",
+    "open": "an open member's arrivals are more than its CPs or CF subchannels carry there",
+}
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"

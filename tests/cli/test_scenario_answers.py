@@ -249,6 +249,17 @@ def test_a_thrashing_distance_fails_the_command_as_it_fails_a_variants_row() -> 
     assert run(["gdps-env3", "--distance", "20km", "--no-breakdown"]).exit_code == 0
 
 
+def test_help_lists_every_exit_status_with_each_cause_of_no_response_time() -> None:
+    text = " ".join(run(["--help"]).output.split())
+    statuses = re.search(r"Exit status: (.*?) Options:", text)
+    assert statuses
+    for status in ("0 ", "1 ", "2 ", "3 ", "4 ", "130, 143 ", "141 "):
+        assert status in statuses[1]
+    one = statuses[1].split(" 2 ")[0]
+    for cause in ("lock contention thrashes", "volumes cannot carry", "arrivals are more than", "--variants"):
+        assert cause in one
+
+
 def test_json_gives_whole_terminals_where_thrashing_begins_per_member_and_their_sum_in_all() -> None:
     records = json.loads(run(["gdps-env3", "--distance", "300km", "--format", "json"]).stdout)["results"]
     fits = {r["member"]: r["terminals_with_answer"] for r in records}

@@ -139,3 +139,22 @@ def test_the_measurement_that_narrows_an_unmeasured_band_asks_for_no_think_time_
     everyone_open = open_members == len(members)
     assert said == NARROW["unmeasured_open" if everyone_open else "unmeasured"]
     assert ("think time" in said) != everyone_open
+
+
+def test_a_band_point_whose_arrivals_saturate_is_counted_under_that_cause_and_the_notes_say_it() -> None:
+    from qmodel.cli.scenario import _band_notes
+    from qmodel.scenario.band import band_of
+    from qmodel.scenario.result import WITHOUT_ANSWER
+
+    cps, cpu = ENV2.members[0].logical_cps, ENV2.members[0].cpu
+    answer = opened(ENV2, [8.0, 8.0])
+    beyond = opened(ENV2, [2 * cps / cpu, 8.0])  # a point twice what the CPs carry
+    at = np.array([0.0, 40e3])
+    nominal = solve_scenario(answer, at)
+    band = band_of(Banded(answer, (beyond,), (0.1,)), nominal)
+    assert list(band.points_without_answer) == [1, 1]
+    assert list(band.without_answer["open"]) == [1, 1]
+    assert not band.without_answer["lock"].any() and not band.without_answer["volumes"].any()
+    notes = " ".join(_band_notes(replace(nominal, band=band)))
+    assert f"some parameter point has no response time ({WITHOUT_ANSWER['open']})" in notes
+    assert WITHOUT_ANSWER["lock"] not in notes
