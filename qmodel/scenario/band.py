@@ -117,6 +117,11 @@ NARROW = {
     "crossing_latency": "a round trip between the sites measured at today's distance (RMF CF activity "
     "report, path data: channel path latency, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would "
     "give crossing_latency, which now takes the whole 95% interval of the GDPS study's estimate",
+    "crossing_latency_before": "the latency of the route planned between the sites, before the move (the "
+    "DWDM or carrier's specified latency per round trip, or a round trip over a test link: RMF CF activity "
+    "report, path data, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would give crossing_latency, "
+    "which now takes the whole 95% interval of the GDPS study's estimate: the sites are side by side today "
+    "(measured at 0 km), so no round trip between them can be measured yet",
 }
 
 
@@ -745,6 +750,8 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
             return ""
         key = _widest(banded, values[1:], weights[1:])
         key = key + beyond if key == "measured_wait" else key
+        if key == "crossing_latency" and banded.scenario.measured_at <= 0:  # no route between the sites yet
+            key = "crossing_latency_before"
         return NARROW.get(key, NARROW["range"]).format(**words)  # a lock range: "range"
     if banded.measured_at is not None:
         return NARROW["growth" + beyond].format(**words)

@@ -56,3 +56,24 @@ def test_the_response_time_grows_with_the_latency_at_a_distance_and_not_at_0_km(
     at_40 = [r.response_time[:, 1] for r in results]
     assert at_zero[0] == pytest.approx(at_zero[1]) and at_zero[0] == pytest.approx(at_zero[2])
     assert np.all(at_40[0] < at_40[1]) and np.all(at_40[1] < at_40[2])
+
+
+@pytest.mark.parametrize(("measured_at", "before"), [(0.0, True), (1e3, False)])
+def test_the_narrowing_line_asks_for_the_planned_routes_latency_where_the_sites_are_side_by_side(
+    measured_at: float, before: bool
+) -> None:
+    """Where crossing_latency is the band's largest part: measured at a distance, a round trip between the
+    sites measured today gives it; measured at 0 km no such route exists yet (trial 7, N4), so the line
+    asks for what a planner has before the move (the DWDM or carrier's figure, or a test link)."""
+    from qmodel.scenario.band import NARROW, Banded, narrowing
+
+    # small latencies: the study's sync times, read at 1 km, must still hold two round trips each
+    scenario = replace(ENV2, measured_at=measured_at, crossing_latency=30e-6)
+    points = tuple(replace(scenario, crossing_latency=latency) for latency in (5e-6, 55e-6))
+    banded = Banded(scenario, points, (0.25, 0.25), measured_at=measured_at, ranged=("crossing_latency",) * 2)
+    at = np.array([40e3])
+    response = np.stack([solve_scenario(each, at).response_time for each in (scenario, *points)])
+    said = narrowing(banded, response, np.zeros_like(response), banded.all_weights())
+    assert said == NARROW["crossing_latency_before" if before else "crossing_latency"]
+    assert ("today's distance" in said) is not before
+    assert ("side by side today" in said) is before
