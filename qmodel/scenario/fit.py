@@ -597,7 +597,7 @@ class Fit:
                 continue
             if bound is not None:
                 reasons[p.key] = f"at its bound {shown_value(p.key, bound)}" + (
-                    ", its interval the whole allowed range" if whole else ""
+                    " with the whole allowed range as its interval" if whole else ""
                 )
                 continue
             if whole:
@@ -1324,9 +1324,12 @@ def fit_toml(fit: Fit, scenario: str, measurements: str) -> str:
 
 
 def held_label(held: Held) -> str:
-    """How a held parameter is shown: its prior value and why the rows do not pin it."""
-    why = held.reason.removeprefix("not pinned: ")
-    return f"held at its prior {shown_value(held.parameter.key, held.value)} ({held.source}): {why}"
+    """How a held parameter is shown: its prior value and why the rows do not pin it (a fit that ran to
+    a bound says so first: the bound is where the fit went, the prior what is kept)."""
+    prior = f"held at its prior {shown_value(held.parameter.key, held.value)} ({held.source})"
+    if held.reason.startswith("at its bound"):
+        return f"the fit ran to {held.reason.removeprefix('at ')}: not pinned, so {prior}"
+    return f"{prior}: {held.reason.removeprefix('not pinned: ')}"
 
 
 class FitRecord(NamedTuple):

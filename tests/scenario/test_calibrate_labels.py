@@ -16,7 +16,16 @@ from click.testing import CliRunner
 from qmodel.cli import cli
 from qmodel.cli.scenario import _off
 from qmodel.scenario.files import resolve_scenario
-from qmodel.scenario.fit import Fit, fit_scenario, free_parameters, model_values, shown_value, shown_value_of
+from qmodel.scenario.fit import (
+    Fit,
+    Held,
+    fit_scenario,
+    free_parameters,
+    held_label,
+    model_values,
+    shown_value,
+    shown_value_of,
+)
 from qmodel.scenario.measurements import Measurement
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import load_scenario
@@ -66,7 +75,21 @@ def test_an_interval_over_the_whole_allowed_range_is_not_pinned_and_a_bound_is_n
     assert crafted(0.5, 0.01).label("locks.lock_span") == "pinned"
     assert crafted(0.5, 10.0).label("locks.lock_span").startswith("not pinned: its 95% interval is (nearly)")
     at_bound = crafted(1.0, 10.0).label("locks.lock_span")
-    assert at_bound == "at its bound 100%, its interval the whole allowed range"
+    assert at_bound == "at its bound 100% with the whole allowed range as its interval"
+
+
+def test_a_parameter_held_after_its_fit_ran_to_a_bound_says_the_bound_then_the_prior_it_keeps() -> None:
+    """Trial 7, N6: "held at its prior 50%: at its bound 0%" read as two values at once; the bound is where
+    the fit went, the prior what is kept, said in that order."""
+    span = next(p for p in free_parameters(ENV2, ["locks.lock_span"]))
+    reason = crafted(1.0, 10.0).weak()["locks.lock_span"]
+    said = held_label(Held(span, 0.5, reason, "the default"))
+    assert said == (
+        "the fit ran to its bound 100% with the whole allowed range as its interval: not pinned, so held at"
+        " its prior 50% (the default)"
+    )
+    unpinned = held_label(Held(span, 0.5, "not pinned: the rows do not pin it", "the file's"))
+    assert unpinned == "held at its prior 50% (the file's): the rows do not pin it"
 
 
 def test_rows_at_one_distance_say_why_they_leave_the_lock_span_unpinned() -> None:
