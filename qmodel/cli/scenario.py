@@ -640,7 +640,7 @@ def _band_notes(result) -> list[str]:
 
     import numpy as np
 
-    from qmodel.scenario.result import NO_BAND, WITHOUT_ANSWER
+    from qmodel.scenario.result import NO_BAND, WHY_UNBANDED, WITHOUT_ANSWER
 
     band = result.band
     if band is None:
@@ -661,6 +661,7 @@ def _band_notes(result) -> list[str]:
             "The probability that every member meets the goal at each distance: goal_holds[%] in"
             " --format csv or json."
         )
+    notes.append(f"{_sentence(WHY_UNBANDED)}.")
     if band.narrow:
         notes.append(f"To narrow the band most: {band.narrow}.")
     if band.misfit:

@@ -300,11 +300,21 @@ class ScenarioResult:
 
 # why an answer carries no band
 NO_BAND = "the model's own error has not been sized (qmodel scenario cross-validate --write sizes it)"
+# the records' values that carry no band where the rest have one (their keys as
+# ScenarioResult.records writes them, CF standing for each CF's name), and why
+UNBANDED = ("converted_cf_requests[1/s]", "CF_delayed[%]", "CF_requests[1/s]", "iosq[ms]", "volume_busy[%]")
+WHY_UNBANDED = (
+    "converted CF requests, each path's CF requests and share delayed for a subchannel, and the volumes'"
+    " IOSQ and busy (CSV, JSON: converted_cf_requests, per CF its _delayed and _requests, iosq,"
+    " volume_busy) carry no band: a band's level rests on the model's error, sized on response times and"
+    " transaction counts alone, so none could be stated for these"
+)
 
 
 def band_json(band: Band | None) -> dict[str, object]:
-    """The JSON's ``band``: its level, what it is made of, its parameter points and the measurement that
-    would narrow it most, or why there is none."""
+    """The JSON's ``band``: its level, what it is made of, its parameter points, the measurement that
+    would narrow it most and the values it does not cover (``unbanded``, CF standing for each CF's name)
+    with why; or why there is none."""
     if band is None:
         return {"level": None, "method": None, "points": 0, "why_none": NO_BAND}
     return {
@@ -313,6 +323,8 @@ def band_json(band: Band | None) -> dict[str, object]:
         "points": band.points,
         "narrow": band.narrow or None,
         "misfit": band.misfit or None,
+        "unbanded": list(UNBANDED),
+        "why_unbanded": WHY_UNBANDED,
     }
 
 

@@ -604,3 +604,25 @@ def test_the_band_says_a_default_shape_is_not_varied_and_what_would_fit_it(tmp_p
     said = describe(load_banded(mine), 0.8)
     assert "not varied: distribution.shape 1, the default" in said
     assert "member.NAME.shape free would fit it" in said
+
+
+def test_every_value_with_a_unit_carries_a_band_or_is_named_with_why_it_has_none() -> None:
+    """Issue 32: no scenario answer without a band, or without a line saying why it has none (trial 7, N7:
+    converted CF requests and the paths' delays had neither)."""
+    from qmodel.frames import split_key
+    from qmodel.scenario.result import UNBANDED, WHY_UNBANDED
+
+    payload = json.loads(run(["gdps-env2", "--distance", "20km", "--format", "json"]).output)
+    record = payload["results"][0]
+    cfs = {key.split("_")[0] for key in record if key.endswith("_delayed[%]")}
+    unbanded = {key.replace("CF", cf, 1) if key.startswith("CF_") else key for key in UNBANDED for cf in cfs}
+    ends = {end_key(key, end) for key in record for end in ("low", "high")}
+    for key in record:
+        unit = split_key(key)[1]
+        if unit is None or key in ends or key in ("distance[km]", "goal_holds[%]"):
+            continue
+        banded = end_key(key, "low") in record and end_key(key, "high") in record
+        assert banded != (key in unbanded), key
+    assert payload["band"]["unbanded"] == list(UNBANDED) and payload["band"]["why_unbanded"] == WHY_UNBANDED
+    table = " ".join(run(["gdps-env2", "--distance", "20km", "--no-breakdown"]).output.split())
+    assert " ".join(WHY_UNBANDED.split())[1:] in table
