@@ -480,6 +480,17 @@ FIT_CSV_COLUMNS = (
 )
 
 
+def _in_unit(value: float, unit: str) -> tuple[float | None, str]:
+    """A calibration's number (SI) in the unit its key or quantity is read in (:func:`qmodel.units.in_unit`:
+    a share in %), and that unit ("" for a count); None for NaN. The one rule of calibrate's CSV and
+    JSON."""
+    from qmodel.scenario.result import number
+    from qmodel.units import in_unit
+
+    converted, name = in_unit(value, unit)
+    return number(converted), ("" if name == "1" else name)
+
+
 def _fit_csv(fit, written, intervals, notes: list[str]) -> None:
     """``calibrate --format csv``: the table format's parts in one table a spreadsheet filters by its
     first column, as numbers: ``parameter`` rows (the fitted value, its interval's ends at ``level``, how
@@ -491,12 +502,8 @@ def _fit_csv(fit, written, intervals, notes: list[str]) -> None:
     from qmodel.scenario.fit import LEVEL, held_label, unit_of
     from qmodel.scenario.measurements import QUANTITIES
     from qmodel.scenario.result import number
-    from qmodel.units import in_unit
 
-    def shown(value: float, unit: str) -> tuple[float | None, str]:
-        converted, name = in_unit(value, unit)
-        return number(converted), ("" if name == "1" else name)
-
+    shown = _in_unit
     lines: list[dict[str, object]] = []
     for p in fit.parameters:
         (value, unit), (low, _), (high, _) = (
@@ -1272,7 +1279,8 @@ The fitted values are written to FILE.fit.toml beside FILE (never over
 FILE), whole; every later qmodel scenario FILE takes them in place of
 the file's own. Exit status 0 when written, 2 for input it cannot use.
 --format csv: one table, its first column parameter, row, note or
-summary; numbers in the row's unit column (a share in %).
+summary; numbers in the row's unit column (a share in %). --format
+json: the same numbers, each entry's unit in its "unit" field.
 \b
 Example:
   $ qmodel scenario calibrate my-sysplex.toml measured.csv
@@ -1384,7 +1392,9 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
 
 
 def _show_fit(fit, written, fmt: str) -> None:
-    from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of
+    from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of, unit_of
+    from qmodel.scenario.measurements import QUANTITIES
+    from qmodel.scenario.result import number
 
     intervals, weak = fit.intervals(), fit.weak()
     level = f"{LEVEL:.0%} interval"
@@ -1420,22 +1430,33 @@ def _show_fit(fit, written, fmt: str) -> None:
                 "parameters": [
                     {
                         "key": p.key,
-                        "value": fit.values[p.key],
-                        "low": intervals[p.key][0],
-                        "high": intervals[p.key][1],
+                        "value": _in_unit(fit.values[p.key], unit_of(p.key))[0],
+                        "low": _in_unit(intervals[p.key][0], unit_of(p.key))[0],
+                        "high": _in_unit(intervals[p.key][1], unit_of(p.key))[0],
+                        "unit": _in_unit(fit.values[p.key], unit_of(p.key))[1],
                         "level": LEVEL,
                         "weakly_identified": weak[p.key],
                     }
                     for p in fit.parameters
                 ],
-                "held": [{"key": h.parameter.key, "value": h.value, "why": h.reason} for h in fit.held],
+                "held": [
+                    {
+                        "key": h.parameter.key,
+                        "value": _in_unit(h.value, unit_of(h.parameter.key))[0],
+                        "unit": _in_unit(h.value, unit_of(h.parameter.key))[1],
+                        "why": h.reason,
+                    }
+                    for h in fit.held
+                ],
                 "rows": [
                     {
                         "row": row.label,
                         "source": row.source,
                         "quantity": row.quantity,
-                        "measured": row.value,
-                        "model": None if model != model else float(model),
+                        "measured": _in_unit(row.value, QUANTITIES[row.quantity])[0],
+                        "model": _in_unit(model, QUANTITIES[row.quantity])[0],
+                        "unit": _in_unit(row.value, QUANTITIES[row.quantity])[1],
+                        "off[%]": number(_off(row, model)),
                         "weighted_residual": float(residual),
                         "weight": row.weight,
                     }
