@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from typing import NamedTuple
 
 from qmodel.errors import InputError
@@ -131,12 +132,22 @@ def sized(value: float, unit_name: str) -> tuple[float, str]:
     return in_unit(value, unit_name)
 
 
+def significant(value: float, digits: int = 4) -> str:
+    """``value`` to ``digits`` significant digits, written out in positional notation as a planner reads
+    it, never in e-notation (14890, not 1.489e+04; 0.00012, not 0.00012 as 1.2e-04); inf and nan as
+    Python writes them."""
+    if not math.isfinite(value):
+        return f"{value}"
+    return format(Decimal(f"{value:.{digits}g}"), "f")
+
+
 def readable(value: float, unit_name: str, *, written: bool = False) -> str:
     """A value (SI) to four significant digits in the unit of its size (:func:`sized`), as a table shows
-    it (``30.56 ms``, ``456.3 us``, ``61.09%``, ``62.5 1/s``, ``2000``); ``written``: as a file's cell
+    it (``30.56 ms``, ``456.3 us``, ``61.09%``, ``62.5 1/s``, ``2000``, ``14890 1/s``, never e-notation:
+    :func:`significant`); ``written``: as a file's cell
     writes it, a time's unit joined to it and a count or a rate bare (``30.56ms``, ``61.09%``, ``62.5``)."""
     number, unit = sized(value, unit_name)
-    text = f"{number:.4g}"
+    text = significant(number)
     if unit == "%":
         return text + unit
     if written:

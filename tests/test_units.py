@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qmodel.errors import InputError
-from qmodel.units import UNITS, in_unit, parse_value, readable, reading_note, sized
+from qmodel.units import UNITS, in_unit, parse_value, readable, reading_note, significant, sized
 
 
 def test_ratio_accepts_a_fraction() -> None:
@@ -425,7 +425,7 @@ def test_a_value_shown_as_a_file_writes_it_reads_back_to_its_four_digits(unit, v
     written = readable(value, unit, written=True)
     assert parse_value("value", written, unit) * UNITS[unit].to_si == pytest.approx(value, rel=5e-4)
     number, shown = sized(value, unit)
-    assert readable(value, unit).replace(" ", "") in (written, f"{number:.4g}{shown}")
+    assert readable(value, unit).replace(" ", "") in (written, f"{significant(number)}{shown}")
 
 
 def test_a_time_is_shown_in_the_unit_of_its_size_and_a_share_in_percent() -> None:
@@ -434,3 +434,18 @@ def test_a_time_is_shown_in_the_unit_of_its_size_and_a_share_in_percent() -> Non
     assert readable(0.0, "us") == "0 ms" and readable(0.6109, "ratio") == "61.09%"
     assert readable(62.5, "1/s") == "62.5 1/s" and readable(62.5, "1/s", written=True) == "62.5"
     assert in_unit(0.5, "ratio") == (50.0, "%") and in_unit(0.0432, "ms") == pytest.approx((43.2, "ms"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.floats(-1e12, 1e12, allow_nan=False), digits=st.integers(1, 6))
+def test_a_number_in_a_message_is_written_out_never_in_e_notation(value: float, digits: int) -> None:
+    """Trial 7, N10: 1.489e+04 1/s, "S is 2.7e+02 times", χ²/ν 5.03e+03 in messages and tables. The
+    number keeps its significant digits and reads back to them."""
+    text = significant(value, digits)
+    assert "e" not in text.lower()
+    assert float(text) == float(f"{value:.{digits}g}")
+
+
+def test_a_large_rate_in_a_table_is_written_out() -> None:
+    assert readable(14890.0, "1/s") == "14890 1/s" and significant(270.3, 2) == "270"
+    assert significant(5031.0, 3) == "5030" and significant(60080e-6 * 1e6) == "60080"

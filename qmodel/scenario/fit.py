@@ -128,7 +128,7 @@ from qmodel.scenario.propagation import at_zero_km
 from qmodel.scenario.schema import key_of
 from qmodel.scenario.spec import PLAUSIBLE, BandSpec, Member, Scenario, ScenarioError
 from qmodel.tomlread import read_toml
-from qmodel.units import UNITS, readable
+from qmodel.units import UNITS, readable, significant
 
 WEAK_FACTOR = 2.0  # a 95% interval whose ends are more than this factor apart: weakly identified
 WEAK_CORRELATION = 0.99
@@ -715,8 +715,8 @@ class Fit:
             return ""
         if s2 <= 1:
             return (
-                f"The rows agree within their σ (χ²/ν {s2:.2g}), so each interval is the one the σ give, "
-                "never narrower."
+                f"The rows agree within their σ (χ²/ν {significant(s2, 2)}), so each interval is the one the "
+                "σ give, never narrower."
             )
         fitted = [row for row in self.rows if row.weight > 0]
         counted = self.counted[self.fitted_mask]
@@ -751,11 +751,11 @@ class Fit:
             "estimate, scatter within their σ."
             if widened.max() < 1.0005
             else "Each interval is widened by the scatter of the rows that inform it, each by its share of "
-            f"the estimate (×{widened.min():.3g} to ×{widened.max():.3g})."
+            f"the estimate (×{significant(widened.min(), 3)} to ×{significant(widened.max(), 3)})."
         )
         return (
-            f"The rows scatter more than their σ (χ²/ν {s2:.3g}, S {np.sqrt(s2):.3g}), most of it in "
-            f"{', '.join(named)}: {'; '.join(advice)}. {effect}"
+            f"The rows scatter more than their σ (χ²/ν {significant(s2, 3)}, S "
+            f"{significant(np.sqrt(s2), 3)}), most of it in {', '.join(named)}: {'; '.join(advice)}. {effect}"
         )
 
     def most_needed(self) -> str:
@@ -870,7 +870,8 @@ class Fit:
                 off = (model[worst] - row.value) / row.value
                 lines.append(
                     f"{row.label} is off {off:+.0%} ({residuals[worst]:+.1f} σ), most of the residual "
-                    f"sum: the rows' scatter S is {wider:.2g} times what the others give; check that row"
+                    f"sum: the rows' scatter S is {significant(wider, 2)} times what the others give; check "
+                    "that row"
                 )
         return lines
 

@@ -100,6 +100,7 @@ class Measurement:
     source: str = ""
     weight: float = 1.0  # times the weight 1/σ² (sigma); 0: shown, not fitted
     decimal_mark: str = "."  # the file's: a message about the row writes its numbers with it
+    typed: str = ""  # the value cell as the file writes it, for a message to echo ("": a casebook row)
     stated_sigma: float | None = None  # the row's σ where its source states one (the study's tolerance)
 
     @property
@@ -197,6 +198,8 @@ BELOW_FLOOR = 0.5
 CHECK_FACTOR = 10.0
 _TIME_SLIPS = (1e-3, 1e3, 1e-6, 1e6)  # the factors a slip of a time's unit makes (ms/s, us/s)
 _RATE_SLIPS = (1 / 60, 60.0)  # and of a rate's or a count's (per minute, per second)
+# and where the file writes decimal commas, of a comma lost or misplaced (41,00 typed 4100; 55,9 typed 5,59)
+_COMMA_SLIPS = (1e-2, 1e-1, 10.0, 100.0)
 
 
 def refuse_unreachable(
@@ -275,15 +278,19 @@ def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
 
 
 def _refuse_slip(row: Measurement, model: float, allowed: str, reason: str) -> None:
-    """The InputError of :func:`refuse_unreachable` for ``row``, ending with the value as the slip of unit
-    nearest the model's value would have it; numbers in the file's decimal mark."""
+    """The InputError of :func:`refuse_unreachable` for ``row``: its value as the file writes it, and at
+    the end the value as the slip nearest the model's value would have it, a slip of unit (1000x; 60x
+    for a rate or a count) or, where the file writes decimal commas, a lost or misplaced comma (10x,
+    100x); numbers in the file's decimal mark."""
     slips = _TIME_SLIPS if UNITS[QUANTITIES[row.quantity]].dimension == "time" else _RATE_SLIPS + _TIME_SLIPS
-    slip = min(slips, key=lambda factor: abs(np.log(row.value * factor / model)))
+    comma = _COMMA_SLIPS if row.decimal_mark == "," else ()
+    slip = min((*slips, *comma), key=lambda factor: abs(np.log(row.value * factor / model)))
     meant = _written(row, row.value * slip)
+    guess = "a lost or misplaced decimal comma" if slip in comma else "a slip of unit"
     raise InputError(
         f"{row.source or 'measured row'}: {row.label}",
-        in_decimal_mark(_written(row, row.value), row.decimal_mark),
-        in_decimal_mark(f"{allowed} (a slip of unit? {meant})", row.decimal_mark),
+        row.typed or in_decimal_mark(_written(row, row.value), row.decimal_mark),
+        in_decimal_mark(f"{allowed} ({guess}? {meant})", row.decimal_mark),
         reason=in_decimal_mark(reason, row.decimal_mark),
     )
 
@@ -474,13 +481,13 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
                 in_decimal_mark(refused.allowed, decimal),
                 reason=in_decimal_mark(refused.reason, decimal),
             ) from None
+        typed = str(table.columns[named["value"][0]][row]).strip()
         if measured.quantity in SHARES and measured.value > 1:  # 97,1 for 97,1%: refused as the file's
-            typed = str(table.columns[named["value"][0]][row]).strip()
             allowed, reason = share_advice(cells["value"])
             raise InputError(
                 f"{where}, column value", typed, in_decimal_mark(allowed, decimal), reason=reason
             )
-        rows.append(measured if decimal == "." else replace(measured, decimal_mark=decimal))
+        rows.append(replace(measured, decimal_mark=decimal, typed=typed))
     if not rows:
         raise InputError(path, "no rows", "at least one measured row under the header")
     return tuple(rows)

@@ -30,6 +30,7 @@ from qmodel.catalogue.evaluate import calc
 from qmodel.scenario import protocols as today
 from qmodel.scenario.protocols import RoundTrip
 from qmodel.scenario.spec import IOTimes, Scenario, ScenarioError
+from qmodel.units import significant
 
 
 def evaluate_si(formula_id: str, **inputs: npt.ArrayLike) -> dict[str, np.ndarray]:
@@ -318,7 +319,7 @@ def _less(
 
 
 def _us(seconds: float) -> str:
-    return f"{seconds * 1e6:.4g} µs"
+    return f"{significant(seconds * 1e6)} µs"
 
 
 def _km(scenario: Scenario) -> str:

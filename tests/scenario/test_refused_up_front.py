@@ -433,3 +433,29 @@ def test_the_docs_state_the_rule_with_the_factors_the_check_uses() -> None:
     assert f"a mean response time above {RESPONSE_CEILING:g} × the goal time is refused" in text
     assert f"more than {UNREACHABLE:g} × or less than 1/{UNREACHABLE:g}" in text
     assert 1 - np.exp(-1 / RESPONSE_CEILING) < 0.10  # "under 10% ... within the goal" at gamma shape 1
+
+
+@pytest.mark.parametrize(
+    ("separator", "cell", "guess"),
+    [
+        (";", "4100ms", "a lost or misplaced decimal comma? 41ms"),  # 41,00ms with its comma lost
+        (";", "0,41ms", "a lost or misplaced decimal comma? 4,1ms"),  # the comma one place too far left
+        (",", "4100ms", "a slip of unit? 4.1ms"),  # a file of decimal points: no comma to lose
+    ],
+)
+def test_a_refused_row_is_echoed_as_typed_and_guessed_as_a_lost_comma_where_the_file_writes_commas(
+    tmp_path: Path, separator: str, cell: str, guess: str
+) -> None:
+    """Trial 7, N9: 4100ms (41,0 ms meant) was echoed as 4,1s and guessed a slip of unit (4,1ms); 5,59ms
+    (55,9 meant) guessed 5,59s. The row's own text is echoed, and where the file writes decimal commas a
+    comma lost or one place off (10x, 100x) is guessed when it is nearer the model than a unit's 1000x."""
+    table = tmp_path / "rows.csv"
+    table.write_text(
+        f"distance{separator}member{separator}quantity{separator}value\n"
+        f"8km{separator}PRDA{separator}response_time{separator}{cell}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(plexa(tmp_path)), str(table)])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert f"PRDA response_time 8 km = {cell} (" in line and line.endswith(f"({guess})")
