@@ -1321,7 +1321,12 @@ def scenario_calibrate(
         with_inferred_locks,
         write_fit,
     )
-    from qmodel.scenario.measurements import read_measurements, refuse_far_checks, refuse_unreachable
+    from qmodel.scenario.measurements import (
+        read_measurements,
+        refuse_beyond_reach,
+        refuse_far_checks,
+        refuse_unreachable,
+    )
     from qmodel.scenario.overrides import with_values
     from qmodel.scenario.spec import read_scenario_toml, scenario_from_dict
 
@@ -1337,6 +1342,7 @@ def scenario_calibrate(
         )
     parameters = _free_checked(scenario, "--free" if free_text else f"{path.name}: free", free)
     rows = read_measurements(measurements, path.stem, sheet)
+    refuse_beyond_reach(rows, scenario)
     prepare = lock_refit(scenario, free)  # lockable_items from measured_wait, again at every trial
     keys = [p.key for p in parameters]
     refuse_long_calibration(scenario, rows, keys, prepare is not None)

@@ -23,8 +23,9 @@ import numpy as np
 
 from qmodel.errors import HeaderError, InputError
 from qmodel.scenario.modelerror import model_error
+from qmodel.scenario.protocols import reach_limit
 from qmodel.scenario.result import ScenarioResult
-from qmodel.scenario.spec import share_advice
+from qmodel.scenario.spec import Scenario, share_advice
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, bare_number, parse_value, readable
@@ -275,6 +276,20 @@ def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
             "row, so no fit bridges it",
             f"{max(ratio, 1 / ratio):.0f}x {'more' if ratio > 1 else 'less'} than the fitted model gives",
         )
+
+
+def refuse_beyond_reach(rows: Sequence[Measurement], scenario: Scenario) -> None:
+    """Refuse the first row measured farther than the scenario's links or zHyperLink reach
+    (:func:`qmodel.scenario.protocols.reach_limit`), naming the row and the file, before any solve
+    refuses the distance without saying which row asked for it (trial 7, N12)."""
+    longest, words = reach_limit(scenario)
+    for row in rows:
+        if row.distance > longest:
+            raise InputError(
+                f"{row.source or 'measured row'}: {row.label}: distance",
+                f"{row.km:g} km",
+                f"at most {longest / 1e3:g} km, the reach of {scenario.where}'s hardware ({words})",
+            )
 
 
 def _refuse_slip(row: Measurement, model: float, allowed: str, reason: str) -> None:

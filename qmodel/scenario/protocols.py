@@ -84,18 +84,20 @@ def _zhyperlink_sites(scenario: Scenario, member: Member) -> set[str]:
 
 
 def check_reach(scenario: Scenario, distances: np.ndarray) -> None:
-    """Refuse the distances past the reach of a typed coupling link or of zHyperLink, naming the key
-    (``path G1P2→CF1.link``, ``member G1P2.zhyperlink``), the value and what is allowed."""
+    """Refuse the distances past the reach of a typed coupling link or of zHyperLink, naming the file and
+    key (``env3.toml: path G1P2→CF1.link``, ``env3.toml: member G1P2.zhyperlink``), the value and what
+    is allowed."""
     if distances.size == 0:
         return
     longest = float(np.max(distances)) / KM
     for path in scenario.paths:
         link = scenario.protocols.link_types.get(path.link)
         if link is not None and scenario.member(path.member).site != scenario.cf_sites[path.cf]:
-            hardware.check_reach(LINK_TYPES[link], longest, f"path {path.member}→{path.cf}.link")
+            key = f"{scenario.where}: path {path.member}→{path.cf}.link"
+            hardware.check_reach(LINK_TYPES[link], longest, key)
     for member in scenario.members:
         if _zhyperlink_sites(scenario, member) - {member.site}:
-            hardware.check_zhyperlink_reach(longest, f"member {member.name}.zhyperlink")
+            hardware.check_zhyperlink_reach(longest, f"{scenario.where}: member {member.name}.zhyperlink")
 
 
 def mirror_round_trips(protocols: Protocols) -> int:

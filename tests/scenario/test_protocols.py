@@ -312,7 +312,7 @@ def test_zhyperlink_past_150_m_is_refused_naming_the_member() -> None:
     with pytest.raises(InputError) as refused:
         _solve(raw, 1.0)
     assert str(refused.value).startswith(
-        "member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m"
+        "env3: member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m"
     )
     _solve(raw, 0.1)  # within the reach
 
@@ -325,7 +325,9 @@ def test_a_typed_link_takes_its_subchannels_and_refuses_a_distance_past_its_reac
     assert reach(scenario) == pytest.approx(150.0)
     with pytest.raises(InputError) as refused:
         solve_at(scenario, np.array([0.0, 20 * KM]))
-    assert str(refused.value) == "path G1P2→CF1.link = ICA-SR at 20 km; allowed: ICA-SR reaches <= 0.15 km"
+    assert str(refused.value) == (
+        "env3: path G1P2→CF1.link = ICA-SR at 20 km; allowed: ICA-SR reaches <= 0.15 km"
+    )
 
 
 def test_the_goal_seek_stops_at_the_links_reach() -> None:
@@ -417,7 +419,7 @@ def test_the_goal_seek_of_the_example_stops_at_its_links_reach_from_the_cli() ->
         (
             {},
             ["--distance", "120km"],
-            "error: path G1P1→CF2.link = CE-LR at 120 km; allowed: CE-LR reaches "
+            "error: today.toml: path G1P1→CF2.link = CE-LR at 120 km; allowed: CE-LR reaches "
             "<= 100 km (through a qualified DWDM; 10 km unrepeated)",
         ),
         (
@@ -429,7 +431,7 @@ def test_the_goal_seek_of_the_example_stops_at_its_links_reach_from_the_cli() ->
         (
             {"zhyperlink": '"reads"'},
             ["--distance", "1km"],
-            "error: member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m",
+            "error: today.toml: member G1P2.zhyperlink = a disk 1 km away; allowed: zHyperLink reaches 150 m",
         ),
     ],
 )

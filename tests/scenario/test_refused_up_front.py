@@ -459,3 +459,20 @@ def test_a_refused_row_is_echoed_as_typed_and_guessed_as_a_lost_comma_where_the_
     assert result.exit_code == 2, result.output
     line = result.output.strip()
     assert f"PRDA response_time 8 km = {cell} (" in line and line.endswith(f"({guess})")
+
+
+def test_a_row_measured_past_the_links_reach_is_refused_naming_its_file_and_row(tmp_path: Path) -> None:
+    """Trial 7, N12: a row at 150 km was refused as "path SN1→CFS.link = CE-LR at 150 km", with no word
+    of which file or row asked for that distance."""
+    path = plexa(tmp_path, "[link.remote]\n", '[link.remote]\ntype = "CE-LR"\n')
+    table = tmp_path / "rows.csv"
+    table.write_text(
+        "distance,member,quantity,value\n8km,PRDA,response_time,30ms\n150km,PRDC,response_time,90ms\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(path), str(table)])
+    assert result.exit_code == 2, result.output
+    line = " ".join(result.output.split())
+    assert line.startswith(f"error: {table}: row 3: PRDC response_time 150 km: distance = 150 km;")
+    assert "allowed: at most 100 km, the reach of plexa.toml's hardware (CE-LR reaches" in line
+    assert not fit_path(path).exists()
