@@ -1399,7 +1399,7 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
 
 def _show_fit(fit, written, fmt: str) -> None:
     from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of, unit_of
-    from qmodel.scenario.measurements import QUANTITIES
+    from qmodel.scenario.measurements import QUANTITIES, repeated_rows
     from qmodel.scenario.result import number
 
     intervals, weak = fit.intervals(), fit.weak()
@@ -1426,7 +1426,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                 f"{residual:+.2f}" + (f" ({status})" if status else ""),
             ]
         )
-    notes = fit.notes()
+    notes = [*repeated_rows(fit.rows), *fit.notes()]
     if fmt == "json":
         render(
             [],

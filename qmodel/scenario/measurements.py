@@ -278,6 +278,33 @@ def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
         )
 
 
+def repeated_rows(rows: Sequence[Measurement]) -> list[str]:
+    """A note for each set of rows alike in every column (distance, member, quantity, value as typed,
+    configuration, interval, weight): each is fitted as an interval of its own, so a row copied by a slip
+    counts twice; said, not refused (values printed to a few digits, a share of 100%, can repeat in two
+    intervals, trial 7, N14)."""
+    alike: dict[tuple, list[Measurement]] = {}
+    for row in rows:
+        key = (row.scenario, row.member, row.distance, row.quantity, row.value, row.subchannels)
+        key += (row.metro_mirror, row.castout_owner, row.interval, row.weight)
+        alike.setdefault(key, []).append(row)
+    return [
+        f"{_rows_named(same)} are alike ({same[0].label} = "
+        f"{same[0].typed or _written(same[0], same[0].value)}): each is fitted as an interval of its "
+        f"own; if one is a copy, remove it"
+        for same in alike.values()
+        if len(same) > 1
+    ]
+
+
+def _rows_named(rows: Sequence[Measurement]) -> str:
+    """The rows' sources together: "m.csv: rows 2 and 6" where one file holds them all."""
+    files = {row.source.rpartition(": row ")[0] for row in rows}
+    if len(files) == 1 and all(": row " in row.source for row in rows):
+        return f"{files.pop()}: rows " + " and ".join(row.source.rpartition(": row ")[2] for row in rows)
+    return " and ".join(row.source for row in rows)
+
+
 def refuse_beyond_reach(rows: Sequence[Measurement], scenario: Scenario) -> None:
     """Refuse the first row measured farther than the scenario's links or zHyperLink reach
     (:func:`qmodel.scenario.protocols.reach_limit`), naming the row and the file, before any solve

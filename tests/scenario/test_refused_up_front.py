@@ -3,6 +3,7 @@ any solve (a planner's trial of issue 32, trial 4: D4–D7, D11–D13, D15)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -476,3 +477,24 @@ def test_a_row_measured_past_the_links_reach_is_refused_naming_its_file_and_row(
     assert line.startswith(f"error: {table}: row 3: PRDC response_time 150 km: distance = 150 km;")
     assert "allowed: at most 100 km, the reach of plexa.toml's hardware (CE-LR reaches" in line
     assert not fit_path(path).exists()
+
+
+def test_rows_alike_in_every_column_are_fitted_each_and_named_in_a_note(tmp_path: Path) -> None:
+    """Trial 7, N14: a copied row was fitted as a second interval without a word. Two intervals can print
+    the same rounded value, so it is not refused: the note names the rows, the row that differs in one
+    column (here its distance) is not named."""
+    table = tmp_path / "rows.csv"
+    table.write_text(
+        "distance;member;quantity;value\n8km;PRDA;response_time;30,5ms\n8km;PRDB;response_time;31ms\n"
+        "8km;PRDA;response_time;30,5ms\n0km;PRDA;response_time;30,5ms\n",
+        encoding="utf-8",
+    )
+    path = plexa(tmp_path)
+    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(path), str(table), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    notes = json.loads(result.output)["notes"]
+    said = f"{table}: rows 2 and 4 are alike (PRDA response_time 8 km = 30,5ms): each is fitted as an"
+    assert [note for note in notes if "alike" in note] == [
+        said + " interval of its own; if one is a copy, remove it"
+    ]
+    assert len(json.loads(result.output)["rows"]) == 4  # every row fitted
