@@ -175,7 +175,7 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "service, the [disk] read and write times and pprc_overhead, the CFs' signal_service. The "
         "model takes off what it adds at that distance (the round trips, crossing_latency included) "
         "and adds its own at each distance asked; [locks] measured_at takes this value unless it "
-        "gives its own",
+        "gives its own. 0km (the sites side by side) or at least 100 m: less is refused as m typed for km",
         source="the configuration of the measured interval (today's distance between the sites); the "
         "[disk] times as the members at the primary disks' site see them (where none runs there, the "
         "members' own); a link type used both within a site and between the sites is given twice "

@@ -356,3 +356,23 @@ def test_the_json_says_where_the_times_were_read_given_or_not(tmp_path, args) ->
         path.write_text(text, encoding="utf-8")
         answer = json.loads(run("scenario", str(path), *args, "--format", "json").output)
         assert answer["measured_at[km]"] == measured_at
+
+
+@pytest.mark.parametrize(("typed", "refused"), [("0km", False), ("8m", True), ("99m", True), ("100m", False)])
+def test_a_measured_at_above_0_and_under_100_m_is_refused_as_m_typed_for_km(
+    typed: str, refused: bool
+) -> None:
+    """Trial 7, N11: measured_at = "8m" (8 km meant) was taken, and the model took the route's round trips
+    and crossing_latency off every measured time at 8 m, moving the answer from 16.0 to 5.8 km. Above 0
+    km the sites are apart by a route; closer than 100 m they are one room, 0km."""
+    text = sysplex(measured_at=typed)
+    if not refused:
+        assert read(text).measured_at == pytest.approx(0.0 if typed == "0km" else 100.0)
+        return
+    with pytest.raises(InputError) as error:
+        read(text)
+    said = str(error.value)
+    assert said.startswith(f"two-sites.toml: measured_at = {typed} (")
+    assert "m typed for km?" in said and said.endswith(
+        "allowed: 0km (the sites side by side) or at least 100m (e.g. 8km)"
+    )
