@@ -278,15 +278,18 @@ def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
         )
 
 
+_ALIKE: tuple[str, ...] = ("scenario", "member", "distance", "quantity", "value", "subchannels")
+_ALIKE += ("metro_mirror", "castout_owner", "interval", "weight")  # what makes two rows the same reading
+
+
 def repeated_rows(rows: Sequence[Measurement]) -> list[str]:
-    """A note for each set of rows alike in every column (distance, member, quantity, value as typed,
-    configuration, interval, weight): each is fitted as an interval of its own, so a row copied by a slip
-    counts twice; said, not refused (values printed to a few digits, a share of 100%, can repeat in two
-    intervals, trial 7, N14)."""
-    alike: dict[tuple, list[Measurement]] = {}
+    """A note for each set of rows alike in every column (:data:`_ALIKE`: distance, member, quantity,
+    value, configuration, interval, weight): each is fitted as an interval of its own, so a row copied by
+    a slip counts twice; said, not refused (values printed to a few digits, a share of 100%, can repeat
+    in two intervals, trial 7, N14)."""
+    alike: dict[tuple[object, ...], list[Measurement]] = {}
     for row in rows:
-        key = (row.scenario, row.member, row.distance, row.quantity, row.value, row.subchannels)
-        key += (row.metro_mirror, row.castout_owner, row.interval, row.weight)
+        key = tuple(getattr(row, name) for name in _ALIKE)
         alike.setdefault(key, []).append(row)
     return [
         f"{_rows_named(same)} are alike ({same[0].label} = "

@@ -371,6 +371,7 @@ class Scenario:
 # room's cabling, no such route: 0km describes them.
 SITES_APART = 100.0
 
+
 def _shown(value: object, key: str = "") -> str:
     """A value as the file has it, cut at 60 characters: text as typed (``""`` when empty), numbers,
     true/false and lists as TOML writes them, a table by its name ([key] table); None is missing."""
