@@ -301,7 +301,7 @@ def repeated_rows(rows: Sequence[Measurement]) -> list[str]:
 
 
 def _rows_named(rows: Sequence[Measurement]) -> str:
-    """The rows' sources together: "m.csv: rows 2 and 6" where one file holds them all."""
+    """The rows' sources together: "ROWS.csv: rows 2 and 6" where one file holds them all."""
     files = {row.source.rpartition(": row ")[0] for row in rows}
     if len(files) == 1 and all(": row " in row.source for row in rows):
         return f"{files.pop()}: rows " + " and ".join(row.source.rpartition(": row ")[2] for row in rows)

@@ -85,7 +85,7 @@ def _zhyperlink_sites(scenario: Scenario, member: Member) -> set[str]:
 
 def check_reach(scenario: Scenario, distances: np.ndarray) -> None:
     """Refuse the distances past the reach of a typed coupling link or of zHyperLink, naming the file and
-    key (``env3.toml: path G1P2→CF1.link``, ``env3.toml: member G1P2.zhyperlink``), the value and what
+    key (``FILE.toml: path G1P2→CF1.link``, ``FILE.toml: member G1P2.zhyperlink``), the value and what
     is allowed."""
     if distances.size == 0:
         return
