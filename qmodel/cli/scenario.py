@@ -1325,8 +1325,11 @@ def scenario_calibrate(
         floor = np.full(len(rows), np.nan)
         at_zero = with_values(inferred, {f"member.{name}.other": 0.0 for name in reached})
         floor[judged] = model_values(at_zero, [rows[i] for i in judged])
+    capped = {  # a closed member whose think time is not free: its terminals cap its throughput
+        name for name in reached if not scenario.member(name).open and f"member.{name}.think_time" not in keys
+    }
     reached |= {"all"} if reached else set()
-    refuse_unreachable(rows, model, reached, scenario.goal_time, floor)  # a slip, before the fit tries it
+    refuse_unreachable(rows, model, reached, scenario.goal_time, floor, capped)  # a slip, before the fit
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
