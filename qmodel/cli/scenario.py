@@ -797,7 +797,7 @@ def _thrashing_line(result) -> str:
         parts.append(f"the volumes cannot carry their other work at {distances(disk)} ({VOLUMES_WAY_OUT})")
     if result.open_saturated is not None and result.open_saturated.any():
         parts.append(
-            f"an open member's arrivals are more than its CPs or subchannels carry at "
+            f"a member's load is more than its CPs or subchannels carry at "
             f"{distances(result.open_saturated)} ({OPEN_WAY_OUT})"
         )
     return "failed: no response time exists where " + "; ".join(parts)
