@@ -354,25 +354,6 @@ def test_a_default_that_is_an_estimate_is_banded_across_its_interval_where_the_f
     )
 
 
-def test_an_estimate_node_the_files_own_times_rule_out_leaves_the_estimate_unsampled_not_the_answer(
-    tmp_path,
-) -> None:
-    # cross-site link times read at 12 km: 300 us holds the default 138 us (floor 278.1 us) but not the
-    # estimate's upper node, 180.3 us (floor 320.4 us): the answer stands, the estimate is not sampled
-    text = BAND_TABLE.sub("", ENV2.read_text(encoding="utf-8"))
-    text = re.sub(r"(?m)^crossing_latency = .*\n", "", text).replace(
-        'measured_at = "0km"', 'measured_at = "12km"', 1
-    )
-    text = re.sub(r'(?m)^(a?sync) = \{ cache = "\d+us" \}', r'\1 = { cache = "300us" }', text)
-    path = tmp_path / "read-at-12km.toml"
-    path.write_text(text, encoding="utf-8")
-    banded = load_banded(path)
-    assert {point.crossing_latency for point in banded.points} == {138e-6}
-    assert "not varied: crossing_latency 180.347us would contradict the file's own times" in banded.method
-    seek = run([str(path), "--max-distance", "--format", "json"])
-    assert seek.exit_code == 0 and json.loads(seek.output)["max_distance[km]"] > 0
-
-
 def test_a_dotted_key_reads_the_same_quoted_or_as_toml_nests_it(tmp_path) -> None:
     quoted = load_banded(env2_with_band(tmp_path, points('{ "locks.lock_span" = "25%" }')))
     nested = load_banded(env2_with_band(tmp_path, points('{ locks.lock_span = "25%" }')))
