@@ -945,12 +945,11 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
 
 
 def _low_end_words(sought, crossing_latency: float) -> str:
-    """Where the band's low end shows as 0 km though the answer holds beyond it: the share of outcomes
-    failing at 0 km itself, and within the first metre, where each round trip between the sites first
-    pays ``crossing_latency`` (s); "" otherwise."""
+    """Wherever the band's low end shows as 0 km (whatever the answer, 0 km included): the share of
+    outcomes failing at 0 km itself, and within the first metre, where each round trip between the sites
+    first pays ``crossing_latency`` (s); "" otherwise."""
     at_zero, by_first_metre = sought.near_zero
-    held = sought.answer.held_km
-    if sought.low is None or sought.low >= 100 or held is None or not held > 0 or math.isnan(at_zero):
+    if sought.low is None or sought.low >= 100 or math.isnan(at_zero):
         return ""
     said = f" The band's low end is 0 km: the goal fails at 0 km in {_percent(at_zero)} of the outcomes"
     if by_first_metre - at_zero >= 0.005 and crossing_latency > 0:

@@ -548,6 +548,27 @@ def test_a_band_low_end_of_0_km_says_how_many_outcomes_fail_at_0_km(tmp_path) ->
     )
 
 
+@pytest.mark.parametrize(("goal", "answered"), [("91ms", 0.0), ("90ms", None)])
+def test_the_low_end_of_0_km_is_explained_when_the_answer_is_0_km_too(tmp_path, goal, answered) -> None:
+    """Trial 6 (M2): plexk1's answer of 0.0 km (80%: 0.0–24.6 km) said nothing of its low end, which
+    plexw1's 10.6 km did. Environment 2 under a goal it meets at 0 km but not past the first metre's
+    crossing_latency (91 ms: the answer 0.0 km), or not even at 0 km (90 ms): the line is there, with the
+    share the solve's band gives at 0 km."""
+    text = resolve_scenario("gdps-env2").read_text(encoding="utf-8")
+    path = tmp_path / "tight.toml"
+    path.write_text(
+        re.sub(r'(?m)^response_time = "125ms"$', f'response_time = "{goal}"', text), encoding="utf-8"
+    )
+    answer = json.loads(run([str(path), "--max-distance", "--format", "json"]).output)
+    assert answer["max_distance[km]"] == answered and answer["max_distance_low[km]"] == 0
+    assert answer["max_distance_high[km]"] > 0
+    failing = 1 - solve_banded(load_banded(path), np.array([0.0])).band.goal_probability[0]
+    assert (
+        f"The band's low end is 0 km: the goal fails at 0 km in {failing:.0%} of the outcomes"
+        in answer["answer"]
+    )
+
+
 def test_the_distances_asked_do_not_move_the_goal_seeks_band() -> None:
     """The band's ends come from the seek's own grid; the distances asked add columns for their
     probabilities only (trial 5: 8.7–17.7 km asked nothing, 9.4 with 10 km asked)."""
