@@ -924,9 +924,10 @@ SEEK_PLOT_POINTS = 41
 
 
 def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
-    """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end (a
-    quarter beyond, to a whole 10 km; the searched distance where the goal holds throughout), the answer
-    and its band's ends marked."""
+    """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end and
+    today's distance (a quarter beyond, to a whole 10 km; the searched distance where the goal holds
+    throughout), the answer and its band's ends marked, 0 km included, and today's distance (the file's
+    measured_at) where above 0."""
     import numpy as np
 
     from qmodel.cli.plotting import plot_scenario
@@ -938,10 +939,14 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
         f"{frames.level_text(level)} band, {end}": record[end_key("max_distance[km]", end)]
         for end in ("low", "high")
     }
-    found = {name: km for name, km in {"goal seek": record["max_distance[km]"], **ends}.items() if km}
-    end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
+    found = {
+        name: km for name, km in {"goal seek": record["max_distance[km]"], **ends}.items() if km is not None
+    }
+    today = banded.scenario.measured_at / 1e3
+    farthest = max(*found.values(), today) if found else searched / 1.25  # holds throughout: to the end
+    end = min(searched, math.ceil(farthest * 1.25 / 10) * 10 or 10)
     result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3, level)
-    plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
+    plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()}, today)
 
 
 def _low_end_words(sought, crossing_latency: float) -> str:
