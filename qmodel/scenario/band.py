@@ -391,7 +391,7 @@ class Estimate(NamedTuple):
         mean, sd = self.moments()
         return (
             f"{said}, clipped at {self.room:.4g}{unit}, the largest the file's own times leave room for "
-            f"(above it {self.binding}): the normal cut to 0 to {self.room:.4g}{unit}, {mean:.4g} ± "
+            f"(above it, {self.binding}): the normal cut to 0 to {self.room:.4g}{unit}, {mean:.4g} ± "
             f"{sd:.3g}{unit}"
         )
 
@@ -448,7 +448,7 @@ def within_room(raw: dict, where: str, estimate: Estimate) -> Estimate:
 def _refusal_words(refused: InputError) -> str:
     """A refusal of the file's own times in a few words: the key, its value and why."""
     key = refused.key if isinstance(refused, ScenarioError) else refused.parameter
-    return f"{key} = {refused.value}: {refused.reason}" if refused.reason else f"{key} = {refused.value}"
+    return f"{key} = {refused.value}, {refused.reason}" if refused.reason else f"{key} = {refused.value}"
 
 
 def log_uniform_nodes(low: float, high: float) -> tuple[float, ...]:

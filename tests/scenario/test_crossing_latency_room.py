@@ -84,7 +84,7 @@ def test_the_words_say_it_was_clipped_at_what_bound_by_which_time_and_whose_the_
         in method
     )
     assert re.search(
-        r"clipped at 159\.9us, the largest the file's own times leave room for \(above it "
+        r"clipped at 159\.9us, the largest the file's own times leave room for \(above it, "
         r"link\.\w+\.sync\.cache = 300 µs measured at 12 km",
         method,
     )
