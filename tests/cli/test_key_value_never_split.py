@@ -47,20 +47,13 @@ def test_a_key_and_its_value_are_never_split_at_any_width(width: int) -> None:
 
 
 def test_prose_words_still_wrap_where_no_key_is() -> None:
-    # the rule glues a key to its value, not any two words: a sentence of plain words wraps at each space
-    text = "the goal holds to the distance asked, and beyond it the member falls below the goal"
-    assert wrap_at_spaces(text, 10) == [
-        "the goal",
-        "holds to",
-        "the",
-        "distance",
-        "asked, and",
-        "beyond it",
-        "the member",
-        "falls",
-        "below the",
-        "goal",
-    ]
+    # the rule glues a key to its value, not any two words: a sentence of plain words wraps at each space,
+    # a word in capitals that is no hardware type included (a table's "CPU [% of one CP]")
+    text = "the goal holds to the distance asked, and beyond it the member falls below the goal of one CP"
+    lines = wrap_at_spaces(text, 10)
+    assert lines[-2:] == ["goal of", "one CP"]
+    lower = wrap_at_spaces(text.replace("CP", "cp"), 10)  # the same words in lower case wrap alike
+    assert lines == [line.replace("cp", "CP") for line in lower]
 
 
 def test_the_notes_under_an_answer_keep_each_pair_on_a_line_at_80_columns(tmp_path) -> None:
