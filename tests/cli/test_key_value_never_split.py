@@ -28,7 +28,7 @@ PAIRS = (
     "locks.lock_span 50%",
     "disk.mirror_protocol pre-deposit",
     "member.*.xi_share 0% (2 members)",
-    "G1P1.gbp_writes 23.19",
+    "member G1P1.gbp_writes 23.19",
     "celr_ab CE-LR",
     "icasr_a ICA-SR",
     "ica ICA-SR1.1",
@@ -70,9 +70,11 @@ def test_the_notes_under_an_answer_keep_each_pair_on_a_line_at_80_columns(tmp_pa
         said = json.loads(
             CliRunner().invoke(cli, ["scenario", scenario, "--distance", "20km", "--format", "json"]).output
         )
-        pairs = [f"{key.rpartition(' ')[2]} {value}" for key, value in said["defaults"].items()]
+        pairs = [f"{key} {value}" for key, value in said["defaults"].items()]
         pairs += re.findall(r"\w+ [A-Z][A-Z0-9]*(?:-[\w.]*\w)?(?= |,)", " ".join(said.get("hardware", [])))
-        assert pairs
-        for pair in pairs:
-            if pair.split(" ")[0] in shown.output:  # a key the notes name (the round trip's are said apart)
-                assert any(pair in line for line in lines), (pair, lines)
+        flat = " ".join(shown.output.split())
+        # the pairs the notes name (the round trip's keys have a sentence of their own, paths path.*)
+        named = [pair for pair in pairs if pair in flat]
+        assert len(named) >= 3
+        for pair in named:
+            assert any(pair in line for line in lines), (pair, lines)
