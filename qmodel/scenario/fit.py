@@ -284,11 +284,12 @@ def load_only(key: str) -> bool:
 @dataclass
 class LoadFree:
     """What a caller whose trial scenarios differ only in keys :func:`load_only` takes keeps between
-    trials: each run's load-free parts, by its facts (:attr:`Measurement.run`), computed once; and each
-    run's row values by the trial's :func:`~qmodel.scenario.compose.load_only_values`, so a trial met
-    again (a secant's last step, the base of a slope) is not solved again."""
+    trials: each run's load-free parts, by its facts (:attr:`Measurement.run`) and its rows' distances,
+    computed once; and each run's row values by the trial's
+    :func:`~qmodel.scenario.compose.load_only_values`, so a trial met again (a secant's last step, the
+    base of a slope) is not solved again."""
 
-    parts: dict[tuple[int, str, str], FixedParts] = field(default_factory=dict)
+    parts: dict[tuple[object, ...], FixedParts] = field(default_factory=dict)  # by run and distances
     values: dict[tuple[object, ...], np.ndarray] = field(default_factory=dict)
 
 
@@ -313,7 +314,8 @@ def model_values(
         at, columns = with_overrides(scenario, *run), np.array(distances)
         fixed = None
         if load_free is not None:
-            fixed = load_free.parts.get(run) or load_free.parts.setdefault(run, fixed_parts(at, columns))
+            where = (run, *distances)  # a run's parts at its rows' distances
+            fixed = load_free.parts.get(where) or load_free.parts.setdefault(where, fixed_parts(at, columns))
         result = solve_at(at, columns, fixed=fixed)
         for i in picked:
             row = rows[i]

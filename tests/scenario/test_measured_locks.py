@@ -159,3 +159,31 @@ def test_a_bands_points_inferred_together_get_what_each_gets_alone(tmp_path) -> 
     assert [p.lockable_items for p in together] == [p.lockable_items for p in alone]
     assert [p.calibration for p in together] == [p.calibration for p in alone]
     assert len({p.lockable_items for p in together}) == len(points)  # each point its own hot set
+
+
+def test_a_calibration_at_two_distances_refits_the_hot_set_of_a_measured_wait(tmp_path) -> None:
+    """A file with a measured wait calibrated on rows at two distances: the hot set is inferred again at
+    every trial (its row at the wait's distance) beside the fit's rows at both distances, each set of
+    rows solved at its own distances (trial 7's plexs: the shared load-free parts of the one were taken
+    for the other's and the solve failed)."""
+    path = measured_file(tmp_path, average_wait(ENV2, 40.0) * 1e3, "40km")
+    result = solve_scenario(ENV2, np.array([0.0, 40e3]))
+    table = "distance,member,quantity,value\n" + "".join(
+        f"{km}km,{member},response_time,{result.response_time[m, d] * 1.05e3:.6g}ms\n"
+        for d, km in enumerate((0, 40))
+        for m, member in enumerate(result.members)
+    )
+    (tmp_path / "rows.csv").write_text(table, encoding="utf-8")
+    done = CliRunner().invoke(
+        cli,
+        [
+            "scenario",
+            "calibrate",
+            str(path),
+            str(tmp_path / "rows.csv"),
+            "--free",
+            "member.*.other,locks.lock_span",
+        ],
+    )
+    assert done.exit_code == 0, done.output
+    assert path.with_name("measured.fit.toml").exists()
