@@ -65,6 +65,7 @@ from qmodel.scenario.fit import (
     with_inferred_locks_together,
 )
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
+from qmodel.scenario.measurements import row_sigma
 from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
@@ -283,6 +284,9 @@ def _varied_nodes(
                 f"support, {words}, {RANGE_NODES} log-uniform nodes and the prior, equal weights",
             )
         )
+    wait = measured_wait_nodes(scenario)
+    if wait is not None:
+        varied.append(wait)
     if not varied:
         return [], [], ""
     combinations = []
@@ -314,6 +318,43 @@ def _varied_nodes(
                 ),
             )
     return varied, combinations, ""
+
+
+def measured_wait_nodes(scenario: Scenario) -> tuple[str, tuple[str, str], str] | None:
+    """A measured lock wait's own uncertainty, where a [band] (a calibration's, or the file's) takes the
+    place of the band its inference gives (:func:`qmodel.scenario.fit.with_inferred_locks`: lockable_items
+    at the sigma points of the wait's σ, used only where the file has no [band]), so that the band's points
+    re-infer their hot sets from the wait as measured and its σ would otherwise not be sampled (trial 7,
+    N3: a calibrated file's lock contention band at 40 km went from 5.9–12.1 ms to 7.9–8.4 ms though no
+    row measured it): ``locks.measured_wait`` at the two nodes of the Gauss–Hermite rule on a log scale,
+    wait × exp(∓σ) (σ the row's, :func:`qmodel.scenario.measurements.row_sigma`: a DB2 class 3
+    suspension's run-to-run spread, 20%), each point's hot set inferred again there. None where the file
+    gives lockable_items, no [band] replaces the inference's, a band point sets lockable_items itself, or a
+    node has no hot set under the model (the words of the band then say nothing of it)."""
+    measured, band = scenario.lock_measurement, scenario.band
+    if measured is None or band is None or any("locks.lockable_items" in point for point in band.points):
+        return None
+    if not any(record.get("parameter") == "locks.lockable_items" for record in scenario.calibration):
+        return None  # lockable_items given by the file, not inferred from the wait
+    sigma = row_sigma("lock_contention")
+    waits = (measured.wait * np.exp(-sigma), measured.wait * np.exp(sigma))
+    try:  # each node must have a hot set: a wait the model reaches before it thrashes
+        with_inferred_locks_together(
+            [
+                replace(scenario, lockable_items=np.nan, lock_measurement=replace(measured, wait=wait))
+                for wait in waits
+            ],
+            scenario.lockable_items,
+        )
+    except (InputError, ScenarioError):
+        return None
+    nodes = tuple(f"{wait * 1e3:.6g}ms" for wait in waits)
+    words = (
+        f"{measured.wait * 1e3:.4g} ms, its σ {sigma:.0%} taken as known (a class 3 suspension's run-to-run "
+        f"spread), at the two nodes of its normal on a log scale, {nodes[0]} and {nodes[1]}, each point's "
+        "hot set inferred again there"
+    )
+    return ("locks.measured_wait", (nodes[0], nodes[1]), words)
 
 
 def _parameters(
