@@ -220,11 +220,22 @@ _NUMBER = r"[+-]?\d+(?:[.,]\d+)*"  # 70, 0.95, 35,000: no mark after its last di
 _NUMBER_AND_UNIT = re.compile(rf"(?<![^\s(\[])({_NUMBER}) +(?=[^\d\s]|1/)")  # a unit: km, ms, 1/s
 _NAME_AND_NUMBER = re.compile(rf"(?<=[^\W\d_]) +(?={_NUMBER}(?:$|[)\]:;,.]+(?:\s|$)))")
 _NO_BREAK = "\N{NO-BREAK SPACE}"
+# Nor between a key as a file names it (dotted, or with an underscore) and the value said for it, with a
+# count of what takes it ("locks.lock_span 50%", "member.*.xi_share 0% (2 members)", "member
+# G1P1.gbp_writes 23.19", "crossing_latency (138 µs)"); nor between a name and the hyphened type of its
+# hardware ("celr CE-LR", "ica ICA-SR"; a name with an underscore is a key: "g1p1_cf1 IC").
+_KEY = r"(?:(?:member|path|cf) )?[A-Za-z][\w→-]*(?:\.(?:\*|[\w-]+))+|[a-z][a-z0-9]*_\w+"
+# a value: 50%, 0 (6 paths), (138 µs); never a unit in brackets (a table's "arrival_rate [1/s]")
+_VALUE = r"[^\s(\[]+(?: +\(\d+ [^\s)]+\))?|\(\d[^\s)]*(?:[ \xa0][^\s)]+)?\)"
+_KEY_AND_VALUE = re.compile(rf"(?<![^\s(\[])(?:{_KEY}) +(?:{_VALUE})")
+_NAME_AND_TYPE = re.compile(r"(?<![^\s(\[])([a-z][a-z0-9_]*) +(?=[A-Z][A-Z0-9]*-[\w.]*\w)")
 
 
 def _unbreakable(text: str) -> str:
     """``text`` with the spaces wrapping never breaks at made no-break spaces (:data:`_NUMBER_AND_UNIT`,
-    :data:`_NAME_AND_NUMBER`)."""
+    :data:`_NAME_AND_NUMBER`, :data:`_KEY_AND_VALUE`, :data:`_NAME_AND_TYPE`)."""
+    text = _KEY_AND_VALUE.sub(lambda pair: pair[0].replace(" ", _NO_BREAK), text)
+    text = _NAME_AND_TYPE.sub(f"\\1{_NO_BREAK}", text)
     return _NAME_AND_NUMBER.sub(_NO_BREAK, _NUMBER_AND_UNIT.sub(f"\\1{_NO_BREAK}", text))
 
 

@@ -386,13 +386,14 @@ _EXPONENT = re.compile(r"[eE][+-]?\d")
 _TYPED_UNIT = {"1/s": "/s", "1/ms": "/ms", "1/us": "/us", "1/min": "/min", "ratio": "%", "1": ""}
 
 
-def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
+def refuse_decimal_comma(name: str, text: str, unit: str = "", *, ascending: bool = False) -> None:
     """Refuse a list of two that a decimal comma would make one number (:func:`decimal_comma`), saying
     how to write each in a form that works as typed, on a command line too (no space to quote):
     ``0,25km`` is written 0.25km for one value, 0km,25km for two; a number of three digits after the
     comma may be a thousands separator too (``1,500``: 1500). ``unit``: the unit of the value (its
     display unit, or the unit a file needs), written on each item where the text has none; a unit
-    that cannot be written (a count) leaves the quoted form, ``"12, 4"``.
+    that cannot be written (a count) leaves the quoted form, ``"12, 4"``. ``ascending``: a list that
+    must go up (distances): the two are written in ascending order (``12,5km``: 5km,12km for two).
 
     For lists as a person types them (``distance=0,5km``), not for a range's two ends joined
     (``0..5km``, whose ends are clear)."""
@@ -401,13 +402,14 @@ def refuse_decimal_comma(name: str, text: str, unit: str = "") -> None:
         return
     number, typed = reading
     first, second = number.split(".")
+    low, high = sorted((first, second), key=float) if ascending else (first, second)
     written = typed or _TYPED_UNIT.get(unit, unit)
     if _EXPONENT.match(typed):  # ``10,1e3``: the exponent is the second number's alone
         one, as_list = f"{number}{typed}", f'"{first}, {second}{typed}"'
     elif written:
-        one, as_list = f"{number}{written}", f"{first}{written},{second}{written}"
+        one, as_list = f"{number}{written}", f"{low}{written},{high}{written}"
     else:
-        one, as_list = number, f'"{first}, {second}"'
+        one, as_list = number, f'"{low}, {high}"'
     said_one = with_unit(number, typed or "1") if not _EXPONENT.match(typed) else one
     thousands = f"{first}{second}{written}" if len(second) == 3 and not _EXPONENT.match(typed) else ""
     readings = f"{said_one} with a decimal comma" + (

@@ -144,14 +144,18 @@ def plot_mva(populations, throughput, response_time, bounds, time_unit: str, pat
     _save(figure, path, plt)
 
 
-def plot_scenario(result: ScenarioResult, path: str, marks: dict[str, float] | None = None) -> None:
+def plot_scenario(
+    result: ScenarioResult, path: str, marks: dict[str, float] | None = None, today: float | None = None
+) -> None:
     """Write a scenario swept over distance (PNG, SVG or PDF by suffix): :func:`scenario_figure`."""
     check_plot_path(path)
     plt = _pyplot()
-    _save(scenario_figure(result, plt, marks), path, plt)
+    _save(scenario_figure(result, plt, marks, today), path, plt)
 
 
-def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None = None) -> Figure:
+def scenario_figure(
+    result: ScenarioResult, plt, marks: dict[str, float] | None = None, today: float | None = None
+) -> Figure:
     """One column per member, distance (km) across. Above: the mean response time (ms), its breakdown
     stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
@@ -161,7 +165,8 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
     (:meth:`ScenarioResult.band_values`), and the share panel the probability that every member meets the
     goal at each distance. ``marks``: a
     label for each distance (km) to mark across every panel, the goal seek's answer and its band's ends
-    (``--max-distance --plot``), the first solid and the others dashed."""
+    (``--max-distance --plot``), the first solid and the others dashed, 0 km included; ``today``: the
+    distance (km) the file was measured at, marked "today: X km" across every panel where above 0."""
     order = np.argsort(result.distances, kind="stable")  # distances may be typed in any order
     km = result.distances[order] / 1e3
     goal_met = result.goal_met[:, order]
@@ -236,8 +241,12 @@ def scenario_figure(result: ScenarioResult, plt, marks: dict[str, float] | None 
                     distance,
                     color="tab:blue",
                     linestyle="-" if index == 0 else "--",
-                    linewidth=1.5,
+                    linewidth=3 if distance == 0 else 1.5,  # at 0 km half the line is the axis's edge
                     label=label,
+                )
+            if today is not None and today > 0:
+                axes.axvline(
+                    today, color="tab:purple", linestyle="-.", linewidth=1.5, label=f"today: {today:g} km"
                 )
             axes.grid(alpha=0.3)
         time_axes.set_title(member)

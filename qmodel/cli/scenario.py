@@ -822,7 +822,7 @@ def _thrashing_line(result) -> str:
         parts.append(f"the volumes cannot carry their other work at {distances(disk)} ({VOLUMES_WAY_OUT})")
     if result.open_saturated is not None and result.open_saturated.any():
         parts.append(
-            f"an open member's arrivals are more than its CPs or subchannels carry at "
+            f"a member's load is more than its CPs or subchannels carry at "
             f"{distances(result.open_saturated)} ({OPEN_WAY_OUT})"
         )
     return "failed: no response time exists where " + "; ".join(parts)
@@ -949,9 +949,10 @@ SEEK_PLOT_POINTS = 41
 
 
 def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
-    """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end (a
-    quarter beyond, to a whole 10 km; the searched distance where the goal holds throughout), the answer
-    and its band's ends marked."""
+    """The picture of a goal seek: the scenario with its band from 0 km to past the band's far end and
+    today's distance (a quarter beyond, to a whole 10 km; the searched distance where the goal holds
+    throughout), the answer and its band's ends marked, 0 km included, and today's distance (the file's
+    measured_at) where above 0."""
     import numpy as np
 
     from qmodel.cli.plotting import plot_scenario
@@ -963,19 +964,22 @@ def _plot_goal_seek(banded, sought, level: float, path: str) -> None:
         f"{frames.level_text(level)} band, {end}": record[end_key("max_distance[km]", end)]
         for end in ("low", "high")
     }
-    found = {name: km for name, km in {"goal seek": record["max_distance[km]"], **ends}.items() if km}
-    end = min(searched, math.ceil(max(found.values(), default=searched / 1.25) * 1.25 / 10) * 10 or 10)
+    found = {
+        name: km for name, km in {"goal seek": record["max_distance[km]"], **ends}.items() if km is not None
+    }
+    today = banded.scenario.measured_at / 1e3
+    farthest = max(*found.values(), today) if found else searched / 1.25  # holds throughout: to the end
+    end = min(searched, math.ceil(farthest * 1.25 / 10) * 10 or 10)
     result = solve_banded(banded, np.linspace(0, end, SEEK_PLOT_POINTS) * 1e3, level)
-    plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()})
+    plot_scenario(result, path, {f"{name}: {km:.1f} km": km for name, km in found.items()}, today)
 
 
 def _low_end_words(sought, crossing_latency: float) -> str:
-    """Where the band's low end shows as 0 km though the answer holds beyond it: the share of outcomes
-    failing at 0 km itself, and within the first metre, where each round trip between the sites first
-    pays ``crossing_latency`` (s); "" otherwise."""
+    """Wherever the band's low end shows as 0 km (whatever the answer, 0 km included): the share of
+    outcomes failing at 0 km itself, and within the first metre, where each round trip between the sites
+    first pays ``crossing_latency`` (s); "" otherwise."""
     at_zero, by_first_metre = sought.near_zero
-    held = sought.answer.held_km
-    if sought.low is None or sought.low >= 100 or held is None or not held > 0 or math.isnan(at_zero):
+    if sought.low is None or sought.low >= 100 or math.isnan(at_zero):
         return ""
     said = f" The band's low end is 0 km: the goal fails at 0 km in {_percent(at_zero)} of the outcomes"
     if by_first_metre - at_zero >= 0.005 and crossing_latency > 0:
@@ -1357,8 +1361,11 @@ def scenario_calibrate(
         floor = np.full(len(rows), np.nan)
         at_zero = with_values(inferred, {f"member.{name}.other": 0.0 for name in reached})
         floor[judged] = model_values(at_zero, [rows[i] for i in judged])
+    capped = {  # a closed member whose think time is not free: its terminals cap its throughput
+        name for name in reached if not scenario.member(name).open and f"member.{name}.think_time" not in keys
+    }
     reached |= {"all"} if reached else set()
-    refuse_unreachable(rows, model, reached, scenario.goal_time, floor)  # a slip, before the fit tries it
+    refuse_unreachable(rows, model, reached, scenario.goal_time, floor, capped)  # a slip, before the fit
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)

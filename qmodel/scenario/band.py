@@ -38,6 +38,7 @@ import copy
 import itertools
 from dataclasses import replace
 from pathlib import Path
+from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
@@ -64,6 +65,7 @@ from qmodel.scenario.fit import (
     with_inferred_locks_together,
 )
 from qmodel.scenario.goal import TOLERANCE, GoalSeek, max_distance
+from qmodel.scenario.measurements import row_sigma
 from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.overrides import KEY_FORMS, Column, apply_override, first_refused, override_column
 from qmodel.scenario.predictive import (
@@ -88,6 +90,7 @@ GRID = 33  # at most this many of the distances asked solve each parameter point
 SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
 SEEK_FIRST = 2.0  # of them, first those up to this many times the answer (the rest where still needed)
 RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
+ROOM_TOLERANCE = 0.01  # in the estimate's unit (µs): how closely the room the file's times leave is found
 # what narrows a band most, by its largest part; {at}: the distance measured (one), {farthest}: the farthest
 # of the distances measured (two or more: then the "_beyond" form), {distances}: all of them (narrowing)
 NARROW = {
@@ -262,15 +265,19 @@ def _varied_nodes(
     raw: dict, scenario: Scenario, where: str, held: dict[str, tuple[float, float]], estimates: bool = True
 ) -> tuple[list[tuple[str, tuple, str]], list[tuple[dict, Scenario, tuple[int, ...]]], str]:
     """The keys the band takes at nodes, each independent of the rest: the defaults ``scenario`` takes
-    that are estimates (:func:`estimated_defaults`; none where ``estimates`` is False), and the keys a
+    that are estimates (:func:`estimated_defaults`, each clipped to the room the file's own times leave
+    it, :func:`within_room`; none where ``estimates`` is False), and the keys a
     calibration held at its prior (``held``: the range the studies support, widened to reach the prior
     where it lies outside (:func:`supported_range`), at :data:`RANGE_NODES` log-uniform nodes, and the
     prior itself one more node), each as (key, its nodes, words); and every
     combination of their nodes as (the file's tables with the nodes set, the scenario there, its hot set
-    inferred from a measured lock wait, each key's node). Where a node of an estimate contradicts the
-    file's own times read at a distance, the estimates are not sampled (the answer stands), and the
-    words say why."""
-    varied: list[tuple[str, tuple, str]] = [*estimated_defaults(scenario)] if estimates else []
+    inferred from a measured lock wait, each key's node). Where a node of an estimate still contradicts
+    the file (its times read at a distance, or a measured lock wait), the estimates are not sampled (the
+    answer stands), and the words say why."""
+    found = estimated_defaults(scenario) if estimates else []
+    varied: list[tuple[str, tuple, str]] = [
+        (e.key, e.nodes(), e.words()) for e in (within_room(raw, where, estimate) for estimate in found)
+    ]
     for key, studied in held.items():
         prior = _stated(scenario, key)
         low, high, words = supported_range(studied, prior)
@@ -282,6 +289,9 @@ def _varied_nodes(
                 f"support, {words}, {RANGE_NODES} log-uniform nodes and the prior, equal weights",
             )
         )
+    wait = measured_wait_nodes(scenario)
+    if wait is not None:
+        varied.append(wait)
     if not varied:
         return [], [], ""
     combinations = []
@@ -295,7 +305,7 @@ def _varied_nodes(
             # a measured lock wait gives each node its own hot set (a node that moves the round trip moves
             # what the same wait implies), inferred from the answer's own
             combinations.append((data, with_inferred_locks(at, scenario.lockable_items), index))
-        except (InputError, ScenarioError) as refused:  # the file's own times rule an estimate's node out
+        except (InputError, ScenarioError) as refused:  # the file rules an estimate's node out
             if not estimates:
                 raise
             named = ", ".join(
@@ -308,11 +318,48 @@ def _varied_nodes(
                 kept,
                 combinations,
                 (
-                    f"not varied: {named} would contradict the file's own times ({refused}), so the "
-                    "default's interval is not sampled"
+                    f"not varied: {named}, a node of the default's interval, would contradict the file "
+                    f"({_refusal_words(refused)}), so the default's interval is not sampled"
                 ),
             )
     return varied, combinations, ""
+
+
+def measured_wait_nodes(scenario: Scenario) -> tuple[str, tuple[str, str], str] | None:
+    """A measured lock wait's own uncertainty, where a [band] (a calibration's, or the file's) takes the
+    place of the band its inference gives (:func:`qmodel.scenario.fit.with_inferred_locks`: lockable_items
+    at the sigma points of the wait's σ, used only where the file has no [band]), so that the band's points
+    re-infer their hot sets from the wait as measured and its σ would otherwise not be sampled (trial 7,
+    N3: a calibrated file's lock contention band at 40 km went from 5.9–12.1 ms to 7.9–8.4 ms though no
+    row measured it): ``locks.measured_wait`` at the two nodes of the Gauss–Hermite rule on a log scale,
+    wait × exp(∓σ) (σ the row's, :func:`qmodel.scenario.measurements.row_sigma`: a DB2 class 3
+    suspension's run-to-run spread, 20%), each point's hot set inferred again there. None where the file
+    gives lockable_items, no [band] replaces the inference's, a band point sets lockable_items itself, or a
+    node has no hot set under the model (the words of the band then say nothing of it)."""
+    measured, band = scenario.lock_measurement, scenario.band
+    if measured is None or band is None or any("locks.lockable_items" in point for point in band.points):
+        return None
+    if not any(record.get("parameter") == "locks.lockable_items" for record in scenario.calibration):
+        return None  # lockable_items given by the file, not inferred from the wait
+    sigma = row_sigma("lock_contention")
+    waits = (measured.wait * np.exp(-sigma), measured.wait * np.exp(sigma))
+    try:  # each node must have a hot set: a wait the model reaches before it thrashes
+        with_inferred_locks_together(
+            [
+                replace(scenario, lockable_items=np.nan, lock_measurement=replace(measured, wait=wait))
+                for wait in waits
+            ],
+            scenario.lockable_items,
+        )
+    except (InputError, ScenarioError):
+        return None
+    nodes = tuple(f"{wait * 1e3:.6g}ms" for wait in waits)
+    words = (
+        f"{measured.wait * 1e3:.4g} ms, its σ {sigma:.0%} taken as known (a class 3 suspension's run-to-run "
+        f"spread), at the two nodes of its normal on a log scale, {nodes[0]} and {nodes[1]}, each point's "
+        "hot set inferred again there"
+    )
+    return ("locks.measured_wait", (nodes[0], nodes[1]), words)
 
 
 def _parameters(
@@ -340,12 +387,65 @@ def _parameters(
     return points, weights, moved, method
 
 
-def estimated_defaults(scenario: Scenario) -> list[tuple[str, tuple[str, str], str]]:
+class Estimate(NamedTuple):
+    """A default that is an estimate with a 95% interval (the schema's ``supported``), in its ``unit``:
+    the default (``middle``) and σ, the interval's half-width over 1.96 (a normal); the interval's ends
+    (``low``, ``high``); and ``room``, the largest value the file's own times leave room for, where that
+    cuts the normal (inf: nowhere), with ``binding``, the refusal just above it in words."""
+
+    key: str
+    middle: float
+    sd: float
+    low: float
+    high: float
+    unit: str
+    room: float = np.inf
+    binding: str = ""
+
+    def moments(self) -> tuple[float, float]:
+        """The mean and standard deviation sampled: the normal's, the default and σ; clipped at
+        ``room``, the normal truncated to 0 … room (a latency is not below 0), with a = −μ/σ and
+        b = (room − μ)/σ, Z = Φ(b) − Φ(a): mean μ + σ (φ(a) − φ(b))/Z, variance
+        σ² [1 + (a φ(a) − b φ(b))/Z − ((φ(a) − φ(b))/Z)²] (Johnson, Kotz & Balakrishnan, *Continuous
+        Univariate Distributions* 1, §10.1)."""
+        if not np.isfinite(self.room):
+            return self.middle, self.sd
+        a, b = -self.middle / self.sd, (self.room - self.middle) / self.sd
+        normal = NormalDist()
+        mass = normal.cdf(b) - normal.cdf(a)
+        shift = (normal.pdf(a) - normal.pdf(b)) / mass
+        variance = 1 + (a * normal.pdf(a) - b * normal.pdf(b)) / mass - shift**2
+        return self.middle + self.sd * shift, self.sd * float(np.sqrt(variance))
+
+    def nodes(self) -> tuple[str, str]:
+        """Its two nodes as a file writes them, equal weights: the mean ± the standard deviation
+        (:meth:`moments`), the two nodes of the Gauss–Hermite rule where not clipped (exact to the third
+        moment), else the truncated normal's mean and variance."""
+        mean, sd = self.moments()
+        return f"{mean - sd:.6g}{self.unit}", f"{mean + sd:.6g}{self.unit}"
+
+    def words(self) -> str:
+        """What is sampled, in words; clipped, at what bound and why."""
+        unit = self.unit
+        said = (
+            f"{self.middle:.4g} ± {self.sd:.3g}{unit} (normal: the default's 95% interval, {self.low:g} to "
+            f"{self.high:g}{unit})"
+        )
+        if not np.isfinite(self.room):
+            return said
+        mean, sd = self.moments()
+        return (
+            f"{said}, clipped at {self.room:.4g}{unit}, the largest the file's own times leave room for "
+            f"(above it, {self.binding}): the normal cut to 0 to {self.room:.4g}{unit}, {mean:.4g} ± "
+            f"{sd:.3g}{unit}"
+        )
+
+
+def estimated_defaults(scenario: Scenario) -> list[Estimate]:
     """The defaults ``scenario`` takes that are estimates with a 95% interval (the schema's
-    ``supported``, such as ``crossing_latency``): each key, its two nodes as a file writes them and the
-    words. The estimate is normal, its σ the interval's half-width over 1.96, taken at the two nodes of
-    the Gauss–Hermite rule, the estimate ± σ (the normal's mean and variance, exact to the third moment:
-    two solves of each point)."""
+    ``supported``, such as ``crossing_latency``). The estimate is normal, its σ the interval's
+    half-width over 1.96, taken at the two nodes of the Gauss–Hermite rule, the estimate ± σ (the
+    normal's mean and variance, exact to the third moment: two solves of each point)."""
     taken = {key for key, _ in scenario.defaults}
     found = []
     for schema_key in SCENARIO_KEYS:
@@ -354,14 +454,46 @@ def estimated_defaults(scenario: Scenario) -> list[tuple[str, tuple[str, str], s
             continue
         low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
         middle = parse_value(key, str(schema_key.default), schema_key.unit)  # the estimate: the default
-        sd = (high - low) / 2 / 1.96
-        unit = schema_key.unit
-        nodes = (f"{middle - sd:.6g}{unit}", f"{middle + sd:.6g}{unit}")
-        words = (
-            f"{middle:.4g} ± {sd:.3g}{unit} (normal: the default's 95% interval, {low:g} to {high:g}{unit})"
-        )
-        found.append((key, nodes, words))
+        found.append(Estimate(key, middle, (high - low) / 2 / 1.96, low, high, schema_key.unit))
     return found
+
+
+def within_room(raw: dict, where: str, estimate: Estimate) -> Estimate:
+    """``estimate`` clipped where its upper node would contradict the file's own times read at a
+    distance (:func:`qmodel.scenario.propagation.at_zero_km`, the one rule: a time less than the round
+    trips the model adds at ``measured_at``, which grow with the estimate): ``room``, the largest value
+    they leave room for, found by bisection between the default (which the file's times hold) and
+    that node to :data:`ROOM_TOLERANCE`, the refusal just above it its ``binding``. Unchanged where the
+    node is possible, or where the default itself is refused (the file's own refusal then stands)."""
+    column = _column(raw, estimate.key, where, 0)
+
+    def refusal(value: float) -> InputError | None:
+        data = copy.deepcopy(raw)
+        apply_override(data, column, f"{value:.10g}{estimate.unit}")
+        try:
+            at_zero_km(scenario_from_dict(data, where))
+        except InputError as refused:
+            return refused
+        return None
+
+    low, high = estimate.middle, estimate.middle + estimate.sd
+    above = refusal(float(estimate.nodes()[1].removesuffix(estimate.unit)))
+    if above is None or refusal(low) is not None:
+        return estimate
+    while high - low > ROOM_TOLERANCE:
+        middle = (low + high) / 2
+        refused = refusal(middle)
+        if refused is None:
+            low = middle
+        else:
+            high, above = middle, refused
+    return estimate._replace(room=low, binding=_refusal_words(above))
+
+
+def _refusal_words(refused: InputError) -> str:
+    """A refusal of the file's own times in a few words: the key, its value and why."""
+    key = refused.key if isinstance(refused, ScenarioError) else refused.parameter
+    return f"{key} = {refused.value}, {refused.reason}" if refused.reason else f"{key} = {refused.value}"
 
 
 def log_uniform_nodes(low: float, high: float) -> tuple[float, ...]:

@@ -49,6 +49,7 @@ from qmodel.algorithms.queueing import STATES_PER_BLOCK, erlang_c, finite_source
 from qmodel.catalogue.evaluate import compute_si
 from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_scenario_work, refuse_too_large
+from qmodel.output import format_number
 from qmodel.scenario import protocols as today
 from qmodel.scenario.propagation import (
     at_zero_km,
@@ -489,11 +490,13 @@ def refuse_overloaded_today(scenario: Scenario) -> None:
       + background_rate) × holding time at least subchannels;
     - volumes (``[disk] volumes``) the open members' I/O and the other work alone saturate (M/M/c with
       1 + aliases exposures);
+    - a closed member whose CPs its terminals saturate without lock contention (the throughput they give
+      at the response time without it, times the CPU demand, at least logical_cps: trial 7, N1, a cpu of
+      9 s typed for 9 ms);
     - a measured wait at least :data:`LOCK_WAIT_BOUND` times the members' response time without lock
       contention (one solve): more than the lock model reaches before it thrashes.
 
-    Closed members count with no load (their throughput depends on the answer): the load alone means
-    the open members' arrivals. Scenarios without a measured wait are not checked here."""
+    Scenarios without a measured wait are not checked here."""
     measured = scenario.lock_measurement
     if measured is None:
         return
@@ -538,7 +541,24 @@ def refuse_overloaded_today(scenario: Scenario) -> None:
                 reason=f"the open members' I/O and the other work keep each volume's {1 + scenario.aliases} "
                 f"exposures {busy:.4g} busy: the load alone saturates them, before any lock contention",
             )
-    free = solve_at(replace(scenario, lockable_items=np.inf), distance, fixed=fixed)
+    unlocked = replace(scenario, lockable_items=np.inf)
+    _, _, solved = _solved(unlocked, distance, 1.0, 2000, None, fixed, False, settle=False)
+    for k in np.flatnonzero(solved.loaded.cpu_saturated[:, 0]):  # a closed member's terminals (N1)
+        member, cpu = scenario.members[k], float(fixed.cpu[k, 0])
+        rate = float(solved.loaded.throughput[k, 0])
+        raise ScenarioError(
+            scenario.where,
+            f"member {member.name}.cpu",
+            f"{format_number(member.cpu * 1e3)} ms",
+            f"a CPU demand its CPs carry at the throughput its terminals give: at most "
+            f"{format_number(member.logical_cps / cpu)}/s on {member.logical_cps} CPs at "
+            f"{format_number(cpu * 1e3)} ms a transaction (with its CF and I/O spin), against "
+            f"{format_number(member.terminals)} terminals at think_time {format_number(member.think_time)} s",
+            reason=f"{format_number(rate)}/s × {format_number(cpu * 1e3)} ms needs "
+            f"{format_number(rate * cpu)} CPs of its {member.logical_cps}: the load alone saturates them, "
+            "before any lock contention (a cpu or think_time in the wrong unit?)",
+        )
+    free = solve_at(unlocked, distance, fixed=fixed)
     lock_free = float(free.total_response_time[0])
     if np.isfinite(lock_free) and measured.wait >= LOCK_WAIT_BOUND * lock_free:
         raise ScenarioError(
@@ -686,8 +706,9 @@ class Loaded:
     iosq: np.ndarray  # (D,) s of IOSQ per SSCH
     volumes_saturated: np.ndarray  # (D,) bool: the volumes' other work alone saturates them
     response: np.ndarray  # s: F(R')
-    # (D,) bool: an open member's arrivals are more than its CPs or a path's subchannels carry at the
-    # distance (the other work on a path counted): no response time exists there
+    # (D,) bool: a member's load is more than its CPs carry (an open member's arrivals, or a closed
+    # member's terminals at the throughput the solve reaches) or an open member's more than a path's
+    # subchannels (the other work on a path counted) at the distance: no response time exists there
     open_saturated: np.ndarray
 
 
@@ -718,7 +739,9 @@ def loaded_parts(
     throughput = work.throughput(current + read_queue + write_queue)
     cpu, saturated = cpu_residence(scenario, fixed.cpu, fixed.spin, throughput)
     subchannel_wait, delayed, path_rate, paths_saturated = subchannel_queue(scenario, fixed, throughput)
-    open_saturated = (saturated & work.open).any(axis=0) | paths_saturated.any(axis=0)
+    # a closed member's CPs saturated too: its CPU queue (M/M/c at the throughput its terminals give) has
+    # no wait there, and a wait of 0 made a bogus fixed point (trial 7, N1: cpu 9s, CPU busy 8,981%)
+    open_saturated = np.asarray(saturated.any(axis=0) | paths_saturated.any(axis=0))
     waited = lock_wait(
         fixed.lock_requests,
         throughput,
@@ -825,7 +848,7 @@ def equilibrium(
     thrashing = np.asarray(~solution.converged.all(axis=0))  # while bisecting the load, undecided: none
     rest = np.where(thrashing[None, :], start, solution.value)
     loaded = loaded_parts(scenario, fixed, work, rest, locks)
-    # saturated volumes, or an open member's arrivals beyond its CPs or subchannels: no steady state
+    # saturated volumes, or a member's load beyond its CPs or subchannels: no steady state
     return Equilibrium(rest, thrashing | loaded.volumes_saturated | loaded.open_saturated, loaded)
 
 

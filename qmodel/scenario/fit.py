@@ -284,11 +284,12 @@ def load_only(key: str) -> bool:
 @dataclass
 class LoadFree:
     """What a caller whose trial scenarios differ only in keys :func:`load_only` takes keeps between
-    trials: each run's load-free parts, by its facts (:attr:`Measurement.run`), computed once; and each
-    run's row values by the trial's :func:`~qmodel.scenario.compose.load_only_values`, so a trial met
-    again (a secant's last step, the base of a slope) is not solved again."""
+    trials: each run's load-free parts, by its facts (:attr:`Measurement.run`) and its rows' distances,
+    computed once; and each run's row values by the trial's
+    :func:`~qmodel.scenario.compose.load_only_values`, so a trial met again (a secant's last step, the
+    base of a slope) is not solved again."""
 
-    parts: dict[tuple[int, str, str], FixedParts] = field(default_factory=dict)
+    parts: dict[tuple[object, ...], FixedParts] = field(default_factory=dict)  # by run and distances
     values: dict[tuple[object, ...], np.ndarray] = field(default_factory=dict)
 
 
@@ -313,7 +314,8 @@ def model_values(
         at, columns = with_overrides(scenario, *run), np.array(distances)
         fixed = None
         if load_free is not None:
-            fixed = load_free.parts.get(run) or load_free.parts.setdefault(run, fixed_parts(at, columns))
+            where = (run, *distances)  # a run's parts at its rows' distances
+            fixed = load_free.parts.get(where) or load_free.parts.setdefault(where, fixed_parts(at, columns))
         result = solve_at(at, columns, fixed=fixed)
         for i in picked:
             row = rows[i]
@@ -924,7 +926,12 @@ def fit_scenario(
     fitted = np.array([row.weight > 0 for row in rows])
 
     at_zero_km(scenario)  # the file's times measured at a distance: refused here if they cannot be
-    load_free = LoadFree() if prepare is None and all(load_only(p.key) for p in parameters) else None
+    load_free = None  # the trials' load-free parts, where neither the free keys nor prepare change them
+    if all(load_only(p.key) for p in parameters):
+        if prepare is None:
+            load_free = LoadFree()
+        elif isinstance(prepare, LockRefit) and prepare.load_free is not None:
+            load_free = LoadFree(prepare.load_free.parts)  # the same parts; the row values by their rows
 
     def trial(x: np.ndarray) -> Scenario | None:
         varied = with_values(scenario, {p.key: p.from_scale(v) for p, v in zip(parameters, x, strict=True)})
@@ -1731,26 +1738,35 @@ def refuse_unreached_wait(
     )
 
 
-def lock_refit(scenario: Scenario, free: Sequence[str]) -> Callable[[Scenario], Scenario] | None:
+def lock_refit(scenario: Scenario, free: Sequence[str]) -> LockRefit | None:
     """Where ``scenario`` infers lockable_items from its measured lock contention and the fit does not
     free lockable_items itself, the ``prepare`` of :func:`fit_scenario` that infers it again at every
-    trial (a trial's lock span or other times change what hot set gives the measured wait); else None.
-    ``scenario`` as the file has it (lockable_items NaN where it is inferred). Each trial starts from the
-    last trial's value (:func:`_refit_items`: two to four solves where a fit's trials lie close), and
-    infers it afresh (:func:`with_inferred_locks`) only where that does not converge."""
+    trial (:class:`LockRefit`: a trial's lock span or other times change what hot set gives the measured
+    wait); else None. ``scenario`` as the file has it (lockable_items NaN where it is inferred)."""
     if (
         scenario.lock_measurement is None
         or not np.isnan(scenario.lockable_items)
         or any(key == "locks.lockable_items" for key in free)
     ):
         return None
-    last: list[tuple[float, float]] = []  # the last trial's (lockable_items, slope)
+    return LockRefit(LoadFree() if all(load_only(key) for key in free) else None)
 
-    def prepare(trial: Scenario) -> Scenario:
-        refit = _refit_items(trial, *last[-1]) if last else None
+
+@dataclass
+class LockRefit:
+    """The ``prepare`` of :func:`fit_scenario` that infers lockable_items again at every trial
+    (:func:`lock_refit`), starting from the last trial's value (:func:`_refit_items`: two to four solves
+    where a fit's trials lie close), afresh (:func:`with_inferred_locks`) only where that does not
+    converge. It changes lockable_items alone, a key the load-free parts do not read, so where the fit's
+    free keys are all :func:`load_only` too (``load_free`` given) the trials' load-free parts are computed
+    once, for its own solves and the fit's (:func:`fit_scenario`)."""
+
+    load_free: LoadFree | None = None
+    last: list[tuple[float, float]] = field(default_factory=list)  # the last trial's (items, slope)
+
+    def __call__(self, trial: Scenario) -> Scenario:
+        refit = _refit_items(trial, *self.last[-1], self.load_free) if self.last else None
         if refit is None:
             refit = (with_inferred_locks(replace(trial, lockable_items=np.nan)).lockable_items, 0.0)
-        last[:] = [refit]
+        self.last[:] = [refit]
         return replace(trial, lockable_items=refit[0])
-
-    return prepare

@@ -29,7 +29,7 @@ ITERATIONS = 60
 DECIDED = 1e-6
 
 SATURATED = "saturated volumes"  # the culprit where the volumes' other work alone saturates them
-OPEN = "arrivals beyond capacity"  # an open member's arrivals more than its CPs or subchannels carry
+OPEN = "load beyond capacity"  # a member's load more than its CPs or subchannels carry
 
 
 class GoalSeek(NamedTuple):

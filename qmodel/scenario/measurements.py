@@ -209,6 +209,7 @@ def refuse_unreachable(
     reached_above: Collection[str] = (),
     goal_time: float = np.inf,
     floor: np.ndarray | None = None,
+    capped: Collection[str] = (),
 ) -> None:
     """Refuse the first fitted row (weight above 0) that no fit should bridge, before the fit: an
     InputError naming the row, the value, what is allowed and the value as the nearest slip of unit would
@@ -219,6 +220,10 @@ def refuse_unreachable(
       member's is) above its ``model`` value is not judged further: the free other reaches it;
     - such a response time below :data:`BELOW_FLOOR` × its ``floor`` (SI: the model with the free others
       at 0, where given) is refused: no value of other reaches it;
+    - a throughput or transaction count of a closed member in ``capped`` (its other free, its think time
+      and terminals not) above its ``floor`` value / :data:`BELOW_FLOOR` is refused: its floor is the most
+      its terminals give, N / (think time + the response with other at 0), and no value of other reaches
+      more (trial 7, N2: 14,890/s typed for 148.9 where 900 terminals at 6 s think give at most 150/s);
     - any other row more than :data:`UNREACHABLE` times ``model`` (its value at the file's own values,
       SI), or less than 1/that, is refused (a row below the model by 100x stays refused: other cannot
       go below 0).
@@ -246,6 +251,18 @@ def refuse_unreachable(
                 f"at least {BELOW_FLOOR:.0%} of {_written(row, least)}, what the model gives with "
                 f"{'its' if row.member != 'all' else 'every free'} other at 0",
                 f"{least / row.value:.0f}x less than the rest of the model: no value of other reaches it",
+            )
+        if (
+            row.quantity in ("throughput", "transactions")
+            and row.member in capped
+            and row.value * BELOW_FLOOR > least
+        ):
+            _refuse_slip(
+                row,
+                least,
+                f"at most {_written(row, least / BELOW_FLOOR)}, twice the most {row.member}'s terminals "
+                f"give at their think time ({_written(row, least)}, with its other at 0)",
+                f"{row.value / least:.0f}x more than its terminals give: no value of other reaches it",
             )
         if (freed and ratio > 1) or 1 / UNREACHABLE <= ratio <= UNREACHABLE:
             continue

@@ -84,7 +84,7 @@ class ScenarioResult:
     goal_share: float
     fixed_part: np.ndarray  # s of propagation every transaction pays
     band: Band | None = None  # the band at its level on every value (None: none, NO_BAND says why)
-    # (D,) bool, within thrashing: an open member's arrivals are more than its CPs or subchannels carry
+    # (D,) bool, within thrashing: a member's load is more than its CPs or subchannels carry (OPEN_SATURATED)
     open_saturated: np.ndarray | None = None
 
     @property
@@ -337,9 +337,13 @@ WITHOUT_ANSWER = {
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself
 VOLUMES_WAY_OUT = "add volumes or PAV aliases, or move some of that work"
-# where an open member's arrivals are more than its CPs or subchannels carry: no response time exists
-OPEN_SATURATED = "the arrivals are more than the CPs or the CF subchannels carry"
-OPEN_WAY_OUT = "a lower arrival_rate, more logical CPs or more subchannels"
+# where a member's load (an open member's arrivals, a closed member's terminals) is more than its CPs, or
+# an open member's more than its CF subchannels, carry: no response time exists
+OPEN_SATURATED = "a member's load is more than its CPs or the CF subchannels carry"
+OPEN_WAY_OUT = (
+    "a lower arrival_rate or fewer terminals, more logical CPs or more subchannels "
+    "(or a cpu or think_time in its right unit)"
+)
 # waiting for a subchannel is a material part of a member's response time from this share on
 MATERIAL_SHARE = 0.05
 

@@ -591,9 +591,10 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
     :func:`qmodel.units.split_range`): a unit written on the last item applies to the bare ones.
     On the command line (errors named ``where``) a bare number is in km; in a scenario ``file``
     (errors are its :class:`ScenarioError` of key ``distance``) it is refused, as every bare length
-    there. A list goes up: ``20,5km`` is refused, not run as 20 km then 5 km (in German notation it
-    is 20.5 km); two items a decimal comma would make one (``0,5km``) are refused as ambiguous
-    (:func:`qmodel.units.refuse_decimal_comma`). Every error echoes the whole text as typed.
+    there. A list goes up: ``20,40,5km`` is refused, not run as 40 km then 5 km; two distinct items
+    a decimal comma would make one (``0,5km``, ``12,5km``) are refused as ambiguous, in either order,
+    the list form written ascending (:func:`qmodel.units.refuse_decimal_comma`). Every error echoes
+    the whole text as typed.
     """
     refuse = partial(ScenarioError, file, "distance") if file else partial(InputError, where)
     try:
@@ -609,12 +610,13 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
         ) from None
     if (values < 0).any() or not np.isfinite(values).all():
         raise refuse(text, "finite distances >= 0 km")
-    if ends is None:  # a list: its order and a decimal comma first, so that no advice is a form refused after
+    if ends is None:  # a list: a decimal comma first (its list form written ascending), then its order
+        if len(set(values.tolist())) == len(values):  # two of one distance are no list: the order says
+            try:
+                refuse_decimal_comma(where, text, "km", ascending=True)
+            except InputError as error:
+                raise refuse(text, error.allowed, reason=error.reason) from None
         _ascending(refuse, text, values)
-        try:
-            refuse_decimal_comma(where, text, "km")
-        except InputError as error:
-            raise refuse(text, error.allowed, reason=error.reason) from None
     # a bare item takes the unit of the last: in a file, the last needs one (a bare 0 needs none)
     last = split_number(typed[-1])
     if file and not (last and last[1]) and any(_bare_nonzero(item) for item in typed):

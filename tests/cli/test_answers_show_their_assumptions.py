@@ -222,7 +222,7 @@ def test_max_distance_draws_its_picture_the_answer_and_band_ends_marked(monkeypa
     drawn = {}
     monkeypatch.setattr(
         "qmodel.cli.plotting.plot_scenario",
-        lambda result, path, marks: drawn.update(km=result.distances / 1e3, marks=marks),
+        lambda result, path, marks, today: drawn.update(km=result.distances / 1e3, marks=marks),
     )
     result = run(
         "scenario", "gdps-env2", "--max-distance", "--plot", str(tmp_path / "seek.png"), "--format", "json"

@@ -2,6 +2,8 @@
 on each member's share of transactions within 125 ms, drawn in its own panel, never as a line on the
 mean response time; the distances with no answer are marked and named in the legend."""
 
+import json
+import re
 from dataclasses import replace
 
 import matplotlib
@@ -18,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # after choosing the backend
 
 ENV3 = load_scenario(resolve_scenario("gdps-env3"))
+ENV2_FILE = resolve_scenario("gdps-env2")
 README_SWEEP = np.linspace(0, 100e3, 41)  # the README's plot: --distance 0..100km --points 41
 GOAL_LINE = "goal: 90% within 125 ms"
 HELD_LINE = "goal holds to here (last distance plotted)"
@@ -198,3 +201,66 @@ def test_the_scenario_command_writes_the_plot(tmp_path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert target.read_bytes().startswith(b"\x89PNG")
+
+
+# --max-distance --plot: today's distance and an answer of 0 km are marked (trial 6, R6)
+
+
+def seek_figure(monkeypatch, tmp_path, scenario: str):
+    """--max-distance --plot on ``scenario``: its JSON answer and the figure it draws (not saved)."""
+    drawn = {}
+
+    def draw(result, path, marks=None, today=None):
+        drawn["figure"] = scenario_figure(result, plt, marks, today)
+
+    monkeypatch.setattr("qmodel.cli.plotting.plot_scenario", draw)
+    args = ["scenario", scenario, "--max-distance", "--plot", str(tmp_path / "seek.png"), "--format", "json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output), drawn["figure"]
+
+
+def env2_written(tmp_path, *changes: tuple[str, str]) -> str:
+    """Environment 2's file with each (pattern, replacement) applied once, no [band] of its own."""
+    text = re.sub(r"^\[band\]\n(?:(?!\[).*\n)*", "", ENV2_FILE.read_text(encoding="utf-8"), flags=re.M)
+    for pattern, replacement in changes:
+        text, count = re.subn(pattern, replacement, text, count=1, flags=re.M)
+        assert count == 1, pattern
+    path = tmp_path / "env2.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_the_goal_seek_plot_marks_todays_distance_in_every_panel(monkeypatch, tmp_path) -> None:
+    # Environment 2 read at 12 km (its cross-site links' service 300 us there, the PPRC overhead 0.5 ms)
+    measured = env2_written(
+        tmp_path,
+        (r'^measured_at = "0km"', 'measured_at = "12km"'),
+        (r'^sync = \{ cache = "151us" \}', 'sync = { cache = "300us" }'),
+        (r'^async = \{ cache = "151us" \}', 'async = { cache = "300us" }'),
+        (r'^sync = \{ cache = "210us" \}', 'sync = { cache = "300us" }'),
+        (r'^async = \{ cache = "210us" \}', 'async = { cache = "300us" }'),
+        (r'^pprc_overhead = "0.3ms"', 'pprc_overhead = "0.5ms"'),
+    )
+    answer, figure = seek_figure(monkeypatch, tmp_path, measured)
+    assert answer["measured_at[km]"] == 12
+    for axes in figure.axes:
+        assert vertical_at(axes, "today: 12 km") == [12.0]
+        assert axes.get_xlim()[1] > 12
+    assert "today: 12 km" in legend_labels(figure.axes[-1])
+    plt.close(figure)
+    # measured at 0 km: no line for today
+    _, figure = seek_figure(monkeypatch, tmp_path, "gdps-env2")
+    assert not any(line.get_label().startswith("today") for axes in figure.axes for line in axes.get_lines())
+    plt.close(figure)
+
+
+def test_an_answer_of_0_km_is_drawn_as_the_goal_seeks_line(monkeypatch, tmp_path) -> None:
+    # a goal Environment 2 meets at 0 km but not past the first metre's crossing_latency: the answer 0.0 km
+    tight = env2_written(tmp_path, (r'^response_time = "125ms"$', 'response_time = "91ms"'))
+    answer, figure = seek_figure(monkeypatch, tmp_path, tight)
+    assert answer["max_distance[km]"] == 0.0
+    for axes in figure.axes:
+        assert vertical_at(axes, "goal seek: 0.0 km") == [0.0]
+    assert "goal seek: 0.0 km" in legend_labels(figure.axes[-1])
+    plt.close(figure)

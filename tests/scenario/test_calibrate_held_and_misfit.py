@@ -204,6 +204,29 @@ def test_a_response_below_half_of_what_other_at_0_gives_is_refused_before_the_fi
     assert not scenario.with_name("mine.fit.toml").exists()
 
 
+@pytest.mark.parametrize("times, refused", [(1.9, False), (2.1, True), (100.0, True)])
+def test_a_closed_members_throughput_beyond_what_its_terminals_give_is_refused(
+    tmp_path, times, refused
+) -> None:
+    """Trial 7, N2: 14,890/s typed for 148.9 was fitted (its other at 0, the band's CPU to 2,918%); 900
+    terminals at 6 s think time give at most 150/s. A closed member's throughput row more than twice what
+    its terminals give with its other at 0 is refused: no value of other reaches it."""
+    most = model_values(
+        replace(ENV2, members=tuple(replace(m, other=0.0) for m in ENV2.members)),
+        [Measurement(ENV2.title, "G1P1", 0.0, "throughput", 1.0)],
+    )[0]
+    table = (
+        "distance,member,quantity,value\n"
+        "0km,G1P1,response_time,31ms\n0km,G1P2,response_time,37ms\n"
+        f"0km,G1P1,throughput,{most * times:.6g}\n"
+    )
+    done, scenario = calibrate(tmp_path, table, "member.*.other")
+    said = " ".join(done.output.split())
+    assert (done.exit_code == 2) == refused, said
+    assert ("more than its terminals give: no value of other reaches it" in said) == refused
+    assert scenario.with_name("mine.fit.toml").exists() != refused
+
+
 def test_a_count_or_cpu_band_never_goes_below_0_however_far_a_calibration_missed(tmp_path) -> None:
     """Trial 6, W2: a throughput row 99 times off left a misfit σ of 9,890%; the band of G1P1's CPU then
     ran from −2,983% to +2,972% of its LPAR. A count or a CPU busy cannot be below 0."""

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.scenario import load_scenario, solve_scenario
-from qmodel.scenario.band import NARROW, load_banded, narrowing
+from qmodel.scenario.band import NARROW, load_banded, narrowing, solve_banded
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import _lock_row, fit_scenario, with_inferred_locks, with_inferred_locks_together
 
@@ -159,3 +159,54 @@ def test_a_bands_points_inferred_together_get_what_each_gets_alone(tmp_path) -> 
     assert [p.lockable_items for p in together] == [p.lockable_items for p in alone]
     assert [p.calibration for p in together] == [p.calibration for p in alone]
     assert len({p.lockable_items for p in together}) == len(points)  # each point its own hot set
+
+
+def test_a_calibration_at_two_distances_refits_the_hot_set_of_a_measured_wait(tmp_path) -> None:
+    """A file with a measured wait calibrated on rows at two distances: the hot set is inferred again at
+    every trial (its row at the wait's distance) beside the fit's rows at both distances, each set of
+    rows solved at its own distances (trial 7's plexs: the shared load-free parts of the one were taken
+    for the other's and the solve failed)."""
+    path = measured_file(tmp_path, average_wait(ENV2, 40.0) * 1e3, "40km")
+    result = solve_scenario(ENV2, np.array([0.0, 40e3]))
+    table = "distance,member,quantity,value\n" + "".join(
+        f"{km}km,{member},response_time,{result.response_time[m, d] * 1.05e3:.6g}ms\n"
+        for d, km in enumerate((0, 40))
+        for m, member in enumerate(result.members)
+    )
+    (tmp_path / "rows.csv").write_text(table, encoding="utf-8")
+    done = CliRunner().invoke(
+        cli,
+        [
+            "scenario",
+            "calibrate",
+            str(path),
+            str(tmp_path / "rows.csv"),
+            "--free",
+            "member.*.other,locks.lock_span",
+        ],
+    )
+    assert done.exit_code == 0, done.output
+    assert path.with_name("measured.fit.toml").exists()
+
+
+def test_a_calibrated_band_still_samples_the_measured_waits_own_sigma(tmp_path) -> None:
+    """Trial 7, N3: a [band] (here a calibration's) takes the place of the band a measured wait's
+    inference gives, and its points re-infer their hot sets from the wait as measured: its σ was not
+    sampled (a calibrated file's lock contention band at 40 km, 7.9–8.4 ms, against 5.9–12.1 before).
+    The band takes the wait at the two nodes of its normal on a log scale, each point's hot set inferred
+    again there, so the lock contention band is wider than the fit's points alone give."""
+    path = measured_file(tmp_path, average_wait(ENV2, 40.0) * 1e3, "40km")
+    path.with_name("measured.fit.toml").write_text(
+        '[band]\nmethod = "a fit"\nmeasured_at = "40km"\n'
+        'points = [{ "member.G1P1.other" = "4ms" }, { "member.G1P1.other" = "8ms" }]\n'
+        "weights = [0.25, 0.25]\n",
+        encoding="utf-8",
+    )
+    banded = load_banded(path)
+    assert "locks.measured_wait" in banded.method and "σ 20%" in banded.method
+    waits = sorted({point.lock_measurement.wait for point in banded.points})
+    measured = banded.scenario.lock_measurement.wait
+    assert waits == pytest.approx([measured * np.exp(-0.2), measured * np.exp(0.2)])
+    assert len(banded.points) == 2 * 3  # the scenario itself and the two points, at each node
+    lock = solve_banded(banded, np.array([40e3])).band.ends["lock_contention[ms]"]
+    assert lock[0][-1, 0] < 0.9 * measured * 1e3 and lock[1][-1, 0] > 1.1 * measured * 1e3  # "all": ±10%+

@@ -95,7 +95,7 @@ def test_the_table_says_why_an_open_member_has_no_answer(tmp_path) -> None:
     )
     assert result.exit_code == 1
     said = " ".join(result.output.split())
-    assert "no response time exists" in said and "more than the CPs or the CF subchannels carry" in said
+    assert "no response time exists" in said and "more than its CPs or the CF subchannels carry" in said
 
 
 def test_a_band_does_not_spread_what_the_file_gives(tmp_path) -> None:

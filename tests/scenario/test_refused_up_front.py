@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
-from qmodel.scenario import band, fit
+from qmodel.scenario import band, fit, solve_scenario
 from qmodel.scenario.compose import LOCK_WAIT_BOUND
 from qmodel.scenario.files import fit_path, resolve_scenario, shipped_scenarios
 from qmodel.scenario.measurements import (
@@ -498,3 +498,46 @@ def test_rows_alike_in_every_column_are_fitted_each_and_named_in_a_note(tmp_path
         said + " interval of its own; if one is a copy, remove it"
     ]
     assert len(json.loads(result.output)["rows"]) == 4  # every row fitted
+
+
+def env2_with_cpu_in_seconds(folder: Path, measured_wait: str = "") -> Path:
+    """Environment 2 (closed members: 100 terminals at about 8.8 s think time, 8 CPs) with each member's
+    cpu typed in s for ms (7.999 s), and its lock wait as measured in place of lockable_items where given."""
+    text = (
+        resolve_scenario("gdps-env2").read_text(encoding="utf-8").replace('cpu = "7.999ms"', 'cpu = "7.999s"')
+    )
+    if measured_wait:
+        text = text.split("\n[band]")[0].replace(
+            "lockable_items = 1892", f'measured_wait = "{measured_wait}"'
+        )
+    path = folder / "closed.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_closed_members_saturated_cps_give_no_response_time_not_a_bogus_one(tmp_path: Path) -> None:
+    """Trial 7, N1: a closed member's ``cpu = "9s"`` gave CPU busy 8,981% of its LPAR, exit 0: its CPU queue
+    (M/M/c at the throughput its terminals give) was computed at no load where saturated, a fixed point
+    that is none. Now no response time exists there, and the answer says why."""
+    result = CliRunner().invoke(
+        cli, ["scenario", str(env2_with_cpu_in_seconds(tmp_path)), "--distance", "20km", "--format", "json"]
+    )
+    assert result.exit_code == 1, result.output
+    rows = [row for row in json.loads(result.stdout)["results"] if row["member"] != "all"]
+    assert "a member's load is more than its CPs" in result.stderr
+    assert rows and all(
+        row["response_time[ms]"] is None and row["cpu_busy_of_lpar[%]"] is None for row in rows
+    )
+    solved = load_scenario(env2_with_cpu_in_seconds(tmp_path))
+    answer = solve_scenario(solved, np.array([20e3]))
+    assert answer.thrashing.all() and answer.open_saturated.all() and not answer.lock_thrashing.any()
+
+
+def test_a_closed_members_cps_its_terminals_saturate_are_named_before_the_lock_inference(
+    tmp_path: Path,
+) -> None:
+    """Trial 7, N1, with a measured lock wait: refused naming the member's cpu and the CPs its terminals
+    need, not blamed on measured_wait (no hot set gives a wait where no response time exists)."""
+    line = refused(env2_with_cpu_in_seconds(tmp_path, "2ms"), "--max-distance")
+    assert "member G1P1.cpu = 7999 ms" in line and "the load alone saturates them" in line
+    assert "100 terminals at think_time" in line and "lockable_items" not in line

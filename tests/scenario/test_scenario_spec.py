@@ -127,11 +127,32 @@ def test_a_range_mixed_with_a_list_is_refused_saying_they_cannot_be_mixed(text) 
     assert error.value.value == text
 
 
-def test_a_list_going_down_is_refused_with_the_decimal_it_may_have_meant() -> None:
+@pytest.mark.parametrize(
+    ("typed", "one", "two"),
+    [("12,5km", "12.5", "5km,12km"), ("20,5km", "20.5", "5km,20km"), ("2,5km", "2.5", "2km,5km")],
+)
+def test_two_items_a_decimal_comma_makes_one_are_ambiguous_in_either_order(typed, one, two) -> None:
+    # trial 6 (R4): 12,5km was refused as "not in ascending order" while 2,5km got both readings
     with pytest.raises(InputError) as error:
-        parse_distances("20,5km")
-    assert "ascending order; for 20.5 km write 20.5km" in str(error.value)
-    assert error.value.value == "20,5km"
+        parse_distances(typed)
+    said = str(error.value)
+    assert f"ambiguous: {one} km with a decimal comma, or a list of two?" in said
+    assert f"allowed: {one}km for one value, or {two} for two" in said and "ascending" not in said
+    assert error.value.value == typed
+    assert parse_distances(two).tolist() == sorted(parse_distances(two).tolist())  # the advice is taken
+
+
+def test_a_file_distance_a_decimal_comma_makes_one_is_ambiguous_in_either_order(tmp_path) -> None:
+    message = refusal(broken(tmp_path, DISTANCE, 'distance = "12,5km"'))
+    assert message.startswith("broken.toml: distance = 12,5km (ambiguous: 12.5 km with a decimal comma")
+    assert "or 5km,12km for two" in message
+
+
+def test_one_distance_twice_is_refused_with_the_decimal_it_may_have_meant() -> None:
+    with pytest.raises(InputError) as error:
+        parse_distances("20,20km")
+    assert "ascending order; for 20.20 km write 20.20km" in str(error.value)
+    assert error.value.value == "20,20km"
 
 
 @pytest.mark.parametrize("text", ["70,20,40km", "20,20km"])
