@@ -1489,13 +1489,14 @@ def _with_lock_fit(scenario: Scenario, fit: Fit) -> Scenario:
             "locks.measured_wait",
             f"{measured.wait * 1e3:g} ms",
             f"a lock wait the model reaches (nearest: {fit.model[0] * 1e3:.3g} ms at "
-            f"lockable_items {value:.4g})",
+            f"lockable_items {significant(value)})",
             reason="no lockable_items gives it",
         )
     low, high = fit.intervals()["locks.lockable_items"]
     said = (
         f"inferred from measured_wait {measured.wait * 1e3:g} ms at {measured.distance / 1e3:g} km "
-        f"(σ {fit.rows[0].sigma:.0%} taken as known): {value:.4g}, 95% {low:.4g} to {high:.4g}"
+        f"(σ {fit.rows[0].sigma:.0%} taken as known): {significant(value)}, 95% {significant(low)} to "
+        f"{significant(high)}"
     )
     sigma = fit.band_points()  # its normal on the log scale, as a calibration's band takes a fit's
     band = scenario.band or BandSpec(
@@ -1732,8 +1733,8 @@ def refuse_unreached_wait(
         "locks.measured_wait",
         f"{measured.wait * 1e3:.4g} ms",
         f"at most about {best[0] * 1e3:.3g} ms, the largest lock wait the model reaches at "
-        f"{measured.distance / 1e3:g} km (at lockable_items {best[1]:.4g}; fewer thrash, and the wait "
-        "rises steeply just before)",
+        f"{measured.distance / 1e3:g} km (at lockable_items {significant(best[1])}; fewer thrash, and the "
+        "wait rises steeply just before)",
         reason="no lockable_items gives it: more than the model has before it thrashes",
     )
 
