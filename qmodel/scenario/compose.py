@@ -49,7 +49,6 @@ from qmodel.algorithms.queueing import STATES_PER_BLOCK, erlang_c, finite_source
 from qmodel.catalogue.evaluate import compute_si
 from qmodel.errors import InputError
 from qmodel.limits import TIME_LIMIT, refuse_scenario_work, refuse_too_large
-from qmodel.output import format_number
 from qmodel.scenario import protocols as today
 from qmodel.scenario.propagation import (
     at_zero_km,
@@ -63,6 +62,7 @@ from qmodel.scenario.propagation import (
 from qmodel.scenario.result import BREAKDOWN, ScenarioResult
 from qmodel.scenario.spec import Scenario, ScenarioError, check_path_capacity
 from qmodel.studies.locks import lock_wait
+from qmodel.units import significant
 
 
 @dataclass(frozen=True)
@@ -509,11 +509,13 @@ def refuse_overloaded_today(scenario: Scenario) -> None:
             raise ScenarioError(
                 scenario.where,
                 f"member {member.name}.cpu",
-                f"{member.cpu * 1e3:.4g} ms",
-                f"cpu × arrival_rate below logical_cps: below {member.logical_cps / rates[m, 0] * 1e3:.4g} "
+                f"{significant(member.cpu * 1e3)} ms",
+                "cpu × arrival_rate below logical_cps: below "
+                f"{significant(member.logical_cps / rates[m, 0] * 1e3)} "
                 f"ms a transaction at {rates[m, 0]:g}/s on {member.logical_cps} CPs (with its CF and I/O "
-                f"spin, {(float(fixed.cpu[m, 0]) - member.cpu) * 1e3:.3g} ms)",
-                reason=f"{rates[m, 0]:g}/s × {float(fixed.cpu[m, 0]) * 1e3:.4g} ms needs {needed:.4g} CPs of "
+                f"spin, {significant((float(fixed.cpu[m, 0]) - member.cpu) * 1e3, 3)} ms)",
+                reason=f"{rates[m, 0]:g}/s × {significant(float(fixed.cpu[m, 0]) * 1e3)} ms needs "
+                f"{significant(needed)} CPs of "
                 f"its {member.logical_cps}: the load alone saturates them, before any lock contention",
             )
     index = {m.name: i for i, m in enumerate(scenario.members)}
@@ -525,9 +527,9 @@ def refuse_overloaded_today(scenario: Scenario) -> None:
                 scenario.where,
                 f"path {path.member}→{path.cf}.subchannels",
                 path.subchannels,
-                f"more than {offered:.4g} subchannels, or fewer requests",
-                reason=f"its requests at arrival_rate {rate:g}/s hold {offered:.4g} subchannels busy: the "
-                "load alone saturates them, before any lock contention",
+                f"more than {significant(offered)} subchannels, or fewer requests",
+                reason=f"its requests at arrival_rate {rate:g}/s hold {significant(offered)} subchannels "
+                "busy: the load alone saturates them, before any lock contention",
             )
     if scenario.volumes is not None:
         per_volume, service = volume_load(scenario, fixed, rates * np.ones_like(distance))
@@ -537,9 +539,10 @@ def refuse_overloaded_today(scenario: Scenario) -> None:
                 scenario.where,
                 "disk.volumes",
                 scenario.volumes,
-                f"volumes and aliases that carry {busy * scenario.volumes:.4g} devices busy",
+                f"volumes and aliases that carry {significant(busy * scenario.volumes)} devices busy",
                 reason=f"the open members' I/O and the other work keep each volume's {1 + scenario.aliases} "
-                f"exposures {busy:.4g} busy: the load alone saturates them, before any lock contention",
+                f"exposures {significant(busy)} busy: the load alone saturates them, before any lock "
+                "contention",
             )
     unlocked = replace(scenario, lockable_items=np.inf)
     _, _, solved = _solved(unlocked, distance, 1.0, 2000, None, fixed, False, settle=False)
@@ -549,13 +552,13 @@ def refuse_overloaded_today(scenario: Scenario) -> None:
         raise ScenarioError(
             scenario.where,
             f"member {member.name}.cpu",
-            f"{format_number(member.cpu * 1e3)} ms",
+            f"{significant(member.cpu * 1e3)} ms",
             f"a CPU demand its CPs carry at the throughput its terminals give: at most "
-            f"{format_number(member.logical_cps / cpu)}/s on {member.logical_cps} CPs at "
-            f"{format_number(cpu * 1e3)} ms a transaction (with its CF and I/O spin), against "
-            f"{format_number(member.terminals)} terminals at think_time {format_number(member.think_time)} s",
-            reason=f"{format_number(rate)}/s × {format_number(cpu * 1e3)} ms needs "
-            f"{format_number(rate * cpu)} CPs of its {member.logical_cps}: the load alone saturates them, "
+            f"{significant(member.logical_cps / cpu)}/s on {member.logical_cps} CPs at "
+            f"{significant(cpu * 1e3)} ms a transaction (with its CF and I/O spin), against "
+            f"{significant(member.terminals)} terminals at think_time {significant(member.think_time)} s",
+            reason=f"{significant(rate)}/s × {significant(cpu * 1e3)} ms needs "
+            f"{significant(rate * cpu)} CPs of its {member.logical_cps}: the load alone saturates them, "
             "before any lock contention (a cpu or think_time in the wrong unit?)",
         )
     free = solve_at(unlocked, distance, fixed=fixed)
@@ -564,10 +567,11 @@ def refuse_overloaded_today(scenario: Scenario) -> None:
         raise ScenarioError(
             scenario.where,
             "locks.measured_wait",
-            f"{measured.wait * 1e3:.4g} ms",
-            f"below {LOCK_WAIT_BOUND * lock_free * 1e3:.4g} ms, {LOCK_WAIT_BOUND:g} × the members' response "
-            f"time without lock contention at {measured.distance / 1e3:g} km ({lock_free * 1e3:.4g} ms): a "
-            "DB2 class 3 lock/latch and global contention suspension per transaction, in its unit",
+            f"{significant(measured.wait * 1e3)} ms",
+            f"below {significant(LOCK_WAIT_BOUND * lock_free * 1e3)} ms, {LOCK_WAIT_BOUND:g} × the members' "
+            f"response time without lock contention at {measured.distance / 1e3:g} km "
+            f"({significant(lock_free * 1e3)} ms): a DB2 class 3 lock/latch and global contention "
+            "suspension per transaction, in its unit",
             reason="more than the lock model reaches before it thrashes, about that response time",
         )
 
