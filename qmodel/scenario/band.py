@@ -120,6 +120,10 @@ NARROW = {
     "crossing_latency": "a round trip between the sites measured at today's distance (RMF CF activity "
     "report, path data: channel path latency, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would "
     "give crossing_latency, which now takes the whole 95% interval of the GDPS study's estimate",
+    "distribution.shape": "each member's share within the goal measured at today's distance (RMF workload "
+    "activity: the response time distribution's share below the goal time), with member.NAME.shape free "
+    "(qmodel scenario calibrate), would fit its shape, which now takes the range the GDPS study's members "
+    "give (the default 1, exponential, is an assumption)",
     "crossing_latency_before": "the latency of the route planned between the sites, before the move (the "
     "DWDM or carrier's specified latency per round trip, or a round trip over a test link: RMF CF activity "
     "report, path data, SMF 74.4 R744HLAT; less 2 × distance / fibre_speed) would give crossing_latency, "
@@ -443,7 +447,7 @@ class Estimate(NamedTuple):
 
 def estimated_defaults(scenario: Scenario) -> list[Estimate]:
     """The defaults ``scenario`` takes that are estimates with a 95% interval (the schema's
-    ``supported``, such as ``crossing_latency``). The estimate is normal, its σ the interval's
+    ``supported``: ``crossing_latency``, ``distribution.shape``). The estimate is normal, its σ the interval's
     half-width over 1.96, taken at the two nodes of the Gauss–Hermite rule, the estimate ± σ (the
     normal's mean and variance, exact to the third moment: two solves of each point)."""
     taken = {key for key, _ in scenario.defaults}
@@ -454,7 +458,8 @@ def estimated_defaults(scenario: Scenario) -> list[Estimate]:
             continue
         low, high = (parse_value(key, end, schema_key.unit) for end in schema_key.supported)
         middle = parse_value(key, str(schema_key.default), schema_key.unit)  # the estimate: the default
-        found.append(Estimate(key, middle, (high - low) / 2 / 1.96, low, high, schema_key.unit))
+        written = "" if schema_key.unit == "1" else schema_key.unit  # a bare number (a shape) writes none
+        found.append(Estimate(key, middle, (high - low) / 2 / 1.96, low, high, written))
     return found
 
 
@@ -765,8 +770,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         name: (_with_all(nominal, name, low), _with_all(nominal, name, high))
         for name, (low, high) in member_ends.items()
     }
-    ratio = critical_ratio(shapes, banded.scenario.goal_share)
-    critical = np.repeat(_critical_means(banded, s.values["fixed"], ratio), Z.size, axis=0)
+    critical = np.repeat(_critical_means(banded, s.values["fixed"]), Z.size, axis=0)
     holds = (np.nan_to_num(spread, nan=np.inf) <= critical).all(axis=1)
     return Band(
         level,
@@ -851,6 +855,7 @@ def describe(banded: Banded, level: float) -> str:
         f"{len(banded.points)} parameter points ({banded.method})" if banded.points else "no parameter points"
     )
     shape = dict(banded.scenario.defaults).get("distribution.shape")
+    shape = None if "distribution.shape" in banded.varied else shape  # varied: its nodes say it
     unvaried = (
         f"; not varied: distribution.shape {shape}, the default (the spread of each member's response "
         "times about their mean, which sets its share within the goal time: a member's share within the "
@@ -1083,7 +1088,6 @@ def max_distance_banded(
     measured = _measured(banded)
     scenario = banded.scenario
     points = (scenario, *banded.points)
-    ratio = critical_ratio(scenario.member_shapes, scenario.goal_share)
     # A sample's largest distance reads its margin only up to the first distance where it fails, so the
     # distances past the one where every sample has failed change nothing (the band's end, its
     # probabilities and the variance that names the narrowing measurement all lie before it): the grid
@@ -1095,14 +1099,14 @@ def max_distance_banded(
         far = SEEK_FIRST * (0.0 if np.isnan(answer.distance) else answer.distance)
         first = min(max(int(np.searchsorted(grid, far, side="right")) + 1, 2), grid.size)
     response, base, fixed = _seek_solves(points, grid[:first], measured)
-    sd, weights, margin = _seek_margin(banded, response, base, fixed, ratio)
+    sd, weights, margin = _seek_margin(banded, response, base, fixed)
     if first < grid.size and not (margin < 0).any(axis=1).all():
         more, _, more_fixed = _seek_solves(points, grid[first:], np.array([]))
         response, fixed = (
             np.concatenate([response, more], axis=2),
             np.concatenate([fixed, more_fixed], axis=2),
         )
-        sd, weights, margin = _seek_margin(banded, response, base, fixed, ratio)
+        sd, weights, margin = _seek_margin(banded, response, base, fixed)
         first = grid.size
     grid = grid[:first]
     reach = _crossings(grid, margin, upper)
@@ -1114,7 +1118,11 @@ def max_distance_banded(
     probability[asked > upper] = np.nan  # past the links' reach or --up-to: not searched, no probability
     near_zero = (float(weights @ ~holds), float(weights @ (~holds | (reach <= grid[1]))))  # grid[1]: 1 m
     reached = grid <= max(float(high), grid[1]) if np.isfinite(high) else grid >= 0
-    narrow = narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
+    narrow = (
+        NARROW["distribution.shape"]
+        if shape_leads(banded, reach, weights)
+        else narrowing(banded, response[:, :, reached], sd[:, :, reached], banded.all_weights())
+    )
     return GoalBand(
         answer,
         level,
@@ -1127,6 +1135,30 @@ def max_distance_banded(
         banded.misfit_words(),
         near_zero,
     )
+
+
+SHAPE_LEADS = 0.5  # the share of the largest distances' variance a default shape's nodes explain to be named
+
+
+def shape_leads(banded: Banded, reach: np.ndarray, weights: np.ndarray) -> bool:
+    """Whether the default gamma shape, taken at its nodes (``distribution.shape`` in
+    :attr:`Banded.varied`), is what to measure first for the goal seek: its nodes' means alone (its main
+    effect) explain at least :data:`SHAPE_LEADS` of the variance of the sample's largest distances
+    (``reach`` (S·K,) m, ``weights`` (S·K,)). The shape moves no response time, only the share of them
+    within the goal, so :func:`narrowing`, which weighs response times, never names it."""
+    if "distribution.shape" not in banded.varied or not banded.combination:
+        return False
+    k = banded.varied.index("distribution.shape")
+    node = np.repeat([-1, *(combination[k] for combination in banded.combination)], Z.size)  # -1: itself
+    share = float(weights.sum())
+    mean = float(weights @ reach) / share
+    total = float(weights @ (reach - mean) ** 2)
+    effect = 0.0
+    for each in set(node.tolist()) - {-1}:
+        part = node == each
+        weight = float(weights[part].sum())
+        effect += weight * (float(weights[part] @ reach[part]) / weight - mean) ** 2
+    return total > 0 and effect >= SHAPE_LEADS * total
 
 
 def seek_grid(answer: GoalSeek, upper: float, asked: np.ndarray) -> np.ndarray:
@@ -1185,23 +1217,30 @@ def _seek_solves(
 
 
 def _seek_margin(
-    banded: Banded, response: np.ndarray, base: np.ndarray, fixed: np.ndarray, ratio: np.ndarray
+    banded: Banded, response: np.ndarray, base: np.ndarray, fixed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The model's error on ``response`` (S, M, D) s given its values at the measured distance ``base``
     (S, M, 1), the weights of the sample (:func:`samples`, S·K) and each sample's least margin (S·K, D)
     s: the longest mean meeting the goal (:func:`critical_mean` at each point's own fixed part ``fixed``
-    (S, M, D): a point that moves the round trip moves it, and the critical ``ratio``) less the sample's
+    (S, M, D): a point that moves the round trip moves it, and its own members' shapes) less the sample's
     mean, −inf where it has none."""
     sd = banded.sd("response_time", response, np.where(np.isnan(base), response, response - base))
     spread, weights = samples(response, sd, banded.all_weights())
-    critical = np.repeat(_critical_means(banded, fixed, ratio), Z.size, axis=0)
+    critical = np.repeat(_critical_means(banded, fixed), Z.size, axis=0)
     return sd, weights, np.nan_to_num(critical - spread, nan=-np.inf).min(axis=1)
 
 
-def _critical_means(banded: Banded, fixed: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+def _critical_means(banded: Banded, fixed: np.ndarray) -> np.ndarray:
     """(S, M, D) s: each point's longest mean meeting the goal (:func:`critical_mean`) at its own fixed
-    part ``fixed`` (S, M, D)."""
-    return np.array([critical_mean(banded.scenario.goal_time, each, ratio) for each in fixed])
+    part ``fixed`` (S, M, D) and its own members' shapes (:func:`critical_ratio`: a point at a node of
+    distribution.shape has its own), the scenario first."""
+    scenario = banded.scenario
+    return np.array(
+        [
+            critical_mean(scenario.goal_time, each, critical_ratio(point.member_shapes, scenario.goal_share))
+            for each, point in zip(fixed, (scenario, *banded.points), strict=True)
+        ]
+    )
 
 
 def _crossings(grid: np.ndarray, margin: np.ndarray, upper: float) -> np.ndarray:

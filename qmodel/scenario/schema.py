@@ -615,8 +615,14 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "1",
         1,
         "gamma shape of the response time's variable part (1: exponential; whole: Erlang-k)",
-        source="an assumption, or fitted on the measured percentiles",
+        source="fitted on a member's measured share within the goal (qmodel scenario calibrate, "
+        "member.NAME.shape free, a share_within_goal row: RMF workload activity's response time "
+        "distribution); the default 1 (exponential) is an assumption, and the range the studies "
+        "support for it is the least interval about 1 that holds every shape the GDPS study's members "
+        "were fitted to (Environments 1 and 2: 0.7994, 0.8534, 0.8535, 1.745; the criterion set before "
+        "its effect on any answer was seen), 1 ± 0.745",
         positive=True,
+        supported=("0.255", "1.745"),
     ),
     ScenarioKey(
         "member",

@@ -25,11 +25,22 @@ from hypothesis import strategies as st
 from qmodel.cli import cli
 from qmodel.frames import end_key
 from qmodel.output import format_number
-from qmodel.scenario.band import GRID, RANGE_NODES, describe, load_banded, max_distance_banded, solve_banded
+from qmodel.scenario.band import (
+    GRID,
+    NARROW,
+    RANGE_NODES,
+    Banded,
+    describe,
+    load_banded,
+    max_distance_banded,
+    shape_leads,
+    solve_banded,
+)
 from qmodel.scenario.compose import evaluate_si
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.predictive import (
     ModelError,
+    Z,
     critical_mean,
     critical_ratio,
     ends,
@@ -39,6 +50,7 @@ from qmodel.scenario.predictive import (
     sigma_points,
 )
 from qmodel.scenario.schema import key_of
+from qmodel.scenario.spec import load_scenario
 from qmodel.units import parse_value
 
 ENV2 = resolve_scenario("gdps-env2")
@@ -594,18 +606,46 @@ def test_a_hot_set_the_file_states_outside_the_studies_range_is_inside_its_own_b
     assert sought.low <= sought.answer.distance <= sought.high
 
 
-def test_the_band_says_a_default_shape_is_not_varied_and_what_would_fit_it(tmp_path) -> None:
-    """Trial 6, M1: a percentile answer rests on the gamma shape; where the file leaves it to the default
-    (1), the band's words say it is not varied and which measurement fits it. The study's files give
-    each member's shape: nothing to say there."""
+def test_a_default_shape_is_varied_over_the_range_the_studies_members_give(tmp_path) -> None:
+    """Trial 6 and 7, M1: a percentile answer rests on the gamma shape, and the default (1) is an
+    assumption: shape 1, 2 and 4 put trial 7's plexs at 16, 29.6 and 40.4 km. Where the file leaves it
+    out, the band takes it as normal over the least interval about 1 holding every shape the study's
+    members were fitted to (0.255 to 1.745), at its two nodes, and the goal seek's band reads each point's
+    own shapes. The study's files give each member's shape: not varied there."""
     text = ENV2.read_text(encoding="utf-8")
-    assert "not varied: distribution.shape" not in describe(load_banded(ENV2), 0.8)
+    assert "distribution.shape" not in describe(load_banded(ENV2), 0.8)
     bare = re.sub(r"(?m)^shape = .*\n", "", text)
     mine = tmp_path / "mine.toml"
     mine.write_text(bare, encoding="utf-8")
-    said = describe(load_banded(mine), 0.8)
-    assert "not varied: distribution.shape 1, the default" in said
-    assert "member.NAME.shape free would fit it" in said
+    banded = load_banded(mine)
+    said = describe(banded, 0.8)
+    assert "distribution.shape 1 ± 0.38 (normal: the default's 95% interval, 0.255 to 1.745)" in said
+    assert "not varied: distribution.shape" not in said
+    shapes = sorted({point.shape for point in banded.points})
+    assert shapes == pytest.approx([1 - 0.745 / 1.96, 1 + 0.745 / 1.96], rel=1e-5)
+    stated = tmp_path / "stated.toml"
+    stated.write_text(bare.replace("[distribution]", "[distribution]\nshape = 1", 1), encoding="utf-8")
+    fixed = load_banded(stated)
+    assert "distribution.shape" not in describe(fixed, 0.8)
+    varied, one = max_distance_banded(banded), max_distance_banded(fixed)
+    assert varied.answer.distance == one.answer.distance  # the answer is the default's
+    assert varied.low < one.low  # shape 0.62 has the longer tail: the goal fails sooner there
+
+
+@pytest.mark.parametrize("apart, named", [(40e3, True), (2e3, False)])
+def test_the_goal_seek_asks_for_the_shape_where_its_nodes_alone_explain_half_the_spread(apart, named) -> None:
+    """The shape moves no response time, only the share within the goal: the goal seek names it as the
+    measurement to make where its nodes' means explain at least SHAPE_LEADS of the variance of the
+    sample's largest distances, whatever the model's own error spreads within each point."""
+    scenario = load_scenario(ENV2)
+    banded = Banded(
+        scenario, (scenario, scenario), (0.5, 0.5), varied=("distribution.shape",), combination=((0,), (1,))
+    )
+    spread = np.linspace(-3e3, 3e3, Z.size)  # the model's error within each point
+    reach = np.concatenate([50e3 + spread, 50e3 - apart / 2 + spread, 50e3 + apart / 2 + spread])
+    weights = np.concatenate([np.zeros(Z.size), np.full(2 * Z.size, 0.5 / Z.size)])
+    assert shape_leads(banded, reach, weights) == named
+    assert "member.NAME.shape free" in NARROW["distribution.shape"]
 
 
 def test_every_value_with_a_unit_carries_a_band_or_is_named_with_why_it_has_none() -> None:
