@@ -656,15 +656,24 @@ def locks_of(scenario: Scenario) -> Locks:
 # the fixed point), a member's workload and unexplained time (the workload reads them) and what a file
 # says about itself. Two scenarios differing in these alone have the same load-free parts (a test holds
 # them unread), so a band's points or a fit's trials that vary only these compute them once.
-LOAD_ONLY_FIELDS = frozenset(Locks._fields) | {"band", "calibration", "free", "defaults"}
-LOAD_ONLY_MEMBER_FIELDS = ("other", "think_time")
+LOAD_ONLY_FIELDS = frozenset(Locks._fields) | {"band", "calibration", "free", "defaults", "shape"}
+SOLVED_MEMBER_FIELDS = ("other", "think_time")  # a member's load-only values the lock fixed point reads
+LOAD_ONLY_MEMBER_FIELDS = (*SOLVED_MEMBER_FIELDS, "shape")  # the shape: read by the share within the goal
 
 
-def load_only_values(scenario: Scenario) -> tuple[float, ...]:
+def load_only_values(scenario: Scenario) -> tuple[object, ...]:
     """What of :data:`LOAD_ONLY_FIELDS` and each member's :data:`LOAD_ONLY_MEMBER_FIELDS` a solve reads:
-    the lock parameters, and each member's other and think time. Two scenarios that share their
-    load-free parts (:func:`same_load_free`) and these values are solved alike."""
+    the lock parameters, the gamma shapes, and each member's other and think time. Two scenarios that
+    share their load-free parts (:func:`same_load_free`) and these values are solved alike."""
     members = (getattr(m, name) for m in scenario.members for name in LOAD_ONLY_MEMBER_FIELDS)
+    return (*locks_of(scenario), scenario.shape, *members)
+
+
+def solved_values(scenario: Scenario) -> tuple[float, ...]:
+    """What of :func:`load_only_values` the lock fixed point reads (not the shapes, which only the share
+    within the goal reads): two scenarios that share their load-free parts and these values have the same
+    response times (:func:`response_times_together` solves them once)."""
+    members = (getattr(m, name) for m in scenario.members for name in SOLVED_MEMBER_FIELDS)
     return (*locks_of(scenario), *members)
 
 
@@ -1032,10 +1041,16 @@ def response_times_together(
 ) -> np.ndarray:
     """Each point's response time (S, M, D) s at ``distances`` (m), NaN where none exists (:func:`solve_at`'s
     ``response_time`` at the file's load, no search for the load where lock contention begins), for
-    a caller that reads nothing else of it (the goal seek's band): :func:`solved_together`."""
-    solved = solved_together(points, distances, fixed, checked=checked)
-    response = solved.response_time.reshape(len(points[0].members), len(points), distances.size)
-    return response.transpose(1, 0, 2)
+    a caller that reads nothing else of it (the goal seek's band): :func:`solved_together`, each distinct
+    solve once (points that differ only in their gamma shapes have the same response times:
+    :func:`solved_values`)."""
+    keys = [solved_values(each) for each in points]
+    first = {key: i for i, key in reversed(list(enumerate(keys)))}  # each distinct solve, its first point
+    unique = sorted(set(first.values()))
+    solved = solved_together([points[i] for i in unique], distances, fixed, checked=checked)
+    response = solved.response_time.reshape(len(points[0].members), len(unique), distances.size)
+    place = {i: k for k, i in enumerate(unique)}
+    return response.transpose(1, 0, 2)[[place[first[key]] for key in keys]]
 
 
 def solved_together(

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qmodel.scenario import load_scenario
+from qmodel.scenario import compose, load_scenario
 from qmodel.scenario.band import _seek_solves
 from qmodel.scenario.compose import fixed_parts, load_free_groups, same_load_free, solve_at
 from qmodel.scenario.fit import load_only
@@ -20,9 +20,11 @@ ENV2 = load_scenario("gdps-env2")
 DISTANCES = np.array([0.0, 1.0, 40e3, 100e3])
 
 
-def _varied(items: float, span: float, trips: float, other: float, think: float):
-    members = tuple(replace(m, other=other, think_time=think) for m in ENV2.members)
-    return replace(ENV2, lockable_items=items, lock_span=span, resolution_round_trips=trips, members=members)
+def _varied(items: float, span: float, trips: float, other: float, think: float, shape: float = 1.0):
+    members = tuple(replace(m, other=other, think_time=think, shape=shape) for m in ENV2.members)
+    return replace(
+        ENV2, lockable_items=items, lock_span=span, resolution_round_trips=trips, members=members, shape=shape
+    )
 
 
 @given(
@@ -31,12 +33,13 @@ def _varied(items: float, span: float, trips: float, other: float, think: float)
     trips=st.floats(0.0, 10.0),
     other=st.floats(0.0, 1.0),
     think=st.floats(1e-3, 100.0),
+    shape=st.floats(0.1, 10.0),
 )
 @settings(max_examples=10, deadline=None)
-def test_the_load_free_parts_do_not_read_the_lock_parameters_or_the_workload(
-    items, span, trips, other, think
+def test_the_load_free_parts_do_not_read_the_lock_parameters_the_workload_or_the_shapes(
+    items, span, trips, other, think, shape
 ):
-    varied = _varied(items, span, trips, other, think)
+    varied = _varied(items, span, trips, other, think, shape)
     assert same_load_free(ENV2, varied)
     alone, shared = asdict(fixed_parts(varied, DISTANCES)), asdict(fixed_parts(ENV2, DISTANCES))
     for name, value in alone.items():
@@ -69,7 +72,8 @@ def test_a_change_the_load_free_parts_read_is_not_shared(change) -> None:
         ("member.G1P1.cpu", False),
         ("crossing_latency", False),
         ("conversion.redispatch", False),
-        ("distribution.shape", False),
+        ("distribution.shape", True),
+        ("member.G1P1.shape", True),
     ],
 )
 def test_a_fit_computes_the_load_free_parts_once_only_for_keys_they_do_not_read(key, shared) -> None:
@@ -91,3 +95,23 @@ def test_band_points_that_differ_only_in_load_only_keys_are_solved_together_as_e
         np.testing.assert_allclose(together, alone.response_time, rtol=1e-12)
         np.testing.assert_array_equal(np.isnan(together), np.isnan(alone.response_time))
         np.testing.assert_array_equal(part, alone.fixed_part)
+
+
+def test_points_that_differ_only_in_their_shapes_are_solved_once_with_the_same_response_times(
+    monkeypatch,
+) -> None:
+    """The gamma shape is read only by the share within the goal: a band's points at the nodes of a
+    default shape have the same response times, and the goal seek's band solves each distinct point
+    once."""
+    points = (ENV2, _varied(2000.0, 0.5, 1.0, 0.01, 2.0, 0.62), _varied(2000.0, 0.5, 1.0, 0.01, 2.0, 1.38))
+    columns = []
+    solve = compose.solved_together
+    monkeypatch.setattr(
+        compose, "solved_together", lambda p, *a, **k: columns.append(len(p)) or solve(p, *a, **k)
+    )
+    (group,) = load_free_groups(points, DISTANCES)
+    response = compose.response_times_together(points, DISTANCES, group[1])
+    assert columns == [2]
+    np.testing.assert_array_equal(response[1], response[2])
+    for point, together in zip(points, response, strict=True):
+        np.testing.assert_allclose(together, solve_at(point, DISTANCES).response_time, rtol=1e-12)
