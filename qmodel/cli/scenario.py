@@ -193,9 +193,10 @@ def scenario(
       0  every distance asked has its answer (--max-distance: always, its
          words say where the goal holds)
       1  some distance has no response time: lock contention thrashes, the
-         volumes cannot carry their other work, or an open member's arrivals
-         are more than its CPs or CF subchannels carry (the other distances
-         are still shown); --variants: some row failed (the others written)
+         volumes cannot carry their other work, or a member's load is more
+         than its CPs or CF subchannels carry (an open member's arrivals, a
+         closed member's terminals) (the other distances are still shown);
+         --variants: some row failed (the others written)
       2  input it cannot use (one line naming it), or output it cannot write
       3  a solve did not converge (the message says which)
       4  --plot without matplotlib installed

@@ -332,7 +332,7 @@ def band_json(band: Band | None) -> dict[str, object]:
 WITHOUT_ANSWER = {
     "lock": "lock contention thrashes there",
     "volumes": "the volumes cannot carry their other work there",
-    "open": "an open member's arrivals are more than its CPs or CF subchannels carry there",
+    "open": "a member's load is more than its CPs or the CF subchannels carry there",  # OPEN_SATURATED
 }
 THRASHING = "each transaction holds its locks longer than the others can wait"  # why none exists
 # where the volumes' other work saturates them by itself

@@ -256,7 +256,12 @@ def test_help_lists_every_exit_status_with_each_cause_of_no_response_time() -> N
     for status in ("0 ", "1 ", "2 ", "3 ", "4 ", "130, 143 ", "141 "):
         assert status in statuses[1]
     one = statuses[1].split(" 2 ")[0]
-    for cause in ("lock contention thrashes", "volumes cannot carry", "arrivals are more than", "--variants"):
+    for cause in (
+        "lock contention thrashes",
+        "volumes cannot carry",
+        "load is more than its CPs",
+        "--variants",
+    ):
         assert cause in one
 
 
