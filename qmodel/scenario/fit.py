@@ -120,6 +120,7 @@ from qmodel.scenario.measurements import (
     Measurement,
     result_value,
     row_sigma,
+    throughput_weighted,
     weighted_residual,
 )
 from qmodel.scenario.overrides import with_overrides, with_values
@@ -1572,7 +1573,7 @@ def _lock_waits(
             trials = [replace(points[index[k]], lockable_items=float(items[k])) for k in picked]
             solved = solved_together(trials, at, parts)
             weights = np.where(solved.thrashing[None, :], np.nan, solved.loaded.throughput)
-            found[picked] = np.sum(weights * solved.loaded.lock_wait, axis=0) / np.sum(weights, axis=0)
+            found[picked] = throughput_weighted(weights, solved.loaded.lock_wait)
         return found
 
     return waits

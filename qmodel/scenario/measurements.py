@@ -144,6 +144,13 @@ def weighted_residual(row: Measurement, model: float) -> float:
     return float(relative / sigma * np.sqrt(row.weight))
 
 
+def throughput_weighted(throughput: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The members' ``values`` (M, ...) together, each weighed by its ``throughput`` (M, ...): how a row of
+    "all" reads a per-transaction time (the lock wait DB2 accounting gives for the sysplex); NaN where a
+    throughput is NaN (no answer)."""
+    return np.sum(throughput * values, axis=0) / np.sum(throughput, axis=0)
+
+
 def result_value(result: ScenarioResult, place: int, member: str, quantity: str, interval: float) -> float:
     """The model's ``quantity`` (SI, :data:`QUANTITIES`) of ``member`` (or "all": the members together,
     throughput-weighted) at column ``place`` of ``result``; NaN where it has none (thrashing)."""
@@ -155,7 +162,7 @@ def result_value(result: ScenarioResult, place: int, member: str, quantity: str,
             "share_within_goal": result.total_share_within_goal[place],
             "cpu_of_one_cp": float(np.sum(weights * result.cpu_per_transaction[:, place])),
             "lock_contention": float(
-                np.sum(weights * result.breakdown["lock_contention"][:, place]) / np.sum(weights)
+                throughput_weighted(weights, result.breakdown["lock_contention"][:, place])
             ),
         }
     else:
