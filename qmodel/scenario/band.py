@@ -49,10 +49,13 @@ from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import (
     load_free_groups,
+    load_free_indices,
     refuse_huge,
     refuse_uncarried_background,
     response_times_together,
     solve_scenario,
+    solve_scenarios_together,
+    solved_alike,
 )
 from qmodel.scenario.fit import (
     FitRecord,
@@ -229,8 +232,14 @@ def load_banded(path: str | Path) -> Banded:
     weights: list[float] = []
     moved: list[str] = []
     combination: list[tuple[int, ...]] = []
-    for data, at, index in nodes or [(raw, scenario, ())]:
-        more, more_weights, more_moved, method = _parameters(data, at, where, studies, record)
+    listed = nodes or [(raw, scenario, ())]
+    found = [_parameters(data, at, where, studies, record) for data, at, _ in listed]
+    # each node's points infer their hot sets from a measured wait, started at that node's answer's: every
+    # node's together
+    starts = [at.lockable_items for (_, at, _), (more, *_) in zip(listed, found, strict=True) for _ in more]
+    inferred = iter(with_inferred_locks_together([point for more, *_ in found for point in more], starts))
+    for (_, at, index), (more, more_weights, more_moved, _) in zip(listed, found, strict=True):
+        more = tuple(next(inferred) for _ in more)
         centre = 1 - sum(more_weights)  # the scenario's own weight in the rest of the band (none: a range)
         # without nodes: the answer; its source, the fit's where it has one, else the key it ranges
         itself = "fit" if at.band is not None or not more_moved else more_moved[0]
@@ -240,6 +249,7 @@ def load_banded(path: str | Path) -> Banded:
             weights.append(weight / max(len(nodes), 1))
             moved.append(source)
             combination.append(index)
+    method = found[-1][3]  # the words of the band's points: alike at every node
     if nodes:
         said = "; ".join(f"{key} {words}" for key, _, words in varied)
         itself = "the scenario itself and " if band is not None else ""
@@ -298,20 +308,30 @@ def _varied_nodes(
         varied.append(wait)
     if not varied:
         return [], [], ""
-    combinations = []
-    for index in itertools.product(*(range(len(values)) for _, values, _ in varied)):
+    indices = list(itertools.product(*(range(len(values)) for _, values, _ in varied)))
+    tables = []
+    for index in indices:
         data = copy.deepcopy(raw)
         for (key, values, _), node in zip(varied, index, strict=True):
             apply_override(data, _column(raw, key, where, 0), values[node])
+        tables.append(data)
+    try:
+        # a measured lock wait gives each node its own hot set (a node that moves the round trip moves what
+        # the same wait implies), inferred from the answer's own, every node's together
+        ats = [scenario_from_dict(data, where) for data in tables]
+        for at in ats:
+            at_zero_km(at)  # the file's times read at a distance: refused here where a node contradicts them
+        inferred = with_inferred_locks_together(ats, scenario.lockable_items)
+        return varied, list(zip(tables, inferred, indices, strict=True)), ""
+    except (InputError, ScenarioError):  # the file rules an estimate's node out: the first that does, named
+        if not estimates:
+            raise
+    for data, index in zip(tables, indices, strict=True):
         try:
             at = scenario_from_dict(data, where)
-            at_zero_km(at)  # the file's times read at a distance: refused here where a node contradicts them
-            # a measured lock wait gives each node its own hot set (a node that moves the round trip moves
-            # what the same wait implies), inferred from the answer's own
-            combinations.append((data, with_inferred_locks(at, scenario.lockable_items), index))
-        except (InputError, ScenarioError) as refused:  # the file rules an estimate's node out
-            if not estimates:
-                raise
+            at_zero_km(at)
+            with_inferred_locks(at, scenario.lockable_items)
+        except (InputError, ScenarioError) as refused:
             named = ", ".join(
                 f"{key} {values[node]}"
                 for (key, values, _), node in zip(varied, index, strict=False)
@@ -326,7 +346,7 @@ def _varied_nodes(
                     f"({_refusal_words(refused)}), so the default's interval is not sampled"
                 ),
             )
-    return varied, combinations, ""
+    raise AssertionError("a node refused together is refused alone")  # the same inference, one at a time
 
 
 def measured_wait_nodes(scenario: Scenario) -> tuple[str, tuple[str, str], str] | None:
@@ -371,13 +391,13 @@ def _parameters(
 ) -> tuple[tuple[Scenario, ...], tuple[float, ...], tuple[str, ...], str]:
     """The parameter points of ``raw`` (the file's tables, with any node of :func:`_varied_nodes` set)
     and their weights, the source of each ("fit", or the key it ranges) and the words: its [band]'s
-    points; or without a [band] the range the studies support (:func:`range_points`)."""
+    points (a hot set a point infers from a measured wait not yet inferred: the caller infers every
+    node's points together); or without a [band] the range the studies support (:func:`range_points`)."""
     band = scenario.band
     if band is None:
         points, moved, method = range_points(raw, scenario, where, studies)
         return points, (1 / (len(points) + 1),) * len(points), moved, method  # the scenario: a share
-    near = scenario.lockable_items  # each point's inference starts from the answer's own
-    points = with_inferred_locks_together(band_points(raw, scenario, where), near)
+    points = band_points(raw, scenario, where)
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     method = band.method
     # a [band] the file (or its fit file) gives, or the interval of a hot set inferred from a measured wait
@@ -711,8 +731,17 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
     stacks = {name: [value] for name, value in own.items()}
     bases = {name: [base[name]] for name in own}
     causes = {cause: [flags] for cause, flags in _causes(nominal).items()}
-    for point in banded.points:
-        result = solve_scenario(point, at)
+    # each distinct point solved once (a point that differs from an earlier one only in its gamma shapes
+    # has its values: no share is read), those of a group side by side on its load-free parts (held to
+    # carrying their paths' other work by solve_banded)
+    alike = solved_alike(banded.points)
+    solved: dict[int, ScenarioResult] = {}
+    for group, parts in load_free_groups(banded.points, at):
+        distinct = [index for index in group if alike[index] == index]
+        together = solve_scenarios_together([banded.points[index] for index in distinct], at, parts)
+        solved.update(zip(distinct, together, strict=True))
+    for index in range(len(banded.points)):
+        result = solved[alike[index]]
         for name, value in _values(result).items():
             step = value[:, : known.size] - own[name][:, grid]
             stacks[name].append(own[name] + _interpolated(distances, known, step))
@@ -949,15 +978,16 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     if banded.points:
         small = min(distances.size, GRID) + (banded.measured_at is not None)
+        solves = len(set(solved_alike(banded.points)))  # the points solved (:func:`_sampled`)
         for each in (scenario, *banded.points):
             refuse_huge(
                 each,
-                distances.size + small * len(banded.points),
-                what=f"{distances.size:,} distance(s), and the band's {len(banded.points)} points "
+                distances.size + small * solves,
+                what=f"{distances.size:,} distance(s), and the band's {solves} distinct points "
                 f"at {small} of them",
             )
-        for point in banded.points:
-            refuse_uncarried_background(point)
+        for group in load_free_indices(banded.points):  # the paths' other work: read from the load-free parts
+            refuse_uncarried_background(banded.points[group[0]])
     nominal = solve_scenario(scenario, distances)
     if not banded.has_band:
         return nominal
@@ -1079,11 +1109,6 @@ def max_distance_banded(
     upper = answer.searched  # no farther than the scenario's links reach
     if not banded.has_band:
         return GoalBand(answer, level, None, None, asked, np.full(asked.shape, np.nan))
-    refuse_huge(
-        banded.scenario,
-        SEEK_GRID * (1 + len(banded.points)),
-        what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} distances",
-    )
     grid = seek_grid(answer, upper, asked)
     measured = _measured(banded)
     scenario = banded.scenario
@@ -1189,6 +1214,15 @@ def _ascending_distinct(values: np.ndarray) -> np.ndarray:
     return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if ordered.size else ordered
 
 
+# What makes the goal seek's band smaller where its estimate is too large: the finite-source queue keeps a
+# state per terminal of a closed member, an open one none; a calibration's band has a point per end of each
+# fitted parameter's axis
+SEEK_WAY_OUT = (
+    "a closed member with many terminals given by its transaction rate (member.NAME.arrival_rate: an open "
+    "member keeps no state per terminal), or fewer free parameters in the calibration (fewer band points)"
+)
+
+
 def _seek_solves(
     points: tuple[Scenario, ...], distances: np.ndarray, measured: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1202,6 +1236,13 @@ def _seek_solves(
     group's paths are first held to carrying their other work there (:func:`refuse_uncarried_background`,
     on the load-free parts the solve then uses)."""
     at = np.concatenate([distances, measured])
+    solves = len(set(solved_alike(points)))  # each distinct point solved once (response_times_together)
+    refuse_huge(
+        points[0],
+        solves * at.size,
+        what=f"the band of the largest distance: {solves} distinct points at {at.size} distances",
+        way_out=SEEK_WAY_OUT,
+    )
     solved = np.empty((len(points), len(points[0].members), at.size))
     fixed: list[np.ndarray] = [np.empty(0)] * len(points)
     for group, parts in load_free_groups(points, at):

@@ -109,8 +109,10 @@ from qmodel.scenario.compose import (
     load_free_groups,
     load_only_values,
     refuse_overloaded_today,
+    same_load_free,
     solve_at,
     solved_together,
+    solved_values,
 )
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
@@ -1509,25 +1511,42 @@ def _with_lock_fit(scenario: Scenario, fit: Fit) -> Scenario:
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
 
 
-def with_inferred_locks_together(points: Sequence[Scenario], near: float) -> tuple[Scenario, ...]:
-    """:func:`with_inferred_locks` of each of ``points`` started at ``near`` (a band's points, each
-    inferring its own hot set from the answer's), their steps taken together: each step of the secant
-    (:func:`_secant_roots`) and the slope at the roots are one solve of every point still stepping
-    (:func:`qmodel.scenario.compose.solved_together`, the points that share their load-free parts side
-    by side) in place of one solve per point, with the same values. A point with no lock wait at ``near``,
-    whose steps do not reach the root, or measured at another distance than the first, is inferred alone
-    (:func:`with_inferred_locks`: the scan of the starts, least squares, the errors)."""
+def with_inferred_locks_together(
+    points: Sequence[Scenario], near: float | Sequence[float]
+) -> tuple[Scenario, ...]:
+    """:func:`with_inferred_locks` of each of ``points`` started at ``near`` (one value, or one per point:
+    a band's points, each inferring its own hot set from its answer's), their steps taken together: each
+    step of the secant (:func:`_secant_roots`) and the slope at the roots are one solve of every point
+    still stepping (:func:`qmodel.scenario.compose.solved_together`, the points that share their
+    load-free parts side by side) in place of one solve per point, with the same values. Points that differ
+    only in what the inference does not read (their gamma shapes: :func:`_same_inference`) from the same
+    start share one inference. A point with no lock wait at its start, whose steps do not reach the root,
+    or measured at another distance than the first, is inferred alone (:func:`with_inferred_locks`: the
+    scan of the starts, least squares, the errors)."""
     found = list(points)
+    nears = np.broadcast_to(np.asarray(near, float), (len(points),))
     inferring = [
         i
         for i, point in enumerate(points)
-        if point.lock_measurement is not None and np.isnan(point.lockable_items)
+        if point.lock_measurement is not None and np.isnan(point.lockable_items) and np.isfinite(nears[i])
     ]
-    if not inferring or not np.isfinite(near):
-        return tuple(with_inferred_locks(point, near) for point in points)
+    if not inferring:
+        return tuple(
+            with_inferred_locks(point, float(start)) for point, start in zip(points, nears, strict=True)
+        )
     measured_at = _lock_row(points[inferring[0]]).distance
     inferring = [i for i in inferring if _lock_row(points[i]).distance == measured_at]
-    subset = [points[i] for i in inferring]
+    first: list[int] = []  # the points whose inference is done, each standing for those alike
+    stands: list[int] = []  # for each of inferring, its place in first
+    for i in inferring:
+        alike = (
+            k for k, j in enumerate(first) if nears[j] == nears[i] and _same_inference(points[j], points[i])
+        )
+        place = next(alike, len(first))
+        if place == len(first):
+            first.append(i)
+        stands.append(place)
+    subset = [points[i] for i in first]
     waits = _lock_waits(subset, measured_at)
 
     def gap(index: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -1536,22 +1555,39 @@ def with_inferred_locks_together(points: Sequence[Scenario], near: float) -> tup
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(wait > 0, np.log(wait / measured), np.nan)
 
-    x0 = np.full(len(subset), float(np.log(near)))
+    x0 = np.log(nears[first])
     x, _, reached = _secant_roots(gap, x0, gap(np.arange(len(subset)), x0), np.full(len(subset), FIRST_SLOPE))
     roots = np.flatnonzero(reached)
     items = [float(value) for value in np.exp(x[roots])]
     steps = [_root_step(subset[j], value) for j, value in zip(roots, items, strict=True)]
     both = waits(np.concatenate([roots, roots]), np.array([*items, *(step[3] for step in steps)]))
-    for k, j in enumerate(roots):
-        row = _lock_row(subset[j])
-        fit = _root_fit(subset[j], row, items[k], steps[k], both[k : k + 1], both[roots.size + k :][:1])
+    fits = {
+        j: _root_fit(
+            subset[j], _lock_row(subset[j]), items[k], steps[k], both[k : k + 1], both[roots.size + k :][:1]
+        )
+        for k, j in enumerate(roots.tolist())
+    }
+    done = set()
+    for i, place in zip(inferring, stands, strict=True):
         try:
-            found[inferring[j]] = _with_lock_fit(subset[j], fit)
-        except InputError:
-            reached[j] = False  # the nearest the model gets: inferred alone, which says so
-    for j in np.flatnonzero(~reached):
-        found[inferring[j]] = with_inferred_locks(subset[j], near)
-    return tuple(found)
+            found[i] = _with_lock_fit(points[i], fits[place])
+            done.add(i)
+        except (KeyError, InputError):  # not reached, or the nearest the model gets: alone, which says so
+            pass
+    return tuple(
+        point if i in done else with_inferred_locks(point, float(nears[i])) for i, point in enumerate(found)
+    )
+
+
+def _same_inference(one: Scenario, other: Scenario) -> bool:
+    """True where ``one`` and ``other`` infer the same hot set from their measured lock waits: the same
+    load-free parts (:func:`qmodel.scenario.compose.same_load_free`, which holds the measurement alike)
+    and the same values the lock fixed point reads besides lockable_items
+    (:func:`qmodel.scenario.compose.solved_values`): they differ at most in their gamma shapes."""
+    # lockable_items: NaN in both, left out of the comparison
+    return same_load_free(one, other) and solved_values(replace(one, lockable_items=0.0)) == solved_values(
+        replace(other, lockable_items=0.0)
+    )
 
 
 def _lock_waits(
