@@ -85,6 +85,43 @@ def test_a_row_below_the_cut_cannot_widen_a_parameter_whatever_it_misses_by(
     assert (after[below] == before[below]).all()
 
 
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(4, 9), seed=st.integers(0, 2**32 - 1), size=st.floats(0.1, 10.0))
+def test_where_no_row_is_cut_the_scale_factor_is_the_share_weighted_rule_unchanged(
+    rows: int, seed: int, size: float
+) -> None:
+    """Where every row's share of a parameter's estimate is at least 1/(9n), S_j² is
+    max(1, Σ u r² / Σ u (1 − h)) of the full fit, as before the cut (the rest of the rule kept)."""
+    rng = np.random.default_rng(seed)
+    jacobian = rng.normal(size=(rows, 2)) * 10
+    noise = rng.normal(size=rows) * size
+    residuals = noise - jacobian @ np.linalg.lstsq(jacobian, noise, rcond=None)[0]  # as at an optimum
+    gain = np.linalg.pinv(jacobian.T @ jacobian) @ jacobian.T
+    share = gain**2 / (gain**2).sum(axis=1, keepdims=True)
+    leverage = np.einsum("ij,ji->i", jacobian, gain)
+    whole = np.sqrt(np.maximum(1, share @ residuals**2 / (share @ (1 - leverage))))
+    uncut = (share >= PDG_CUT / rows).all(axis=1)
+    assert scale_factors(jacobian, residuals)[uncut] == pytest.approx(whole[uncut], rel=1e-9)
+
+
+def test_rows_that_carry_a_parameter_and_scatter_still_widen_it_where_others_touch_them_faintly() -> None:
+    """Each member's other carried by its own three rows (response, throughput, share within the goal),
+    the others' other moving them a thousandth as much: the faint rows are cut from each S_j, but the
+    three rows that carry it scatter, and S_j is theirs (as trial 6's plexw: 1.7, not 1)."""
+    block = np.array([[529.0], [596.0], [-526.0]])
+    jacobian = np.kron(np.eye(3), block) + 0.5 * np.random.default_rng(1).normal(size=(9, 3))
+    noise = np.array([-1.0, -0.9, -2.1, 0.3, -0.5, 0.8, -1.3, -1.5, 0.2]) * 1.5
+    residuals = noise - jacobian @ np.linalg.lstsq(jacobian, noise, rcond=None)[0]
+    scale = scale_factors(jacobian, residuals)
+    b = block[:, 0]
+    u = b**2 / (b @ b)  # each row's share, as if the faint couplings were not there
+    for j in range(3):
+        own = residuals[3 * j : 3 * j + 3]  # the rows that carry parameter j: one parameter on three rows
+        alone = np.sqrt(max(1.0, u @ (own - b * (b @ own) / (b @ b)) ** 2 / (u @ (1 - u))))
+        assert scale[j] == pytest.approx(alone, rel=0.01)
+    assert scale.max() > 1.3  # they do scatter
+
+
 def test_a_throughput_row_other_barely_moves_leaves_each_interval_the_responses_alone_give() -> None:
     """Trial 7, W4b (a planner's two closed members, every row at 10 km, each member's other free): a
     throughput row +2 σ off carried ~0.2% of its member's other and widened it ×2.1, as the rows that
