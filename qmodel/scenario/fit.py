@@ -29,12 +29,33 @@ that of the rows that inform j, each in proportion to its share of j's estimate:
 (x̂ moves by C r), row i's share u_ji = C_ji² / Σ_k C_jk² of the variance of x̂_j, and h_i the
 row's leverage (the diagonal of J (JᵀJ)⁻¹ Jᵀ, whose complement 1 − h_i is the share of σ² a correct
 model leaves in r_i²): S_j² = max(1, Σ_i u_ji r_i² / Σ_i u_ji (1 − h_i)) over the n rows counted
-(below). For one parameter fitted to N equal rows this is the PDG's χ²/(N − 1); the PDG leaves out of
-S the measurements whose weight in the mean is below 1/(9N) (δ_i > 3√N δ̄), and the share u_ji makes
-that cut smooth: a row a parameter barely moves (a closed member's throughput where only its ``other``
-is free) widens that parameter little, while its misfit still counts in full in s² = RSS / (n − p),
-which the summary reports with the rows that carry most of it and the free key that would move each
-(:meth:`Fit.summary`). Where no row is left over to check parameter j (Σ_i u_ji (1 − h_i) at or below
+(below), leaving out of S_j each row whose share u_ji is below 1/(9 n), and its pull on j's estimate
+with it: the rows K_j kept have their residuals from j estimated on them alone, the other parameters
+held where all rows put them (ř = M r_K, M = I − c cᵀ / cᵀc, c = C_j on K_j), set against what a
+correct model leaves there (E[ř_i²] = (M P_KK M)_ii, P = I − J C the full fit's residual projection):
+S_j² = max(1, Σ_K u_ji ř_i² / Σ_K u_ji E[ř_i²]) (:func:`scale_factors`; with no row cut, ř = r and
+E[ř_i²] = 1 − h_i, the rule as before).
+
+That cut is the PDG's own: a measurement whose weight in the mean is below 1/(9N) (its error δ_i above
+3 √N times the error δ̄ of the mean) adds little to the mean but can move S strongly, so the PDG leaves
+it out of S. For one parameter fitted to N equal rows (each share 1/N) nothing is cut and S_j² is the
+PDG's χ²/(N − 1); with rows cut, here χ²/(N − 1) of the N rows kept about their own mean (the PDG's
+N − 1 counts the measurements kept; its χ² may be about the mean of all). The cut replaced letting the
+share alone make it smooth (the rule before), which failed its stated purpose where nothing else is
+left over: S_j² is a ratio, unchanged by the scale of u, so where the rows that carry j's estimate have
+leverage ~1 the denominator was the tiny-share row's alone and S_j that row's |r| whatever its share
+(trial 7, W4b: CICB.other widened ×2.1 by a throughput row carrying about 0.2% of its variance). The
+cut was decided by the rule's source, not by the file's answer. Two details were seen to be needed on
+files, and follow from the PDG's N − 1 counting only the measurements kept: cutting the row but keeping
+the full fit's r and h changes nothing in W4b (the response row's room left over, 1 − h, and its
+residual are the throughput row's: its r / √(1 − h) is exactly that row's 2.1), hence j estimated on
+the kept rows alone; and refitting every parameter on the kept rows let faint couplings fit them
+exactly (trial 6's plexw on its percentile rows: S 1 for rows off by 2 σ), hence the others held.
+
+A row a parameter barely moves (a closed member's throughput where only its ``other`` is free) thus
+does not widen that parameter, while its misfit still counts in full in s² = RSS / (n − p), which the
+summary reports with the rows that carry most of it and the free key that would move each
+(:meth:`Fit.summary`). Where no row is left over to check parameter j (Σ_K u_ji E[ř_i²] at or below
 1e-9), S_j = 1: its interval takes the rows' σ as known.
 
 A row no free parameter moves is a check of the model, not of the fit (the criterion, written before any
@@ -989,27 +1010,41 @@ def fit_scenario(
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
 
+# The PDG's cut (Review of Particle Physics, Introduction, "Averages and fits"): a row whose share of a
+# parameter's estimate is below PDG_CUT / n is left out of that parameter's scale factor
+PDG_CUT = 1 / 9
 _NOTHING_LEFT = 1e-9  # Σ u (1 − h) at or below this: no row is left over to check the parameter
 
 
 def scale_factors(jacobian: np.ndarray, residuals: np.ndarray) -> np.ndarray:
     """(p,) each parameter's scale factor S_j ≥ 1 from the counted rows' Jacobian (n, p) and weighted
-    residuals (n,): S_j² = max(1, Σ_i u_ji r_i² / Σ_i u_ji (1 − h_i)), u_ji row i's share of the variance of
-    parameter j's estimate and h_i its leverage (the module docstring: the PDG's scale factor, each row
-    counted by its share); 1 where no row is left over to check the parameter (n ≤ p, or the rows that
-    inform it leave nothing over) or no row moves it."""
+    residuals (n,): over the rows K_j whose share u_ji of the variance of parameter j's estimate is at
+    least 1/(9 n) (the PDG's cut), S_j² = max(1, Σ_K u_ji ř_i² / Σ_K u_ji E[ř_i²]), ř = M r_K the kept rows'
+    residuals from j estimated on them alone (M = I − c cᵀ / cᵀc, c row j of C = (JᵀJ)⁻¹Jᵀ on K_j: the
+    others held where all rows put them) and E[ř_i²] = (M P_KK M)_ii what a correct model leaves there
+    (P = I − J C); with no row cut, ř = r and E[ř_i²] = 1 − h_i. The module docstring: the PDG's scale
+    factor, each row counted by its share. 1 where no row is left over to check the parameter (n ≤ p, or
+    its rows K_j leave nothing over) or no row moves it."""
     jacobian = np.asarray(jacobian, float)
     residuals = np.asarray(residuals, float)
-    p = jacobian.shape[1] if jacobian.ndim == 2 else 0
-    if jacobian.shape[0] <= p or p == 0:
+    n, p = jacobian.shape if jacobian.ndim == 2 else (0, 0)
+    if n <= p or p == 0:
         return np.ones(p)
     gain = np.linalg.pinv(jacobian.T @ jacobian) @ jacobian.T  # (p, n): x̂ moves by gain @ r
-    leverage = np.einsum("ij,ji->i", jacobian, gain)
+    left_in = np.eye(n) - jacobian @ gain  # P: r = P × the rows' errors, E[r rᵀ] = P
     share = gain**2
     total = share.sum(axis=1, keepdims=True)
     share = np.divide(share, total, out=np.zeros_like(share), where=total > 0)
-    left = share @ (1 - leverage)
-    squared = np.divide(share @ residuals**2, left, out=np.ones(p), where=left > _NOTHING_LEFT)
+    squared = np.ones(p)
+    for j in range(p):
+        kept = share[j] >= PDG_CUT / n  # the PDG's cut; a row that does not move j has share 0
+        own = gain[j, kept]
+        if not kept.any() or not own @ own > 0:
+            continue
+        alone = np.eye(own.size) - np.outer(own, own) / (own @ own)  # M: j refitted on the kept rows
+        room = share[j, kept] @ np.diag(alone @ left_in[np.ix_(kept, kept)] @ alone)
+        if room > _NOTHING_LEFT:
+            squared[j] = share[j, kept] @ (alone @ residuals[kept]) ** 2 / room
     return np.sqrt(np.maximum(1.0, squared))
 
 
