@@ -663,7 +663,24 @@ def _blame(
 
 
 def _measured(banded: Banded) -> np.ndarray:
+    """(K,) m, ascending: the distances the file's answers were measured and fitted at, from which the
+    part an answer predicts is counted: its calibration's fitted rows' (:attr:`Banded.fitted_at`), or
+    where its band says it was measured (``measured_at``); empty where nothing is measured."""
+    if banded.fitted_at:
+        return np.array(sorted(banded.fitted_at))
     return np.array([] if banded.measured_at is None else [banded.measured_at])
+
+
+def from_nearest(base: np.ndarray, distances: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """(..., D): at each of ``distances`` (D,) m, the value ``base`` (..., K) has at the nearest of the
+    ``measured`` distances (K,) m (the shorter at a tie): the part an answer predicts is its change from
+    the nearest distance measured and fitted, so an answer at one of them predicts nothing (trial 8, P1:
+    rows at 0 and 20 km counted the 0 km answer's growth from 20 km, 316 ms, as predicted). ``base``
+    as it is where nothing is measured (NaN, (..., 1))."""
+    if not measured.size:
+        return base
+    nearest = np.abs(np.asarray(distances, float)[:, None] - measured[None, :]).argmin(axis=1)
+    return base[..., nearest]
 
 
 def _values(result: ScenarioResult) -> dict[str, np.ndarray]:
@@ -689,7 +706,8 @@ def _interpolated(at: np.ndarray, known: np.ndarray, value: np.ndarray) -> np.nd
 
 class _Sample(NamedTuple):
     """The answer's and each parameter point's values (S, M, D) by name (:func:`_values`), SI, the answer
-    first; their values at the measured configuration (S, M, 1; NaN: nothing measured); per point (S, D)
+    first; their values at the nearest distance measured and fitted (S, M, D: :func:`from_nearest`; NaN,
+    (S, M, 1): nothing measured); per point (S, D)
     whether it has no answer, and (S, D) by each cause of ``WITHOUT_ANSWER`` (:func:`_causes`)."""
 
     values: dict[str, np.ndarray]
@@ -729,7 +747,7 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
     nothing = np.full((len(nominal.members), 1), np.nan)
     base = _values(solve_scenario(banded.scenario, measured)) if measured.size else {n: nothing for n in own}
     stacks = {name: [value] for name, value in own.items()}
-    bases = {name: [base[name]] for name in own}
+    bases = {name: [from_nearest(base[name], distances, measured)] for name in own}
     causes = {cause: [flags] for cause, flags in _causes(nominal).items()}
     # each distinct point solved once (a point that differs from an earlier one only in its gamma shapes
     # has its values: no share is read), those of a group side by side on its load-free parts (held to
@@ -745,7 +763,9 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
         for name, value in _values(result).items():
             step = value[:, : known.size] - own[name][:, grid]
             stacks[name].append(own[name] + _interpolated(distances, known, step))
-            bases[name].append(value[:, known.size :] if measured.size else nothing)
+            bases[name].append(
+                from_nearest(value[:, known.size :], distances, measured) if measured.size else nothing
+            )
         for cause, flags in _causes(result).items():  # a distance between two grid ones: either's cause
             causes[cause].append(np.interp(distances, known, flags[: known.size].astype(float)) > 0)
     values = {name: np.array(stack) for name, stack in stacks.items()}
@@ -772,6 +792,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     ]
 
     given = _given(banded.scenario)
+    closed = _closed_throughput(banded, spread)  # (S·K, M, D), NaN for an open member
 
     def counted(name: str) -> tuple[np.ndarray, np.ndarray]:
         value = s.values[name]
@@ -782,7 +803,13 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         sd = banded.sd("throughput", value, predicted)
         if name == "throughput":  # an open member's throughput is its arrival rate: given, no error
             sd = np.where(given["open"], 0.0, sd)
-        low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
+        spread_of, w_of = samples(value, sd, weights)
+        # a closed member's: its throughput at each sample's response time (X = N / (Z + R)), its CPU that
+        # times the point's own per transaction: the same sample gives both (trial 8, P2: a throughput band
+        # of 0 to 111/s beside a response band that gives 34 to 55/s)
+        per_transaction = np.repeat(value / s.values["throughput"], Z.size, axis=0)
+        spread_of = np.where(given["open"], spread_of, closed * per_transaction)
+        low, high = quantiles(spread_of, w_of, probabilities, missing_high=False)
         return np.maximum(low, 0.0), np.maximum(high, 0.0)  # a count or a CPU busy is never below 0
 
     member_ends = {
@@ -812,6 +839,25 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         narrowing(banded, s.values["response"], response_sd, weights),
         banded.misfit_words(),
     )
+
+
+def _closed_throughput(banded: Banded, response: np.ndarray) -> np.ndarray:
+    """(S·K, M, D) 1/s: each closed member's throughput at the sample's response times ``response``
+    (S·K, M, D) s, the samples of :func:`qmodel.scenario.predictive.samples` (each point K times), by the
+    response time law X = N / (Z + R) with the point's own terminals and think time; NaN for an open
+    member and where a sample has no response time."""
+    points = (banded.scenario, *banded.points)
+    terminals, think = (
+        np.repeat(
+            np.array([[getattr(m, name) for m in point.members] for point in points], float)[:, :, None],
+            response.shape[0] // len(points),
+            axis=0,
+        )
+        for name in ("terminals", "think_time")
+    )
+    opened = np.array([m.open for m in banded.scenario.members])[None, :, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(opened, np.nan, terminals / (think + response))
 
 
 def _given(scenario: Scenario) -> dict[str, np.ndarray]:
@@ -867,7 +913,12 @@ def describe(banded: Banded, level: float) -> str:
         where = (
             "the whole of each answer (no response time of this file is measured: all of it is predicted)"
             if banded.measured_at is None
-            else f"the part each answer predicts beyond what was measured at {banded.measured_at / 1e3:g} km"
+            else "the part each answer predicts beyond what was measured at "
+            + (
+                f"{_measured(banded)[0] / 1e3:g} km"
+                if _measured(banded).size == 1
+                else f"the nearest of {' and '.join(f'{d / 1e3:g}' for d in _measured(banded))} km"
+            )
         )
         model = f"the model's own error on {where} ({shown}; {error.method})"
     else:
@@ -914,14 +965,28 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
     if parameters >= model:
         if not banded.points:
             return ""
-        key = _widest(banded, values[1:], weights[1:])
-        key = key + beyond if key == "measured_wait" else key
-        if key == "crossing_latency" and banded.scenario.measured_at <= 0:  # no route between the sites yet
-            key = "crossing_latency_before"
-        return NARROW.get(key, NARROW["range"]).format(**words)  # a lock range: "range"
+        return NARROW[_narrowing_key(banded, _widest(banded, values[1:], weights[1:]), beyond)].format(
+            **words
+        )
     if banded.measured_at is not None:
         return NARROW["growth" + beyond].format(**words)
     return NARROW["unmeasured_open" if all(m.open for m in banded.scenario.members) else "unmeasured"]
+
+
+def _narrowing_key(banded: Banded, widest: str, beyond: str) -> str:
+    """The :data:`NARROW` words for the source that spreads the band most (:func:`_widest`): a measured
+    lock wait's (the inference's own interval, or its σ at nodes after a calibration: trial 8, P3, where
+    the nodes were told the lock contention it gives would pin the lock parameters); a lock parameter a
+    calibration held at its prior (taken at nodes), the growth a second distance (or one farther out)
+    would fit; a lock parameter ranged without a calibration, the lock contention at today's distance;
+    ``beyond`` "_beyond" where two or more distances are measured."""
+    if widest in ("measured_wait", "locks.measured_wait"):
+        return "measured_wait" + beyond
+    if widest.startswith("locks."):
+        return "growth" + beyond if widest in banded.varied else "range"
+    if widest == "crossing_latency" and banded.scenario.measured_at <= 0:  # no route between the sites yet
+        return "crossing_latency_before"
+    return widest
 
 
 def measured_distances(banded: Banded) -> tuple[float, ...]:
@@ -1124,14 +1189,14 @@ def max_distance_banded(
         far = SEEK_FIRST * (0.0 if np.isnan(answer.distance) else answer.distance)
         first = min(max(int(np.searchsorted(grid, far, side="right")) + 1, 2), grid.size)
     response, base, fixed = _seek_solves(points, grid[:first], measured)
-    sd, weights, margin = _seek_margin(banded, response, base, fixed)
+    sd, weights, margin = _seek_margin(banded, response, from_nearest(base, grid[:first], measured), fixed)
     if first < grid.size and not (margin < 0).any(axis=1).all():
         more, _, more_fixed = _seek_solves(points, grid[first:], np.array([]))
         response, fixed = (
             np.concatenate([response, more], axis=2),
             np.concatenate([fixed, more_fixed], axis=2),
         )
-        sd, weights, margin = _seek_margin(banded, response, base, fixed)
+        sd, weights, margin = _seek_margin(banded, response, from_nearest(base, grid, measured), fixed)
         first = grid.size
     grid = grid[:first]
     reach = _crossings(grid, margin, upper)
@@ -1229,8 +1294,8 @@ def _seek_solves(
     """Each parameter point solved at ``distances`` and ``measured`` (m) with no search for the load where
     lock contention begins (a curve that thrashes fails the goal there, which is all the seek reads; the
     search took 16 of 18 s of Environment 2's band): the response times (S, M, D) at ``distances``, at
-    ``measured`` (S, M, 1; NaN where nothing is measured) and each point's fixed part (S, M, D), s; the
-    points that share their load-free parts solved together
+    ``measured`` (S, M, K; NaN, (S, M, 1), where nothing is measured) and each point's fixed part
+    (S, M, D), s; the points that share their load-free parts solved together
     (:func:`~qmodel.scenario.compose.load_free_groups`,
     :func:`qmodel.scenario.compose.response_times_together`). Where ``distances`` start at 0 km, every
     group's paths are first held to carrying their other work there (:func:`refuse_uncarried_background`,
@@ -1260,11 +1325,11 @@ def _seek_solves(
 def _seek_margin(
     banded: Banded, response: np.ndarray, base: np.ndarray, fixed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The model's error on ``response`` (S, M, D) s given its values at the measured distance ``base``
-    (S, M, 1), the weights of the sample (:func:`samples`, S·K) and each sample's least margin (S·K, D)
-    s: the longest mean meeting the goal (:func:`critical_mean` at each point's own fixed part ``fixed``
-    (S, M, D): a point that moves the round trip moves it, and its own members' shapes) less the sample's
-    mean, −inf where it has none."""
+    """The model's error on ``response`` (S, M, D) s given its values at the nearest measured distance
+    ``base`` (S, M, D: :func:`from_nearest`), the weights of the sample (:func:`samples`, S·K) and each
+    sample's least margin (S·K, D) s: the longest mean meeting the goal (:func:`critical_mean` at each
+    point's own fixed part ``fixed`` (S, M, D): a point that moves the round trip moves it, and its own
+    members' shapes) less the sample's mean, −inf where it has none."""
     sd = banded.sd("response_time", response, np.where(np.isnan(base), response, response - base))
     spread, weights = samples(response, sd, banded.all_weights())
     critical = np.repeat(_critical_means(banded, fixed), Z.size, axis=0)

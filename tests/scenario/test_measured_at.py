@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
+from qmodel.scenario import band, load_scenario
 from qmodel.scenario.compose import solve_at
 from qmodel.scenario.fit import fit_scenario, model_values
 from qmodel.scenario.measurements import Measurement
@@ -376,3 +377,21 @@ def test_a_measured_at_above_0_and_under_100_m_is_refused_as_m_typed_for_km(
     assert "m typed for km?" in said and said.endswith(
         "allowed: 0km (the sites side by side) or at least 100m (e.g. 8km)"
     )
+
+
+def test_the_predicted_part_is_counted_from_the_nearest_distance_measured_and_fitted() -> None:
+    """A file calibrated on rows at 0 and 20 km: an answer at either predicts nothing there (its growth
+    from the nearest, 0), one between or beyond counts from the nearer end (trial 8, P1: the 0 km answer
+    was counted from 20 km, its band 6.5 to 115.6 ms about 59.4)."""
+    base = np.array([[[10.0, 30.0]]])  # (S, M, K) at 0 and 20 km
+    measured = np.array([0.0, 20e3])
+    at = np.array([0.0, 5e3, 10e3, 15e3, 20e3, 40e3])
+    np.testing.assert_array_equal(
+        band.from_nearest(base, at, measured), [[[10.0, 10.0, 10.0, 30.0, 30.0, 30.0]]]
+    )
+    nothing = np.full((1, 1, 1), np.nan)
+    assert band.from_nearest(nothing, at, np.array([])) is nothing
+    scenario = load_scenario("gdps-env2")
+    calibrated = band.Banded(scenario, measured_at=20e3, fitted_at=(0.0, 20e3))  # the fit's [band]: farthest
+    np.testing.assert_array_equal(band._measured(calibrated), measured)
+    np.testing.assert_array_equal(band._measured(band.Banded(scenario, measured_at=12e3)), [12e3])
