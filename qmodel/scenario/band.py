@@ -805,11 +805,14 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
             sd = np.where(given["open"], 0.0, sd)
         spread_of, w_of = samples(value, sd, weights)
         # a closed member's: its throughput at each sample's response time (X = N / (Z + R)), its CPU that
-        # times the point's own per transaction: the same sample gives both (trial 8, P2: a throughput band
-        # of 0 to 111/s beside a response band that gives 34 to 55/s)
-        per_transaction = np.repeat(value / s.values["throughput"], Z.size, axis=0)
-        spread_of = np.where(given["open"], spread_of, closed * per_transaction)
-        low, high = quantiles(spread_of, w_of, probabilities, missing_high=False)
+        # times the point's own per transaction, the same sample giving both (trial 8, P2: a throughput band
+        # of 0 to 111/s beside a response band that gives 34 to 55/s), and around each a run's own scatter
+        # (the error with nothing predicted: the law predicts the growth) at the same nodes
+        law = closed * np.repeat(value / s.values["throughput"], Z.size, axis=0)
+        run = banded.sd("throughput", law, np.zeros_like(law))
+        scattered, w_law = samples(law, run, w_of)
+        spread_of = np.where(given["open"], np.repeat(spread_of, Z.size, axis=0), scattered)
+        low, high = quantiles(spread_of, w_law, probabilities, missing_high=False)
         return np.maximum(low, 0.0), np.maximum(high, 0.0)  # a count or a CPU busy is never below 0
 
     member_ends = {
