@@ -92,6 +92,9 @@ POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, ne
 GRID = 33  # at most this many of the distances asked solve each parameter point
 SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
 SEEK_FIRST = 2.0  # of them, first those up to this many times the answer (the rest where still needed)
+RUN_NODES = np.array(
+    [-1.0, 1.0]
+)  # a run's own scatter about a closed member's throughput: ±1 σ, equal weights
 RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
 ROOM_TOLERANCE = 0.01  # in the estimate's unit (µs): how closely the room the file's times leave is found
 # what narrows a band most, by its largest part; {at}: the distance measured (one), {farthest}: the farthest
@@ -807,11 +810,12 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         # a closed member's: its throughput at each sample's response time (X = N / (Z + R)), its CPU that
         # times the point's own per transaction, the same sample giving both (trial 8, P2: a throughput band
         # of 0 to 111/s beside a response band that gives 34 to 55/s), and around each a run's own scatter
-        # (the error with nothing predicted: the law predicts the growth) at the same nodes
+        # (the error with nothing predicted: the law predicts the growth) at the two nodes of the
+        # Gauss-Hermite rule, its mean and variance (a node per sample: the sample twice, not K times)
         law = closed * np.repeat(value / s.values["throughput"], Z.size, axis=0)
         run = banded.sd("throughput", law, np.zeros_like(law))
-        scattered, w_law = samples(law, run, w_of)
-        spread_of = np.where(given["open"], np.repeat(spread_of, Z.size, axis=0), scattered)
+        scattered, w_law = samples(law, run, w_of, RUN_NODES)
+        spread_of = np.where(given["open"], np.repeat(spread_of, RUN_NODES.size, axis=0), scattered)
         low, high = quantiles(spread_of, w_law, probabilities, missing_high=False)
         return np.maximum(low, 0.0), np.maximum(high, 0.0)  # a count or a CPU busy is never below 0
 
