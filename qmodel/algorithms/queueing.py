@@ -366,36 +366,37 @@ def _gamma_cdf_small(_: np.ndarray, shape: np.ndarray, x: np.ndarray) -> np.ndar
         log_front = shape * np.log(x) - x - log_gamma  # log(xᵃ e⁻ˣ / Γ(a)); −inf at x = 0
         series = x < shape + 1
         # series: Σ_{n≥0} xⁿ / (a (a + 1) … (a + n)), times xᵃ e⁻ˣ / Γ(a)
-        # each element stops at its own convergence, so its value does not depend on the others in the array
+        # each element stops at its own convergence, so its value does not depend on the others in the
+        # array; each step computes only the elements still summing (``live``)
         term = np.where(series, 1 / shape, 0.0)
         total = term.copy()
-        active = series.copy()
+        live = np.flatnonzero(series)
         for n in range(1, _GAMMA_TERMS):
-            if not active.any():
+            if not live.size:
                 break
-            term = term * x / (shape + n)
-            total = np.where(active, total + term, total)
-            active &= term > 1e-17 * total
+            term[live] = term[live] * x[live] / (shape[live] + n)
+            total[live] = total[live] + term[live]
+            live = live[term[live] > 1e-17 * total[live]]
         lower = np.exp(log_front) * total
         # continued fraction for Q (modified Lentz): Q = xᵃ e⁻ˣ / Γ(a) · 1 / (b₀ − a₁/(b₁ − …))
         b = np.where(series, 1.0, x + 1 - shape)
         c = np.full(x.size, 1e300)
         d = 1 / b
         fraction = d.copy()
-        active = ~series
+        live = np.flatnonzero(~series)
         for n in range(1, _GAMMA_TERMS):
-            if not active.any():
+            if not live.size:
                 break
-            a_n = -n * (n - shape)
-            b = b + 2
-            d = a_n * d + b
-            d = np.where(np.abs(d) < 1e-300, 1e-300, d)
-            c = b + a_n / c
-            c = np.where(np.abs(c) < 1e-300, 1e-300, c)
-            d = 1 / d
-            step = d * c
-            fraction = np.where(active, fraction * step, fraction)
-            active &= np.abs(step - 1) > 1e-16
+            a_n = -n * (n - shape[live])
+            b[live] = b[live] + 2
+            d_live = a_n * d[live] + b[live]
+            d_live = np.where(np.abs(d_live) < 1e-300, 1e-300, d_live)
+            c_live = b[live] + a_n / c[live]
+            c[live] = np.where(np.abs(c_live) < 1e-300, 1e-300, c_live)
+            d[live] = 1 / d_live
+            step = d[live] * c[live]
+            fraction[live] = fraction[live] * step
+            live = live[np.abs(step - 1) > 1e-16]
         upper = np.exp(log_front) * fraction
     return np.where(x <= 0, 0.0, np.where(series, np.minimum(lower, 1.0), 1 - np.where(series, 0.0, upper)))
 

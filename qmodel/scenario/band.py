@@ -788,11 +788,13 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     response_sd = banded.sd("response_time", s.values["response"], s.predicted("response"))
     spread, w = samples(s.values["response"], response_sd, weights)
     long_end, short_end = quantiles(spread, w, probabilities[::-1])
-    shapes = banded.scenario.member_shapes
-    shares = [
-        share_within(banded.scenario.goal_time, mean, nominal.fixed_part, shapes)
-        for mean in (long_end, short_end)
-    ]
+    # each sample's share within the goal at its own point's fixed part and members' shapes (a point at a
+    # node of distribution.shape has its own: M1), a point without an answer the lowest
+    points = (banded.scenario, *banded.points)
+    shapes = np.repeat(np.array([point.member_shapes for point in points]), Z.size, axis=0)[:, :, None]
+    fixed = np.repeat(s.values["fixed"], Z.size, axis=0)
+    shared = share_within(banded.scenario.goal_time, spread, fixed, shapes)
+    shares = quantiles(shared, w, probabilities, missing_high=False)
 
     given = _given(banded.scenario)
     closed = _closed_throughput(banded, spread)  # (S·K, M, D), NaN for an open member

@@ -132,13 +132,16 @@ def ends(level: float) -> tuple[float, float]:
 
 def share_within(goal_time: float, mean: np.ndarray, fixed: np.ndarray, shapes: np.ndarray) -> np.ndarray:
     """Each member's share within the goal time (s) at mean response times ``mean`` (M, ...) s, its
-    propagation ``fixed`` (M, ...) the fixed part and its gamma ``shapes`` (M,): the catalogue's
+    propagation ``fixed`` (M, ...) the fixed part and its gamma ``shapes`` (M,), or ``mean``'s own
+    dimensions (a sample's points, each with its own shapes: (S, M, 1)): the catalogue's
     ``share_within_goal``; NaN where a mean is NaN (no answer)."""
     mean = np.asarray(mean, float)
     answered = ~np.isnan(mean)
     share = np.full(mean.shape, np.nan)
     if answered.any():
-        shape = np.broadcast_to(np.asarray(shapes, float).reshape((-1,) + (1,) * (mean.ndim - 1)), mean.shape)
+        shapes = np.asarray(shapes, float)
+        shapes = shapes if shapes.ndim == mean.ndim else shapes.reshape((-1,) + (1,) * (mean.ndim - 1))
+        shape = np.broadcast_to(shapes, mean.shape)
         share[answered] = evaluate_si(
             "share_within_goal",
             goal=np.asarray(goal_time),

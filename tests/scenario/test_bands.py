@@ -723,3 +723,23 @@ def test_the_narrowing_line_asks_for_what_would_narrow_the_source_that_spreads_m
 def test_every_default_the_band_takes_at_nodes_has_words_for_the_measurement_that_narrows_it() -> None:
     estimates = [".".join(filter(None, (k.table, k.name))) for k in SCENARIO_KEYS if k.supported is not None]
     assert estimates and all(key in NARROW for key in estimates)
+
+
+def test_the_share_band_takes_each_points_own_shapes() -> None:
+    """A band's points at the nodes of distribution.shape (M1) give each sample its own members' shapes:
+    with no error of the model's own, the share band lies between the shares the two shapes give at the
+    same response times, and is not one value (it was the scenario's shapes mapped through the response
+    band's ends, which the shape does not move)."""
+    scenario = load_scenario(ENV2)
+    at = [
+        replace(scenario, shape=k, members=tuple(replace(m, shape=k) for m in scenario.members))
+        for k in (0.62, 1.38)
+    ]
+    none = ModelError(
+        {"response_time": 0.0, "throughput": 0.0}, {"response_time": 0.0, "throughput": 0.0}, ""
+    )
+    result = solve_banded(Banded(scenario, tuple(at), (0.5, 0.5), None, none), np.array([40e3]))
+    low, high = (end[: len(scenario.members), 0] for end in result.band_values()["share_within_goal[%]"])
+    shares = [solve_banded(Banded(point), np.array([40e3])).share_within_goal[:, 0] * 100 for point in at]
+    lowest, highest = np.minimum(*shares), np.maximum(*shares)
+    assert (low >= lowest - 1e-9).all() and (high <= highest + 1e-9).all() and (high - low > 0.1).all()
