@@ -46,13 +46,15 @@ import numpy as np
 from qmodel import frames
 from qmodel.errors import InputError
 from qmodel.frames import level_text
-from qmodel.limits import refuse_scenario_work
+from qmodel.limits import refuse_scenario_work, refuse_too_large
 from qmodel.scenario.compose import (
+    EVALUATIONS,
     load_free_groups,
     load_free_indices,
     refuse_huge,
     refuse_uncarried_background,
     response_times_together,
+    solve_cost,
     solve_scenario,
     solve_scenarios_together,
     solved_alike,
@@ -718,6 +720,15 @@ class _Sample(NamedTuple):
     thrashing: np.ndarray
     causes: dict[str, np.ndarray]
 
+    def at(self, columns: slice) -> _Sample:
+        """The same at some distances only (a base measured nowhere, (S, M, 1), as it is)."""
+        return _Sample(
+            {name: value[..., columns] for name, value in self.values.items()},
+            {name: base[..., columns] if base.shape[-1] > 1 else base for name, base in self.base.items()},
+            self.thrashing[..., columns],
+            {cause: flags[..., columns] for cause, flags in self.causes.items()},
+        )
+
     def predicted(self, name: str) -> np.ndarray:
         """The part of each value the model predicts: all of it where nothing is measured."""
         value, base = self.values[name], self.base[name]
@@ -781,11 +792,69 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
 
 
 def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Band:
-    """The band at ``level`` on every value of ``nominal`` (the scenario solved at its distances)."""
+    """The band at ``level`` on every value of ``nominal`` (the scenario solved at its distances): the
+    sample's ends a block of distances at a time (:func:`_sample_ends`, :data:`SAMPLE_BYTES`)."""
     s = _sampled(banded, nominal)
     weights = banded.all_weights()
     probabilities = ends(level)
     response_sd = banded.sd("response_time", s.values["response"], s.predicted("response"))
+    count = nominal.distances.size
+    block = max(1, int(SAMPLE_BYTES // sample_bytes(len(weights), len(nominal.members), 1)))
+    parts = [
+        _sample_ends(
+            banded, s.at(slice(first, first + block)), response_sd[..., first : first + block], level
+        )
+        for first in range(0, count, block)
+    ]
+    member_ends = {
+        name: tuple(np.concatenate([part[0][name][end] for part in parts], axis=-1) for end in (0, 1))
+        for name in parts[0][0]
+    }
+    for name in BREAKDOWN:  # the parameters' spread only
+        low, high = quantiles(s.values[name], weights, probabilities)
+        member_ends[f"{name}[ms]"] = (low * 1e3, high * 1e3)
+    band_ends = {
+        name: (_with_all(nominal, name, low), _with_all(nominal, name, high))
+        for name, (low, high) in member_ends.items()
+    }
+    return Band(
+        level,
+        describe(banded, level),
+        len(banded.points),
+        band_ends,
+        np.concatenate([part[1] for part in parts]),
+        s.thrashing[1:].sum(axis=0),
+        {cause: flags[1:].sum(axis=0) for cause, flags in s.causes.items()},
+        narrowing(banded, s.values["response"], response_sd, weights),
+        banded.misfit_words(),
+    )
+
+
+# The band's sample, (1 + points) × the nodes of the model's error (Z) × 2 (a closed member's run scatter,
+# RUN_NODES) × members × distances of 8 bytes, formed this many bytes at a time (a block of distances): at
+# most SAMPLE_ARRAYS such arrays live at once (the sample, its order, the values in order, a count's law and
+# scatter). Its time: SECONDS_PER_SAMPLE per element of the sample at the model's nodes (points × Z × members
+# × distances: its quantiles, shares and counts), measured 2.4 to 3.5 µs on gdps-env2 and a six-member
+# planner's file (trial 8's plexq, 100 and 400 distances) on a 2-core machine at a load of 5
+SAMPLE_BYTES = 64e6
+SAMPLE_ARRAYS = 6
+SECONDS_PER_SAMPLE = 3.5e-6
+
+
+def sample_bytes(points: int, members: int, distances: int) -> float:
+    """The bytes of one array of a band's sample over ``points`` parameter points (the answer included),
+    ``members`` and ``distances``: each point at every node of the model's error and a run's scatter."""
+    return 8.0 * points * Z.size * RUN_NODES.size * members * distances
+
+
+def _sample_ends(
+    banded: Banded, s: _Sample, response_sd: np.ndarray, level: float
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """The band's ends (M, D) by name of the values sampled with the model's error (the response time,
+    the share within the goal, the counts and CPU) and the probability (D,) that every member meets the
+    goal, at the distances of ``s`` (:meth:`_Sample.at`)."""
+    weights = banded.all_weights()
+    probabilities = ends(level)
     spread, w = samples(s.values["response"], response_sd, weights)
     long_end, short_end = quantiles(spread, w, probabilities[::-1])
     # each sample's share within the goal at its own point's fixed part and members' shapes (a point at a
@@ -793,9 +862,9 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     points = (banded.scenario, *banded.points)
     shapes = np.repeat(np.array([point.member_shapes for point in points]), Z.size, axis=0)[:, :, None]
     fixed = np.repeat(s.values["fixed"], Z.size, axis=0)
-    shared = share_within(banded.scenario.goal_time, spread, fixed, shapes)
-    shares = quantiles(shared, w, probabilities, missing_high=False)
-
+    shares = quantiles(
+        share_within(banded.scenario.goal_time, spread, fixed, shapes), w, probabilities, False
+    )
     given = _given(banded.scenario)
     closed = _closed_throughput(banded, spread)  # (S·K, M, D), NaN for an open member
 
@@ -828,26 +897,9 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         "cpu_busy_of_lpar[%]": tuple(end * 100 for end in counted("busy")),
         "cpu_of_one_cp[%]": tuple(end * 100 for end in counted("one_cp")),
     }
-    for name in BREAKDOWN:  # the parameters' spread only
-        low, high = quantiles(s.values[name], weights, probabilities)
-        member_ends[f"{name}[ms]"] = (low * 1e3, high * 1e3)
-    band_ends = {
-        name: (_with_all(nominal, name, low), _with_all(nominal, name, high))
-        for name, (low, high) in member_ends.items()
-    }
     critical = np.repeat(_critical_means(banded, s.values["fixed"]), Z.size, axis=0)
     holds = (np.nan_to_num(spread, nan=np.inf) <= critical).all(axis=1)
-    return Band(
-        level,
-        describe(banded, level),
-        len(banded.points),
-        band_ends,
-        np.clip(w @ holds, 0.0, 1.0),
-        s.thrashing[1:].sum(axis=0),
-        {cause: flags[1:].sum(axis=0) for cause, flags in s.causes.items()},
-        narrowing(banded, s.values["response"], response_sd, weights),
-        banded.misfit_words(),
-    )
+    return member_ends, np.clip(w @ holds, 0.0, 1.0)
 
 
 def _closed_throughput(banded: Banded, response: np.ndarray) -> np.ndarray:
@@ -1060,6 +1112,14 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
                 what=f"{distances.size:,} distance(s), and the band's {solves} distinct points "
                 f"at {small} of them",
             )
+        memory, seconds = solve_cost(scenario, distances.size + small * solves, EVALUATIONS)
+        points, members = 1 + len(banded.points), len(scenario.members)
+        refuse_too_large(  # and the band's sample at every distance: its quantiles (:func:`band_of`)
+            memory + SAMPLE_ARRAYS * min(SAMPLE_BYTES, sample_bytes(points, members, distances.size)),
+            seconds + sample_bytes(points, members, distances.size) / 8 / RUN_NODES.size * SECONDS_PER_SAMPLE,
+            f"{distances.size:,} distance(s), and the band's {len(banded.points)} points sampled at each",
+            "fewer distances (--points), or fewer band points (fewer free parameters in the calibration)",
+        )
         for group in load_free_indices(banded.points):  # the paths' other work: read from the load-free parts
             refuse_uncarried_background(banded.points[group[0]])
     nominal = solve_scenario(scenario, distances)

@@ -1229,9 +1229,13 @@ LOAD_ITERATIONS = 150  # while bisecting the load, undecided after this counts a
 # terminals per member). Memory: the result's arrays per distance (about 1.1 KB measured), and the
 # finite-source queue's block of states (about eight float arrays over them, whatever the distances).
 # With volumes, each evaluation also balances the disk queue: 11 to 12 us per distance (1,000 to 10,000).
+# Besides its states, each path costs about 1 us an evaluation and distance (0.91 to 1.04 on three planners'
+# files of open members only, 4 to 12 paths, 5,000 distances, at a load of 5 on 2 cores: their one state a
+# path counted nothing else, and trial 8's six-member file ran 100,000 distances for minutes unrefused).
 EVALUATIONS = 12
 LOAD_EVALUATIONS = 32
 _SECONDS_PER_STATE = 7e-8
+_SECONDS_PER_PATH = 1e-6
 _SECONDS_PER_BALANCE = 1.2e-5
 _BYTES_PER_DISTANCE = 2e3
 _BYTES_PER_STATE = 64
@@ -1239,15 +1243,17 @@ _BYTES_PER_STATE = 64
 
 def solve_cost(scenario: Scenario, distances: int, evaluations: float) -> tuple[float, float]:
     """Estimated memory (bytes) and time (s) of ``evaluations`` evaluations of F(R) at ``distances``
-    distances: each path's finite-source queue has one state per terminal of its member (K + 1), and
-    with volumes the disk queue is balanced in each."""
+    distances: each path's finite-source queue has one state per terminal of its member (K + 1), each path
+    its own work besides, and with volumes the disk queue is balanced in each."""
     terminals = {m.name: m.terminals for m in scenario.members}
     states = sum(terminals[path.member] + 1 for path in scenario.paths)
     block = max(STATES_PER_BLOCK, max(terminals.values()) + 1)
     balance = _SECONDS_PER_BALANCE if scenario.volumes is not None else 0.0
     return (
         distances * _BYTES_PER_DISTANCE + block * _BYTES_PER_STATE,
-        distances * evaluations * (states * _SECONDS_PER_STATE + balance),
+        distances
+        * evaluations
+        * (states * _SECONDS_PER_STATE + len(scenario.paths) * _SECONDS_PER_PATH + balance),
     )
 
 
@@ -1256,15 +1262,24 @@ def refuse_huge(
     distances: int,
     evaluations: float = EVALUATIONS,
     what: str = "",
-    way_out: str = "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer"
-    " distances",
+    way_out: str = "",
 ) -> None:
     """Refuse, before the work, a solve whose :func:`solve_cost` passes the limits (an estimate: the fixed
-    point's own ``max_iterations`` is the bound that ends it, not its expected cost)."""
+    point's own ``max_iterations`` is the bound that ends it, not its expected cost). The words name the
+    terminals where a member is closed (the subchannel queue keeps a state per terminal); ``way_out``
+    by default fewer terminals (where a member is closed) or fewer distances."""
     largest = max(m.terminals for m in scenario.members)
     memory, seconds = solve_cost(scenario, distances, evaluations)
     what = what or f"{distances:,} distance(s)"
-    refuse_too_large(memory, seconds, f"{largest:,} terminals per member, {what}", way_out)
+    fewer = (
+        "fewer terminals per member (the subchannel queue keeps one state per terminal) or fewer distances"
+    )
+    refuse_too_large(
+        memory,
+        seconds,
+        f"{largest:,} terminals per member, {what}" if largest else what,
+        way_out or (fewer if largest else "fewer distances"),
+    )
 
 
 def thrashing_onset(scenario: Scenario, distances: np.ndarray) -> tuple[int, float]:
