@@ -1277,6 +1277,9 @@ quantity (response_time, transactions, throughput, share_within_goal,
 cpu_of_one_cp, lock_contention), value (43ms, 3388, 97.9%) and
 optionally weight (times the quantity's own; 0: shown, not fitted),
 subchannels, metro_mirror (on, off), castout_owner, interval (300s).
+Each interval once: two rows alike in distance, member, quantity,
+value, configuration and interval are refused (two intervals that read
+the same: one row with weight 2).
 The parameters fitted are the file's free = [...] (dotted keys:
 locks.lockable_items, member.*.other, crossing_latency, ...) or --free.
 \b
@@ -1407,7 +1410,7 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
 
 def _show_fit(fit, written, fmt: str) -> None:
     from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of, unit_of
-    from qmodel.scenario.measurements import QUANTITIES, repeated_rows
+    from qmodel.scenario.measurements import QUANTITIES
     from qmodel.scenario.result import number
 
     intervals, weak = fit.intervals(), fit.weak()
@@ -1434,7 +1437,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                 f"{residual:+.2f}" + (f" ({status})" if status else ""),
             ]
         )
-    notes = [*repeated_rows(fit.rows), *fit.notes()]
+    notes = fit.notes()
     if fmt == "json":
         render(
             [],

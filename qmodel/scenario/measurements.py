@@ -302,26 +302,32 @@ def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
         )
 
 
+# What makes two rows the same reading: its place, its quantity and value, the run's facts and the
+# interval a count is over (not the weight: a copy given another weight is still the same reading twice)
 _ALIKE: tuple[str, ...] = ("scenario", "member", "distance", "quantity", "value", "subchannels")
-_ALIKE += ("metro_mirror", "castout_owner", "interval", "weight")  # what makes two rows the same reading
+_ALIKE += ("metro_mirror", "castout_owner", "interval")
 
 
-def repeated_rows(rows: Sequence[Measurement]) -> list[str]:
-    """A note for each set of rows alike in every column (:data:`_ALIKE`: distance, member, quantity,
-    value, configuration, interval, weight): each is fitted as an interval of its own, so a row copied by
-    a slip counts twice; said, not refused (values printed to a few digits, a share of 100%, can repeat
-    in two intervals, trial 7, N14)."""
-    alike: dict[tuple[object, ...], list[Measurement]] = {}
+def refuse_repeated_rows(rows: Sequence[Measurement]) -> None:
+    """Refuse the first two rows alike in every column of :data:`_ALIKE` (distance, member, quantity,
+    value, the run's facts, interval): an InputError naming the file and both rows. Each row is fitted as
+    an interval of its own, so a row copied by a slip counts twice and narrows every interval it moves
+    (trial 8, P7: a copied response row turned its member's other from "weakly identified" to "pinned").
+    Two intervals that truly read the same are one row with weight 2, the same fit said once; rows that
+    differ in distance, configuration or interval are different readings."""
+    seen: dict[tuple[object, ...], Measurement] = {}
     for row in rows:
         key = tuple(getattr(row, name) for name in _ALIKE)
-        alike.setdefault(key, []).append(row)
-    return [
-        f"{_rows_named(same)} are alike ({same[0].label} = "
-        f"{same[0].typed or _written(same[0], same[0].value)}): each is fitted as an interval of its "
-        f"own; if one is a copy, remove it"
-        for same in alike.values()
-        if len(same) > 1
-    ]
+        first = seen.setdefault(key, row)
+        if first is row:
+            continue
+        raise InputError(
+            f"{_rows_named((first, row))}: {row.label}",
+            f"{row.typed or _written(row, row.value)} twice",
+            "each interval once; two intervals that read the same as one row with weight 2, or an "
+            "interval column that tells them apart",
+            reason="a copied row would be fitted as a second interval",
+        )
 
 
 def _rows_named(rows: Sequence[Measurement]) -> str:
@@ -559,6 +565,7 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
         rows.append(replace(measured, decimal_mark=decimal, typed=typed))
     if not rows:
         raise InputError(path, "no rows", "at least one measured row under the header")
+    refuse_repeated_rows(rows)
     return tuple(rows)
 
 

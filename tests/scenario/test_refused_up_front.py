@@ -24,6 +24,7 @@ from qmodel.scenario.measurements import (
     read_measurements,
     refuse_far_checks,
     refuse_unreachable,
+    weighted_residual,
 )
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import load_scenario, plausible_ceiling, read_scenario_toml, scenario_from_dict
@@ -479,25 +480,58 @@ def test_a_row_measured_past_the_links_reach_is_refused_naming_its_file_and_row(
     assert not fit_path(path).exists()
 
 
-def test_rows_alike_in_every_column_are_fitted_each_and_named_in_a_note(tmp_path: Path) -> None:
-    """Trial 7, N14: a copied row was fitted as a second interval without a word. Two intervals can print
-    the same rounded value, so it is not refused: the note names the rows, the row that differs in one
-    column (here its distance) is not named."""
+def test_a_row_repeated_in_every_column_is_refused_naming_both_rows(tmp_path: Path) -> None:
+    """Trial 8, P7 (trial 7's N14): a copied row was fitted as a second interval and turned its member's
+    other to "pinned". Rows alike in distance, member, quantity, value, configuration and interval are
+    refused in one line naming both rows, before any solve, and no fit is written; a row that differs in
+    one column (here the distance) is not named."""
     table = tmp_path / "rows.csv"
     table.write_text(
         "distance;member;quantity;value\n8km;PRDA;response_time;30,5ms\n8km;PRDB;response_time;31ms\n"
-        "8km;PRDA;response_time;30,5ms\n0km;PRDA;response_time;30,5ms\n",
+        "0km;PRDA;response_time;30,5ms\n8km;PRDA;response_time;30,5ms\n",
         encoding="utf-8",
     )
     path = plexa(tmp_path)
-    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(path), str(table), "--format", "json"])
-    assert result.exit_code == 0, result.output
-    notes = json.loads(result.output)["notes"]
-    said = f"{table}: rows 2 and 4 are alike (PRDA response_time 8 km = 30,5ms): each is fitted as an"
-    assert [note for note in notes if "alike" in note] == [
-        said + " interval of its own; if one is a copy, remove it"
+    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(path), str(table)])
+    assert result.exit_code == 2, result.output
+    assert " ".join(result.output.split()) == (
+        f"error: {table}: rows 2 and 5: PRDA response_time 8 km = 30,5ms twice (a copied row would be "
+        "fitted as a second interval); allowed: each interval once; two intervals that read the same as "
+        "one row with weight 2, or an interval column that tells them apart"
+    )
+    assert not fit_path(path).exists()
+
+
+@pytest.mark.parametrize(
+    ("column", "first", "second"),
+    [
+        ("interval", "900s", "600s"),
+        ("configuration", "subchannels=7", "subchannels=14"),
+        ("value", "30ms", "31ms"),
+    ],
+)
+def test_rows_that_differ_in_one_reading_column_are_two_readings(tmp_path, column, first, second) -> None:
+    """Two intervals of different lengths, two configurations or two values are different readings: read,
+    none refused."""
+    cells = {"interval": ("900s", "900s"), "configuration": ("", ""), "value": ("30ms", "30ms")}
+    cells[column] = (first, second)
+    lines = [
+        f"8km,PRDA,transactions,{cells['value'][n].removesuffix('ms')},{cells['interval'][n]},"
+        f"{cells['configuration'][n]}"
+        for n in (0, 1)
     ]
-    assert len(json.loads(result.output)["rows"]) == 4  # every row fitted
+    table = tmp_path / "rows.csv"
+    table.write_text("distance,member,quantity,value,interval,configuration\n" + "\n".join(lines) + "\n")
+    assert len(read_measurements(str(table), "plexa")) == 2
+
+
+def test_two_rows_alike_fit_as_one_row_of_weight_two(tmp_path: Path) -> None:
+    """The way out the refusal offers says the same: a row with weight 2 is the weighted residual of two
+    rows alike, √2 times one row's."""
+    row = Measurement("plexa", "PRDA", 8e3, "response_time", 0.0305)
+    assert weighted_residual(replace(row, weight=2.0), 0.033) == pytest.approx(
+        np.sqrt(2) * weighted_residual(row, 0.033)
+    )
 
 
 def env2_with_cpu_in_seconds(folder: Path, measured_wait: str = "") -> Path:
