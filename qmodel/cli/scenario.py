@@ -1330,6 +1330,7 @@ def scenario_calibrate(
         write_fit,
     )
     from qmodel.scenario.measurements import (
+        far_above_rest,
         read_measurements,
         refuse_beyond_reach,
         refuse_far_checks,
@@ -1366,10 +1367,13 @@ def scenario_calibrate(
         at_zero = with_values(inferred, {f"member.{name}.other": 0.0 for name in reached})
         floor[judged] = model_values(at_zero, [rows[i] for i in judged])
     capped = {  # a closed member whose think time is not free: its terminals cap its throughput
-        name for name in reached if not scenario.member(name).open and f"member.{name}.think_time" not in keys
+        name: (scenario.member(name).terminals, scenario.member(name).think_time)
+        for name in reached
+        if not scenario.member(name).open and f"member.{name}.think_time" not in keys
     }
     reached |= {"all"} if reached else set()
     refuse_unreachable(rows, model, reached, scenario.goal_time, floor, capped)  # a slip, before the fit
+    likely_slips = [] if floor is None else far_above_rest(rows, model, floor, reached, capped)
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
@@ -1377,7 +1381,7 @@ def scenario_calibrate(
     checked = zip(fit.rows, fit.model, fit.counted, fitted, strict=True)
     refuse_far_checks([(row, model) for row, model, counted, used in checked if used and not counted])
     written = write_fit(fit, Path(path), measurements)
-    _show_fit(fit, written, fmt)
+    _show_fit(fit, written, fmt, likely_slips)
 
 
 PROGRESS_AFTER = 2.0  # s: a calibration still running this long says so on a terminal
@@ -1408,7 +1412,7 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
             sys.stderr.flush()
 
 
-def _show_fit(fit, written, fmt: str) -> None:
+def _show_fit(fit, written, fmt: str, likely_slips: list[str]) -> None:
     from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of, unit_of
     from qmodel.scenario.measurements import QUANTITIES
     from qmodel.scenario.result import number
@@ -1437,7 +1441,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                 f"{residual:+.2f}" + (f" ({status})" if status else ""),
             ]
         )
-    notes = fit.notes()
+    notes = [*likely_slips, *fit.notes()]
     if fmt == "json":
         render(
             [],

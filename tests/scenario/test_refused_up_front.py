@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,11 @@ from qmodel.scenario import band, fit, solve_scenario
 from qmodel.scenario.compose import LOCK_WAIT_BOUND
 from qmodel.scenario.files import fit_path, resolve_scenario, shipped_scenarios
 from qmodel.scenario.measurements import (
+    ABOVE_REST,
     RESPONSE_CEILING,
     UNREACHABLE,
     Measurement,
+    far_above_rest,
     in_decimal_mark,
     read_measurements,
     refuse_far_checks,
@@ -28,6 +31,7 @@ from qmodel.scenario.measurements import (
 )
 from qmodel.scenario.schema import SCENARIO_KEYS
 from qmodel.scenario.spec import load_scenario, plausible_ceiling, read_scenario_toml, scenario_from_dict
+from qmodel.units import readable
 
 # A planner's three-member file, open arrivals, measured at 8 km over dark fibre, its lock wait as DB2
 # accounting gives it (trial 4's plexa.toml: numbers made up by the tester, not from any study)
@@ -430,10 +434,68 @@ def test_a_row_is_judged_against_the_model_by_the_declared_factor(times: float, 
         refuse_unreachable((unjudged, row), np.array([1e-6, 2e-3]))
 
 
+@pytest.mark.parametrize(("times", "named"), [(0.9, False), (1.1, True)])
+def test_a_row_asking_a_free_other_for_over_ten_times_the_rest_is_named_as_a_likely_slip(
+    times: float, named: bool
+) -> None:
+    """Trial 8, P4: 1620ms typed for 16,2ms was fitted as an other of 1.6 s without a word. A response row
+    whose other (value − floor) is more than ABOVE_REST times the rest (the floor: the model with the free
+    others at 0) is named, with the guess the low side gives; a row just within it is not."""
+    floor, model = 11.26e-3, 17.2e-3
+    value = floor * (1 + ABOVE_REST * times)
+    row = Measurement("mine", "ONL1", 0.0, "response_time", value, source="m.csv: row 2", decimal_mark=",")
+    notes = far_above_rest((row,), np.array([model]), np.array([floor]), {"ONL1", "all"}, {})
+    assert bool(notes) is named
+    if named:
+        assert notes[0].startswith("m.csv: row 2: ONL1 response_time 0 km = ")
+        assert f"{value / floor - 1:.0f}x the rest of the model (11,26ms)" in notes[0]
+
+
+def test_a_closed_members_throughput_far_below_its_terminals_is_named_alike() -> None:
+    """The same rule for a closed member's throughput row (its think time held): X = N / (Z + R), so the
+    other the row asks is N / X − N / X₀ and the rest N / X₀ − Z. 24 terminals, 60 ms think time and a
+    floor of 205.9/s give a rest of 56.6 ms; 2,015/s (201,5 with a misplaced comma) asks 11.8 s of it."""
+    terminals, think, floor = 24, 0.06, 205.9
+    rows = tuple(
+        Measurement("mine", "BAT1", 0.0, "throughput", x, source=f"m.csv: row {n}", decimal_mark=",")
+        for n, x in ((2, 2.015), (3, 201.5))
+    )
+    notes = far_above_rest(
+        rows, np.array([190.0, 190.0]), np.array([floor, floor]), set(), {"BAT1": (24, 0.06)}
+    )
+    rest = terminals / floor - think
+    ms = partial(readable, unit_name="ms", written=True)
+    asked = terminals / 2.015 - terminals / floor
+    assert notes == [
+        in_decimal_mark(
+            f"m.csv: row 2: BAT1 throughput 0 km = 2.015 asks BAT1's other for {ms(asked)}, "
+            f"{asked / rest:.0f}x the rest of the model ({ms(rest)}): fitted, as time the model does not see "
+            "can be large, but more than 10x is likely a slip (a lost or misplaced decimal comma? 201.5)",
+            ",",
+        )
+    ]
+
+
+def test_a_response_ten_times_high_is_fitted_and_named_with_its_guess(tmp_path: Path) -> None:
+    """Trial 8, P4 end to end (m_lostcomma.csv's slip, 10x: 100x is above plexa's goal ceiling): the row
+    is fitted (other may be large: trial 5's light member), exit 0, and the note names it with the decimal
+    comma it likely lost."""
+    path = plexa(tmp_path)
+    table = tmp_path / "rows.csv"
+    table.write_text("distance;member;quantity;value\n8km;PRDA;response_time;305ms\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["scenario", "calibrate", str(path), str(table), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (note,) = [note for note in json.loads(result.output)["notes"] if "likely a slip" in note]
+    assert note.startswith(f"{table}: row 2: PRDA response_time 8 km = 305ms asks PRDA's other for ")
+    assert note.endswith("(a lost or misplaced decimal comma? 30,5ms)")
+    assert fit_path(path).exists()
+
+
 def test_the_docs_state_the_rule_with_the_factors_the_check_uses() -> None:
     text = " ".join((Path(__file__).parents[2] / "docs" / "howto" / "own-sysplex.md").read_text().split())
     assert f"a mean response time above {RESPONSE_CEILING:g} × the goal time is refused" in text
     assert f"more than {UNREACHABLE:g} × or less than 1/{UNREACHABLE:g}" in text
+    assert f"for more than {ABOVE_REST:g} × the rest of the model" in text
     assert 1 - np.exp(-1 / RESPONSE_CEILING) < 0.10  # "under 10% ... within the goal" at gamma shape 1
 
 
