@@ -1050,8 +1050,13 @@ def _paths(
         if any(p.member == member and p.cf == cf for p in paths):
             raise reader.error(f"path[{index}]", f"{member} → {cf}", "one [[path]] per member and CF")
         link = reader.name(table, "link", links, label)
-        if "subchannels" not in table and link in link_types:
-            table = {**table, "subchannels": LINK_TYPES[link_types[link]].subchannels}
+        if "subchannels" not in table:  # said with the answer, with whose it is (trial 8, P6)
+            kind = LINK_TYPES.get(link_types.get(link, ""))
+            study = key_of("path", "subchannels").file_default
+            count = kind.subchannels if kind else study
+            whose = f"{kind.name}'s {count} per CHPID" if kind else f"the study's {count} (no link type)"
+            reader.defaulted.append((f"{label}.subchannels", whose))
+            table = {**table, "subchannels": count}
         paths.append(
             CFPath(
                 member,
@@ -1110,6 +1115,13 @@ def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> d
     metro_mirror = disk.get("metro_mirror", key_of("disk", "metro_mirror").file_default)
     if not isinstance(metro_mirror, bool):
         raise reader.error("disk.metro_mirror", _shown(metro_mirror), "true or false")
+    if "metro_mirror" not in disk:
+        reader.defaulted.append(("disk.metro_mirror", "false"))
+    for key in ("volumes", "castout_owner"):  # each a note, what holds without it
+        if key not in disk:
+            reader.defaulted.append((f"disk.{key}", str(key_of("disk", key).default)))
+    if "volumes" in disk and "aliases" not in disk:  # aliases count only where IOSQ is computed
+        reader.defaulted.append(("disk.aliases", str(key_of("disk", "aliases").file_default)))
     primary = reader.name(disk, "primary_site", sites, "disk")
     io = {}
     castout = "castout_owner" in disk
@@ -1158,6 +1170,8 @@ def _locks(reader: _Reader, data: dict, measured_at: float) -> dict[str, Any]:
     no_contention = hot_set == np.inf or (isinstance(hot_set, str) and hot_set.strip().lower() == "inf")
     measured = None
     if "measured_wait" in locks:
+        if "measured_at" not in locks:
+            reader.defaulted.append(("locks.measured_at", f"{measured_at / 1e3:g}km (measured_at)"))
         measured = LockMeasurement(
             reader.value(locks, "locks", "measured_wait", "locks"),
             reader.value(locks, "locks", "measured_at", "locks", default=f"{measured_at / 1e3!r}km"),
@@ -1216,6 +1230,8 @@ def _link_types(reader: _Reader, data: dict) -> dict[str, str]:
     for name, table in reader.table(data, "link").items():
         if isinstance(table, dict) and "type" in table:
             types[name] = reader.name(table, "type", LINK_TYPES, f"link.{name}")
+        elif isinstance(table, dict):
+            reader.defaulted.append((f"link {name}.type", "none (reach not checked)"))
     return types
 
 
@@ -1283,7 +1299,9 @@ def _protocols(
         raise reader.error(
             "disk.mirror_protocol", _shown(protocol), "one of " + ", ".join(METRO_MIRROR_PROTOCOLS)
         )
-    zhyperwrite = disk.get("zhyperwrite", False)
+    zhyperwrite = disk.get("zhyperwrite", key_of("disk", "zhyperwrite").file_default)
+    if "zhyperwrite" not in disk and disk.get("metro_mirror") is True:  # it writes the Metro Mirror secondary
+        reader.defaulted.append(("disk.zhyperwrite", "false"))
     if isinstance(zhyperwrite, str) and zhyperwrite.strip().lower() in ("true", "false"):  # a table cell
         zhyperwrite = zhyperwrite.strip().lower() == "true"
     if not isinstance(zhyperwrite, bool):
@@ -1336,11 +1354,21 @@ def _protocols(
                 raise reader.error(label, _shown(mode), "sync or async")
             if mode == "async":
                 async_xi.add(structure)
+        crossing = (
+            s.name
+            for s in structures.values()
+            if s.cf == name and s.kind == "cache" and not s.primary and s.name not in xi
+            if any(s.name in m.requests and invalidated_across(members, m, cf_sites[name]) for m in members)
+        )
+        for structure_name in crossing:  # the mode xi_share is paid in, taken where xi_share is
+            reader.defaulted.append((f"cf {name}.cross_invalidation.{structure_name}", "sync"))
     members_read = {m["name"]: m for m in reader.tables(data, "member")}
     zhyperlink, xi_share, gbp_writes = {}, {}, {}
     for member in members:
         table = members_read[member.name]
-        use = table.get("zhyperlink", "none")
+        use = table.get("zhyperlink", key_of("member", "zhyperlink").default)
+        if "zhyperlink" not in table:
+            reader.defaulted.append((f"member {member.name}.zhyperlink", str(use)))
         if use not in ZHYPERLINK_USES:
             raise reader.error(f"member {member.name}.zhyperlink", _shown(use), ", ".join(ZHYPERLINK_USES))
         if use != "none":
@@ -1406,7 +1434,7 @@ def defaults_taken(scenario: Scenario, said: tuple[str, ...] = ()) -> str:
             continue
         owner, _, name = key.rpartition(".")
         kind = owner.split(" ")[0] if " " in owner else ""
-        shown = f"{kind}.*.{name}" if kind in ("member", "path") else key
+        shown = f"{kind}.*.{name}" if kind in ("member", "path", "link") else key
         taken.setdefault(shown, {}).setdefault(value, []).append(key)
     parts = []
     for shown, values in taken.items():
