@@ -25,7 +25,7 @@ from qmodel.errors import HeaderError, InputError
 from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.protocols import reach_limit
 from qmodel.scenario.result import ScenarioResult
-from qmodel.scenario.spec import Scenario, share_advice
+from qmodel.scenario.spec import Scenario, share_advice, spelled
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, bare_number, parse_value, readable
@@ -666,7 +666,7 @@ def _measurement(
     subchannels = facts.get("subchannels", "0")
     if not subchannels.isdigit():
         raise InputError(f"{where}, subchannels", subchannels, "a whole number of subchannels on every path")
-    mirror = facts.get("metro_mirror", "")
+    mirror = str(spelled(facts.get("metro_mirror", ""), ("on", "off")))
     if mirror not in ("", "on", "off"):
         raise InputError(f"{where}, metro_mirror", mirror, "on or off (or empty: as the file says)")
     weight = 1.0

@@ -93,6 +93,7 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -104,7 +105,7 @@ from qmodel.errors import CatalogueError, InputError
 from qmodel.safetext import name_refused
 from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
 from qmodel.scenario.schema import SCENARIO_KEYS, ScenarioKey, key_of, keys_of
-from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
+from qmodel.studies.hardware import DUPLEX_MODES, LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
 from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import (
     UNITS,
@@ -370,6 +371,18 @@ class Scenario:
 # (the equipment between the sites, 138 us by default) included; sites under 100 m apart share a machine
 # room's cabling, no such route: 0km describes them.
 SITES_APART = 100.0
+
+
+def spelled(value: object, choices: Iterable[str]) -> object:
+    """``value`` as ``choices`` spell it where it is one of them but for case and surrounding blanks
+    (``"FCP"``, IBM's spelling, for ``fcp``; ``"ica-sr"`` for ``ICA-SR``): an enumerated value is read
+    alike however it is capitalised, and said back in its one spelling (trial 8, P10). Anything else is
+    returned as it is, for its reader to refuse."""
+    if isinstance(value, str):
+        for choice in choices:
+            if value.strip().lower() == choice.lower():
+                return choice
+    return value
 
 
 def _shown(value: object, key: str = "") -> str:
@@ -901,6 +914,9 @@ def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str],
                 f"cf {name}.structures", _shown(given, "structures"), '{ LOCK1 = "lock", GBP8P = "cache" }'
             )
         for structure, kind in given.items():
+            kind = spelled(kind, STRUCTURE_KINDS)
+            if isinstance(kind, str) and kind.lower().startswith(SECONDARY):
+                kind = SECONDARY + kind[len(SECONDARY) :]
             if structure in structures:
                 raise reader.error(
                     f"cf {name}.structures.{structure}", _shown(kind), "each structure in one CF"
@@ -1229,7 +1245,8 @@ def _link_types(reader: _Reader, data: dict) -> dict[str, str]:
     types = {}
     for name, table in reader.table(data, "link").items():
         if isinstance(table, dict) and "type" in table:
-            types[name] = reader.name(table, "type", LINK_TYPES, f"link.{name}")
+            typed = {**table, "type": spelled(table["type"], LINK_TYPES)}
+            types[name] = reader.name(typed, "type", LINK_TYPES, f"link.{name}")
         elif isinstance(table, dict):
             reader.defaulted.append((f"link {name}.type", "none (reach not checked)"))
     return types
@@ -1292,7 +1309,9 @@ def _protocols(
     """The [disk], [[cf]] and [[member]] keys of today's hardware and protocols, each checked; a duplexing
     mode the structure cannot have, an unknown protocol or use is refused naming the key."""
     disk = reader.table(data, "disk")
-    protocol = disk.get("mirror_protocol", key_of("disk", "mirror_protocol").file_default)
+    protocol = spelled(
+        disk.get("mirror_protocol", key_of("disk", "mirror_protocol").file_default), METRO_MIRROR_PROTOCOLS
+    )
     if "mirror_protocol" not in disk and disk.get("metro_mirror") is True:
         reader.defaulted.append(("disk.mirror_protocol", str(protocol)))
     if protocol not in METRO_MIRROR_PROTOCOLS:
@@ -1319,6 +1338,7 @@ def _protocols(
         modes = table.get("duplexing", {})
         if not isinstance(modes, dict):
             raise reader.error(f"cf {name}.duplexing", _shown(modes, "duplexing"), '{ LOCK1S = "async" }')
+        modes = {structure: spelled(mode, DUPLEX_MODES) for structure, mode in modes.items()}
         for structure, mode in modes.items():
             label = f"cf {name}.duplexing.{structure}"
             found = structures.get(structure)
@@ -1343,6 +1363,7 @@ def _protocols(
             raise reader.error(
                 f"cf {name}.cross_invalidation", _shown(xi, "cross_invalidation"), '{ GBPP = "async" }'
             )
+        xi = {structure: spelled(mode, CROSS_INVALIDATION) for structure, mode in xi.items()}
         for structure, mode in xi.items():
             label = f"cf {name}.cross_invalidation.{structure}"
             found = structures.get(structure)
@@ -1366,7 +1387,7 @@ def _protocols(
     zhyperlink, xi_share, gbp_writes = {}, {}, {}
     for member in members:
         table = members_read[member.name]
-        use = table.get("zhyperlink", key_of("member", "zhyperlink").default)
+        use = spelled(table.get("zhyperlink", key_of("member", "zhyperlink").default), ZHYPERLINK_USES)
         if "zhyperlink" not in table:
             reader.defaulted.append((f"member {member.name}.zhyperlink", str(use)))
         if use not in ZHYPERLINK_USES:

@@ -192,3 +192,47 @@ def test_a_key_the_file_gives_is_not_said_as_a_default(tmp_path: Path) -> None:
     path.write_text(text, encoding="utf-8")
     defaults = dict(load_scenario(path).defaults)
     assert "path ONL1→CF2.subchannels" not in defaults and "path ONL1→CF1.subchannels" in defaults
+
+
+# Every enumerated value a scenario file takes, as IBM's documents or a planner's habit may capitalise it
+# (trial 8, P10: mirror_protocol = "FCP" was refused), in the mirrored file.
+CAPITALISED = {
+    'type = "ICA-SR"': 'type = "ica-sr"',
+    'LOCK1 = "lock"': 'LOCK1 = "LOCK"',
+    'GBP4P = "cache"': 'GBP4P = "Cache"',
+    'LOCK1S = "secondary of LOCK1"': 'LOCK1S = "Secondary of LOCK1"',
+    'zhyperlink = "reads"': 'zhyperlink = "Reads"',
+    "metro_mirror = true": 'metro_mirror = true\nmirror_protocol = "FCP"',
+    'LOCK1S = "Secondary of LOCK1", GBP4S = "secondary of GBP4P" }': 'LOCK1S = "Secondary of LOCK1", GBP4S = '
+    '"secondary of GBP4P" }\nduplexing = { LOCK1S = "ASYNC" }',
+    'GBP4P = "Cache" }': 'GBP4P = "Cache" }\ncross_invalidation = { GBP4P = "Async" }',
+}
+
+
+def test_an_enumerated_value_is_read_whatever_its_case_and_said_in_its_one_spelling(tmp_path: Path) -> None:
+    text = scenario_text(True)
+    for written, capitalised in CAPITALISED.items():
+        assert written in text, written
+        text = text.replace(written, capitalised)
+    path = tmp_path / "capitals.toml"
+    path.write_text(text, encoding="utf-8")
+    scenario = load_scenario(path)
+    protocols = scenario.protocols
+    assert protocols.link_types == {"ica": "ICA-SR"}
+    assert protocols.mirror_protocol == "fcp"
+    assert protocols.duplexing == {"LOCK1S": "async"} and protocols.async_xi == frozenset({"GBP4P"})
+    assert protocols.zhyperlink == {"ONL1": "reads"}
+    assert {s.name: (s.kind, s.primary) for s in scenario.structures.values()} == {
+        "LOCK1": ("lock", ""),
+        "GBP4P": ("cache", ""),
+        "LOCK1S": ("lock", "LOCK1"),
+        "GBP4S": ("cache", "GBP4P"),
+    }
+    said = " ".join(_rests_on_of(scenario)).replace("\xa0", " ")
+    assert "Links: ica ICA-SR" in said and "Metro Mirror: fcp, 2 round trips per write." in said
+
+
+def _rests_on_of(scenario) -> list[str]:
+    from qmodel.cli.scenario import _rests_on
+
+    return _rests_on(scenario)
