@@ -492,7 +492,18 @@ def _in_unit(value: float, unit: str) -> tuple[float | None, str]:
     return number(converted), ("" if name == "1" else name)
 
 
-def _fit_csv(fit, written, intervals, notes: list[str]) -> None:
+def _bounds_as_such(fit) -> dict[str, float]:
+    """The fitted values (SI) as shown, a value at its bound (within the fit's rounding,
+    :meth:`~qmodel.scenario.fit.Fit.at_bound`) as that bound: one figure in the value column, the
+    interval's end and "at its bound" (trial 8, P10: "0.0001 us" beside "0 ms to 7.095 ms")."""
+    shown = dict(fit.values)
+    for p in fit.parameters:
+        bound = fit.at_bound(p)
+        shown[p.key] = shown[p.key] if bound is None else bound
+    return shown
+
+
+def _fit_csv(fit, written, values: dict[str, float], intervals, notes: list[str]) -> None:
     """``calibrate --format csv``: the table format's parts in one table a spreadsheet filters by its
     first column, as numbers: ``parameter`` rows (the fitted value, its interval's ends at ``level``, how
     the rows identify it; a held one its prior and why), ``row`` rows (the measured value, the model's,
@@ -508,7 +519,7 @@ def _fit_csv(fit, written, intervals, notes: list[str]) -> None:
     lines: list[dict[str, object]] = []
     for p in fit.parameters:
         (value, unit), (low, _), (high, _) = (
-            shown(v, unit_of(p.key)) for v in (fit.values[p.key], *intervals[p.key])
+            shown(v, unit_of(p.key)) for v in (values[p.key], *intervals[p.key])
         )
         lines.append(
             {
@@ -1418,11 +1429,12 @@ def _show_fit(fit, written, fmt: str, likely_slips: list[str]) -> None:
     from qmodel.scenario.result import number
 
     intervals, weak = fit.intervals(), fit.weak()
+    values = _bounds_as_such(fit)
     level = f"{LEVEL:.0%} interval"
     parameters = [
         [
             p.key,
-            shown_value(p.key, fit.values[p.key]),
+            shown_value(p.key, values[p.key]),
             " to ".join(shown_value(p.key, end) for end in intervals[p.key]),
             fit.label(p.key),
         ]
@@ -1451,10 +1463,10 @@ def _show_fit(fit, written, fmt: str, likely_slips: list[str]) -> None:
                 "parameters": [
                     {
                         "key": p.key,
-                        "value": _in_unit(fit.values[p.key], unit_of(p.key))[0],
+                        "value": _in_unit(values[p.key], unit_of(p.key))[0],
                         "low": _in_unit(intervals[p.key][0], unit_of(p.key))[0],
                         "high": _in_unit(intervals[p.key][1], unit_of(p.key))[0],
-                        "unit": _in_unit(fit.values[p.key], unit_of(p.key))[1],
+                        "unit": _in_unit(values[p.key], unit_of(p.key))[1],
                         "level": LEVEL,
                         "weakly_identified": weak[p.key],
                     }
@@ -1491,7 +1503,7 @@ def _show_fit(fit, written, fmt: str, likely_slips: list[str]) -> None:
         )
         return
     if fmt == "csv":
-        _fit_csv(fit, written, intervals, notes)
+        _fit_csv(fit, written, values, intervals, notes)
         return
     render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
     if fmt == "table":
