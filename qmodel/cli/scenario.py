@@ -937,11 +937,15 @@ def _distance_cell(seek) -> str | float | None:
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
-def _band_words(low: float, high: float, upper: float, level: float) -> str:
+def _band_words(low: float, high: float, upper: float, level: float, at_zero: float = math.nan) -> str:
     """A goal seek's band in words: "3.2–21.6 km", "3.2 km to beyond 100 km", "beyond 100 km", or where
-    both ends are 0 km, that the goal fails there in most outcomes."""
+    both ends are 0 km, that the goal fails there in most outcomes: in ``at_zero`` of them where it is
+    known (the share failing at 0 km itself, the one figure the answer gives for it), else in at least
+    as many as the level leaves above the band."""
     nbsp = "\N{NO-BREAK SPACE}"
-    if high < 100:  # m: both ends print as 0.0 km
+    if high < 100 and at_zero == at_zero:  # m: both ends print as 0.0 km
+        return f"it fails at 0{nbsp}km in {_percent(at_zero)} of the outcomes"
+    if high < 100:
         return f"it fails at 0{nbsp}km in {frames.level_text((1 + level) / 2)} of the outcomes or more"
     if low > upper:
         return f"beyond{nbsp}{upper / 1e3:g}{nbsp}km"
@@ -993,14 +997,15 @@ def _low_end_words(sought, crossing_latency: float) -> str:
     at_zero, by_first_metre = sought.near_zero
     if sought.low is None or sought.low >= 100 or math.isnan(at_zero):
         return ""
+    more = by_first_metre - at_zero >= 0.005 and crossing_latency > 0
+    first_metre = (
+        f"{_percent(by_first_metre - at_zero)} more within the first metre, where each round trip between"
+        f" the sites first adds crossing_latency ({crossing_latency * 1e6:.0f}\N{NO-BREAK SPACE}µs)"
+    )
+    if sought.high is not None and sought.high < 100:  # both ends at 0 km: the band's words gave at_zero
+        return f" It fails in {first_metre}." if more else ""
     said = f" The band's low end is 0 km: the goal fails at 0 km in {_percent(at_zero)} of the outcomes"
-    if by_first_metre - at_zero >= 0.005 and crossing_latency > 0:
-        said += (
-            f", and in {_percent(by_first_metre - at_zero)} more within the first metre, where each round"
-            " trip between the sites first adds crossing_latency"
-            f" ({crossing_latency * 1e6:.0f}\N{NO-BREAK SPACE}µs)"
-        )
-    return said + "."
+    return said + (f", and in {first_metre}" if more else "") + "."
 
 
 def _show_goal_seek(
@@ -1028,7 +1033,7 @@ def _show_goal_seek(
     if low is not None and high is not None:
         banded_words = (
             f" ({frames.level_text(level)}:\N{NO-BREAK SPACE}"
-            f"{_band_words(low, high, answer.searched, level)})"
+            f"{_band_words(low, high, answer.searched, level, sought.near_zero[0])})"
         )
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
