@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
+
 from qmodel.cli.scenario import _band_words, _low_end_words
+from qmodel.scenario.band import GoalBand
+from qmodel.scenario.goal import GoalSeek
 
 NBSP = "\N{NO-BREAK SPACE}"
 
@@ -39,3 +43,16 @@ def test_a_band_from_0_km_to_a_distance_says_the_share_failing_at_0_km() -> None
         " The band's low end is 0 km: the goal fails at 0 km in 5% of the outcomes, and in 67% more within"
         f" the first metre, where each round trip between the sites first adds crossing_latency (35{NBSP}µs)."
     )
+
+
+def test_a_band_end_beyond_the_search_is_an_empty_cell_flagged_beside_it() -> None:
+    """Trial 8, P10: max_distance_high[km] was an empty cell with nothing saying why (the table says "over
+    100"). The CSV keeps it empty (no distance) and flags it true in max_distance_high_beyond_search, the
+    search's end in searched_to[km]; an end within the search is flagged false."""
+    answer = GoalSeek(55.7e3, 100e3, "CS1", "cf_async", 0.9, ())
+    band = GoalBand(answer, 0.8, 7.2e3, 150e3, np.array([]), np.array([]))
+    record = band.to_json()
+    assert record["max_distance_high[km]"] is None and record["max_distance_high_beyond_search"] is True
+    assert record["max_distance_low[km]"] == 7.2 and record["max_distance_low_beyond_search"] is False
+    unbanded = GoalBand(answer, 0.8, None, None, np.array([]), np.array([])).to_json()
+    assert unbanded["max_distance_high_beyond_search"] is None
