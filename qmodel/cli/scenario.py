@@ -671,9 +671,7 @@ def _band_notes(result) -> list[str]:
     ]
     order = np.argsort(result.distances, kind="stable")
     if order.size <= PROBABILITIES_SHOWN:
-        shown = ", ".join(
-            f"{_unit(result.distances[d] / 1e3, 'km')} {_percent(band.goal_probability[d])}" for d in order
-        )
+        shown = ", ".join(_chance_at(result.distances[d], band.goal_probability[d]) for d in order)
         notes.append(f"Probability that every member meets the goal: {shown}.")
     else:
         notes.append(
@@ -703,6 +701,12 @@ def _band_notes(result) -> list[str]:
 
 
 PROBABILITIES_SHOWN = 12  # distances whose goal probability the table's notes list
+
+
+def _chance_at(distance: float, probability: float) -> str:
+    """A distance (m) and the probability the goal holds there, as one unbreakable item of a list
+    ("12 km 96%"): wrapped at 80 columns, never "12 km" on one line and "96%" on the next (trial 8, P9)."""
+    return f"{_unit(distance / 1e3, 'km')}\N{NO-BREAK SPACE}{_percent(probability)}"
 
 
 def _percent(probability: float) -> str:
@@ -886,11 +890,7 @@ def _chances_words(sought, limit: tuple[float, str]) -> str:
     """The probability that the goal holds at each distance asked; those past the search's end have
     none, and the sentence says why: the links' reach ``limit`` (m, and what sets it), or --up-to."""
     asked, probability, searched = sought.asked, sought.probability, sought.answer.searched
-    shown = [
-        f"{_unit(d / 1e3, 'km')} {_percent(p)}"
-        for d, p in zip(asked, probability, strict=True)
-        if d <= searched
-    ]
+    shown = [_chance_at(d, p) for d, p in zip(asked, probability, strict=True) if d <= searched]
     said = f" Probability that every member meets the goal: {', '.join(shown)}." if shown else ""
     for past, why in (
         (asked > limit[0], f"beyond the links' reach: {limit[1]}"),
