@@ -1050,10 +1050,12 @@ def _show_goal_seek(
             " time exists: " + no_answer("") + "."
         )
     else:
+        # the growth is from the 0 km solve (max_distance's base), whatever the file's own distance
+        since = f" (not from today's {_unit(spec.measured_at / 1e3, 'km')})" if spec.measured_at > 0 else ""
         text = (
             f"The goal ({goal}) holds to {_unit(km, 'km', '.1f')}{banded_words}; beyond it {answer.member}"
-            f" falls below {spec.goal_share:.0%}, its largest growth from 0 km being {answer.component}"
-            f" ({BREAKDOWN_MEANING[answer.component]})."
+            f" falls below {spec.goal_share:.0%}, its largest growth from 0 km{since} being"
+            f" {answer.component} ({BREAKDOWN_MEANING[answer.component]})."
         )
     end = answer.searched if answer.holds_throughout else answer.distance  # NaN: fails at 0 km
     if spec.measured_at > 0 and not end >= spec.measured_at:

@@ -49,10 +49,13 @@ from qmodel.frames import level_text
 from qmodel.limits import refuse_scenario_work
 from qmodel.scenario.compose import (
     load_free_groups,
+    load_free_indices,
     refuse_huge,
     refuse_uncarried_background,
     response_times_together,
     solve_scenario,
+    solve_scenarios_together,
+    solved_alike,
 )
 from qmodel.scenario.fit import (
     FitRecord,
@@ -89,6 +92,9 @@ POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, ne
 GRID = 33  # at most this many of the distances asked solve each parameter point
 SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
 SEEK_FIRST = 2.0  # of them, first those up to this many times the answer (the rest where still needed)
+RUN_NODES = np.array(
+    [-1.0, 1.0]
+)  # a run's own scatter about a closed member's throughput: ±1 σ, equal weights
 RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
 ROOM_TOLERANCE = 0.01  # in the estimate's unit (µs): how closely the room the file's times leave is found
 # what narrows a band most, by its largest part; {at}: the distance measured (one), {farthest}: the farthest
@@ -229,8 +235,14 @@ def load_banded(path: str | Path) -> Banded:
     weights: list[float] = []
     moved: list[str] = []
     combination: list[tuple[int, ...]] = []
-    for data, at, index in nodes or [(raw, scenario, ())]:
-        more, more_weights, more_moved, method = _parameters(data, at, where, studies, record)
+    listed = nodes or [(raw, scenario, ())]
+    found = [_parameters(data, at, where, studies, record) for data, at, _ in listed]
+    # each node's points infer their hot sets from a measured wait, started at that node's answer's: every
+    # node's together
+    starts = [at.lockable_items for (_, at, _), (more, *_) in zip(listed, found, strict=True) for _ in more]
+    inferred = iter(with_inferred_locks_together([point for more, *_ in found for point in more], starts))
+    for (_, at, index), (more, more_weights, more_moved, _) in zip(listed, found, strict=True):
+        more = tuple(next(inferred) for _ in more)
         centre = 1 - sum(more_weights)  # the scenario's own weight in the rest of the band (none: a range)
         # without nodes: the answer; its source, the fit's where it has one, else the key it ranges
         itself = "fit" if at.band is not None or not more_moved else more_moved[0]
@@ -240,6 +252,7 @@ def load_banded(path: str | Path) -> Banded:
             weights.append(weight / max(len(nodes), 1))
             moved.append(source)
             combination.append(index)
+    method = found[-1][3]  # the words of the band's points: alike at every node
     if nodes:
         said = "; ".join(f"{key} {words}" for key, _, words in varied)
         itself = "the scenario itself and " if band is not None else ""
@@ -298,20 +311,30 @@ def _varied_nodes(
         varied.append(wait)
     if not varied:
         return [], [], ""
-    combinations = []
-    for index in itertools.product(*(range(len(values)) for _, values, _ in varied)):
+    indices = list(itertools.product(*(range(len(values)) for _, values, _ in varied)))
+    tables = []
+    for index in indices:
         data = copy.deepcopy(raw)
         for (key, values, _), node in zip(varied, index, strict=True):
             apply_override(data, _column(raw, key, where, 0), values[node])
+        tables.append(data)
+    try:
+        # a measured lock wait gives each node its own hot set (a node that moves the round trip moves what
+        # the same wait implies), inferred from the answer's own, every node's together
+        ats = [scenario_from_dict(data, where) for data in tables]
+        for at in ats:
+            at_zero_km(at)  # the file's times read at a distance: refused here where a node contradicts them
+        inferred = with_inferred_locks_together(ats, scenario.lockable_items)
+        return varied, list(zip(tables, inferred, indices, strict=True)), ""
+    except (InputError, ScenarioError):  # the file rules an estimate's node out: the first that does, named
+        if not estimates:
+            raise
+    for data, index in zip(tables, indices, strict=True):
         try:
             at = scenario_from_dict(data, where)
-            at_zero_km(at)  # the file's times read at a distance: refused here where a node contradicts them
-            # a measured lock wait gives each node its own hot set (a node that moves the round trip moves
-            # what the same wait implies), inferred from the answer's own
-            combinations.append((data, with_inferred_locks(at, scenario.lockable_items), index))
-        except (InputError, ScenarioError) as refused:  # the file rules an estimate's node out
-            if not estimates:
-                raise
+            at_zero_km(at)
+            with_inferred_locks(at, scenario.lockable_items)
+        except (InputError, ScenarioError) as refused:
             named = ", ".join(
                 f"{key} {values[node]}"
                 for (key, values, _), node in zip(varied, index, strict=False)
@@ -326,7 +349,7 @@ def _varied_nodes(
                     f"({_refusal_words(refused)}), so the default's interval is not sampled"
                 ),
             )
-    return varied, combinations, ""
+    raise AssertionError("a node refused together is refused alone")  # the same inference, one at a time
 
 
 def measured_wait_nodes(scenario: Scenario) -> tuple[str, tuple[str, str], str] | None:
@@ -371,13 +394,13 @@ def _parameters(
 ) -> tuple[tuple[Scenario, ...], tuple[float, ...], tuple[str, ...], str]:
     """The parameter points of ``raw`` (the file's tables, with any node of :func:`_varied_nodes` set)
     and their weights, the source of each ("fit", or the key it ranges) and the words: its [band]'s
-    points; or without a [band] the range the studies support (:func:`range_points`)."""
+    points (a hot set a point infers from a measured wait not yet inferred: the caller infers every
+    node's points together); or without a [band] the range the studies support (:func:`range_points`)."""
     band = scenario.band
     if band is None:
         points, moved, method = range_points(raw, scenario, where, studies)
         return points, (1 / (len(points) + 1),) * len(points), moved, method  # the scenario: a share
-    near = scenario.lockable_items  # each point's inference starts from the answer's own
-    points = with_inferred_locks_together(band_points(raw, scenario, where), near)
+    points = band_points(raw, scenario, where)
     weights = band.weights or (1 / (len(points) + 1),) * len(points)
     method = band.method
     # a [band] the file (or its fit file) gives, or the interval of a hot set inferred from a measured wait
@@ -643,7 +666,24 @@ def _blame(
 
 
 def _measured(banded: Banded) -> np.ndarray:
+    """(K,) m, ascending: the distances the file's answers were measured and fitted at, from which the
+    part an answer predicts is counted: its calibration's fitted rows' (:attr:`Banded.fitted_at`), or
+    where its band says it was measured (``measured_at``); empty where nothing is measured."""
+    if banded.fitted_at:
+        return np.array(sorted(banded.fitted_at))
     return np.array([] if banded.measured_at is None else [banded.measured_at])
+
+
+def from_nearest(base: np.ndarray, distances: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """(..., D): at each of ``distances`` (D,) m, the value ``base`` (..., K) has at the nearest of the
+    ``measured`` distances (K,) m (the shorter at a tie): the part an answer predicts is its change from
+    the nearest distance measured and fitted, so an answer at one of them predicts nothing (trial 8, P1:
+    rows at 0 and 20 km counted the 0 km answer's growth from 20 km, 316 ms, as predicted). ``base``
+    as it is where nothing is measured (NaN, (..., 1))."""
+    if not measured.size:
+        return base
+    nearest = np.abs(np.asarray(distances, float)[:, None] - measured[None, :]).argmin(axis=1)
+    return base[..., nearest]
 
 
 def _values(result: ScenarioResult) -> dict[str, np.ndarray]:
@@ -669,7 +709,8 @@ def _interpolated(at: np.ndarray, known: np.ndarray, value: np.ndarray) -> np.nd
 
 class _Sample(NamedTuple):
     """The answer's and each parameter point's values (S, M, D) by name (:func:`_values`), SI, the answer
-    first; their values at the measured configuration (S, M, 1; NaN: nothing measured); per point (S, D)
+    first; their values at the nearest distance measured and fitted (S, M, D: :func:`from_nearest`; NaN,
+    (S, M, 1): nothing measured); per point (S, D)
     whether it has no answer, and (S, D) by each cause of ``WITHOUT_ANSWER`` (:func:`_causes`)."""
 
     values: dict[str, np.ndarray]
@@ -709,14 +750,25 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
     nothing = np.full((len(nominal.members), 1), np.nan)
     base = _values(solve_scenario(banded.scenario, measured)) if measured.size else {n: nothing for n in own}
     stacks = {name: [value] for name, value in own.items()}
-    bases = {name: [base[name]] for name in own}
+    bases = {name: [from_nearest(base[name], distances, measured)] for name in own}
     causes = {cause: [flags] for cause, flags in _causes(nominal).items()}
-    for point in banded.points:
-        result = solve_scenario(point, at)
+    # each distinct point solved once (a point that differs from an earlier one only in its gamma shapes
+    # has its values: no share is read), those of a group side by side on its load-free parts (held to
+    # carrying their paths' other work by solve_banded)
+    alike = solved_alike(banded.points)
+    solved: dict[int, ScenarioResult] = {}
+    for group, parts in load_free_groups(banded.points, at):
+        distinct = [index for index in group if alike[index] == index]
+        together = solve_scenarios_together([banded.points[index] for index in distinct], at, parts)
+        solved.update(zip(distinct, together, strict=True))
+    for index in range(len(banded.points)):
+        result = solved[alike[index]]
         for name, value in _values(result).items():
             step = value[:, : known.size] - own[name][:, grid]
             stacks[name].append(own[name] + _interpolated(distances, known, step))
-            bases[name].append(value[:, known.size :] if measured.size else nothing)
+            bases[name].append(
+                from_nearest(value[:, known.size :], distances, measured) if measured.size else nothing
+            )
         for cause, flags in _causes(result).items():  # a distance between two grid ones: either's cause
             causes[cause].append(np.interp(distances, known, flags[: known.size].astype(float)) > 0)
     values = {name: np.array(stack) for name, stack in stacks.items()}
@@ -743,6 +795,7 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
     ]
 
     given = _given(banded.scenario)
+    closed = _closed_throughput(banded, spread)  # (S·K, M, D), NaN for an open member
 
     def counted(name: str) -> tuple[np.ndarray, np.ndarray]:
         value = s.values[name]
@@ -753,7 +806,17 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         sd = banded.sd("throughput", value, predicted)
         if name == "throughput":  # an open member's throughput is its arrival rate: given, no error
             sd = np.where(given["open"], 0.0, sd)
-        low, high = quantiles(*samples(s.values[name], sd, weights), probabilities, missing_high=False)
+        spread_of, w_of = samples(value, sd, weights)
+        # a closed member's: its throughput at each sample's response time (X = N / (Z + R)), its CPU that
+        # times the point's own per transaction, the same sample giving both (trial 8, P2: a throughput band
+        # of 0 to 111/s beside a response band that gives 34 to 55/s), and around each a run's own scatter
+        # (the error with nothing predicted: the law predicts the growth) at the two nodes of the
+        # Gauss-Hermite rule, its mean and variance (a node per sample: the sample twice, not K times)
+        law = closed * np.repeat(value / s.values["throughput"], Z.size, axis=0)
+        run = banded.sd("throughput", law, np.zeros_like(law))
+        scattered, w_law = samples(law, run, w_of, RUN_NODES)
+        spread_of = np.where(given["open"], np.repeat(spread_of, RUN_NODES.size, axis=0), scattered)
+        low, high = quantiles(spread_of, w_law, probabilities, missing_high=False)
         return np.maximum(low, 0.0), np.maximum(high, 0.0)  # a count or a CPU busy is never below 0
 
     member_ends = {
@@ -783,6 +846,25 @@ def band_of(banded: Banded, nominal: ScenarioResult, level: float = LEVEL) -> Ba
         narrowing(banded, s.values["response"], response_sd, weights),
         banded.misfit_words(),
     )
+
+
+def _closed_throughput(banded: Banded, response: np.ndarray) -> np.ndarray:
+    """(S·K, M, D) 1/s: each closed member's throughput at the sample's response times ``response``
+    (S·K, M, D) s, the samples of :func:`qmodel.scenario.predictive.samples` (each point K times), by the
+    response time law X = N / (Z + R) with the point's own terminals and think time; NaN for an open
+    member and where a sample has no response time."""
+    points = (banded.scenario, *banded.points)
+    terminals, think = (
+        np.repeat(
+            np.array([[getattr(m, name) for m in point.members] for point in points], float)[:, :, None],
+            response.shape[0] // len(points),
+            axis=0,
+        )
+        for name in ("terminals", "think_time")
+    )
+    opened = np.array([m.open for m in banded.scenario.members])[None, :, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(opened, np.nan, terminals / (think + response))
 
 
 def _given(scenario: Scenario) -> dict[str, np.ndarray]:
@@ -838,7 +920,12 @@ def describe(banded: Banded, level: float) -> str:
         where = (
             "the whole of each answer (no response time of this file is measured: all of it is predicted)"
             if banded.measured_at is None
-            else f"the part each answer predicts beyond what was measured at {banded.measured_at / 1e3:g} km"
+            else "the part each answer predicts beyond what was measured at "
+            + (
+                f"{_measured(banded)[0] / 1e3:g} km"
+                if _measured(banded).size == 1
+                else f"the nearest of {' and '.join(f'{d / 1e3:g}' for d in _measured(banded))} km"
+            )
         )
         model = f"the model's own error on {where} ({shown}; {error.method})"
     else:
@@ -885,14 +972,28 @@ def narrowing(banded: Banded, response: np.ndarray, sd: np.ndarray, weights: np.
     if parameters >= model:
         if not banded.points:
             return ""
-        key = _widest(banded, values[1:], weights[1:])
-        key = key + beyond if key == "measured_wait" else key
-        if key == "crossing_latency" and banded.scenario.measured_at <= 0:  # no route between the sites yet
-            key = "crossing_latency_before"
-        return NARROW.get(key, NARROW["range"]).format(**words)  # a lock range: "range"
+        return NARROW[_narrowing_key(banded, _widest(banded, values[1:], weights[1:]), beyond)].format(
+            **words
+        )
     if banded.measured_at is not None:
         return NARROW["growth" + beyond].format(**words)
     return NARROW["unmeasured_open" if all(m.open for m in banded.scenario.members) else "unmeasured"]
+
+
+def _narrowing_key(banded: Banded, widest: str, beyond: str) -> str:
+    """The :data:`NARROW` words for the source that spreads the band most (:func:`_widest`): a measured
+    lock wait's (the inference's own interval, or its σ at nodes after a calibration: trial 8, P3, where
+    the nodes were told the lock contention it gives would pin the lock parameters); a lock parameter a
+    calibration held at its prior (taken at nodes), the growth a second distance (or one farther out)
+    would fit; a lock parameter ranged without a calibration, the lock contention at today's distance;
+    ``beyond`` "_beyond" where two or more distances are measured."""
+    if widest in ("measured_wait", "locks.measured_wait"):
+        return "measured_wait" + beyond
+    if widest.startswith("locks."):
+        return "growth" + beyond if widest in banded.varied else "range"
+    if widest == "crossing_latency" and banded.scenario.measured_at <= 0:  # no route between the sites yet
+        return "crossing_latency_before"
+    return widest
 
 
 def measured_distances(banded: Banded) -> tuple[float, ...]:
@@ -949,15 +1050,16 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
     if banded.points:
         small = min(distances.size, GRID) + (banded.measured_at is not None)
+        solves = len(set(solved_alike(banded.points)))  # the points solved (:func:`_sampled`)
         for each in (scenario, *banded.points):
             refuse_huge(
                 each,
-                distances.size + small * len(banded.points),
-                what=f"{distances.size:,} distance(s), and the band's {len(banded.points)} points "
+                distances.size + small * solves,
+                what=f"{distances.size:,} distance(s), and the band's {solves} distinct points "
                 f"at {small} of them",
             )
-        for point in banded.points:
-            refuse_uncarried_background(point)
+        for group in load_free_indices(banded.points):  # the paths' other work: read from the load-free parts
+            refuse_uncarried_background(banded.points[group[0]])
     nominal = solve_scenario(scenario, distances)
     if not banded.has_band:
         return nominal
@@ -1082,11 +1184,6 @@ def max_distance_banded(
     upper = answer.searched  # no farther than the scenario's links reach
     if not banded.has_band:
         return GoalBand(answer, level, None, None, asked, np.full(asked.shape, np.nan))
-    refuse_huge(
-        banded.scenario,
-        SEEK_GRID * (1 + len(banded.points)),
-        what=f"the band of the largest distance: {1 + len(banded.points)} solves of {SEEK_GRID} distances",
-    )
     grid = seek_grid(answer, upper, asked)
     measured = _measured(banded)
     scenario = banded.scenario
@@ -1102,14 +1199,14 @@ def max_distance_banded(
         far = SEEK_FIRST * (0.0 if np.isnan(answer.distance) else answer.distance)
         first = min(max(int(np.searchsorted(grid, far, side="right")) + 1, 2), grid.size)
     response, base, fixed = _seek_solves(points, grid[:first], measured)
-    sd, weights, margin = _seek_margin(banded, response, base, fixed)
+    sd, weights, margin = _seek_margin(banded, response, from_nearest(base, grid[:first], measured), fixed)
     if first < grid.size and not (margin < 0).any(axis=1).all():
         more, _, more_fixed = _seek_solves(points, grid[first:], np.array([]))
         response, fixed = (
             np.concatenate([response, more], axis=2),
             np.concatenate([fixed, more_fixed], axis=2),
         )
-        sd, weights, margin = _seek_margin(banded, response, base, fixed)
+        sd, weights, margin = _seek_margin(banded, response, from_nearest(base, grid, measured), fixed)
         first = grid.size
     grid = grid[:first]
     reach = _crossings(grid, margin, upper)
@@ -1192,19 +1289,35 @@ def _ascending_distinct(values: np.ndarray) -> np.ndarray:
     return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if ordered.size else ordered
 
 
+# What makes the goal seek's band smaller where its estimate is too large: the finite-source queue keeps a
+# state per terminal of a closed member, an open one none; a calibration's band has a point per end of each
+# fitted parameter's axis
+SEEK_WAY_OUT = (
+    "a closed member with many terminals given by its transaction rate (member.NAME.arrival_rate: an open "
+    "member keeps no state per terminal), or fewer free parameters in the calibration (fewer band points)"
+)
+
+
 def _seek_solves(
     points: tuple[Scenario, ...], distances: np.ndarray, measured: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each parameter point solved at ``distances`` and ``measured`` (m) with no search for the load where
     lock contention begins (a curve that thrashes fails the goal there, which is all the seek reads; the
     search took 16 of 18 s of Environment 2's band): the response times (S, M, D) at ``distances``, at
-    ``measured`` (S, M, 1; NaN where nothing is measured) and each point's fixed part (S, M, D), s; the
-    points that share their load-free parts solved together
+    ``measured`` (S, M, K; NaN, (S, M, 1), where nothing is measured) and each point's fixed part
+    (S, M, D), s; the points that share their load-free parts solved together
     (:func:`~qmodel.scenario.compose.load_free_groups`,
     :func:`qmodel.scenario.compose.response_times_together`). Where ``distances`` start at 0 km, every
     group's paths are first held to carrying their other work there (:func:`refuse_uncarried_background`,
     on the load-free parts the solve then uses)."""
     at = np.concatenate([distances, measured])
+    solves = len(set(solved_alike(points)))  # each distinct point solved once (response_times_together)
+    refuse_huge(
+        points[0],
+        solves * at.size,
+        what=f"the band of the largest distance: {solves} distinct points at {at.size} distances",
+        way_out=SEEK_WAY_OUT,
+    )
     solved = np.empty((len(points), len(points[0].members), at.size))
     fixed: list[np.ndarray] = [np.empty(0)] * len(points)
     for group, parts in load_free_groups(points, at):
@@ -1222,11 +1335,11 @@ def _seek_solves(
 def _seek_margin(
     banded: Banded, response: np.ndarray, base: np.ndarray, fixed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The model's error on ``response`` (S, M, D) s given its values at the measured distance ``base``
-    (S, M, 1), the weights of the sample (:func:`samples`, S·K) and each sample's least margin (S·K, D)
-    s: the longest mean meeting the goal (:func:`critical_mean` at each point's own fixed part ``fixed``
-    (S, M, D): a point that moves the round trip moves it, and its own members' shapes) less the sample's
-    mean, −inf where it has none."""
+    """The model's error on ``response`` (S, M, D) s given its values at the nearest measured distance
+    ``base`` (S, M, D: :func:`from_nearest`), the weights of the sample (:func:`samples`, S·K) and each
+    sample's least margin (S·K, D) s: the longest mean meeting the goal (:func:`critical_mean` at each
+    point's own fixed part ``fixed`` (S, M, D): a point that moves the round trip moves it, and its own
+    members' shapes) less the sample's mean, −inf where it has none."""
     sd = banded.sd("response_time", response, np.where(np.isnan(base), response, response - base))
     spread, weights = samples(response, sd, banded.all_weights())
     critical = np.repeat(_critical_means(banded, fixed), Z.size, axis=0)

@@ -50,6 +50,7 @@ from qmodel.scenario.measurements import (
 from qmodel.scenario.overrides import with_overrides, with_values
 from qmodel.scenario.predictive import sigma_points
 from qmodel.scenario.spec import Scenario, load_scenario
+from qmodel.units import significant
 
 _STEPS = 200
 _BISECTIONS = 60
@@ -60,7 +61,7 @@ def _response(scenario: Scenario, distance: float) -> np.ndarray:
     if result.thrashing[0]:
         raise InputError(
             "calibration",
-            f"{distance / 1e3:g} km",
+            f"{significant(distance / 1e3, 6)} km",
             "a distance with a fixed point",
             reason="the scenario thrashes there",
         )
@@ -85,7 +86,7 @@ def fit_other(scenario: Scenario, distance: float, responses: dict[str, float]) 
             bad = next(m for m in members if m.other < 0)
             raise InputError(
                 f"measured response of {bad.name}",
-                f"{responses[bad.name] * 1e3:g} ms",
+                f"{significant(responses[bad.name] * 1e3, 6)} ms",
                 "at least what the model explains",
                 reason="other would be negative",
             )
@@ -176,8 +177,8 @@ def fit_redispatch(
     low, high = 0.0, 10e-3
     if excess(low)[0] > 0:
         raise InputError(
-            f"response of {member} at {distance / 1e3:g} km",
-            f"{response * 1e3:g} ms",
+            f"response of {member} at {significant(distance / 1e3, 6)} km",
+            f"{significant(response * 1e3, 6)} ms",
             "more than the model gives with no redispatch wait",
         )
     low, high = _bisect(lambda wait: excess(wait)[0] < 0, low, high)
@@ -185,9 +186,10 @@ def fit_redispatch(
     if gap < -1e-6 * response:
         reached = (gap + response) * 1e3
         raise InputError(
-            f"response of {member} at {distance / 1e3:g} km",
-            f"{response * 1e3:g} ms",
-            f"at most {reached:.4g} ms (redispatch {low * 1e6:.4g} us, the longest wait the base rows take)",
+            f"response of {member} at {significant(distance / 1e3, 6)} km",
+            f"{significant(response * 1e3, 6)} ms",
+            f"at most {significant(reached)} ms (redispatch {significant(low * 1e6)} us, the longest wait "
+            "the base rows take)",
             reason="no redispatch wait reaches it",
         )
     return fitted
@@ -290,7 +292,7 @@ class Row:
     def label(self) -> str:
         where = f", {self.subchannels} subch" if self.subchannels else ""
         where += f", {self.castout_owner} owns castout" if self.castout_owner else ""
-        return f"{self.scenario[-4:]} {self.member} {self.quantity} {self.km:g} km{where}"
+        return f"{self.scenario[-4:]} {self.member} {self.quantity} {significant(self.km, 6)} km{where}"
 
 
 _ROW_QUANTITY = {"response_time": "response", "transactions": "transactions"}  # the rows' names
@@ -433,7 +435,7 @@ def fit_shape(mean: float, share: float, goal: float) -> float:
             "share within the goal",
             f"{share:.2%}",
             f"from {shares[least]:.2%} to {shares[-1]:.2%}",
-            reason=f"no gamma shape gives it at a mean of {mean * 1e3:g} ms",
+            reason=f"no gamma shape gives it at a mean of {significant(mean * 1e3, 6)} ms",
         )
     return float(brentq(lambda k: float(within(k)) - share, shapes[least], shapes[-1], xtol=1e-12))
 
@@ -760,8 +762,9 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
         lines.append(
             f"| locks.lock_span | {declared:.0%} (declared: chosen by cross-validation across the "
             f"environments) | {span.low:.0%} to 100% (profile: weighted RSS "
-            f"{span.rss_at_full:.3g} at {declared:.0%}, {span.rss_at_low:.3g} at {span.low:.0%} "
-            f"with lockable_items {span.lockable_items:.4g}) | Environment 3, {len(LOCK_ROWS)} "
+            f"{significant(span.rss_at_full, 3)} at {declared:.0%}, "
+            f"{significant(span.rss_at_low, 3)} at {span.low:.0%} "
+            f"with lockable_items {significant(span.lockable_items)}) | Environment 3, {len(LOCK_ROWS)} "
             "rows | weakly identified by Environment 3 alone |"
         )
     for i, name in enumerate(fit.names):
@@ -769,7 +772,8 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
         weak = "weakly identified" if weak_interval(low, high) else ""
         scale = ", log scale" if name in _LOG_SCALE else ""
         lines.append(
-            f"| locks.{name} | {value:.4g} | {low:.4g} to {high:.4g} (±1.96 standard errors from "
+            f"| locks.{name} | {significant(value)} | {significant(low)} to {significant(high)} (±1.96 "
+            "standard errors from "
             f"the Jacobian, the rows' σ scaled by max(1, S){scale}) | Environment 3, {len(LOCK_ROWS)} "
             "rows (below) "
             f"| {weak} |"
@@ -778,14 +782,14 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
         rows = BASE_ROWS[name]
         for member in scenario.members:
             lines.append(
-                f"| {name} member.{member.name}.other | {member.other * 1e3:.4g} ms | exact: one "
-                f"row | its 0 km response ({rows['base'][member.name]:g} ms) | one row, no "
+                f"| {name} member.{member.name}.other | {significant(member.other * 1e3)} ms | exact: one "
+                f"row | its 0 km response ({significant(rows['base'][member.name], 6)} ms) | one row, no "
                 "interval |"
             )
             lines.append(
-                f"| {name} member.{member.name}.think_time | {member.think_time:.5g} s | exact: one "
-                f"row | its 0 km transactions ({rows['transactions'][member.name]:g}) | one row, no "
-                "interval |"
+                f"| {name} member.{member.name}.think_time | {significant(member.think_time, 5)} s | "
+                "exact: one row | its 0 km transactions "
+                f"({significant(rows['transactions'][member.name], 6)}) | one row, no interval |"
             )
     c, se, residuals = fit_castout_iosq()
     quantile = float(t.ppf(0.975, residuals.size - 1))  # two rows, one degree of freedom: t, not 1.96
@@ -793,7 +797,8 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
     weak = "weakly identified" if weak_interval(low, high) else ""
     shown = ", ".join(f"{r:+.3f} ms" for r in residuals)
     lines.append(
-        f"| gdps-env1 disk.castout_iosq | {c:.4g} | {low:.3g} to {high:.3g} (±{quantile:.4g} "
+        f"| gdps-env1 disk.castout_iosq | {significant(c)} | {significant(low, 3)} to "
+        f"{significant(high, 3)} (±{significant(quantile)} "
         f"standard errors from the residuals, t with {residuals.size - 1} degree of freedom) | "
         f"Environment 1 G1P1 CICS IOSQ against DBM1 RESP, non-pprc and 0 km (residuals {shown}) | "
         f"{weak} |"
@@ -802,8 +807,9 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
     low, high = trip.interval()
     worst = float(np.abs(trip.residuals).max())
     lines.append(
-        f"| fibre_speed (all environments) | {trip.fibre_speed / 1e3:.6g} km/s: "
-        f"{trip.per_metre * 1e9:.4g} us/km per round trip | {low:.4g} to {high:.4g} us/km (±1.96 "
+        f"| fibre_speed (all environments) | {significant(trip.fibre_speed / 1e3, 6)} km/s: "
+        f"{significant(trip.per_metre * 1e9)} us/km per round trip | {significant(low)} to "
+        f"{significant(high)} us/km (±1.96 "
         f"standard errors from the residuals) | Environment 3's RMF service times of "
         f"{len(ROUND_TRIP_ROWS)} series that cross the distance once per request, 20 to 100 km "
         f"({trip.residuals.size} rows, residuals within ±{worst:.0f} us) |  |"
@@ -811,13 +817,13 @@ def parameter_table(fit: LockFit, fitted: dict[str, Scenario], span: SpanProfile
     lines += shape_lines(fitted)
     cpu = fitted["gdps-env3"].members[0].cpu
     lines.append(
-        f"| member.cpu (every member, all environments) | {cpu * 1e3:.4g} ms | exact: one row | "
+        f"| member.cpu (every member, all environments) | {significant(cpu * 1e3)} ms | exact: one row | "
         "Environment 3 G1P2 CICSERV APPL% at 0 km (12.3%) | one row, no interval |"
     )
     lines += ["", "| row (Environment 3) | printed | model | weighted residual |", "|---|---|---|---|"]
     for row, value, residual in zip(LOCK_ROWS, fit.values, fit.residuals, strict=True):
-        shown = "thrashes" if np.isnan(value) else f"{value:.4g}"
-        lines.append(f"| {row.label} | {row.value:g} | {shown} | {residual:+.2f} |")
+        shown = "thrashes" if np.isnan(value) else significant(value)
+        lines.append(f"| {row.label} | {significant(row.value, 6)} | {shown} | {residual:+.2f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -828,13 +834,15 @@ def shape_lines(fitted: dict[str, Scenario]) -> list[str]:
         scenario = fitted[name]
         for member, (mean, share, factor) in shape_rows(name).items():
             shape = scenario.member(member).shape
+            assert shape is not None  # fit_shapes gives every member of SHAPE_ROWS its shape
             low, high = shape_interval(mean, share, factor, scenario.goal_time)
             weak = "weakly identified" if weak_interval(low, high) else ""
             row = "its 0 km share" if factor == 1 else "the both-members 0 km share's rest"
             lines.append(
-                f"| {name} member.{member}.shape | {shape:.4g} | exact: one row (residual 0); "
-                f"{low:.3g} to {high:.3g} over the row's printing resolution | {row} "
-                f"within {scenario.goal_time * 1e3:g} ms ({share:.4g}% at a {mean:g} ms mean) "
+                f"| {name} member.{member}.shape | {significant(shape)} | exact: one row (residual 0); "
+                f"{significant(low, 3)} to {significant(high, 3)} over the row's printing resolution | {row} "
+                f"within {significant(scenario.goal_time * 1e3, 6)} ms ({significant(share)}% at a "
+                f"{significant(mean, 6)} ms mean) "
                 f"| {weak} |"
             )
     return lines
@@ -845,8 +853,10 @@ def prediction_table(fitted: dict[str, Scenario]) -> str:
     values = predictions(fitted)
     lines = ["| row (never fitted) | printed | model | deviation |", "|---|---|---|---|"]
     for row, value in zip(PREDICTION_ROWS, values, strict=True):
-        shown = "thrashes" if np.isnan(value) else f"{value:.4g}"
-        lines.append(f"| {row.label} | {row.value:g} | {shown} | {(value / row.value - 1) * 100:+.1f}% |")
+        shown = "thrashes" if np.isnan(value) else significant(value)
+        lines.append(
+            f"| {row.label} | {significant(row.value, 6)} | {shown} | {(value / row.value - 1) * 100:+.1f}% |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -878,7 +888,7 @@ def band_toml(name: str, scenario: Scenario, fit: LockFit) -> str:
         except InputError as refused:  # the 0 km rows cannot be met here: keep the file's fits, say so
             refit = scenario
             kept.append(
-                f"at {', '.join(f'{k} {v:.4g}' for k, v in point.items())} the 0 km rows cannot be "
+                f"at {', '.join(f'{k} {significant(v)}' for k, v in point.items())} the 0 km rows cannot be "
                 f"met ({refused.reason or refused.value}), so the file's 0 km fits are kept there"
             )
         keys = [

@@ -423,19 +423,33 @@ def cpu_residence(
     return demand - spin + next(iter(wait.values())), saturated
 
 
-def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> ScenarioResult:
+def solve_scenario(
+    scenario: Scenario, distances: np.ndarray | None = None, fixed: FixedParts | None = None
+) -> ScenarioResult:
     """Every member's response time, breakdown, goal share, throughput and CPU at each distance (m).
 
     ``distances`` default to the scenario's own. See the module docstring for the steps.
 
     :param scenario: the scenario (:func:`load_scenario`).
     :param distances: the distances between the sites, m; None: the file's own.
+    :param fixed: the load-free parts at ``distances`` where the caller has them (a band's points that
+        share them: :func:`load_free_groups`), their paths already held to carrying their other work
+        (:func:`refuse_uncarried_background`); None: computed and checked here.
     :returns: the answer per member and distance, SI units (:class:`ScenarioResult`; its records in ms,
         1/s and %, keys naming them).
     :raises InputError: a solve too large to compute (with its estimate), or volumes that cannot carry
         their other work.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
+    _refuse_unsolvable(scenario, distances)
+    if fixed is None:
+        refuse_uncarried_background(scenario)
+    return solve_at(scenario, distances, 1.0, with_thrashing_load=True, checked=True, fixed=fixed)
+
+
+def _refuse_unsolvable(scenario: Scenario, distances: np.ndarray) -> None:
+    """:func:`solve_scenario`'s checks before any work: the distances, the solve's size and the search of
+    the load where lock contention begins at the distances that thrash, estimated."""
     if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():
         raise InputError("distances", distances.tolist(), "one or more finite distances >= 0, in m")
     refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
@@ -457,8 +471,6 @@ def solve_scenario(scenario: Scenario, distances: np.ndarray | None = None) -> S
                 f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
                 f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
             )
-    refuse_uncarried_background(scenario)
-    return solve_at(scenario, distances, 1.0, with_thrashing_load=True, checked=True)
 
 
 def refuse_uncarried_background(scenario: Scenario, at_zero: FixedParts | None = None) -> None:
@@ -724,6 +736,16 @@ class Loaded:
     # subchannels (the other work on a path counted) at the distance: no response time exists there
     open_saturated: np.ndarray
 
+    def at(self, columns: slice) -> Loaded:
+        """The same at some distances only (the last axis of every array; each path's)."""
+        picked: dict[str, Any] = {
+            field.name: [path[..., columns] for path in value]
+            if isinstance(value, list)
+            else value[..., columns]
+            for field, value in ((field, getattr(self, field.name)) for field in fields(self))
+        }
+        return Loaded(**picked)
+
 
 def loaded_parts(
     scenario: Scenario,
@@ -804,6 +826,10 @@ class Equilibrium:
     rest: np.ndarray
     thrashing: np.ndarray
     loaded: Loaded
+
+    def at(self, columns: slice) -> Equilibrium:
+        """The same at some distances only."""
+        return Equilibrium(self.rest[:, columns], self.thrashing[columns], self.loaded.at(columns))
 
     @property
     def response_time(self) -> np.ndarray:
@@ -970,6 +996,20 @@ def solve_at(
         settle=with_thrashing_load,
         ceiling=ceiling,
     )
+    return _gathered(scenario, distances, fixed, work, solved, with_thrashing_load)
+
+
+def _gathered(
+    scenario: Scenario,
+    distances: np.ndarray,
+    fixed: FixedParts,
+    work: Workload,
+    solved: Equilibrium,
+    with_thrashing_load: bool,
+) -> ScenarioResult:
+    """:func:`solve_at`'s answer from its parts at ``distances``: the load-free parts, the workload and
+    the lock fixed point; the load where lock contention begins searched at the distances that thrash
+    where ``with_thrashing_load``."""
     thrashing, loaded = solved.thrashing, solved.loaded
     blank = thrashing[None, :]
     breakdown = {
@@ -1044,17 +1084,21 @@ def response_times_together(
     a caller that reads nothing else of it (the goal seek's band): :func:`solved_together`, each distinct
     solve once (points that differ only in their gamma shapes have the same response times:
     :func:`solved_values`)."""
-    keys = [solved_values(each) for each in points]
-    first = {key: i for i, key in reversed(list(enumerate(keys)))}  # each distinct solve, its first point
-    unique = sorted(set(first.values()))
+    first = solved_alike(points)
+    unique = sorted(set(first))
     solved = solved_together([points[i] for i in unique], distances, fixed, checked=checked)
     response = solved.response_time.reshape(len(points[0].members), len(unique), distances.size)
     place = {i: k for k, i in enumerate(unique)}
-    return response.transpose(1, 0, 2)[[place[first[key]] for key in keys]]
+    return response.transpose(1, 0, 2)[[place[i] for i in first]]
 
 
 def solved_together(
-    points: Sequence[Scenario], distances: np.ndarray, fixed: FixedParts, *, checked: bool = False
+    points: Sequence[Scenario],
+    distances: np.ndarray,
+    fixed: FixedParts,
+    *,
+    checked: bool = False,
+    settle: bool = False,
 ) -> Equilibrium:
     """The lock fixed point (:func:`equilibrium`) of each of ``points`` at ``distances`` (m), as
     :func:`solve_at` solves it at the file's load, for points that share their load-free parts ``fixed``
@@ -1077,21 +1121,66 @@ def solved_together(
     )
     per_point = zip(*(locks_of(each) for each in points), strict=True)  # each parameter, a value per point
     locks = Locks(*(np.repeat(np.asarray(values, float), count) for values in per_point))
-    return equilibrium(points[0], fixed.at(columns), work, locks=locks)
+    return equilibrium(points[0], fixed.at(columns), work, locks=locks, settle=settle)
+
+
+def solve_scenarios_together(
+    points: Sequence[Scenario], distances: np.ndarray, fixed: FixedParts
+) -> list[ScenarioResult]:
+    """:func:`solve_scenario` of each of ``points`` at ``distances`` (m), for points that share their
+    load-free parts ``fixed`` at those distances (:func:`load_free_groups`, their paths held to carrying
+    their other work): each checked as it checks it, their fixed points solved side by side
+    (:func:`solved_together`, every distance decided), then each one's answer gathered as
+    :func:`solve_at` gathers it (the load where lock contention begins searched where it thrashes): the
+    same answers, for one solve's overhead."""
+    for each in points:
+        _refuse_unsolvable(each, distances)
+    solved = solved_together(points, distances, fixed, checked=True, settle=True)
+    count = distances.size
+    return [
+        _gathered(
+            each,
+            distances,
+            fixed,
+            workload(each, distances),
+            solved.at(slice(p * count, (p + 1) * count)),
+            with_thrashing_load=True,
+        )
+        for p, each in enumerate(points)
+    ]
 
 
 def load_free_groups(points: Sequence[Scenario], distances: np.ndarray) -> list[tuple[list[int], FixedParts]]:
-    """The points in groups that share their load-free parts (:func:`same_load_free`: they differ only in
-    what :func:`fixed_parts` does not read, a fit's hot set, span, others or think times), each group's
+    """The points in groups that share their load-free parts (:func:`load_free_indices`), each group's
     indices into ``points`` and its parts at ``distances`` (m), computed once."""
-    groups: list[tuple[list[int], FixedParts]] = []
+    return [(group, fixed_parts(points[group[0]], distances)) for group in load_free_indices(points)]
+
+
+def load_free_indices(points: Sequence[Scenario]) -> list[list[int]]:
+    """The indices of ``points`` in groups that share their load-free parts (:func:`same_load_free`: they
+    differ only in what :func:`fixed_parts` does not read, a fit's hot set, span, others, think times or
+    gamma shapes), in the order each group's first point comes."""
+    groups: list[list[int]] = []
     for index, each in enumerate(points):
-        known = next((group for group, _ in groups if same_load_free(points[group[0]], each)), None)
+        known = next((group for group in groups if same_load_free(points[group[0]], each)), None)
         if known is None:
-            groups.append(([index], fixed_parts(each, distances)))
+            groups.append([index])
         else:
             known.append(index)
     return groups
+
+
+def solved_alike(points: Sequence[Scenario]) -> list[int]:
+    """For each of ``points``, the first of them solved alike: the same load-free parts
+    (:func:`load_free_indices`) and the same :func:`solved_values`, so the same response times, breakdown,
+    throughput and CPU at every distance (they differ at most in their gamma shapes, which only the share
+    within the goal reads): a caller that reads nothing else solves each distinct one once."""
+    first = list(range(len(points)))
+    for group in load_free_indices(points):
+        seen: dict[tuple[float, ...], int] = {}
+        for index in group:
+            first[index] = seen.setdefault(solved_values(points[index]), index)
+    return first
 
 
 def _solved_checks(scenario: Scenario, distances: int, checked: bool) -> None:

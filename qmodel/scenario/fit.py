@@ -29,12 +29,33 @@ that of the rows that inform j, each in proportion to its share of j's estimate:
 (x̂ moves by C r), row i's share u_ji = C_ji² / Σ_k C_jk² of the variance of x̂_j, and h_i the
 row's leverage (the diagonal of J (JᵀJ)⁻¹ Jᵀ, whose complement 1 − h_i is the share of σ² a correct
 model leaves in r_i²): S_j² = max(1, Σ_i u_ji r_i² / Σ_i u_ji (1 − h_i)) over the n rows counted
-(below). For one parameter fitted to N equal rows this is the PDG's χ²/(N − 1); the PDG leaves out of
-S the measurements whose weight in the mean is below 1/(9N) (δ_i > 3√N δ̄), and the share u_ji makes
-that cut smooth: a row a parameter barely moves (a closed member's throughput where only its ``other``
-is free) widens that parameter little, while its misfit still counts in full in s² = RSS / (n − p),
-which the summary reports with the rows that carry most of it and the free key that would move each
-(:meth:`Fit.summary`). Where no row is left over to check parameter j (Σ_i u_ji (1 − h_i) at or below
+(below), leaving out of S_j each row whose share u_ji is below 1/(9 n), and its pull on j's estimate
+with it: the rows K_j kept have their residuals from j estimated on them alone, the other parameters
+held where all rows put them (ř = M r_K, M = I − c cᵀ / cᵀc, c = C_j on K_j), set against what a
+correct model leaves there (E[ř_i²] = (M P_KK M)_ii, P = I − J C the full fit's residual projection):
+S_j² = max(1, Σ_K u_ji ř_i² / Σ_K u_ji E[ř_i²]) (:func:`scale_factors`; with no row cut, ř = r and
+E[ř_i²] = 1 − h_i, the rule as before).
+
+That cut is the PDG's own: a measurement whose weight in the mean is below 1/(9N) (its error δ_i above
+3 √N times the error δ̄ of the mean) adds little to the mean but can move S strongly, so the PDG leaves
+it out of S. For one parameter fitted to N equal rows (each share 1/N) nothing is cut and S_j² is the
+PDG's χ²/(N − 1); with rows cut, here χ²/(N − 1) of the N rows kept about their own mean (the PDG's
+N − 1 counts the measurements kept; its χ² may be about the mean of all). The cut replaced letting the
+share alone make it smooth (the rule before), which failed its stated purpose where nothing else is
+left over: S_j² is a ratio, unchanged by the scale of u, so where the rows that carry j's estimate have
+leverage ~1 the denominator was the tiny-share row's alone and S_j that row's |r| whatever its share
+(trial 7, W4b: CICB.other widened ×2.1 by a throughput row carrying about 0.2% of its variance). The
+cut was decided by the rule's source, not by the file's answer. Two details were seen to be needed on
+files, and follow from the PDG's N − 1 counting only the measurements kept: cutting the row but keeping
+the full fit's r and h changes nothing in W4b (the response row's room left over, 1 − h, and its
+residual are the throughput row's: its r / √(1 − h) is exactly that row's 2.1), hence j estimated on
+the kept rows alone; and refitting every parameter on the kept rows let faint couplings fit them
+exactly (trial 6's plexw on its percentile rows: S 1 for rows off by 2 σ), hence the others held.
+
+A row a parameter barely moves (a closed member's throughput where only its ``other`` is free) thus
+does not widen that parameter, while its misfit still counts in full in s² = RSS / (n − p), which the
+summary reports with the rows that carry most of it and the free key that would move each
+(:meth:`Fit.summary`). Where no row is left over to check parameter j (Σ_K u_ji E[ř_i²] at or below
 1e-9), S_j = 1: its interval takes the rows' σ as known.
 
 A row no free parameter moves is a check of the model, not of the fit (the criterion, written before any
@@ -109,8 +130,10 @@ from qmodel.scenario.compose import (
     load_free_groups,
     load_only_values,
     refuse_overloaded_today,
+    same_load_free,
     solve_at,
     solved_together,
+    solved_values,
 )
 from qmodel.scenario.files import fit_path, write_whole
 from qmodel.scenario.measurements import (
@@ -987,27 +1010,41 @@ def fit_scenario(
     return Fit(parameters, x, covariance, rows, model, weighted, jacobian, at)
 
 
+# The PDG's cut (Review of Particle Physics, Introduction, "Averages and fits"): a row whose share of a
+# parameter's estimate is below PDG_CUT / n is left out of that parameter's scale factor
+PDG_CUT = 1 / 9
 _NOTHING_LEFT = 1e-9  # Σ u (1 − h) at or below this: no row is left over to check the parameter
 
 
 def scale_factors(jacobian: np.ndarray, residuals: np.ndarray) -> np.ndarray:
     """(p,) each parameter's scale factor S_j ≥ 1 from the counted rows' Jacobian (n, p) and weighted
-    residuals (n,): S_j² = max(1, Σ_i u_ji r_i² / Σ_i u_ji (1 − h_i)), u_ji row i's share of the variance of
-    parameter j's estimate and h_i its leverage (the module docstring: the PDG's scale factor, each row
-    counted by its share); 1 where no row is left over to check the parameter (n ≤ p, or the rows that
-    inform it leave nothing over) or no row moves it."""
+    residuals (n,): over the rows K_j whose share u_ji of the variance of parameter j's estimate is at
+    least 1/(9 n) (the PDG's cut), S_j² = max(1, Σ_K u_ji ř_i² / Σ_K u_ji E[ř_i²]), ř = M r_K the kept rows'
+    residuals from j estimated on them alone (M = I − c cᵀ / cᵀc, c row j of C = (JᵀJ)⁻¹Jᵀ on K_j: the
+    others held where all rows put them) and E[ř_i²] = (M P_KK M)_ii what a correct model leaves there
+    (P = I − J C); with no row cut, ř = r and E[ř_i²] = 1 − h_i. The module docstring: the PDG's scale
+    factor, each row counted by its share. 1 where no row is left over to check the parameter (n ≤ p, or
+    its rows K_j leave nothing over) or no row moves it."""
     jacobian = np.asarray(jacobian, float)
     residuals = np.asarray(residuals, float)
-    p = jacobian.shape[1] if jacobian.ndim == 2 else 0
-    if jacobian.shape[0] <= p or p == 0:
+    n, p = jacobian.shape if jacobian.ndim == 2 else (0, 0)
+    if n <= p or p == 0:
         return np.ones(p)
     gain = np.linalg.pinv(jacobian.T @ jacobian) @ jacobian.T  # (p, n): x̂ moves by gain @ r
-    leverage = np.einsum("ij,ji->i", jacobian, gain)
+    left_in = np.eye(n) - jacobian @ gain  # P: r = P × the rows' errors, E[r rᵀ] = P
     share = gain**2
     total = share.sum(axis=1, keepdims=True)
     share = np.divide(share, total, out=np.zeros_like(share), where=total > 0)
-    left = share @ (1 - leverage)
-    squared = np.divide(share @ residuals**2, left, out=np.ones(p), where=left > _NOTHING_LEFT)
+    squared = np.ones(p)
+    for j in range(p):
+        kept = share[j] >= PDG_CUT / n  # the PDG's cut; a row that does not move j has share 0
+        own = gain[j, kept]
+        if not kept.any() or not own @ own > 0:
+            continue
+        alone = np.eye(own.size) - np.outer(own, own) / (own @ own)  # M: j refitted on the kept rows
+        room = share[j, kept] @ np.diag(alone @ left_in[np.ix_(kept, kept)] @ alone)
+        if room > _NOTHING_LEFT:
+            squared[j] = share[j, kept] @ (alone @ residuals[kept]) ** 2 / room
     return np.sqrt(np.maximum(1.0, squared))
 
 
@@ -1509,25 +1546,42 @@ def _with_lock_fit(scenario: Scenario, fit: Fit) -> Scenario:
     return replace(scenario, lockable_items=value, band=band, calibration=(*scenario.calibration, record))
 
 
-def with_inferred_locks_together(points: Sequence[Scenario], near: float) -> tuple[Scenario, ...]:
-    """:func:`with_inferred_locks` of each of ``points`` started at ``near`` (a band's points, each
-    inferring its own hot set from the answer's), their steps taken together: each step of the secant
-    (:func:`_secant_roots`) and the slope at the roots are one solve of every point still stepping
-    (:func:`qmodel.scenario.compose.solved_together`, the points that share their load-free parts side
-    by side) in place of one solve per point, with the same values. A point with no lock wait at ``near``,
-    whose steps do not reach the root, or measured at another distance than the first, is inferred alone
-    (:func:`with_inferred_locks`: the scan of the starts, least squares, the errors)."""
+def with_inferred_locks_together(
+    points: Sequence[Scenario], near: float | Sequence[float]
+) -> tuple[Scenario, ...]:
+    """:func:`with_inferred_locks` of each of ``points`` started at ``near`` (one value, or one per point:
+    a band's points, each inferring its own hot set from its answer's), their steps taken together: each
+    step of the secant (:func:`_secant_roots`) and the slope at the roots are one solve of every point
+    still stepping (:func:`qmodel.scenario.compose.solved_together`, the points that share their
+    load-free parts side by side) in place of one solve per point, with the same values. Points that differ
+    only in what the inference does not read (their gamma shapes: :func:`_same_inference`) from the same
+    start share one inference. A point with no lock wait at its start, whose steps do not reach the root,
+    or measured at another distance than the first, is inferred alone (:func:`with_inferred_locks`: the
+    scan of the starts, least squares, the errors)."""
     found = list(points)
+    nears = np.broadcast_to(np.asarray(near, float), (len(points),))
     inferring = [
         i
         for i, point in enumerate(points)
-        if point.lock_measurement is not None and np.isnan(point.lockable_items)
+        if point.lock_measurement is not None and np.isnan(point.lockable_items) and np.isfinite(nears[i])
     ]
-    if not inferring or not np.isfinite(near):
-        return tuple(with_inferred_locks(point, near) for point in points)
+    if not inferring:
+        return tuple(
+            with_inferred_locks(point, float(start)) for point, start in zip(points, nears, strict=True)
+        )
     measured_at = _lock_row(points[inferring[0]]).distance
     inferring = [i for i in inferring if _lock_row(points[i]).distance == measured_at]
-    subset = [points[i] for i in inferring]
+    first: list[int] = []  # the points whose inference is done, each standing for those alike
+    stands: list[int] = []  # for each of inferring, its place in first
+    for i in inferring:
+        alike = (
+            k for k, j in enumerate(first) if nears[j] == nears[i] and _same_inference(points[j], points[i])
+        )
+        place = next(alike, len(first))
+        if place == len(first):
+            first.append(i)
+        stands.append(place)
+    subset = [points[i] for i in first]
     waits = _lock_waits(subset, measured_at)
 
     def gap(index: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -1536,22 +1590,39 @@ def with_inferred_locks_together(points: Sequence[Scenario], near: float) -> tup
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(wait > 0, np.log(wait / measured), np.nan)
 
-    x0 = np.full(len(subset), float(np.log(near)))
+    x0 = np.log(nears[first])
     x, _, reached = _secant_roots(gap, x0, gap(np.arange(len(subset)), x0), np.full(len(subset), FIRST_SLOPE))
     roots = np.flatnonzero(reached)
     items = [float(value) for value in np.exp(x[roots])]
     steps = [_root_step(subset[j], value) for j, value in zip(roots, items, strict=True)]
     both = waits(np.concatenate([roots, roots]), np.array([*items, *(step[3] for step in steps)]))
-    for k, j in enumerate(roots):
-        row = _lock_row(subset[j])
-        fit = _root_fit(subset[j], row, items[k], steps[k], both[k : k + 1], both[roots.size + k :][:1])
+    fits = {
+        j: _root_fit(
+            subset[j], _lock_row(subset[j]), items[k], steps[k], both[k : k + 1], both[roots.size + k :][:1]
+        )
+        for k, j in enumerate(roots.tolist())
+    }
+    done = set()
+    for i, place in zip(inferring, stands, strict=True):
         try:
-            found[inferring[j]] = _with_lock_fit(subset[j], fit)
-        except InputError:
-            reached[j] = False  # the nearest the model gets: inferred alone, which says so
-    for j in np.flatnonzero(~reached):
-        found[inferring[j]] = with_inferred_locks(subset[j], near)
-    return tuple(found)
+            found[i] = _with_lock_fit(points[i], fits[place])
+            done.add(i)
+        except (KeyError, InputError):  # not reached, or the nearest the model gets: alone, which says so
+            pass
+    return tuple(
+        point if i in done else with_inferred_locks(point, float(nears[i])) for i, point in enumerate(found)
+    )
+
+
+def _same_inference(one: Scenario, other: Scenario) -> bool:
+    """True where ``one`` and ``other`` infer the same hot set from their measured lock waits: the same
+    load-free parts (:func:`qmodel.scenario.compose.same_load_free`, which holds the measurement alike)
+    and the same values the lock fixed point reads besides lockable_items
+    (:func:`qmodel.scenario.compose.solved_values`): they differ at most in their gamma shapes."""
+    # lockable_items: NaN in both, left out of the comparison
+    return same_load_free(one, other) and solved_values(replace(one, lockable_items=0.0)) == solved_values(
+        replace(other, lockable_items=0.0)
+    )
 
 
 def _lock_waits(

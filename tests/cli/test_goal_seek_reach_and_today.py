@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -204,7 +205,11 @@ def test_an_answer_past_todays_distance_says_nothing_of_today(plex) -> None:
 
 
 def test_the_breaking_component_is_the_part_that_grew_most_from_0_km(plex) -> None:
-    # the words say "its largest growth from 0 km" for a file measured at 15 km: the base is the 0 km solve
+    # the base is the 0 km solve for a file measured at 15 km too, and the words say so (trial 7, R5)
+    assert "its largest growth from 0 km (not from today's 15 km) being " in seek([plex("80ms")])["answer"]
+    at_0_km = Path(plex("80ms")).with_name("plex-at-0km.toml")
+    at_0_km.write_text(PLEX.replace("GOAL", "100ms").replace('measured_at = "15km"', 'measured_at = "0km"'))
+    assert "its largest growth from 0 km being " in seek([str(at_0_km)])["answer"]
     scenario = load_scenario(plex("70ms"))
     answer = max_distance(scenario)
     _, result = goal_failing(scenario, np.array([0.0, answer.distance + TOLERANCE]), None)

@@ -30,6 +30,7 @@ from qmodel.scenario.band import (
     NARROW,
     RANGE_NODES,
     Banded,
+    _narrowing_key,
     describe,
     load_banded,
     max_distance_banded,
@@ -49,7 +50,7 @@ from qmodel.scenario.predictive import (
     samples,
     sigma_points,
 )
-from qmodel.scenario.schema import key_of
+from qmodel.scenario.schema import SCENARIO_KEYS, key_of
 from qmodel.scenario.spec import load_scenario
 from qmodel.units import parse_value
 
@@ -209,6 +210,34 @@ def test_what_was_measured_and_fitted_at_0_km_carries_only_a_runs_own_scatter(na
         np.testing.assert_allclose(value[:, 0] - low[:, 0], spread, rtol=0.05)
         np.testing.assert_allclose(high[:, 0] - value[:, 0], spread, rtol=0.05)
     assert (high[:, 1] - low[:, 1] > 0.01 * value[:, 1]).all()  # at 50 km the model predicts: a band
+
+
+@pytest.mark.parametrize("name", ["gdps-env2", "gdps-env3"])
+def test_a_closed_members_throughput_band_is_its_response_bands_by_the_response_time_law(name: str) -> None:
+    """A closed member's throughput is N / (Z + R): its band comes from the same samples as the response
+    time's (trial 8, P2: a throughput band of 0 to 111/s beside a response band giving 34 to 55/s), so
+    with no run-to-run scatter of its own its ends are the response band's through the law, whatever the
+    count's error on a predicted part; with one, the band holds the law's and is wider by at most that
+    scatter."""
+    law_only = ModelError(
+        {"response_time": 0.02, "throughput": 0.0}, {"response_time": 0.3, "throughput": 0.3}
+    )
+    members = load_banded(resolve_scenario(name)).scenario.members
+    terminals = np.array([m.terminals for m in members], float)[:, None]
+    think = np.array([m.think_time for m in members])[:, None] * 1e3  # ms
+    for error in (law_only, ERROR):
+        banded = load_banded(resolve_scenario(name))._replace(error=error)
+        result = solve_banded(banded, np.array([0.0, 40e3, 100e3]))
+        low, high = (end[: len(members)] for end in result.band_values()["response_time[ms]"])
+        x_low, x_high = (end[: len(members)] for end in result.band_values()["throughput[1/s]"])
+        law_low, law_high = terminals / (think + high) * 1e3, terminals / (think + low) * 1e3
+        if error is law_only:
+            np.testing.assert_allclose(x_low, law_low, rtol=2e-3)
+            np.testing.assert_allclose(x_high, law_high, rtol=2e-3)
+        else:
+            run = NormalDist().inv_cdf(0.9) * error.spread["throughput"] * law_high
+            assert (x_low <= law_low * (1 + 2e-3)).all() and (x_high >= law_high * (1 - 2e-3)).all()
+            assert ((x_high - x_low) - (law_high - law_low) <= 2 * run).all()
 
 
 @settings(max_examples=10, deadline=None)
@@ -668,3 +697,29 @@ def test_every_value_with_a_unit_carries_a_band_or_is_named_with_why_it_has_none
     assert payload["band"]["unbanded"] == list(UNBANDED) and payload["band"]["why_unbanded"] == WHY_UNBANDED
     table = " ".join(run(["gdps-env2", "--distance", "20km", "--no-breakdown"]).output.split())
     assert " ".join(WHY_UNBANDED.split())[1:] in table
+
+
+@pytest.mark.parametrize(
+    ("widest", "varied", "beyond", "words"),
+    [
+        ("locks.measured_wait", ("locks.measured_wait",), "", "measured_wait"),  # a calibrated wait's nodes
+        ("measured_wait", (), "_beyond", "measured_wait_beyond"),  # the inference's own interval
+        ("locks.lock_span", ("locks.lock_span",), "", "growth"),  # held at its prior by a calibration
+        ("locks.lock_span", ("locks.lock_span",), "_beyond", "growth_beyond"),
+        ("locks.lockable_items", (), "", "range"),  # ranged where nothing pins it
+        ("fit", (), "", "fit"),
+    ],
+)
+def test_the_narrowing_line_asks_for_what_would_narrow_the_source_that_spreads_most(
+    widest, varied, beyond, words
+) -> None:
+    """A calibrated file whose band takes its measured lock wait at nodes is not told to measure the lock
+    contention it gives (trial 8, P3); a lock parameter a calibration held is narrowed by a second
+    distance, one ranged without a calibration by the lock contention today."""
+    banded = Banded(load_banded(resolve_scenario("gdps-env2")).scenario, varied=varied)
+    assert _narrowing_key(banded, widest, beyond) == words
+
+
+def test_every_default_the_band_takes_at_nodes_has_words_for_the_measurement_that_narrows_it() -> None:
+    estimates = [".".join(filter(None, (k.table, k.name))) for k in SCENARIO_KEYS if k.supported is not None]
+    assert estimates and all(key in NARROW for key in estimates)

@@ -3,7 +3,8 @@ parameter (issue 32, trial 5's N5, N6, N9; the rule is qmodel.scenario.fit's mod
 
 - Rows that agree better than their σ pin nothing tighter than the σ allow (the PDG's S = √max(1, χ²/ν)).
 - A row a parameter barely moves (a closed member's throughput with its think time held wrong) widens
-  that parameter little, and the summary names it with the key that would move it.
+  that parameter little, and the summary names it with the key that would move it; a row below the PDG's
+  cut (a share of the estimate under 1/(9n)) does not widen it at all (trial 7, W4b).
 - A row's default σ is the model's run-to-run spread of its kind: one figure for one scatter.
 - The narrowing lines ask for what the rows do not have yet.
 """
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 from qmodel.scenario.band import NARROW, Banded, narrowing
 from qmodel.scenario.calibrate import LOCK_ROWS, _measured
-from qmodel.scenario.fit import Fit, fit_scenario, free_parameters, model_values, scale_factors
+from qmodel.scenario.fit import PDG_CUT, Fit, fit_scenario, free_parameters, model_values, scale_factors
 from qmodel.scenario.measurements import SIGMA, Measurement, row_sigma
 from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.predictive import ModelError
@@ -47,6 +48,103 @@ def test_one_parameter_on_equal_rows_takes_the_pdg_scale_factor() -> None:
     (s,) = scale_factors(np.ones((5, 1)), residuals)
     assert s**2 == pytest.approx(residuals @ residuals / 4)
     assert scale_factors(np.ones((5, 1)), residuals / 10)[0] == 1.0  # agreeing better than σ: 1, not less
+
+
+def test_a_row_below_the_pdg_cut_is_left_out_of_the_scale_factor_of_the_mean() -> None:
+    """PDG (Review of Particle Physics, Introduction, "Averages and fits"): a measurement whose weight in
+    the mean is below 1/(9N) is left out of S, which is then χ²/(N − 1) of the rest about their mean."""
+    residuals = np.array([1.0, -2.0, 0.5, 1.5, -1.0, 0.0])
+    jacobian = np.array([[1.0]] * 5 + [[0.05]])  # the sixth: weight 0.0025 / 5.0025 of the mean < 1/54
+    kept = residuals[:5] - residuals[:5].mean()
+    for far in (0.0, 3.0, 300.0):  # whatever the sixth row misses by
+        residuals[5] = far
+        (s,) = scale_factors(jacobian, residuals)
+        assert s**2 == pytest.approx(kept @ kept / 4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(3, 8),
+    seed=st.integers(0, 2**32 - 1),
+    faint=st.floats(1e-6, 0.1),
+    miss=st.floats(-1e3, 1e3),
+)
+def test_a_row_below_the_cut_cannot_widen_a_parameter_whatever_it_misses_by(
+    rows: int, seed: int, faint: float, miss: float
+) -> None:
+    rng = np.random.default_rng(seed)
+    jacobian = rng.normal(size=(rows + 1, 2)) * 10
+    jacobian[-1] *= faint  # the last row: a parameter barely moves it
+    residuals = rng.normal(size=rows + 1) * 3
+    gain = np.linalg.pinv(jacobian.T @ jacobian) @ jacobian.T
+    share = gain**2 / (gain**2).sum(axis=1, keepdims=True)
+    before = scale_factors(jacobian, residuals)
+    residuals[-1] = miss
+    after = scale_factors(jacobian, residuals)
+    below = share[:, -1] < PDG_CUT / (rows + 1)
+    assert (after[below] == before[below]).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(4, 9), seed=st.integers(0, 2**32 - 1), size=st.floats(0.1, 10.0))
+def test_where_no_row_is_cut_the_scale_factor_is_the_share_weighted_rule_unchanged(
+    rows: int, seed: int, size: float
+) -> None:
+    """Where every row's share of a parameter's estimate is at least 1/(9n), S_j² is
+    max(1, Σ u r² / Σ u (1 − h)) of the full fit, as before the cut (the rest of the rule kept)."""
+    rng = np.random.default_rng(seed)
+    jacobian = rng.normal(size=(rows, 2)) * 10
+    noise = rng.normal(size=rows) * size
+    residuals = noise - jacobian @ np.linalg.lstsq(jacobian, noise, rcond=None)[0]  # as at an optimum
+    gain = np.linalg.pinv(jacobian.T @ jacobian) @ jacobian.T
+    share = gain**2 / (gain**2).sum(axis=1, keepdims=True)
+    leverage = np.einsum("ij,ji->i", jacobian, gain)
+    whole = np.sqrt(np.maximum(1, share @ residuals**2 / (share @ (1 - leverage))))
+    uncut = (share >= PDG_CUT / rows).all(axis=1)
+    assert scale_factors(jacobian, residuals)[uncut] == pytest.approx(whole[uncut], rel=1e-9)
+
+
+def test_rows_that_carry_a_parameter_and_scatter_still_widen_it_where_others_touch_them_faintly() -> None:
+    """Each member's other carried by its own three rows (response, throughput, share within the goal),
+    the others' other moving them a thousandth as much: the faint rows are cut from each S_j, but the
+    three rows that carry it scatter, and S_j is theirs (as trial 6's plexw: 1.7, not 1)."""
+    block = np.array([[529.0], [596.0], [-526.0]])
+    jacobian = np.kron(np.eye(3), block) + 0.5 * np.random.default_rng(1).normal(size=(9, 3))
+    noise = np.array([-1.0, -0.9, -2.1, 0.3, -0.5, 0.8, -1.3, -1.5, 0.2]) * 1.5
+    residuals = noise - jacobian @ np.linalg.lstsq(jacobian, noise, rcond=None)[0]
+    scale = scale_factors(jacobian, residuals)
+    b = block[:, 0]
+    u = b**2 / (b @ b)  # each row's share, as if the faint couplings were not there
+    for j in range(3):
+        own = residuals[3 * j : 3 * j + 3]  # the rows that carry parameter j: one parameter on three rows
+        alone = np.sqrt(max(1.0, u @ (own - b * (b @ own) / (b @ b)) ** 2 / (u @ (1 - u))))
+        assert scale[j] == pytest.approx(alone, rel=0.01)
+    assert scale.max() > 1.3  # they do scatter
+
+
+def test_a_throughput_row_other_barely_moves_leaves_each_interval_the_responses_alone_give() -> None:
+    """Trial 7, W4b (a planner's two closed members, every row at 10 km, each member's other free): a
+    throughput row +2 σ off carried ~0.2% of its member's other and widened it ×2.1, as the rows that
+    carry the estimate left nothing over but that row's room. Here G1P2's think time is 2% short in the
+    file: its throughput row misses by about 2 σ, and each other's interval is as wide as on the
+    responses alone."""
+    truth = replace(
+        ENV2,
+        members=tuple(
+            replace(m, think_time=m.think_time * (1.02 if m.name == "G1P2" else 1.0)) for m in ENV2.members
+        ),
+    )
+    quantities = ("response_time", "throughput")
+    rows = [Measurement("mine", m, 20e3, q, 1.0) for m in ("G1P1", "G1P2") for q in quantities]
+    rows = [replace(r, value=float(v)) for r, v in zip(rows, model_values(truth, rows), strict=True)]
+    free = ["member.G1P1.other", "member.G1P2.other"]
+    fit = fit_scenario(ENV2, rows, free)
+    assert abs(fit.residuals).max() > 1.5  # the throughput row is off by its σ or more
+    assert fit.scale_factors() == pytest.approx([1.0, 1.0])
+    responses = fit_scenario(ENV2, [r for r in rows if r.quantity == "response_time"], free)
+    for key in free:
+        (low, high), (alone_low, alone_high) = fit.intervals()[key], responses.intervals()[key]
+        assert high - low == pytest.approx(alone_high - alone_low, rel=0.01)
 
 
 @settings(max_examples=40, deadline=None)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qmodel.scenario import band as band_module
 from qmodel.scenario import compose, load_scenario
 from qmodel.scenario.band import _seek_solves
 from qmodel.scenario.compose import fixed_parts, load_free_groups, same_load_free, solve_at
@@ -115,3 +116,63 @@ def test_points_that_differ_only_in_their_shapes_are_solved_once_with_the_same_r
     np.testing.assert_array_equal(response[1], response[2])
     for point, together in zip(points, response, strict=True):
         np.testing.assert_allclose(together, solve_at(point, DISTANCES).response_time, rtol=1e-12)
+
+
+def test_solved_alike_maps_a_point_to_the_first_that_differs_from_it_only_in_its_shapes() -> None:
+    """A point solved alike: the same load-free parts and the same values the lock fixed point reads; a
+    different crossing latency (load-free parts) or a different other (the fixed point) is its own solve."""
+    shaped = _varied(2000.0, 0.5, 1.0, 0.01, 2.0, 0.62)
+    points = (
+        ENV2,
+        shaped,
+        replace(shaped, shape=1.38, members=tuple(replace(m, shape=1.38) for m in shaped.members)),
+        replace(shaped, crossing_latency=1e-4),
+        _varied(2000.0, 0.5, 1.0, 0.02, 2.0, 0.62),
+    )
+    assert compose.solved_alike(points) == [0, 1, 1, 3, 4]
+
+
+def test_a_bands_points_that_differ_only_in_their_shapes_are_solved_once_with_their_own_values(
+    monkeypatch,
+) -> None:
+    """The answer's band (band.solve_banded) reads no share of a point: points at the nodes of a default
+    shape are solved once, and the band is what solving each gives."""
+    low, high = (_varied(2000.0, 0.5, 1.0, 0.01, 2.0, shape) for shape in (0.62, 1.38))
+    banded = band_module.Banded(ENV2, (low, high, replace(low, lock_span=0.9)), (0.25, 0.25, 0.25), None)
+    solved = []
+    solve = band_module.solve_scenarios_together
+    monkeypatch.setattr(
+        band_module, "solve_scenarios_together", lambda points, *a: solved.extend(points) or solve(points, *a)
+    )
+    result = band_module.solve_banded(banded, DISTANCES)
+    assert [each.lock_span for each in solved] == [0.5, 0.9]
+    monkeypatch.setattr(band_module, "solved_alike", lambda points: list(range(len(points))))
+    every = band_module.solve_banded(banded, DISTANCES)
+    assert len(solved) == 2 + 3
+    assert result.band.ends.keys() == every.band.ends.keys()
+    for name, (low_end, high_end) in result.band.ends.items():
+        np.testing.assert_array_equal(low_end, every.band.ends[name][0], err_msg=name)
+        np.testing.assert_array_equal(high_end, every.band.ends[name][1], err_msg=name)
+
+
+def test_points_solved_together_get_the_answers_each_gets_alone() -> None:
+    """compose.solve_scenarios_together: a band's points that share their load-free parts, in one fixed
+    point side by side, each answer (response times, breakdown, throughput, shares, the load where lock
+    contention begins where it thrashes) the one solve_scenario gives it alone, bit for bit."""
+    far = np.array([0.0, 40e3, 150e3, 300e3])
+    points = [
+        _varied(2000.0, 0.5, 1.0, 0.01, 2.0),
+        _varied(300.0, 1.0, 2.0, 0.02, 1.0),  # few lockable items: it thrashes far out
+        _varied(1e6, 0.2, 1.0, 0.0, 5.0, 2.0),
+    ]
+    (group,) = load_free_groups(points, far)
+    together = compose.solve_scenarios_together(points, far, group[1])
+    assert np.isnan(together[1].response_time).any() and np.isfinite(together[1].thrashing_load).any()
+    for point, answer in zip(points, together, strict=True):
+        alone = compose.solve_scenario(point, far)
+        for name, value in asdict(alone).items():
+            if isinstance(value, np.ndarray):
+                np.testing.assert_array_equal(np.asarray(getattr(answer, name)), value, err_msg=name)
+        assert answer.breakdown.keys() == alone.breakdown.keys()
+        for name, value in alone.breakdown.items():
+            np.testing.assert_array_equal(answer.breakdown[name], value, err_msg=name)

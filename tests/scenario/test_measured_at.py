@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
+from qmodel.scenario import band, load_scenario
 from qmodel.scenario.compose import solve_at
 from qmodel.scenario.fit import fit_scenario, model_values
 from qmodel.scenario.measurements import Measurement
@@ -420,3 +421,21 @@ def test_a_time_below_its_fibre_alone_is_blamed_before_crossing_latency(tmp_path
     path = tmp_path / "short.toml"
     path.write_text(sysplex(measured_at="12km", crossing="40ms", far_sync=("14us", "15us")), encoding="utf-8")
     assert run("scenario", str(path)).output.startswith("error: short.toml: link.far.sync.lock = 14 µs")
+
+
+def test_the_predicted_part_is_counted_from_the_nearest_distance_measured_and_fitted() -> None:
+    """A file calibrated on rows at 0 and 20 km: an answer at either predicts nothing there (its growth
+    from the nearest, 0), one between or beyond counts from the nearer end (trial 8, P1: the 0 km answer
+    was counted from 20 km, its band 6.5 to 115.6 ms about 59.4)."""
+    base = np.array([[[10.0, 30.0]]])  # (S, M, K) at 0 and 20 km
+    measured = np.array([0.0, 20e3])
+    at = np.array([0.0, 5e3, 10e3, 15e3, 20e3, 40e3])
+    np.testing.assert_array_equal(
+        band.from_nearest(base, at, measured), [[[10.0, 10.0, 10.0, 30.0, 30.0, 30.0]]]
+    )
+    nothing = np.full((1, 1, 1), np.nan)
+    assert band.from_nearest(nothing, at, np.array([])) is nothing
+    scenario = load_scenario("gdps-env2")
+    calibrated = band.Banded(scenario, measured_at=20e3, fitted_at=(0.0, 20e3))  # the fit's [band]: farthest
+    np.testing.assert_array_equal(band._measured(calibrated), measured)
+    np.testing.assert_array_equal(band._measured(band.Banded(scenario, measured_at=12e3)), [12e3])

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from qmodel.cli import cli
 from qmodel.errors import InputError
+from qmodel.scenario import fit as fit_module
 from qmodel.scenario import load_scenario, solve_scenario
 from qmodel.scenario.band import NARROW, load_banded, narrowing, solve_banded
 from qmodel.scenario.files import resolve_scenario
@@ -210,3 +211,39 @@ def test_a_calibrated_band_still_samples_the_measured_waits_own_sigma(tmp_path) 
     assert len(banded.points) == 2 * 3  # the scenario itself and the two points, at each node
     lock = solve_banded(banded, np.array([40e3])).band.ends["lock_contention[ms]"]
     assert lock[0][-1, 0] < 0.9 * measured * 1e3 and lock[1][-1, 0] > 1.1 * measured * 1e3  # "all": ±10%+
+
+
+def test_points_that_differ_only_in_their_shapes_share_one_inference_of_their_hot_set(
+    tmp_path, monkeypatch
+) -> None:
+    """A band's points at the nodes of a default gamma shape infer the same hot set (the inference reads
+    no shape): inferred once, each point keeping its own shapes, with the values each gets alone; started
+    from different answers (one start per point), they are inferred apart."""
+    unknown = replace(
+        load_scenario(measured_file(tmp_path, average_wait(ENV2, 40.0) * 1e3, "40km")), lockable_items=np.nan
+    )
+    points = [
+        replace(
+            unknown,
+            lock_span=span,
+            shape=shape,
+            members=tuple(replace(m, shape=shape) for m in unknown.members),
+        )
+        for span in (0.5, 1.0)
+        for shape in (0.62, 1.38)
+    ]
+    near = with_inferred_locks(unknown).lockable_items
+    stepped = []
+    waits = fit_module._lock_waits
+    monkeypatch.setattr(
+        fit_module, "_lock_waits", lambda subset, *a: stepped.append(len(subset)) or waits(subset, *a)
+    )
+    together = with_inferred_locks_together(points, near)
+    assert stepped == [2]  # two spans, each inferred once
+    alone = [with_inferred_locks(point, near) for point in points]
+    assert [p.lockable_items for p in together] == [p.lockable_items for p in alone]
+    assert [p.calibration for p in together] == [p.calibration for p in alone]
+    assert [p.shape for p in together] == [0.62, 1.38, 0.62, 1.38]
+    apart = with_inferred_locks_together(points[:2], [near, near * 1.5])
+    assert apart[0].lockable_items == pytest.approx(apart[1].lockable_items, rel=1e-6)
+    assert stepped[-1] == 2
