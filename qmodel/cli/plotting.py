@@ -153,10 +153,15 @@ def plot_scenario(
     _save(scenario_figure(result, plt, marks, today), path, plt)
 
 
+PANELS_A_ROW = 3  # members side by side in a scenario's figure; more go on the rows below
+
+
 def scenario_figure(
     result: ScenarioResult, plt, marks: dict[str, float] | None = None, today: float | None = None
 ) -> Figure:
-    """One column per member, distance (km) across. Above: the mean response time (ms), its breakdown
+    """One column per member, at most :data:`PANELS_A_ROW` a row (the members after them in the rows below,
+    each panel as wide as in a sysplex of three: trial 8, P12), distance (km) across, every member's
+    panels on one scale. Above: the mean response time (ms), its breakdown
     stacked. Below: the share of transactions within the goal time (%), the goal share drawn across it;
     the WLM goal is a percentile goal, so it is judged on that share, never on the mean. In both panels
     a line marks the last plotted distance to which the goal holds (:func:`goal_held_to`), and the
@@ -174,17 +179,27 @@ def scenario_figure(
     goal_within = "{:g} {}".format(*goal_time(result.goal_time))
     bands = result.band_values()
     band_label = "" if result.band is None else f"{level_text(result.band.level)} band"
+    columns = min(len(result.members), PANELS_A_ROW)
+    blocks = -(-len(result.members) // columns)  # rows of members, each a response and a share panel
     figure, panels = plt.subplots(
-        2,
-        len(result.members),
+        2 * blocks,
+        columns,
         sharex=True,
-        sharey="row",
         squeeze=False,
-        figsize=(4.5 * len(result.members) + 2.5, 7),
-        gridspec_kw={"height_ratios": (3, 2)},
+        figsize=(4.5 * columns + 2.5, 7 * blocks),
+        gridspec_kw={"height_ratios": (3, 2) * blocks},
     )
+    for unused in range(len(result.members), blocks * columns):
+        for axes in panels[2 * (unused // columns) : 2 * (unused // columns) + 2, unused % columns]:
+            axes.set_visible(False)
+    placed = [
+        panels[2 * (m // columns) : 2 * (m // columns) + 2, m % columns] for m in range(len(result.members))
+    ]
+    for time_axes, share_axes in placed[1:]:  # one scale for every member, as one row had
+        time_axes.sharey(placed[0][0])
+        share_axes.sharey(placed[0][1])
     for m, member in enumerate(result.members):
-        time_axes, share_axes = panels[:, m]
+        time_axes, share_axes = placed[m]
         time_axes.stackplot(
             km, [result.breakdown[name][m, order] * 1e3 for name in BREAKDOWN], labels=BREAKDOWN, alpha=0.8
         )
@@ -252,16 +267,18 @@ def scenario_figure(
         time_axes.set_title(member)
         share_axes.set_title(f"goal {_goal_text(km, held)}", fontsize=9)
         share_axes.set_xlabel("distance between sites [km]")
-    panels[0, 0].set_ylabel("mean response time per transaction [ms]")
-    panels[1, 0].set_ylabel(f"transactions within {goal_within} [%]")
-    panels[1, 0].set_ylim(0, 100)
-    for row in panels:  # one legend per row, beside it, each label once
+        share_axes.tick_params(labelbottom=True)  # each member's distances read under its own panels
+    for block in range(blocks):
+        panels[2 * block, 0].set_ylabel("mean response time per transaction [ms]")
+        panels[2 * block + 1, 0].set_ylabel(f"transactions within {goal_within} [%]")
+    placed[0][1].set_ylim(0, 100)
+    for kind in (0, 1):  # one legend for each kind of panel, beside the first row's, each label once
         entries = {
             label: handle
-            for axes in row
-            for handle, label in zip(*axes.get_legend_handles_labels(), strict=True)
+            for pair in placed
+            for handle, label in zip(*pair[kind].get_legend_handles_labels(), strict=True)
         }
-        row[-1].legend(
+        panels[kind, -1].legend(
             entries.values(), entries.keys(), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1)
         )
     every_member = _goal_text(km, goal_held_to(km, np.asarray(goal_met.all(axis=0))))

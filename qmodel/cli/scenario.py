@@ -492,7 +492,18 @@ def _in_unit(value: float, unit: str) -> tuple[float | None, str]:
     return number(converted), ("" if name == "1" else name)
 
 
-def _fit_csv(fit, written, intervals, notes: list[str]) -> None:
+def _bounds_as_such(fit) -> dict[str, float]:
+    """The fitted values (SI) as shown, a value at its bound (within the fit's rounding,
+    :meth:`~qmodel.scenario.fit.Fit.at_bound`) as that bound: one figure in the value column, the
+    interval's end and "at its bound" (trial 8, P10: "0.0001 us" beside "0 ms to 7.095 ms")."""
+    shown = dict(fit.values)
+    for p in fit.parameters:
+        bound = fit.at_bound(p)
+        shown[p.key] = shown[p.key] if bound is None else bound
+    return shown
+
+
+def _fit_csv(fit, written, values: dict[str, float], intervals, notes: list[str]) -> None:
     """``calibrate --format csv``: the table format's parts in one table a spreadsheet filters by its
     first column, as numbers: ``parameter`` rows (the fitted value, its interval's ends at ``level``, how
     the rows identify it; a held one its prior and why), ``row`` rows (the measured value, the model's,
@@ -508,7 +519,7 @@ def _fit_csv(fit, written, intervals, notes: list[str]) -> None:
     lines: list[dict[str, object]] = []
     for p in fit.parameters:
         (value, unit), (low, _), (high, _) = (
-            shown(v, unit_of(p.key)) for v in (fit.values[p.key], *intervals[p.key])
+            shown(v, unit_of(p.key)) for v in (values[p.key], *intervals[p.key])
         )
         lines.append(
             {
@@ -660,9 +671,7 @@ def _band_notes(result) -> list[str]:
     ]
     order = np.argsort(result.distances, kind="stable")
     if order.size <= PROBABILITIES_SHOWN:
-        shown = ", ".join(
-            f"{_unit(result.distances[d] / 1e3, 'km')} {_percent(band.goal_probability[d])}" for d in order
-        )
+        shown = ", ".join(_chance_at(result.distances[d], band.goal_probability[d]) for d in order)
         notes.append(f"Probability that every member meets the goal: {shown}.")
     else:
         notes.append(
@@ -692,6 +701,12 @@ def _band_notes(result) -> list[str]:
 
 
 PROBABILITIES_SHOWN = 12  # distances whose goal probability the table's notes list
+
+
+def _chance_at(distance: float, probability: float) -> str:
+    """A distance (m) and the probability the goal holds there, as one unbreakable item of a list
+    ("12 km 96%"): wrapped at 80 columns, never "12 km" on one line and "96%" on the next (trial 8, P9)."""
+    return f"{_unit(distance / 1e3, 'km')}\N{NO-BREAK SPACE}{_percent(probability)}"
 
 
 def _percent(probability: float) -> str:
@@ -875,11 +890,7 @@ def _chances_words(sought, limit: tuple[float, str]) -> str:
     """The probability that the goal holds at each distance asked; those past the search's end have
     none, and the sentence says why: the links' reach ``limit`` (m, and what sets it), or --up-to."""
     asked, probability, searched = sought.asked, sought.probability, sought.answer.searched
-    shown = [
-        f"{_unit(d / 1e3, 'km')} {_percent(p)}"
-        for d, p in zip(asked, probability, strict=True)
-        if d <= searched
-    ]
+    shown = [_chance_at(d, p) for d, p in zip(asked, probability, strict=True) if d <= searched]
     said = f" Probability that every member meets the goal: {', '.join(shown)}." if shown else ""
     for past, why in (
         (asked > limit[0], f"beyond the links' reach: {limit[1]}"),
@@ -926,11 +937,15 @@ def _distance_cell(seek) -> str | float | None:
     return "fails at 0\N{NO-BREAK SPACE}km" if km is None else km
 
 
-def _band_words(low: float, high: float, upper: float, level: float) -> str:
+def _band_words(low: float, high: float, upper: float, level: float, at_zero: float = math.nan) -> str:
     """A goal seek's band in words: "3.2–21.6 km", "3.2 km to beyond 100 km", "beyond 100 km", or where
-    both ends are 0 km, that the goal fails there in most outcomes."""
+    both ends are 0 km, that the goal fails there in most outcomes: in ``at_zero`` of them where it is
+    known (the share failing at 0 km itself, the one figure the answer gives for it), else in at least
+    as many as the level leaves above the band."""
     nbsp = "\N{NO-BREAK SPACE}"
-    if high < 100:  # m: both ends print as 0.0 km
+    if high < 100 and at_zero == at_zero:  # m: both ends print as 0.0 km
+        return f"it fails at 0{nbsp}km in {_percent(at_zero)} of the outcomes"
+    if high < 100:
         return f"it fails at 0{nbsp}km in {frames.level_text((1 + level) / 2)} of the outcomes or more"
     if low > upper:
         return f"beyond{nbsp}{upper / 1e3:g}{nbsp}km"
@@ -982,14 +997,15 @@ def _low_end_words(sought, crossing_latency: float) -> str:
     at_zero, by_first_metre = sought.near_zero
     if sought.low is None or sought.low >= 100 or math.isnan(at_zero):
         return ""
+    more = by_first_metre - at_zero >= 0.005 and crossing_latency > 0
+    first_metre = (
+        f"{_percent(by_first_metre - at_zero)} more within the first metre, where each round trip between"
+        f" the sites first adds crossing_latency ({crossing_latency * 1e6:.0f}\N{NO-BREAK SPACE}µs)"
+    )
+    if sought.high is not None and sought.high < 100:  # both ends at 0 km: the band's words gave at_zero
+        return f" It fails in {first_metre}." if more else ""
     said = f" The band's low end is 0 km: the goal fails at 0 km in {_percent(at_zero)} of the outcomes"
-    if by_first_metre - at_zero >= 0.005 and crossing_latency > 0:
-        said += (
-            f", and in {_percent(by_first_metre - at_zero)} more within the first metre, where each round"
-            " trip between the sites first adds crossing_latency"
-            f" ({crossing_latency * 1e6:.0f}\N{NO-BREAK SPACE}µs)"
-        )
-    return said + "."
+    return said + (f", and in {first_metre}" if more else "") + "."
 
 
 def _show_goal_seek(
@@ -1017,7 +1033,7 @@ def _show_goal_seek(
     if low is not None and high is not None:
         banded_words = (
             f" ({frames.level_text(level)}:\N{NO-BREAK SPACE}"
-            f"{_band_words(low, high, answer.searched, level)})"
+            f"{_band_words(low, high, answer.searched, level, sought.near_zero[0])})"
         )
     if km is None:
         text = f"The goal ({goal}) is not met even at 0 km{banded_words}: " + (
@@ -1279,6 +1295,9 @@ quantity (response_time, transactions, throughput, share_within_goal,
 cpu_of_one_cp, lock_contention), value (43ms, 3388, 97.9%) and
 optionally weight (times the quantity's own; 0: shown, not fitted),
 subchannels, metro_mirror (on, off), castout_owner, interval (300s).
+Each interval once: two rows alike in distance, member, quantity,
+value, configuration and interval are refused (two intervals that read
+the same: one row with weight 2).
 The parameters fitted are the file's free = [...] (dotted keys:
 locks.lockable_items, member.*.other, crossing_latency, ...) or --free.
 \b
@@ -1329,6 +1348,7 @@ def scenario_calibrate(
         write_fit,
     )
     from qmodel.scenario.measurements import (
+        far_above_rest,
         read_measurements,
         refuse_beyond_reach,
         refuse_far_checks,
@@ -1365,10 +1385,13 @@ def scenario_calibrate(
         at_zero = with_values(inferred, {f"member.{name}.other": 0.0 for name in reached})
         floor[judged] = model_values(at_zero, [rows[i] for i in judged])
     capped = {  # a closed member whose think time is not free: its terminals cap its throughput
-        name for name in reached if not scenario.member(name).open and f"member.{name}.think_time" not in keys
+        name: (scenario.member(name).terminals, scenario.member(name).think_time)
+        for name in reached
+        if not scenario.member(name).open and f"member.{name}.think_time" not in keys
     }
     reached |= {"all"} if reached else set()
     refuse_unreachable(rows, model, reached, scenario.goal_time, floor, capped)  # a slip, before the fit
+    likely_slips = [] if floor is None else far_above_rest(rows, model, floor, reached, capped)
     about = round(calibration_evaluations(keys, prepare is not None))
     with _progress_line(f"calibrating {len(parameters)} parameters on {len(rows)} rows", about) as progress:
         fit = calibrate_fit(inferred, rows, parameters, prepare=prepare, progress=progress)
@@ -1376,7 +1399,7 @@ def scenario_calibrate(
     checked = zip(fit.rows, fit.model, fit.counted, fitted, strict=True)
     refuse_far_checks([(row, model) for row, model, counted, used in checked if used and not counted])
     written = write_fit(fit, Path(path), measurements)
-    _show_fit(fit, written, fmt)
+    _show_fit(fit, written, fmt, likely_slips)
 
 
 PROGRESS_AFTER = 2.0  # s: a calibration still running this long says so on a terminal
@@ -1407,17 +1430,18 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
             sys.stderr.flush()
 
 
-def _show_fit(fit, written, fmt: str) -> None:
+def _show_fit(fit, written, fmt: str, likely_slips: list[str]) -> None:
     from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of, unit_of
-    from qmodel.scenario.measurements import QUANTITIES, repeated_rows
+    from qmodel.scenario.measurements import QUANTITIES
     from qmodel.scenario.result import number
 
     intervals, weak = fit.intervals(), fit.weak()
+    values = _bounds_as_such(fit)
     level = f"{LEVEL:.0%} interval"
     parameters = [
         [
             p.key,
-            shown_value(p.key, fit.values[p.key]),
+            shown_value(p.key, values[p.key]),
             " to ".join(shown_value(p.key, end) for end in intervals[p.key]),
             fit.label(p.key),
         ]
@@ -1436,7 +1460,7 @@ def _show_fit(fit, written, fmt: str) -> None:
                 f"{residual:+.2f}" + (f" ({status})" if status else ""),
             ]
         )
-    notes = [*repeated_rows(fit.rows), *fit.notes()]
+    notes = [*likely_slips, *fit.notes()]
     if fmt == "json":
         render(
             [],
@@ -1446,10 +1470,10 @@ def _show_fit(fit, written, fmt: str) -> None:
                 "parameters": [
                     {
                         "key": p.key,
-                        "value": _in_unit(fit.values[p.key], unit_of(p.key))[0],
+                        "value": _in_unit(values[p.key], unit_of(p.key))[0],
                         "low": _in_unit(intervals[p.key][0], unit_of(p.key))[0],
                         "high": _in_unit(intervals[p.key][1], unit_of(p.key))[0],
-                        "unit": _in_unit(fit.values[p.key], unit_of(p.key))[1],
+                        "unit": _in_unit(values[p.key], unit_of(p.key))[1],
                         "level": LEVEL,
                         "weakly_identified": weak[p.key],
                     }
@@ -1486,7 +1510,7 @@ def _show_fit(fit, written, fmt: str) -> None:
         )
         return
     if fmt == "csv":
-        _fit_csv(fit, written, intervals, notes)
+        _fit_csv(fit, written, values, intervals, notes)
         return
     render(["parameter", "value", level, "identified"], parameters, fmt, title="Fitted parameters")
     if fmt == "table":

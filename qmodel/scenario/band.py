@@ -1160,15 +1160,18 @@ class GoalBand(NamedTuple):
     def to_json(self) -> dict[str, object]:
         """One record (keys: :func:`qmodel.frames.key`): the largest distance and its band's ends
         (``max_distance_low[km]``, ``max_distance_high[km]``: None without a band, or where the goal
-        holds beyond the search), the level, whether the goal holds beyond the search, the search's
-        tolerance and reach, and the member and component breaking the goal."""
+        holds beyond the search), whether each end is beyond the search (``max_distance_high_beyond_search``:
+        None without a band; true where the table says "over" ``searched_to[km]``: the empty cell a
+        spreadsheet reads beside it is no distance, trial 8, P10), the level, whether the goal holds beyond
+        the search, the search's tolerance and reach, and the member and component breaking the goal."""
         answer = self.answer.to_json()
-        ends = {
-            frames.key(f"max_distance_{end}", "km"): None
-            if value is None or value > self.answer.searched
-            else float(np.floor(value / 100) / 10)
-            for end, value in (("low", self.low), ("high", self.high))
-        }
+        ends: dict[str, object] = {}
+        for end, value in (("low", self.low), ("high", self.high)):
+            beyond = None if value is None else bool(value > self.answer.searched)
+            ends[frames.key(f"max_distance_{end}", "km")] = (
+                None if value is None or beyond else float(np.floor(value / 100) / 10)
+            )
+            ends[f"max_distance_{end}_beyond_search"] = beyond
         return {
             frames.key("max_distance", "km"): answer[frames.key("max_distance", "km")],
             **ends,

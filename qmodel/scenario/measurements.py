@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from qmodel.errors import HeaderError, InputError
 from qmodel.scenario.modelerror import model_error
 from qmodel.scenario.protocols import reach_limit
 from qmodel.scenario.result import ScenarioResult
-from qmodel.scenario.spec import Scenario, share_advice
+from qmodel.scenario.spec import Scenario, share_advice, spelled
 from qmodel.tables.header import split_header
 from qmodel.tomlread import read_toml
 from qmodel.units import UNITS, bare_number, parse_value, readable
@@ -204,6 +204,14 @@ BELOW_FLOOR = 0.5
 # band of -2,983% to +2,972%). Ten times is beyond any run's scatter (σ 1% a count, 6.8% a response) or
 # a file's plausible error in what sets the row (a think time, an arrival rate).
 CHECK_FACTOR = 10.0
+# A fitted row that asks its member's free other for more than this many times the rest of the model (the
+# model with the free others at 0, the floor BELOW_FLOOR judges) is named in a note as a likely slip, with
+# the guess the low side gives (trial 8, P4: 1620ms typed for 16,2ms gave an other of 1.6 s, 144x the
+# rest, fitted without a word). A note and not a refusal: other is the time the model does not see (a
+# caller, MQ, a program's own work), and a light member measured at 310 ms where the model gives 1.4 ms
+# (trial 5, N8: 220x) is a file the planner means; ten times is beyond what a response's scatter or a
+# file's plausible error in what the model does see (the requests, the CPU) makes.
+ABOVE_REST = 10.0
 _TIME_SLIPS = (1e-3, 1e3, 1e-6, 1e6)  # the factors a slip of a time's unit makes (ms/s, us/s)
 _RATE_SLIPS = (1 / 60, 60.0)  # and of a rate's or a count's (per minute, per second)
 # and where the file writes decimal commas, of a comma lost or misplaced (41,00 typed 4100; 55,9 typed 5,59)
@@ -282,6 +290,48 @@ def refuse_unreachable(
         )
 
 
+def far_above_rest(
+    rows: tuple[Measurement, ...],
+    model: np.ndarray,
+    floor: np.ndarray,
+    reached_above: Collection[str],
+    capped: Mapping[str, tuple[int, float]],
+) -> list[str]:
+    """A note for each fitted row (weight above 0) whose free other would be more than
+    :data:`ABOVE_REST` times the rest of the model (``floor``: the model with the free others at 0, SI),
+    with the slip nearest the ``model`` value (at the file's own values, SI) as its guess. The rows judged
+    are those whose floor :func:`refuse_unreachable` judges, alike:
+
+    - a response time of a member in ``reached_above``: the other it asks is value − floor, the rest floor;
+    - a throughput or transaction count of a closed member in ``capped`` (name: its terminals N and think
+      time Z, s): the response it asks is N / X − Z (X its throughput, 1/s), so the other it asks is
+      N / X − N / X₀ and the rest N / X₀ − Z, X₀ the floor (the throughput with other at 0)."""
+    notes = []
+    for row, value, least in zip(rows, model, floor, strict=True):
+        if row.weight == 0 or not (np.isfinite(least) and least > 0 and row.value > 0):
+            continue
+        if row.quantity == "response_time" and row.member in reached_above:
+            asked, rest = row.value - least, least
+        elif row.quantity in ("throughput", "transactions") and row.member in capped:
+            terminals, think = capped[row.member]
+            per = row.interval if row.quantity == "transactions" else 1.0
+            asked = terminals * per / row.value - terminals * per / least
+            rest = terminals * per / least - think
+        else:
+            continue
+        if rest > 0 and asked > ABOVE_REST * rest:
+            whose = "every free other" if row.member == "all" else f"{row.member}'s other"
+            text = (
+                f"{row.source or 'measured row'}: {row.label} = "
+                f"{row.typed or in_decimal_mark(_written(row, row.value), row.decimal_mark)} asks "
+                f"{whose} for {readable(asked, 'ms', written=True)}, {asked / rest:.0f}x the rest of the "
+                f"model ({readable(rest, 'ms', written=True)}): fitted, as time the model does not see "
+                f"can be large, but more than {ABOVE_REST:g}x is likely a slip ({_slip_guess(row, value)})"
+            )
+            notes.append(in_decimal_mark(text, row.decimal_mark))
+    return notes
+
+
 def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
     """Refuse, after the fit and before it is written, the first check row (a fitted row no free parameter
     moves, with the fitted model's value, SI) more than :data:`CHECK_FACTOR` times off the model, either
@@ -302,26 +352,32 @@ def refuse_far_checks(checks: Sequence[tuple[Measurement, float]]) -> None:
         )
 
 
+# What makes two rows the same reading: its place, its quantity and value, the run's facts and the
+# interval a count is over (not the weight: a copy given another weight is still the same reading twice)
 _ALIKE: tuple[str, ...] = ("scenario", "member", "distance", "quantity", "value", "subchannels")
-_ALIKE += ("metro_mirror", "castout_owner", "interval", "weight")  # what makes two rows the same reading
+_ALIKE += ("metro_mirror", "castout_owner", "interval")
 
 
-def repeated_rows(rows: Sequence[Measurement]) -> list[str]:
-    """A note for each set of rows alike in every column (:data:`_ALIKE`: distance, member, quantity,
-    value, configuration, interval, weight): each is fitted as an interval of its own, so a row copied by
-    a slip counts twice; said, not refused (values printed to a few digits, a share of 100%, can repeat
-    in two intervals, trial 7, N14)."""
-    alike: dict[tuple[object, ...], list[Measurement]] = {}
+def refuse_repeated_rows(rows: Sequence[Measurement]) -> None:
+    """Refuse the first two rows alike in every column of :data:`_ALIKE` (distance, member, quantity,
+    value, the run's facts, interval): an InputError naming the file and both rows. Each row is fitted as
+    an interval of its own, so a row copied by a slip counts twice and narrows every interval it moves
+    (trial 8, P7: a copied response row turned its member's other from "weakly identified" to "pinned").
+    Two intervals that truly read the same are one row with weight 2, the same fit said once; rows that
+    differ in distance, configuration or interval are different readings."""
+    seen: dict[tuple[object, ...], Measurement] = {}
     for row in rows:
         key = tuple(getattr(row, name) for name in _ALIKE)
-        alike.setdefault(key, []).append(row)
-    return [
-        f"{_rows_named(same)} are alike ({same[0].label} = "
-        f"{same[0].typed or _written(same[0], same[0].value)}): each is fitted as an interval of its "
-        f"own; if one is a copy, remove it"
-        for same in alike.values()
-        if len(same) > 1
-    ]
+        first = seen.setdefault(key, row)
+        if first is row:
+            continue
+        raise InputError(
+            f"{_rows_named((first, row))}: {row.label}",
+            f"{row.typed or _written(row, row.value)} twice",
+            "each interval once; two intervals that read the same as one row with weight 2, or an "
+            "interval column that tells them apart",
+            reason="a copied row would be fitted as a second interval",
+        )
 
 
 def _rows_named(rows: Sequence[Measurement]) -> str:
@@ -351,17 +407,23 @@ def _refuse_slip(row: Measurement, model: float, allowed: str, reason: str) -> N
     the end the value as the slip nearest the model's value would have it, a slip of unit (1000x; 60x
     for a rate or a count) or, where the file writes decimal commas, a lost or misplaced comma (10x,
     100x); numbers in the file's decimal mark."""
-    slips = _TIME_SLIPS if UNITS[QUANTITIES[row.quantity]].dimension == "time" else _RATE_SLIPS + _TIME_SLIPS
-    comma = _COMMA_SLIPS if row.decimal_mark == "," else ()
-    slip = min((*slips, *comma), key=lambda factor: abs(np.log(row.value * factor / model)))
-    meant = _written(row, row.value * slip)
-    guess = "a lost or misplaced decimal comma" if slip in comma else "a slip of unit"
     raise InputError(
         f"{row.source or 'measured row'}: {row.label}",
         row.typed or in_decimal_mark(_written(row, row.value), row.decimal_mark),
-        in_decimal_mark(f"{allowed} ({guess}? {meant})", row.decimal_mark),
+        in_decimal_mark(f"{allowed} ({_slip_guess(row, model)})", row.decimal_mark),
         reason=in_decimal_mark(reason, row.decimal_mark),
     )
+
+
+def _slip_guess(row: Measurement, model: float) -> str:
+    """``row``'s value as the slip nearest ``model`` (SI) would have it: "a slip of unit? 16.2ms" (1000x;
+    60x for a rate or a count) or, where the file writes decimal commas, "a lost or misplaced decimal
+    comma? 16.2ms" (10x, 100x)."""
+    slips = _TIME_SLIPS if UNITS[QUANTITIES[row.quantity]].dimension == "time" else _RATE_SLIPS + _TIME_SLIPS
+    comma = _COMMA_SLIPS if row.decimal_mark == "," else ()
+    slip = min((*slips, *comma), key=lambda factor: abs(np.log(row.value * factor / model)))
+    guess = "a lost or misplaced decimal comma" if slip in comma else "a slip of unit"
+    return f"{guess}? {_written(row, row.value * slip)}"
 
 
 def _written(row: Measurement, value: float) -> str:
@@ -559,6 +621,7 @@ def read_measurements(path: str, scenario: str, sheet: str | None = None) -> tup
         rows.append(replace(measured, decimal_mark=decimal, typed=typed))
     if not rows:
         raise InputError(path, "no rows", "at least one measured row under the header")
+    refuse_repeated_rows(rows)
     return tuple(rows)
 
 
@@ -603,7 +666,7 @@ def _measurement(
     subchannels = facts.get("subchannels", "0")
     if not subchannels.isdigit():
         raise InputError(f"{where}, subchannels", subchannels, "a whole number of subchannels on every path")
-    mirror = facts.get("metro_mirror", "")
+    mirror = str(spelled(facts.get("metro_mirror", ""), ("on", "off")))
     if mirror not in ("", "on", "off"):
         raise InputError(f"{where}, metro_mirror", mirror, "on or off (or empty: as the file says)")
     weight = 1.0

@@ -93,6 +93,7 @@ values are read by :func:`qmodel.units.parse_value`. Every error names the key.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -104,7 +105,7 @@ from qmodel.errors import CatalogueError, InputError
 from qmodel.safetext import name_refused
 from qmodel.scenario.files import fit_path, resolve_scenario, with_fitted
 from qmodel.scenario.schema import SCENARIO_KEYS, ScenarioKey, key_of, keys_of
-from qmodel.studies.hardware import LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
+from qmodel.studies.hardware import DUPLEX_MODES, LINK_TYPES, METRO_MIRROR_PROTOCOLS, check_duplex_mode
 from qmodel.tomlread import format_checked, read_toml
 from qmodel.units import (
     UNITS,
@@ -370,6 +371,18 @@ class Scenario:
 # (the equipment between the sites, 138 us by default) included; sites under 100 m apart share a machine
 # room's cabling, no such route: 0km describes them.
 SITES_APART = 100.0
+
+
+def spelled(value: object, choices: Iterable[str]) -> object:
+    """``value`` as ``choices`` spell it where it is one of them but for case and surrounding blanks
+    (``"FCP"``, IBM's spelling, for ``fcp``; ``"ica-sr"`` for ``ICA-SR``): an enumerated value is read
+    alike however it is capitalised, and said back in its one spelling (trial 8, P10). Anything else is
+    returned as it is, for its reader to refuse."""
+    if isinstance(value, str):
+        for choice in choices:
+            if value.strip().lower() == choice.lower():
+                return choice
+    return value
 
 
 def _shown(value: object, key: str = "") -> str:
@@ -901,6 +914,9 @@ def _cfs(reader: _Reader, data: dict, sites: list[str]) -> tuple[dict[str, str],
                 f"cf {name}.structures", _shown(given, "structures"), '{ LOCK1 = "lock", GBP8P = "cache" }'
             )
         for structure, kind in given.items():
+            kind = spelled(kind, STRUCTURE_KINDS)
+            if isinstance(kind, str) and kind.lower().startswith(SECONDARY):
+                kind = SECONDARY + kind[len(SECONDARY) :]
             if structure in structures:
                 raise reader.error(
                     f"cf {name}.structures.{structure}", _shown(kind), "each structure in one CF"
@@ -1050,8 +1066,13 @@ def _paths(
         if any(p.member == member and p.cf == cf for p in paths):
             raise reader.error(f"path[{index}]", f"{member} → {cf}", "one [[path]] per member and CF")
         link = reader.name(table, "link", links, label)
-        if "subchannels" not in table and link in link_types:
-            table = {**table, "subchannels": LINK_TYPES[link_types[link]].subchannels}
+        if "subchannels" not in table:  # said with the answer, with whose it is (trial 8, P6)
+            kind = LINK_TYPES.get(link_types.get(link, ""))
+            study = key_of("path", "subchannels").file_default
+            count = kind.subchannels if kind else study
+            whose = f"{kind.name}'s {count} per CHPID" if kind else f"the study's {count} (no link type)"
+            reader.defaulted.append((f"{label}.subchannels", whose))
+            table = {**table, "subchannels": count}
         paths.append(
             CFPath(
                 member,
@@ -1110,6 +1131,13 @@ def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> d
     metro_mirror = disk.get("metro_mirror", key_of("disk", "metro_mirror").file_default)
     if not isinstance(metro_mirror, bool):
         raise reader.error("disk.metro_mirror", _shown(metro_mirror), "true or false")
+    if "metro_mirror" not in disk:
+        reader.defaulted.append(("disk.metro_mirror", "false"))
+    for key in ("volumes", "castout_owner"):  # each a note, what holds without it
+        if key not in disk:
+            reader.defaulted.append((f"disk.{key}", str(key_of("disk", key).default)))
+    if "volumes" in disk and "aliases" not in disk:  # aliases count only where IOSQ is computed
+        reader.defaulted.append(("disk.aliases", str(key_of("disk", "aliases").file_default)))
     primary = reader.name(disk, "primary_site", sites, "disk")
     io = {}
     castout = "castout_owner" in disk
@@ -1158,6 +1186,8 @@ def _locks(reader: _Reader, data: dict, measured_at: float) -> dict[str, Any]:
     no_contention = hot_set == np.inf or (isinstance(hot_set, str) and hot_set.strip().lower() == "inf")
     measured = None
     if "measured_wait" in locks:
+        if "measured_at" not in locks:
+            reader.defaulted.append(("locks.measured_at", f"{measured_at / 1e3:g}km (measured_at)"))
         measured = LockMeasurement(
             reader.value(locks, "locks", "measured_wait", "locks"),
             reader.value(locks, "locks", "measured_at", "locks", default=f"{measured_at / 1e3!r}km"),
@@ -1215,7 +1245,10 @@ def _link_types(reader: _Reader, data: dict) -> dict[str, str]:
     types = {}
     for name, table in reader.table(data, "link").items():
         if isinstance(table, dict) and "type" in table:
-            types[name] = reader.name(table, "type", LINK_TYPES, f"link.{name}")
+            typed = {**table, "type": spelled(table["type"], LINK_TYPES)}
+            types[name] = reader.name(typed, "type", LINK_TYPES, f"link.{name}")
+        elif isinstance(table, dict):
+            reader.defaulted.append((f"link {name}.type", "none (reach not checked)"))
     return types
 
 
@@ -1276,14 +1309,18 @@ def _protocols(
     """The [disk], [[cf]] and [[member]] keys of today's hardware and protocols, each checked; a duplexing
     mode the structure cannot have, an unknown protocol or use is refused naming the key."""
     disk = reader.table(data, "disk")
-    protocol = disk.get("mirror_protocol", key_of("disk", "mirror_protocol").file_default)
+    protocol = spelled(
+        disk.get("mirror_protocol", key_of("disk", "mirror_protocol").file_default), METRO_MIRROR_PROTOCOLS
+    )
     if "mirror_protocol" not in disk and disk.get("metro_mirror") is True:
         reader.defaulted.append(("disk.mirror_protocol", str(protocol)))
     if protocol not in METRO_MIRROR_PROTOCOLS:
         raise reader.error(
             "disk.mirror_protocol", _shown(protocol), "one of " + ", ".join(METRO_MIRROR_PROTOCOLS)
         )
-    zhyperwrite = disk.get("zhyperwrite", False)
+    zhyperwrite = disk.get("zhyperwrite", key_of("disk", "zhyperwrite").file_default)
+    if "zhyperwrite" not in disk and disk.get("metro_mirror") is True:  # it writes the Metro Mirror secondary
+        reader.defaulted.append(("disk.zhyperwrite", "false"))
     if isinstance(zhyperwrite, str) and zhyperwrite.strip().lower() in ("true", "false"):  # a table cell
         zhyperwrite = zhyperwrite.strip().lower() == "true"
     if not isinstance(zhyperwrite, bool):
@@ -1301,6 +1338,7 @@ def _protocols(
         modes = table.get("duplexing", {})
         if not isinstance(modes, dict):
             raise reader.error(f"cf {name}.duplexing", _shown(modes, "duplexing"), '{ LOCK1S = "async" }')
+        modes = {structure: spelled(mode, DUPLEX_MODES) for structure, mode in modes.items()}
         for structure, mode in modes.items():
             label = f"cf {name}.duplexing.{structure}"
             found = structures.get(structure)
@@ -1325,6 +1363,7 @@ def _protocols(
             raise reader.error(
                 f"cf {name}.cross_invalidation", _shown(xi, "cross_invalidation"), '{ GBPP = "async" }'
             )
+        xi = {structure: spelled(mode, CROSS_INVALIDATION) for structure, mode in xi.items()}
         for structure, mode in xi.items():
             label = f"cf {name}.cross_invalidation.{structure}"
             found = structures.get(structure)
@@ -1336,11 +1375,21 @@ def _protocols(
                 raise reader.error(label, _shown(mode), "sync or async")
             if mode == "async":
                 async_xi.add(structure)
+        crossing = (
+            s.name
+            for s in structures.values()
+            if s.cf == name and s.kind == "cache" and not s.primary and s.name not in xi
+            if any(s.name in m.requests and invalidated_across(members, m, cf_sites[name]) for m in members)
+        )
+        for structure_name in crossing:  # the mode xi_share is paid in, taken where xi_share is
+            reader.defaulted.append((f"cf {name}.cross_invalidation.{structure_name}", "sync"))
     members_read = {m["name"]: m for m in reader.tables(data, "member")}
     zhyperlink, xi_share, gbp_writes = {}, {}, {}
     for member in members:
         table = members_read[member.name]
-        use = table.get("zhyperlink", "none")
+        use = spelled(table.get("zhyperlink", key_of("member", "zhyperlink").default), ZHYPERLINK_USES)
+        if "zhyperlink" not in table:
+            reader.defaulted.append((f"member {member.name}.zhyperlink", str(use)))
         if use not in ZHYPERLINK_USES:
             raise reader.error(f"member {member.name}.zhyperlink", _shown(use), ", ".join(ZHYPERLINK_USES))
         if use != "none":
@@ -1406,7 +1455,7 @@ def defaults_taken(scenario: Scenario, said: tuple[str, ...] = ()) -> str:
             continue
         owner, _, name = key.rpartition(".")
         kind = owner.split(" ")[0] if " " in owner else ""
-        shown = f"{kind}.*.{name}" if kind in ("member", "path") else key
+        shown = f"{kind}.*.{name}" if kind in ("member", "path", "link") else key
         taken.setdefault(shown, {}).setdefault(value, []).append(key)
     parts = []
     for shown, values in taken.items():

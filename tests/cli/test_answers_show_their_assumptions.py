@@ -133,7 +133,8 @@ def test_a_scenario_shows_every_default_it_took(tmp_path) -> None:
     )
     said = " ".join(run("scenario", str(own), "--max-distance").output.split())
     assert "adds 138 µs (crossing_latency, the default: the GDPS study's DWDMs" in said
-    assert "Defaults taken for keys the file leaves out: path.*.background_rate 0 (" in said
+    assert "Defaults taken for keys the file leaves out: link.*.type none (reach not checked) (" in said
+    assert "path.*.background_rate 0 (2 paths)" in said
     payload = json.loads(run("scenario", str(own), "--distance", "20km", "--format", "json").output)
     assert payload["defaults"]["crossing_latency"] == "138us"
     assert payload["crossing_latency[us]"] == pytest.approx(138)

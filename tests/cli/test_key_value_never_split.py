@@ -78,3 +78,18 @@ def test_the_notes_under_an_answer_keep_each_pair_on_a_line_at_80_columns(tmp_pa
         assert len(named) >= 3
         for pair in named:
             assert any(pair in line for line in lines), (pair, lines)
+
+
+@pytest.mark.parametrize("width", range(20, 101))
+def test_a_distance_and_its_goal_probability_are_never_split(width: int) -> None:
+    """Trial 8, P9: at 80 columns "meets the goal: 12 km" / "96%, 40 km 7%". Each distance asked stays on
+    one line with its probability, as the answer's notes and --max-distance say them."""
+    from qmodel.cli.scenario import _chance_at
+
+    items = [_chance_at(d * 1e3, p) for d, p in ((12, 0.963), (40, 0.07), (70, 0.004), (100, 0.999))]
+    text = (
+        "--format json, band.method). Probability that every member meets the goal: " + ", ".join(items) + "."
+    )
+    lines = wrap_at_spaces(text, width)
+    for item in ("12 km 96%", "40 km 7%", "70 km under 1%", "100 km over 99%"):
+        assert any(item in line for line in lines), (item, lines)

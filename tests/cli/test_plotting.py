@@ -264,3 +264,65 @@ def test_an_answer_of_0_km_is_drawn_as_the_goal_seeks_line(monkeypatch, tmp_path
         assert vertical_at(axes, "goal seek: 0.0 km") == [0.0]
     assert "goal seek: 0.0 km" in legend_labels(figure.axes[-1])
     plt.close(figure)
+
+
+def sysplex_of(members: int) -> str:
+    """A two-site sysplex of ``members`` open members, alternately at each site, each with a path to both
+    CFs (a typed link within a site, an untyped one between them)."""
+    sites = ("MAIN", "FAR")
+    text = [
+        'sites = ["MAIN", "FAR"]\n[goal]\nresponse_time = "50ms"\nshare = "90%"\n',
+        '[[cf]]\nname = "CF1"\nsite = "MAIN"\nstructures = { LOCK1 = "lock", GBP4P = "cache" }\n',
+        '[[cf]]\nname = "CF2"\nsite = "FAR"\nstructures = { GBP4S = "secondary of GBP4P" }\n',
+    ]
+    for m in range(members):
+        name, site = f"SYS{m + 1}", sites[m % 2]
+        text.append(
+            f'[[member]]\nname = "{name}"\nsite = "{site}"\nlogical_cps = 8\narrival_rate = {50 + 10 * m}\n'
+            'cpu = "2ms"\nother = "5ms"\nsync_reads = 4\nlog_writes = 1.5\ntpno_share = "90%"\n'
+            "requests = { LOCK1 = 10.0, GBP4P = 6.0, GBP4S = 2.0 }\n"
+        )
+        for cf, cf_site in (("CF1", "MAIN"), ("CF2", "FAR")):
+            link = "ica" if site == cf_site else "far"
+            text.append(f'[[path]]\nmember = "{name}"\ncf = "{cf}"\nlink = "{link}"\n')
+    text.append(
+        '[link.ica]\ntype = "ICA-SR"\nsync = { lock = "4us", cache = "5us" }\nasync = { lock = "50us", '
+        'cache = "55us" }\n[link.far]\nsync = { lock = "9us", cache = "11us" }\nasync = { lock = "65us", '
+        'cache = "70us" }\n[disk]\nprimary_site = "MAIN"\nread = { conn = "0.12ms" }\n'
+        'write = { conn = "0.1ms" }\n[locks]\nlockable_items = 20000\nresolution_round_trips = 2\n'
+    )
+    return "\n".join(text)
+
+
+@pytest.mark.parametrize(("members", "grid"), [(2, (2, 2)), (3, (2, 3)), (4, (4, 3)), (6, (4, 3))])
+def test_members_are_laid_out_at_most_three_a_row_each_panel_readable(tmp_path, members, grid) -> None:
+    """Trial 8, P12: six members were one strip 2950 px wide (29.5 in), each panel about 230 px. At most
+    three members a row, the rest below; every panel as wide as in a sysplex of three, every member
+    titled, its distances read under its own share panel, one scale for all, the unused cells empty,
+    and the legends beside the first row."""
+    path = tmp_path / "many.toml"
+    path.write_text(sysplex_of(members), encoding="utf-8")
+    result = solve_scenario(load_scenario(path), np.array([0.0, 20e3, 40e3]))
+    figure = scenario_figure(result, plt)
+    shown = [axes for axes in figure.axes if axes.get_visible()]
+    assert len(figure.axes) == grid[0] * grid[1] and len(shown) == 2 * members
+    assert figure.get_size_inches()[0] <= 4.5 * 3 + 2.5
+    titles = [axes.get_title() for axes in shown if axes.get_title() in result.members]
+    assert titles == list(result.members)
+    share_panels = [axes for axes in shown if axes.get_xlabel()]
+    assert len(share_panels) == members
+    assert all(
+        any(label.get_visible() and label.get_text() for label in axes.get_xticklabels())
+        for axes in share_panels
+    )
+    time_panels = [axes for axes in shown if axes not in share_panels]
+    assert len({axes.get_ylim() for axes in time_panels}) == 1  # one scale for every member
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    extents = [axes.get_window_extent(renderer) for axes in shown]
+    legends = [axes.get_legend() for axes in figure.axes if axes.get_legend() is not None]
+    assert len(legends) == 2
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        assert not any(box.overlaps(panel) for panel in extents) and box.x1 <= figure.bbox.x1
+    plt.close(figure)

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from qmodel.cli import cli
-from qmodel.cli.scenario import _off
+from qmodel.cli.scenario import _bounds_as_such, _off
 from qmodel.scenario.files import resolve_scenario
 from qmodel.scenario.fit import (
     Fit,
@@ -203,3 +203,15 @@ def test_a_row_the_model_meets_below_the_solves_precision_is_0_percent_off() -> 
     row = Measurement("mine", "all", 10e3, "lock_contention", 4.6e-3)
     assert _off(row, 4.6e-3 * (1 - 5.5e-11)) == 0.0
     assert _off(row, 4.6e-3 * 1.03) == pytest.approx(3.0)
+
+
+def test_a_value_within_the_fits_rounding_of_its_bound_is_shown_as_that_bound() -> None:
+    """Trial 8, P10: BAT1's other at its bound 0 was shown "0.0001 us" beside "0 ms to 7.095 ms" and "at
+    its bound 0 ms": the value column, the JSON and the CSV show the bound itself; a value off its bound
+    is shown as fitted."""
+    near = crafted(1.0 - 1e-9, 10.0)
+    assert near.values["locks.lock_span"] != 1.0 and near.label("locks.lock_span").startswith(
+        "at its bound 100%"
+    )
+    assert _bounds_as_such(near)["locks.lock_span"] == 1.0
+    assert _bounds_as_such(crafted(0.5, 0.01))["locks.lock_span"] == 0.5

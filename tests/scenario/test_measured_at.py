@@ -5,6 +5,7 @@ model takes off what it adds at that distance and answers as the same sysplex wr
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -377,6 +378,49 @@ def test_a_measured_at_above_0_and_under_100_m_is_refused_as_m_typed_for_km(
     assert "m typed for km?" in said and said.endswith(
         "allowed: 0km (the sites side by side) or at least 100m (e.g. 8km)"
     )
+
+
+CONSISTENT_AT_12KM = {
+    "far_sync": ("265us", "268us"),
+    "far_async": ("438us", "453us"),
+    "castout_pend": "0.308ms",
+    "pprc": "0.55ms",
+    "signal": "300us",
+}
+
+
+def test_a_crossing_latency_larger_than_a_time_measured_is_refused_itself_with_its_room(tmp_path) -> None:
+    """Trial 8, P11: crossing_latency = "40ms" (typed for 40us) was refused as a link's 196 µs, "allowed:
+    above 40050 µs". Where crossing_latency alone is more than a time the file measured (which the fibre
+    alone leaves possible), crossing_latency is named, allowed below the least time less its fibre; that
+    room is exact: a microsecond under it is read, a microsecond over it refused."""
+    path = tmp_path / "slip.toml"
+    path.write_text(sysplex(measured_at="12km", crossing="40ms", **CONSISTENT_AT_12KM), encoding="utf-8")
+    line = run("scenario", str(path)).output.strip()
+    assert "\n" not in line
+    assert line.startswith(
+        "error: slip.toml: crossing_latency = 40000 µs per round trip, the file's (more than "
+    )
+    assert "measured at 12 km, which pays it on each round trip between the sites: a slip of unit?)" in line
+    room = float(
+        re.search(
+            r"allowed: below (\d+(?:\.\d+)?) µs: \S+ = \d+ µs measured at 12 km less its 120 µs of fibre",
+            line,
+        )[1]
+    )
+    for crossing, refused in ((room - 1, False), (room + 1, True)):
+        path.write_text(
+            sysplex(measured_at="12km", crossing=f"{crossing:g}us", **CONSISTENT_AT_12KM), encoding="utf-8"
+        )
+        assert (run("scenario", str(path), "--distance", "20km").exit_code == 2) is refused, crossing
+
+
+def test_a_time_below_its_fibre_alone_is_blamed_before_crossing_latency(tmp_path) -> None:
+    """A 14 µs service at 12 km is less than its 120 µs of fibre: the time is wrong whatever the
+    equipment, so it is named, not crossing_latency."""
+    path = tmp_path / "short.toml"
+    path.write_text(sysplex(measured_at="12km", crossing="40ms", far_sync=("14us", "15us")), encoding="utf-8")
+    assert run("scenario", str(path)).output.startswith("error: short.toml: link.far.sync.lock = 14 µs")
 
 
 def test_the_predicted_part_is_counted_from_the_nearest_distance_measured_and_fitted() -> None:
