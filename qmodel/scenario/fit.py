@@ -871,7 +871,15 @@ class Fit:
             for j, row in enumerate(fitted):
                 slope = self.jacobian[j, i]
                 outward = slope * (1 if bound == p.high else -1)  # the residual's change past the bound
-                if abs(residuals[j]) > 2 and slope and np.sign(outward) == -np.sign(residuals[j]):
+                # a row is named by the parameter that moves it most, not by one a coupling moves it by
+                # a little (trial 8: BAT1's throughput named member.ONL1.other)
+                mover = int(np.argmax(np.abs(self.jacobian[j])))
+                if (
+                    abs(residuals[j]) > 2
+                    and slope
+                    and mover == i
+                    and np.sign(outward) == -np.sign(residuals[j])
+                ):
                     side = "below" if residuals[j] > 0 else "above"  # the measured value, of the model's
                     clauses.append(
                         f"{row.member}'s {row.quantity} at {row.km:g} km, "

@@ -215,3 +215,14 @@ def test_a_value_within_the_fits_rounding_of_its_bound_is_shown_as_that_bound() 
     )
     assert _bounds_as_such(near)["locks.lock_span"] == 1.0
     assert _bounds_as_such(crafted(0.5, 0.01))["locks.lock_span"] == 0.5
+
+
+def test_a_row_is_named_only_by_the_parameter_that_moves_it_most() -> None:
+    """G1P1's rows under the model leave member.G1P1.other at its bound 0; G1P2's rows, which G1P2's own
+    other cannot fit (one low, one high), move G1P1.other a little through the shared locks: they are not
+    said to rest on G1P1's bound (trial 8: BAT1's throughput named member.ONL1.other)."""
+    rows = measured(ENV2, (0, 40), scale=[0.6, 0.5, 0.6, 2.0])
+    fit = fit_scenario(ENV2, rows, ["member.*.other"])
+    assert fit.values["member.G1P1.other"] == 0.0
+    (note,) = [line for line in fit.notes() if "member.G1P1.other ends at its bound" in line]
+    assert "G1P1's response_time" in note and "G1P2's" not in note
