@@ -154,7 +154,11 @@ def _complete_inputs(formula: Formula, inputs: Mapping[str, ArrayLike]) -> dict[
     shapes = {value.shape for value in values.values()}
     if len(shapes) <= 1:  # already alike (the usual case): broadcast_arrays costs more than the entry
         return values
-    return dict(zip(values, np.broadcast_arrays(*values.values()), strict=True))
+    shape = np.broadcast_shapes(*shapes)  # each to it as broadcast_arrays would, for less overhead
+    return {
+        name: value if value.shape == shape else np.broadcast_to(value, shape)
+        for name, value in values.items()
+    }
 
 
 def _allowed(name: str, symbol: Symbol) -> str:
