@@ -578,17 +578,24 @@ class Fit:
 
     def at_bound(self, parameter: FreeParameter) -> float | None:
         """The bound (SI) the parameter's value ends at (within a millionth of its range, as the fit's
-        rounding leaves it), or None."""
+        rounding leaves it, and inside its own interval), or None. A millionth of a wide linear range
+        is not at its bound where the interval excludes the bound (trial 9, Q2: a think time of 18 ms,
+        interval 15 to 21 ms, was said at its bound 1 us, a millionth of 10⁶ s being 1 s)."""
         value = self.values[parameter.key]
         ends = [parameter.low, parameter.high] + ([0.0] if parameter.floor else [])
         width = parameter.to_scale(parameter.high) - parameter.to_scale(parameter.low)
+        low, high = self.intervals()[parameter.key]
+        rounding = 1e-9 * max(abs(low), abs(high))  # the interval's ends through the fitted scale and back
         return next(
             (
                 end
                 for end in ends
-                if end == value
-                or (not parameter.log and abs(value - end) <= 1e-6 * width)
-                or (parameter.log and end > 0 and abs(np.log(value / end)) <= 1e-6 * width)
+                if (
+                    end == value
+                    or (not parameter.log and abs(value - end) <= 1e-6 * width)
+                    or (parameter.log and end > 0 and abs(np.log(value / end)) <= 1e-6 * width)
+                )
+                and low - rounding <= end <= high + rounding
             ),
             None,
         )

@@ -226,3 +226,24 @@ def test_a_row_is_named_only_by_the_parameter_that_moves_it_most() -> None:
     assert fit.values["member.G1P1.other"] == 0.0
     (note,) = [line for line in fit.notes() if "member.G1P1.other ends at its bound" in line]
     assert "G1P1's response_time" in note and "G1P2's" not in note
+
+
+@pytest.mark.parametrize(("think", "bound"), [(0.018, None), (1e-6, 1e-6)])
+def test_a_value_inside_its_interval_is_not_at_a_bound_of_a_wide_linear_range(think, bound) -> None:
+    """A think time (fitted on a linear scale from 1 us to 10⁶ s) of 18 ms with an interval of about 15
+    to 21 ms is not at its bound 1 us, though within a millionth of the range of it (trial 9, Q2: shown
+    as "1 us, at its bound" while the fit file and the answers used 18 ms); one at 1 us is."""
+    (parameter,) = free_parameters(ENV2, ["member.G1P1.think_time"])
+    rows = tuple(measured(ENV2, (0, 40)))
+    fit = Fit(
+        (parameter,),
+        np.array([parameter.to_scale(think)]),
+        np.array([[1.5e-3**2]]),
+        rows,
+        np.array([row.value for row in rows]),
+        np.zeros(4),
+        np.full((4, 1), 1.0),
+        ENV2,
+    )
+    assert fit.at_bound(parameter) == bound
+    assert fit.label("member.G1P1.think_time").startswith("at its bound") == (bound is not None)
