@@ -1144,7 +1144,11 @@ def _disk(reader: _Reader, data: dict, sites: list[str], members: set[str]) -> d
     for kind in ("read", "write") + (("castout_write",) if castout else ()):
         table = reader.table(disk, kind)
         reader.known(table, set(IO_KEYS), f"disk.{kind}")
-        io[kind] = IOTimes(*(reader.value(table, "disk.io", key, f"disk.{kind}") for key in IO_KEYS))
+        # with volumes, IOSQ is computed from the load (the volumes table says it): no default taken
+        computed = {"iosq": 0.0} if "volumes" in disk else {}
+        io[kind] = IOTimes(
+            *(reader.value(table, "disk.io", k, f"disk.{kind}", default=computed.get(k)) for k in IO_KEYS)
+        )
         if "volumes" in disk and io[kind].iosq:  # computed from the load there: a given one would go unused
             raise reader.error(
                 f"disk.{kind}.iosq",

@@ -236,3 +236,12 @@ def _rests_on_of(scenario) -> list[str]:
     from qmodel.cli.scenario import _rests_on
 
     return _rests_on(scenario)
+
+
+def test_iosq_computed_from_the_load_is_not_said_as_a_default(tmp_path: Path) -> None:
+    """Trial 9, Q3: with disk.volumes the answer computes IOSQ (pav_iosq), so "disk.read.iosq 0ms" is not
+    a default it rests on; without volumes it is."""
+    _, mirrored = said_under_the_answer(tmp_path, True)
+    _, plain = said_under_the_answer(tmp_path, False)
+    assert not any(key.endswith(".iosq") for key in mirrored)
+    assert plain["disk.read.iosq"] == "0ms" and plain["disk.write.iosq"] == "0ms"
