@@ -1430,6 +1430,27 @@ def _progress_line(what: str, about: int) -> Iterator[Callable[[int], None] | No
             sys.stderr.flush()
 
 
+def _shape_held_notes(fit) -> list[str]:
+    """Trial 9, Q6: a share_within_goal row fitted with its member's distribution shape held moves the
+    free keys it can reach (``other``) in place of the spread the share measures: one line naming the
+    rows and the key that fits them (``member.NAME.shape``, ``member.*.shape`` for a row of all), as the
+    uncalibrated answer's words do (:func:`_today_words`)."""
+    free = [p.key for p in fit.parameters]
+    held = {}
+    for row in fit.rows:
+        if row.quantity != "share_within_goal" or row.weight <= 0:
+            continue
+        key = f"member.{'*' if row.member == 'all' else row.member}.shape"
+        if not any(given in (key, "member.*.shape", "distribution.shape") for given in free):
+            held.setdefault(key, []).append(row.label)
+    return [
+        f"{', '.join(labels)}: fitted with the member's shape held, so the keys the fit frees move in place"
+        f" of the spread of response times the share measures; add {key} to the free keys (the file's"
+        " free, or --free) to fit it"
+        for key, labels in held.items()
+    ]
+
+
 def _show_fit(fit, written, fmt: str, likely_slips: list[str]) -> None:
     from qmodel.scenario.fit import LEVEL, held_label, shown_value, shown_value_of, unit_of
     from qmodel.scenario.measurements import QUANTITIES
@@ -1460,7 +1481,7 @@ def _show_fit(fit, written, fmt: str, likely_slips: list[str]) -> None:
                 f"{residual:+.2f}" + (f" ({status})" if status else ""),
             ]
         )
-    notes = [*likely_slips, *fit.notes()]
+    notes = [*likely_slips, *fit.notes(), *_shape_held_notes(fit)]
     if fmt == "json":
         render(
             [],

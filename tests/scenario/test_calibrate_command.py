@@ -159,3 +159,19 @@ def test_the_csv_carries_the_tables_parts_as_numbers_that_agree_with_the_json(
         assert line["source"].startswith("'=1+1.csv: row ")  # text, never a formula
     assert [line["says"] for line in lines if line["table"] == "note"] == payload["notes"]
     assert lines[-1]["says"].startswith(payload["summary"] + " Written: ")
+
+
+def test_a_share_row_fitted_with_the_shape_held_names_the_shape_to_free() -> None:
+    """Trial 9, Q6: a share_within_goal row fitted through ``other`` with the member's shape held says so
+    and names member.NAME.shape, the key that fits it; freed, the note goes."""
+    from qmodel.cli.scenario import _shape_held_notes
+
+    rows = measured(ENV2, (40,), members=("G1P1",), quantities=("response_time", "share_within_goal"))
+    held = _shape_held_notes(fit_scenario(ENV2, rows, ["member.G1P1.other"]))
+    assert held == [
+        "G1P1 share_within_goal 40 km: fitted with the member's shape held, so the keys the fit frees move"
+        " in place of the spread of response times the share measures; add member.G1P1.shape to the free"
+        " keys (the file's free, or --free) to fit it"
+    ]
+    assert _shape_held_notes(fit_scenario(ENV2, rows, ["member.G1P1.other", "member.G1P1.shape"])) == []
+    assert _shape_held_notes(fit_scenario(ENV2, rows[:1], ["member.G1P1.other"])) == []
