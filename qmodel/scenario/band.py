@@ -192,10 +192,16 @@ class Banded(NamedTuple):
             model = "no answer" if np.isnan(misfit.model) else shown_value_of(quantity, misfit.model)
             measured = shown_value_of(quantity, misfit.measured)
             off = "" if np.isnan(misfit.model) else f" {misfit.off:+.0%}"
-            what = "response time" if misfit.kind == "response_time" else "throughput and CPU"
+            what = "response time"
+            if misfit.kind != "response_time":  # a closed member's throughput: scatter about X = N/(Z+R)
+                closed = not self.scenario.member(misfit.member).open
+                what = "throughput about N/(Z + R) and CPU" if closed else "throughput and CPU"
+            # as many decimals as show the two apart (trial 9, Q8: "1.0% in place of a run's 1.0%")
+            digits = next((d for d in (1, 2, 3) if f"{misfit.spread:.{d}%}" != f"{sigma:.{d}%}"), 3)
             said.append(
                 f"{misfit.row} is off{off} (measured {measured}, the model {model}): {misfit.member}'s band "
-                f"carries the miss, σ {misfit.spread:.1%} of its {what} in place of a run's {sigma:.1%}"
+                f"carries the miss, σ {misfit.spread:.{digits}%} of its {what} in place of a run's "
+                f"{sigma:.{digits}%}"
             )
         return f"The calibration missed its rows: {'; '.join(said)}." if said else ""
 

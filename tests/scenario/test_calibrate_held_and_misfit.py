@@ -303,3 +303,18 @@ def test_a_fit_record_calibrate_did_not_write_is_one_line_naming_the_fit_file(tm
     )
     with pytest.raises(InputError, match=r"mine.fit.toml: fit.misfit\[1\]"):
         fit_record(scenario)
+
+
+def test_the_misfit_line_shows_its_sigma_apart_from_a_runs_and_a_closed_members_throughput_by_the_law() -> (
+    None
+):
+    """Trial 9, Q8: "σ 1.0% of its throughput and CPU in place of a run's 1.0%" said no change at the
+    digits printed: the two σ are printed to as many decimals as tell them apart; a closed member's
+    throughput scatters about the law X = N/(Z + R), and the line says so; an open member's does not."""
+    error = ModelError(spread={"throughput": 0.00987})
+    miss = Misfit("G1P1", "throughput", 0.0104, 1, "G1P1 throughput 40 km", 100.0, 101.0)
+    said = Banded(ENV2, error=error, misfits=(miss,)).misfit_words()
+    assert "σ 1.04% of its throughput about N/(Z + R) and CPU in place of a run's 0.99%" in said
+    as_open = replace(ENV2, members=(replace(ENV2.members[0], arrival_rate=50.0), *ENV2.members[1:]))
+    said = Banded(as_open, error=error, misfits=(replace(miss, spread=0.02),)).misfit_words()
+    assert "σ 2.0% of its throughput and CPU in place of a run's 1.0%" in said
