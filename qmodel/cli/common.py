@@ -173,6 +173,11 @@ def usage_line(error: click.UsageError, ctx: click.Context) -> str:
                 f"; a number and its unit are one value: {option} {value}{extra[1]}"
                 f' or, quoted, {option} "{value} {extra[1]}"'
             )
+        elif option and value.endswith(","):  # a list typed with a space after a comma: 20km, 40km
+            message += (
+                f"; a list is one value: {option} {value}{extra[1]} (no space after the comma)"
+                f' or, quoted, {option} "{value} {extra[1]}"'
+            )
     return f"{message} (see '{command} --help')"
 
 

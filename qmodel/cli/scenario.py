@@ -305,7 +305,12 @@ def _refuse_unused(ctx: click.Context, variants_csv, max_distance: bool, distanc
         ("output_csv", "-o/--output", "--variants", variants_csv is not None),
         ("sheet", "--sheet", "--variants", variants_csv is not None),
         ("up_to", "--up-to", "--max-distance", max_distance),
-        ("points", "--points", "--distance A..B", distance_text is not None and _is_range(distance_text)),
+        (  # a file's own range takes 21 points (trial 9, Q9: --points beside the file's 0..150km)
+            "points",
+            "--points",
+            "--distance A..B on the command line",
+            distance_text is not None and _is_range(distance_text),
+        ),
         (
             "level_text",
             "--level",
@@ -341,8 +346,10 @@ def _free_checked(spec, where: str, free: tuple[str, ...] | None = None) -> tupl
 
 def _up_to(text: str) -> float:
     """The farthest distance --max-distance searches, m, from --up-to (300km; a bare number in km)."""
-    from qmodel.units import UNITS, parse_value
+    from qmodel.units import UNITS, decimal_comma, parse_value
 
+    if "," in text and decimal_comma(text) is None:  # a list (20km,40km), not 20,5km: one distance only
+        raise InputError("--up-to", text, "one distance, the farthest searched, e.g. 300km", reason="a list")
     reach = parse_value("--up-to", text, "km")
     if not reach > 0:
         raise InputError("--up-to", text, "a distance > 0 km")

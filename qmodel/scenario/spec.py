@@ -645,16 +645,22 @@ def parse_distances(text: str, where: str = "--distance", points: int = 21, *, f
 
 
 def _ascending(refuse, typed: str, values: np.ndarray, example: str = "20,40,70km") -> None:
-    """Distances listed in ascending order, each once. Two items a decimal comma would make one
-    distance (``20,5km``: 20.5 km in German notation) are ambiguous: the error says how to write that."""
+    """Distances listed in ascending order, each once. Two items that go down and a decimal comma would
+    make one distance (``20,5km``, ``20km,40,5km``: 40.5 km in German notation) are named as such: the
+    error says how to write that."""
     if (np.diff(values) > 0).all():
         return
-    allowed = f"distances in ascending order, e.g. {example}"
-    decimal = decimal_comma(typed)
-    if decimal:
-        number, unit = decimal[0], decimal[1] or "km"
-        allowed = f"distances in ascending order; for {number} {unit} write {number}{unit}"
-    raise refuse(typed, allowed, reason="not in ascending order")
+    items = typed.split(",")
+    pairs = [",".join(items[i : i + 2]) for i in np.flatnonzero(np.diff(values) <= 0)]
+    decimal = [(pair, reading) for pair in pairs if (reading := decimal_comma(pair)) is not None]
+    if len(items) != len(values) or not decimal:
+        raise refuse(typed, f"distances in ascending order, e.g. {example}", reason="not in ascending order")
+    pair, (number, unit) = decimal[0]
+    raise refuse(
+        typed,
+        f"distances in ascending order; for {number} {unit or 'km'} write {number}{unit or 'km'}",
+        reason=f"not in ascending order: {pair.strip()} reads as {number} with a decimal comma",
+    )
 
 
 def check_path_capacity(scenario: Scenario, holding: list[np.ndarray]) -> None:

@@ -377,12 +377,30 @@ def test_the_delayed_table_lists_paths_in_order_of_member_and_cf() -> None:
     [
         (["-o", "x.csv"], "--variants"),
         (["--up-to", "100km"], "--max-distance"),
-        (["--points", "5"], "--distance"),
+        (["--points", "5"], "--distance A..B on the command line"),  # trial 9, Q9: the file's range too
     ],
 )
 def test_an_option_typed_where_it_does_nothing_is_refused_naming_what_it_needs(typed, needs) -> None:
     result = run(["gdps-env3", *typed])
     assert result.exit_code == 2 and f"with {needs}" in result.output
+
+
+def test_a_list_typed_with_a_space_after_its_comma_is_refused_saying_how_to_write_it() -> None:
+    """Trial 9, Q9: ``--distance 20km, 40km`` unquoted reached click as an extra argument, unexplained."""
+    result = run(["gdps-env3", "--distance", "20km,", "40km"])
+    assert result.exit_code == 2
+    assert (
+        "Got unexpected extra argument (40km); a list is one value: --distance 20km,40km (no space after"
+        ' the comma) or, quoted, --distance "20km, 40km"'
+    ) in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("up_to", ["20km,40km", "20,40,70km"])
+def test_up_to_takes_one_distance_and_a_list_is_refused_as_such(up_to) -> None:
+    """Trial 9, Q9: ``--up-to 20km,40km`` was refused as "unknown unit 'km,40km'"."""
+    result = run(["gdps-env3", "--max-distance", "--up-to", up_to])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: --up-to = {up_to} (a list); allowed: one distance")
 
 
 def test_the_profile_json_gives_the_async_share_in_percent_as_the_table_does() -> None:

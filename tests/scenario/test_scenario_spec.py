@@ -142,6 +142,22 @@ def test_two_items_a_decimal_comma_makes_one_are_ambiguous_in_either_order(typed
     assert parse_distances(two).tolist() == sorted(parse_distances(two).tolist())  # the advice is taken
 
 
+@pytest.mark.parametrize(
+    ("typed", "pair", "one"), [("20km,40,5km", "40,5km", "40.5"), ("10,40,5,60km", "40,5", "40.5")]
+)
+def test_a_list_that_goes_down_at_a_decimal_comma_names_it(typed, pair, one) -> None:
+    # trial 9, Q9: 20km,40,5km was refused as "not in ascending order", the decimal comma unnamed
+    with pytest.raises(InputError) as error:
+        parse_distances(typed)
+    said = str(error.value)
+    assert f"(not in ascending order: {pair} reads as {one} with a decimal comma)" in said
+    assert f"for {one} km write {one}km" in said
+    with pytest.raises(
+        InputError, match=r"not in ascending order\); allowed: distances in ascending order, e"
+    ):
+        parse_distances("20km,40km,5km")  # a unit on each: a list beyond doubt
+
+
 def test_a_file_distance_a_decimal_comma_makes_one_is_ambiguous_in_either_order(tmp_path) -> None:
     message = refusal(broken(tmp_path, DISTANCE, 'distance = "12,5km"'))
     assert message.startswith("broken.toml: distance = 12,5km (ambiguous: 12.5 km with a decimal comma")
