@@ -634,10 +634,17 @@ def _quantity_value(column: str, text: str, unit: str, header_unit: str | None, 
     if bare and header_unit:
         text = f"{text}{header_unit}"
     elif bare and UNITS[unit].dimension in ("time", "length"):
+        example = f"{text}{unit}"
+        seconds = float(text)
+        if UNITS[unit].dimension == "time" and unit != "s" and 0 < seconds < 1:
+            # a spreadsheet holds a time in seconds (trial 9, Q10: 0.0124 for 12.4 ms): both readings
+            example = (
+                f"{text}s ({seconds / UNITS[unit].to_si:.4g} {unit}, a spreadsheet's seconds) or {example}"
+            )
         raise InputError(
             f"{where}, column {column}",
             text,
-            f"a value with its unit, e.g. {text}{unit}, or the unit in the header: {column} [{unit}]",
+            f"a value with its unit, e.g. {example}, or the unit in the header: {column} [{unit}]",
             reason="a bare number is ambiguous here",
         )
     try:

@@ -198,6 +198,29 @@ def test_a_cells_message_in_a_decimal_comma_file_writes_its_numbers_with_a_comma
     assert "e.g. 27,8ms" in said and "27.8" not in said
 
 
+@pytest.mark.parametrize(
+    ("cell", "seconds"), [("0.0124", "0.0124s (12.4 ms"), ("0,0124", "0,0124s (12,4 ms")]
+)
+def test_a_bare_time_below_one_is_offered_as_a_spreadsheets_seconds_too(
+    tmp_path: Path, cell: str, seconds: str
+) -> None:
+    """Trial 9, Q10: a workbook cell of 0.0124 (seconds, as a spreadsheet holds a time) was offered only
+    "e.g. 0.0124ms", a further 1000x slip: both readings are offered, the seconds first."""
+    separator = ";" if "," in cell else ","
+    table = tmp_path / "rows.csv"
+    table.write_text(
+        separator.join(("distance", "member", "quantity", "value"))
+        + "\n"
+        + separator.join(("15km", "SYS1", "response_time", cell))
+        + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as refused:
+        read_measurements(str(table), "mine")
+    said = str(refused.value)
+    assert f"e.g. {seconds}, a spreadsheet's seconds) or {cell}ms, or the unit in the header" in said
+
+
 def test_a_cpu_busy_in_cps_above_1_is_a_reading_not_a_share(tmp_path: Path) -> None:
     table = tmp_path / "rows.csv"
     table.write_text("distance,member,quantity,value\n0km,SYS1,cpu_of_one_cp,350%\n", encoding="utf-8")
