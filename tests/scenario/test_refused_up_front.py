@@ -4,6 +4,7 @@ any solve (a planner's trial of issue 32, trial 4: D4–D7, D11–D13, D15)."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 from qmodel.cli import cli
 from qmodel.errors import InputError
 from qmodel.scenario import band, fit, solve_scenario
-from qmodel.scenario.compose import LOCK_WAIT_BOUND
+from qmodel.scenario.compose import LOCK_WAIT_BOUND, refuse_overloaded_today
 from qmodel.scenario.files import fit_path, resolve_scenario, shipped_scenarios
 from qmodel.scenario.measurements import (
     ABOVE_REST,
@@ -185,6 +186,36 @@ def test_a_share_within_the_goal_above_1_is_refused_naming_the_row_as_the_files_
     said = str(refused.value)
     assert said.startswith(f"{table}: row 2, column value = {cell}") and advice in said
     assert "\n" not in said
+
+
+def _volumes_refusal(folder: Path, volumes: int, aliases: int) -> str:
+    """plexa's volumes and aliases under 20,000 SSCH/s of other work: the refusal's words, "" if none."""
+    given = f"[disk]\nvolumes = {volumes}\naliases = {aliases}\nbackground_rate = 20000\n"
+    try:
+        refuse_overloaded_today(load_scenario(plexa(folder, "[disk]\n", given)))
+    except InputError as refused:
+        return str(refused)
+    return ""
+
+
+@pytest.mark.parametrize(("volumes", "aliases"), [(3, 0), (1, 0), (2, 1)])
+def test_volumes_the_load_saturates_are_refused_with_the_least_counts_that_carry_it(
+    tmp_path: Path, volumes: int, aliases: int
+) -> None:
+    """Trial 9, Q11: "allowed: volumes and aliases that carry 7.158 devices busy" is no count a planner
+    types; the refusal names the least volumes at the file's aliases and the least aliases at its volumes,
+    and each carries the load where one fewer does not."""
+    said = _volumes_refusal(tmp_path, volumes, aliases)
+    found = re.search(
+        r"allowed: at least (\d+) volumes at its \d+ alias(?:es)?, or at least (\d+) alias", said
+    )
+    assert found, said
+    least_volumes, least_aliases = int(found[1]), int(found[2])
+    assert _volumes_refusal(tmp_path, least_volumes, aliases) == ""
+    assert _volumes_refusal(tmp_path, least_volumes - 1, aliases) != ""
+    assert _volumes_refusal(tmp_path, volumes, least_aliases) == ""
+    assert _volumes_refusal(tmp_path, volumes, least_aliases - 1) != ""
+    assert " 1 exposures" not in said and " 1 aliases" not in said and " 1 volumes" not in said
 
 
 def test_a_cells_message_in_a_decimal_comma_file_writes_its_numbers_with_a_comma(tmp_path: Path) -> None:
