@@ -551,8 +551,16 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "wait to redispatch the transaction after a converted request",
         source="an estimate, or fitted on measurements at a distance",
     ),
-    ScenarioKey(
-        "conversion", "async_cpu", "time", "us", "0us", "CPU per converted request", source="an estimate"
+    ScenarioKey(  # charged as compose.fixed_parts does (trial 9, Q14)
+        "conversion",
+        "async_cpu",
+        "time",
+        "us",
+        "0us",
+        "CPU per asynchronous request a transaction waits for, charged to its member: each converted "
+        "request among the tpno_share of its requests, and each group buffer pool secondary write "
+        "(always asynchronous) among the tpno_share of those; requests not waited for are charged nowhere",
+        source="an estimate",
     ),
     ScenarioKey(
         "locks",
@@ -618,9 +626,9 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         source="fitted on a member's measured share within the goal (qmodel scenario calibrate, "
         "member.NAME.shape free, a share_within_goal row: RMF workload activity's response time "
         "distribution); the default 1 (exponential) is an assumption, and the range the studies "
-        "support for it is the least interval about 1 that holds every shape the GDPS study's members "
-        "were fitted to (Environments 1 and 2: 0.7994, 0.8534, 0.8535, 1.745; the criterion set before "
-        "its effect on any answer was seen), 1 ± 0.745",
+        "support for it, 0.255 to 1.745, is the least interval about 1 that holds every shape the GDPS "
+        "study's members were fitted to (Environments 1 and 2: 0.7994, 0.8534, 0.8535, 1.745; the "
+        "criterion set before its effect on any answer was seen)",
         positive=True,
         supported=("0.255", "1.745"),
     ),

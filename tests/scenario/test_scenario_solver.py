@@ -562,3 +562,20 @@ def test_the_records_print_0_for_what_the_solve_does_not_resolve_and_keep_what_i
     assert 0 < later.breakdown["cf_async"][0, 0] < RESOLVED * later.response_time[0, 0]
     assert 0 < later.converted_rate[0, 0] < RESOLVED * requests[0]
     assert later.records()[0]["cf_async[ms]"] == later.records()[0]["converted_cf_requests[1/s]"] == 0.0
+
+
+def test_async_cpu_is_charged_on_the_asynchronous_requests_a_transaction_waits_for() -> None:
+    """Trial 9, Q14: conversion.async_cpu (the keys table's words) is charged per transaction on the
+    tpno_share of its converted requests and of its group buffer pool secondary writes (every one
+    asynchronous), not on every converted request: two routes to the CPU it adds agree."""
+    from qmodel.scenario.compose import fixed_parts
+
+    scenario = load_scenario("gdps-env3")
+    distances = np.array([0.0, 40e3, 100e3])
+    charged = {a: fixed_parts(replace(scenario, async_cpu=a), distances) for a in (0.0, 100e-6)}
+    added = charged[100e-6].cpu - charged[0.0].cpu
+    for m, member in enumerate(scenario.members):
+        secondary = sum(count for name, count in member.requests.items() if scenario.structures[name].primary)
+        converted = charged[0.0].converted_rate[m]
+        assert secondary > 0 and converted[-1] > 0
+        assert added[m] == pytest.approx(100e-6 * member.tpno_share * (converted + secondary), rel=1e-9)
