@@ -626,8 +626,9 @@ def _round_trip(spec) -> str:
         if any("crossing_latency" in str(entry.get("parameter", "")) for entry in spec.calibration)
         else "the file's"
     )
+    label = "Round trip per km:".replace(" ", "\N{NO-BREAK SPACE}")  # one line with its value (trial 9, P9)
     return (
-        f"Round trip per km: {_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
+        f"{label}\N{NO-BREAK SPACE}{_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
         f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where}); each round trip between the sites"
         f" at a distance above 0 km adds {_unit(spec.crossing_latency * 1e6, 'µs', '.4g')}"
         f" (crossing_latency, {crossing})."

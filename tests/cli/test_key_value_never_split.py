@@ -93,3 +93,17 @@ def test_a_distance_and_its_goal_probability_are_never_split(width: int) -> None
     lines = wrap_at_spaces(text, width)
     for item in ("12 km 96%", "40 km 7%", "70 km under 1%", "100 km over 99%"):
         assert any(item in line for line in lines), (item, lines)
+
+
+@pytest.mark.parametrize("width", [50, 80])
+def test_the_round_trip_label_stays_with_its_value(width) -> None:
+    """Trial 9, P9: "Round trip per km:" ended a line at 80 columns, "9.804 µs" began the next: after a
+    sentence of every length, the label and its value are on one line."""
+    from qmodel.cli.scenario import _round_trip
+    from qmodel.scenario.spec import load_scenario
+
+    spec = load_scenario(resolve_scenario("gdps-env2"))
+    value = f"{2e9 / spec.fibre_speed:.4g} µs"
+    for before in range(1, width):
+        lines = wrap_at_spaces(f"{'x' * before}. {_round_trip(spec)}", width)
+        assert sum(f"Round trip per km: {value}" in line for line in lines) == 1, lines
