@@ -1444,7 +1444,7 @@ def _shape_held_notes(fit) -> list[str]:
     rows and the key that fits them (``member.NAME.shape``, ``member.*.shape`` for a row of all), as the
     uncalibrated answer's words do (:func:`_today_words`)."""
     free = [p.key for p in fit.parameters]
-    held = {}
+    held: dict[str, list[str]] = {}
     for row in fit.rows:
         if row.quantity != "share_within_goal" or row.weight <= 0:
             continue
