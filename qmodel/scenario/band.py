@@ -771,12 +771,16 @@ def _sampled(banded: Banded, nominal: ScenarioResult) -> _Sample:
     causes = {cause: [flags] for cause, flags in _causes(nominal).items()}
     # each distinct point solved once (a point that differs from an earlier one only in its gamma shapes
     # has its values: no share is read), those of a group side by side on its load-free parts (held to
-    # carrying their paths' other work by solve_banded)
+    # carrying their paths' other work by solve_banded), with no search for the load where lock
+    # contention begins (the band reads neither it nor the waits' shares at its edge: the search took 25
+    # of 29 s of trial 9's plexh --max-distance --plot)
     alike = solved_alike(banded.points)
     solved: dict[int, ScenarioResult] = {}
     for group, parts in load_free_groups(banded.points, at):
         distinct = [index for index in group if alike[index] == index]
-        together = solve_scenarios_together([banded.points[index] for index in distinct], at, parts)
+        together = solve_scenarios_together(
+            [banded.points[index] for index in distinct], at, parts, search=False
+        )
         solved.update(zip(distinct, together, strict=True))
     for index in range(len(banded.points)):
         result = solved[alike[index]]
@@ -1097,13 +1101,17 @@ def _widest(banded: Banded, values: np.ndarray, weights: np.ndarray) -> str:
     return max(spread, key=spread.__getitem__)
 
 
-def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: float = LEVEL) -> ScenarioResult:
+def solve_banded(
+    banded: Banded, distances: np.ndarray | None = None, level: float = LEVEL, *, search: bool = True
+) -> ScenarioResult:
     """The answer (:func:`qmodel.scenario.compose.solve_scenario`) with its band at ``level``
     (:func:`band_of`): every point solved at up to GRID distances, estimated before any work starts.
 
     :param banded: the scenario and its band (:func:`load_banded`).
     :param distances: (D,) m between the sites; None: the file's distances.
     :param level: the band's level, a share (0.8: 80% of the outcomes under the model fall within it).
+    :param search: the answer's search of the load where lock contention begins where it thrashes
+        (:func:`qmodel.scenario.compose.solve_scenario`; the band's points never search).
     :returns: the :class:`ScenarioResult` (SI units) with its ``band`` at ``level``.
     """
     scenario = banded.scenario
@@ -1124,11 +1132,11 @@ def solve_banded(banded: Banded, distances: np.ndarray | None = None, level: flo
             memory + SAMPLE_ARRAYS * min(SAMPLE_BYTES, sample_bytes(points, members, distances.size)),
             seconds + sample_bytes(points, members, distances.size) / 8 / RUN_NODES.size * SECONDS_PER_SAMPLE,
             f"{distances.size:,} distance(s), and the band's {len(banded.points)} points sampled at each",
-            "fewer distances (--points), or fewer band points (fewer free parameters in the calibration)",
+            f"fewer distances (--points), or {FEWER_POINTS}",
         )
         for group in load_free_indices(banded.points):  # the paths' other work: read from the load-free parts
             refuse_uncarried_background(banded.points[group[0]])
-    nominal = solve_scenario(scenario, distances)
+    nominal = solve_scenario(scenario, distances, search=search)
     if not banded.has_band:
         return nominal
     return replace(nominal, band=band_of(banded, nominal, level))
@@ -1360,9 +1368,14 @@ def _ascending_distinct(values: np.ndarray) -> np.ndarray:
 # What makes the goal seek's band smaller where its estimate is too large: the finite-source queue keeps a
 # state per terminal of a closed member, an open one none; a calibration's band has a point per end of each
 # fitted parameter's axis
+# fewer band points: each default the band takes at nodes, stated in the file, halves them (trial 9, Q4)
+FEWER_POINTS = (
+    "fewer band points: the defaults the band takes at nodes (crossing_latency, distribution.shape) "
+    "stated in the file, or fewer free parameters in the calibration"
+)
 SEEK_WAY_OUT = (
     "a closed member with many terminals given by its transaction rate (member.NAME.arrival_rate: an open "
-    "member keeps no state per terminal), or fewer free parameters in the calibration (fewer band points)"
+    f"member keeps no state per terminal), or {FEWER_POINTS}"
 )
 
 

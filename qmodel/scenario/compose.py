@@ -430,7 +430,11 @@ def cpu_residence(
 
 
 def solve_scenario(
-    scenario: Scenario, distances: np.ndarray | None = None, fixed: FixedParts | None = None
+    scenario: Scenario,
+    distances: np.ndarray | None = None,
+    fixed: FixedParts | None = None,
+    *,
+    search: bool = True,
 ) -> ScenarioResult:
     """Every member's response time, breakdown, goal share, throughput and CPU at each distance (m).
 
@@ -441,21 +445,25 @@ def solve_scenario(
     :param fixed: the load-free parts at ``distances`` where the caller has them (a band's points that
         share them: :func:`load_free_groups`), their paths already held to carrying their other work
         (:func:`refuse_uncarried_background`); None: computed and checked here.
+    :param search: search the load where lock contention begins at the distances that thrash (and its
+        waits' shares there: the remedies); without it, for a caller that reads neither (a picture, a
+        band's points), a distance still moving after the fixed point's iterations counts as thrashing.
     :returns: the answer per member and distance, SI units (:class:`ScenarioResult`; its records in ms,
         1/s and %, keys naming them).
     :raises InputError: a solve too large to compute (with its estimate), or volumes that cannot carry
         their other work.
     """
     distances = np.atleast_1d(np.asarray(scenario.distances if distances is None else distances, float))
-    _refuse_unsolvable(scenario, distances)
+    _refuse_unsolvable(scenario, distances, search)
     if fixed is None:
         refuse_uncarried_background(scenario)
-    return solve_at(scenario, distances, 1.0, with_thrashing_load=True, checked=True, fixed=fixed)
+    return solve_at(scenario, distances, 1.0, with_thrashing_load=search, checked=True, fixed=fixed)
 
 
-def _refuse_unsolvable(scenario: Scenario, distances: np.ndarray) -> None:
-    """:func:`solve_scenario`'s checks before any work: the distances, the solve's size and the search of
-    the load where lock contention begins at the distances that thrash, estimated."""
+def _refuse_unsolvable(scenario: Scenario, distances: np.ndarray, search: bool = True) -> None:
+    """:func:`solve_scenario`'s checks before any work: the distances, the solve's size and, with
+    ``search``, the search of the load where lock contention begins at the distances that thrash,
+    estimated."""
     if distances.size == 0 or distances.ndim != 1 or not (np.isfinite(distances) & (distances >= 0)).all():
         raise InputError("distances", distances.tolist(), "one or more finite distances >= 0, in m")
     refuse_huge(scenario, distances.size)  # this solve's one size check, before any work
@@ -466,14 +474,16 @@ def _refuse_unsolvable(scenario: Scenario, distances: np.ndarray) -> None:
         f"{len(scenario.members):,} members",
         "fewer members: members that run alike as one, with their terminals together",
     )
-    search = LOAD_STEPS * LOAD_EVALUATIONS
-    if distances.size > 1 and solve_cost(scenario, distances.size, search)[1] > TIME_LIMIT:
+    if not search:
+        return
+    search_evaluations = LOAD_STEPS * LOAD_EVALUATIONS
+    if distances.size > 1 and solve_cost(scenario, distances.size, search_evaluations)[1] > TIME_LIMIT:
         count, onset = thrashing_onset(scenario, distances)  # before the work: the search would be long
         if count:
             refuse_huge(  # the search at the thrashing distances and the solve at every one, together
                 scenario,
                 count,
-                search + EVALUATIONS * distances.size / count,
+                search_evaluations + EVALUATIONS * distances.size / count,
                 f"the load at which lock contention begins, searched at {count:,} thrashing distance(s)",
                 f"fewer terminals per member, or fewer distances from {onset / 1e3:.1f} km on (they thrash)",
             )
@@ -1138,17 +1148,20 @@ def solved_together(
 
 
 def solve_scenarios_together(
-    points: Sequence[Scenario], distances: np.ndarray, fixed: FixedParts
+    points: Sequence[Scenario], distances: np.ndarray, fixed: FixedParts, *, search: bool = True
 ) -> list[ScenarioResult]:
     """:func:`solve_scenario` of each of ``points`` at ``distances`` (m), for points that share their
     load-free parts ``fixed`` at those distances (:func:`load_free_groups`, their paths held to carrying
     their other work): each checked as it checks it, their fixed points solved side by side
     (:func:`solved_together`, every distance decided), then each one's answer gathered as
     :func:`solve_at` gathers it (the load where lock contention begins searched where it thrashes): the
-    same answers, for one solve's overhead."""
+    same answers, for one solve's overhead. Without ``search``, for a caller that reads neither the load
+    where lock contention begins nor the waits' shares at its edge (a band's points): no search, and a
+    distance still moving after the fixed point's iterations counts as thrashing, as :func:`solve_at`
+    without ``with_thrashing_load``."""
     for each in points:
-        _refuse_unsolvable(each, distances)
-    solved = solved_together(points, distances, fixed, checked=True, settle=True)
+        _refuse_unsolvable(each, distances, search)
+    solved = solved_together(points, distances, fixed, checked=True, settle=search)
     count = distances.size
     return [
         _gathered(
@@ -1157,7 +1170,7 @@ def solve_scenarios_together(
             fixed,
             workload(each, distances),
             solved.at(slice(p * count, (p + 1) * count)),
-            with_thrashing_load=True,
+            with_thrashing_load=search,
         )
         for p, each in enumerate(points)
     ]

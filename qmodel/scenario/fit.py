@@ -959,6 +959,7 @@ def fit_scenario(
         if not (np.isfinite(row.value) and (row.value > 0 or row.quantity in SHARES)):
             raise InputError(f"measured row {row.label}", row.value, "a finite value above 0")
     starts = {p.key: (start or {}).get(p.key, current_value(scenario, p)) for p in parameters}
+    parameters = tuple(within_times(scenario, p, starts[p.key]) for p in parameters)
     low = np.array([p.to_scale(p.low) for p in parameters])  # a log-scale parameter's low end is above 0
     high = np.array([p.to_scale(p.high) for p in parameters])
     x0 = np.clip([p.to_scale(min(max(starts[p.key], p.low), p.high)) for p in parameters], low, high)
@@ -1061,6 +1062,40 @@ def scale_factors(jacobian: np.ndarray, residuals: np.ndarray) -> np.ndarray:
         if room > _NOTHING_LEFT:
             squared[j] = share[j, kept] @ (alone @ residuals[kept]) ** 2 / room
     return np.sqrt(np.maximum(1.0, squared))
+
+
+_ROOM_STEPS = 40  # bisections of a bound the file's times refuse: to 10⁻¹² of the range on its scale
+
+
+def within_times(scenario: Scenario, parameter: FreeParameter, start: float) -> FreeParameter:
+    """``parameter`` with each bound the file's times measured at a distance refuse (a route longer than
+    they are: :func:`qmodel.scenario.propagation.at_zero_km`, a crossing_latency or a fibre_speed) moved
+    in to the last value they allow, by bisection on its fitted scale from ``start`` (SI, which they
+    allow). The fit then stays where the model answers: past that bound every row is refused, and a
+    Jacobian stepped across it took the jump for a slope (trial 9, Q1: crossing_latency "pinned" at the
+    most the file's 40 km times allow, 156 us to 156 us, and every member's other held). As it is at
+    measured_at 0, or where the start is refused."""
+
+    def allowed(value: float) -> bool:
+        try:
+            at_zero_km(with_values(scenario, {parameter.key: value}))
+        except InputError:
+            return False
+        return True
+
+    if scenario.measured_at <= 0 or not allowed(start):
+        return parameter
+
+    def last_allowed(end: float) -> float:
+        if allowed(end):
+            return end
+        inside, outside = parameter.to_scale(start), parameter.to_scale(end)
+        for _ in range(_ROOM_STEPS):
+            middle = (inside + outside) / 2
+            inside, outside = (middle, outside) if allowed(parameter.from_scale(middle)) else (inside, middle)
+        return parameter.from_scale(inside)
+
+    return replace(parameter, low=last_allowed(parameter.low), high=last_allowed(parameter.high))
 
 
 def calibrate_fit(

@@ -167,7 +167,7 @@ def test_the_remedies_are_read_from_the_solve_without_solving_again(monkeypatch)
 
     solves = []
     solve = band.solve_scenario
-    monkeypatch.setattr(band, "solve_scenario", lambda *args: solves.append(args) or solve(*args))
+    monkeypatch.setattr(band, "solve_scenario", lambda *args, **k: solves.append(args) or solve(*args, **k))
     asked = {20e3, 250e3, 300e3}
     result = run(["gdps-env3", "--distance", "20km,250km,300km", "--no-breakdown"])
     # the band's own solves (its points, and the measured distance) each take a distance not asked, 0 km

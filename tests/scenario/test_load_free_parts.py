@@ -142,7 +142,9 @@ def test_a_bands_points_that_differ_only_in_their_shapes_are_solved_once_with_th
     solved = []
     solve = band_module.solve_scenarios_together
     monkeypatch.setattr(
-        band_module, "solve_scenarios_together", lambda points, *a: solved.extend(points) or solve(points, *a)
+        band_module,
+        "solve_scenarios_together",
+        lambda points, *a, **k: solved.extend(points) or solve(points, *a, **k),
     )
     result = band_module.solve_banded(banded, DISTANCES)
     assert [each.lock_span for each in solved] == [0.5, 0.9]
@@ -176,3 +178,20 @@ def test_points_solved_together_get_the_answers_each_gets_alone() -> None:
         assert answer.breakdown.keys() == alone.breakdown.keys()
         for name, value in alone.breakdown.items():
             np.testing.assert_array_equal(answer.breakdown[name], value, err_msg=name)
+
+
+def test_points_solved_without_the_search_give_the_band_what_they_give_with_it() -> None:
+    """A band's points are solved without the search for the load where lock contention begins (the band
+    reads neither it nor the waits' shares at its edge): every value the band reads is the one the search
+    gives, the thrashing point's too; only the load and the shares at the edge are left unsearched."""
+    far = np.array([0.0, 40e3, 150e3, 300e3])
+    points = [_varied(2000.0, 0.5, 1.0, 0.01, 2.0), _varied(300.0, 1.0, 2.0, 0.02, 1.0)]
+    (group,) = load_free_groups(points, far)
+    searched = compose.solve_scenarios_together(points, far, group[1])
+    bare = compose.solve_scenarios_together(points, far, group[1], search=False)
+    assert np.isfinite(searched[1].thrashing_load).any() and np.isnan(bare[1].thrashing_load).all()
+    for one, other in zip(searched, bare, strict=True):
+        for name in ("response_time", "throughput", "cpu_busy", "thrashing", "lock_thrashing", "fixed_part"):
+            np.testing.assert_array_equal(getattr(one, name), getattr(other, name), err_msg=name)
+        for name, value in one.breakdown.items():
+            np.testing.assert_array_equal(other.breakdown[name], value, err_msg=name)

@@ -439,3 +439,24 @@ def test_the_predicted_part_is_counted_from_the_nearest_distance_measured_and_fi
     calibrated = band.Banded(scenario, measured_at=20e3, fitted_at=(0.0, 20e3))  # the fit's [band]: farthest
     np.testing.assert_array_equal(band._measured(calibrated), measured)
     np.testing.assert_array_equal(band._measured(band.Banded(scenario, measured_at=12e3)), [12e3])
+
+
+def test_a_free_crossing_latency_at_the_measured_distance_is_not_pinned_by_the_room_it_is_left() -> None:
+    """Rows at the distance the times were read at (12 km) with crossing_latency free beside each member's
+    other: the fit stays within the room the times leave it (its bound: the far link's 265 µs lock service
+    less the fibre's 120 µs), where the rows give it no slope, so it is not pinned and each member's other
+    is (trial 9, Q1: a Jacobian stepped past that room took the refusal's jump for a slope: crossing_latency
+    "pinned" at 156 to 156 us and every other held)."""
+    file = read(measured_file(read(sysplex()), 12.0, "south", "north", "138us", "200000km/s"))
+    truth = replace(file, members=tuple(replace(m, other=m.other + 2e-3) for m in file.members))
+    rows = [Measurement("mine", m.name, 12 * KM, "response_time", 1.0) for m in file.members]
+    rows = [
+        replace(row, value=float(v) * 1.03) for row, v in zip(rows, model_values(truth, rows), strict=True)
+    ]
+    fit = fit_scenario(file, rows, ["member.*.other", "crossing_latency"])
+    (latency,) = [p for p in fit.parameters if p.key == "crossing_latency"]
+    assert latency.high == pytest.approx(145e-6, rel=1e-3)  # the room, found before the fit
+    assert fit.label("crossing_latency") != "pinned"
+    for member in file.members:
+        assert fit.label(f"member.{member.name}.other") != "held"
+        assert fit.values[f"member.{member.name}.other"] > member.other

@@ -531,9 +531,9 @@ def test_a_closed_members_throughput_far_below_its_terminals_is_named_alike() ->
 
 
 def test_a_response_ten_times_high_is_fitted_and_named_with_its_guess(tmp_path: Path) -> None:
-    """Trial 8, P4 end to end (the lost comma of trial 8's files, 10x: 100x is above plexa's goal ceiling): the row
-    is fitted (other may be large: trial 5's light member), exit 0, and the note names it with the decimal
-    comma it likely lost."""
+    """Trial 8, P4 end to end (the lost comma of trial 8's files, 10x: 100x is above plexa's goal
+    ceiling): the row is fitted (other may be large: trial 5's light member), exit 0, and the note names
+    it with the decimal comma it likely lost."""
     path = plexa(tmp_path)
     table = tmp_path / "rows.csv"
     table.write_text("distance;member;quantity;value\n8km;PRDA;response_time;305ms\n", encoding="utf-8")
