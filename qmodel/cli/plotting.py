@@ -16,6 +16,7 @@ from qmodel.studies.replication import Timeline
 from qmodel.units import UNITS, goal_time
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 
@@ -198,6 +199,7 @@ def scenario_figure(
     for time_axes, share_axes in placed[1:]:  # one scale for every member, as one row had
         time_axes.sharey(placed[0][0])
         share_axes.sharey(placed[0][1])
+    fills: list[tuple[Axes, np.ndarray, np.ndarray]] = []  # each band, drawn once the scales are known
     for m, member in enumerate(result.members):
         time_axes, share_axes = placed[m]
         time_axes.stackplot(
@@ -207,16 +209,7 @@ def scenario_figure(
         for axes, name in ((time_axes, "response_time[ms]"), (share_axes, "share_within_goal[%]")):
             if name in bands:
                 low, high = bands[name]
-                axes.fill_between(
-                    km,
-                    low[m, order],
-                    high[m, order],
-                    color="tab:gray",
-                    alpha=0.35,
-                    linewidth=0,
-                    zorder=3,
-                    label=band_label,
-                )
+                fills.append((axes, low[m, order], high[m, order]))
         share_axes.plot(
             km,
             result.share_within_goal[m, order] * 100,
@@ -272,6 +265,7 @@ def scenario_figure(
         panels[2 * block, 0].set_ylabel("mean response time per transaction [ms]")
         panels[2 * block + 1, 0].set_ylabel(f"transactions within {goal_within} [%]")
     placed[0][1].set_ylim(0, 100)
+    _draw_bands(km, fills, band_label)
     for kind in (0, 1):  # one legend for each kind of panel, beside the first row's, each label once
         entries = {
             label: handle
@@ -289,6 +283,32 @@ def scenario_figure(
     )
     figure.tight_layout()
     return figure
+
+
+def _draw_bands(km: np.ndarray, fills: list[tuple[Axes, np.ndarray, np.ndarray]], label: str) -> None:
+    """Shade each band (its panel, its low and high ends over the distances ``km``), its scale first made to
+    hold every band's finite ends; an end that is open (NaN: some of the band's points have no answer
+    there, a response time unbounded above, a share with none below) shaded to the panel's edge, not
+    dropped (trial 9, Q12: the response band vanished where its high end had no value)."""
+    for axes, low, high in fills:  # the scale holds the band's finite ends (a shared scale: every panel)
+        bottom, top = axes.get_ylim()
+        finite = np.concatenate([low[np.isfinite(low)], high[np.isfinite(high)]])
+        if finite.size:
+            axes.set_ylim(min(bottom, float(finite.min())), max(top, float(finite.max())))
+    for axes, low, high in fills:
+        bottom, top = axes.get_ylim()
+        answered = np.isfinite(low) | np.isfinite(high)
+        axes.fill_between(
+            km,
+            np.where(np.isnan(low) & answered, bottom, low),
+            np.where(np.isnan(high) & answered, top, high),
+            color="tab:gray",
+            alpha=0.35,
+            linewidth=0,
+            zorder=3,
+            label=label,
+        )
+        axes.set_ylim(bottom, top)
 
 
 def goal_held_to(km: np.ndarray, goal_met: np.ndarray) -> float | None:

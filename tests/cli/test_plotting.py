@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from qmodel.cli import cli
-from qmodel.cli.plotting import goal_held_to, scenario_figure
+from qmodel.cli.plotting import _draw_bands, goal_held_to, scenario_figure
 from qmodel.scenario import load_scenario, max_distance, solve_scenario
 from qmodel.scenario.files import resolve_scenario
 
@@ -325,4 +325,23 @@ def test_members_are_laid_out_at_most_three_a_row_each_panel_readable(tmp_path, 
     for legend in legends:
         box = legend.get_window_extent(renderer)
         assert not any(box.overlaps(panel) for panel in extents) and box.x1 <= figure.bbox.x1
+    plt.close(figure)
+
+
+def test_a_band_end_without_a_value_is_shaded_to_the_panels_edge() -> None:
+    """Where some of a band's points have no answer, its response time's high end (a share's low end) has
+    no value: the band is shaded to the panel's edge there, not dropped (trial 9, Q12), and the panel's
+    scale still holds every finite end."""
+    figure, axes = plt.subplots()
+    axes.plot([0.0, 50.0, 100.0], [10.0, 20.0, 30.0])
+    _draw_bands(
+        np.array([0.0, 50.0, 100.0]),
+        [(axes, np.array([8.0, 15.0, 25.0]), np.array([40.0, np.nan, np.nan]))],
+        "",
+    )
+    top = axes.get_ylim()[1]
+    assert top >= 40.0
+    (shaded,) = axes.collections
+    heights = np.concatenate([path.vertices[:, 1] for path in shaded.get_paths()])
+    assert heights.max() == pytest.approx(top) and heights.min() == pytest.approx(8.0)
     plt.close(figure)
