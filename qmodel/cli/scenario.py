@@ -609,7 +609,10 @@ def _rests_on(spec) -> list[str]:
 def _round_trip(spec) -> str:
     """Which round trip the answer rests on, and where it comes from: per km fitted (the file's
     [[calibration]]), the default (the study's nominal 10 µs/km), or the file's own ``fibre_speed``;
-    and what each crossing's equipment adds (``crossing_latency``), the default said as such."""
+    and what each crossing's equipment adds (``crossing_latency``), the default said as such; at
+    crossing_latency 0, the reach a crossing link has without repeaters (past it a DWDM, and its latency)."""
+    from qmodel.scenario.protocols import unrepeated_reach
+
     fitted = any("fibre_speed" in str(entry.get("parameter", "")) for entry in spec.calibration)
     where = (
         "fitted: the file's [[calibration]]"
@@ -627,11 +630,18 @@ def _round_trip(spec) -> str:
         else "the file's"
     )
     label = "Round trip per km:".replace(" ", "\N{NO-BREAK SPACE}")  # one line with its value (trial 9, P9)
+    unrepeated = unrepeated_reach(spec) if spec.crossing_latency == 0 else None
+    dark = (
+        ""
+        if unrepeated is None
+        else f" {unrepeated[1]} reaches {_unit(unrepeated[0] / 1e3, 'km', 'g')} without repeaters: past it"
+        " the route needs a qualified DWDM, whose latency (crossing_latency) no answer here includes."
+    )
     return (
         f"{label}\N{NO-BREAK SPACE}{_unit(2e9 / spec.fibre_speed, 'µs', '.4g')} (fibre_speed"
         f" {_unit(spec.fibre_speed / 1e3, 'km/s', ',.0f')}, {where}); each round trip between the sites"
         f" at a distance above 0 km adds {_unit(spec.crossing_latency * 1e6, 'µs', '.4g')}"
-        f" (crossing_latency, {crossing})."
+        f" (crossing_latency, {crossing}).{dark}"
     )
 
 

@@ -71,6 +71,21 @@ def reach_limit(scenario: Scenario) -> tuple[float, str]:
     return min(limits, key=lambda limit: limit[0])
 
 
+def unrepeated_reach(scenario: Scenario) -> tuple[float, str] | None:
+    """The shortest reach (m) without repeaters of a typed link crossing between the sites that reaches
+    farther through a qualified DWDM, and its type's name; None where no such link crosses. Past it the
+    route needs the DWDM, whose latency ``crossing_latency`` is (trial 9, Q5: a file of dark fibre,
+    crossing_latency 0, answered at 20 to 100 km on CE-LR, 10 km unrepeated)."""
+    found = [
+        (LINK_TYPES[link].unrepeated_km * KM, link)
+        for path in scenario.paths
+        if (link := scenario.protocols.link_types.get(path.link)) is not None
+        and scenario.member(path.member).site != scenario.cf_sites[path.cf]
+        and LINK_TYPES[link].reach_km > LINK_TYPES[link].unrepeated_km
+    ]
+    return min(found) if found else None
+
+
 def _zhyperlink_sites(scenario: Scenario, member: Member) -> set[str]:
     """The sites of the disks a member reaches by zHyperLink: the primary's, and for writes with Metro
     Mirror the secondary's too."""

@@ -181,7 +181,15 @@ SCENARIO_KEYS: tuple[ScenarioKey, ...] = (
         "members' own); a link type used both within a site and between the sites is given twice "
         "(a [link.NAME] each)",
     ),
-    ScenarioKey("", "goal", "table", "", REQUIRED, "the WLM goal: [goal]"),
+    ScenarioKey(
+        "",
+        "goal",
+        "table",
+        "",
+        REQUIRED,
+        "the WLM goal: [goal], one for every member (the service class the file's transactions run in: "
+        "members whose service classes' goals differ are asked about in a file each)",
+    ),
     ScenarioKey("", "member", "array of tables", "", REQUIRED, "the z/OS images: [[member]]"),
     ScenarioKey("", "cf", "array of tables", "", REQUIRED, "the coupling facilities: [[cf]]"),
     ScenarioKey("", "path", "array of tables", "", REQUIRED, "each member's connection to a CF: [[path]]"),

@@ -225,3 +225,21 @@ def test_an_up_to_short_of_todays_distance_is_answered_and_said_to_be_short_of_i
     assert payload["goal_holds_beyond_search"] is True and payload["searched_to[km]"] == 0.3
     assert "up to 0.3 km, short of today's 15 km" in payload["answer"]
     assert "short of today's" not in seek([plex("80ms"), "--up-to", "16km"])["answer"]
+
+
+@pytest.mark.parametrize(("latency", "said"), [("0us", True), ("30us", False)])
+def test_dark_fibre_is_told_the_reach_its_links_have_without_repeaters(tmp_path, latency, said) -> None:
+    """A file of dark fibre (crossing_latency 0) on CE-LR between the sites is told that CE-LR reaches
+    10 km without repeaters, past which the route needs a DWDM whose latency its answers leave out
+    (trial 9, Q5); a file that gives the crossing's latency is not."""
+    path = tmp_path / "plex.toml"
+    path.write_text(
+        PLEX.replace("GOAL", "400ms").replace('crossing_latency = "30us"', f'crossing_latency = "{latency}"'),
+        encoding="utf-8",
+    )
+    result = run([str(path), "--distance", "20km", "--no-breakdown"])
+    assert result.exit_code == 0, result.output
+    words = " ".join(result.output.replace("\N{NO-BREAK SPACE}", " ").split())
+    assert (
+        "CE-LR reaches 10 km without repeaters: past it the route needs a qualified DWDM" in words
+    ) == said
