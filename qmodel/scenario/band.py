@@ -58,6 +58,7 @@ from qmodel.scenario.compose import (
     solve_scenario,
     solve_scenarios_together,
     solved_alike,
+    workload,
 )
 from qmodel.scenario.fit import (
     FitRecord,
@@ -94,9 +95,8 @@ POINT_KEYS = KEY_FORMS.replace("distance, ", "")  # a point moves parameters, ne
 GRID = 33  # at most this many of the distances asked solve each parameter point
 SEEK_GRID = 49  # distances from 0 to the search's end that the goal seek's band solves each point at
 SEEK_FIRST = 2.0  # of them, first those up to this many times the answer (the rest where still needed)
-RUN_NODES = np.array(
-    [-1.0, 1.0]
-)  # a run's own scatter about a closed member's throughput: ±1 σ, equal weights
+# a run's own scatter about a closed member's throughput: ±1 σ, equal weights
+RUN_NODES = np.array([-1.0, 1.0])
 RANGE_NODES = 4  # nodes of a range the studies support (log-uniform: equal weights)
 ROOM_TOLERANCE = 0.01  # in the estimate's unit (µs): how closely the room the file's times leave is found
 # what narrows a band most, by its largest part; {at}: the distance measured (one), {farthest}: the farthest
@@ -334,9 +334,10 @@ def _varied_nodes(
             at_zero_km(at)  # the file's times read at a distance: refused here where a node contradicts them
         inferred = with_inferred_locks_together(ats, scenario.lockable_items)
         return varied, list(zip(tables, inferred, indices, strict=True)), ""
-    except (InputError, ScenarioError):  # the file rules an estimate's node out: the first that does, named
-        if not estimates:
+    except (InputError, ScenarioError) as refused:  # the file rules an estimate's node out: the first that
+        if not estimates:  # does, named (found one at a time, below)
             raise
+        together = refused
     for data, index in zip(tables, indices, strict=True):
         try:
             at = scenario_from_dict(data, where)
@@ -357,7 +358,7 @@ def _varied_nodes(
                     f"({_refusal_words(refused)}), so the default's interval is not sampled"
                 ),
             )
-    raise AssertionError("a node refused together is refused alone")  # the same inference, one at a time
+    raise together  # each node alone went through: the refusal together stands as it was
 
 
 def measured_wait_nodes(scenario: Scenario) -> tuple[str, tuple[str, str], str] | None:
@@ -915,20 +916,21 @@ def _sample_ends(
 def _closed_throughput(banded: Banded, response: np.ndarray) -> np.ndarray:
     """(S·K, M, D) 1/s: each closed member's throughput at the sample's response times ``response``
     (S·K, M, D) s, the samples of :func:`qmodel.scenario.predictive.samples` (each point K times), by the
-    response time law X = N / (Z + R) with the point's own terminals and think time; NaN for an open
-    member and where a sample has no response time."""
+    response time law with the point's own terminals and think time
+    (:meth:`qmodel.scenario.compose.Workload.throughput`, the solve's own); NaN for an open member and
+    where a sample has no response time."""
     points = (banded.scenario, *banded.points)
-    terminals, think = (
-        np.repeat(
-            np.array([[getattr(m, name) for m in point.members] for point in points], float)[:, :, None],
-            response.shape[0] // len(points),
-            axis=0,
-        )
-        for name in ("terminals", "think_time")
-    )
-    opened = np.array([m.open for m in banded.scenario.members])[None, :, None]
+    nodes = response.shape[0] // len(points)
+    alike = np.zeros(1)  # terminals and think times are alike at every distance
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(opened, np.nan, terminals / (think + response))
+        found = np.concatenate(
+            [
+                workload(point, alike).throughput(response[s * nodes : (s + 1) * nodes])
+                for s, point in enumerate(points)
+            ]
+        )
+    opened = np.array([m.open for m in banded.scenario.members])[None, :, None]
+    return np.where(opened, np.nan, found)
 
 
 def _given(scenario: Scenario) -> dict[str, np.ndarray]:
